@@ -1,0 +1,49 @@
+package keys
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+func init() {
+	Register(&Strategy{
+		Name:     "seq-uuid-seq",
+		Made:     "sequential-uuids' uuid_sequence_nextval: prefix = ((nextval-1) / block) mod count, rest random",
+		Ordering: "block-ordered (a new block every block values), wraps after block*count values",
+		Storages: uuidStorages,
+		Params: []ParamDef{
+			{Name: "block", Default: 65536, Min: 1, Max: 1<<31 - 1, Doc: "values per block"},
+			{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"},
+		},
+		Width:      16,
+		DefaultGen: GenClient,
+		ServerSetup: func(_ *Spec, sv Server) []string {
+			return []string{seqUUIDFunction(sv.Schema), "CREATE SEQUENCE " + sv.Table + "_kbseq"}
+		},
+		ServerDefault: func(s *Spec, sv Server) (string, error) {
+			return uuidServerDefault(s, fmt.Sprintf("%s.kb_seq_uuid(nextval('%s_kbseq') - 1, %d, %d)",
+				sv.Schema, sv.Table, s.Params["block"], s.Params["count"])), nil
+		},
+		NewGenerator: func(s *Spec, _ func() time.Time) Generator {
+			return &seqSeqGen{block: s.Params["block"], count: s.Params["count"]}
+		},
+	})
+}
+
+// seqSeqGen keeps the sequence in keybench: one counter shared by all workers.
+type seqSeqGen struct {
+	n            atomic.Int64
+	block, count int64
+}
+
+func (g *seqSeqGen) Stream() Stream { return &seqSeqStream{g: g, r: newRandBuf()} }
+
+type seqSeqStream struct {
+	g *seqSeqGen
+	r *randBuf
+}
+
+func (s *seqSeqStream) Next(dst []byte) {
+	putSeqUUID(dst, s.r, s.g.n.Add(1)-1, s.g.block, s.g.count)
+}

@@ -1,0 +1,47 @@
+package keys
+
+import (
+	"fmt"
+	"time"
+)
+
+func init() {
+	Register(&Strategy{
+		Name:     "seq-uuid-time",
+		Made:     "sequential-uuids' uuid_time_nextval: prefix = (unix seconds / interval) mod count, rest random",
+		Ordering: "block-ordered (a new block every interval seconds), wraps after interval*count seconds",
+		Storages: uuidStorages,
+		Params: []ParamDef{
+			{Name: "interval", Default: 60, Min: 1, Max: 1<<31 - 1, Doc: "seconds per block"},
+			{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"},
+		},
+		Width:      16,
+		DefaultGen: GenClient,
+		ServerSetup: func(_ *Spec, sv Server) []string {
+			return []string{seqUUIDFunction(sv.Schema)}
+		},
+		ServerDefault: func(s *Spec, sv Server) (string, error) {
+			return uuidServerDefault(s, fmt.Sprintf("%s.kb_seq_uuid(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",
+				sv.Schema, s.Params["interval"], s.Params["count"])), nil
+		},
+		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
+			return &seqTimeGen{clock: clock, interval: s.Params["interval"], count: s.Params["count"]}
+		},
+	})
+}
+
+type seqTimeGen struct {
+	clock           func() time.Time
+	interval, count int64
+}
+
+func (g *seqTimeGen) Stream() Stream { return &seqTimeStream{g: g, r: newRandBuf()} }
+
+type seqTimeStream struct {
+	g *seqTimeGen
+	r *randBuf
+}
+
+func (s *seqTimeStream) Next(dst []byte) {
+	putSeqUUID(dst, s.r, s.g.clock().Unix(), s.g.interval, s.g.count)
+}

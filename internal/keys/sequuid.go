@@ -1,0 +1,55 @@
+package keys
+
+import "strings"
+
+// seqPrefix computes the block prefix of the sequential-uuids extension's
+// generators: the smallest whole number of bytes able to number count blocks,
+// the block size recomputed so that one wrap of the prefix still spans
+// block*count values, and the prefix of val.
+func seqPrefix(val, block, count int64) (prefix uint64, nbytes int) {
+	nbytes = 1
+	capacity := uint64(256)
+	for capacity < uint64(count) {
+		capacity <<= 8
+		nbytes++
+	}
+	eff := uint64(block) * uint64(count) / capacity
+	if eff < 1 {
+		eff = 1
+	}
+	return (uint64(val) / eff) % capacity, nbytes
+}
+
+// putSeqUUID writes a version-4 uuid whose first bytes are the big-endian block prefix of val.
+func putSeqUUID(dst []byte, r *randBuf, val, block, count int64) {
+	r.read(dst[:16])
+	p, n := seqPrefix(val, block, count)
+	for i := 0; i < n; i++ {
+		dst[n-1-i] = byte(p >> (8 * i))
+	}
+	setVersion(dst, 4)
+}
+
+// seqUUIDFunction is the server-side twin of seqPrefix/putSeqUUID, in PL/pgSQL
+// because the sequential-uuids extension is not part of PostgreSQL.
+func seqUUIDFunction(schema string) string {
+	return strings.ReplaceAll(`CREATE OR REPLACE FUNCTION @.kb_seq_uuid(val bigint, block_size bigint, block_count bigint)
+RETURNS uuid LANGUAGE plpgsql VOLATILE AS $f$
+DECLARE
+  nbytes int := 1;
+  cap numeric := 256;
+  eff bigint;
+  p bigint;
+  b bytea := uuid_send(gen_random_uuid());
+BEGIN
+  WHILE cap < block_count LOOP cap := cap * 256; nbytes := nbytes + 1; END LOOP;
+  eff := greatest(1, div(block_size::numeric * block_count, cap)::bigint);
+  p := mod(div(val, eff), cap)::bigint;
+  FOR i IN 0..nbytes-1 LOOP
+    b := set_byte(b, nbytes-1-i, ((p >> (8*i)) & 255)::int);
+  END LOOP;
+  b := set_byte(b, 6, (get_byte(b, 6) & 15) | 64);
+  b := set_byte(b, 8, (get_byte(b, 8) & 63) | 128);
+  RETURN encode(b, 'hex')::uuid;
+END $f$`, "@", schema)
+}

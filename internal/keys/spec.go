@@ -1,0 +1,268 @@
+// Package keys is keybench's catalog of primary-key strategies: how each key
+// is declared, who makes its values (the server or the client), how the
+// values are ordered, and what they cost in bytes.
+//
+// A key is chosen with a spec, NAME[:param=value]..., for example
+// "bigint:cache=50", "uuidv4:as=text" or "seq-uuid-time:interval=60:count=65536".
+// Parameters common to every strategy are as (storage type), gen (who makes
+// the value) and index (how the column is indexed). Adding a strategy is one
+// file that calls Register, and its test vectors.
+package keys
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Storage is the column type a key's values are stored in.
+type Storage string
+
+// Storages a key can be declared as. Native means the strategy's own type
+// (bigint for sequences and snowflake, uuid for the uuid family).
+const (
+	AsNative Storage = ""
+	AsUUID   Storage = "uuid"
+	AsText   Storage = "text"
+	AsChar32 Storage = "char32"
+	AsBytea  Storage = "bytea"
+	AsBigint Storage = "bigint"
+	AsInt    Storage = "integer"
+)
+
+// Gen says who makes a key's values.
+type Gen string
+
+// Generators. GenAuto picks the server when it has a native generator for the
+// strategy and the client otherwise.
+const (
+	GenAuto   Gen = ""
+	GenServer Gen = "server"
+	GenClient Gen = "client"
+)
+
+// Index is how the key column is indexed.
+type Index string
+
+// Index kinds; IndexPK (a primary key) is the default.
+const (
+	IndexPK     Index = "pk"
+	IndexUnique Index = "unique"
+	IndexBtree  Index = "btree"
+	IndexHash   Index = "hash"
+	IndexBrin   Index = "brin"
+	IndexNone   Index = "none"
+)
+
+var indexes = []Index{IndexPK, IndexUnique, IndexBtree, IndexHash, IndexBrin, IndexNone}
+
+// Spec is a parsed key spec.
+type Spec struct {
+	// Raw is the spec as the user gave it; results name cells by it.
+	Raw string
+	// Strategy is the catalog entry the spec names.
+	Strategy *Strategy
+	// As is the resolved storage type (never AsNative after Parse).
+	As Storage
+	// Gen is the requested generator side; GenAuto until resolved against a server.
+	Gen Gen
+	// Index is how the key column is indexed.
+	Index Index
+	// Params holds the strategy's own parameters with defaults filled in.
+	Params map[string]int64
+}
+
+// UsageError marks an error in what the user asked for (exit code 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// Parse parses a key spec such as "bigint:cache=50" or "uuidv4:as=text:index=unique".
+func Parse(raw string) (*Spec, error) {
+	raw = strings.TrimSpace(raw)
+	parts := strings.Split(raw, ":")
+	name := parts[0]
+	st := Lookup(name)
+	if st == nil {
+		return nil, usagef("unknown key %q (valid: %s)", name, strings.Join(Names(), ", "))
+	}
+	s := &Spec{Raw: raw, Strategy: st, As: st.Storages[0], Index: IndexPK, Params: map[string]int64{}}
+	for _, p := range st.Params {
+		s.Params[p.Name] = p.Default
+	}
+	seen := map[string]bool{}
+	for _, kv := range parts[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return nil, usagef("key %q: parameter %q must be name=value", raw, kv)
+		}
+		if seen[k] {
+			return nil, usagef("key %q: parameter %q given twice", raw, k)
+		}
+		seen[k] = true
+		switch k {
+		case "as":
+			as, err := parseStorage(st, v)
+			if err != nil {
+				return nil, usagef("key %q: %v", raw, err)
+			}
+			s.As = as
+		case "gen":
+			switch Gen(v) {
+			case GenServer:
+				if st.ServerDefault == nil {
+					return nil, usagef("key %q: %s has no server-side generator (use gen=client)", raw, name)
+				}
+			case GenClient:
+				if st.NewGenerator == nil {
+					return nil, usagef("key %q: %s has no client-side generator (use gen=server)", raw, name)
+				}
+			default:
+				return nil, usagef("key %q: gen must be server or client, not %q", raw, v)
+			}
+			s.Gen = Gen(v)
+		case "index":
+			if !containsIndex(Index(v)) {
+				return nil, usagef("key %q: index must be one of %s, not %q", raw, joinIndexes(), v)
+			}
+			s.Index = Index(v)
+		default:
+			pd := st.param(k)
+			if pd == nil {
+				return nil, usagef("key %q: unknown parameter %q (valid: %s)", raw, k, st.paramNames())
+			}
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < pd.Min || n > pd.Max {
+				return nil, usagef("key %q: %s must be a whole number from %d to %d, not %q", raw, k, pd.Min, pd.Max, v)
+			}
+			s.Params[k] = n
+		}
+	}
+	if st.Validate != nil {
+		if err := st.Validate(s); err != nil {
+			return nil, usagef("key %q: %v", raw, err)
+		}
+	}
+	return s, nil
+}
+
+// ParseList parses a comma-separated list of key specs.
+func ParseList(list string) ([]*Spec, error) {
+	var out []*Spec
+	for _, raw := range strings.Split(list, ",") {
+		if strings.TrimSpace(raw) == "" {
+			continue
+		}
+		s, err := Parse(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, usagef("no key given (valid: %s)", strings.Join(Names(), ", "))
+	}
+	return out, nil
+}
+
+func parseStorage(st *Strategy, v string) (Storage, error) {
+	want := Storage(v)
+	if v == "int" || v == "int4" {
+		want = AsInt
+	} else if v == "int8" {
+		want = AsBigint
+	}
+	for _, s := range st.Storages {
+		if s == want {
+			return s, nil
+		}
+	}
+	names := make([]string, len(st.Storages))
+	for i, s := range st.Storages {
+		names[i] = string(s)
+	}
+	return "", fmt.Errorf("as must be one of %s for %s, not %q", strings.Join(names, "|"), st.Name, v)
+}
+
+func containsIndex(i Index) bool {
+	for _, x := range indexes {
+		if x == i {
+			return true
+		}
+	}
+	return false
+}
+
+func joinIndexes() string {
+	s := make([]string, len(indexes))
+	for i, x := range indexes {
+		s[i] = string(x)
+	}
+	return strings.Join(s, "|")
+}
+
+// String renders the spec canonically: name, then every non-default parameter in a fixed order.
+func (s *Spec) String() string {
+	var b strings.Builder
+	b.WriteString(s.Strategy.Name)
+	if s.As != s.Strategy.Storages[0] {
+		b.WriteString(":as=" + string(s.As))
+	}
+	if s.Gen != GenAuto {
+		b.WriteString(":gen=" + string(s.Gen))
+	}
+	names := make([]string, 0, len(s.Params))
+	for k := range s.Params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if pd := s.Strategy.param(k); pd != nil && s.Params[k] != pd.Default {
+			fmt.Fprintf(&b, ":%s=%d", k, s.Params[k])
+		}
+	}
+	if s.Index != IndexPK {
+		b.WriteString(":index=" + string(s.Index))
+	}
+	return b.String()
+}
+
+// ColumnType is the SQL type of the key column.
+func (s *Spec) ColumnType() string {
+	switch s.As {
+	case AsText:
+		return "text"
+	case AsChar32:
+		return "char(32)"
+	case AsBytea:
+		return "bytea"
+	case AsBigint:
+		return "bigint"
+	case AsInt:
+		return "integer"
+	default:
+		return "uuid"
+	}
+}
+
+// StoredBytes is the size of one key value as a stored datum, varlena header
+// included (what pg_column_size reports for it).
+func (s *Spec) StoredBytes() int {
+	switch s.As {
+	case AsText:
+		return 1 + s.Strategy.textLen()
+	case AsChar32:
+		return 1 + 32
+	case AsBytea:
+		return 1 + 16
+	case AsBigint:
+		return 8
+	case AsInt:
+		return 4
+	default:
+		return 16
+	}
+}

@@ -1,0 +1,316 @@
+package keys
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Strategy is one entry of the catalog.
+type Strategy struct {
+	// Name is what specs call it.
+	Name string
+	// Made says how values are made, for `keybench keys`.
+	Made string
+	// Ordering says how successive values sort, for `keybench keys`.
+	Ordering string
+	// Storages lists the allowed as= types; the first is the default.
+	Storages []Storage
+	// Params are the strategy's own parameters.
+	Params []ParamDef
+	// Width is the size of a raw client-made value: 16 for the uuid family, 8 for bigint ones.
+	Width int
+	// ServerDefault returns the column's DEFAULT/identity clause when the
+	// server makes the values, or an error when this server cannot. Nil when
+	// only the client can make them.
+	ServerDefault func(s *Spec, sv Server) (string, error)
+	// NewGenerator returns the client-side generator, or is nil when only the
+	// server can make values.
+	NewGenerator func(s *Spec, clock func() time.Time) Generator
+	// TextForm renders a raw value as text for as=text when it is not the
+	// canonical uuid form (ULID's Crockford base32). Nil for the uuid form.
+	TextForm func(raw []byte) string
+	// TextLen is the length of TextForm's output (36 for the uuid form).
+	TextLen int
+	// ServerSetup returns statements to run before the table is created when
+	// the server makes the values (helper functions, sequences).
+	ServerSetup func(s *Spec, sv Server) []string
+	// DefaultGen is who makes values when the spec does not say; GenAuto
+	// means the server when it can, else the client.
+	DefaultGen Gen
+	// Validate checks parameter combinations beyond their ranges.
+	Validate func(s *Spec) error
+}
+
+// ParamDef is a strategy parameter with an integer value.
+type ParamDef struct {
+	Name     string
+	Default  int64
+	Min, Max int64
+	Doc      string
+}
+
+// Server is what key strategies need to know about the target server.
+type Server struct {
+	// Major is the server's major version (15, 16, 17, 18, ...).
+	Major int
+	// Schema is keybench's schema, where helper functions live (quoted as needed).
+	Schema string
+	// Table is the qualified name of the table the key is for; per-table
+	// objects (sequences) are named after it.
+	Table string
+}
+
+// Generator makes key values on the client. One Generator serves a whole
+// run and holds the state its ordering needs (it is safe for concurrent use);
+// each worker draws values from its own Stream, which keeps worker-local
+// buffers so that the hot path makes no system calls and takes no locks.
+type Generator interface {
+	Stream() Stream
+}
+
+// Stream yields values for one worker. It is not safe for concurrent use.
+type Stream interface {
+	// Next writes the next raw value into dst, which has the strategy's Width.
+	Next(dst []byte)
+}
+
+var registry = map[string]*Strategy{}
+
+// Register adds a strategy to the catalog; strategies call it from init.
+func Register(s *Strategy) {
+	if _, dup := registry[s.Name]; dup {
+		panic("keys: duplicate strategy " + s.Name)
+	}
+	if s.TextLen == 0 {
+		s.TextLen = 36
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the named strategy or nil.
+func Lookup(name string) *Strategy { return registry[name] }
+
+// Names lists the catalog's strategy names in catalog order.
+func Names() []string {
+	all := All()
+	out := make([]string, len(all))
+	for i, s := range all {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// catalogOrder is the order of the brief's table; strategies not in it sort after, by name.
+var catalogOrder = []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb"}
+
+// All returns every strategy in catalog order.
+func All() []*Strategy {
+	rank := map[string]int{}
+	for i, n := range catalogOrder {
+		rank[n] = i + 1
+	}
+	out := make([]*Strategy, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, rj := rank[out[i].Name], rank[out[j].Name]
+		if ri == 0 {
+			ri = len(rank) + 1
+		}
+		if rj == 0 {
+			rj = len(rank) + 1
+		}
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+func (st *Strategy) param(name string) *ParamDef {
+	for i := range st.Params {
+		if st.Params[i].Name == name {
+			return &st.Params[i]
+		}
+	}
+	return nil
+}
+
+func (st *Strategy) paramNames() string {
+	names := []string{"as", "gen", "index"}
+	for _, p := range st.Params {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func (st *Strategy) textLen() int { return st.TextLen }
+
+// GeneratedWhere describes where values can be made, for `keybench keys`.
+func (st *Strategy) GeneratedWhere() string {
+	switch {
+	case st.ServerDefault != nil && st.NewGenerator != nil:
+		return "server or client"
+	case st.ServerDefault != nil:
+		return "server"
+	default:
+		return "client"
+	}
+}
+
+// Resolved is a spec bound to a server: who makes the values and how the column is declared.
+type Resolved struct {
+	*Spec
+	// Gen is GenServer or GenClient.
+	Gen Gen
+	// ColumnDefault is the DEFAULT or identity clause when the server makes values.
+	ColumnDefault string
+	// Note explains a choice the user did not make explicitly (e.g. a fallback to the client generator).
+	Note string
+}
+
+// Resolve decides who makes the values on the given server.
+func (s *Spec) Resolve(sv Server) (*Resolved, error) {
+	r := &Resolved{Spec: s, Gen: s.Gen}
+	if r.Gen == GenAuto && s.Strategy.DefaultGen != GenAuto {
+		r.Gen = s.Strategy.DefaultGen
+	}
+	if r.Gen == GenAuto {
+		r.Gen = GenClient
+		if s.Strategy.ServerDefault != nil {
+			if d, err := s.Strategy.ServerDefault(s, sv); err == nil {
+				r.Gen, r.ColumnDefault = GenServer, d
+			} else if s.Strategy.NewGenerator != nil {
+				r.Note = fmt.Sprintf("%v; values made by keybench's client generator", err)
+			} else {
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+	if r.Gen == GenServer {
+		d, err := s.Strategy.ServerDefault(s, sv)
+		if err != nil {
+			return nil, usagef("key %q: %v", s.Raw, err)
+		}
+		r.ColumnDefault = d
+	}
+	return r, nil
+}
+
+// Setup is the SQL to run before creating the table (empty unless the server makes values and needs helpers).
+func (r *Resolved) Setup(sv Server) []string {
+	if r.Gen != GenServer || r.Strategy.ServerSetup == nil {
+		return nil
+	}
+	return r.Strategy.ServerSetup(r.Spec, sv)
+}
+
+// NewGenerator returns the client-side generator for the spec using the wall clock.
+func (s *Spec) NewGenerator() Generator { return s.NewGeneratorAt(time.Now) }
+
+// NewGeneratorAt returns the client-side generator for the spec reading time from clock.
+func (s *Spec) NewGeneratorAt(clock func() time.Time) Generator {
+	if s.Strategy.NewGenerator == nil {
+		return nil
+	}
+	return s.Strategy.NewGenerator(s, clock)
+}
+
+// WireFormat is the protocol format code keybench sends values in: 1 (binary) or 0 (text).
+func (s *Spec) WireFormat() int16 {
+	if s.As == AsText || s.As == AsChar32 {
+		return 0
+	}
+	return 1
+}
+
+// Encode appends a raw value in the wire form of the spec's storage.
+func (s *Spec) Encode(dst, raw []byte) []byte {
+	switch s.As {
+	case AsText:
+		if s.Strategy.TextForm != nil {
+			return append(dst, s.Strategy.TextForm(raw)...)
+		}
+		return appendUUIDText(dst, raw, true)
+	case AsChar32:
+		return appendUUIDText(dst, raw, false)
+	case AsInt:
+		return binary.BigEndian.AppendUint32(dst, uint32(binary.BigEndian.Uint64(raw)))
+	default:
+		return append(dst, raw...)
+	}
+}
+
+// Format renders a raw value as PostgreSQL prints the stored value.
+func (s *Spec) Format(raw []byte) string {
+	switch s.As {
+	case AsText, AsChar32:
+		return string(s.Encode(nil, raw))
+	case AsBytea:
+		return `\x` + hex.EncodeToString(raw)
+	case AsBigint, AsInt:
+		return fmt.Sprint(int64(binary.BigEndian.Uint64(raw)))
+	default:
+		return string(appendUUIDText(nil, raw, true))
+	}
+}
+
+// Value returns a raw value as the Go value pgx's COPY encodes for the column type.
+func (s *Spec) Value(raw []byte) any {
+	switch s.As {
+	case AsText, AsChar32:
+		return string(s.Encode(nil, raw))
+	case AsBytea:
+		return append([]byte(nil), raw...)
+	case AsBigint:
+		return int64(binary.BigEndian.Uint64(raw))
+	case AsInt:
+		return int32(binary.BigEndian.Uint64(raw))
+	default:
+		var u [16]byte
+		copy(u[:], raw)
+		return u
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendUUIDText(dst, u []byte, dashes bool) []byte {
+	for i, b := range u[:16] {
+		if dashes && (i == 4 || i == 6 || i == 8 || i == 10) {
+			dst = append(dst, '-')
+		}
+		dst = append(dst, hexDigits[b>>4], hexDigits[b&15])
+	}
+	return dst
+}
+
+// uuidServerDefault wraps a uuid-valued SQL expression into the spec's storage.
+func uuidServerDefault(s *Spec, expr string) string {
+	switch s.As {
+	case AsText:
+		return "DEFAULT (" + expr + ")::text"
+	case AsChar32:
+		return "DEFAULT replace((" + expr + ")::text, '-', '')"
+	case AsBytea:
+		return "DEFAULT uuid_send(" + expr + ")"
+	default:
+		return "DEFAULT " + expr
+	}
+}
+
+// uuidStorages are the storages of the uuid family.
+var uuidStorages = []Storage{AsUUID, AsText, AsChar32, AsBytea}
+
+// setVersion sets the RFC 9562 version nibble and variant bits of a uuid.
+func setVersion(u []byte, version byte) {
+	u[6] = u[6]&0x0f | version<<4
+	u[8] = u[8]&0x3f | 0x80
+}

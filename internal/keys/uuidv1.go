@@ -1,0 +1,62 @@
+package keys
+
+import (
+	"time"
+)
+
+func init() {
+	Register(&Strategy{
+		Name:         "uuidv1",
+		Made:         "RFC 9562 version 1: 60-bit 100ns timestamp split time_low|time_mid|time_hi, clock sequence, random node",
+		Ordering:     "poor: time_low leads and wraps every ~7 minutes",
+		Storages:     uuidStorages,
+		Width:        16,
+		NewGenerator: func(_ *Spec, clock func() time.Time) Generator { return newGregorianGen(clock, putV1) },
+	})
+}
+
+// gregorianOffset is the number of 100ns intervals from 1582-10-15 to 1970-01-01.
+const gregorianOffset = 0x01B21DD213814000
+
+// gregorianGen is the shared state of the v1 and v6 generators: a strictly
+// increasing 100ns timestamp, and a clock sequence and node chosen once per
+// generator (RFC 9562 allows a random node with the multicast bit set).
+type gregorianGen struct {
+	clock func() time.Time
+	mono  monotonic
+	seq   uint16
+	node  [6]byte
+	put   func(dst []byte, ts uint64, seq uint16, node *[6]byte)
+}
+
+func newGregorianGen(clock func() time.Time, put func([]byte, uint64, uint16, *[6]byte)) *gregorianGen {
+	g := &gregorianGen{clock: clock, put: put}
+	r := newRandBuf()
+	var b [8]byte
+	r.read(b[:])
+	g.seq = (uint16(b[0])<<8 | uint16(b[1])) & 0x3fff
+	copy(g.node[:], b[2:8])
+	g.node[0] |= 0x01
+	return g
+}
+
+func (g *gregorianGen) Stream() Stream { return g }
+
+func (g *gregorianGen) Next(dst []byte) {
+	ts := g.mono.next(uint64(g.clock().UnixNano()/100) + gregorianOffset)
+	g.put(dst, ts, g.seq, &g.node)
+}
+
+func putClockSeqNode(dst []byte, seq uint16, node *[6]byte) {
+	dst[8] = byte(seq>>8)&0x3f | 0x80
+	dst[9] = byte(seq)
+	copy(dst[10:16], node[:])
+}
+
+func putV1(dst []byte, ts uint64, seq uint16, node *[6]byte) {
+	tl, tm, th := uint32(ts), uint16(ts>>32), uint16(ts>>48)&0x0fff|0x1000
+	dst[0], dst[1], dst[2], dst[3] = byte(tl>>24), byte(tl>>16), byte(tl>>8), byte(tl)
+	dst[4], dst[5] = byte(tm>>8), byte(tm)
+	dst[6], dst[7] = byte(th>>8), byte(th)
+	putClockSeqNode(dst, seq, node)
+}

@@ -1,0 +1,28 @@
+package keys
+
+import "time"
+
+func init() {
+	Register(&Strategy{
+		Name:     "uuidv4",
+		Made:     "gen_random_uuid() on the server; crypto random on the client",
+		Ordering: "random",
+		Storages: uuidStorages,
+		Width:    16,
+		ServerDefault: func(s *Spec, _ Server) (string, error) {
+			return uuidServerDefault(s, "gen_random_uuid()"), nil
+		},
+		NewGenerator: func(*Spec, func() time.Time) Generator { return v4Gen{} },
+	})
+}
+
+type v4Gen struct{}
+
+func (v4Gen) Stream() Stream { return &v4Stream{r: newRandBuf()} }
+
+type v4Stream struct{ r *randBuf }
+
+func (s *v4Stream) Next(dst []byte) {
+	s.r.read(dst[:16])
+	setVersion(dst, 4)
+}
