@@ -1,0 +1,324 @@
+// Package server provides the PostgreSQL that keybench measures: an embedded
+// server made from the binaries the zonky project publishes on Maven Central
+// (downloaded once, checksum-verified, cached per user), an installed
+// PostgreSQL's binaries (--pg-bin), or a server the user already runs (--dsn).
+//
+// keybench starts the embedded postmaster itself, as a direct child bound to
+// a private unix socket, rather than through pg_ctl: only a direct child can
+// be tied to keybench's life with a parent-death signal, and only a launcher
+// of our own can run it as an unprivileged user when keybench runs as root
+// (PostgreSQL refuses to run as root).
+package server
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/ulikunitz/xz"
+)
+
+// DefaultMajor is the PostgreSQL major version used unless --pg-version says otherwise.
+const DefaultMajor = "18"
+
+// pinned maps each supported major version to the patch release keybench
+// uses and the SHA-256 of its linux-amd64 archive, so that a changed upstream
+// file is caught even if its published checksum changed with it.
+var pinned = map[string]struct{ version, sha256amd64 string }{
+	"15": {"15.19.0", "95f0b66fe72d4ca66c815773c44cb1196ea38552463e89a35f18114b3ed1565f"},
+	"16": {"16.15.0", "653abc065c682b85d3da50168fb95dc524bd85426cdec9ce3695a550ef431df2"},
+	"17": {"17.11.0", "0dd7b72b6f335b8ecfb355fa24c5781e8a93edd09880bb77eb52ebbf29b3e96d"},
+	"18": {"18.6.0", "008ee189eaa7ca2b58bd01dd950291e638b998392cf982297acd4779ec898ac1"},
+}
+
+// Majors lists the supported major versions.
+func Majors() []string { return []string{"15", "16", "17", "18"} }
+
+// ResolveVersion maps "18" to the pinned patch release and accepts a full "18.6.0".
+func ResolveVersion(v string) (string, error) {
+	if v == "" {
+		v = DefaultMajor
+	}
+	if p, ok := pinned[v]; ok {
+		return p.version, nil
+	}
+	major, _, _ := strings.Cut(v, ".")
+	if _, ok := pinned[major]; ok && strings.Count(v, ".") == 2 {
+		return v, nil
+	}
+	return "", fmt.Errorf("--pg-version must be one of %s (or a full release such as %s), not %q",
+		strings.Join(Majors(), ", "), pinned[DefaultMajor].version, v)
+}
+
+// mavenRepo is Maven Central; KEYBENCH_MAVEN_REPO points keybench at a mirror.
+func mavenRepo() string {
+	if r := os.Getenv("KEYBENCH_MAVEN_REPO"); r != "" {
+		return strings.TrimRight(r, "/")
+	}
+	return "https://repo1.maven.org/maven2"
+}
+
+func platform() (string, error) {
+	arch := map[string]string{"amd64": "amd64", "arm64": "arm64v8", "386": "i386", "ppc64le": "ppc64le"}[runtime.GOARCH]
+	if arch == "" || (runtime.GOOS != "linux" && runtime.GOOS != "darwin") {
+		return "", fmt.Errorf("no embedded PostgreSQL binaries for %s/%s; use --pg-bin or --dsn", runtime.GOOS, runtime.GOARCH)
+	}
+	return runtime.GOOS + "-" + arch, nil
+}
+
+// CacheDir is where downloaded and extracted binaries are kept:
+// $KEYBENCH_CACHE, else $XDG_CACHE_HOME/keybench, else ~/.cache/keybench; for
+// root, /var/cache/keybench, so that the unprivileged server user can reach
+// the binaries (root's home is closed to it).
+func CacheDir() string {
+	if d := os.Getenv("KEYBENCH_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "keybench")
+	}
+	if os.Geteuid() == 0 {
+		return "/var/cache/keybench"
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "keybench")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("keybench-cache-%d", os.Getuid()))
+}
+
+// Binaries locates (downloading and extracting when needed) the binaries of
+// a release and returns the directory holding bin/, lib/ and share/.
+// logf reports slow steps (the download) to the user.
+func Binaries(ctx context.Context, version string, logf func(string, ...any)) (string, error) {
+	plat, err := platform()
+	if err != nil {
+		return "", err
+	}
+	cache := CacheDir()
+	dir := filepath.Join(cache, "pg", version+"-"+plat)
+	jar := filepath.Join(cache, "downloads", fmt.Sprintf("embedded-postgres-binaries-%s-%s.jar", plat, version))
+	want, err := expectedSHA256(ctx, plat, version)
+	if err != nil {
+		if _, statErr := os.Stat(jar); statErr == nil {
+			logf("could not fetch the published checksum (%v); trusting the archive verified when it was cached", err)
+			if b, err := os.ReadFile(jar + ".sha256"); err == nil {
+				want = strings.TrimSpace(string(b))
+			}
+		}
+		if want == "" {
+			return "", fmt.Errorf("PostgreSQL %s binaries are not cached and cannot be downloaded (%v); use --pg-bin DIR with an installed PostgreSQL, or --dsn", version, err)
+		}
+	}
+	if marker, err := os.ReadFile(filepath.Join(dir, ".keybench-sha256")); err == nil && strings.TrimSpace(string(marker)) == want {
+		if _, err := os.Stat(filepath.Join(dir, "bin", "postgres")); err == nil {
+			return dir, nil
+		}
+	}
+	if got, err := fileSHA256(jar); err != nil || got != want {
+		if err == nil {
+			logf("cached archive %s is corrupt (sha256 %s, want %s); downloading again", jar, got, want)
+		}
+		if err := download(ctx, artifactURL(plat, version, ".jar"), jar, want, logf); err != nil {
+			return "", err
+		}
+	}
+	if err := extractJar(jar, dir); err != nil {
+		return "", fmt.Errorf("extracting %s: %w", jar, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".keybench-sha256"), []byte(want+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func artifactURL(plat, version, suffix string) string {
+	a := "embedded-postgres-binaries-" + plat
+	return fmt.Sprintf("%s/io/zonky/test/postgres/%s/%s/%s-%s%s", mavenRepo(), a, version, a, version, suffix)
+}
+
+// expectedSHA256 is the pinned checksum for the pinned releases, else the published one.
+func expectedSHA256(ctx context.Context, plat, version string) (string, error) {
+	for _, p := range pinned {
+		if p.version == version && plat == "linux-amd64" {
+			return p.sha256amd64, nil
+		}
+	}
+	body, err := httpGet(ctx, artifactURL(plat, version, ".jar.sha256"))
+	if err != nil {
+		return "", err
+	}
+	defer body.Close()
+	b, err := io.ReadAll(io.LimitReader(body, 1024))
+	if err != nil {
+		return "", err
+	}
+	sum := strings.Fields(string(b))
+	if len(sum) == 0 || len(sum[0]) != 64 {
+		return "", fmt.Errorf("malformed checksum file for %s", version)
+	}
+	return strings.ToLower(sum[0]), nil
+}
+
+func httpGet(ctx context.Context, url string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return resp.Body, nil
+}
+
+func download(ctx context.Context, url, dst, want string, logf func(string, ...any)) error {
+	logf("downloading %s", url)
+	body, err := httpGet(ctx, url)
+	if err != nil {
+		return fmt.Errorf("downloading PostgreSQL binaries: %w (with no network, use --pg-bin DIR)", err)
+	}
+	defer body.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".download-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(tmp, h), body); err != nil {
+		tmp.Close()
+		return fmt.Errorf("downloading %s: %w", url, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Errorf("downloaded %s has sha256 %s, want %s: refusing to use it", url, got, want)
+	}
+	if err := os.WriteFile(dst+".sha256", []byte(want+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// extractJar unpacks the .txz inside the jar into dir, through a temporary
+// directory renamed into place so that a half-extracted tree is never used.
+func extractJar(jar, dir string) error {
+	zr, err := zip.OpenReader(jar)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	var txz *zip.File
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, ".txz") {
+			txz = f
+		}
+	}
+	if txz == nil {
+		return errors.New("no .txz archive inside")
+	}
+	rc, err := txz.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	xr, err := xz.NewReader(rc)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".extract-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := untar(xr, tmp); err != nil {
+		return err
+	}
+	_ = os.RemoveAll(dir)
+	return os.Rename(tmp, dir)
+}
+
+func untar(r io.Reader, dst string) error {
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(h.Name)
+		if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return fmt.Errorf("unsafe path %q in archive", h.Name)
+		}
+		path := filepath.Join(dst, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o755|0o644)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if filepath.IsAbs(h.Linkname) || strings.HasPrefix(filepath.Clean(filepath.Join(filepath.Dir(name), h.Linkname)), "..") {
+				return fmt.Errorf("unsafe link %q -> %q in archive", h.Name, h.Linkname)
+			}
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(h.Linkname, path); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,298 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Setting is one postgresql.conf parameter, applied with -c at start.
+type Setting struct{ Name, Value string }
+
+// Options configure an embedded server.
+type Options struct {
+	// Version is a major ("18") or full ("18.6.0") release of the zonky binaries.
+	Version string
+	// BinDir, when set, is an installed PostgreSQL's bin directory (or its parent) used instead of a download.
+	BinDir string
+	// Settings are applied in order; later ones win.
+	Settings []Setting
+	// TCP makes the server also listen on 127.0.0.1, with a generated password.
+	TCP bool
+	// Logf reports slow steps; nil is silent.
+	Logf func(string, ...any)
+}
+
+// Embedded is a running private PostgreSQL, a child of this process.
+type Embedded struct {
+	// Version is the server's version string (e.g. "18.6").
+	Version string
+	// BinDir is the bin directory the server runs from.
+	BinDir string
+	// DataDir and SocketDir live in a private temporary directory removed at Stop.
+	DataDir, SocketDir string
+	// Port is the port number (the socket file's suffix; the TCP port with Options.TCP).
+	Port int
+	// User is the operating-system user the server runs as.
+	User string
+	// Password is set only with Options.TCP, for loopback TCP clients.
+	Password string
+	// TCP reports whether the server listens on 127.0.0.1.
+	TCP bool
+
+	dir     string
+	logPath string
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	waitErr error
+}
+
+// DBUser is the superuser initdb creates in the embedded server.
+const DBUser = "keybench"
+
+// Start initialises a fresh cluster in a private temporary directory and
+// starts the postmaster. The caller must call Stop.
+func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	bin, err := binDir(ctx, o, logf)
+	if err != nil {
+		return nil, err
+	}
+	run, err := serverUser()
+	if err != nil {
+		return nil, err
+	}
+	if err := run.canReach(filepath.Join(bin, "postgres")); err != nil {
+		return nil, err
+	}
+	e := &Embedded{BinDir: bin, User: run.name, Port: 5432, TCP: o.TCP, exited: make(chan struct{})}
+	e.dir, err = os.MkdirTemp("", "keybench-pg-*")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			e.Stop()
+		}
+	}()
+	e.DataDir, e.SocketDir, e.logPath = filepath.Join(e.dir, "data"), filepath.Join(e.dir, "sock"), filepath.Join(e.dir, "postgres.log")
+	for _, d := range []string{e.SocketDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if err := run.own(e.dir, e.SocketDir); err != nil {
+		return nil, err
+	}
+	if e.Version, err = serverVersion(bin); err != nil {
+		return nil, err
+	}
+	initArgs := []string{"-D", e.DataDir, "-U", DBUser, "-E", "UTF8", "--locale=C", "--no-sync", "--auth-local=trust"}
+	if o.TCP {
+		e.Password = randomToken()
+		pw := filepath.Join(e.dir, "pwfile")
+		if err := os.WriteFile(pw, []byte(e.Password+"\n"), 0o600); err != nil {
+			return nil, err
+		}
+		if err := run.own(pw); err != nil {
+			return nil, err
+		}
+		initArgs = append(initArgs, "--auth-host=scram-sha-256", "--pwfile="+pw)
+		if e.Port, err = freePort(); err != nil {
+			return nil, err
+		}
+	} else {
+		initArgs = append(initArgs, "--auth-host=reject")
+	}
+	initdb := run.command(ctx, filepath.Join(bin, "initdb"), initArgs...)
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initdb failed: %v: %s", err, lastLines(out, 5))
+	}
+	args := []string{"-D", e.DataDir, "-k", e.SocketDir, "-p", fmt.Sprint(e.Port), "-c", "listen_addresses=" + map[bool]string{true: "127.0.0.1"}[o.TCP]}
+	for _, s := range o.Settings {
+		args = append(args, "-c", s.Name+"="+s.Value)
+	}
+	logFile, err := os.OpenFile(e.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	e.cmd = run.command(context.Background(), filepath.Join(bin, "postgres"), args...)
+	e.cmd.Stdout, e.cmd.Stderr = logFile, logFile
+	tieToParent(e.cmd.SysProcAttr)
+	if err := e.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting postgres: %w", err)
+	}
+	go func() {
+		e.waitErr = e.cmd.Wait()
+		close(e.exited)
+	}()
+	if err := e.waitReady(ctx, 60*time.Second); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func binDir(ctx context.Context, o Options, logf func(string, ...any)) (string, error) {
+	if o.BinDir != "" {
+		for _, d := range []string{o.BinDir, filepath.Join(o.BinDir, "bin")} {
+			if st, err := os.Stat(filepath.Join(d, "postgres")); err == nil && !st.IsDir() {
+				if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+					return d, nil
+				}
+			}
+		}
+		return "", fmt.Errorf("--pg-bin %s: no postgres and initdb there (nor in its bin/)", o.BinDir)
+	}
+	version, err := ResolveVersion(o.Version)
+	if err != nil {
+		return "", err
+	}
+	dir, err := Binaries(ctx, version, logf)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "bin"), nil
+}
+
+func serverVersion(bin string) (string, error) {
+	out, err := exec.Command(filepath.Join(bin, "postgres"), "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s/postgres --version: %w", bin, err)
+	}
+	// "postgres (PostgreSQL) 18.6" or "postgres (PostgreSQL) 15.18 (Debian 15.18-0+deb12u1)"
+	f := strings.Fields(string(out))
+	if len(f) < 3 {
+		return "", fmt.Errorf("unexpected postgres --version output %q", out)
+	}
+	return f[2], nil
+}
+
+// waitReady polls the socket until the server accepts connections or the postmaster exits.
+func (e *Embedded) waitReady(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		c, err := pgconn.Connect(cctx, e.ConnString())
+		cancel()
+		if err == nil {
+			return c.Close(ctx)
+		}
+		select {
+		case <-e.exited:
+			return fmt.Errorf("postgres exited during start-up: %s", e.LogTail(5))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not accept connections within %s: %s", limit, e.LogTail(5))
+		}
+	}
+}
+
+// ConnString is a libpq keyword/value string for the superuser over the private socket.
+func (e *Embedded) ConnString() string {
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=postgres sslmode=disable", e.SocketDir, e.Port, DBUser)
+}
+
+// TCPURL is a URL for loopback TCP clients (with the password), or "" without Options.TCP.
+func (e *Embedded) TCPURL() string {
+	if !e.TCP {
+		return ""
+	}
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/postgres?sslmode=disable", DBUser, e.Password, e.Port)
+}
+
+// PID is the postmaster's process id.
+func (e *Embedded) PID() int {
+	if e.cmd == nil || e.cmd.Process == nil {
+		return 0
+	}
+	return e.cmd.Process.Pid
+}
+
+// Exited is closed when the postmaster has exited, for whatever reason.
+func (e *Embedded) Exited() <-chan struct{} { return e.exited }
+
+// LogTail returns the last n lines of the server log, on one line.
+func (e *Embedded) LogTail(n int) string {
+	b, _ := os.ReadFile(e.logPath)
+	return lastLines(b, n)
+}
+
+// Stop shuts the server down (fast shutdown, then immediate, then SIGKILL
+// to its whole process group) and removes its directory. It is safe to call
+// more than once and on a server that failed to start.
+func (e *Embedded) Stop() error {
+	if e.cmd != nil && e.cmd.Process != nil {
+		e.signalUntilExit()
+	}
+	if e.dir != "" {
+		err := os.RemoveAll(e.dir)
+		e.dir = ""
+		return err
+	}
+	return nil
+}
+
+func (e *Embedded) signalUntilExit() {
+	pid := e.cmd.Process.Pid
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{syscall.SIGINT, 20 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}} {
+		select {
+		case <-e.exited:
+			return
+		default:
+		}
+		_ = syscall.Kill(pid, step.sig)
+		select {
+		case <-e.exited:
+			return
+		case <-time.After(step.wait):
+		}
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL) // the postmaster leads its own process group
+	<-e.exited
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomToken() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+var errNoUser = errors.New("no unprivileged user to run PostgreSQL as")
