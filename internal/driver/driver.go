@@ -1,0 +1,313 @@
+// Package driver runs a cell's clients and measures them: one connection per
+// client, a warm-up that no figure includes, then a measured window of a fixed
+// duration (pgbench -T) or a fixed number of transactions per client
+// (pgbench -t). Each client keeps its own HDR latency histogram, merged at the
+// end; a once-a-second sampler builds the per-second timeline.
+//
+// A transaction counts in the window when it completes inside it (pgbench's
+// convention), so both window edges cut alike. Rows written outside the
+// window still count toward the total that is checked against the server.
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Client is one connection's transaction loop body.
+type Client struct {
+	// Txn runs one transaction and returns the rows it inserted.
+	Txn func() (rows int, err error)
+	// Conn is the client's network connection; its deadline is set to unblock
+	// a client stuck on a dead server when the run is stopped.
+	Conn net.Conn
+	// Broken reports whether the connection is unusable after an error.
+	Broken func() bool
+}
+
+// Config is the measured window.
+type Config struct {
+	// Warmup runs before the window; nothing of it is measured.
+	Warmup time.Duration
+	// Duration is the window's length; zero when Txns is set.
+	Duration time.Duration
+	// Txns is the number of measured transactions per client; zero when Duration is set.
+	Txns int64
+	// OnSecond, if set, receives each second of the timeline as it completes.
+	OnSecond func(Second)
+}
+
+// Second is one second of the measured window.
+type Second struct {
+	T      int     `json:"t"`
+	TPS    float64 `json:"tps"`
+	RowsPS float64 `json:"rows_per_s"`
+	P99ms  float64 `json:"p99_ms"`
+	Errors int64   `json:"errors"`
+}
+
+// Result is what the driver measured.
+type Result struct {
+	// Txns, Rows and Errors are counted in the measured window.
+	Txns, Rows, Errors int64
+	// Elapsed is the window's length as run.
+	Elapsed time.Duration
+	// TotalRows counts every inserted row, warm-up and edges included.
+	TotalRows int64
+	// WarmupTxns counts the transactions of the warm-up.
+	WarmupTxns int64
+	// Latency merges every client's histogram of the window (microseconds).
+	Latency *hdrhistogram.Histogram
+	// Timeline is the per-second series.
+	Timeline []Second
+	// ErrorSamples are the first distinct error messages.
+	ErrorSamples []string
+	// Interrupted is set when the context was cancelled before the window ended.
+	Interrupted bool
+	// ClientsLost counts clients that stopped on a broken connection.
+	ClientsLost int
+}
+
+// Latency histogram range: 1 µs to 1 hour, 3 significant figures.
+const (
+	minLatencyUS = 1
+	maxLatencyUS = 3_600_000_000
+	maxSamples   = 5
+)
+
+type worker struct {
+	c     Client
+	total *hdrhistogram.Histogram // window, owned by the worker until the end
+	mu    sync.Mutex              // guards the fields below, swapped by the sampler
+	sec   *hdrhistogram.Histogram
+	txns  int64
+	rows  int64
+	errs  int64
+	// counted only by the worker, read after it ends
+	allRows, warmTxns int64
+	lost              bool
+}
+
+// Run drives the clients until the window ends, ctx is cancelled, or every client is lost.
+func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
+	if len(clients) == 0 {
+		return nil, errors.New("no clients")
+	}
+	if (cfg.Duration > 0) == (cfg.Txns > 0) {
+		return nil, errors.New("exactly one of duration and transactions must be set")
+	}
+	ws := make([]*worker, len(clients))
+	for i, c := range clients {
+		ws[i] = &worker{
+			c:     c,
+			total: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3),
+			sec:   hdrhistogram.New(minLatencyUS, maxLatencyUS, 2),
+		}
+	}
+	var (
+		stop     atomic.Bool
+		errMu    sync.Mutex
+		samples  []string
+		wg       sync.WaitGroup
+		start    = time.Now()
+		winStart = start.Add(cfg.Warmup)
+		winEnd   time.Time
+		lastEnd  atomic.Int64 // unix nanos of the last measured completion (Txns mode)
+	)
+	if cfg.Duration > 0 {
+		winEnd = winStart.Add(cfg.Duration)
+	}
+	noteErr := func(err error) {
+		errMu.Lock()
+		defer errMu.Unlock()
+		msg := err.Error()
+		for _, s := range samples {
+			if s == msg {
+				return
+			}
+		}
+		if len(samples) < maxSamples {
+			samples = append(samples, msg)
+		}
+	}
+	for _, w := range ws {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			var measured int64
+			for !stop.Load() {
+				t0 := time.Now()
+				rows, err := w.c.Txn()
+				t1 := time.Now()
+				w.allRows += int64(rows)
+				inWindow := !t1.Before(winStart) && (winEnd.IsZero() || t1.Before(winEnd))
+				if cfg.Txns > 0 && t0.Before(winStart) {
+					inWindow = false // a fixed-count window starts with a fresh transaction
+				}
+				if err != nil {
+					noteErr(err)
+					if inWindow {
+						w.mu.Lock()
+						w.errs++
+						w.mu.Unlock()
+					}
+					if w.c.Broken != nil && w.c.Broken() {
+						w.lost = true
+						return
+					}
+				} else if inWindow {
+					us := t1.Sub(t0).Microseconds()
+					_ = w.total.RecordValue(max(us, minLatencyUS))
+					w.mu.Lock()
+					_ = w.sec.RecordValue(max(us, minLatencyUS))
+					w.txns++
+					w.rows += int64(rows)
+					w.mu.Unlock()
+				} else if t1.Before(winStart) {
+					w.warmTxns++
+				}
+				if inWindow {
+					measured++
+					if cfg.Txns > 0 {
+						for {
+							prev := lastEnd.Load()
+							if t1.UnixNano() <= prev || lastEnd.CompareAndSwap(prev, t1.UnixNano()) {
+								break
+							}
+						}
+						if measured >= cfg.Txns {
+							return
+						}
+					}
+				}
+				if !winEnd.IsZero() && !t1.Before(winEnd) {
+					return
+				}
+			}
+		}(w)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	res := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+	secAgg := hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)
+	sample := func(t int, length time.Duration) {
+		secAgg.Reset()
+		var s Second
+		var txns, rows int64
+		for _, w := range ws {
+			w.mu.Lock()
+			secAgg.Merge(w.sec)
+			w.sec.Reset()
+			txns, rows, s.Errors = txns+w.txns, rows+w.rows, s.Errors+w.errs
+			res.Txns, res.Rows, res.Errors = res.Txns+w.txns, res.Rows+w.rows, res.Errors+w.errs
+			w.txns, w.rows, w.errs = 0, 0, 0
+			w.mu.Unlock()
+		}
+		if length <= 0 {
+			return
+		}
+		s.T = t
+		s.TPS = float64(txns) / length.Seconds()
+		s.RowsPS = float64(rows) / length.Seconds()
+		if txns > 0 {
+			s.P99ms = float64(secAgg.ValueAtQuantile(99)) / 1000
+		}
+		res.Timeline = append(res.Timeline, s)
+		if cfg.OnSecond != nil {
+			cfg.OnSecond(s)
+		}
+	}
+
+	// Wait out the warm-up, then sample once a second until the clients finish.
+	interrupted := false
+	select {
+	case <-time.After(time.Until(winStart)):
+	case <-done:
+	case <-ctx.Done():
+		interrupted = true
+	}
+	tick := 1
+sampling:
+	for !interrupted {
+		next := winStart.Add(time.Duration(tick) * time.Second)
+		if !winEnd.IsZero() && next.After(winEnd) {
+			next = winEnd
+		}
+		select {
+		case <-time.After(time.Until(next)):
+			sample(tick, next.Sub(winStart.Add(time.Duration(tick-1)*time.Second)))
+			tick++
+			if !winEnd.IsZero() && !next.Before(winEnd) {
+				break sampling
+			}
+		case <-done:
+			break sampling
+		case <-ctx.Done():
+			interrupted = true
+		}
+	}
+	stop.Store(true)
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		// A client is stuck (a dead server, a lock): unblock its socket.
+		for _, w := range ws {
+			if w.c.Conn != nil {
+				_ = w.c.Conn.SetDeadline(time.Now())
+			}
+		}
+		<-done
+	}
+	end := time.Now()
+	if cfg.Txns > 0 {
+		if le := lastEnd.Load(); le > 0 {
+			end = time.Unix(0, le)
+		}
+	} else if !interrupted && end.After(winEnd) {
+		end = winEnd
+	}
+	// The last partial second.
+	partial := end.Sub(winStart.Add(time.Duration(tick-1) * time.Second))
+	sample(tick, partial)
+
+	res.Interrupted = interrupted
+	if end.After(winStart) {
+		res.Elapsed = end.Sub(winStart)
+	}
+	for _, w := range ws {
+		res.Latency.Merge(w.total)
+		res.TotalRows += w.allRows
+		res.WarmupTxns += w.warmTxns
+		if w.lost {
+			res.ClientsLost++
+		}
+	}
+	res.ErrorSamples = samples
+	if res.ClientsLost == len(ws) {
+		return res, fmt.Errorf("all %d clients lost their connections: %s", len(ws), first(samples))
+	}
+	return res, nil
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return "no error recorded"
+	}
+	return s[0]
+}
+
+// TPS is the window's transactions per second.
+func (r *Result) TPS() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Txns) / r.Elapsed.Seconds()
+}

@@ -1,0 +1,115 @@
+package workload
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/keybench/keybench/internal/keys"
+)
+
+func init() {
+	Register(Meta{
+		Name:        "insert-read",
+		Description: "each transaction inserts one row and reads one existing row, by a random data value through its index (as in 001) or by key (--read-by key)",
+		New: func(o Options) (Workload, error) {
+			if o.ReadBy == "" {
+				o.ReadBy = "data"
+			}
+			if o.ReadBy != "data" && o.ReadBy != "key" {
+				return nil, fmt.Errorf("--read-by must be data or key, not %q", o.ReadBy)
+			}
+			o.Batch = 1
+			return &insertRead{o: o}, nil
+		},
+	})
+}
+
+// keySample is how many existing keys a read-by-key cell samples to choose from.
+const keySample = 100_000
+
+type insertRead struct {
+	o      Options
+	sample [][]byte // existing keys in wire form, for --read-by key
+	format int16
+}
+
+func (l *insertRead) NeedsDataIndex() bool { return l.o.ReadBy == "data" }
+
+// Prepare samples existing keys for reads by key: server-made keys are known only to the server.
+func (l *insertRead) Prepare(ctx context.Context, conn *pgx.Conn, t *Table) error {
+	if l.o.ReadBy != "key" {
+		return nil
+	}
+	if l.o.Rows <= 0 {
+		return fmt.Errorf("--read-by key needs a prefilled table (--rows > 0)")
+	}
+	pct := min(100, float64(keySample)*100/float64(l.o.Rows))
+	rows, err := conn.Query(ctx, fmt.Sprintf("SELECT id FROM %s TABLESAMPLE BERNOULLI (%g) REPEATABLE (%d)", t.Qualified(), pct, l.o.Seed),
+		pgx.QueryResultFormats{t.Key.WireFormat()})
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		l.sample = append(l.sample, append([]byte(nil), rows.RawValues()[0]...))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(l.sample) == 0 {
+		return fmt.Errorf("no keys sampled to read")
+	}
+	l.format = t.Key.WireFormat()
+	return nil
+}
+
+const readStmt = "kb_read"
+
+func (l *insertRead) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, id int) (Worker, error) {
+	ins, err := newInserter(ctx, conn, t, gen, l.o, id)
+	if err != nil {
+		return nil, err
+	}
+	col := "data"
+	if l.o.ReadBy == "key" {
+		col = "id"
+	}
+	if _, err := conn.Prepare(ctx, readStmt, fmt.Sprintf("SELECT id, data, payload FROM %s WHERE %s = $1", t.Qualified(), col), nil); err != nil {
+		return nil, fmt.Errorf("prepare read: %w", err)
+	}
+	w := &insertReadWorker{ins: ins, l: l, params: [][]byte{make([]byte, 8)}, formats: []int16{1}}
+	if l.o.ReadBy == "key" {
+		w.formats[0] = l.format
+	}
+	return w, nil
+}
+
+type insertReadWorker struct {
+	ins     *inserter
+	l       *insertRead
+	params  [][]byte
+	formats []int16
+}
+
+func (w *insertReadWorker) Txn() (int, error) {
+	n, err := w.ins.Txn()
+	if err != nil {
+		return 0, err
+	}
+	if w.l.sample != nil {
+		w.params[0] = w.l.sample[w.ins.rng.IntN(len(w.l.sample))]
+	} else {
+		binary.BigEndian.PutUint64(w.params[0], uint64(w.ins.rng.Int64N(w.ins.rows)+1))
+	}
+	rr := w.ins.conn.ExecPrepared(context.Background(), readStmt, w.params, w.formats, nil)
+	for rr.NextRow() {
+	}
+	if _, err := rr.Close(); err != nil {
+		return n, err
+	}
+	return n, nil
+}
