@@ -47,6 +47,7 @@ type Config struct {
 // Second is one second of the measured window.
 type Second struct {
 	T      int     `json:"t"`
+	Txns   int64   `json:"txns"`
 	TPS    float64 `json:"tps"`
 	RowsPS float64 `json:"rows_per_s"`
 	P99ms  float64 `json:"p99_ms"`
@@ -214,7 +215,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 		if length <= 0 {
 			return
 		}
-		s.T = t
+		s.T, s.Txns = t, txns
 		s.TPS = float64(txns) / length.Seconds()
 		s.RowsPS = float64(rows) / length.Seconds()
 		if txns > 0 {

@@ -1,0 +1,132 @@
+// Package cli is keybench's command line: it parses and checks what the user
+// asked for, then hands a plan to the runner. Bad usage exits 2 with one
+// line; a failed run exits 1; an interrupted one 130.
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/keybench/keybench/internal/keys"
+)
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitFailed      = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// Version is keybench's version.
+var Version = "0.1.0-dev"
+
+type cli struct {
+	Run       runCmd       `cmd:"" help:"Run a scenario (a preset or a bare workload); default: war."`
+	Keys      keysCmd      `cmd:"" help:"List the key strategies."`
+	Gen       genCmd       `cmd:"" help:"Print N keys of a key spec, one per line, as the database stores them."`
+	Scenarios scenariosCmd `cmd:"" help:"List the scenarios."`
+	Report    reportCmd    `cmd:"" help:"Re-render the console summary from a saved results.json."`
+	Server    serverCmd    `cmd:"" help:"Start the embedded server, print its DSN, stop on Ctrl-C."`
+	Version   versionFlag  `name:"version" help:"Print the version and exit."`
+}
+
+type versionFlag bool
+
+func (versionFlag) BeforeApply(app *kong.Kong) error {
+	fmt.Fprintln(app.Stdout, "keybench", fullVersion())
+	app.Exit(0)
+	return nil
+}
+
+func fullVersion() string {
+	v := Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += "+" + s.Value[:12]
+			}
+		}
+	}
+	return v
+}
+
+// env carries the process's streams and signal context to the commands.
+type env struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	args           []string
+}
+
+// usageError marks errors in what the user asked for.
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// Main runs keybench with args (without the program name) and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var c cli
+	exitCode := -1
+	parser, err := kong.New(&c, kong.Name("keybench"),
+		kong.Description("Which primary key should this PostgreSQL table use, and what will it cost at my scale?"),
+		kong.Writers(stdout, stderr), kong.UsageOnError(), kong.Exit(func(code int) {
+			if exitCode < 0 {
+				exitCode = code
+			}
+		}),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}))
+	if err != nil {
+		fmt.Fprintln(stderr, "keybench: internal error:", err)
+		return ExitFailed
+	}
+	kctx, err := parser.Parse(args)
+	if exitCode >= 0 { // --help or --version
+		return exitCode
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "keybench: error:", oneLine(err.Error()))
+		return ExitUsage
+	}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"keybench"}, args...)}
+	err = kctx.Run(e)
+	return exitFor(err, stderr)
+}
+
+func exitFor(err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ue usageError
+	var ke *keys.UsageError
+	switch {
+	case errors.Is(err, errInterrupted):
+		fmt.Fprintln(stderr, "keybench: interrupted")
+		return ExitInterrupted
+	case errors.As(err, &ue), errors.As(err, &ke):
+		fmt.Fprintln(stderr, "keybench: error:", oneLine(err.Error()))
+		return ExitUsage
+	default:
+		fmt.Fprintln(stderr, "keybench: failed:", oneLine(err.Error()))
+		return ExitFailed
+	}
+}
+
+var errInterrupted = errors.New("interrupted")
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+func bufferedOut(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/runner"
+	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/server"
+)
+
+type runCmd struct {
+	Scenario  string        `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
+	Keys      string        `help:"Comma-separated key specs (see 'keybench keys')."`
+	Clients   []int         `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
+	Duration  time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
+	Txns      int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
+	Warmup    time.Duration `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
+	Rows      int64         `default:"-1" help:"Rows prefilled before each cell."`
+	Batch     int           `help:"Rows per insert transaction."`
+	ReadBy    string        `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
+	Payload   int           `default:"-1" help:"Payload bytes per row."`
+	Repeat    int           `help:"Runs of every cell."`
+	Seed      int64         `default:"1" help:"Seed of the workload's random choices."`
+	Quick     bool          `help:"A smoke run under a minute."`
+	DSN       string        `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
+	Schema    string        `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
+	PgVersion string        `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
+	PgBin     string        `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
+	PgConf    []string      `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
+	Out       string        `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
+	JSON      bool          `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
+}
+
+func (r *runCmd) Run(e *env) error {
+	cfg, err := r.config(e)
+	if err != nil {
+		return err
+	}
+	if err := runner.MkOut(cfg.Out); err != nil {
+		return usagef("--out %s is not a writable directory: %v", cfg.Out, err)
+	}
+	human := e.stdout
+	if r.JSON {
+		human = e.stderr
+	}
+	res, err := runner.Run(e.ctx, cfg)
+	if res != nil && len(res.Cells) > 0 {
+		fmt.Fprintln(human)
+		res.WriteSummary(human)
+	}
+	if res != nil {
+		fmt.Fprintf(e.stderr, "results: %s\n", filepath.Join(cfg.Out, "results.json"))
+		if r.JSON {
+			b, _ := json.MarshalIndent(res, "", "  ")
+			fmt.Fprintln(e.stdout, string(b))
+		}
+	}
+	if errors.Is(err, runner.ErrInterrupted) {
+		return errInterrupted
+	}
+	return err
+}
+
+func (r *runCmd) config(e *env) (runner.Config, error) {
+	sc, err := scenario.Lookup(r.Scenario)
+	if err != nil {
+		return runner.Config{}, err
+	}
+	p := sc.Defaults
+	p.Keys = append([]string(nil), p.Keys...)
+	if r.Quick && sc.Quick != nil {
+		sc.Quick(&p)
+	}
+	if r.Keys != "" {
+		p.Keys = strings.Split(r.Keys, ",")
+	}
+	if r.Clients != nil {
+		p.Clients = r.Clients
+	}
+	if r.Duration != 0 {
+		p.Duration, p.Txns = r.Duration, 0
+	}
+	if r.Txns != 0 {
+		p.Txns = r.Txns
+	}
+	if r.Warmup != -1 {
+		p.Warmup = r.Warmup
+	}
+	if r.Rows != -1 {
+		p.Rows = r.Rows
+	}
+	if r.Batch != 0 {
+		p.Batch = r.Batch
+	}
+	if r.ReadBy != "" {
+		p.ReadBy = r.ReadBy
+	}
+	if r.Payload != -1 {
+		p.Payload = r.Payload
+	}
+	if r.Repeat != 0 {
+		p.Repeat = r.Repeat
+	}
+	if r.Duration < 0 {
+		return runner.Config{}, usagef("--duration must be positive, not %s", r.Duration)
+	}
+	if r.Txns < 0 {
+		return runner.Config{}, usagef("--txns must be positive, not %d", r.Txns)
+	}
+	if r.Batch < 0 || r.Repeat < 0 {
+		return runner.Config{}, usagef("--batch and --repeat must be positive")
+	}
+	if err := p.Validate(); err != nil {
+		return runner.Config{}, err
+	}
+	specs, err := keys.ParseList(strings.Join(p.Keys, ","))
+	if err != nil {
+		return runner.Config{}, err
+	}
+	if !validIdent(r.Schema) {
+		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)
+	}
+	cfg := runner.Config{Scenario: sc, Params: p, Specs: specs, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
+		Command: e.args, Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out}
+	if cfg.Out == "" {
+		cfg.Out = filepath.Join("keybench-results", sc.Name+"-"+time.Now().Format("20060102-150405"))
+	}
+	settings := append([]server.Setting(nil), sc.Settings...)
+	for _, kv := range r.PgConf {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return runner.Config{}, usagef("--pg-conf must be key=value, not %q", kv)
+		}
+		settings = append(settings, server.Setting{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	if r.DSN != "" {
+		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 {
+			return runner.Config{}, usagef("--pg-version, --pg-bin and --pg-conf apply to the embedded server, not to --dsn")
+		}
+		cc, err := pgx.ParseConfig(r.DSN)
+		if err != nil {
+			return runner.Config{}, usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), r.DSN))
+		}
+		cfg.ConnConfig = cc
+		return cfg, nil
+	}
+	if r.PgBin == "" {
+		if _, err := server.ResolveVersion(r.PgVersion); err != nil {
+			return runner.Config{}, usagef("%v", err)
+		}
+	}
+	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings}
+	return cfg, nil
+}
+
+// redact removes the connection string (which may hold a password) from a parse error.
+func redact(msg, dsn string) string {
+	msg = strings.ReplaceAll(msg, dsn, "<dsn>")
+	if i := strings.Index(msg, "cannot parse `"); i >= 0 {
+		if j := strings.Index(msg[i+14:], "`"); j >= 0 {
+			msg = msg[:i] + "cannot parse <dsn>" + msg[i+14+j+1:]
+		}
+	}
+	return msg
+}
+
+func validIdent(s string) bool {
+	if s == "" || len(s) > 63 || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,234 @@
+// Package results is keybench's results.json: the versioned record of a run
+// and the single source of every other output (samples.csv, the console
+// summary, the HTML report). It is written after every cell, atomically, so
+// that an interrupted or failed run keeps everything it measured.
+//
+// Fields documented as stable never change meaning: schema_version, status,
+// environment.server_version, environment.settings and, per cell, key,
+// workload, clients, status, rows_before, duration_s, txns, rows_inserted,
+// tps, latency_ms, errors, timeline and metrics.
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/keybench/keybench/internal/driver"
+)
+
+// SchemaVersion is the version of the results.json layout.
+const SchemaVersion = 1
+
+// Run statuses.
+const (
+	StatusOK          = "ok"
+	StatusInterrupted = "interrupted"
+	StatusFailed      = "failed"
+	StatusRunning     = "running"
+	// StatusInvalid marks a cell whose row count did not match the server's.
+	StatusInvalid = "invalid"
+)
+
+// Results is one run.
+type Results struct {
+	SchemaVersion int         `json:"schema_version"`
+	Status        string      `json:"status"`
+	Error         string      `json:"error,omitempty"`
+	Scenario      string      `json:"scenario"`
+	Keybench      Tool        `json:"keybench"`
+	StartedAt     time.Time   `json:"started_at"`
+	FinishedAt    *time.Time  `json:"finished_at,omitempty"`
+	Environment   Environment `json:"environment"`
+	Plan          Plan        `json:"plan"`
+	Cells         []Cell      `json:"cells"`
+}
+
+// Tool identifies the keybench that produced the results.
+type Tool struct {
+	Version string   `json:"version"`
+	Command []string `json:"command"`
+}
+
+// Plan records the parameters the run was planned with.
+type Plan struct {
+	Keys       []string `json:"keys"`
+	Workload   string   `json:"workload"`
+	Clients    []int    `json:"clients"`
+	Rows       int64    `json:"rows"`
+	WarmupS    float64  `json:"warmup_s"`
+	DurationS  float64  `json:"duration_s,omitempty"`
+	TxnsPerCli int64    `json:"txns_per_client,omitempty"`
+	Batch      int      `json:"batch"`
+	ReadBy     string   `json:"read_by,omitempty"`
+	Payload    int      `json:"payload_bytes"`
+	Repeat     int      `json:"repeat"`
+	Seed       int64    `json:"seed"`
+	Quick      bool     `json:"quick"`
+}
+
+// Environment is where the run happened.
+type Environment struct {
+	ServerVersion string            `json:"server_version"`
+	ServerKind    string            `json:"server_kind"` // embedded, pg-bin or dsn
+	ServerBinDir  string            `json:"server_bin_dir,omitempty"`
+	ServerUser    string            `json:"server_os_user,omitempty"`
+	Schema        string            `json:"schema"`
+	Settings      map[string]string `json:"settings"`
+	Host          Host              `json:"host"`
+}
+
+// Host describes the machine keybench ran on.
+type Host struct {
+	Hostname  string `json:"hostname"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	Kernel    string `json:"kernel"`
+	CPUModel  string `json:"cpu_model"`
+	CPUs      int    `json:"cpus"`
+	MemBytes  uint64 `json:"mem_bytes"`
+	GoVersion string `json:"go_version"`
+}
+
+// Cell is one measured combination of key, workload and clients.
+type Cell struct {
+	Key          string         `json:"key"`
+	KeyCanonical string         `json:"key_canonical"`
+	KeyColumn    string         `json:"key_column"`
+	KeyGen       string         `json:"key_generated_by"`
+	KeyNote      string         `json:"key_note,omitempty"`
+	Workload     string         `json:"workload"`
+	Clients      int            `json:"clients"`
+	Repeat       int            `json:"repeat"`
+	Status       string         `json:"status"`
+	Error        string         `json:"error,omitempty"`
+	RowsBefore   int64          `json:"rows_before"`
+	Prefill      *Prefill       `json:"prefill,omitempty"`
+	WarmupS      float64        `json:"warmup_s"`
+	DurationS    float64        `json:"duration_s"`
+	Txns         int64          `json:"txns"`
+	RowsInserted int64          `json:"rows_inserted"`
+	TPS          float64        `json:"tps"`
+	RowsPerS     float64        `json:"rows_per_s"`
+	LatencyMS    Latency        `json:"latency_ms"`
+	Errors       int64          `json:"errors"`
+	ErrorSamples []string       `json:"error_samples,omitempty"`
+	RowCheck     *RowCheck      `json:"row_check,omitempty"`
+	Timeline     []Second       `json:"timeline"`
+	Metrics      map[string]any `json:"metrics"`
+}
+
+// Prefill records how the table was filled before the window.
+type Prefill struct {
+	Rows         int64   `json:"rows"`
+	Method       string  `json:"method"`
+	LoadS        float64 `json:"load_s"`
+	RowsPerS     float64 `json:"rows_per_s"`
+	IndexBuildS  float64 `json:"index_build_s"`
+	VacuumS      float64 `json:"vacuum_checkpoint_s"`
+}
+
+// Latency holds window latency statistics in milliseconds.
+type Latency struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// RowCheck compares the rows the driver inserted with the rows the server holds.
+type RowCheck struct {
+	Expected int64 `json:"expected"`
+	Server   int64 `json:"server"`
+	OK       bool  `json:"ok"`
+}
+
+// Second is one second of the window, as the driver sampled it.
+type Second = driver.Second
+
+// Unavailable is the value of a metric that could not be collected.
+type Unavailable struct {
+	Unavailable string `json:"unavailable"`
+}
+
+// Write stores r as dir/results.json and dir/samples.csv, each through a
+// temporary file renamed into place.
+func (r *Results) Write(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, "results.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	return writeAtomicFunc(filepath.Join(dir, "samples.csv"), r.WriteSamples)
+}
+
+// WriteSamples writes the per-second series of every cell as CSV.
+func (r *Results) WriteSamples(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"cell", "key", "workload", "clients", "repeat", "t", "tps", "rows_per_s", "p99_ms", "errors"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	for i, c := range r.Cells {
+		for _, s := range c.Timeline {
+			_ = cw.Write([]string{strconv.Itoa(i), c.Key, c.Workload, strconv.Itoa(c.Clients), strconv.Itoa(c.Repeat),
+				strconv.Itoa(s.T), f(s.TPS), f(s.RowsPS), f(s.P99ms), strconv.FormatInt(s.Errors, 10)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeAtomic(path string, data []byte) error {
+	return writeAtomicFunc(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+func writeAtomicFunc(path string, fill func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := fill(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Read loads a results.json, rejecting files of another schema version.
+func Read(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s is not a keybench results file: %v", path, err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s has schema_version %d; this keybench reads %d", path, r.SchemaVersion, SchemaVersion)
+	}
+	if r.Cells == nil {
+		return nil, errors.New(path + " has no cells")
+	}
+	return &r, nil
+}

@@ -1,0 +1,235 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/driver"
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/workload"
+)
+
+// cell measures one planned cell. The returned error stops the run (an
+// interrupt, a lost server); a failure confined to the cell is recorded in
+// the cell and returns nil.
+func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, error) {
+	p := r.cfg.Params
+	c := results.Cell{
+		Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload,
+		Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: p.Rows, WarmupS: p.Warmup.Seconds(),
+		Status: results.StatusOK, Timeline: []results.Second{}, Metrics: map[string]any{},
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if r.emb != nil {
+		go func() {
+			select {
+			case <-r.emb.Exited():
+				cancel(errServerGone)
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err := r.measure(ctx, pc, &c)
+	switch {
+	case err == nil:
+		return c, nil
+	case parent.Err() != nil:
+		c.Status, c.Error = results.StatusInterrupted, "interrupted"
+		return c, ErrInterrupted
+	case errors.Is(context.Cause(ctx), errServerGone):
+		c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.emb.LogTail(2))
+		return c, errors.New(c.Error)
+	default:
+		c.Status, c.Error = results.StatusFailed, err.Error()
+		if r.admin.IsClosed() {
+			return c, fmt.Errorf("lost the connection to the server: %w", err)
+		}
+		return c, nil
+	}
+}
+
+func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) error {
+	p := r.cfg.Params
+	sv := keys.Server{Major: r.major, Schema: r.cfg.Schema, Table: r.cfg.Schema + "." + tableName}
+	key, err := pc.Key.Resolve(sv)
+	if err != nil {
+		return err
+	}
+	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
+	meta, _ := workload.Lookup(pc.Workload)
+	wl, err := meta.New(workload.Options{Rows: p.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: r.cfg.Seed})
+	if err != nil {
+		return err
+	}
+	t := &workload.Table{Schema: r.cfg.Schema, Name: tableName, Key: key, Payload: p.Payload, DataIndex: wl.NeedsDataIndex()}
+	var gen keys.Generator
+	if key.Gen == keys.GenClient {
+		gen = pc.Key.NewGenerator()
+	}
+	if err := workload.CreateTable(ctx, r.admin, t, sv); err != nil {
+		return err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if !r.admin.IsClosed() {
+			_, _ = r.admin.Exec(dctx, "DROP TABLE IF EXISTS "+t.Qualified())
+		}
+	}()
+	if err := r.fill(ctx, t, gen, c); err != nil {
+		return err
+	}
+	if err := wl.Prepare(ctx, r.admin, t); err != nil {
+		return err
+	}
+
+	conns, clients, err := r.connectClients(ctx, wl, t, gen, pc.Clients)
+	defer func() {
+		for _, cn := range conns {
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = cn.Close(cctx)
+			cancel()
+		}
+	}()
+	if err != nil {
+		return err
+	}
+	wal := metrics.StartWAL(ctx, r.admin)
+	window := r.ui.Phase("  measuring", windowUnits(p, pc.Clients), map[bool]string{true: "txns", false: "s"}[p.Txns > 0])
+	var done int64
+	dres, err := driver.Run(ctx, driver.Config{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, OnSecond: func(s driver.Second) {
+		if p.Txns > 0 {
+			done += s.Txns
+		} else {
+			done = int64(s.T)
+		}
+		window.Set(done, fmt.Sprintf("%.0f tps, p99 %.2f ms", s.TPS, s.P99ms))
+	}}, clients)
+	window.Done()
+	for _, cn := range conns {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = cn.Close(cctx)
+		cancel()
+	}
+	conns = nil
+	if dres != nil {
+		fillDriverResult(c, dres)
+	}
+	if err != nil {
+		return err
+	}
+	if dres.Interrupted {
+		return ErrInterrupted
+	}
+	wal.Stop(ctx, r.admin, dres.TotalRows, c.Metrics)
+	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
+
+	var server int64
+	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
+		return fmt.Errorf("counting rows: %w", err)
+	}
+	c.RowCheck = &results.RowCheck{Expected: p.Rows + dres.TotalRows, Server: server}
+	c.RowCheck.OK = c.RowCheck.Expected == c.RowCheck.Server
+	if !c.RowCheck.OK {
+		c.Status = results.StatusInvalid
+		c.Error = fmt.Sprintf("the server holds %d rows, the driver counted %d", server, c.RowCheck.Expected)
+	}
+	return nil
+}
+
+// fill prefills the table, then builds its indexes and settles it as the
+// source benchmarks did: VACUUM ANALYZE, then CHECKPOINT.
+func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, c *results.Cell) error {
+	rows := r.cfg.Params.Rows
+	pf := &results.Prefill{Rows: rows, Method: "insert-select"}
+	if t.Key.Gen == keys.GenClient {
+		pf.Method = "copy"
+	}
+	t0 := time.Now()
+	if rows > 0 {
+		bar := r.ui.Phase("  prefill", rows, "rows")
+		err := workload.Prefill(ctx, r.admin, t, gen, rows, func(n int64) { bar.Set(n, "") })
+		bar.Done()
+		if err != nil {
+			return err
+		}
+	}
+	pf.LoadS = time.Since(t0).Seconds()
+	if pf.LoadS > 0 && rows > 0 {
+		pf.RowsPerS = float64(rows) / pf.LoadS
+	}
+	t1 := time.Now()
+	for _, s := range workload.IndexStatements(t) {
+		if _, err := r.admin.Exec(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	pf.IndexBuildS = time.Since(t1).Seconds()
+	t2 := time.Now()
+	for _, s := range []string{"VACUUM ANALYZE " + t.Qualified(), "CHECKPOINT"} {
+		if _, err := r.admin.Exec(ctx, s); err != nil {
+			if s == "CHECKPOINT" && r.cfg.ConnConfig != nil {
+				continue // CHECKPOINT needs pg_checkpoint or superuser on someone else's server
+			}
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	pf.VacuumS = time.Since(t2).Seconds()
+	if rows > 0 {
+		c.Prefill = pf
+		r.ui.Logf("  prefilled %d rows in %.1f s (%.0f rows/s, %s), indexes %.1f s", rows, pf.LoadS, pf.RowsPerS, pf.Method, pf.IndexBuildS)
+	}
+	return nil
+}
+
+// connectClients opens one connection per client and prepares its statements.
+func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workload.Table, gen keys.Generator, n int) ([]*pgx.Conn, []driver.Client, error) {
+	conns := make([]*pgx.Conn, 0, n)
+	clients := make([]driver.Client, 0, n)
+	for i := 0; i < n; i++ {
+		cn, err := pgx.ConnectConfig(ctx, r.conn)
+		if err != nil {
+			return conns, nil, fmt.Errorf("client %d: connecting: %w", i+1, err)
+		}
+		conns = append(conns, cn)
+		w, err := wl.NewWorker(ctx, cn.PgConn(), t, gen, i)
+		if err != nil {
+			return conns, nil, fmt.Errorf("client %d: %w", i+1, err)
+		}
+		pg := cn.PgConn()
+		clients = append(clients, driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed})
+	}
+	return conns, clients, nil
+}
+
+func windowUnits(p scenario.Params, clients int) int64 {
+	if p.Txns > 0 {
+		return p.Txns * int64(clients)
+	}
+	return int64(p.Duration.Round(time.Second) / time.Second)
+}
+
+func fillDriverResult(c *results.Cell, d *driver.Result) {
+	c.DurationS = d.Elapsed.Seconds()
+	c.Txns, c.RowsInserted, c.Errors = d.Txns, d.Rows, d.Errors
+	c.TPS = d.TPS()
+	if c.DurationS > 0 {
+		c.RowsPerS = float64(d.Rows) / c.DurationS
+	}
+	h := d.Latency
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	if h.TotalCount() > 0 {
+		c.LatencyMS = results.Latency{Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
+			P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max())}
+	}
+	c.Timeline = d.Timeline
+	c.ErrorSamples = d.ErrorSamples
+}

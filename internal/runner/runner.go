@@ -1,0 +1,242 @@
+// Package runner carries out a plan: it provides the server, then for each
+// cell creates and fills a fresh table, starts the clients, lets the driver
+// measure them while the metrics package watches the server, checks the
+// row count against the server, and appends the cell to the results, which
+// are written after every cell.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/server"
+)
+
+// Config is everything a run needs.
+type Config struct {
+	Scenario *scenario.Scenario
+	Params   scenario.Params
+	Specs    []*keys.Spec
+	// Embedded configures the embedded server; ignored when ConnConfig is set.
+	Embedded server.Options
+	// ConnConfig is an existing server to run against (--dsn).
+	ConnConfig *pgx.ConnConfig
+	Schema     string
+	Out        string
+	Seed       int64
+	Quick      bool
+	Command    []string
+	Version    string
+	UI         *UI
+}
+
+// ErrInterrupted is returned when the run was stopped by a signal; the results keep what was measured.
+var ErrInterrupted = errors.New("interrupted")
+
+// errServerGone cancels a cell whose embedded server exited.
+var errServerGone = errors.New("the PostgreSQL server exited during the cell")
+
+// schemaMarker is the comment keybench puts on schemas it creates, so that it never drops one it did not.
+const schemaMarker = "created by keybench; dropped by keybench at the end of its run"
+
+const tableName = "kb_cell"
+
+type run struct {
+	cfg   Config
+	ui    *UI
+	conn  *pgx.ConnConfig
+	emb   *server.Embedded
+	admin *pgx.Conn
+	major int
+	res   *results.Results
+	ownSc bool
+}
+
+// Run runs the plan and returns the results (also written to cfg.Out).
+func Run(ctx context.Context, cfg Config) (*results.Results, error) {
+	r := &run{cfg: cfg, ui: cfg.UI}
+	p := cfg.Params
+	r.res = &results.Results{
+		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Scenario.Name,
+		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
+		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, WarmupS: p.Warmup.Seconds(),
+			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
+			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick},
+		Cells: []results.Cell{},
+	}
+	if p.Txns > 0 {
+		r.res.Plan.DurationS = 0
+	}
+	for _, s := range cfg.Specs {
+		r.res.Plan.Keys = append(r.res.Plan.Keys, s.Raw)
+	}
+	err := r.execute(ctx)
+	r.cleanup()
+	now := time.Now().UTC()
+	r.res.FinishedAt = &now
+	switch {
+	case errors.Is(err, ErrInterrupted) || (err != nil && ctx.Err() != nil):
+		r.res.Status, err = results.StatusInterrupted, ErrInterrupted
+	case err != nil:
+		r.res.Status, r.res.Error = results.StatusFailed, err.Error()
+	default:
+		r.res.Status = results.StatusOK
+		for _, c := range r.res.Cells {
+			if c.Status != results.StatusOK {
+				r.res.Status = results.StatusFailed
+				r.res.Error = fmt.Sprintf("cell %s: %s", c.Key, c.Error)
+				err = errors.New(r.res.Error)
+				break
+			}
+		}
+	}
+	if werr := r.res.Write(cfg.Out); werr != nil && err == nil {
+		err = werr
+	}
+	return r.res, err
+}
+
+func (r *run) execute(ctx context.Context) error {
+	if err := r.startServer(ctx); err != nil {
+		return err
+	}
+	if err := r.prepareSchema(ctx); err != nil {
+		return err
+	}
+	if err := r.res.Write(r.cfg.Out); err != nil {
+		return err
+	}
+	plan := scenario.Plan(r.cfg.Params, r.cfg.Specs)
+	for i, pc := range plan {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		r.ui.Logf("cell %d/%d: %s, %s, %d clients", i+1, len(plan), pc.Key.Raw, pc.Workload, pc.Clients)
+		c, err := r.cell(ctx, pc)
+		r.res.Cells = append(r.res.Cells, c)
+		if werr := r.res.Write(r.cfg.Out); werr != nil {
+			return werr
+		}
+		if c.Status == results.StatusOK {
+			r.ui.Logf("  %.0f tps, p99 %.2f ms, %d rows in %.1f s", c.TPS, c.LatencyMS.P99, c.RowsInserted, c.DurationS)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) startServer(ctx context.Context) error {
+	env := &r.res.Environment
+	env.Host = metrics.HostInfo()
+	env.Schema = r.cfg.Schema
+	if r.cfg.ConnConfig != nil {
+		r.conn = r.cfg.ConnConfig
+		env.ServerKind = "dsn"
+	} else {
+		o := r.cfg.Embedded
+		o.Logf = r.ui.Logf
+		r.ui.Logf("starting PostgreSQL %s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""])
+		e, err := server.Start(ctx, o)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			return err
+		}
+		r.emb = e
+		env.ServerKind, env.ServerBinDir, env.ServerUser = "embedded", e.BinDir, e.User
+		if o.BinDir != "" {
+			env.ServerKind = "pg-bin"
+		}
+		if r.conn, err = pgx.ParseConfig(e.ConnString()); err != nil {
+			return err
+		}
+	}
+	r.conn.RuntimeParams["application_name"] = "keybench"
+	var err error
+	if r.admin, err = pgx.ConnectConfig(ctx, r.conn); err != nil {
+		return fmt.Errorf("connecting to the server: %w", err)
+	}
+	var num int
+	if err := r.admin.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')::int").Scan(&env.ServerVersion, &num); err != nil {
+		return err
+	}
+	r.major = num / 10000
+	if env.Settings, err = metrics.Settings(ctx, r.admin); err != nil {
+		return fmt.Errorf("reading settings: %w", err)
+	}
+	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
+	return nil
+}
+
+// prepareSchema creates keybench's schema, refusing one that exists without keybench's mark.
+func (r *run) prepareSchema(ctx context.Context) error {
+	var comment *string
+	err := r.admin.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", r.cfg.Schema).Scan(&comment)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		if _, err := r.admin.Exec(ctx, "CREATE SCHEMA "+r.cfg.Schema); err != nil {
+			return fmt.Errorf("creating schema %s: %w", r.cfg.Schema, err)
+		}
+		if _, err := r.admin.Exec(ctx, fmt.Sprintf("COMMENT ON SCHEMA %s IS '%s'", r.cfg.Schema, schemaMarker)); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	case comment == nil || *comment != schemaMarker:
+		return &keys.UsageError{Msg: fmt.Sprintf("schema %q exists and was not created by keybench; choose another with --schema", r.cfg.Schema)}
+	}
+	r.ownSc = true
+	return nil
+}
+
+func (r *run) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if r.admin != nil {
+		if r.ownSc && r.emb == nil && !r.admin.IsClosed() {
+			if _, err := r.admin.Exec(ctx, "DROP SCHEMA "+r.cfg.Schema+" CASCADE"); err != nil {
+				r.ui.Logf("could not drop schema %s: %v", r.cfg.Schema, err)
+			}
+		}
+		_ = r.admin.Close(ctx)
+	}
+	if r.emb != nil {
+		if err := r.emb.Stop(); err != nil {
+			r.ui.Logf("stopping the server: %v", err)
+		}
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// MkOut makes the results directory and checks it is writable.
+func MkOut(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(filepath.Join(dir, filepath.Base(f.Name())))
+}
+

@@ -1,0 +1,101 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+)
+
+// UI reports progress: bars with an ETA on a terminal, plain timestamped
+// lines otherwise (CI, pipes, files).
+type UI struct {
+	w   io.Writer
+	tty bool
+	mu  sync.Mutex
+	p   *mpb.Progress
+}
+
+// NewUI writes progress to w (a terminal gets bars).
+func NewUI(w io.Writer) *UI {
+	u := &UI{w: w}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		u.tty = true
+	}
+	return u
+}
+
+// Logf prints one timestamped line.
+func (u *UI) Logf(format string, a ...any) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	line := time.Now().Format("15:04:05") + " " + fmt.Sprintf(format, a...) + "\n"
+	if u.p != nil {
+		_, _ = u.p.Write([]byte(line))
+		return
+	}
+	_, _ = io.WriteString(u.w, line)
+}
+
+// Bar is one long phase's progress.
+type Bar struct {
+	u     *UI
+	bar   *mpb.Bar
+	name  string
+	total int64
+	step  int64
+	next  int64
+	start time.Time
+}
+
+// Phase starts a bar for a phase of total units; on a non-terminal it logs every tenth.
+func (u *UI) Phase(name string, total int64, unit string) *Bar {
+	b := &Bar{u: u, name: name, total: max(total, 1), start: time.Now()}
+	if !u.tty {
+		b.step = max(b.total/10, 1)
+		b.next = b.step
+		return b
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.p == nil {
+		u.p = mpb.New(mpb.WithOutput(u.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
+	}
+	b.bar = u.p.AddBar(b.total,
+		mpb.PrependDecorators(decor.Name(name+" ", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d "+unit, decor.WCSyncWidth)),
+		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO)),
+		mpb.BarRemoveOnComplete(),
+	)
+	return b
+}
+
+// Set reports progress; detail is shown in plain-line mode.
+func (b *Bar) Set(done int64, detail string) {
+	if b.bar != nil {
+		b.bar.SetCurrent(min(done, b.total))
+		return
+	}
+	if done >= b.next && done < b.total {
+		b.u.Logf("  %s %d/%d %s", b.name, done, b.total, detail)
+		for b.next <= done {
+			b.next += b.step
+		}
+	}
+}
+
+// Done ends the bar.
+func (b *Bar) Done() {
+	if b.bar != nil {
+		b.bar.SetTotal(-1, true)
+		b.u.mu.Lock()
+		p := b.u.p
+		b.u.p = nil
+		b.u.mu.Unlock()
+		p.Wait()
+	}
+}

@@ -1,0 +1,179 @@
+// Package scenario holds keybench's presets: named experiments from the
+// source write-ups with defaults scaled to finish on a laptop, and the bare
+// workloads. A scenario turns its parameters, after the user's overrides,
+// into the plan: the ordered list of cells to measure.
+package scenario
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/workload"
+)
+
+// Params are a scenario's tunable parameters; every one can be overridden.
+type Params struct {
+	Workload string
+	Keys     []string
+	Clients  []int
+	Rows     int64
+	Warmup   time.Duration
+	Duration time.Duration
+	// Txns is per client; when set it replaces Duration (pgbench -t).
+	Txns    int64
+	Batch   int
+	ReadBy  string
+	Payload int
+	Repeat  int
+}
+
+// Scenario is a preset or a bare workload.
+type Scenario struct {
+	Name        string
+	Description string
+	// Source names the write-up the preset reproduces ("" for bare workloads).
+	Source   string
+	Defaults Params
+	// Quick replaces the defaults' scale for --quick (a smoke run under a minute).
+	Quick func(p *Params)
+	// Settings are embedded-server settings the scenario runs with unless the user overrides them.
+	Settings []server.Setting
+}
+
+// Cell is one planned measurement.
+type Cell struct {
+	Key      *keys.Spec
+	Workload string
+	Clients  int
+	Repeat   int
+}
+
+var registry = map[string]*Scenario{}
+
+func register(s *Scenario) { registry[s.Name] = s }
+
+// Lookup returns the named scenario or a usage error listing the valid names.
+func Lookup(name string) (*Scenario, error) {
+	if s, ok := registry[name]; ok {
+		return s, nil
+	}
+	return nil, &keys.UsageError{Msg: fmt.Sprintf("unknown scenario %q (valid: %s)", name, strings.Join(Names(), ", "))}
+}
+
+// Names lists scenario names: presets first, then bare workloads.
+func Names() []string {
+	var out []string
+	for _, s := range All() {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// All returns the scenarios, presets first, each group by name.
+func All() []*Scenario {
+	out := make([]*Scenario, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if (out[i].Source == "") != (out[j].Source == "") {
+			return out[i].Source != ""
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Plan lists the cells: for each client count and repetition, every key in
+// the given order, so that repetitions interleave (A B A B) and drift in the
+// machine spreads over all keys alike.
+func Plan(p Params, specs []*keys.Spec) []Cell {
+	var out []Cell
+	for _, c := range p.Clients {
+		for r := 1; r <= p.Repeat; r++ {
+			for _, k := range specs {
+				out = append(out, Cell{Key: k, Workload: p.Workload, Clients: c, Repeat: r})
+			}
+		}
+	}
+	return out
+}
+
+// Validate checks parameters after overrides.
+func (p *Params) Validate() error {
+	bad := func(f string, a ...any) error { return &keys.UsageError{Msg: fmt.Sprintf(f, a...)} }
+	if _, ok := workload.Lookup(p.Workload); !ok {
+		return bad("unknown workload %q", p.Workload)
+	}
+	if len(p.Clients) == 0 {
+		return bad("--clients must be at least 1")
+	}
+	for _, c := range p.Clients {
+		if c < 1 || c > 10000 {
+			return bad("--clients must be from 1 to 10000, not %d", c)
+		}
+	}
+	switch {
+	case p.Rows < 0:
+		return bad("--rows must be 0 or more, not %d", p.Rows)
+	case p.Warmup < 0:
+		return bad("--warmup must not be negative, not %s", p.Warmup)
+	case p.Txns < 0:
+		return bad("--txns must be positive, not %d", p.Txns)
+	case p.Txns == 0 && p.Duration <= 0:
+		return bad("--duration must be positive, not %s", p.Duration)
+	case p.Batch < 1:
+		return bad("--batch must be at least 1, not %d", p.Batch)
+	case p.Payload < 0:
+		return bad("--payload must be 0 or more, not %d", p.Payload)
+	case p.Repeat < 1:
+		return bad("--repeat must be at least 1, not %d", p.Repeat)
+	}
+	return nil
+}
+
+// embeddedDefaults keep checkpoints out of short windows, as the source
+// benchmarks did by raising max_wal_size.
+var embeddedDefaults = []server.Setting{
+	{Name: "max_wal_size", Value: "4GB"},
+	{Name: "checkpoint_timeout", Value: "30min"},
+}
+
+func init() {
+	register(&Scenario{
+		Name:        "war",
+		Source:      "001",
+		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
+		Defaults: Params{
+			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
+			Clients: []int{10}, Rows: 1_000_000, Warmup: 5 * time.Second, Txns: 2000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1,
+		},
+		Quick: func(p *Params) {
+			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
+			p.Rows, p.Warmup, p.Txns = 50_000, time.Second, 300
+		},
+		Settings: append([]server.Setting{{Name: "shared_buffers", Value: "16MB"}}, embeddedDefaults...),
+	})
+	for _, w := range []struct {
+		name string
+		rows int64
+	}{{"insert", 0}, {"insert-read", 100_000}} {
+		m, _ := workload.Lookup(w.name)
+		register(&Scenario{
+			Name:        w.name,
+			Description: "workload: " + m.Description,
+			Defaults: Params{
+				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{8}, Rows: w.rows,
+				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1,
+			},
+			Quick: func(p *Params) {
+				p.Rows, p.Warmup, p.Duration, p.Txns = min(p.Rows, 10_000), time.Second, 3*time.Second, 0
+			},
+			Settings: embeddedDefaults,
+		})
+	}
+}
