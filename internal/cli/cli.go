@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -98,6 +99,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "keybench: error:", oneLine(err.Error()))
 		return ExitUsage
+	}
+	if path := os.Getenv("KEYBENCH_CPUPROFILE"); path != "" { // for profiling keybench itself
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
 	}
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"keybench"}, args...)}
 	err = kctx.Run(e)

@@ -35,6 +35,7 @@ type runCmd struct {
 	PgVersion string        `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
 	PgBin     string        `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
 	PgConf    []string      `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
+	CacheMode string        `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
 	Out       string        `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
 	JSON      bool          `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
 }
@@ -157,7 +158,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 			return runner.Config{}, usagef("%v", err)
 		}
 	}
-	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings}
+	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold"}
 	return cfg, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,6 +104,11 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 	}
 	if (cfg.Duration > 0) == (cfg.Txns > 0) {
 		return nil, errors.New("exactly one of duration and transactions must be set")
+	}
+	// Clients block in system calls (see Dial); each needs a P of its own to
+	// return to, as each pgbench client has a thread of its own with -j.
+	if want := len(clients) + 2; runtime.GOMAXPROCS(0) < want {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 	ws := make([]*worker, len(clients))
 	for i, c := range clients {

@@ -80,6 +80,7 @@ type Environment struct {
 	ServerBinDir  string            `json:"server_bin_dir,omitempty"`
 	ServerUser    string            `json:"server_os_user,omitempty"`
 	Schema        string            `json:"schema"`
+	CacheMode     string            `json:"cache_mode"`
 	Settings      map[string]string `json:"settings"`
 	Host          Host              `json:"host"`
 }
@@ -126,12 +127,12 @@ type Cell struct {
 
 // Prefill records how the table was filled before the window.
 type Prefill struct {
-	Rows         int64   `json:"rows"`
-	Method       string  `json:"method"`
-	LoadS        float64 `json:"load_s"`
-	RowsPerS     float64 `json:"rows_per_s"`
-	IndexBuildS  float64 `json:"index_build_s"`
-	VacuumS      float64 `json:"vacuum_checkpoint_s"`
+	Rows        int64   `json:"rows"`
+	Method      string  `json:"method"`
+	LoadS       float64 `json:"load_s"`
+	RowsPerS    float64 `json:"rows_per_s"`
+	IndexBuildS float64 `json:"index_build_s"`
+	VacuumS     float64 `json:"vacuum_checkpoint_s"`
 }
 
 // Latency holds window latency statistics in milliseconds.

@@ -194,8 +194,10 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, c
 func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workload.Table, gen keys.Generator, n int) ([]*pgx.Conn, []driver.Client, error) {
 	conns := make([]*pgx.Conn, 0, n)
 	clients := make([]driver.Client, 0, n)
+	cc := r.conn.Copy()
+	cc.DialFunc = driver.Dial
 	for i := 0; i < n; i++ {
-		cn, err := pgx.ConnectConfig(ctx, r.conn)
+		cn, err := pgx.ConnectConfig(ctx, cc)
 		if err != nil {
 			return conns, nil, fmt.Errorf("client %d: connecting: %w", i+1, err)
 		}

@@ -143,7 +143,7 @@ func (r *run) startServer(ctx context.Context) error {
 	env.Schema = r.cfg.Schema
 	if r.cfg.ConnConfig != nil {
 		r.conn = r.cfg.ConnConfig
-		env.ServerKind = "dsn"
+		env.ServerKind, env.CacheMode = "dsn", "as configured by the server's owner"
 	} else {
 		o := r.cfg.Embedded
 		o.Logf = r.ui.Logf
@@ -156,7 +156,7 @@ func (r *run) startServer(ctx context.Context) error {
 			return err
 		}
 		r.emb = e
-		env.ServerKind, env.ServerBinDir, env.ServerUser = "embedded", e.BinDir, e.User
+		env.ServerKind, env.ServerBinDir, env.ServerUser, env.CacheMode = "embedded", e.BinDir, e.User, e.CacheMode
 		if o.BinDir != "" {
 			env.ServerKind = "pg-bin"
 		}
@@ -239,4 +239,3 @@ func MkOut(dir string) error {
 	f.Close()
 	return os.Remove(filepath.Join(dir, filepath.Base(f.Name())))
 }
-

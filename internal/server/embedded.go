@@ -30,6 +30,10 @@ type Options struct {
 	Settings []Setting
 	// TCP makes the server also listen on 127.0.0.1, with a generated password.
 	TCP bool
+	// ColdCache makes cache misses reach the disk, as on the machines of the
+	// source benchmarks: a small shared_buffers and, on PostgreSQL 16+, direct
+	// IO for data files so the OS page cache cannot hide the misses.
+	ColdCache bool
 	// Logf reports slow steps; nil is silent.
 	Logf func(string, ...any)
 }
@@ -50,12 +54,30 @@ type Embedded struct {
 	Password string
 	// TCP reports whether the server listens on 127.0.0.1.
 	TCP bool
+	// CacheMode describes the cache mode the server runs in.
+	CacheMode string
 
 	dir     string
 	logPath string
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
+}
+
+// ColdSharedBuffers is shared_buffers in cold-cache mode: small enough that
+// the indexes of the presets' tables outgrow it within minutes.
+const ColdSharedBuffers = "16MB"
+
+// major parses the major version of "18.6" or "15.18 (Debian ...)".
+func major(version string) int {
+	n := 0
+	for _, c := range version {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 // DBUser is the superuser initdb creates in the embedded server.
@@ -123,7 +145,20 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 		return nil, fmt.Errorf("initdb failed: %v: %s", err, lastLines(out, 5))
 	}
 	args := []string{"-D", e.DataDir, "-k", e.SocketDir, "-p", fmt.Sprint(e.Port), "-c", "listen_addresses=" + map[bool]string{true: "127.0.0.1"}[o.TCP]}
-	for _, s := range o.Settings {
+	settings := o.Settings
+	e.CacheMode = "warm"
+	if o.ColdCache {
+		cold := []Setting{{"shared_buffers", ColdSharedBuffers}}
+		e.CacheMode = "cold: shared_buffers=" + ColdSharedBuffers
+		if major(e.Version) >= 16 {
+			cold = append(cold, Setting{"debug_io_direct", "data"})
+			e.CacheMode += ", direct IO for data files"
+		} else {
+			e.CacheMode += " (no direct IO before PostgreSQL 16: the OS page cache still serves misses)"
+		}
+		settings = append(cold, settings...)
+	}
+	for _, s := range settings {
 		args = append(args, "-c", s.Name+"="+s.Value)
 	}
 	logFile, err := os.OpenFile(e.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
