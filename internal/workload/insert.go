@@ -117,8 +117,7 @@ func (in *inserter) fill() {
 
 func (in *inserter) Txn() (int, error) {
 	in.fill()
-	_, err := in.conn.ExecPrepared(context.Background(), insertStmt, in.params, in.formats, nil).Close()
-	if err != nil {
+	if err := execNoResult(in.conn, insertStmt, in.params, in.formats); err != nil {
 		return 0, err
 	}
 	return in.batch, nil

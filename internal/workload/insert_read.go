@@ -78,10 +78,11 @@ func (l *insertRead) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Tabl
 	if l.o.ReadBy == "key" {
 		col = "id"
 	}
-	if _, err := conn.Prepare(ctx, readStmt, fmt.Sprintf("SELECT id, data, payload FROM %s WHERE %s = $1", t.Qualified(), col), nil); err != nil {
+	sd, err := conn.Prepare(ctx, readStmt, fmt.Sprintf("SELECT id, data, payload FROM %s WHERE %s = $1", t.Qualified(), col), nil)
+	if err != nil {
 		return nil, fmt.Errorf("prepare read: %w", err)
 	}
-	w := &insertReadWorker{ins: ins, l: l, params: [][]byte{make([]byte, 8)}, formats: []int16{1}}
+	w := &insertReadWorker{ins: ins, l: l, read: sd, params: [][]byte{make([]byte, 8)}, formats: []int16{1}}
 	if l.o.ReadBy == "key" {
 		w.formats[0] = l.format
 	}
@@ -91,6 +92,7 @@ func (l *insertRead) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Tabl
 type insertReadWorker struct {
 	ins     *inserter
 	l       *insertRead
+	read    *pgconn.StatementDescription
 	params  [][]byte
 	formats []int16
 }
@@ -105,7 +107,8 @@ func (w *insertReadWorker) Txn() (int, error) {
 	} else {
 		binary.BigEndian.PutUint64(w.params[0], uint64(w.ins.rng.Int64N(w.ins.rows)+1))
 	}
-	rr := w.ins.conn.ExecPrepared(context.Background(), readStmt, w.params, w.formats, nil)
+	// ExecStatement knows the result columns from Prepare, so it sends no Describe.
+	rr := w.ins.conn.ExecStatement(context.Background(), w.read, w.params, w.formats, nil)
 	for rr.NextRow() {
 	}
 	if _, err := rr.Close(); err != nil {

@@ -1,0 +1,37 @@
+package workload
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// execNoResult runs a prepared statement that returns no rows with exactly
+// the messages pgbench -M prepared sends: Bind, Execute, Sync.
+// pgconn's ExecPrepared adds a Describe to learn the result columns, one more
+// message for the server to answer on every transaction.
+func execNoResult(pg *pgconn.PgConn, stmt string, params [][]byte, formats []int16) error {
+	fe := pg.Frontend()
+	fe.SendBind(&pgproto3.Bind{PreparedStatement: stmt, ParameterFormatCodes: formats, Parameters: params})
+	fe.SendExecute(&pgproto3.Execute{})
+	fe.SendSync(&pgproto3.Sync{})
+	flushErr := fe.Flush()
+	var queryErr error
+	for {
+		// A failed flush leaves the connection broken: the receive below fails too and closes it.
+		msg, err := pg.ReceiveMessage(context.Background())
+		if err != nil {
+			if flushErr != nil {
+				return flushErr
+			}
+			return err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.ErrorResponse:
+			queryErr = pgconn.ErrorResponseToPgError(m)
+		case *pgproto3.ReadyForQuery:
+			return queryErr
+		}
+	}
+}
