@@ -165,8 +165,12 @@ func (r *run) startServer(ctx context.Context) error {
 		}
 	}
 	r.conn.RuntimeParams["application_name"] = "keybench"
+	// The admin connection sees a new table of another key type in every cell:
+	// cached statements would outlive their table.
+	admin := r.conn.Copy()
+	admin.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
 	var err error
-	if r.admin, err = pgx.ConnectConfig(ctx, r.conn); err != nil {
+	if r.admin, err = pgx.ConnectConfig(ctx, admin); err != nil {
 		return fmt.Errorf("connecting to the server: %w", err)
 	}
 	var num int

@@ -1,0 +1,157 @@
+package keys_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/server/servertest"
+)
+
+func TestMain(m *testing.M) { os.Exit(servertest.Main(m, server.Options{})) }
+
+func connect(t *testing.T) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+func parse(t *testing.T, raw string) *keys.Spec {
+	t.Helper()
+	s, err := keys.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestServerReadsClientKeys has PostgreSQL read keybench's client-made keys
+// back with its own functions: the version, and for v1 and v7 the timestamp.
+func TestServerReadsClientKeys(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	for name, version := range map[string]int{"uuidv4": 4, "uuidv7": 7, "uuidv1": 1, "uuidv6": 6, "seq-uuid-time": 4, "comb": 4} {
+		s := parse(t, name)
+		before := time.Now()
+		raw := make([]byte, 16)
+		s.NewGenerator().Stream().Next(raw)
+		var gotVersion int
+		var ts *time.Time
+		err := c.QueryRow(ctx, "SELECT uuid_extract_version($1::uuid), uuid_extract_timestamp($1::uuid)", s.Format(raw)).Scan(&gotVersion, &ts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if gotVersion != version {
+			t.Errorf("%s: server reads version %d, want %d", name, gotVersion, version)
+		}
+		if version == 1 || version == 7 {
+			if ts == nil || ts.Before(before.Add(-time.Millisecond)) || ts.After(time.Now().Add(time.Millisecond)) {
+				t.Errorf("%s: server reads timestamp %v, want about %v", name, ts, before)
+			}
+		}
+	}
+}
+
+// TestServerSortsTimeOrderedKeys checks that PostgreSQL's uuid ordering agrees
+// with generation order for the time-ordered strategies, and compares the
+// client uuidv7 with the server's own uuidv7().
+func TestServerSortsTimeOrderedKeys(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	for _, name := range []string{"uuidv7", "uuidv6", "ulid"} {
+		s := parse(t, name)
+		st := s.NewGenerator().Stream()
+		vals := make([]string, 1000)
+		raw := make([]byte, 16)
+		for i := range vals {
+			st.Next(raw)
+			vals[i] = s.Format(raw)
+		}
+		var sorted bool
+		if err := c.QueryRow(ctx, "SELECT array_agg(v ORDER BY v) = array_agg(v ORDER BY o) FROM unnest($1::uuid[]) WITH ORDINALITY AS u(v, o)", vals).Scan(&sorted); err != nil {
+			t.Fatal(err)
+		}
+		if !sorted {
+			t.Errorf("%s: PostgreSQL sorts the values in another order than they were made", name)
+		}
+	}
+	// A client uuidv7 made between two server uuidv7() calls sorts between them.
+	var a, b string
+	s := parse(t, "uuidv7")
+	raw := make([]byte, 16)
+	if err := c.QueryRow(ctx, "SELECT uuidv7()::text").Scan(&a); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	s.NewGenerator().Stream().Next(raw)
+	time.Sleep(2 * time.Millisecond)
+	if err := c.QueryRow(ctx, "SELECT uuidv7()::text").Scan(&b); err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Format(raw); !(a < v && v < b) {
+		t.Errorf("client uuidv7 %s does not sort between server uuidv7() values %s and %s", v, a, b)
+	}
+}
+
+// TestStoredBytes checks the catalog's byte counts against pg_column_size.
+func TestStoredBytes(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	for _, raw := range []string{"uuidv4", "uuidv4:as=text", "uuidv4:as=char32", "uuidv4:as=bytea", "ulid:as=text", "snowflake", "bigint:gen=client"} {
+		s := parse(t, raw)
+		v := make([]byte, s.Strategy.Width)
+		s.NewGenerator().Stream().Next(v)
+		var size int
+		if err := c.QueryRow(ctx, "SELECT pg_column_size($1::"+s.ColumnType()+")", s.Format(v)).Scan(&size); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		// A datum alone carries a 4-byte varlena header; stored in a row it has a 1-byte one.
+		if s.StoredBytes() > 16 || raw == "uuidv4:as=bytea" {
+			size -= 3
+		}
+		if size != s.StoredBytes() {
+			t.Errorf("%s: pg_column_size says %d bytes, catalog %d", raw, size, s.StoredBytes())
+		}
+	}
+}
+
+// TestSeqUUIDServerTwin checks that the server-side sequential-uuid function
+// puts the same prefix as the client generator.
+func TestSeqUUIDServerTwin(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	s := parse(t, "seq-uuid-seq:block=10:count=256")
+	sv := keys.Server{Major: 18, Schema: "public", Table: "public.t"}
+	r, err := parse(t, "seq-uuid-seq:block=10:count=256:gen=server").Resolve(sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range r.Setup(sv)[:1] { // the function; the sequence is per table
+		if _, err := c.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.NewGenerator().Stream()
+	raw := make([]byte, 16)
+	for i := int64(0); i < 300; i += 7 {
+		for j := int64(0); j < 7; j++ {
+			st.Next(raw)
+		}
+		var server []byte
+		if err := c.QueryRow(ctx, "SELECT uuid_send(public.kb_seq_uuid($1, 10, 256))", i+6).Scan(&server); err != nil {
+			t.Fatal(err)
+		}
+		if server[0] != raw[0] || server[6]>>4 != 4 || server[8]>>6 != 2 {
+			t.Fatalf("value %d: server %x, client %x", i+6, server, raw)
+		}
+	}
+}

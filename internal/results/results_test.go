@@ -1,0 +1,69 @@
+package results
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sample() *Results {
+	return &Results{SchemaVersion: SchemaVersion, Status: StatusOK, Scenario: "war",
+		Environment: Environment{ServerVersion: "18.6", Settings: map[string]string{"shared_buffers": "2048"}},
+		Cells: []Cell{
+			{Key: "uuidv4", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1000, DurationS: 10, Txns: 10000,
+				Timeline: []Second{{T: 1, TPS: 1000, P99ms: 2}}, Metrics: map[string]any{"total_bytes": int64(2000)}},
+			{Key: "bigint", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1500, DurationS: 10, Txns: 15000,
+				Timeline: []Second{}, Metrics: map[string]any{"total_bytes": int64(1000), "io": Unavailable{"no permission"}}},
+		}}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	if err := sample().Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cells) != 2 || r.Cells[1].Metrics["io"].(map[string]any)["unavailable"] != "no permission" {
+		t.Errorf("read back %+v", r.Cells)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "samples.csv"))
+	if !strings.Contains(string(b), "0,uuidv4,insert,8,0,1,1000.000,0.000,2.000,0") {
+		t.Errorf("samples.csv:\n%s", b)
+	}
+	files, _ := os.ReadDir(dir)
+	if len(files) != 2 {
+		t.Errorf("temporary files left: %v", files)
+	}
+}
+
+func TestReadRejectsOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a.json": "{", "b.json": `{"schema_version": 99, "cells": []}`, "c.json": `{"schema_version": 1}`} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		if _, err := Read(p); err == nil {
+			t.Errorf("%s accepted", body)
+		}
+	}
+}
+
+func TestSummaryComparesWithTheRowAbove(t *testing.T) {
+	var b bytes.Buffer
+	sample().WriteSummary(&b)
+	if !strings.Contains(b.String(), "50% faster and 50% smaller than uuidv4") {
+		t.Errorf("summary:\n%s", b.String())
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 5 << 30: "5.0 GiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %s, want %s", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/runner"
+	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/server/servertest"
+)
+
+func TestMain(m *testing.M) { os.Exit(servertest.Main(m, server.Options{ColdCache: true})) }
+
+func config(t *testing.T, workload string, keyList string, p func(*scenario.Params)) runner.Config {
+	t.Helper()
+	sc, err := scenario.Lookup(workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := sc.Defaults
+	params.Rows, params.Warmup, params.Duration, params.Clients = 2000, 200*time.Millisecond, time.Second, []int{3}
+	if p != nil {
+		p(&params)
+	}
+	specs, err := keys.ParseList(keyList)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := pgx.ParseConfig(servertest.Server.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runner.Config{Scenario: sc, Params: params, Specs: specs, ConnConfig: cc, Schema: "kbtest",
+		Out: t.TempDir(), Seed: 1, UI: runner.NewUI(io.Discard), Version: "test"}
+}
+
+func schemaExists(t *testing.T, name string) bool {
+	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var n int
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// TestRunMeasuresEveryCell runs both workloads with server- and client-made
+// keys and checks every stable field, the row check and the written files.
+func TestRunMeasuresEveryCell(t *testing.T) {
+	for _, tc := range []struct{ workload, keys, readBy string }{
+		{"insert", "bigint,uuidv4:gen=client,seq-uuid-seq:gen=server", ""},
+		{"insert-read", "uuidv4:as=text,uuidv7:gen=client", "data"},
+		{"insert-read", "bigint,ulid", "key"},
+	} {
+		cfg := config(t, tc.workload, tc.keys, func(p *scenario.Params) { p.ReadBy = tc.readBy })
+		res, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.workload, tc.keys, err)
+		}
+		if res.Status != results.StatusOK || res.Environment.ServerVersion == "" || len(res.Environment.Settings) == 0 {
+			t.Fatalf("run: %+v", res)
+		}
+		if len(res.Cells) != len(cfg.Specs) {
+			t.Fatalf("%d cells, want %d", len(res.Cells), len(cfg.Specs))
+		}
+		for _, c := range res.Cells {
+			if c.Status != results.StatusOK || c.Txns == 0 || c.TPS <= 0 || c.RowsInserted == 0 || c.DurationS < 0.9 ||
+				c.LatencyMS.P99 <= 0 || c.LatencyMS.Max < c.LatencyMS.P99 || len(c.Timeline) == 0 || c.RowsBefore != 2000 {
+				t.Errorf("%s %s: cell %+v", tc.workload, c.Key, c)
+			}
+			if c.RowCheck == nil || !c.RowCheck.OK || c.RowCheck.Server < 2000+c.RowsInserted {
+				t.Errorf("%s: row check %+v", c.Key, c.RowCheck)
+			}
+			for _, m := range []string{"table_bytes", "index_bytes", "total_bytes", "wal_bytes"} {
+				if v, ok := c.Int(m); !ok || v <= 0 {
+					t.Errorf("%s: metric %s = %v", c.Key, m, c.Metrics[m])
+				}
+			}
+		}
+		if _, err := results.Read(filepath.Join(cfg.Out, "results.json")); err != nil {
+			t.Error(err)
+		}
+		if schemaExists(t, "kbtest") {
+			t.Error("keybench left its schema behind")
+		}
+	}
+}
+
+// TestRefusesForeignSchema never touches a schema keybench did not create.
+func TestRefusesForeignSchema(t *testing.T) {
+	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), "CREATE SCHEMA theirs; CREATE TABLE theirs.precious (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(t, "insert", "bigint", nil)
+	cfg.Schema = "theirs"
+	_, err = runner.Run(context.Background(), cfg)
+	var ue *keys.UsageError
+	if err == nil || !errors.As(err, &ue) {
+		t.Fatalf("run in a foreign schema: %v", err)
+	}
+	var n int
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'theirs'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("foreign schema changed: %d tables, %v", n, err)
+	}
+}
+
+func TestInterruptKeepsFinishedCells(t *testing.T) {
+	cfg := config(t, "insert", "bigint,uuidv4,uuidv7", func(p *scenario.Params) { p.Rows = 0 })
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(2500*time.Millisecond, cancel)
+	res, err := runner.Run(ctx, cfg)
+	if err != runner.ErrInterrupted || res.Status != results.StatusInterrupted {
+		t.Fatalf("err %v, status %s", err, res.Status)
+	}
+	saved, err := results.Read(filepath.Join(cfg.Out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Status != results.StatusInterrupted || len(saved.Cells) == 0 || saved.Cells[0].Status != results.StatusOK {
+		t.Errorf("saved: status %s, cells %+v", saved.Status, saved.Cells)
+	}
+}

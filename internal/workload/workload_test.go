@@ -1,0 +1,40 @@
+package workload
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestDataValueIsAPermutation(t *testing.T) {
+	for _, n := range []int64{1, 2, 7, 1000, 65536, 100_003} {
+		seen := make([]bool, n+1)
+		scattered := false
+		for i := int64(1); i <= n; i++ {
+			v := DataValue(i, n)
+			if v < 1 || v > n || seen[v] {
+				t.Fatalf("n=%d: DataValue(%d) = %d repeats or is out of range", n, i, v)
+			}
+			seen[v] = true
+			if v != i {
+				scattered = true
+			}
+		}
+		if n > 2 && !scattered {
+			t.Errorf("n=%d: values come in row order", n)
+		}
+	}
+	// The SQL twin is the same expression.
+	if got := dataValueSQL(1000); got != fmt.Sprintf("(i %% 1000) * %d %% 1000 + 1", scatterPrime) {
+		t.Errorf("dataValueSQL = %s", got)
+	}
+}
+
+func TestPayloadValue(t *testing.T) {
+	if payloadValue(1, 0) != nil {
+		t.Error("zero-length payload is not NULL")
+	}
+	// md5('1') = c4ca4238a0b923820dcc509a6f75849b, repeated and cut as payloadSQL does.
+	if got := payloadValue(1, 40).(string); got != "c4ca4238a0b923820dcc509a6f75849bc4ca4238" {
+		t.Errorf("payloadValue(1, 40) = %s", got)
+	}
+}
