@@ -1,0 +1,268 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gofrs/uuid/v5"
+)
+
+var bin string
+
+// TestMain builds the keybench binary once: these tests run it as a user would.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "keybench-cli-test-*")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "keybench")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/keybench/keybench/cmd/keybench").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building keybench: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func keybench(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestBadInputExits2WithOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--keys", "nosuch"},
+		{"run", "--clients", "0"},
+		{"run", "--duration", "-1s"},
+		{"run", "--dsn", "not-a-dsn"},
+		{"run", "nosuchscenario"},
+		{"run", "--pg-version", "9"},
+		{"run", "--keys", "bigint:cache=0"},
+		{"run", "--no-such-flag"},
+		{"run", "--out", "/proc/keybench-cannot-write-here"},
+		{"gen", "nosuch"},
+		{"gen", "uuidv7", "-n", "-1"},
+		{"report", "/nonexistent/results.json"},
+	} {
+		out, errOut, code := keybench(t, args...)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code != 2 || out != "" && !strings.HasPrefix(args[0], "run") || len(lines) != 1 || strings.Contains(errOut, "goroutine") {
+			t.Errorf("keybench %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+	if _, errOut, _ := keybench(t, "run", "--keys", "nosuch"); !strings.Contains(errOut, "valid: bigint, int, uuidv4") {
+		t.Errorf("unknown key error does not list the valid names: %s", errOut)
+	}
+}
+
+func TestKeysListsTheCatalog(t *testing.T) {
+	out, _, code := keybench(t, "keys")
+	for _, n := range []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb"} {
+		if !strings.Contains(out, "│ "+n+" ") {
+			t.Errorf("keys does not list %s", n)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+func TestGenUUIDv7(t *testing.T) {
+	out, _, code := keybench(t, "gen", "uuidv7", "-n", "100000")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 100000 {
+		t.Fatalf("exit %d, %d lines", code, len(lines))
+	}
+	for i, l := range lines {
+		u, err := uuid.FromString(l)
+		if err != nil || u.Version() != 7 {
+			t.Fatalf("line %d: %q is not a version-7 uuid", i, l)
+		}
+		if i > 0 && l <= lines[i-1] {
+			t.Fatalf("line %d: %s does not follow %s", i, l, lines[i-1])
+		}
+	}
+}
+
+func TestGenSeqUUIDTimePrefix(t *testing.T) {
+	before := time.Now().Unix()
+	out, _, _ := keybench(t, "gen", "seq-uuid-time", "-n", "1")
+	after := time.Now().Unix()
+	prefix, err := strconv.ParseUint(out[:4], 16, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prefix != uint64(before/60%65536) && prefix != uint64(after/60%65536) {
+		t.Errorf("prefix %04x, want (unix seconds / 60) mod 65536 = %04x", prefix, before/60%65536)
+	}
+}
+
+// postgresChildren lists the postgres processes whose parent is pid.
+func postgresChildren(pid int) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndex(s, ")")+2:])
+		if ppid, _ := strconv.Atoi(f[1]); ppid == pid && strings.Contains(s, "(postgres)") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(b), ") Z ")
+}
+
+// startRun starts a run and waits until its results.json reports at least minCells cells.
+func startRun(t *testing.T, out string, minCells int, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run", "--out", out}, args...)...)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { // drain progress
+		s := bufio.NewScanner(stderr)
+		for s.Scan() {
+		}
+	}()
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		var r struct {
+			Cells []json.RawMessage `json:"cells"`
+		}
+		if b, err := os.ReadFile(filepath.Join(out, "results.json")); err == nil && json.Unmarshal(b, &r) == nil && len(r.Cells) >= minCells {
+			return cmd
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	t.Fatal("the run did not reach its cells in time")
+	return nil
+}
+
+func TestSIGINTKeepsResultsAndStopsTheServer(t *testing.T) {
+	out := t.TempDir()
+	cmd := startRun(t, out, 1, "insert", "--keys", "bigint,uuidv4,uuidv7", "-T", "2s", "--warmup", "0s", "-c", "2")
+	servers := postgresChildren(cmd.Process.Pid)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	took := time.Since(start)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || took > 5*time.Second {
+		t.Errorf("exit %v after %s, want 130 within 5 s", err, took)
+	}
+	var r struct {
+		Status string `json:"status"`
+		Cells  []struct {
+			Status string `json:"status"`
+		} `json:"cells"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
+	if err := json.Unmarshal(b, &r); err != nil || r.Status != "interrupted" || len(r.Cells) == 0 || r.Cells[0].Status != "ok" {
+		t.Errorf("results after SIGINT: %s", b)
+	}
+	for _, p := range servers {
+		if alive(p) {
+			t.Errorf("postgres %d outlived keybench", p)
+		}
+	}
+}
+
+func TestSIGKILLTakesTheServerDown(t *testing.T) {
+	out := t.TempDir()
+	cmd := startRun(t, out, 0, "insert", "--keys", "bigint", "-T", "60s", "--warmup", "0s", "-c", "2")
+	var servers []int
+	for i := 0; i < 100 && len(servers) == 0; i++ {
+		servers = postgresChildren(cmd.Process.Pid)
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(servers) == 0 {
+		t.Fatal("no postgres child found")
+	}
+	backends := postgresChildren(servers[0])
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for _, p := range append(servers, backends...) {
+		for alive(p) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(p) {
+			t.Errorf("postgres %d still running 5 s after keybench was killed", p)
+		}
+	}
+}
+
+func TestQuickRun(t *testing.T) {
+	out := t.TempDir()
+	start := time.Now()
+	stdout, stderr, code := keybench(t, "run", "--quick", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("quick run took %s", time.Since(start))
+	var r map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	env := r["environment"].(map[string]any)
+	if r["schema_version"] != 1.0 || r["status"] != "ok" || env["server_version"] == "" || len(env["settings"].(map[string]any)) == 0 {
+		t.Errorf("results: %v", r)
+	}
+	cells := r["cells"].([]any)
+	if len(cells) < 5 {
+		t.Errorf("%d cells, want at least 5 keys", len(cells))
+	}
+	for _, c := range cells {
+		cell := c.(map[string]any)
+		for _, f := range []string{"key", "workload", "clients", "status", "rows_before", "duration_s", "txns", "rows_inserted", "tps", "latency_ms", "errors", "timeline", "metrics"} {
+			if _, ok := cell[f]; !ok {
+				t.Errorf("cell lacks %s", f)
+			}
+		}
+		lat := cell["latency_ms"].(map[string]any)
+		for _, f := range []string{"mean", "p50", "p95", "p99", "p999", "max"} {
+			if _, ok := lat[f]; !ok {
+				t.Errorf("latency_ms lacks %s", f)
+			}
+		}
+	}
+	for _, k := range []string{"uuidv4:as=text", "uuidv4", "uuidv7", "bigint"} {
+		if !strings.Contains(stdout, "│ "+k+" ") {
+			t.Errorf("summary lacks %s:\n%s", k, stdout)
+		}
+	}
+}
