@@ -90,7 +90,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 		p.Duration, p.Txns = r.Duration, 0
 	}
 	if r.Txns != 0 {
-		p.Txns = r.Txns
+		p.Txns, p.Duration = r.Txns, 0
 	}
 	if r.Warmup != -1 {
 		p.Warmup = r.Warmup

@@ -64,14 +64,22 @@ func compare(c, prev *Cell) string {
 	if prev == nil || prev.Workload != c.Workload || prev.Clients != c.Clients || prev.Status != StatusOK || prev.TPS == 0 {
 		return ""
 	}
-	speed := relative(c.TPS/prev.TPS, "faster", "slower", "same speed")
-	out := speed
+	speed := relative(c.TPS/prev.TPS, "faster", "slower", "")
+	size := ""
 	if a, ok := c.Int("total_bytes"); ok {
 		if b, ok := prev.Int("total_bytes"); ok && b > 0 {
-			out += " and " + relative(float64(a)/float64(b), "larger", "smaller", "same size")
+			size = relative(float64(a)/float64(b), "larger", "smaller", "")
 		}
 	}
-	return out + " than " + prev.Key
+	switch {
+	case speed == "" && size == "":
+		return "same speed and size as " + prev.Key
+	case speed == "":
+		return size + " than " + prev.Key + ", same speed"
+	case size == "":
+		return speed + " than " + prev.Key + ", same size"
+	}
+	return speed + " and " + size + " than " + prev.Key
 }
 
 // relative renders ratio = new/old as "N% up" (new = old*(1+N%)) or "N% down" (new = old*(1-N%)).
