@@ -55,6 +55,13 @@ func (r *Results) WriteSummary(w io.Writer) {
 		{Number: 9, Align: text.AlignRight}, {Number: 10, Align: text.AlignRight},
 	})
 	t.Render()
+	seen := map[string]bool{}
+	for _, c := range r.Cells {
+		if c.KeyNote != "" && !seen[c.Key+c.KeyNote] {
+			seen[c.Key+c.KeyNote] = true
+			fmt.Fprintf(w, "note: %s: %s.\n", c.Key, c.KeyNote)
+		}
+	}
 	fmt.Fprintln(w, "rate: transactions per second in the measured window; size: table + indexes at the end of the cell.")
 	fmt.Fprintln(w, "comparisons are between single runs; --repeat N adds intervals and marks differences within noise.")
 }
