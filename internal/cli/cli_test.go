@@ -212,6 +212,7 @@ func TestSIGKILLTakesTheServerDown(t *testing.T) {
 		t.Fatal("no postgres child found")
 	}
 	backends := postgresChildren(servers[0])
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "keybench-pg-*"))
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline := time.Now().Add(5 * time.Second)
@@ -221,6 +222,15 @@ func TestSIGKILLTakesTheServerDown(t *testing.T) {
 		}
 		if alive(p) {
 			t.Errorf("postgres %d still running 5 s after keybench was killed", p)
+		}
+	}
+	// The next keybench that starts a server removes what the killed one left.
+	if _, stderr, code := keybench(t, "run", "insert", "--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "0", "--out", t.TempDir()); code != 0 {
+		t.Fatalf("next run: exit %d: %s", code, stderr)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s left by the killed keybench is still there", d)
 		}
 	}
 }

@@ -154,7 +154,7 @@ func init() {
 		},
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
-			p.Rows, p.Warmup, p.Txns = 50_000, time.Second, 300
+			p.Rows, p.Warmup, p.Txns = 50_000, time.Second, 1000
 		},
 		Settings: embeddedDefaults,
 	})

@@ -101,8 +101,9 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	if err := run.canReach(filepath.Join(bin, "postgres")); err != nil {
 		return nil, err
 	}
+	sweepStale(logf)
 	e := &Embedded{BinDir: bin, User: run.name, Port: 5432, TCP: o.TCP, exited: make(chan struct{})}
-	e.dir, err = os.MkdirTemp("", "keybench-pg-*")
+	e.dir, err = os.MkdirTemp("", tempPrefix+"*")
 	if err != nil {
 		return nil, err
 	}
