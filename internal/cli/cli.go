@@ -19,6 +19,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/server"
 )
 
 // Exit codes.
@@ -117,11 +118,12 @@ func exitFor(err error, stderr io.Writer) int {
 	}
 	var ue usageError
 	var ke *keys.UsageError
+	var se *server.SettingError
 	switch {
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(stderr, "keybench: interrupted")
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.As(err, &ke):
+	case errors.As(err, &ue), errors.As(err, &ke), errors.As(err, &se):
 		fmt.Fprintln(stderr, "keybench: error:", oneLine(err.Error()))
 		return ExitUsage
 	default:

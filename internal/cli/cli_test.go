@@ -63,10 +63,18 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"gen", "nosuch"},
 		{"gen", "uuidv7", "-n", "-1"},
 		{"report", "/nonexistent/results.json"},
+		{"run", "insert", "--pg-conf", "no_such_setting=1", "--out", os.TempDir() + "/keybench-test-badconf"},
 	} {
-		out, errOut, code := keybench(t, args...)
+		_, errOut, code := keybench(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
-		if code != 2 || out != "" && !strings.HasPrefix(args[0], "run") || len(lines) != 1 || strings.Contains(errOut, "goroutine") {
+		errLines := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, "keybench: ") {
+				errLines++
+			}
+		}
+		last := lines[len(lines)-1]
+		if code != 2 || errLines != 1 || !strings.HasPrefix(last, "keybench: error: ") || strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
 			t.Errorf("keybench %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
 		}
 	}

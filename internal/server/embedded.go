@@ -80,6 +80,11 @@ func major(version string) int {
 	return n
 }
 
+// SettingError is a server setting (--pg-conf) that PostgreSQL refused: bad input, not a failure.
+type SettingError struct{ Msg string }
+
+func (e *SettingError) Error() string { return e.Msg }
+
 // DBUser is the superuser initdb creates in the embedded server.
 const DBUser = "keybench"
 
@@ -230,7 +235,11 @@ func (e *Embedded) waitReady(ctx context.Context, limit time.Duration) error {
 		}
 		select {
 		case <-e.exited:
-			return fmt.Errorf("postgres exited during start-up: %s", e.LogTail(5))
+			tail := e.LogTail(5)
+			if strings.Contains(tail, "configuration parameter") || strings.Contains(tail, "invalid value for parameter") {
+				return &SettingError{Msg: "the server rejected a setting: " + tail}
+			}
+			return fmt.Errorf("postgres exited during start-up: %s", tail)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
