@@ -220,7 +220,18 @@ func TestSIGKILLTakesTheServerDown(t *testing.T) {
 		t.Fatal("no postgres child found")
 	}
 	backends := postgresChildren(servers[0])
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "keybench-pg-*"))
+	// The killed server's private directory, from the postmaster's -D argument.
+	args, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", servers[0]))
+	parts := strings.Split(string(args), "\x00")
+	var dirs []string
+	for i, a := range parts {
+		if a == "-D" && i+1 < len(parts) {
+			dirs = append(dirs, filepath.Dir(parts[i+1]))
+		}
+	}
+	if len(dirs) != 1 {
+		t.Fatalf("no -D in the postmaster's arguments %q", parts)
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline := time.Now().Add(5 * time.Second)
