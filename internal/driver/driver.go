@@ -158,7 +158,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 				// runtime would preempt it at the end of every 10 ms time
 				// slice and take its P away, waking its monitor thread every
 				// 20 µs; yielding first starts a fresh slice at no such cost.
-				if t1.Sub(lastYield) > 5*time.Millisecond {
+				if t1.Sub(lastYield) > 8*time.Millisecond {
 					runtime.Gosched()
 					lastYield = t1
 				}

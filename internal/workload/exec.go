@@ -11,11 +11,12 @@ import (
 // the messages pgbench -M prepared sends: Bind, Execute, Sync.
 // pgconn's ExecPrepared adds a Describe to learn the result columns, one more
 // message for the server to answer on every transaction.
-func execNoResult(pg *pgconn.PgConn, stmt string, params [][]byte, formats []int16) error {
+// The messages are built once per statement (msgs) so a transaction allocates nothing.
+func execNoResult(pg *pgconn.PgConn, m *msgs) error {
 	fe := pg.Frontend()
-	fe.SendBind(&pgproto3.Bind{PreparedStatement: stmt, ParameterFormatCodes: formats, Parameters: params})
-	fe.SendExecute(&pgproto3.Execute{})
-	fe.SendSync(&pgproto3.Sync{})
+	fe.SendBind(&m.bind)
+	fe.SendExecute(&m.execute)
+	fe.SendSync(&m.sync)
 	flushErr := fe.Flush()
 	var queryErr error
 	for {
@@ -34,4 +35,15 @@ func execNoResult(pg *pgconn.PgConn, stmt string, params [][]byte, formats []int
 			return queryErr
 		}
 	}
+}
+
+// msgs are the protocol messages of one prepared statement without results.
+type msgs struct {
+	bind    pgproto3.Bind
+	execute pgproto3.Execute
+	sync    pgproto3.Sync
+}
+
+func newMsgs(stmt string, params [][]byte, formats []int16) *msgs {
+	return &msgs{bind: pgproto3.Bind{PreparedStatement: stmt, ParameterFormatCodes: formats, Parameters: params}}
 }

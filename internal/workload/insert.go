@@ -52,6 +52,7 @@ type inserter struct {
 	params  [][]byte
 	formats []int16
 	payload []byte
+	msgs    *msgs
 }
 
 const insertStmt = "kb_insert"
@@ -100,6 +101,7 @@ func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Ge
 		in.formats[p+1] = 0
 		p += 2
 	}
+	in.msgs = newMsgs(insertStmt, in.params, in.formats)
 	return in, nil
 }
 
@@ -117,7 +119,7 @@ func (in *inserter) fill() {
 
 func (in *inserter) Txn() (int, error) {
 	in.fill()
-	if err := execNoResult(in.conn, insertStmt, in.params, in.formats); err != nil {
+	if err := execNoResult(in.conn, in.msgs); err != nil {
 		return 0, err
 	}
 	return in.batch, nil
