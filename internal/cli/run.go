@@ -38,6 +38,7 @@ type runCmd struct {
 	CacheMode string        `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
 	Out       string        `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
 	JSON      bool          `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
+	Sampling  string        `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -130,7 +131,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)
 	}
 	cfg := runner.Config{Scenario: sc, Params: p, Specs: specs, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
-		Command: e.args, Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out}
+		Command: e.args, Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on"}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("keybench-results", sc.Name+"-"+time.Now().Format("20060102-150405"))
 	}

@@ -102,7 +102,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	if err != nil {
 		return err
 	}
-	wal := metrics.StartWAL(ctx, r.admin)
+	sess := metrics.Start(ctx, r.metricsEnv(t), p.Warmup)
 	window := r.ui.Phase("  measuring", windowUnits(p, pc.Clients), map[bool]string{true: "txns", false: "s"}[p.Txns > 0])
 	var done int64
 	dres, err := driver.Run(ctx, driver.Config{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, OnSecond: func(s driver.Second) {
@@ -114,6 +114,10 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		window.Set(done, fmt.Sprintf("%.0f tps, p99 %.2f ms", s.TPS, s.P99ms))
 	}}, clients)
 	window.Done()
+	sess.StopSampling()
+	for _, cn := range conns {
+		metrics.FlushStats(ctx, cn.PgConn())
+	}
 	for _, cn := range conns {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = cn.Close(cctx)
@@ -129,8 +133,11 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	if dres.Interrupted {
 		return ErrInterrupted
 	}
-	wal.Stop(ctx, r.admin, dres.TotalRows, c.Metrics)
+	r.waitForClientsGone(ctx)
+	sess.Stop(ctx, dres.TotalRows, c.Metrics)
 	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
+	keyIndex := workload.KeyIndexName(t)
+	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), keyIndex, t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
 
 	var server int64
 	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
@@ -196,6 +203,7 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 	clients := make([]driver.Client, 0, n)
 	cc := r.conn.Copy()
 	cc.DialFunc = driver.Dial
+	cc.RuntimeParams["application_name"] = clientApp
 	for i := 0; i < n; i++ {
 		cn, err := pgx.ConnectConfig(ctx, cc)
 		if err != nil {
@@ -210,6 +218,33 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 		clients = append(clients, driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed})
 	}
 	return conns, clients, nil
+}
+
+// clientApp is the application_name of the cell's clients, by which the sampler finds them.
+const clientApp = "keybench client"
+
+func (r *run) metricsEnv(t *workload.Table) metrics.Env {
+	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: t.Schema, Table: t.Name, Major: r.major, Ext: r.ext, ClientApp: clientApp}
+	if r.cfg.Sampling {
+		env.WaitEvery, env.CacheEvery = 250*time.Millisecond, 2*time.Second
+	}
+	if r.emb != nil {
+		env.ServerPID, env.DataDir = r.emb.PID(), r.emb.DataDir
+	}
+	return env
+}
+
+// waitForClientsGone waits (up to 5 s) until the clients' backends have
+// exited, which flushes their statistics (WAL, IO) for the counters.
+func (r *run) waitForClientsGone(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		var n int
+		if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", clientApp).Scan(&n); err != nil || n == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func windowUnits(p scenario.Params, clients int) int64 {

@@ -38,6 +38,8 @@ type Config struct {
 	Command    []string
 	Version    string
 	UI         *UI
+	// Sampling enables the wait-event and buffer-cache samplers.
+	Sampling bool
 }
 
 // ErrInterrupted is returned when the run was stopped by a signal; the results keep what was measured.
@@ -60,6 +62,7 @@ type run struct {
 	major int
 	res   *results.Results
 	ownSc bool
+	ext   *metrics.Extensions
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
@@ -112,6 +115,10 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	if err := r.prepareSchema(ctx); err != nil {
 		return err
+	}
+	r.ext = metrics.EnsureExtensions(ctx, r.admin, r.cfg.Schema)
+	for name, why := range r.ext.Missing {
+		r.ui.Logf("%s unavailable: %s", name, why)
 	}
 	if err := r.res.Write(r.cfg.Out); err != nil {
 		return err

@@ -151,6 +151,19 @@ func IndexStatements(t *Table) []string {
 	return out
 }
 
+// KeyIndexName is the qualified name of the key's index, or "" for index=none.
+func KeyIndexName(t *Table) string {
+	switch t.Key.Index {
+	case keys.IndexPK:
+		return t.Qualified() + "_pkey"
+	case keys.IndexUnique:
+		return t.Qualified() + "_id_key"
+	case keys.IndexNone:
+		return ""
+	}
+	return t.Qualified() + "_id_idx"
+}
+
 func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {
 	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {

@@ -1,0 +1,296 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/blockdevice"
+)
+
+// walCounter: pg_stat_wal (records, full-page images, bytes; the same three
+// columns from 14 to 18). It counts the whole cluster's WAL, which during a
+// cell is the cell's.
+type walCounter struct{}
+
+type walSnap struct{ records, fpi, bytes int64 }
+
+func (walCounter) name() string { return "wal" }
+
+func (walCounter) read(ctx context.Context, env *Env) (snapshot, error) {
+	var s walSnap
+	err := env.Admin.QueryRow(ctx, "SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal").Scan(&s.records, &s.fpi, &s.bytes)
+	return s, err
+}
+
+func (walCounter) report(b, a snapshot, rows int64, _ time.Duration, into map[string]any) {
+	before, after := b.(walSnap), a.(walSnap)
+	into["wal_records"] = after.records - before.records
+	into["wal_fpi"] = after.fpi - before.fpi
+	into["wal_bytes"] = after.bytes - before.bytes
+	into["wal_bytes_per_row"] = perRow(float64(after.bytes-before.bytes), rows)
+	into["wal_fpi_per_row"] = perRow(float64(after.fpi-before.fpi), rows)
+	into["wal_records_per_row"] = perRow(float64(after.records-before.records), rows)
+}
+
+func (walCounter) unavailable(reason string, into map[string]any) {
+	for _, m := range []string{"wal_records", "wal_fpi", "wal_bytes", "wal_bytes_per_row", "wal_fpi_per_row", "wal_records_per_row"} {
+		into[m] = unavailablef("pg_stat_wal: %s", reason)
+	}
+}
+
+// checkpointCounter: pg_stat_checkpointer (17+) or pg_stat_bgwriter (up to 16).
+type checkpointCounter struct{}
+
+type checkpointSnap struct{ timed, requested int64 }
+
+func (checkpointCounter) name() string { return "checkpoints" }
+
+func (checkpointCounter) read(ctx context.Context, env *Env) (snapshot, error) {
+	q := "SELECT num_timed, num_requested FROM pg_stat_checkpointer"
+	if env.Major < 17 {
+		q = "SELECT checkpoints_timed, checkpoints_req FROM pg_stat_bgwriter"
+	}
+	var s checkpointSnap
+	err := env.Admin.QueryRow(ctx, q).Scan(&s.timed, &s.requested)
+	return s, err
+}
+
+func (checkpointCounter) report(b, a snapshot, _ int64, _ time.Duration, into map[string]any) {
+	before, after := b.(checkpointSnap), a.(checkpointSnap)
+	into["checkpoints"] = map[string]int64{"timed": after.timed - before.timed, "requested": after.requested - before.requested,
+		"total": after.timed + after.requested - before.timed - before.requested}
+}
+
+func (checkpointCounter) unavailable(reason string, into map[string]any) { into["checkpoints"] = unavailable(reason) }
+
+// ioCounter: pg_stat_io (16+), summed over client backends and over all
+// backends, for relations.
+type ioCounter struct{}
+
+type ioSnap map[string]int64
+
+func (ioCounter) name() string { return "io" }
+
+func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
+	if env.Major < 16 {
+		return nil, fmt.Errorf("pg_stat_io needs PostgreSQL 16 (this is %d)", env.Major)
+	}
+	rows, err := env.Admin.Query(ctx, `SELECT backend_type = 'client backend',
+		coalesce(sum(reads),0)::bigint, coalesce(sum(writes),0)::bigint, coalesce(sum(extends),0)::bigint,
+		coalesce(sum(hits),0)::bigint, coalesce(sum(evictions),0)::bigint, coalesce(sum(fsyncs),0)::bigint
+		FROM pg_stat_io WHERE object = 'relation' GROUP BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	s := ioSnap{}
+	for rows.Next() {
+		var client bool
+		var v [6]int64
+		if err := rows.Scan(&client, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
+			return nil, err
+		}
+		for i, n := range []string{"reads", "writes", "extends", "hits", "evictions", "fsyncs"} {
+			s["all_"+n] += v[i]
+			if client {
+				s["clients_"+n] += v[i]
+			}
+		}
+	}
+	return s, rows.Err()
+}
+
+func (ioCounter) report(b, a snapshot, rows int64, _ time.Duration, into map[string]any) {
+	before, after := b.(ioSnap), a.(ioSnap)
+	out := map[string]any{"source": "pg_stat_io (object relation; blocks of 8 kB)"}
+	for k, v := range after {
+		out[k] = v - before[k]
+	}
+	if r, h := out["clients_reads"].(int64), out["clients_hits"].(int64); r+h > 0 {
+		out["clients_hit_ratio"] = float64(h) / float64(r+h)
+		out["clients_reads_per_row"] = perRow(float64(r), rows)
+	}
+	into["io"] = out
+}
+
+func (ioCounter) unavailable(reason string, into map[string]any) { into["io"] = unavailable(reason) }
+
+// statioCounter: pg_statio_user_tables for the cell's table (heap, indexes, TOAST).
+type statioCounter struct{}
+
+type statioSnap [6]int64
+
+func (statioCounter) name() string { return "statio" }
+
+func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
+	var s statioSnap
+	err := env.Admin.QueryRow(ctx, `SELECT coalesce(heap_blks_read,0), coalesce(heap_blks_hit,0), coalesce(idx_blks_read,0),
+		coalesce(idx_blks_hit,0), coalesce(toast_blks_read,0), coalesce(toast_blks_hit,0)
+		FROM pg_statio_user_tables WHERE schemaname = $1 AND relname = $2`, env.Schema, env.Table).
+		Scan(&s[0], &s[1], &s[2], &s[3], &s[4], &s[5])
+	return s, err
+}
+
+func (statioCounter) report(b, a snapshot, _ int64, _ time.Duration, into map[string]any) {
+	before, after := b.(statioSnap), a.(statioSnap)
+	out := map[string]int64{}
+	for i, n := range []string{"heap_blks_read", "heap_blks_hit", "idx_blks_read", "idx_blks_hit", "toast_blks_read", "toast_blks_hit"} {
+		out[n] = after[i] - before[i]
+	}
+	into["blocks"] = out
+}
+
+func (statioCounter) unavailable(reason string, into map[string]any) { into["blocks"] = unavailable(reason) }
+
+// diskCounter: /proc/diskstats of the device holding the embedded server's
+// data directory (the whole device's traffic, which during a cell is mostly the server's).
+type diskCounter struct{}
+
+type diskSnap struct {
+	dev string
+	s   blockdevice.IOStats
+}
+
+func (diskCounter) name() string { return "disk" }
+
+func (diskCounter) read(_ context.Context, env *Env) (snapshot, error) {
+	if env.DataDir == "" {
+		return nil, errEmbeddedOnly
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(env.DataDir, &st); err != nil {
+		return nil, err
+	}
+	major, minor := uint32(st.Dev>>8)&0xfff, uint32(st.Dev&0xff)|uint32(st.Dev>>12)&0xfff00
+	fs, err := blockdevice.NewDefaultFS()
+	if err != nil {
+		return nil, err
+	}
+	stats, err := fs.ProcDiskstats()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range stats {
+		if d.MajorNumber == major && d.MinorNumber == minor {
+			return diskSnap{dev: d.DeviceName, s: d.IOStats}, nil
+		}
+	}
+	return nil, fmt.Errorf("device %d:%d of %s is not in /proc/diskstats", major, minor, env.DataDir)
+}
+
+func (diskCounter) report(b, a snapshot, _ int64, elapsed time.Duration, into map[string]any) {
+	before, after := b.(diskSnap), a.(diskSnap)
+	into["disk"] = map[string]any{
+		"device":         after.dev,
+		"reads":          after.s.ReadIOs - before.s.ReadIOs,
+		"read_bytes":     (after.s.ReadSectors - before.s.ReadSectors) * 512,
+		"writes":         after.s.WriteIOs - before.s.WriteIOs,
+		"write_bytes":    (after.s.WriteSectors - before.s.WriteSectors) * 512,
+		"busy_fraction":  float64(after.s.IOsTotalTicks-before.s.IOsTotalTicks) / float64(elapsed.Milliseconds()),
+		"read_await_ms":  ratio(after.s.ReadTicks-before.s.ReadTicks, after.s.ReadIOs-before.s.ReadIOs),
+		"write_await_ms": ratio(after.s.WriteTicks-before.s.WriteTicks, after.s.WriteIOs-before.s.WriteIOs),
+	}
+}
+
+func ratio(a, b uint64) any {
+	if b == 0 {
+		return unavailable("no operations")
+	}
+	return float64(a) / float64(b)
+}
+
+func (diskCounter) unavailable(reason string, into map[string]any) { into["disk"] = unavailable(reason) }
+
+// cpuCounter: keybench's own CPU (getrusage) and, for the embedded server,
+// the postmaster's and all its children's, exited ones included.
+type cpuCounter struct{}
+
+type cpuSnap struct {
+	at             time.Time
+	client, server float64
+	serverErr      error
+}
+
+func (cpuCounter) name() string { return "cpu" }
+
+func (cpuCounter) read(_ context.Context, env *Env) (snapshot, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return nil, err
+	}
+	s := cpuSnap{at: time.Now(), client: tv(ru.Utime) + tv(ru.Stime)}
+	if env.ServerPID == 0 {
+		s.serverErr = errEmbeddedOnly
+	} else {
+		s.server, s.serverErr = treeCPU(env.ServerPID)
+	}
+	return s, nil
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+// treeCPU is the CPU seconds of pid and its descendants, living and reaped.
+func treeCPU(pid int) (float64, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0, err
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return 0, err
+	}
+	children := map[int][]procfs.ProcStat{}
+	var root *procfs.ProcStat
+	for _, p := range procs {
+		st, err := p.Stat()
+		if err != nil {
+			continue
+		}
+		if st.PID == pid {
+			r := st
+			root = &r
+		}
+		children[st.PPID] = append(children[st.PPID], st)
+	}
+	if root == nil {
+		return 0, fmt.Errorf("server process %d not found", pid)
+	}
+	hz := 100.0 // USER_HZ on Linux
+	total := float64(root.UTime+root.STime) + float64(root.CUTime+root.CSTime)
+	var walk func(int)
+	walk = func(p int) {
+		for _, c := range children[p] {
+			total += float64(c.UTime + c.STime)
+			walk(c.PID)
+		}
+	}
+	walk(pid)
+	return total / hz, nil
+}
+
+func (cpuCounter) report(b, a snapshot, rows int64, _ time.Duration, into map[string]any) {
+	before, after := b.(cpuSnap), a.(cpuSnap)
+	secs := after.at.Sub(before.at).Seconds()
+	out := map[string]any{"elapsed_s": secs, "client_s": after.client - before.client, "client_cores": (after.client - before.client) / secs}
+	if before.serverErr != nil || after.serverErr != nil {
+		out["server_s"] = unavailable(firstErr(before.serverErr, after.serverErr).Error())
+	} else {
+		out["server_s"] = after.server - before.server
+		out["server_cores"] = (after.server - before.server) / secs
+	}
+	into["cpu"] = out
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func (cpuCounter) unavailable(reason string, into map[string]any) { into["cpu"] = unavailable(reason) }

@@ -1,0 +1,55 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Extensions records where pg_buffercache and pgstattuple are, creating them
+// in keybench's schema when they are missing and the role may, or why they
+// cannot be used.
+type Extensions struct {
+	// Schema maps an installed extension to the schema its functions live in.
+	Schema map[string]string
+	// Missing maps an unusable extension to the reason.
+	Missing map[string]string
+	// Created lists the extensions keybench created (dropped with its schema).
+	Created []string
+}
+
+// EnsureExtensions finds or creates the extensions the collectors use.
+func EnsureExtensions(ctx context.Context, conn *pgx.Conn, schema string) *Extensions {
+	e := &Extensions{Schema: map[string]string{}, Missing: map[string]string{}}
+	for _, name := range []string{"pg_buffercache", "pgstattuple"} {
+		var ns string
+		err := conn.QueryRow(ctx, "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = $1", name).Scan(&ns)
+		if err == nil {
+			e.Schema[name] = ns
+			continue
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			e.Missing[name] = err.Error()
+			continue
+		}
+		if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE EXTENSION %s SCHEMA %s", name, schema)); err != nil {
+			e.Missing[name] = fmt.Sprintf("extension %s is not installed and could not be created: %v", name, err)
+			continue
+		}
+		e.Schema[name], e.Created = schema, append(e.Created, name)
+	}
+	return e
+}
+
+// fn returns the schema-qualified name of an extension function, or the reason it is missing.
+func (e *Extensions) fn(ext, name string) (string, error) {
+	if e == nil {
+		return "", errors.New("extensions not checked")
+	}
+	if s, ok := e.Schema[ext]; ok {
+		return s + "." + name, nil
+	}
+	return "", errors.New(e.Missing[ext])
+}

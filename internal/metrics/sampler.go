@@ -1,0 +1,217 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// sampler watches the window from its own connection: wait events of the
+// clients (as "UUID Benchmark War" sampled pg_stat_activity) and the buffer
+// cache's share per relation (pg_buffercache).
+type sampler struct {
+	env      *Env
+	winStart time.Time
+
+	waits       map[string]int64
+	waitSamples int64
+	waitErr     error
+
+	cache      []cacheSample
+	usage      [][]usageCount
+	cacheTotal int64
+	cacheErr   error
+}
+
+type cacheSample struct {
+	T      float64            `json:"t"`
+	Shares map[string]float64 `json:"shares"`
+}
+
+type usageCount struct {
+	UsageCount int   `json:"usage_count"`
+	Buffers    int64 `json:"buffers"`
+	Dirty      int64 `json:"dirty"`
+}
+
+func newSampler(env *Env, winStart time.Time) *sampler {
+	return &sampler{env: env, winStart: winStart, waits: map[string]int64{}}
+}
+
+func (s *sampler) run(ctx context.Context) {
+	cc := s.env.ConnConfig.Copy()
+	cc.RuntimeParams["application_name"] = "keybench sampler"
+	cc.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		s.waitErr, s.cacheErr = err, err
+		return
+	}
+	defer conn.Close(context.Background())
+	bufferCache, cacheErr := s.env.Ext.fn("pg_buffercache", "pg_buffercache") // the view
+	if cacheErr != nil {
+		s.cacheErr = cacheErr
+	}
+	select {
+	case <-time.After(time.Until(s.winStart)):
+	case <-ctx.Done():
+		return
+	}
+	waitTick, cacheTick := ticker(s.env.WaitEvery), ticker(s.env.CacheEvery)
+	if s.cacheErr == nil && s.env.CacheEvery > 0 {
+		s.sampleCache(ctx, conn, bufferCache)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-waitTick:
+			if s.waitErr == nil {
+				s.sampleWaits(ctx, conn)
+			}
+		case <-cacheTick:
+			if s.cacheErr == nil {
+				s.sampleCache(ctx, conn, bufferCache)
+			}
+		}
+	}
+}
+
+func ticker(d time.Duration) <-chan time.Time {
+	if d <= 0 {
+		return nil
+	}
+	return time.NewTicker(d).C
+}
+
+func (s *sampler) sampleWaits(ctx context.Context, conn *pgx.Conn) {
+	rows, err := conn.Query(ctx, `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') FROM pg_stat_activity
+		WHERE application_name = $1 AND state = 'active'`, s.env.ClientApp)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.waitErr = err
+		}
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ev string
+		if rows.Scan(&ev) == nil {
+			s.waits[ev]++
+		}
+	}
+	if rows.Err() == nil {
+		s.waitSamples++
+	}
+}
+
+func (s *sampler) sampleCache(ctx context.Context, conn *pgx.Conn, fn string) {
+	if s.cacheTotal == 0 {
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+fn).Scan(&s.cacheTotal); err != nil {
+			s.cacheErr = err
+			return
+		}
+	}
+	rows, err := conn.Query(ctx, fmt.Sprintf(`SELECT c.relname, count(*) FROM %s b
+		JOIN pg_class c ON b.relfilenode = pg_relation_filenode(c.oid)
+		 AND b.reldatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+		WHERE c.relnamespace = $1::regnamespace OR c.oid IN (SELECT reltoastrelid FROM pg_class WHERE relnamespace = $1::regnamespace)
+		GROUP BY 1`, fn), s.env.Schema)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.cacheErr = err
+		}
+		return
+	}
+	smp := cacheSample{T: time.Since(s.winStart).Seconds(), Shares: map[string]float64{}}
+	for rows.Next() {
+		var rel string
+		var n int64
+		if rows.Scan(&rel, &n) == nil {
+			smp.Shares[relationRole(rel, s.env.Table)] += float64(n) / float64(s.cacheTotal)
+		}
+	}
+	rows.Close()
+	s.cache = append(s.cache, smp)
+	if s.env.Major >= 16 {
+		if fn, err := s.env.Ext.fn("pg_buffercache", "pg_buffercache_usage_counts"); err == nil {
+			var u []usageCount
+			rows, err := conn.Query(ctx, "SELECT usage_count, buffers, dirty FROM "+fn+"() ORDER BY 1")
+			if err == nil {
+				for rows.Next() {
+					var c usageCount
+					if rows.Scan(&c.UsageCount, &c.Buffers, &c.Dirty) == nil {
+						u = append(u, c)
+					}
+				}
+				rows.Close()
+				s.usage = append(s.usage, u)
+			}
+		}
+	}
+}
+
+// relationRole names a relation of the cell by what it is, so that cells with
+// different keys can be compared: table, key_index, data_index, toast.
+func relationRole(rel, table string) string {
+	switch {
+	case rel == table:
+		return "table"
+	case rel == table+"_data_idx":
+		return "data_index"
+	case strings.HasPrefix(rel, table+"_"):
+		return "key_index"
+	case strings.HasPrefix(rel, "pg_toast"):
+		return "toast"
+	}
+	return "other:" + rel
+}
+
+func (s *sampler) report(into map[string]any) {
+	switch {
+	case s.env.WaitEvery <= 0:
+		into["wait_events"] = unavailable("sampling switched off")
+	case s.waitErr != nil:
+		into["wait_events"] = unavailablef("pg_stat_activity: %v", s.waitErr)
+	case s.waitSamples == 0:
+		into["wait_events"] = unavailable("the window ended before the first sample")
+	default:
+		into["wait_events"] = map[string]any{"samples": s.waitSamples, "every_ms": s.env.WaitEvery.Milliseconds(), "counts": s.waits, "top": topWaits(s.waits)}
+	}
+	switch {
+	case s.env.CacheEvery <= 0:
+		into["buffercache"] = unavailable("sampling switched off")
+	case s.cacheErr != nil:
+		into["buffercache"] = unavailablef("pg_buffercache: %v", s.cacheErr)
+	case len(s.cache) == 0:
+		into["buffercache"] = unavailable("the window ended before the first sample")
+	default:
+		mean := map[string]float64{}
+		for _, smp := range s.cache {
+			for k, v := range smp.Shares {
+				mean[k] += v / float64(len(s.cache))
+			}
+		}
+		out := map[string]any{"buffers": s.cacheTotal, "mean_share": mean, "final_share": s.cache[len(s.cache)-1].Shares, "samples": s.cache}
+		if len(s.usage) > 0 {
+			out["usage_counts_final"] = s.usage[len(s.usage)-1]
+		} else if s.env.Major < 16 {
+			out["usage_counts_final"] = unavailable("pg_buffercache_usage_counts() needs PostgreSQL 16")
+		}
+		into["buffercache"] = out
+	}
+}
+
+// topWaits lists the events by count, most frequent first.
+func topWaits(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
+	return keys
+}

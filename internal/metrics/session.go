@@ -1,0 +1,153 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// Env is what the collectors need to know about the server and the cell.
+type Env struct {
+	// Admin is keybench's own connection; counters are read through it.
+	Admin *pgx.Conn
+	// ConnConfig opens the sampler's separate connection.
+	ConnConfig *pgx.ConnConfig
+	// Schema and Table locate the cell's relations.
+	Schema, Table string
+	// Major is the server's major version.
+	Major int
+	// Ext says where the extensions are, or why they are not.
+	Ext *Extensions
+	// ServerPID and DataDir are set for the embedded server (server CPU, disk counters).
+	ServerPID int
+	DataDir   string
+	// ClientApp is the application_name of the cell's clients.
+	ClientApp string
+	// WaitEvery and CacheEvery are the sampling periods; zero disables sampling.
+	WaitEvery, CacheEvery time.Duration
+}
+
+// Session collects one cell's server metrics. Counters are read at Start,
+// right after the CHECKPOINT that settles the table, and at Stop, after the
+// clients have disconnected (so their statistics are flushed): the deltas
+// cover everything the clients did, warm-up included, and are normalised by
+// every row they inserted. Samples (wait events, buffer cache) are taken in
+// the measured window only.
+type Session struct {
+	env       Env
+	start     time.Time
+	winStart  time.Time
+	counters  []counter
+	before    []snapshot
+	sampler   *sampler
+	samplerWG sync.WaitGroup
+	cancel    context.CancelFunc
+}
+
+// counter is a cumulative statistic read before and after the cell.
+type counter interface {
+	name() string
+	read(ctx context.Context, env *Env) (snapshot, error)
+	// report stores the metric(s) for the delta between two snapshots.
+	report(before, after snapshot, rows int64, elapsed time.Duration, into map[string]any)
+	// unavailable stores the reason under the metric(s) this counter reports.
+	unavailable(reason string, into map[string]any)
+}
+
+type snapshot any
+
+// Start snapshots the counters and starts the sampler; warmup is how long
+// the clients run before the window.
+func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
+	// Statistics reach the shared counters only when a backend flushes them;
+	// make keybench's own (the index builds, VACUUM) land before the snapshot.
+	FlushStats(ctx, env.Admin.PgConn())
+	s := &Session{env: env, start: time.Now()}
+	s.winStart = s.start.Add(warmup)
+	s.counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, diskCounter{}, cpuCounter{}}
+	s.before = make([]snapshot, len(s.counters))
+	for i, c := range s.counters {
+		snap, err := c.read(ctx, &s.env)
+		if err != nil {
+			s.before[i] = errSnap{err}
+			continue
+		}
+		s.before[i] = snap
+	}
+	if env.WaitEvery > 0 || env.CacheEvery > 0 {
+		sctx, cancel := context.WithCancel(ctx)
+		s.cancel = cancel
+		s.sampler = newSampler(&s.env, s.winStart)
+		s.samplerWG.Add(1)
+		go func() {
+			defer s.samplerWG.Done()
+			s.sampler.run(sctx)
+		}()
+	}
+	return s
+}
+
+// StopSampling ends the window's sampling; call it when the window ends.
+func (s *Session) StopSampling() {
+	if s.cancel != nil {
+		s.cancel()
+		s.samplerWG.Wait()
+		s.cancel = nil
+	}
+}
+
+// Stop reads the counters again and records every metric into the cell's
+// map. rows is every row the clients inserted.
+func (s *Session) Stop(ctx context.Context, rows int64, into map[string]any) {
+	s.StopSampling()
+	elapsed := time.Since(s.start)
+	for i, c := range s.counters {
+		if e, ok := s.before[i].(errSnap); ok {
+			c.unavailable(e.err.Error(), into)
+			continue
+		}
+		after, err := c.read(ctx, &s.env)
+		if err != nil {
+			c.unavailable(err.Error(), into)
+			continue
+		}
+		c.report(s.before[i], after, rows, elapsed, into)
+	}
+	if s.sampler != nil {
+		s.sampler.report(into)
+	} else {
+		into["wait_events"] = unavailable("sampling switched off (--sampling off)")
+		into["buffercache"] = unavailable("sampling switched off (--sampling off)")
+	}
+}
+
+type errSnap struct{ err error }
+
+func unavailable(reason string) results.Unavailable { return results.Unavailable{Unavailable: reason} }
+
+func unavailablef(format string, a ...any) results.Unavailable {
+	return unavailable(fmt.Sprintf(format, a...))
+}
+
+var errEmbeddedOnly = errors.New("only measured for the embedded server (keybench cannot see another server's processes and disks)")
+
+// perRow divides a count by rows, or says why it cannot.
+func perRow(v float64, rows int64) any {
+	if rows <= 0 {
+		return unavailable("no rows inserted")
+	}
+	return v / float64(rows)
+}
+
+// FlushStats makes a backend flush its pending statistics (WAL, IO) to the
+// shared counters, which it otherwise does at most once a second.
+func FlushStats(ctx context.Context, conn *pgconn.PgConn) {
+	_, _ = conn.Exec(ctx, "SELECT pg_stat_force_next_flush()").ReadAll()
+}
