@@ -23,7 +23,7 @@ type runCmd struct {
 	Duration  time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
 	Txns      int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
 	Warmup    time.Duration `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
-	Rows      int64         `default:"-1" help:"Rows prefilled before each cell."`
+	Rows      []int64       `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
 	Batch     int           `help:"Rows per insert transaction."`
 	ReadBy    string        `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
 	Payload   int           `default:"-1" help:"Payload bytes per row."`
@@ -96,7 +96,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if r.Warmup != -1 {
 		p.Warmup = r.Warmup
 	}
-	if r.Rows != -1 {
+	if r.Rows != nil {
 		p.Rows = r.Rows
 	}
 	if r.Batch != 0 {

@@ -64,7 +64,9 @@ func (checkpointCounter) report(b, a snapshot, _ int64, _ time.Duration, into ma
 		"total": after.timed + after.requested - before.timed - before.requested}
 }
 
-func (checkpointCounter) unavailable(reason string, into map[string]any) { into["checkpoints"] = unavailable(reason) }
+func (checkpointCounter) unavailable(reason string, into map[string]any) {
+	into["checkpoints"] = unavailable(reason)
+}
 
 // ioCounter: pg_stat_io (16+), summed over client backends and over all
 // backends, for relations.
@@ -143,7 +145,9 @@ func (statioCounter) report(b, a snapshot, _ int64, _ time.Duration, into map[st
 	into["blocks"] = out
 }
 
-func (statioCounter) unavailable(reason string, into map[string]any) { into["blocks"] = unavailable(reason) }
+func (statioCounter) unavailable(reason string, into map[string]any) {
+	into["blocks"] = unavailable(reason)
+}
 
 // diskCounter: /proc/diskstats of the device holding the embedded server's
 // data directory (the whole device's traffic, which during a cell is mostly the server's).
@@ -202,7 +206,9 @@ func ratio(a, b uint64) any {
 	return float64(a) / float64(b)
 }
 
-func (diskCounter) unavailable(reason string, into map[string]any) { into["disk"] = unavailable(reason) }
+func (diskCounter) unavailable(reason string, into map[string]any) {
+	into["disk"] = unavailable(reason)
+}
 
 // cpuCounter: keybench's own CPU (getrusage) and, for the embedded server,
 // the postmaster's and all its children's, exited ones included.

@@ -48,6 +48,8 @@ type Results struct {
 	Environment   Environment `json:"environment"`
 	Plan          Plan        `json:"plan"`
 	Cells         []Cell      `json:"cells"`
+	// Groups summarise the cells (derived; rewritten at every write).
+	Groups []Group `json:"groups"`
 }
 
 // Tool identifies the keybench that produced the results.
@@ -61,7 +63,7 @@ type Plan struct {
 	Keys       []string `json:"keys"`
 	Workload   string   `json:"workload"`
 	Clients    []int    `json:"clients"`
-	Rows       int64    `json:"rows"`
+	Rows       []int64  `json:"rows"`
 	WarmupS    float64  `json:"warmup_s"`
 	DurationS  float64  `json:"duration_s,omitempty"`
 	TxnsPerCli int64    `json:"txns_per_client,omitempty"`
@@ -163,6 +165,7 @@ type Unavailable struct {
 // Write stores r as dir/results.json and dir/samples.csv, each through a
 // temporary file renamed into place.
 func (r *Results) Write(dir string) error {
+	r.Groups = r.BuildGroups()
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

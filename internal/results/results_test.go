@@ -13,10 +13,20 @@ func sample() *Results {
 		Environment: Environment{ServerVersion: "18.6", Settings: map[string]string{"shared_buffers": "2048"}},
 		Cells: []Cell{
 			{Key: "uuidv4", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1000, DurationS: 10, Txns: 10000,
-				Timeline: []Second{{T: 1, TPS: 1000, P99ms: 2}}, Metrics: map[string]any{"total_bytes": int64(2000)}},
+				Timeline: seconds(1000, 990, 1010, 1005, 995, 1000), Metrics: map[string]any{"total_bytes": int64(2000)}},
 			{Key: "bigint", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1500, DurationS: 10, Txns: 15000,
-				Timeline: []Second{}, Metrics: map[string]any{"total_bytes": int64(1000), "io": Unavailable{"no permission"}}},
+				Timeline: seconds(1500, 1490, 1510, 1505, 1495, 1500), Metrics: map[string]any{"total_bytes": int64(1000), "io": Unavailable{"no permission"}}},
+			{Key: "uuidv7", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1500, DurationS: 10, Txns: 15000,
+				Timeline: seconds(1490, 1510, 1500, 1495, 1505, 1500), Metrics: map[string]any{"total_bytes": int64(1000)}},
 		}}
+}
+
+func seconds(tps ...float64) []Second {
+	var out []Second
+	for i, v := range tps {
+		out = append(out, Second{T: i + 1, TPS: v, Txns: int64(v)})
+	}
+	return out
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
@@ -28,11 +38,11 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Cells) != 2 || r.Cells[1].Metrics["io"].(map[string]any)["unavailable"] != "no permission" {
+	if len(r.Cells) != 3 || r.Cells[1].Metrics["io"].(map[string]any)["unavailable"] != "no permission" {
 		t.Errorf("read back %+v", r.Cells)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "samples.csv"))
-	if !strings.Contains(string(b), "0,uuidv4,insert,8,0,1,1000.000,0.000,2.000,0") {
+	if !strings.Contains(string(b), "0,uuidv4,insert,8,0,1,1000.000,0.000,0.000,0") {
 		t.Errorf("samples.csv:\n%s", b)
 	}
 	files, _ := os.ReadDir(dir)
@@ -55,8 +65,12 @@ func TestReadRejectsOtherFiles(t *testing.T) {
 func TestSummaryComparesWithTheRowAbove(t *testing.T) {
 	var b bytes.Buffer
 	sample().WriteSummary(&b)
-	if !strings.Contains(b.String(), "50% faster and 50% smaller than uuidv4") {
-		t.Errorf("summary:\n%s", b.String())
+	out := b.String()
+	if !strings.Contains(out, "50% faster, 50% smaller than uuidv4") || !strings.Contains(out, "~ same speed, same size than bigint") {
+		t.Errorf("summary:\n%s", out)
+	}
+	if g := sample().BuildGroups(); len(g) != 3 || g[1].VsPrevious == nil || !g[1].VsPrevious.Significant || g[2].VsPrevious.Significant || g[2].VsFirst.Key != "uuidv4" {
+		t.Errorf("groups: %+v", g)
 	}
 }
 

@@ -23,7 +23,7 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 	p := r.cfg.Params
 	c := results.Cell{
 		Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload,
-		Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: p.Rows, WarmupS: p.Warmup.Seconds(),
+		Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, WarmupS: p.Warmup.Seconds(),
 		Status: results.StatusOK, Timeline: []results.Second{}, Metrics: map[string]any{},
 	}
 	ctx, cancel := context.WithCancelCause(parent)
@@ -65,7 +65,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	}
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	meta, _ := workload.Lookup(pc.Workload)
-	wl, err := meta.New(workload.Options{Rows: p.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: r.cfg.Seed})
+	wl, err := meta.New(workload.Options{Rows: pc.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: r.cfg.Seed})
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 			_, _ = r.admin.Exec(dctx, "DROP TABLE IF EXISTS "+t.Qualified())
 		}
 	}()
-	if err := r.fill(ctx, t, gen, c); err != nil {
+	if err := r.fill(ctx, t, gen, pc.Rows, c); err != nil {
 		return err
 	}
 	if err := wl.Prepare(ctx, r.admin, t); err != nil {
@@ -143,7 +143,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
 		return fmt.Errorf("counting rows: %w", err)
 	}
-	c.RowCheck = &results.RowCheck{Expected: p.Rows + dres.TotalRows, Server: server}
+	c.RowCheck = &results.RowCheck{Expected: pc.Rows + dres.TotalRows, Server: server}
 	c.RowCheck.OK = c.RowCheck.Expected == c.RowCheck.Server
 	if !c.RowCheck.OK {
 		c.Status = results.StatusInvalid
@@ -154,8 +154,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 
 // fill prefills the table, then builds its indexes and settles it as the
 // source benchmarks did: VACUUM ANALYZE, then CHECKPOINT.
-func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, c *results.Cell) error {
-	rows := r.cfg.Params.Rows
+func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, rows int64, c *results.Cell) error {
 	pf := &results.Prefill{Rows: rows, Method: "insert-select"}
 	if t.Key.Gen == keys.GenClient {
 		pf.Method = "copy"

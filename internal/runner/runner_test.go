@@ -28,7 +28,7 @@ func config(t *testing.T, workload string, keyList string, p func(*scenario.Para
 		t.Fatal(err)
 	}
 	params := sc.Defaults
-	params.Rows, params.Warmup, params.Duration, params.Clients = 2000, 200*time.Millisecond, time.Second, []int{3}
+	params.Rows, params.Warmup, params.Duration, params.Clients = []int64{2000}, 200*time.Millisecond, time.Second, []int{3}
 	if p != nil {
 		p(&params)
 	}
@@ -123,7 +123,7 @@ func TestRefusesForeignSchema(t *testing.T) {
 }
 
 func TestInterruptKeepsFinishedCells(t *testing.T) {
-	cfg := config(t, "insert", "bigint,uuidv4,uuidv7", func(p *scenario.Params) { p.Rows = 0 })
+	cfg := config(t, "insert", "bigint,uuidv4,uuidv7", func(p *scenario.Params) { p.Rows = []int64{0} })
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(2500*time.Millisecond, cancel)
 	res, err := runner.Run(ctx, cfg)

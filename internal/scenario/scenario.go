@@ -20,7 +20,8 @@ type Params struct {
 	Workload string
 	Keys     []string
 	Clients  []int
-	Rows     int64
+	// Rows lists the table sizes (prefilled rows) to measure at.
+	Rows []int64
 	Warmup   time.Duration
 	Duration time.Duration
 	// Txns is per client; when set it replaces Duration (pgbench -t).
@@ -49,7 +50,9 @@ type Cell struct {
 	Key      *keys.Spec
 	Workload string
 	Clients  int
-	Repeat   int
+	// Rows is the table's size before the window.
+	Rows   int64
+	Repeat int
 }
 
 var registry = map[string]*Scenario{}
@@ -88,15 +91,17 @@ func All() []*Scenario {
 	return out
 }
 
-// Plan lists the cells: for each client count and repetition, every key in
-// the given order, so that repetitions interleave (A B A B) and drift in the
-// machine spreads over all keys alike.
+// Plan lists the cells: for each client count, table size and repetition,
+// every key in the given order, so that repetitions interleave (A B A B) and
+// drift in the machine spreads over all keys alike.
 func Plan(p Params, specs []*keys.Spec) []Cell {
 	var out []Cell
 	for _, c := range p.Clients {
-		for r := 1; r <= p.Repeat; r++ {
-			for _, k := range specs {
-				out = append(out, Cell{Key: k, Workload: p.Workload, Clients: c, Repeat: r})
+		for _, rows := range p.Rows {
+			for r := 1; r <= p.Repeat; r++ {
+				for _, k := range specs {
+					out = append(out, Cell{Key: k, Workload: p.Workload, Clients: c, Rows: rows, Repeat: r})
+				}
 			}
 		}
 	}
@@ -117,9 +122,14 @@ func (p *Params) Validate() error {
 			return bad("--clients must be from 1 to 10000, not %d", c)
 		}
 	}
+	for _, r := range p.Rows {
+		if r < 0 {
+			return bad("--rows must be 0 or more, not %d", r)
+		}
+	}
 	switch {
-	case p.Rows < 0:
-		return bad("--rows must be 0 or more, not %d", p.Rows)
+	case len(p.Rows) == 0:
+		return bad("--rows needs at least one size")
 	case p.Warmup < 0:
 		return bad("--warmup must not be negative, not %s", p.Warmup)
 	case p.Txns < 0:
@@ -150,11 +160,42 @@ func init() {
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
 			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
-			Clients: []int{10}, Rows: 1_000_000, Warmup: 3 * time.Second, Txns: 10_000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1,
+			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 10_000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1,
 		},
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
-			p.Rows, p.Warmup, p.Txns = 50_000, time.Second, 1000
+			p.Rows, p.Warmup, p.Txns = []int64{50_000}, time.Second, 1000
+		},
+		Settings: embeddedDefaults,
+	})
+	register(&Scenario{
+		Name:   "growth",
+		Source: "000",
+		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +
+			"the uuidv4 index going from inside to well outside the cache; also uuidv4 with a plain btree, a unique index and no index",
+		Defaults: Params{
+			Workload: "insert", Keys: []string{"bigint", "uuidv7", "seq-uuid-time", "uuidv4", "uuidv4:index=btree", "uuidv4:index=unique", "uuidv4:index=none"},
+			Clients: []int{8}, Rows: []int64{0, 250_000, 1_000_000, 2_000_000}, Warmup: 2 * time.Second, Duration: 8 * time.Second,
+			Batch: 1, Payload: 32, Repeat: 1,
+		},
+		Quick: func(p *Params) {
+			p.Keys = []string{"bigint", "uuidv7", "uuidv4"}
+			p.Rows, p.Warmup, p.Duration = []int64{0, 100_000}, time.Second, 2*time.Second
+		},
+		Settings: embeddedDefaults,
+	})
+	register(&Scenario{
+		Name:   "sequence-cache",
+		Source: "002",
+		Description: "sequence CACHE and the btree rightmost-leaf fast path (002): bigint cache 50 vs uuidv4 vs bigint cache 1 vs uuidv7 " +
+			"at 16, 32 and 64 clients; index size before and after REINDEX",
+		Defaults: Params{
+			Workload: "insert", Keys: []string{"bigint:cache=50", "uuidv4", "bigint", "uuidv7"},
+			Clients: []int{16, 32, 64}, Rows: []int64{0}, Warmup: time.Second, Duration: 10 * time.Second,
+			Batch: 1, Payload: 0, Repeat: 1,
+		},
+		Quick: func(p *Params) {
+			p.Clients, p.Duration = []int{16, 64}, 3*time.Second
 		},
 		Settings: embeddedDefaults,
 	})
@@ -167,11 +208,11 @@ func init() {
 			Name:        w.name,
 			Description: "workload: " + m.Description,
 			Defaults: Params{
-				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{8}, Rows: w.rows,
+				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{8}, Rows: []int64{w.rows},
 				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1,
 			},
 			Quick: func(p *Params) {
-				p.Rows, p.Warmup, p.Duration, p.Txns = min(p.Rows, 10_000), time.Second, 3*time.Second, 0
+				p.Rows, p.Warmup, p.Duration, p.Txns = []int64{min(p.Rows[0], 10_000)}, time.Second, 3*time.Second, 0
 			},
 			Settings: embeddedDefaults,
 		})

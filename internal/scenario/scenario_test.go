@@ -10,7 +10,7 @@ import (
 
 func TestPlanInterleavesRepeats(t *testing.T) {
 	specs, _ := keys.ParseList("bigint,uuidv4")
-	p := Params{Workload: "insert", Clients: []int{16, 32}, Repeat: 2}
+	p := Params{Workload: "insert", Clients: []int{16, 32}, Rows: []int64{0}, Repeat: 2}
 	var got []string
 	for _, c := range Plan(p, specs) {
 		got = append(got, c.Key.Raw+"/"+string(rune('0'+c.Repeat)))
@@ -42,11 +42,11 @@ func TestPresetsAreValid(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	good := Params{Workload: "insert", Clients: []int{1}, Duration: time.Second, Batch: 1, Repeat: 1}
+	good := Params{Workload: "insert", Clients: []int{1}, Rows: []int64{0}, Duration: time.Second, Batch: 1, Repeat: 1}
 	for name, mutate := range map[string]func(*Params){
 		"zero clients":      func(p *Params) { p.Clients = []int{0} },
 		"negative duration": func(p *Params) { p.Duration = -time.Second },
-		"negative rows":     func(p *Params) { p.Rows = -1 },
+		"negative rows":     func(p *Params) { p.Rows = []int64{5, -1} },
 		"unknown workload":  func(p *Params) { p.Workload = "x" },
 		"zero repeat":       func(p *Params) { p.Repeat = 0 },
 	} {

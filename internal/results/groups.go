@@ -1,0 +1,126 @@
+package results
+
+import (
+	"fmt"
+
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// Group gathers the repetitions of one measurement (key, workload, clients,
+// table size) and summarises them; results.json carries the groups so that
+// every headline figure can be re-derived.
+type Group struct {
+	Key      string `json:"key"`
+	Workload string `json:"workload"`
+	Clients  int    `json:"clients"`
+	Rows     int64  `json:"rows_before"`
+	// Cells are the indexes of the group's ok cells in Results.Cells.
+	Cells []int `json:"cells"`
+	// Unit says what the TPS sample holds: "runs" (one figure per repetition,
+	// with 5 or more) or "seconds" (the windows' per-second figures).
+	Unit string        `json:"unit"`
+	TPS  stats.Summary `json:"tps"`
+	// VsPrevious compares with the group listed before it in the same
+	// workload, clients and size; VsFirst with the first key at that size.
+	VsPrevious *Versus `json:"vs_previous,omitempty"`
+	VsFirst    *Versus `json:"vs_first,omitempty"`
+
+	sample []float64
+}
+
+// Versus is a comparison with another group.
+type Versus struct {
+	Key string `json:"key"`
+	stats.Comparison
+}
+
+// minRuns is the number of repetitions from which runs, not seconds, are the sample.
+const minRuns = 5
+
+// BuildGroups builds the groups of the ok cells in plan order.
+func (r *Results) BuildGroups() []Group {
+	var out []Group
+	index := map[string]int{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Status != StatusOK {
+			continue
+		}
+		id := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Key, c.Workload, c.Clients, c.RowsBefore)
+		g, ok := index[id]
+		if !ok {
+			g = len(out)
+			index[id] = g
+			out = append(out, Group{Key: c.Key, Workload: c.Workload, Clients: c.Clients, Rows: c.RowsBefore})
+		}
+		out[g].Cells = append(out[g].Cells, i)
+	}
+	for gi := range out {
+		g := &out[gi]
+		if len(g.Cells) >= minRuns {
+			g.Unit = "runs"
+			for _, i := range g.Cells {
+				g.sample = append(g.sample, r.Cells[i].TPS)
+			}
+		} else {
+			g.Unit = "seconds"
+			for _, i := range g.Cells {
+				for _, s := range r.Cells[i].Timeline {
+					g.sample = append(g.sample, s.TPS)
+				}
+			}
+		}
+		g.TPS = stats.Summarize(g.sample)
+	}
+	var prev, first *Group
+	for gi := range out {
+		g := &out[gi]
+		same := func(o *Group) bool {
+			return o != nil && o.Workload == g.Workload && o.Clients == g.Clients && o.Rows == g.Rows
+		}
+		if !same(prev) {
+			prev, first = nil, nil
+		}
+		if prev != nil && len(prev.sample) > 0 && len(g.sample) > 0 {
+			g.VsPrevious = &Versus{Key: prev.Key, Comparison: stats.Compare(prev.sample, g.sample)}
+		}
+		if first != nil && first != prev && len(first.sample) > 0 && len(g.sample) > 0 {
+			g.VsFirst = &Versus{Key: first.Key, Comparison: stats.Compare(first.sample, g.sample)}
+		} else if first != nil && first == prev {
+			g.VsFirst = g.VsPrevious
+		}
+		if first == nil {
+			first = g
+		}
+		prev = g
+	}
+	return out
+}
+
+// MedianInt is the median of an integer metric over the group's cells.
+func (r *Results) MedianInt(g *Group, metric string) (int64, bool) {
+	var v []float64
+	for _, i := range g.Cells {
+		if x, ok := r.Cells[i].Int(metric); ok {
+			v = append(v, float64(x))
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	return int64(stats.Summarize(v).Median), true
+}
+
+// MedianFloat is the median of a float metric over the group's cells.
+func (r *Results) MedianFloat(g *Group, metric string) (float64, bool) {
+	var v []float64
+	for _, i := range g.Cells {
+		if x, ok := r.Cells[i].Metrics[metric].(float64); ok {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	return stats.Summarize(v).Median, true
+}

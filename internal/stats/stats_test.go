@@ -1,0 +1,64 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+func TestSummarize(t *testing.T) {
+	s := Summarize([]float64{5, 1, 4, 2, 3})
+	if s.Median != 3 || s.N != 5 || s.Lo != 1 || s.Hi != 5 || math.Abs(s.Confidence-0.9375) > 1e-9 {
+		t.Errorf("n=5: %+v (too few for 95%%: the full range at 93.75%%)", s)
+	}
+	var x []float64
+	for i := 1; i <= 20; i++ {
+		x = append(x, float64(i))
+	}
+	s = Summarize(x)
+	// For n=20 the 95% interval of the median is [x(6), x(15)] (coverage 95.86%).
+	if s.Median != 10.5 || s.Lo != 6 || s.Hi != 15 || s.Confidence < 0.95 {
+		t.Errorf("n=20: %+v", s)
+	}
+	if (Summarize(nil) != Summary{}) {
+		t.Error("empty sample")
+	}
+}
+
+func TestMannWhitneyU(t *testing.T) {
+	// Fully separated samples of 5 and 5: exact two-sided p = 2/252.
+	a, b := []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}
+	if p := MannWhitneyU(a, b); math.Abs(p-2.0/252) > 1e-12 {
+		t.Errorf("separated 5/5: p = %g, want %g", p, 2.0/252)
+	}
+	// Three runs each can never reach 5%: the smallest two-sided p is 0.1.
+	if p := MannWhitneyU([]float64{1, 2, 3}, []float64{4, 5, 6}); math.Abs(p-0.1) > 1e-12 {
+		t.Errorf("separated 3/3: p = %g, want 0.1", p)
+	}
+	// Interleaved samples are not different.
+	if p := MannWhitneyU([]float64{1, 3, 5, 7, 9}, []float64{2, 4, 6, 8, 10}); p < 0.5 {
+		t.Errorf("interleaved: p = %g", p)
+	}
+	// Large samples with ties use the normal approximation; a clear shift is significant.
+	var x, y []float64
+	for i := 0; i < 40; i++ {
+		x = append(x, float64(i%10))
+		y = append(y, float64(i%10)+5)
+	}
+	if p := MannWhitneyU(x, y); p > 1e-6 {
+		t.Errorf("shifted with ties: p = %g", p)
+	}
+	if p := MannWhitneyU(x, x); p < 0.9 {
+		t.Errorf("identical: p = %g", p)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	c := Compare([]float64{100, 101, 99, 100, 102, 98}, []float64{150, 151, 149, 150, 152, 148})
+	if !c.Significant || math.Abs(c.Ratio-1.5) > 1e-9 {
+		t.Errorf("%+v", c)
+	}
+	c = Compare([]float64{100, 120, 80}, []float64{110, 90, 130})
+	if c.Significant {
+		t.Errorf("noise called significant: %+v", c)
+	}
+}
