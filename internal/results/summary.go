@@ -251,7 +251,6 @@ func Bytes(b int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTP"[exp])
 }
 
-
 // evidence prints what explains the rates, per key at its largest table and
 // client count: the key index's share of the buffer cache, WAL and full-page
 // images per inserted row, bloat and leaf density of the key index, and the
@@ -378,7 +377,9 @@ func topWaits(c *Cell, n int) string {
 	for k := range counts {
 		names = append(names, k)
 	}
-	sort.Slice(names, func(i, j int) bool { return counts[names[i]] > counts[names[j]] || counts[names[i]] == counts[names[j]] && names[i] < names[j] })
+	sort.Slice(names, func(i, j int) bool {
+		return counts[names[i]] > counts[names[j]] || counts[names[i]] == counts[names[j]] && names[i] < names[j]
+	})
 	var parts []string
 	for i, k := range names {
 		if i == n {

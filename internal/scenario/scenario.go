@@ -21,7 +21,7 @@ type Params struct {
 	Keys     []string
 	Clients  []int
 	// Rows lists the table sizes (prefilled rows) to measure at.
-	Rows []int64
+	Rows     []int64
 	Warmup   time.Duration
 	Duration time.Duration
 	// Txns is per client; when set it replaces Duration (pgbench -t).
