@@ -6,35 +6,11 @@
 # statements, 15 s each -- and prints keybench's tps divided by pgbench's.
 #
 # Usage: bench/vs-pgbench.sh [ROUNDS] [SECONDS] [CLIENTS]   (defaults 2 15 8)
-set -euo pipefail
 rounds=${1:-2}; secs=${2:-15}; clients=${3:-8}
-cd "$(dirname "$0")/.."
-
-find_pgbench() {
-  command -v pgbench >/dev/null 2>&1 && pgbench --version >/dev/null 2>&1 && { command -v pgbench; return; }
-  ls /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | sort -V | tail -1
-}
-PGBENCH=$(find_pgbench || true)
-if [ -z "$PGBENCH" ]; then
-  echo "installing pgbench from Debian's PostgreSQL packages" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null && apt-get install -y -qq postgresql-client >/dev/null
-  PGBENCH=$(find_pgbench || true)
-  if [ -z "$PGBENCH" ]; then
-    apt-get install -y -qq --no-install-recommends postgresql >/dev/null
-    PGBENCH=$(find_pgbench)
-  fi
-fi
-PSQL=$(dirname "$PGBENCH")/psql; [ -x "$PSQL" ] || PSQL=psql
-
-work=$(mktemp -d); trap 'kill $srv 2>/dev/null; wait $srv 2>/dev/null; rm -rf "$work"' EXIT
-go build -o "$work/keybench" ./cmd/keybench
-"$work/keybench" server >"$work/server.out" 2>"$work/server.err" & srv=$!
-for _ in $(seq 600); do grep -q '^DSN: ' "$work/server.out" 2>/dev/null && break; sleep 0.1; done
-dsn=$(sed -n 's/^DSN: //p' "$work/server.out")
-[ -n "$dsn" ] || { echo "server did not start: $(cat "$work/server.err")" >&2; exit 1; }
-host=$(sed 's/.*host=\([^ ]*\).*/\1/' <<<"$dsn"); port=$(sed 's/.*port=\([^ ]*\).*/\1/' <<<"$dsn")
-export PGHOST=$host PGPORT=$port PGUSER=keybench PGDATABASE=postgres
+source "$(dirname "$0")/lib.sh"
+PGBENCH=$(need_pg_tool pgbench)
+PSQL=$(need_pg_tool psql)
+work=$WORK; dsn=$DSN
 
 # pgbench gets the very table and statement keybench's insert workload uses.
 cat >"$work/insert.sql" <<SQL
@@ -57,7 +33,7 @@ run_pgbench() {
     sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1
 }
 run_keybench() {
-  "$work/keybench" run insert --dsn "$dsn" --schema kbrun --keys bigint -c "$clients" -T "${secs}s" \
+  "$KB" run insert --dsn "$dsn" --schema kbrun --keys bigint -c "$clients" -T "${secs}s" \
     --warmup 0s --rows 0 --payload 0 --out "$work/kb" --json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["cells"][0]["tps"])'
 }

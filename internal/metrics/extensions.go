@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Extensions records where pg_buffercache and pgstattuple are, creating them
+// Extensions records where pg_buffercache, pgstattuple and pg_walinspect are, creating them
 // in keybench's schema when they are missing and the role may, or why they
 // cannot be used.
 type Extensions struct {
@@ -23,7 +23,7 @@ type Extensions struct {
 // EnsureExtensions finds or creates the extensions the collectors use.
 func EnsureExtensions(ctx context.Context, conn *pgx.Conn, schema string) *Extensions {
 	e := &Extensions{Schema: map[string]string{}, Missing: map[string]string{}}
-	for _, name := range []string{"pg_buffercache", "pgstattuple"} {
+	for _, name := range []string{"pg_buffercache", "pgstattuple", "pg_walinspect"} {
 		var ns string
 		err := conn.QueryRow(ctx, "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = $1", name).Scan(&ns)
 		if err == nil {

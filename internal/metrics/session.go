@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +50,8 @@ type Session struct {
 	sampler   *sampler
 	samplerWG sync.WaitGroup
 	cancel    context.CancelFunc
+	startLSN  string
+	lsnErr    error
 }
 
 // counter is a cumulative statistic read before and after the cell.
@@ -71,6 +74,7 @@ func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
 	FlushStats(ctx, env.Admin.PgConn())
 	s := &Session{env: env, start: time.Now()}
 	s.winStart = s.start.Add(warmup)
+	s.lsnErr = env.Admin.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s.startLSN)
 	s.counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, diskCounter{}, cpuCounter{}}
 	s.before = make([]snapshot, len(s.counters))
 	for i, c := range s.counters {
@@ -120,6 +124,7 @@ func (s *Session) Stop(ctx context.Context, rows int64, into map[string]any) {
 		}
 		c.report(s.before[i], after, rows, elapsed, into)
 	}
+	s.walByRelation(ctx, rows, into)
 	if s.sampler != nil {
 		s.sampler.report(into)
 	} else {
@@ -150,4 +155,59 @@ func perRow(v float64, rows int64) any {
 // shared counters, which it otherwise does at most once a second.
 func FlushStats(ctx context.Context, conn *pgconn.PgConn) {
 	_, _ = conn.Exec(ctx, "SELECT pg_stat_force_next_flush()").ReadAll()
+}
+
+// walByRelation attributes the cell's WAL full-page images to the relations
+// they were taken of (pg_walinspect's pg_get_wal_block_info, PostgreSQL 16+):
+// wal_fpi_by_relation by role, and key_index_fpi_per_row.
+func (s *Session) walByRelation(ctx context.Context, rows int64, into map[string]any) {
+	fail := func(reason string) {
+		into["wal_fpi_by_relation"] = unavailable(reason)
+		into["key_index_fpi_per_row"] = into["wal_fpi_by_relation"]
+	}
+	if s.env.Major < 16 {
+		fail(fmt.Sprintf("pg_get_wal_block_info needs PostgreSQL 16 (this is %d)", s.env.Major))
+		return
+	}
+	fn, err := s.env.Ext.fn("pg_walinspect", "pg_get_wal_block_info")
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	if s.lsnErr != nil {
+		fail(s.lsnErr.Error())
+		return
+	}
+	q := fmt.Sprintf(`SELECT coalesce(c.relname, 'other'), count(*) FROM %s($1::pg_lsn, pg_current_wal_insert_lsn(), false) b
+		LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+		WHERE b.block_fpi_length > 0 GROUP BY 1`, fn)
+	res, err := s.env.Admin.Query(ctx, q, s.startLSN)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	defer res.Close()
+	by := map[string]int64{}
+	for res.Next() {
+		var rel string
+		var n int64
+		if err := res.Scan(&rel, &n); err != nil {
+			fail(err.Error())
+			return
+		}
+		role := rel
+		if rel != "other" {
+			role = relationRole(rel, s.env.Table)
+			if strings.HasPrefix(role, "other:") {
+				role = "other"
+			}
+		}
+		by[role] += n
+	}
+	if err := res.Err(); err != nil {
+		fail(err.Error())
+		return
+	}
+	into["wal_fpi_by_relation"] = by
+	into["key_index_fpi_per_row"] = perRow(float64(by["key_index"]), rows)
 }

@@ -41,8 +41,13 @@ func config(t *testing.T, workload string, keyList string, p func(*scenario.Para
 		t.Fatal(err)
 	}
 	return runner.Config{Scenario: sc, Params: params, Specs: specs, ConnConfig: cc, Schema: "kbtest",
-		Out: t.TempDir(), Seed: 1, UI: runner.NewUI(io.Discard), Version: "test"}
+		Out: t.TempDir(), Seed: 1, UI: runner.NewUI(io.Discard), Version: "test", Sampling: true}
 }
+
+var allMetrics = []string{"table_bytes", "toast_bytes", "index_bytes", "total_bytes", "index_bytes_after_reindex",
+	"key_index_bytes", "key_index_bytes_after_reindex", "bloat_ratio", "leaf_density", "leaf_fragmentation",
+	"wal_bytes", "wal_records", "wal_fpi", "wal_bytes_per_row", "wal_fpi_per_row", "wal_records_per_row",
+	"wal_fpi_by_relation", "key_index_fpi_per_row", "buffercache", "wait_events", "io", "blocks", "disk", "checkpoints", "cpu"}
 
 func schemaExists(t *testing.T, name string) bool {
 	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
@@ -84,9 +89,34 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 			if c.RowCheck == nil || !c.RowCheck.OK || c.RowCheck.Server < 2000+c.RowsInserted {
 				t.Errorf("%s: row check %+v", c.Key, c.RowCheck)
 			}
-			for _, m := range []string{"table_bytes", "index_bytes", "total_bytes", "wal_bytes"} {
+			for _, m := range []string{"table_bytes", "index_bytes", "total_bytes", "wal_bytes", "wal_records"} {
 				if v, ok := c.Int(m); !ok || v <= 0 {
 					t.Errorf("%s: metric %s = %v", c.Key, m, c.Metrics[m])
+				}
+			}
+			// Every metric is there, measured or with the reason it is not.
+			for _, m := range allMetrics {
+				v, ok := c.Metrics[m]
+				if !ok || v == nil {
+					t.Errorf("%s: metric %s missing", c.Key, m)
+				}
+				if u, isUn := v.(results.Unavailable); isUn && u.Unavailable == "" {
+					t.Errorf("%s: metric %s unavailable without a reason", c.Key, m)
+				}
+			}
+			// This test server is reached like someone else's (--dsn): its disk and
+			// processes are not keybench's to watch, and the results say so.
+			if _, isUn := c.Metrics["disk"].(results.Unavailable); !isUn {
+				t.Errorf("%s: disk measured on a --dsn server: %v", c.Key, c.Metrics["disk"])
+			}
+			if cpu, ok := c.Metrics["cpu"].(map[string]any); !ok || cpu["client_s"].(float64) <= 0 {
+				t.Errorf("%s: cpu %v", c.Key, c.Metrics["cpu"])
+			} else if _, isUn := cpu["server_s"].(results.Unavailable); !isUn {
+				t.Errorf("%s: server CPU measured on a --dsn server", c.Key)
+			}
+			for _, m := range []string{"buffercache", "wait_events", "io", "leaf_density", "bloat_ratio", "wal_fpi_by_relation"} {
+				if _, isUn := c.Metrics[m].(results.Unavailable); isUn {
+					t.Errorf("%s: %s unavailable on a PostgreSQL 18 superuser connection: %v", c.Key, m, c.Metrics[m])
 				}
 			}
 		}
