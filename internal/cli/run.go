@@ -131,7 +131,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)
 	}
 	cfg := runner.Config{Scenario: sc, Params: p, Specs: specs, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
-		Command: e.args, Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on"}
+		Command: e.args, Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("keybench-results", sc.Name+"-"+time.Now().Format("20060102-150405"))
 	}

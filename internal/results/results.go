@@ -47,7 +47,9 @@ type Results struct {
 	FinishedAt    *time.Time  `json:"finished_at,omitempty"`
 	Environment   Environment `json:"environment"`
 	Plan          Plan        `json:"plan"`
-	Cells         []Cell      `json:"cells"`
+	// Notes are caveats about the whole run.
+	Notes []string `json:"notes,omitempty"`
+	Cells []Cell   `json:"cells"`
 	// Groups summarise the cells (derived; rewritten at every write).
 	Groups []Group `json:"groups"`
 }

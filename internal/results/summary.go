@@ -48,6 +48,9 @@ func (r *Results) WriteSummary(w io.Writer) {
 	}
 	r.evidence(w, groups)
 	r.failures(w)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s.\n", n)
+	}
 	seen := map[string]bool{}
 	for _, c := range r.Cells {
 		if c.KeyNote != "" && !seen[c.Key+c.KeyNote] {
@@ -275,7 +278,7 @@ func (r *Results) evidence(w io.Writer, groups []Group) {
 	for _, k := range order {
 		g := last[k]
 		c := &r.Cells[g.Cells[len(g.Cells)-1]]
-		t.AppendRow(table.Row{k, g.Rows, g.Clients, cacheShare(c), metricf(c, "wal_bytes_per_row", "%.0f B"), metricf(c, "wal_fpi_per_row", "%.3f")+" ("+metricf(c, "key_index_fpi_per_row", "%.3f")+")",
+		t.AppendRow(table.Row{k, g.Rows, g.Clients, cacheShare(c), metricf(c, "wal_bytes_per_row", "%.0f B"), metricf(c, "wal_fpi_per_row", "%.3f") + " (" + metricf(c, "key_index_fpi_per_row", "%.3f") + ")",
 			metricBytes(c, "key_index_bytes"), metricf(c, "bloat_ratio", "%.2f"), metricf(c, "leaf_density", "%.0f%%", 100), topWaits(c, 3)})
 	}
 	t.SetColumnConfigs(rightAligned(2, 3, 4, 5, 6, 7, 8, 9))

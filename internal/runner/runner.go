@@ -40,7 +40,12 @@ type Config struct {
 	UI         *UI
 	// Sampling enables the wait-event and buffer-cache samplers.
 	Sampling bool
+	// RowsGiven says the user chose the table sizes (--rows).
+	RowsGiven bool
 }
+
+// coldCacheBytes is the embedded server's cold-cache shared_buffers.
+const coldCacheBytes = server.ColdSharedBuffersMB << 20
 
 // ErrInterrupted is returned when the run was stopped by a signal; the results keep what was measured.
 var ErrInterrupted = errors.New("interrupted")
@@ -189,6 +194,13 @@ func (r *run) startServer(ctx context.Context) error {
 		return fmt.Errorf("reading settings: %w", err)
 	}
 	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
+	var sb int64
+	if err := r.admin.QueryRow(ctx, "SELECT pg_size_bytes(current_setting('shared_buffers'))").Scan(&sb); err == nil &&
+		r.cfg.Scenario.CacheRelative && !r.cfg.RowsGiven && sb != coldCacheBytes {
+		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s's default table sizes are chosen for a %s cache; this server's shared_buffers is %s: "+
+			"scale --rows by %.1f for the same effect", r.cfg.Scenario.Name, results.Bytes(coldCacheBytes), results.Bytes(sb), float64(sb)/coldCacheBytes))
+		r.ui.Logf("note: %s", r.res.Notes[len(r.res.Notes)-1])
+	}
 	return nil
 }
 

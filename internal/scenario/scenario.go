@@ -43,6 +43,10 @@ type Scenario struct {
 	Quick func(p *Params)
 	// Settings are embedded-server settings the scenario runs with unless the user overrides them.
 	Settings []server.Setting
+	// CacheRelative marks presets whose default table sizes are chosen
+	// against the cold-cache embedded server's shared_buffers: on a server
+	// with another cache they need --rows scaled to it.
+	CacheRelative bool
 }
 
 // Cell is one planned measurement.
@@ -166,7 +170,8 @@ func init() {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
 			p.Rows, p.Warmup, p.Txns = []int64{50_000}, time.Second, 1000
 		},
-		Settings: embeddedDefaults,
+		Settings:      embeddedDefaults,
+		CacheRelative: true,
 	})
 	register(&Scenario{
 		Name:   "growth",
@@ -182,7 +187,8 @@ func init() {
 			p.Keys = []string{"bigint", "uuidv7", "uuidv4"}
 			p.Rows, p.Warmup, p.Duration = []int64{0, 100_000}, time.Second, 2*time.Second
 		},
-		Settings: embeddedDefaults,
+		Settings:      embeddedDefaults,
+		CacheRelative: true,
 	})
 	register(&Scenario{
 		Name:   "sequence-cache",

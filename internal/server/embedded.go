@@ -66,7 +66,7 @@ type Embedded struct {
 
 // ColdSharedBuffers is shared_buffers in cold-cache mode: small enough that
 // the indexes of the presets' tables outgrow it within minutes.
-const ColdSharedBuffers = "16MB"
+const ColdSharedBuffersMB = 16
 
 // major parses the major version of "18.6" or "15.18 (Debian ...)".
 func major(version string) int {
@@ -154,8 +154,9 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	settings := o.Settings
 	e.CacheMode = "warm"
 	if o.ColdCache {
-		cold := []Setting{{"shared_buffers", ColdSharedBuffers}}
-		e.CacheMode = "cold: shared_buffers=" + ColdSharedBuffers
+		sb := fmt.Sprintf("%dMB", ColdSharedBuffersMB)
+		cold := []Setting{{"shared_buffers", sb}}
+		e.CacheMode = "cold: shared_buffers=" + sb
 		if major(e.Version) >= 16 {
 			cold = append(cold, Setting{"debug_io_direct", "data"})
 			e.CacheMode += ", direct IO for data files"
