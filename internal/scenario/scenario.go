@@ -80,8 +80,15 @@ func Names() []string {
 	return out
 }
 
-// All returns the scenarios, presets first, each group by name.
+// presetOrder is the brief's order; presets not in it follow by name.
+var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue"}
+
+// All returns the scenarios: presets in the brief's order, then bare workloads by name.
 func All() []*Scenario {
+	rank := map[string]int{}
+	for i, n := range presetOrder {
+		rank[n] = i + 1
+	}
 	out := make([]*Scenario, 0, len(registry))
 	for _, s := range registry {
 		out = append(out, s)
@@ -89,6 +96,13 @@ func All() []*Scenario {
 	sort.Slice(out, func(i, j int) bool {
 		if (out[i].Source == "") != (out[j].Source == "") {
 			return out[i].Source != ""
+		}
+		ri, rj := rank[out[i].Name], rank[out[j].Name]
+		if ri != rj && ri != 0 && rj != 0 {
+			return ri < rj
+		}
+		if (ri == 0) != (rj == 0) {
+			return ri != 0
 		}
 		return out[i].Name < out[j].Name
 	})
