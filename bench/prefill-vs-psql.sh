@@ -26,7 +26,7 @@ SQL
 # Server-made keys (uuidv4 by gen_random_uuid()).
 fresh s "uuid DEFAULT gen_random_uuid()"
 t0=$(now)
-"$PSQL" -qX -v ON_ERROR_STOP=1 -c "INSERT INTO kbpsql.s (data, payload) SELECT (i % $rows) * 2147483647 % $rows + 1, left(repeat(md5(i::text), 1), 32) FROM generate_series(1, $rows) i" >/dev/null
+"$PSQL" -qX -v ON_ERROR_STOP=1 -c "INSERT INTO kbpsql.s (data, payload) SELECT (i % $rows) * 2147483647 % $rows + 1, left(repeat(md5(i::text), 1), 32) FROM generate_series(1::bigint, $rows) i" >/dev/null
 t1=$(now)
 psql_is=$(python3 -c "print($rows/($t1-$t0))")
 kb_is=$(kb_rate uuidv4)

@@ -25,6 +25,11 @@ type sampler struct {
 	usage      [][]usageCount
 	cacheTotal int64
 	cacheErr   error
+
+	// queries and busy measure the sampler's own cost: its queries' count and wall time.
+	queries int64
+	busy    time.Duration
+	ran     time.Duration
 }
 
 type cacheSample struct {
@@ -62,8 +67,16 @@ func (s *sampler) run(ctx context.Context) {
 		return
 	}
 	waitTick, cacheTick := ticker(s.env.WaitEvery), ticker(s.env.CacheEvery)
+	began := time.Now()
+	defer func() { s.ran = time.Since(began) }()
+	timed := func(f func()) {
+		t0 := time.Now()
+		f()
+		s.busy += time.Since(t0)
+		s.queries++
+	}
 	if s.cacheErr == nil && s.env.CacheEvery > 0 {
-		s.sampleCache(ctx, conn, bufferCache)
+		timed(func() { s.sampleCache(ctx, conn, bufferCache) })
 	}
 	for {
 		select {
@@ -71,11 +84,11 @@ func (s *sampler) run(ctx context.Context) {
 			return
 		case <-waitTick:
 			if s.waitErr == nil {
-				s.sampleWaits(ctx, conn)
+				timed(func() { s.sampleWaits(ctx, conn) })
 			}
 		case <-cacheTick:
 			if s.cacheErr == nil {
-				s.sampleCache(ctx, conn, bufferCache)
+				timed(func() { s.sampleCache(ctx, conn, bufferCache) })
 			}
 		}
 	}
@@ -172,6 +185,15 @@ func relationRole(rel, table string) string {
 }
 
 func (s *sampler) report(into map[string]any) {
+	if s.ran > 0 {
+		// An upper bound of what sampling took from the server: the wall time
+		// of its queries (server work plus the round trips), as a share of
+		// the window and of one core.
+		into["sampling"] = map[string]any{"queries": s.queries, "busy_s": s.busy.Seconds(), "window_s": s.ran.Seconds(),
+			"busy_share": s.busy.Seconds() / s.ran.Seconds()}
+	} else {
+		into["sampling"] = unavailable("the sampler did not run")
+	}
 	switch {
 	case s.env.WaitEvery <= 0:
 		into["wait_events"] = unavailable("sampling switched off")

@@ -128,8 +128,9 @@ func (s *Session) Stop(ctx context.Context, rows int64, into map[string]any) {
 	if s.sampler != nil {
 		s.sampler.report(into)
 	} else {
-		into["wait_events"] = unavailable("sampling switched off (--sampling off)")
-		into["buffercache"] = unavailable("sampling switched off (--sampling off)")
+		for _, m := range []string{"wait_events", "buffercache", "sampling"} {
+			into[m] = unavailable("sampling switched off (--sampling off)")
+		}
 	}
 }
 
