@@ -34,7 +34,7 @@ run_pgbench() {
 }
 run_keybench() {
   "$KB" run insert --dsn "$dsn" --schema kbrun --keys bigint -c "$clients" -T "${secs}s" \
-    --warmup 0s --rows 0 --payload 0 --out "$work/kb" --json 2>/dev/null |
+    --warmup 0s --rows 0 --payload 0 ${KB_ARGS:-} --out "$work/kb" --json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["cells"][0]["tps"])'
 }
 

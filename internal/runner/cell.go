@@ -201,7 +201,6 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 	conns := make([]*pgx.Conn, 0, n)
 	clients := make([]driver.Client, 0, n)
 	cc := r.conn.Copy()
-	cc.DialFunc = driver.Dial
 	cc.RuntimeParams["application_name"] = clientApp
 	for i := 0; i < n; i++ {
 		cn, err := pgx.ConnectConfig(ctx, cc)
