@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How much do keybench's samplers (wait events every 250 ms, buffer cache
+# How much do keybench's samplers (wait events every 500 ms, buffer cache
 # every 2 s) cost the measurement? Runs the same cell with sampling on and off
 # in turn (on off, off on, ...) on one server and prints tps(on) / tps(off).
 #

@@ -224,7 +224,7 @@ const clientApp = "keybench client"
 func (r *run) metricsEnv(t *workload.Table) metrics.Env {
 	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: t.Schema, Table: t.Name, Major: r.major, Ext: r.ext, ClientApp: clientApp}
 	if r.cfg.Sampling {
-		env.WaitEvery, env.CacheEvery = 250*time.Millisecond, 2*time.Second
+		env.WaitEvery, env.CacheEvery = 500*time.Millisecond, 2*time.Second
 	}
 	if r.emb != nil {
 		env.ServerPID, env.DataDir = r.emb.PID(), r.emb.DataDir
