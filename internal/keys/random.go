@@ -22,10 +22,3 @@ func (r *randBuf) read(dst []byte) {
 		dst = dst[n:]
 	}
 }
-
-func (r *randBuf) uint64() uint64 {
-	var b [8]byte
-	r.read(b[:])
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
