@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"fmt"
+
+	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
 )
 
 type reportCmd struct {
 	Results string `arg:"" type:"existingfile" help:"A results.json written by keybench run."`
+	HTML    string `name:"html" help:"Where to write the HTML report (default: report.html beside the results)."`
 }
 
 func (r *reportCmd) Run(e *env) error {
@@ -14,5 +18,13 @@ func (r *reportCmd) Run(e *env) error {
 		return usagef("%v", err)
 	}
 	res.WriteSummary(e.stdout)
+	out := r.HTML
+	if out == "" {
+		out = report.DefaultPath(r.Results)
+	}
+	if err := report.WriteFile(r.Results, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "report: %s\n", out)
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
@@ -59,7 +60,15 @@ func (r *runCmd) Run(e *env) error {
 		res.WriteSummary(human)
 	}
 	if res != nil {
-		fmt.Fprintf(e.stderr, "results: %s\n", filepath.Join(cfg.Out, "results.json"))
+		path := filepath.Join(cfg.Out, "results.json")
+		fmt.Fprintf(e.stderr, "results: %s\n", path)
+		// The report is rendered from the file just written, so that
+		// 'keybench report' on it later gives the same page.
+		if rerr := report.WriteFile(path, report.DefaultPath(path)); rerr != nil {
+			fmt.Fprintf(e.stderr, "keybench: could not write the HTML report: %v\n", rerr)
+		} else {
+			fmt.Fprintf(e.stderr, "report: %s\n", report.DefaultPath(path))
+		}
 		if r.JSON {
 			b, _ := json.MarshalIndent(res, "", "  ")
 			fmt.Fprintln(e.stdout, string(b))

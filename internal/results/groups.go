@@ -97,6 +97,9 @@ func (r *Results) BuildGroups() []Group {
 	return out
 }
 
+// Sample is the group's TPS sample (per run or per second, as Unit says).
+func (g *Group) Sample() []float64 { return g.sample }
+
 // MedianInt is the median of an integer metric over the group's cells.
 func (r *Results) MedianInt(g *Group, metric string) (int64, bool) {
 	var v []float64

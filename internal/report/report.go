@@ -1,0 +1,315 @@
+// Package report renders a run's results.json as one self-contained HTML
+// page: the verdict first, then charts that explain it, the console summary,
+// and the environment with the command that reproduces the run. Everything
+// is inline (charts are SVG drawn by gonum/plot), so the page renders
+// offline, and it is derived from results.json alone, so re-rendering saved
+// results gives the same page byte for byte.
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// WriteFile renders the results file at resultsPath into htmlPath.
+func WriteFile(resultsPath, htmlPath string) error {
+	res, err := results.Read(resultsPath)
+	if err != nil {
+		return err
+	}
+	b, err := Render(res)
+	if err != nil {
+		return err
+	}
+	tmp := htmlPath + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, htmlPath)
+}
+
+// Chart is one figure of the page.
+type Chart struct {
+	Title, Caption string
+	SVG            template.HTML
+}
+
+// Verdict is one ranked key.
+type Verdict struct {
+	Rank        int
+	Key         string
+	Color       string
+	TPS         string
+	Versus      string
+	Significant bool
+	Why         string
+}
+
+type page struct {
+	Title, Status, Error string
+	Headline             string
+	Verdicts             []Verdict
+	Charts               []Chart
+	Missing              []string
+	Summary              string
+	Env                  [][2]string
+	Settings             [][2]string
+	Command              string
+	Notes                []string
+}
+
+// Render builds the page.
+func Render(res *results.Results) ([]byte, error) {
+	groups := res.BuildGroups()
+	r := &renderer{res: res, groups: groups, colors: map[string]int{}}
+	for _, k := range res.Plan.Keys {
+		if _, ok := r.colors[k]; !ok {
+			r.colors[k] = len(r.colors)
+		}
+	}
+	for _, g := range groups {
+		if _, ok := r.colors[g.Key]; !ok {
+			r.colors[g.Key] = len(r.colors)
+		}
+	}
+	r.pickHeadline()
+	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
+	p.Headline, p.Verdicts = r.verdict()
+	for _, build := range []func() (Chart, string){r.tpsOverTime, r.tpsVsScale, r.sizes, r.walPerRow, r.fpiPerRow, r.cacheOverTime, r.waits, r.latency} {
+		c, missing := build()
+		if missing != "" {
+			p.Missing = append(p.Missing, missing)
+			continue
+		}
+		p.Charts = append(p.Charts, c)
+	}
+	var sum bytes.Buffer
+	res.WriteSummary(&sum)
+	p.Summary = sum.String()
+	p.Env, p.Settings = environment(res)
+	p.Command = shellJoin(res.Keybench.Command)
+	var out bytes.Buffer
+	if err := pageTemplate.Execute(&out, p); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+type renderer struct {
+	res      *results.Results
+	groups   []results.Group
+	colors   map[string]int
+	headline []*results.Group // one group per key at the largest table size and client count
+}
+
+// pickHeadline chooses what the verdict ranks: every key at the largest table size and client count of the run.
+func (r *renderer) pickHeadline() {
+	var rows int64 = -1
+	clients := -1
+	for _, g := range r.groups {
+		if g.Rows > rows || g.Rows == rows && g.Clients > clients {
+			rows, clients = g.Rows, g.Clients
+		}
+	}
+	for i := range r.groups {
+		if g := &r.groups[i]; g.Rows == rows && g.Clients == clients {
+			r.headline = append(r.headline, g)
+		}
+	}
+}
+
+func (r *renderer) color(key string) string {
+	c := keyColor(r.colors[key])
+	rr, gg, bb, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", rr>>8, gg>>8, bb>>8)
+}
+
+func (r *renderer) cell(g *results.Group) *results.Cell { return &r.res.Cells[g.Cells[0]] }
+
+func (r *renderer) verdict() (string, []Verdict) {
+	if len(r.headline) == 0 {
+		return "No cell finished, so there is nothing to rank.", nil
+	}
+	ranked := append([]*results.Group(nil), r.headline...)
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].TPS.Median > ranked[j].TPS.Median })
+	best := ranked[0]
+	g0 := ranked[0]
+	head := fmt.Sprintf("%s, %d clients, %s rows before each window: keys ranked by median throughput (%s).",
+		g0.Workload, g0.Clients, thousands(g0.Rows), unitWords(g0.Unit))
+	var out []Verdict
+	for i, g := range ranked {
+		v := Verdict{Rank: i + 1, Key: g.Key, Color: r.color(g.Key),
+			TPS: fmt.Sprintf("%.0f tps [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
+		if i == 0 {
+			v.Versus = "fastest"
+			v.Significant = true
+		} else {
+			c := stats.Compare(best.Sample(), g.Sample())
+			v.Significant = c.Significant
+			if c.Significant {
+				v.Versus = fmt.Sprintf("%.0f%% slower than %s (p=%.3g)", (1-c.Ratio)*100, best.Key, c.P)
+			} else {
+				v.Versus = fmt.Sprintf("~ %s (within noise, p=%.2g)", best.Key, c.P)
+			}
+		}
+		v.Why = r.why(g, best)
+		out = append(out, v)
+	}
+	return head, out
+}
+
+// why explains a key's place with the server's evidence, against the fastest key.
+func (r *renderer) why(g, best *results.Group) string {
+	c, b := r.cell(g), r.cell(best)
+	var parts []string
+	if share, ok := cacheShare(c); ok {
+		s := fmt.Sprintf("its key index held %.0f%% of the buffer cache", share*100)
+		if bs, ok := cacheShare(b); ok && g != best {
+			s += fmt.Sprintf(" (%s: %.0f%%)", best.Key, bs*100)
+		}
+		parts = append(parts, s)
+	}
+	if f, ok := num(c.Metrics["key_index_fpi_per_row"]); ok {
+		s := fmt.Sprintf("%.3f full-page images per row in its key index", f)
+		if bf, ok := num(b.Metrics["key_index_fpi_per_row"]); ok && g != best {
+			if bf > 0 {
+				s = fmt.Sprintf("%.1f× the full-page images per row of %s in its key index", f/bf, best.Key)
+			} else if f > 0 {
+				s += fmt.Sprintf(" (%s: none)", best.Key)
+			}
+		}
+		parts = append(parts, s)
+	} else if f, ok := num(c.Metrics["wal_fpi_per_row"]); ok {
+		parts = append(parts, fmt.Sprintf("%.3f full-page images per row", f))
+	}
+	if bl, ok := num(c.Metrics["bloat_ratio"]); ok {
+		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
+	}
+	if w, share, ok := topWait(c); ok {
+		parts = append(parts, fmt.Sprintf("clients waited most on %s (%.0f%% of samples)", w, share*100))
+	}
+	if len(parts) == 0 {
+		return "no server metrics were collected for this cell"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func unitWords(u string) string {
+	if u == "runs" {
+		return "one figure per run"
+	}
+	return "per-second rates; repeat with --repeat 5 to compare whole runs"
+}
+
+func num(v any) (float64, bool) {
+	f, ok := v.(float64)
+	return f, ok && !math.IsNaN(f)
+}
+
+func cacheShare(c *results.Cell) (float64, bool) {
+	m, ok := c.Metrics["buffercache"].(map[string]any)
+	if !ok {
+		return 0, false
+	}
+	ms, ok := m["mean_share"].(map[string]any)
+	if !ok {
+		return 0, false
+	}
+	f, _ := num(ms["key_index"])
+	return f, true
+}
+
+func waitCounts(c *results.Cell) (map[string]float64, float64) {
+	m, ok := c.Metrics["wait_events"].(map[string]any)
+	if !ok {
+		return nil, 0
+	}
+	counts, _ := m["counts"].(map[string]any)
+	out, total := map[string]float64{}, 0.0
+	for k, v := range counts {
+		if f, ok := num(v); ok {
+			out[k] = f
+			total += f
+		}
+	}
+	return out, total
+}
+
+func topWait(c *results.Cell) (string, float64, bool) {
+	counts, total := waitCounts(c)
+	if total == 0 {
+		return "", 0, false
+	}
+	best, bn := "", -1.0
+	for _, k := range sortedKeys(counts) {
+		if counts[k] > bn {
+			best, bn = k, counts[k]
+		}
+	}
+	return best, bn / total, true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func environment(res *results.Results) ([][2]string, [][2]string) {
+	e, h := res.Environment, res.Environment.Host
+	env := [][2]string{
+		{"status", res.Status}, {"scenario", res.Scenario}, {"keybench", res.Keybench.Version},
+		{"server", e.ServerVersion + " (" + e.ServerKind + ")"}, {"cache mode", e.CacheMode}, {"schema", e.Schema},
+		{"host", fmt.Sprintf("%s, %d CPUs (%s), %s memory, %s/%s, kernel %s", h.Hostname, h.CPUs, h.CPUModel, results.Bytes(int64(h.MemBytes)), h.OS, h.Arch, h.Kernel)},
+		{"started", res.StartedAt.Format("2006-01-02 15:04:05 MST")},
+	}
+	var settings [][2]string
+	for _, k := range sortedKeys(e.Settings) {
+		settings = append(settings, [2]string{k, e.Settings[k]})
+	}
+	return env, settings
+}
+
+// shellJoin quotes a command line for a POSIX shell.
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+		}) < 0 {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// DefaultPath is where a run's report goes: beside its results.json.
+func DefaultPath(resultsPath string) string {
+	return filepath.Join(filepath.Dir(resultsPath), "report.html")
+}

@@ -1,0 +1,67 @@
+package report
+
+import "html/template"
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; margin-bottom: .2em; }
+h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+.status { color: #555; }
+.status.failed, .status.interrupted { color: #b00; font-weight: bold; }
+ol.verdict { padding-left: 0; list-style: none; }
+ol.verdict li { margin: .6em 0; padding: .5em .8em; border-left: 6px solid; background: #f7f7f7; }
+ol.verdict .key { font-weight: bold; font-size: 1.1em; }
+ol.verdict .tps { font-variant-numeric: tabular-nums; }
+ol.verdict .noise { color: #777; }
+ol.verdict .why { display: block; color: #444; margin-top: .2em; }
+figure { margin: 1.5em 0; }
+figure svg { width: 100%; height: auto; }
+figcaption { color: #555; font-size: .9em; }
+pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .72em; line-height: 1.25; }
+table.env { border-collapse: collapse; font-size: .9em; }
+table.env td { border-top: 1px solid #eee; padding: .2em .8em .2em 0; vertical-align: top; }
+code.cmd { display: block; background: #222; color: #eee; padding: .7em; border-radius: 4px; white-space: pre-wrap; word-break: break-all; }
+.missing { color: #777; font-size: .9em; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="status {{.Status}}">status: {{.Status}}{{if .Error}} — {{.Error}}{{end}}</p>
+
+<h2 id="verdict">Verdict</h2>
+<p>{{.Headline}}</p>
+<ol class="verdict">
+{{range .Verdicts}}<li style="border-color: {{.Color}}"><span class="key">{{.Rank}}. {{.Key}}</span> — <span class="tps">{{.TPS}}</span>, <span class="{{if not .Significant}}noise{{end}}">{{.Versus}}</span>
+<span class="why">Why: {{.Why}}.</span></li>
+{{end}}</ol>
+{{range .Notes}}<p class="missing">Note: {{.}}.</p>{{end}}
+
+<h2 id="charts">Charts</h2>
+{{range .Charts}}<figure>
+{{.SVG}}
+<figcaption><b>{{.Title}}.</b> {{.Caption}}</figcaption>
+</figure>
+{{end}}{{if .Missing}}<p class="missing">Not drawn: {{range $i, $m := .Missing}}{{if $i}}; {{end}}{{$m}}{{end}}.</p>{{end}}
+
+<h2 id="summary">Summary tables</h2>
+<pre>{{.Summary}}</pre>
+
+<h2 id="environment">Environment</h2>
+<table class="env">
+{{range .Env}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table>
+<h3>Server settings recorded</h3>
+<table class="env">
+{{range .Settings}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table>
+
+<h2 id="reproduce">Reproduce</h2>
+<code class="cmd">{{.Command}}</code>
+</body>
+</html>
+`))
