@@ -86,4 +86,3 @@ func svg(p *plot.Plot, wIn, hIn float64) (string, error) {
 	}
 	return s, nil
 }
-
