@@ -289,6 +289,19 @@ func TestQuickRun(t *testing.T) {
 			}
 		}
 	}
+	if st, err := os.Stat(filepath.Join(out, "report.html")); err != nil || st.Size() > 5<<20 || st.Size() < 10000 {
+		t.Errorf("report.html: %v %v", st, err)
+	}
+	// keybench report regenerates the very same page from the saved results.
+	again := filepath.Join(t.TempDir(), "again.html")
+	if _, stderr, code := keybench(t, "report", filepath.Join(out, "results.json"), "--html", again); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	first, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	second, _ := os.ReadFile(again)
+	if !bytes.Equal(first, second) {
+		t.Error("keybench report did not regenerate an identical report.html")
+	}
 	for _, k := range []string{"uuidv4:as=text", "uuidv4", "uuidv7", "bigint"} {
 		if !strings.Contains(stdout, "│ "+k+" ") {
 			t.Errorf("summary lacks %s:\n%s", k, stdout)

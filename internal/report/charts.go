@@ -43,6 +43,16 @@ func groupedBars(title, yLabel string, categories []string, ss []series) (string
 	}
 	p.NominalX(categories...)
 	p.Y.Min = 0
+	// Headroom above the tallest bar for the legend (top right).
+	top := 0.0
+	for _, s := range ss {
+		for _, v := range s.ys {
+			top = max(top, v)
+		}
+	}
+	if top > 0 {
+		p.Y.Max = top * (1.15 + 0.06*float64(len(ss)))
+	}
 	return svg(p, 8, 3.6)
 }
 

@@ -181,11 +181,7 @@ func (r *renderer) why(g, best *results.Group) string {
 	if f, ok := num(c.Metrics["key_index_fpi_per_row"]); ok {
 		s := fmt.Sprintf("%.3f full-page images per row in its key index", f)
 		if bf, ok := num(b.Metrics["key_index_fpi_per_row"]); ok && g != best {
-			if bf > 0 {
-				s = fmt.Sprintf("%.1f× the full-page images per row of %s in its key index", f/bf, best.Key)
-			} else if f > 0 {
-				s += fmt.Sprintf(" (%s: none)", best.Key)
-			}
+			s += fmt.Sprintf(" (%s: %.3f)", best.Key, bf)
 		}
 		parts = append(parts, s)
 	} else if f, ok := num(c.Metrics["wal_fpi_per_row"]); ok {
