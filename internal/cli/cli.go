@@ -38,7 +38,8 @@ type cli struct {
 	Keys      keysCmd      `cmd:"" help:"List the key strategies."`
 	Gen       genCmd       `cmd:"" help:"Print N keys of a key spec, one per line, as the database stores them."`
 	Scenarios scenariosCmd `cmd:"" help:"List the scenarios."`
-	Report    reportCmd    `cmd:"" help:"Re-render the console summary from a saved results.json."`
+	Report    reportCmd    `cmd:"" help:"Re-render the console summary and report.html from a saved results.json."`
+	Compare   compareCmd   `cmd:"" help:"Compare two results.json side by side; differences within noise are marked ~."`
 	Server    serverCmd    `cmd:"" help:"Start the embedded server, print its DSN, stop on Ctrl-C."`
 	Version   versionFlag  `name:"version" help:"Print the version and exit."`
 }

@@ -302,6 +302,11 @@ func TestQuickRun(t *testing.T) {
 	if !bytes.Equal(first, second) {
 		t.Error("keybench report did not regenerate an identical report.html")
 	}
+	// A run compared with itself: every key present, every difference within noise.
+	cmpOut, stderr, code := keybench(t, "compare", filepath.Join(out, "results.json"), filepath.Join(out, "results.json"), "--html", filepath.Join(t.TempDir(), "cmp.html"))
+	if code != 0 || strings.Count(cmpOut, "│ ~ (p=1)") != len(cells) {
+		t.Errorf("compare with itself: exit %d, %s\n%s", code, stderr, cmpOut)
+	}
 	for _, k := range []string{"uuidv4:as=text", "uuidv4", "uuidv7", "bigint"} {
 		if !strings.Contains(stdout, "│ "+k+" ") {
 			t.Errorf("summary lacks %s:\n%s", k, stdout)

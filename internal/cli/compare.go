@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/keybench/keybench/internal/report"
+	"github.com/keybench/keybench/internal/results"
+)
+
+type compareCmd struct {
+	A    string `arg:"" type:"existingfile" help:"The baseline results.json."`
+	B    string `arg:"" type:"existingfile" help:"The results.json to compare with it."`
+	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
+}
+
+func (c *compareCmd) Run(e *env) error {
+	a, err := results.Read(c.A)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	b, err := results.Read(c.B)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	rows, onlyA, onlyB := report.Compare(a, b)
+	if len(rows) == 0 {
+		return usagef("%s and %s have no measurement in common (same key, workload, clients and table size)", c.A, c.B)
+	}
+	report.WriteComparison(e.stdout, c.A, c.B, rows, onlyA, onlyB)
+	if c.HTML != "" {
+		page, err := report.RenderComparison(c.A, c.B, rows, onlyA, onlyB)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(c.HTML, page, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "comparison: %s\n", c.HTML)
+	}
+	return nil
+}

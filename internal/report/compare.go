@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// Row is one measurement found in both runs.
+type Row struct {
+	Key, Workload string
+	Clients       int
+	Rows          int64
+	A, B          stats.Summary
+	Cmp           stats.Comparison
+	SizeA, SizeB  int64
+	HasSize       bool
+}
+
+// Compare matches the groups of two runs by key, workload, clients and table
+// size, and tests each difference (B against A).
+func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
+	ga, gb := a.BuildGroups(), b.BuildGroups()
+	id := func(g *results.Group) string {
+		return fmt.Sprintf("%s, %s, %d clients, %d rows", g.Key, g.Workload, g.Clients, g.Rows)
+	}
+	inB := map[string]*results.Group{}
+	for i := range gb {
+		inB[id(&gb[i])] = &gb[i]
+	}
+	seen := map[string]bool{}
+	for i := range ga {
+		x := &ga[i]
+		y, ok := inB[id(x)]
+		if !ok {
+			onlyA = append(onlyA, id(x))
+			continue
+		}
+		seen[id(x)] = true
+		r := Row{Key: x.Key, Workload: x.Workload, Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, Cmp: stats.Compare(x.Sample(), y.Sample())}
+		sa, okA := a.MedianInt(x, "total_bytes")
+		sb, okB := b.MedianInt(y, "total_bytes")
+		r.SizeA, r.SizeB, r.HasSize = sa, sb, okA && okB
+		rows = append(rows, r)
+	}
+	for i := range gb {
+		if !seen[id(&gb[i])] {
+			onlyB = append(onlyB, id(&gb[i]))
+		}
+	}
+	return rows, onlyA, onlyB
+}
+
+func (r Row) delta() string {
+	if !r.Cmp.Significant {
+		return fmt.Sprintf("~ (p=%.2g)", r.Cmp.P)
+	}
+	return fmt.Sprintf("%+.1f%% (p=%.2g)", (r.Cmp.Ratio-1)*100, r.Cmp.P)
+}
+
+func (r Row) sizeDelta() string {
+	if !r.HasSize || r.SizeA == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s → %s (%+.0f%%)", results.Bytes(r.SizeA), results.Bytes(r.SizeB), (float64(r.SizeB)/float64(r.SizeA)-1)*100)
+}
+
+// WriteComparison prints the comparison as a table.
+func WriteComparison(w io.Writer, nameA, nameB string, rows []Row, onlyA, onlyB []string) {
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	t.SetStyle(table.StyleLight)
+	t.AppendHeader(table.Row{"key", "workload", "clients", "rows before", "A: tps [95% CI]", "B: tps [95% CI]", "B vs A", "size A → B"})
+	for _, r := range rows {
+		t.AppendRow(table.Row{r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta()})
+	}
+	t.Render()
+	fmt.Fprintf(w, "A: %s\nB: %s\n\"~\": within run-to-run noise (Mann-Whitney U, p >= %.2f).\n", nameA, nameB, stats.Alpha)
+	for _, s := range onlyA {
+		fmt.Fprintf(w, "only in A: %s\n", s)
+	}
+	for _, s := range onlyB {
+		fmt.Fprintf(w, "only in B: %s\n", s)
+	}
+}
+
+func ci(s stats.Summary) string {
+	if s.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f [%.0f-%.0f]", s.Median, s.Lo, s.Hi)
+}
+
+// RenderComparison renders the comparison as a self-contained HTML page with a chart.
+func RenderComparison(nameA, nameB string, rows []Row, onlyA, onlyB []string) ([]byte, error) {
+	var cats []string
+	var ya, yb []float64
+	for _, r := range rows {
+		cats = append(cats, fmt.Sprintf("%s (%d rows, %d cl.)", r.Key, r.Rows, r.Clients))
+		ya, yb = append(ya, r.A.Median), append(yb, r.B.Median)
+	}
+	svgText := ""
+	if len(rows) > 0 {
+		s, err := groupedBars("Median throughput, A and B", "transactions per second", cats,
+			[]series{{name: "A", color: keyColor(0), ys: ya}, {name: "B", color: keyColor(1), ys: yb}})
+		if err != nil {
+			return nil, err
+		}
+		svgText = s
+	}
+	var txt bytes.Buffer
+	WriteComparison(&txt, nameA, nameB, rows, onlyA, onlyB)
+	var out bytes.Buffer
+	err := compareTemplate.Execute(&out, map[string]any{"A": nameA, "B": nameB, "Chart": template.HTML(svgText), "Table": txt.String()})
+	return out.Bytes(), err
+}
+
+var compareTemplate = template.Must(template.New("compare").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>keybench compare</title>
+<style>body { font-family: system-ui, Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; }
+figure svg { width: 100%; height: auto; } pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .75em; }</style>
+</head><body>
+<h1>keybench compare</h1>
+<p>A: {{.A}}<br>B: {{.B}}</p>
+<figure>{{.Chart}}</figure>
+<pre>{{.Table}}</pre>
+</body></html>
+`))
