@@ -43,16 +43,7 @@ func groupedBars(title, yLabel string, categories []string, ss []series) (string
 	}
 	p.NominalX(categories...)
 	p.Y.Min = 0
-	// Headroom above the tallest bar for the legend (top right).
-	top := 0.0
-	for _, s := range ss {
-		for _, v := range s.ys {
-			top = max(top, v)
-		}
-	}
-	if top > 0 {
-		p.Y.Max = top * (1.15 + 0.06*float64(len(ss)))
-	}
+	p.Y.Max = headroom(ss)
 	return svg(p, 8, 3.6)
 }
 
@@ -77,6 +68,7 @@ func lines(title, xLabel, yLabel string, ss []series) (string, error) {
 		p.Legend.Add(s.name, l)
 	}
 	p.Y.Min = 0
+	p.Y.Max = headroom(ss)
 	return svg(p, 8, 3.6)
 }
 
@@ -95,4 +87,18 @@ func svg(p *plot.Plot, wIn, hIn float64) (string, error) {
 		s = s[i:]
 	}
 	return s, nil
+}
+
+// headroom is a y-axis maximum that leaves room above the data for the legend (top right).
+func headroom(ss []series) float64 {
+	top := 0.0
+	for _, s := range ss {
+		for _, v := range s.ys {
+			top = max(top, v)
+		}
+	}
+	if top <= 0 {
+		return 1
+	}
+	return top * (1.15 + 0.07*float64(len(ss)))
 }
