@@ -133,6 +133,8 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	if dres.Interrupted {
 		return ErrInterrupted
 	}
+	step := r.ui.Step("  collecting evidence (statistics, REINDEX, pgstatindex, WAL inspection)")
+	defer step.Done()
 	r.waitForClientsGone(ctx)
 	sess.Stop(ctx, dres.TotalRows, c.Metrics)
 	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
@@ -173,6 +175,8 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 		pf.RowsPerS = float64(rows) / pf.LoadS
 	}
 	t1 := time.Now()
+	step := r.ui.Step("  building indexes, VACUUM ANALYZE, CHECKPOINT")
+	defer step.Done()
 	for _, s := range workload.IndexStatements(t) {
 		if _, err := r.admin.Exec(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)

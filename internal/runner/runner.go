@@ -159,7 +159,7 @@ func (r *run) startServer(ctx context.Context) error {
 		env.ServerKind, env.CacheMode = "dsn", "as configured by the server's owner"
 	} else {
 		o := r.cfg.Embedded
-		o.Logf = r.ui.Logf
+		o.Logf, o.Progress = r.ui.Logf, r.ui.Download
 		r.ui.Logf("starting PostgreSQL %s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""])
 		e, err := server.Start(ctx, o)
 		if err != nil {

@@ -47,6 +47,7 @@ type Bar struct {
 	u     *UI
 	bar   *mpb.Bar
 	name  string
+	unit  string
 	total int64
 	step  int64
 	next  int64
@@ -55,7 +56,7 @@ type Bar struct {
 
 // Phase starts a bar for a phase of total units; on a non-terminal it logs every tenth.
 func (u *UI) Phase(name string, total int64, unit string) *Bar {
-	b := &Bar{u: u, name: name, total: max(total, 1), start: time.Now()}
+	b := &Bar{u: u, name: name, unit: unit, total: max(total, 1), start: time.Now()}
 	if !u.tty {
 		b.step = max(b.total/10, 1)
 		b.next = b.step
@@ -81,7 +82,7 @@ func (b *Bar) Set(done int64, detail string) {
 		return
 	}
 	if done >= b.next && done < b.total {
-		b.u.Logf("  %s %d/%d %s", b.name, done, b.total, detail)
+		b.u.Logf("  %s %d/%d %s %s", b.name, done, b.total, b.unit, detail)
 		for b.next <= done {
 			b.next += b.step
 		}
@@ -98,4 +99,66 @@ func (b *Bar) Done() {
 		b.u.mu.Unlock()
 		p.Wait()
 	}
+}
+
+// Step is a long phase of unknown length: a spinner with the elapsed time on
+// a terminal, a line when it ends otherwise.
+type Step struct {
+	u     *UI
+	bar   *mpb.Bar
+	name  string
+	start time.Time
+}
+
+// Step starts a phase of unknown length.
+func (u *UI) Step(name string) *Step {
+	st := &Step{u: u, name: name, start: time.Now()}
+	if !u.tty {
+		return st
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.p == nil {
+		u.p = mpb.New(mpb.WithOutput(u.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
+	}
+	st.bar = u.p.New(0, mpb.SpinnerStyle(),
+		mpb.PrependDecorators(decor.Name(name+" ")),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)),
+		mpb.BarRemoveOnComplete(),
+	)
+	return st
+}
+
+// Done ends the phase and logs how long it took.
+func (st *Step) Done() {
+	if st.bar != nil {
+		st.bar.SetTotal(-1, true)
+		st.u.mu.Lock()
+		p := st.u.p
+		st.u.p = nil
+		st.u.mu.Unlock()
+		p.Wait()
+	}
+	if d := time.Since(st.start); d >= time.Second {
+		st.u.Logf("%s: %.1f s", st.name, d.Seconds())
+	}
+}
+
+// Download returns a writer that shows a download's progress (a bar with ETA
+// on a terminal, a line per tenth otherwise) and a function that ends it.
+func (u *UI) Download(total int64) (io.Writer, func()) {
+	b := u.Phase("  downloading", total/1024, "KiB")
+	w := &progressWriter{bar: b}
+	return w, b.Done
+}
+
+type progressWriter struct {
+	bar *Bar
+	n   int64
+}
+
+func (w *progressWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	w.bar.Set(w.n/1024, "")
+	return len(p), nil
 }

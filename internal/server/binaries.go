@@ -99,7 +99,7 @@ func CacheDir() string {
 // Binaries locates (downloading and extracting when needed) the binaries of
 // a release and returns the directory holding bin/, lib/ and share/.
 // logf reports slow steps (the download) to the user.
-func Binaries(ctx context.Context, version string, logf func(string, ...any)) (string, error) {
+func Binaries(ctx context.Context, version string, logf func(string, ...any), progress Progress) (string, error) {
 	plat, err := platform()
 	if err != nil {
 		return "", err
@@ -128,7 +128,7 @@ func Binaries(ctx context.Context, version string, logf func(string, ...any)) (s
 		if err == nil {
 			logf("cached archive %s is corrupt (sha256 %s, want %s); downloading again", jar, got, want)
 		}
-		if err := download(ctx, artifactURL(plat, version, ".jar"), jar, want, logf); err != nil {
+		if err := download(ctx, artifactURL(plat, version, ".jar"), jar, want, logf, progress); err != nil {
 			return "", err
 		}
 	}
@@ -185,13 +185,32 @@ func httpGet(ctx context.Context, url string) (io.ReadCloser, error) {
 	return resp.Body, nil
 }
 
-func download(ctx context.Context, url, dst, want string, logf func(string, ...any)) error {
+// Progress reports a download: given its size (-1 when unknown) it returns a
+// writer that receives the bytes as they arrive and a function that ends the display.
+type Progress func(total int64) (io.Writer, func())
+
+func download(ctx context.Context, url, dst, want string, logf func(string, ...any), progress Progress) error {
 	logf("downloading %s", url)
-	body, err := httpGet(ctx, url)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		err = fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
 	if err != nil {
 		return fmt.Errorf("downloading PostgreSQL binaries: %w (with no network, use --pg-bin DIR)", err)
 	}
+	body := resp.Body
 	defer body.Close()
+	var sink io.Writer = io.Discard
+	if progress != nil {
+		w, done := progress(resp.ContentLength)
+		defer done()
+		sink = w
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -201,7 +220,7 @@ func download(ctx context.Context, url, dst, want string, logf func(string, ...a
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(tmp, h), body); err != nil {
+	if _, err := io.Copy(io.MultiWriter(tmp, h, sink), body); err != nil {
 		tmp.Close()
 		return fmt.Errorf("downloading %s: %w", url, err)
 	}

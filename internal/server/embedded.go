@@ -36,6 +36,8 @@ type Options struct {
 	ColdCache bool
 	// Logf reports slow steps; nil is silent.
 	Logf func(string, ...any)
+	// Progress shows the download of the binaries; nil shows nothing.
+	Progress Progress
 }
 
 // Embedded is a running private PostgreSQL, a child of this process.
@@ -204,7 +206,7 @@ func binDir(ctx context.Context, o Options, logf func(string, ...any)) (string, 
 	if err != nil {
 		return "", err
 	}
-	dir, err := Binaries(ctx, version, logf)
+	dir, err := Binaries(ctx, version, logf, o.Progress)
 	if err != nil {
 		return "", err
 	}
