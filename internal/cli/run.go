@@ -18,28 +18,30 @@ import (
 )
 
 type runCmd struct {
-	Scenario  string        `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
-	Keys      string        `help:"Comma-separated key specs (see 'keybench keys')."`
-	Clients   []int         `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
-	Duration  time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
-	Txns      int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
-	Warmup    time.Duration `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
-	Rows      []int64       `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
-	Batch     int           `help:"Rows per insert transaction."`
-	ReadBy    string        `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
-	Payload   int           `default:"-1" help:"Payload bytes per row."`
-	Repeat    int           `help:"Runs of every cell."`
-	Seed      int64         `default:"1" help:"Seed of the workload's random choices."`
-	Quick     bool          `help:"A smoke run under a minute."`
-	DSN       string        `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
-	Schema    string        `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
-	PgVersion string        `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
-	PgBin     string        `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
-	PgConf    []string      `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
-	CacheMode string        `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
-	Out       string        `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
-	JSON      bool          `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
-	Sampling  string        `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
+	Scenario   string        `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
+	Keys       string        `help:"Comma-separated key specs (see 'keybench keys')."`
+	Clients    []int         `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
+	Duration   time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
+	Txns       int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
+	Warmup     time.Duration `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
+	Rows       []int64       `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
+	Batch      int           `help:"Rows per insert transaction."`
+	Chunk      int64         `help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
+	LoadMethod string        `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
+	ReadBy     string        `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
+	Payload    int           `default:"-1" help:"Payload bytes per row."`
+	Repeat     int           `help:"Runs of every cell."`
+	Seed       int64         `default:"1" help:"Seed of the workload's random choices."`
+	Quick      bool          `help:"A smoke run under a minute."`
+	DSN        string        `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
+	Schema     string        `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
+	PgVersion  string        `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
+	PgBin      string        `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
+	PgConf     []string      `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
+	CacheMode  string        `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
+	Out        string        `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
+	JSON       bool          `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
+	Sampling   string        `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -110,6 +112,12 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	}
 	if r.Batch != 0 {
 		p.Batch = r.Batch
+	}
+	if r.Chunk != 0 {
+		p.Chunk = r.Chunk
+	}
+	if r.LoadMethod != "" {
+		p.LoadMethod = r.LoadMethod
 	}
 	if r.ReadBy != "" {
 		p.ReadBy = r.ReadBy

@@ -148,7 +148,10 @@ func (r *renderer) verdict() (string, []Verdict) {
 	var out []Verdict
 	for i, g := range ranked {
 		v := Verdict{Rank: i + 1, Key: g.Key, Color: r.color(g.Key),
-			TPS: fmt.Sprintf("%.0f tps [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
+			TPS: fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.RateUnit(g.Workload), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
+		if multipleWorkloads(ranked) {
+			v.Key += " (" + g.Workload + ")"
+		}
 		if i == 0 {
 			v.Versus = "fastest"
 			v.Significant = true
@@ -308,4 +311,13 @@ func shellJoin(args []string) string {
 // DefaultPath is where a run's report goes: beside its results.json.
 func DefaultPath(resultsPath string) string {
 	return filepath.Join(filepath.Dir(resultsPath), "report.html")
+}
+
+func multipleWorkloads(gs []*results.Group) bool {
+	for _, g := range gs {
+		if g.Workload != gs[0].Workload {
+			return true
+		}
+	}
+	return false
 }

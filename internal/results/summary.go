@@ -79,7 +79,7 @@ func (r *Results) warTable(w io.Writer, groups []Group) {
 	}
 	t.SetColumnConfigs(rightAligned(2, 3, 4, 5, 6, 7, 8, 9))
 	t.Render()
-	fmt.Fprintln(w, "rate: median transactions per second with its 95% confidence interval; size: table + indexes at the end of the cell;")
+	fmt.Fprintln(w, "rate: median transactions (bulk: rows) per second with its 95% confidence interval (bulk: over the load's chunks); size: table + indexes at the end of the cell;")
 	fmt.Fprintln(w, "\"~\": the difference is within run-to-run noise (Mann-Whitney U, p >= 0.05); "+unitNote(groups)+".")
 }
 
@@ -180,7 +180,15 @@ func rate(g *Group) string {
 	if s.N == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f tps [%.0f-%.0f]", s.Median, s.Lo, s.Hi)
+	return fmt.Sprintf("%.0f %s [%.0f-%.0f]", s.Median, RateUnit(g.Workload), s.Lo, s.Hi)
+}
+
+// RateUnit is what a workload's rate counts: rows per second for loads, transactions otherwise.
+func RateUnit(workload string) string {
+	if strings.HasPrefix(workload, "bulk") {
+		return "rows/s"
+	}
+	return "tps"
 }
 
 func unitNote(groups []Group) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -65,7 +66,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	}
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	meta, _ := workload.Lookup(pc.Workload)
-	wl, err := meta.New(workload.Options{Rows: pc.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: r.cfg.Seed})
+	wl, err := meta.New(workload.Options{Rows: pc.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: r.cfg.Seed, Chunk: p.Chunk, LoadMethod: p.LoadMethod})
 	if err != nil {
 		return err
 	}
@@ -84,6 +85,9 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 			_, _ = r.admin.Exec(dctx, "DROP TABLE IF EXISTS "+t.Qualified())
 		}
 	}()
+	if ld, ok := wl.(workload.Loader); ok {
+		return r.load(ctx, pc, t, gen, ld, c)
+	}
 	if err := r.fill(ctx, t, gen, pc.Rows, c); err != nil {
 		return err
 	}
@@ -271,4 +275,110 @@ func fillDriverResult(c *results.Cell, d *driver.Result) {
 	}
 	c.Timeline = d.Timeline
 	c.ErrorSamples = d.ErrorSamples
+}
+
+// load measures a bulk workload: the cell's rows are loaded in timed chunks,
+// with the indexes in place or built afterwards, on a connection of its own
+// (named like the clients', so the wait-event sampler watches it).
+func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen keys.Generator, ld workload.Loader, c *results.Cell) error {
+	rows := pc.Rows
+	c.RowsBefore, c.WarmupS = 0, 0
+	cc := r.conn.Copy()
+	cc.RuntimeParams["application_name"] = clientApp
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return fmt.Errorf("connecting the loader: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if !ld.IndexAfter() {
+		for _, s := range workload.IndexStatements(t) {
+			if _, err := r.admin.Exec(ctx, s); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+	}
+	if _, err := r.admin.Exec(ctx, "CHECKPOINT"); err != nil && r.cfg.ConnConfig == nil {
+		return err
+	}
+	sess := metrics.Start(ctx, r.metricsEnv(t), 0)
+	bar := r.ui.Phase("  loading", rows, "rows")
+	var chunks []workload.Chunk
+	t0 := time.Now()
+	err = workload.Load(ctx, conn, t, gen, rows, ld.Chunk(), ld.Method(), func(ch workload.Chunk) {
+		chunks = append(chunks, ch)
+		bar.Set(ch.RowsBefore+ch.Rows, fmt.Sprintf("%.0f rows/s", ch.RowsPerS))
+	})
+	bar.Done()
+	loadS := time.Since(t0).Seconds()
+	if err != nil {
+		sess.StopSampling()
+		return err
+	}
+	if ld.IndexAfter() {
+		step := r.ui.Step("  building indexes")
+		t1 := time.Now()
+		for _, s := range workload.IndexStatements(t) {
+			if _, err := conn.Exec(ctx, s); err != nil {
+				step.Done()
+				sess.StopSampling()
+				return fmt.Errorf("%s: %w", s, err)
+			}
+		}
+		c.Metrics["index_build_s"] = time.Since(t1).Seconds()
+		step.Done()
+	} else {
+		c.Metrics["index_build_s"] = results.Unavailable{Unavailable: "the indexes were in place during the load"}
+	}
+	total := time.Since(t0).Seconds()
+	sess.StopSampling()
+	metrics.FlushStats(ctx, conn.PgConn())
+
+	c.DurationS, c.Txns, c.RowsInserted = total, rows, rows
+	c.TPS, c.RowsPerS = float64(rows)/total, float64(rows)/total
+	var chunkMS []float64
+	for i, ch := range chunks {
+		c.Timeline = append(c.Timeline, results.Second{T: i + 1, Txns: ch.Rows, TPS: ch.RowsPerS, RowsPS: ch.RowsPerS})
+		chunkMS = append(chunkMS, ch.Seconds*1000)
+	}
+	c.LatencyMS = chunkLatency(chunkMS)
+	c.Metrics["latency_unit"] = "one chunk of the load"
+	c.Metrics["load_rate_per_chunk"] = chunks
+	c.Metrics["load_s"], c.Metrics["total_s"] = loadS, total
+	c.Metrics["load_method"] = map[bool]string{true: "insert-select (keys made by the server)", false: ld.Method()}[t.Key.Gen == keys.GenServer]
+	if n := len(chunks); n > 0 {
+		c.Metrics["first_chunk_rows_per_s"], c.Metrics["last_chunk_rows_per_s"] = chunks[0].RowsPerS, chunks[n-1].RowsPerS
+		c.Metrics["last_to_first_chunk"] = chunks[n-1].RowsPerS / chunks[0].RowsPerS
+	}
+	r.ui.Logf("  loaded %d rows in %.1f s (first chunk %.0f rows/s, last %.0f rows/s)", rows, loadS, chunks[0].RowsPerS, chunks[len(chunks)-1].RowsPerS)
+
+	step := r.ui.Step("  collecting evidence (statistics, REINDEX, pgstatindex, WAL inspection)")
+	defer step.Done()
+	sess.Stop(ctx, rows, c.Metrics)
+	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
+	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexName(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
+	var server int64
+	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
+		return fmt.Errorf("counting rows: %w", err)
+	}
+	c.RowCheck = &results.RowCheck{Expected: rows, Server: server, OK: rows == server}
+	if !c.RowCheck.OK {
+		c.Status = results.StatusInvalid
+		c.Error = fmt.Sprintf("the server holds %d rows, the load wrote %d", server, rows)
+	}
+	return nil
+}
+
+// chunkLatency summarises the chunks' durations in the latency fields.
+func chunkLatency(ms []float64) results.Latency {
+	if len(ms) == 0 {
+		return results.Latency{}
+	}
+	s := append([]float64(nil), ms...)
+	sort.Float64s(s)
+	q := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	mean := 0.0
+	for _, v := range s {
+		mean += v / float64(len(s))
+	}
+	return results.Latency{Mean: mean, P50: q(0.5), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: s[len(s)-1]}
 }

@@ -30,6 +30,9 @@ type Params struct {
 	ReadBy  string
 	Payload int
 	Repeat  int
+	// Chunk and LoadMethod configure the bulk workloads.
+	Chunk      int64
+	LoadMethod string
 }
 
 // Scenario is a preset or a bare workload.
@@ -117,8 +120,10 @@ func Plan(p Params, specs []*keys.Spec) []Cell {
 	for _, c := range p.Clients {
 		for _, rows := range p.Rows {
 			for r := 1; r <= p.Repeat; r++ {
-				for _, k := range specs {
-					out = append(out, Cell{Key: k, Workload: p.Workload, Clients: c, Rows: rows, Repeat: r})
+				for _, w := range strings.Split(p.Workload, ",") {
+					for _, k := range specs {
+						out = append(out, Cell{Key: k, Workload: w, Clients: c, Rows: rows, Repeat: r})
+					}
 				}
 			}
 		}
@@ -129,8 +134,10 @@ func Plan(p Params, specs []*keys.Spec) []Cell {
 // Validate checks parameters after overrides.
 func (p *Params) Validate() error {
 	bad := func(f string, a ...any) error { return &keys.UsageError{Msg: fmt.Sprintf(f, a...)} }
-	if _, ok := workload.Lookup(p.Workload); !ok {
-		return bad("unknown workload %q", p.Workload)
+	for _, w := range strings.Split(p.Workload, ",") {
+		if _, ok := workload.Lookup(w); !ok {
+			return bad("unknown workload %q", w)
+		}
 	}
 	if len(p.Clients) == 0 {
 		return bad("--clients must be at least 1")
@@ -200,6 +207,22 @@ func init() {
 		Quick: func(p *Params) {
 			p.Keys = []string{"bigint", "uuidv7", "uuidv4"}
 			p.Rows, p.Warmup, p.Duration = []int64{0, 100_000}, time.Second, 2*time.Second
+		},
+		Settings:      embeddedDefaults,
+		CacheRelative: true,
+	})
+	register(&Scenario{
+		Name:   "bulk",
+		Source: "000, 003",
+		Description: "bulk loads (000, 003): 2M rows per key in 10 timed chunks, with the primary key in place and added afterwards; " +
+			"bigint, uuidv7, uuidv6 (time first), uuidv1 (time_low first), uuidv4",
+		Defaults: Params{
+			Workload: "bulk,bulk-index-after", Keys: []string{"bigint", "uuidv7", "uuidv6", "uuidv1", "uuidv4"},
+			Clients: []int{1}, Rows: []int64{2_000_000}, Warmup: 0, Duration: time.Second, Batch: 1, Payload: 32, Repeat: 1,
+			Chunk: 200_000, LoadMethod: "copy",
+		},
+		Quick: func(p *Params) {
+			p.Keys, p.Rows, p.Chunk = []string{"bigint", "uuidv4"}, []int64{200_000}, 50_000
 		},
 		Settings:      embeddedDefaults,
 		CacheRelative: true,

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,26 +17,88 @@ import (
 // PrefillChunk is how many rows one prefill statement loads; progress is reported per chunk.
 const PrefillChunk = 100_000
 
+// Load methods for client-made keys.
+const (
+	LoadCopy   = "copy"   // binary COPY through pgx
+	LoadInsert = "insert" // multi-row INSERT statements of insertBatch rows
+)
+
+// insertBatch is the rows per statement of the multi-row INSERT load method.
+const insertBatch = 1000
+
+// Chunk is one chunk of a load: how many rows the table held before it, how
+// many it added, and how long that took.
+type Chunk struct {
+	RowsBefore int64   `json:"rows_before"`
+	Rows       int64   `json:"rows"`
+	Seconds    float64 `json:"seconds"`
+	RowsPerS   float64 `json:"rows_per_s"`
+}
+
 // Prefill loads rows rows into the (index-less) table by the fastest path for
 // the key: INSERT ... SELECT generate_series when the server makes the keys,
 // binary COPY when keybench does. progress is called after each chunk with
 // the rows loaded so far.
 func Prefill(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, rows int64, progress func(int64)) error {
-	for lo := int64(1); lo <= rows; lo += PrefillChunk {
-		hi := min(lo+PrefillChunk-1, rows)
+	return Load(ctx, conn, t, gen, rows, PrefillChunk, LoadCopy, func(c Chunk) {
+		if progress != nil {
+			progress(c.RowsBefore + c.Rows)
+		}
+	})
+}
+
+// Load loads rows rows in chunks, timing each: INSERT ... SELECT when the
+// server makes the keys, else COPY or multi-row INSERT (method). Row i gets
+// the i-th data value of a permutation of 1..rows and the payload of Prefill.
+func Load(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, rows, chunk int64, method string, onChunk func(Chunk)) error {
+	var stream keys.Stream
+	if t.Key.Gen != keys.GenServer {
+		stream = gen.Stream()
+	}
+	for lo := int64(1); lo <= rows; lo += chunk {
+		hi := min(lo+chunk-1, rows)
+		t0 := time.Now()
 		var err error
-		if t.Key.Gen == keys.GenServer {
+		switch {
+		case t.Key.Gen == keys.GenServer:
 			_, err = conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (data, payload) SELECT %s, %s FROM generate_series(%d::bigint, %d) i",
 				t.Qualified(), dataValueSQL(rows), payloadSQL(t.Payload), lo, hi))
-		} else {
-			src := &copySource{t: t, stream: gen.Stream(), i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
+		case method == LoadInsert:
+			err = insertRows(ctx, conn, t, stream, lo, hi, rows)
+		default:
+			src := &copySource{t: t, stream: stream, i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
 			_, err = conn.CopyFrom(ctx, pgx.Identifier{t.Schema, t.Name}, []string{"id", "data", "payload"}, src)
 		}
 		if err != nil {
-			return fmt.Errorf("prefill rows %d-%d: %w", lo, hi, err)
+			return fmt.Errorf("loading rows %d-%d: %w", lo, hi, err)
 		}
-		if progress != nil {
-			progress(hi)
+		if onChunk != nil {
+			secs := time.Since(t0).Seconds()
+			onChunk(Chunk{RowsBefore: lo - 1, Rows: hi - lo + 1, Seconds: secs, RowsPerS: float64(hi-lo+1) / secs})
+		}
+	}
+	return nil
+}
+
+// insertRows loads rows lo..hi with multi-row INSERT statements.
+func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream, lo, hi, n int64) error {
+	raw := make([]byte, t.Key.Strategy.Width)
+	for start := lo; start <= hi; start += insertBatch {
+		end := min(start+insertBatch-1, hi)
+		var sql strings.Builder
+		args := make([]any, 0, 3*(end-start+1))
+		fmt.Fprintf(&sql, "INSERT INTO %s (id, data, payload) VALUES ", t.Qualified())
+		for i := start; i <= end; i++ {
+			if i > start {
+				sql.WriteString(", ")
+			}
+			k := len(args)
+			fmt.Fprintf(&sql, "($%d, $%d, $%d)", k+1, k+2, k+3)
+			stream.Next(raw)
+			args = append(args, t.Key.Value(raw), DataValue(i, n), payloadValue(i, t.Payload))
+		}
+		if _, err := conn.Exec(ctx, sql.String(), args...); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -47,6 +47,9 @@ type Options struct {
 	ReadBy string
 	// Seed makes each worker's random choices reproducible.
 	Seed int64
+	// Chunk and LoadMethod configure the bulk workloads.
+	Chunk      int64
+	LoadMethod string
 }
 
 // Worker is one client's transaction loop body, bound to its own connection.
