@@ -17,6 +17,7 @@ import (
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 func TestMain(m *testing.M) { os.Exit(servertest.Main(m, server.Options{ColdCache: true})) }
@@ -166,5 +167,41 @@ func TestInterruptKeepsFinishedCells(t *testing.T) {
 	}
 	if saved.Status != results.StatusInterrupted || len(saved.Cells) == 0 || saved.Cells[0].Status != results.StatusOK {
 		t.Errorf("saved: status %s, cells %+v", saved.Status, saved.Cells)
+	}
+}
+
+// TestBulkLoadTimesChunksAndIndexBuild loads with the index in place and
+// added afterwards, by COPY and by multi-row INSERT, and checks the chunk
+// series, the separately timed index build and the row count.
+func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
+	for _, method := range []string{"copy", "insert"} {
+		cfg := config(t, "bulk", "bigint,uuidv7:gen=client", func(p *scenario.Params) {
+			p.Workload, p.Rows, p.Chunk, p.LoadMethod = "bulk,bulk-index-after", []int64{20000}, 5000, method
+		})
+		res, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if len(res.Cells) != 4 {
+			t.Fatalf("%d cells", len(res.Cells))
+		}
+		for _, c := range res.Cells {
+			chunks, ok := c.Metrics["load_rate_per_chunk"].([]workload.Chunk)
+			if c.Status != results.StatusOK || !ok || len(chunks) != 4 || c.RowsInserted != 20000 || c.RowCheck == nil || !c.RowCheck.OK || len(c.Timeline) != 4 {
+				t.Fatalf("%s %s %s: %+v", method, c.Workload, c.Key, c)
+			}
+			for i, ch := range chunks {
+				if ch.RowsBefore != int64(i)*5000 || ch.Rows != 5000 || ch.RowsPerS <= 0 {
+					t.Errorf("%s %s: chunk %d = %+v", c.Workload, c.Key, i, ch)
+				}
+			}
+			_, unavailable := c.Metrics["index_build_s"].(results.Unavailable)
+			if (c.Workload == "bulk-index-after") == unavailable {
+				t.Errorf("%s %s: index_build_s = %v", c.Workload, c.Key, c.Metrics["index_build_s"])
+			}
+			if v, ok := c.Int("key_index_bytes"); !ok || v <= 0 {
+				t.Errorf("%s %s: no key index after the load", c.Workload, c.Key)
+			}
+		}
 	}
 }
