@@ -137,23 +137,27 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	if dres.Interrupted {
 		return ErrInterrupted
 	}
+	r.waitForClientsGone(ctx)
+	return r.evidence(ctx, t, sess, dres.TotalRows, pc.Rows+dres.TotalRows, c)
+}
+
+// evidence ends a cell: the counters of the metrics session (inserted is
+// every row the cell wrote), sizes, the key index's density and bloat, and
+// the rows the server holds checked against expected.
+func (r *run) evidence(ctx context.Context, t *workload.Table, sess *metrics.Session, inserted, expected int64, c *results.Cell) error {
 	step := r.ui.Step("  collecting evidence (statistics, REINDEX, pgstatindex, WAL inspection)")
 	defer step.Done()
-	r.waitForClientsGone(ctx)
-	sess.Stop(ctx, dres.TotalRows, c.Metrics)
+	sess.Stop(ctx, inserted, c.Metrics)
 	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
-	keyIndex := workload.KeyIndexName(t)
-	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), keyIndex, t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
-
+	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexName(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
 	var server int64
 	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
 		return fmt.Errorf("counting rows: %w", err)
 	}
-	c.RowCheck = &results.RowCheck{Expected: pc.Rows + dres.TotalRows, Server: server}
-	c.RowCheck.OK = c.RowCheck.Expected == c.RowCheck.Server
+	c.RowCheck = &results.RowCheck{Expected: expected, Server: server, OK: expected == server}
 	if !c.RowCheck.OK {
 		c.Status = results.StatusInvalid
-		c.Error = fmt.Sprintf("the server holds %d rows, the driver counted %d", server, c.RowCheck.Expected)
+		c.Error = fmt.Sprintf("the server holds %d rows, keybench wrote %d", server, expected)
 	}
 	return nil
 }
@@ -351,21 +355,7 @@ func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen
 	}
 	r.ui.Logf("  loaded %d rows in %.1f s (first chunk %.0f rows/s, last %.0f rows/s)", rows, loadS, chunks[0].RowsPerS, chunks[len(chunks)-1].RowsPerS)
 
-	step := r.ui.Step("  collecting evidence (statistics, REINDEX, pgstatindex, WAL inspection)")
-	defer step.Done()
-	sess.Stop(ctx, rows, c.Metrics)
-	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
-	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexName(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
-	var server int64
-	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
-		return fmt.Errorf("counting rows: %w", err)
-	}
-	c.RowCheck = &results.RowCheck{Expected: rows, Server: server, OK: rows == server}
-	if !c.RowCheck.OK {
-		c.Status = results.StatusInvalid
-		c.Error = fmt.Sprintf("the server holds %d rows, the load wrote %d", server, rows)
-	}
-	return nil
+	return r.evidence(ctx, t, sess, rows, rows, c)
 }
 
 // chunkLatency summarises the chunks' durations in the latency fields.

@@ -90,15 +90,19 @@ func (b *Bar) Set(done int64, detail string) {
 }
 
 // Done ends the bar.
-func (b *Bar) Done() {
-	if b.bar != nil {
-		b.bar.SetTotal(-1, true)
-		b.u.mu.Lock()
-		p := b.u.p
-		b.u.p = nil
-		b.u.mu.Unlock()
-		p.Wait()
+func (b *Bar) Done() { b.u.release(b.bar) }
+
+// release completes a terminal bar (nil off a terminal) and waits until it is drawn and removed.
+func (u *UI) release(bar *mpb.Bar) {
+	if bar == nil {
+		return
 	}
+	bar.SetTotal(-1, true)
+	u.mu.Lock()
+	p := u.p
+	u.p = nil
+	u.mu.Unlock()
+	p.Wait()
 }
 
 // Step is a long phase of unknown length: a spinner with the elapsed time on
@@ -131,14 +135,7 @@ func (u *UI) Step(name string) *Step {
 
 // Done ends the phase and logs how long it took.
 func (st *Step) Done() {
-	if st.bar != nil {
-		st.bar.SetTotal(-1, true)
-		st.u.mu.Lock()
-		p := st.u.p
-		st.u.p = nil
-		st.u.mu.Unlock()
-		p.Wait()
-	}
+	st.u.release(st.bar)
 	if d := time.Since(st.start); d >= time.Second {
 		st.u.Logf("%s: %.1f s", st.name, d.Seconds())
 	}
