@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ type runCmd struct {
 	Batch      int           `help:"Rows per insert transaction."`
 	Chunk      int64         `help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
 	LoadMethod string        `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
+	Partitions int           `help:"Queue workloads: partitions of the queue table."`
 	ReadBy     string        `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
 	Payload    int           `default:"-1" help:"Payload bytes per row."`
 	Repeat     int           `help:"Runs of every cell."`
@@ -42,6 +44,9 @@ type runCmd struct {
 	Out        string        `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
 	JSON       bool          `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
 	Sampling   string        `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
+	OnError    string        `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
+	Force      bool          `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
+	Keep       bool          `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -122,6 +127,9 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if r.ReadBy != "" {
 		p.ReadBy = r.ReadBy
 	}
+	if r.Partitions != 0 {
+		p.Partitions = r.Partitions
+	}
 	if r.Payload != -1 {
 		p.Payload = r.Payload
 	}
@@ -134,8 +142,8 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if r.Txns < 0 {
 		return runner.Config{}, usagef("--txns must be positive, not %d", r.Txns)
 	}
-	if r.Batch < 0 || r.Repeat < 0 {
-		return runner.Config{}, usagef("--batch and --repeat must be positive")
+	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 {
+		return runner.Config{}, usagef("--batch, --repeat, --partitions and --chunk must be positive")
 	}
 	if err := p.Validate(); err != nil {
 		return runner.Config{}, err
@@ -144,11 +152,15 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if err != nil {
 		return runner.Config{}, err
 	}
+	if cells, skipped := scenario.Plan(p, specs); len(cells) == 0 {
+		return runner.Config{}, usagef("no cell to run: %s", strings.Join(skipped, "; "))
+	}
 	if !validIdent(r.Schema) {
 		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)
 	}
 	cfg := runner.Config{Scenario: sc, Params: p, Specs: specs, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
-		Command: e.args, Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil}
+		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
+		OnError: r.OnError, Force: r.Force, Keep: r.Keep}
 	if cfg.Out == "" {
 		cfg.Out = filepath.Join("keybench-results", sc.Name+"-"+time.Now().Format("20060102-150405"))
 	}
@@ -159,6 +171,9 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 			return runner.Config{}, usagef("--pg-conf must be key=value, not %q", kv)
 		}
 		settings = append(settings, server.Setting{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	if r.DSN == "" && (r.Force || r.Keep) {
+		return runner.Config{}, usagef("--force and --keep apply to --dsn; the embedded server is thrown away after the run")
 	}
 	if r.DSN != "" {
 		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 {
@@ -178,6 +193,58 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	}
 	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold"}
 	return cfg, nil
+}
+
+// redactArgs is the command line as results.json records it: the value of
+// --dsn with its password replaced.
+func redactArgs(args []string) []string {
+	out := append([]string(nil), args...)
+	for i, a := range out {
+		switch {
+		case a == "--dsn" && i+1 < len(out):
+			out[i+1] = redactDSN(out[i+1])
+		case strings.HasPrefix(a, "--dsn="):
+			out[i] = "--dsn=" + redactDSN(strings.TrimPrefix(a, "--dsn="))
+		}
+	}
+	return out
+}
+
+// redactDSN replaces the password of a postgres:// URL or a key=value
+// connection string with "xxxxx"; a string it cannot read becomes "<dsn>".
+func redactDSN(dsn string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "<dsn>"
+		}
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	if !strings.Contains(dsn, "password") {
+		return dsn
+	}
+	if strings.Contains(dsn, "'") {
+		return "<dsn>" // quoted values: not worth parsing, and never worth leaking
+	}
+	f := strings.Fields(dsn)
+	for i, kv := range f {
+		if k, _, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "password" {
+			f[i] = "password=xxxxx"
+		}
+	}
+	out := strings.Join(f, " ")
+	if strings.Contains(out, "password =") || strings.Contains(out, "password= ") {
+		return "<dsn>"
+	}
+	return out
 }
 
 // redact removes the connection string (which may hold a password) from a parse error.

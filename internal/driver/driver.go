@@ -31,6 +31,10 @@ type Client struct {
 	Conn net.Conn
 	// Broken reports whether the connection is unusable after an error.
 	Broken func() bool
+	// Role groups clients that do different work in one cell (a queue's
+	// producers and consumers); each role gets its own counts, latencies
+	// and timeline. Empty for a cell whose clients all do the same.
+	Role string
 }
 
 // Config is the measured window.
@@ -53,6 +57,28 @@ type Second struct {
 	RowsPS float64 `json:"rows_per_s"`
 	P99ms  float64 `json:"p99_ms"`
 	Errors int64   `json:"errors"`
+	// Roles splits the second by client role when the clients have roles.
+	Roles map[string]RoleSecond `json:"roles,omitempty"`
+}
+
+// RoleSecond is one role's part of a second. Total is every row the role's
+// clients have handled since the cell began, warm-up included, at the
+// second's end: a queue's backlog is the difference of two such totals.
+type RoleSecond struct {
+	Txns   int64   `json:"txns"`
+	RowsPS float64 `json:"rows_per_s"`
+	P99ms  float64 `json:"p99_ms"`
+	Errors int64   `json:"errors"`
+	Total  int64   `json:"total_rows"`
+}
+
+// RoleResult is one role's part of the window.
+type RoleResult struct {
+	Clients            int
+	Txns, Rows, Errors int64
+	// TotalRows counts every row of the role, warm-up and edges included.
+	TotalRows int64
+	Latency   *hdrhistogram.Histogram
 }
 
 // Result is what the driver measured.
@@ -75,6 +101,8 @@ type Result struct {
 	Interrupted bool
 	// ClientsLost counts clients that stopped on a broken connection.
 	ClientsLost int
+	// Roles splits the result by client role when the clients have roles.
+	Roles map[string]*RoleResult
 }
 
 // Latency histogram range: 1 µs to 1 hour, 3 significant figures.
@@ -92,9 +120,11 @@ type worker struct {
 	txns  int64
 	rows  int64
 	errs  int64
+	// allRows is read live by the sampler (a queue's backlog)
+	allRows atomic.Int64
 	// counted only by the worker, read after it ends
-	allRows, warmTxns int64
-	lost              bool
+	warmTxns int64
+	lost     bool
 }
 
 // Run drives the clients until the window ends, ctx is cancelled, or every client is lost.
@@ -162,7 +192,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 					runtime.Gosched()
 					lastYield = t1
 				}
-				w.allRows += int64(rows)
+				w.allRows.Add(int64(rows))
 				inWindow := !t1.Before(winStart) && (winEnd.IsZero() || t1.Before(winEnd))
 				if cfg.Txns > 0 && t0.Before(winStart) {
 					inWindow = false // a fixed-count window starts with a fresh transaction
@@ -214,13 +244,43 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 
 	res := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
 	secAgg := hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)
+	type roleAgg struct {
+		sec              *hdrhistogram.Histogram
+		txns, rows, errs int64
+		total            int64
+	}
+	var roles map[string]*roleAgg
+	for _, w := range ws {
+		if w.c.Role == "" {
+			continue
+		}
+		if roles == nil {
+			roles, res.Roles = map[string]*roleAgg{}, map[string]*RoleResult{}
+		}
+		if roles[w.c.Role] == nil {
+			roles[w.c.Role] = &roleAgg{sec: hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)}
+			res.Roles[w.c.Role] = &RoleResult{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+		}
+		res.Roles[w.c.Role].Clients++
+	}
 	sample := func(t int, length time.Duration) {
 		secAgg.Reset()
+		for _, ra := range roles {
+			ra.sec.Reset()
+			ra.txns, ra.rows, ra.errs, ra.total = 0, 0, 0, 0
+		}
 		var s Second
 		var txns, rows int64
 		for _, w := range ws {
 			w.mu.Lock()
 			secAgg.Merge(w.sec)
+			if ra := roles[w.c.Role]; ra != nil {
+				ra.sec.Merge(w.sec)
+				ra.txns, ra.rows, ra.errs = ra.txns+w.txns, ra.rows+w.rows, ra.errs+w.errs
+				ra.total += w.allRows.Load()
+				rr := res.Roles[w.c.Role]
+				rr.Txns, rr.Rows, rr.Errors = rr.Txns+w.txns, rr.Rows+w.rows, rr.Errors+w.errs
+			}
 			w.sec.Reset()
 			txns, rows, s.Errors = txns+w.txns, rows+w.rows, s.Errors+w.errs
 			res.Txns, res.Rows, res.Errors = res.Txns+w.txns, res.Rows+w.rows, res.Errors+w.errs
@@ -235,6 +295,16 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 		s.RowsPS = float64(rows) / length.Seconds()
 		if txns > 0 {
 			s.P99ms = float64(secAgg.ValueAtQuantile(99)) / 1000
+		}
+		if roles != nil {
+			s.Roles = map[string]RoleSecond{}
+			for name, ra := range roles {
+				rs := RoleSecond{Txns: ra.txns, RowsPS: float64(ra.rows) / length.Seconds(), Errors: ra.errs, Total: ra.total}
+				if ra.txns > 0 {
+					rs.P99ms = float64(ra.sec.ValueAtQuantile(99)) / 1000
+				}
+				s.Roles[name] = rs
+			}
 		}
 		res.Timeline = append(res.Timeline, s)
 		if cfg.OnSecond != nil {
@@ -300,7 +370,11 @@ sampling:
 	}
 	for _, w := range ws {
 		res.Latency.Merge(w.total)
-		res.TotalRows += w.allRows
+		if rr := res.Roles[w.c.Role]; rr != nil {
+			rr.Latency.Merge(w.total)
+			rr.TotalRows += w.allRows.Load()
+		}
+		res.TotalRows += w.allRows.Load()
 		res.WarmupTxns += w.warmTxns
 		if w.lost {
 			res.ClientsLost++

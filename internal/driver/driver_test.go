@@ -108,3 +108,38 @@ func TestConfigChecks(t *testing.T) {
 		t.Error("no clients accepted")
 	}
 }
+
+func TestRolesAreCountedApart(t *testing.T) {
+	var in, out atomic.Int64
+	p := func() Client { c := sleeper(time.Millisecond, &in); c.Role = "in"; return c }
+	c := Client{Role: "out", Txn: func() (int, error) {
+		time.Sleep(2 * time.Millisecond)
+		out.Add(3)
+		return 3, nil
+	}}
+	r, err := Run(context.Background(), Config{Warmup: 100 * time.Millisecond, Duration: 1100 * time.Millisecond}, []Client{p(), p(), c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri, ro := r.Roles["in"], r.Roles["out"]
+	if ri == nil || ro == nil || ri.Clients != 2 || ro.Clients != 1 {
+		t.Fatalf("roles %+v", r.Roles)
+	}
+	if ri.TotalRows != in.Load() || ro.TotalRows != out.Load() {
+		t.Errorf("totals in %d out %d; the clients handled %d and %d", ri.TotalRows, ro.TotalRows, in.Load(), out.Load())
+	}
+	if ri.Txns+ro.Txns != r.Txns || ri.Rows+ro.Rows != r.Rows || ro.Rows != 3*ro.Txns {
+		t.Errorf("role counts %+v %+v do not add up to %d txns, %d rows", ri, ro, r.Txns, r.Rows)
+	}
+	if ri.Latency.TotalCount() != ri.Txns || ro.Latency.ValueAtQuantile(50) < 2000 {
+		t.Errorf("role latencies: in %d values for %d txns, out p50 %d µs", ri.Latency.TotalCount(), ri.Txns, ro.Latency.ValueAtQuantile(50))
+	}
+	last := r.Timeline[len(r.Timeline)-1]
+	var sum int64
+	for _, s := range r.Timeline {
+		sum += s.Roles["out"].Txns
+	}
+	if sum != ro.Txns || last.Roles["in"].Total == 0 || last.Roles["in"].Total > ri.TotalRows {
+		t.Errorf("timeline roles: out txns %d (want %d), last in total %d of %d", sum, ro.Txns, last.Roles["in"].Total, ri.TotalRows)
+	}
+}

@@ -273,6 +273,37 @@ func TestOrdering(t *testing.T) {
 	if bytes.Compare(a, b) <= 0 {
 		t.Errorf("uuidv1 across a time_low wrap: %x sorts before %x", a, b)
 	}
+
+	// With spacing, timestamps step from the clock by spacing; 100 ms apart,
+	// raw v1 keys fall out of order every 4295 keys while v6 keys never do.
+	for name, wantDrops := range map[string]int{"uuidv1:spacing=100000": 4, "uuidv6:spacing=100000": 0} {
+		s := mustParse(t, name)
+		st := s.NewGeneratorAt(fixedClock).Stream()
+		first := uuid.FromBytesOrNil(next(t, s, st))
+		second := uuid.FromBytesOrNil(next(t, s, st))
+		var t0, t1 uuid.Timestamp
+		if s.Strategy.Name == "uuidv1" {
+			t0, _ = uuid.TimestampFromV1(first)
+			t1, _ = uuid.TimestampFromV1(second)
+		} else {
+			t0, _ = uuid.TimestampFromV6(first)
+			t1, _ = uuid.TimestampFromV6(second)
+		}
+		if tm, _ := t0.Time(); !tm.Equal(fixed.Truncate(100*time.Nanosecond)) || t1-t0 != 1_000_000 {
+			t.Errorf("%s: first timestamp %v, step %d × 100 ns; want the clock and 1000000", name, tm, t1-t0)
+		}
+		drops, prev := 0, second.Bytes()
+		for i := 0; i < 4*4295+100; i++ {
+			cur := next(t, s, st)
+			if bytes.Compare(cur, prev) < 0 {
+				drops++
+			}
+			prev = cur
+		}
+		if drops != wantDrops {
+			t.Errorf("%s: %d keys sorted below their predecessor in %d; want %d", name, drops, 4*4295+100, wantDrops)
+		}
+	}
 }
 
 // TestConcurrentUniqueness draws from one generator in many goroutines, each

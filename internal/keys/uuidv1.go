@@ -1,8 +1,15 @@
 package keys
 
 import (
+	"sync/atomic"
 	"time"
 )
+
+// spacingParam lets v1 and v6 keys stand for keys made over a longer span
+// than the run: 003's table was loaded from history, and raw v1's order
+// only shows once its timestamps span more than time_low's ~7.2 minutes.
+var spacingParam = ParamDef{Name: "spacing", Default: 0, Min: 0, Max: 3_600_000_000,
+	Doc: "0: timestamps from the clock; N: each key's timestamp N µs after the previous one (keys made over a longer span than the run)"}
 
 func init() {
 	Register(&Strategy{
@@ -10,8 +17,9 @@ func init() {
 		Made:         "RFC 9562 version 1: 60-bit 100ns timestamp split time_low|time_mid|time_hi, clock sequence, random node",
 		Ordering:     "poor: time_low leads and wraps every ~7 minutes",
 		Storages:     uuidStorages,
+		Params:       []ParamDef{spacingParam},
 		Width:        16,
-		NewGenerator: func(_ *Spec, clock func() time.Time) Generator { return newGregorianGen(clock, putV1) },
+		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, putV1) },
 	})
 }
 
@@ -21,16 +29,23 @@ const gregorianOffset = 0x01B21DD213814000
 // gregorianGen is the shared state of the v1 and v6 generators: a strictly
 // increasing 100ns timestamp, and a clock sequence and node chosen once per
 // generator (RFC 9562 allows a random node with the multicast bit set).
+// With spacing, the timestamps start at the clock and step by spacing.
 type gregorianGen struct {
-	clock func() time.Time
-	mono  monotonic
-	seq   uint16
-	node  [6]byte
-	put   func(dst []byte, ts uint64, seq uint16, node *[6]byte)
+	clock   func() time.Time
+	mono    monotonic
+	seq     uint16
+	node    [6]byte
+	put     func(dst []byte, ts uint64, seq uint16, node *[6]byte)
+	start   uint64
+	step    uint64 // 100ns units per key; 0: the clock
+	counter atomic.Uint64
 }
 
-func newGregorianGen(clock func() time.Time, put func([]byte, uint64, uint16, *[6]byte)) *gregorianGen {
+func newGregorianGen(s *Spec, clock func() time.Time, put func([]byte, uint64, uint16, *[6]byte)) *gregorianGen {
 	g := &gregorianGen{clock: clock, put: put}
+	if sp := s.Params["spacing"]; sp > 0 {
+		g.step, g.start = uint64(sp)*10, uint64(clock().UnixNano()/100)+gregorianOffset
+	}
 	r := newRandBuf()
 	var b [8]byte
 	r.read(b[:])
@@ -43,7 +58,12 @@ func newGregorianGen(clock func() time.Time, put func([]byte, uint64, uint16, *[
 func (g *gregorianGen) Stream() Stream { return g }
 
 func (g *gregorianGen) Next(dst []byte) {
-	ts := g.mono.next(uint64(g.clock().UnixNano()/100) + gregorianOffset)
+	var ts uint64
+	if g.step > 0 {
+		ts = g.start + (g.counter.Add(1)-1)*g.step
+	} else {
+		ts = g.mono.next(uint64(g.clock().UnixNano()/100) + gregorianOffset)
+	}
 	g.put(dst, ts, g.seq, &g.node)
 }
 

@@ -8,8 +8,9 @@ func init() {
 		Made:         "RFC 9562 version 6: version 1's timestamp reordered most significant bits first",
 		Ordering:     "time-ordered",
 		Storages:     uuidStorages,
+		Params:       []ParamDef{spacingParam},
 		Width:        16,
-		NewGenerator: func(_ *Spec, clock func() time.Time) Generator { return newGregorianGen(clock, putV6) },
+		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, putV6) },
 	})
 }
 

@@ -15,8 +15,11 @@ import (
 // TOAST), toast_bytes, index_bytes and total_bytes.
 func Sizes(ctx context.Context, conn *pgx.Conn, table string, into map[string]any) {
 	var heap, toast, idx, total int64
-	err := conn.QueryRow(ctx, `SELECT pg_table_size(c.oid), coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0),
-		pg_indexes_size(c.oid), pg_total_relation_size(c.oid) FROM pg_class c WHERE c.oid = $1::regclass`, table).
+	// pg_partition_tree lists a plain table as its own only leaf.
+	err := conn.QueryRow(ctx, `SELECT coalesce(sum(pg_table_size(c.oid)), 0)::bigint,
+		coalesce(sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)), 0)::bigint,
+		coalesce(sum(pg_indexes_size(c.oid)), 0)::bigint, coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint
+		FROM pg_partition_tree($1::regclass) t JOIN pg_class c ON c.oid = t.relid WHERE t.isleaf`, table).
 		Scan(&heap, &toast, &idx, &total)
 	if err != nil {
 		for _, m := range []string{"table_bytes", "toast_bytes", "index_bytes", "total_bytes"} {

@@ -171,6 +171,16 @@ func (s *sampler) sampleCache(ctx context.Context, conn *pgx.Conn, fn string) {
 // relationRole names a relation of the cell by what it is, so that cells with
 // different keys can be compared: table, key_index, data_index, toast.
 func relationRole(rel, table string) string {
+	// A partition (<table>_p<n>) and its indexes count as the table's.
+	if rest, ok := strings.CutPrefix(rel, table+"_p"); ok {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i > 0 && (i == len(rest) || rest[i] == '_') {
+			rel = table + rest[i:]
+		}
+	}
 	switch {
 	case rel == table:
 		return "table"

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"image/color"
 	"sort"
+	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -25,18 +27,21 @@ func (r *renderer) barsPerKey(values func(c *results.Cell) ([]float64, bool)) []
 		if !ok {
 			continue
 		}
-		ss = append(ss, series{name: g.Key, color: keyColor(r.colors[g.Key]), ys: v})
+		ss = append(ss, series{name: r.label(g), color: r.keyColor(g), ys: v})
 	}
 	return ss
 }
 
 func (r *renderer) tpsOverTime() (Chart, string) {
+	if r.isLoad() {
+		return Chart{}, "" // a load's timeline is its chunks: see the load-rate chart
+	}
 	var ss []series
 	for _, g := range r.headline {
 		c := r.cell(g)
-		s := series{name: g.Key, color: keyColor(r.colors[g.Key])}
+		s := series{name: r.label(g), color: r.keyColor(g)}
 		for _, sec := range c.Timeline {
-			s.xs, s.ys = append(s.xs, float64(sec.T)), append(s.ys, sec.TPS)
+			s.xs, s.ys = append(s.xs, float64(sec.T)), append(s.ys, results.SecondRate(sec))
 		}
 		if len(s.xs) > 1 {
 			ss = append(ss, s)
@@ -45,7 +50,11 @@ func (r *renderer) tpsOverTime() (Chart, string) {
 	if len(ss) == 0 {
 		return Chart{}, "throughput over time: no window lasted two seconds"
 	}
-	svg, err := lines("Throughput over time", "seconds into the measured window", "transactions per second", ss)
+	yl := "transactions per second"
+	if r.isQueue() {
+		yl = "rows out of the queue per second"
+	}
+	svg, err := lines("Throughput over time", "seconds into the measured window", yl, ss)
 	return r.chart("Throughput over time", "Per-second throughput of each key's first run in the measured window (warm-up excluded).", svg, err)
 }
 
@@ -66,11 +75,11 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 		if byRows && g.Clients != r.headline[0].Clients || !byRows && g.Rows != r.headline[0].Rows {
 			continue
 		}
-		s, ok := perKey[g.Key]
+		s, ok := perKey[r.label(g)]
 		if !ok {
-			s = &series{name: g.Key, color: keyColor(r.colors[g.Key])}
-			perKey[g.Key] = s
-			order = append(order, g.Key)
+			s = &series{name: r.label(g), color: r.keyColor(g)}
+			perKey[r.label(g)] = s
+			order = append(order, r.label(g))
 		}
 		x := float64(g.Clients)
 		if byRows {
@@ -168,7 +177,7 @@ func (r *renderer) cacheOverTime() (Chart, string) {
 			continue
 		}
 		samples, _ := m["samples"].([]any)
-		s := series{name: g.Key, color: keyColor(r.colors[g.Key])}
+		s := series{name: r.label(g), color: r.keyColor(g)}
 		for _, x := range samples {
 			smp, _ := x.(map[string]any)
 			t, _ := num(smp["t"])
@@ -228,4 +237,89 @@ func (r *renderer) latency() (Chart, string) {
 	}
 	svg, err := groupedBars("Transaction latency percentiles", "milliseconds", []string{"p50", "p95", "p99", "p99.9"}, ss)
 	return r.chart("Latency percentiles", "Latency percentiles of the measured window (HDR histogram merged over the clients).", svg, err)
+}
+
+func (r *renderer) isLoad() bool {
+	return len(r.headline) > 0 && strings.HasPrefix(r.headline[0].Workload, "bulk")
+}
+func (r *renderer) isQueue() bool {
+	return len(r.headline) > 0 && strings.HasPrefix(r.headline[0].Workload, "queue")
+}
+
+// loadRate is 003's curve: each load chunk's rate against the rows the table held.
+func (r *renderer) loadRate() (Chart, string) {
+	if !r.isLoad() {
+		return Chart{}, ""
+	}
+	var ss []series
+	for _, g := range r.headline {
+		chunks, _ := r.cell(g).Metrics["load_rate_per_chunk"].([]any)
+		s := series{name: r.label(g), color: r.keyColor(g)}
+		for _, x := range chunks {
+			ch, _ := x.(map[string]any)
+			before, _ := num(ch["rows_before"])
+			rows, _ := num(ch["rows"])
+			rate, _ := num(ch["rows_per_s"])
+			s.xs, s.ys = append(s.xs, (before+rows)/1e6), append(s.ys, rate/1000)
+		}
+		if len(s.xs) > 1 {
+			ss = append(ss, s)
+		}
+	}
+	if len(ss) == 0 {
+		return Chart{}, "load rate per chunk: no load had two chunks"
+	}
+	svg, err := lines("Load rate as the table grows", "rows in the table at the end of the chunk (millions)", "thousand rows per second", ss)
+	return r.chart("Load rate per chunk", "Each chunk's rate against the table's size, as 003 plotted it: a key whose index inserts stay on the right edge keeps its rate; "+
+		"one whose inserts scatter over an index larger than the cache falls as the table grows. "+
+		"uuidv1 with spacing: raw version 1 uuids lead with time_low, the low 32 bits of the 100 ns timestamp, which wraps every 2^32 × 100 ns ≈ 7.2 minutes; "+
+		"once the keys' timestamps span more than that, each wrap starts again at the low end of the index and sweeps through it, "+
+		"while uuidv6 carries the same timestamp most significant bits first and stays in order.", svg, err)
+}
+
+// queueRates sets the queue's in and out rates, per core, beside 004's.
+func (r *renderer) queueRates() (Chart, string) {
+	if !r.isQueue() {
+		return Chart{}, ""
+	}
+	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
+		q := c.Nested("queue")
+		in, ok1 := results.Float(q, "per_core", "rows_in_per_s")
+		out, ok2 := results.Float(q, "per_core", "rows_out_per_s")
+		return []float64{in / 1000, out / 1000}, ok1 && ok2
+	})
+	if len(ss) == 0 {
+		return Chart{}, "queue rates per core: the server's cores are unknown (--dsn)"
+	}
+	ss = append(ss, series{name: "004 (56 cores)", color: color.Gray{Y: 150},
+		ys: []float64{results.Ref004InPerS / results.Ref004Cores / 1000, results.Ref004OutPerS / results.Ref004Cores / 1000}})
+	svg, err := groupedBars("Rows in and out per second per core, beside 004", "thousand rows per second per core", []string{"in (inserted)", "out (deleted)"}, ss)
+	return r.chart("Queue rates per core", "Rows inserted and deleted per second, measured at once, divided by the cores the server and keybench shared; 004's figures divided by its 56 cores. "+
+		"004 counted 1000 rows per delete call whether or not the partition held them; keybench counts the rows deleted.", svg, err)
+}
+
+// backlog plots the rows waiting in the queue over the window.
+func (r *renderer) backlog() (Chart, string) {
+	if !r.isQueue() {
+		return Chart{}, ""
+	}
+	var ss []series
+	for _, g := range r.headline {
+		tl, _ := r.cell(g).Nested("queue")["timeline"].([]any)
+		s := series{name: r.label(g), color: r.keyColor(g)}
+		for _, x := range tl {
+			p, _ := x.(map[string]any)
+			t, _ := num(p["t"])
+			b, _ := num(p["backlog"])
+			s.xs, s.ys = append(s.xs, t), append(s.ys, b/1000)
+		}
+		if len(s.xs) > 1 {
+			ss = append(ss, s)
+		}
+	}
+	if len(ss) == 0 {
+		return Chart{}, "queue backlog: no window lasted two seconds"
+	}
+	svg, err := lines("Backlog over time", "seconds into the measured window", "thousand rows in the queue", ss)
+	return r.chart("Queue backlog", "Rows in the queue at the end of each second: every row the producers inserted minus every row the consumers deleted. A flat line is a queue whose consumers keep up.", svg, err)
 }

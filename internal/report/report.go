@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -76,21 +77,23 @@ func Render(res *results.Results) ([]byte, error) {
 			r.colors[k] = len(r.colors)
 		}
 	}
-	for _, g := range groups {
-		if _, ok := r.colors[g.Key]; !ok {
-			r.colors[g.Key] = len(r.colors)
+	for i := range groups {
+		if _, ok := r.colors[r.label(&groups[i])]; !ok {
+			r.colors[r.label(&groups[i])] = len(r.colors)
 		}
 	}
 	r.pickHeadline()
 	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
 	p.Headline, p.Verdicts = r.verdict()
-	for _, build := range []func() (Chart, string){r.tpsOverTime, r.tpsVsScale, r.sizes, r.walPerRow, r.fpiPerRow, r.cacheOverTime, r.waits, r.latency} {
+	for _, build := range []func() (Chart, string){r.tpsOverTime, r.tpsVsScale, r.loadRate, r.queueRates, r.backlog, r.sizes, r.walPerRow, r.fpiPerRow, r.cacheOverTime, r.waits, r.latency} {
 		c, missing := build()
 		if missing != "" {
 			p.Missing = append(p.Missing, missing)
 			continue
 		}
-		p.Charts = append(p.Charts, c)
+		if c.SVG != "" { // "" without a reason: the chart does not apply to this run
+			p.Charts = append(p.Charts, c)
+		}
 	}
 	var sum bytes.Buffer
 	res.WriteSummary(&sum)
@@ -127,8 +130,13 @@ func (r *renderer) pickHeadline() {
 	}
 }
 
-func (r *renderer) color(key string) string {
-	c := keyColor(r.colors[key])
+// label names a group in charts and the verdict: its key, with the workload when the run measured several.
+func (r *renderer) label(g *results.Group) string { return results.Label(r.groups, g) }
+
+func (r *renderer) keyColor(g *results.Group) color.Color { return keyColor(r.colors[r.label(g)]) }
+
+func (r *renderer) color(g *results.Group) string {
+	c := r.keyColor(g)
 	rr, gg, bb, _ := c.RGBA()
 	return fmt.Sprintf("#%02x%02x%02x", rr>>8, gg>>8, bb>>8)
 }
@@ -147,11 +155,8 @@ func (r *renderer) verdict() (string, []Verdict) {
 		g0.Workload, g0.Clients, thousands(g0.Rows), unitWords(g0.Unit))
 	var out []Verdict
 	for i, g := range ranked {
-		v := Verdict{Rank: i + 1, Key: g.Key, Color: r.color(g.Key),
+		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g),
 			TPS: fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.RateUnit(g.Workload), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
-		if multipleWorkloads(ranked) {
-			v.Key += " (" + g.Workload + ")"
-		}
 		if i == 0 {
 			v.Versus = "fastest"
 			v.Significant = true
@@ -159,9 +164,9 @@ func (r *renderer) verdict() (string, []Verdict) {
 			c := stats.Compare(best.Sample(), g.Sample())
 			v.Significant = c.Significant
 			if c.Significant {
-				v.Versus = fmt.Sprintf("%.0f%% slower than %s (p=%.3g)", (1-c.Ratio)*100, best.Key, c.P)
+				v.Versus = fmt.Sprintf("%.0f%% slower than %s (p=%.3g)", (1-c.Ratio)*100, r.label(best), c.P)
 			} else {
-				v.Versus = fmt.Sprintf("~ %s (within noise, p=%.2g)", best.Key, c.P)
+				v.Versus = fmt.Sprintf("~ %s (within noise, p=%.2g)", r.label(best), c.P)
 			}
 		}
 		v.Why = r.why(g, best)
@@ -177,14 +182,14 @@ func (r *renderer) why(g, best *results.Group) string {
 	if share, ok := cacheShare(c); ok {
 		s := fmt.Sprintf("its key index held %.0f%% of the buffer cache", share*100)
 		if bs, ok := cacheShare(b); ok && g != best {
-			s += fmt.Sprintf(" (%s: %.0f%%)", best.Key, bs*100)
+			s += fmt.Sprintf(" (%s: %.0f%%)", r.label(best), bs*100)
 		}
 		parts = append(parts, s)
 	}
 	if f, ok := num(c.Metrics["key_index_fpi_per_row"]); ok {
 		s := fmt.Sprintf("%.3f full-page images per row in its key index", f)
 		if bf, ok := num(b.Metrics["key_index_fpi_per_row"]); ok && g != best {
-			s += fmt.Sprintf(" (%s: %.3f)", best.Key, bf)
+			s += fmt.Sprintf(" (%s: %.3f)", r.label(best), bf)
 		}
 		parts = append(parts, s)
 	} else if f, ok := num(c.Metrics["wal_fpi_per_row"]); ok {
@@ -313,11 +318,3 @@ func DefaultPath(resultsPath string) string {
 	return filepath.Join(filepath.Dir(resultsPath), "report.html")
 }
 
-func multipleWorkloads(gs []*results.Group) bool {
-	for _, g := range gs {
-		if g.Workload != gs[0].Workload {
-			return true
-		}
-	}
-	return false
-}

@@ -60,13 +60,13 @@ func (r *Results) BuildGroups() []Group {
 		if len(g.Cells) >= minRuns {
 			g.Unit = "runs"
 			for _, i := range g.Cells {
-				g.sample = append(g.sample, r.Cells[i].TPS)
+				g.sample = append(g.sample, r.Cells[i].Rate())
 			}
 		} else {
 			g.Unit = "seconds"
 			for _, i := range g.Cells {
 				for _, s := range r.Cells[i].Timeline {
-					g.sample = append(g.sample, s.TPS)
+					g.sample = append(g.sample, SecondRate(s))
 				}
 			}
 		}
@@ -126,4 +126,27 @@ func (r *Results) MedianFloat(g *Group, metric string) (float64, bool) {
 		return 0, false
 	}
 	return stats.Summarize(v).Median, true
+}
+
+// queueOut is the role of a queue's consumers (workload.RoleOut).
+const queueOut = "out"
+
+// Rate is the cell's headline rate: transactions per second; rows per
+// second for a load; rows consumed per second for a queue (a row is done
+// when it has left the queue, and in a bounded queue out keeps up with in).
+func (c *Cell) Rate() float64 {
+	if q, ok := c.Metrics["queue"].(map[string]any); ok {
+		if v, ok := q["rows_out_per_s"].(float64); ok {
+			return v
+		}
+	}
+	return c.TPS
+}
+
+// SecondRate is a second's figure of the rate Cell.Rate measures.
+func SecondRate(s Second) float64 {
+	if r, ok := s.Roles[queueOut]; ok {
+		return r.RowsPS
+	}
+	return s.TPS
 }

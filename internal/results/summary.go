@@ -44,7 +44,14 @@ func (r *Results) WriteSummary(w io.Writer) {
 			return out
 		})
 	default:
-		r.warTable(w, groups)
+		switch {
+		case allWorkloads(groups, "queue"):
+			r.queueTable(w, groups)
+		case allWorkloads(groups, "bulk"):
+			r.bulkTable(w, groups)
+		default:
+			r.warTable(w, groups)
+		}
 	}
 	r.evidence(w, groups)
 	r.failures(w)
@@ -185,8 +192,11 @@ func rate(g *Group) string {
 
 // RateUnit is what a workload's rate counts: rows per second for loads, transactions otherwise.
 func RateUnit(workload string) string {
-	if strings.HasPrefix(workload, "bulk") {
+	switch {
+	case strings.HasPrefix(workload, "bulk"):
 		return "rows/s"
+	case strings.HasPrefix(workload, "queue"):
+		return "rows/s out"
 	}
 	return "tps"
 }
@@ -262,6 +272,16 @@ func Bytes(b int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTP"[exp])
 }
 
+// Label names a group's key, with its workload when the run measured several.
+func Label(groups []Group, g *Group) string {
+	for _, o := range groups {
+		if o.Workload != g.Workload {
+			return g.Key + " (" + g.Workload + ")"
+		}
+	}
+	return g.Key
+}
+
 // evidence prints what explains the rates, per key at its largest table and
 // client count: the key index's share of the buffer cache, WAL and full-page
 // images per inserted row, bloat and leaf density of the key index, and the
@@ -271,11 +291,12 @@ func (r *Results) evidence(w io.Writer, groups []Group) {
 	var order []string
 	for gi := range groups {
 		g := &groups[gi]
-		if prev, ok := last[g.Key]; !ok {
-			order = append(order, g.Key)
-			last[g.Key] = g
+		k := Label(groups, g)
+		if prev, ok := last[k]; !ok {
+			order = append(order, k)
+			last[k] = g
 		} else if g.Rows > prev.Rows || g.Rows == prev.Rows && g.Clients >= prev.Clients {
-			last[g.Key] = g
+			last[k] = g
 		}
 	}
 	if len(order) == 0 {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/driver"
@@ -66,11 +67,14 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	}
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	meta, _ := workload.Lookup(pc.Workload)
-	wl, err := meta.New(workload.Options{Rows: pc.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: r.cfg.Seed, Chunk: p.Chunk, LoadMethod: p.LoadMethod})
+	wl, err := meta.New(p.Options(pc.Clients, pc.Rows, r.cfg.Seed))
 	if err != nil {
 		return err
 	}
 	t := &workload.Table{Schema: r.cfg.Schema, Name: tableName, Key: key, Payload: p.Payload, DataIndex: wl.NeedsDataIndex()}
+	if pw, ok := wl.(workload.Partitioned); ok {
+		t.Partitions = pw.Partitions()
+	}
 	var gen keys.Generator
 	if key.Gen == keys.GenClient {
 		gen = pc.Key.NewGenerator()
@@ -115,6 +119,11 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		} else {
 			done = int64(s.T)
 		}
+		if in, ok := s.Roles[workload.RoleIn]; ok {
+			out := s.Roles[workload.RoleOut]
+			window.Set(done, fmt.Sprintf("in %.0f rows/s, out %.0f rows/s, backlog %d", in.RowsPS, out.RowsPS, pc.Rows+in.Total-out.Total))
+			return
+		}
 		window.Set(done, fmt.Sprintf("%.0f tps, p99 %.2f ms", s.TPS, s.P99ms))
 	}}, clients)
 	window.Done()
@@ -137,8 +146,21 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	if dres.Interrupted {
 		return ErrInterrupted
 	}
+	if dres.ClientsLost > 0 {
+		// The window lost clients part-way: its figures are not those of the planned client count.
+		return fmt.Errorf("%d of %d clients lost their connections: %s", dres.ClientsLost, pc.Clients, firstOr(dres.ErrorSamples, "no error recorded"))
+	}
 	r.waitForClientsGone(ctx)
-	return r.evidence(ctx, t, sess, dres.TotalRows, pc.Rows+dres.TotalRows, c)
+	inserted, expected := dres.TotalRows, pc.Rows+dres.TotalRows
+	if in, out := dres.Roles[workload.RoleIn], dres.Roles[workload.RoleOut]; in != nil && out != nil {
+		cores := 0
+		if r.emb != nil {
+			cores = r.res.Environment.Host.CPUs
+		}
+		c.Metrics["queue"] = queueMetrics(dres, pc.Rows, p.Batch, t.Partitions, cores)
+		inserted, expected = in.TotalRows, pc.Rows+in.TotalRows-out.TotalRows
+	}
+	return r.evidence(ctx, t, sess, inserted, expected, c)
 }
 
 // evidence ends a cell: the counters of the metrics session (inserted is
@@ -149,7 +171,7 @@ func (r *run) evidence(ctx context.Context, t *workload.Table, sess *metrics.Ses
 	defer step.Done()
 	sess.Stop(ctx, inserted, c.Metrics)
 	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
-	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexName(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
+	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
 	var server int64
 	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
 		return fmt.Errorf("counting rows: %w", err)
@@ -225,7 +247,11 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 			return conns, nil, fmt.Errorf("client %d: %w", i+1, err)
 		}
 		pg := cn.PgConn()
-		clients = append(clients, driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed})
+		dc := driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed}
+		if rw, ok := w.(workload.RoleWorker); ok {
+			dc.Role = rw.Role()
+		}
+		clients = append(clients, dc)
 	}
 	return conns, clients, nil
 }
@@ -271,14 +297,23 @@ func fillDriverResult(c *results.Cell, d *driver.Result) {
 	if c.DurationS > 0 {
 		c.RowsPerS = float64(d.Rows) / c.DurationS
 	}
-	h := d.Latency
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	if h.TotalCount() > 0 {
-		c.LatencyMS = results.Latency{Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
-			P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max())}
-	}
+	c.LatencyMS = histLatency(d.Latency)
 	c.Timeline = d.Timeline
 	c.ErrorSamples = d.ErrorSamples
+	if in := d.Roles[workload.RoleIn]; in != nil {
+		// A queue: rows inserted are the producers'; the consumers' are in metrics.queue.
+		c.RowsInserted, c.RowsPerS = in.Rows, float64(in.Rows)/max(c.DurationS, 1e-9)
+	}
+}
+
+// histLatency summarises a latency histogram of microseconds in milliseconds.
+func histLatency(h *hdrhistogram.Histogram) results.Latency {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	if h == nil || h.TotalCount() == 0 {
+		return results.Latency{}
+	}
+	return results.Latency{Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
+		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max())}
 }
 
 // load measures a bulk workload: the cell's rows are loaded in timed chunks,
@@ -371,4 +406,11 @@ func chunkLatency(ms []float64) results.Latency {
 		mean += v / float64(len(s))
 	}
 	return results.Latency{Mean: mean, P50: q(0.5), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: s[len(s)-1]}
+}
+
+func firstOr(s []string, d string) string {
+	if len(s) == 0 {
+		return d
+	}
+	return s[0]
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,6 +44,13 @@ type Config struct {
 	Sampling bool
 	// RowsGiven says the user chose the table sizes (--rows).
 	RowsGiven bool
+	// OnError is what a failed cell does to the run: "stop" it (the
+	// default) or "continue" with the next cell.
+	OnError string
+	// Force lets keybench work in an existing schema it did not create
+	// (it still creates and drops only its own objects there); Keep leaves
+	// keybench's schema in place at the end.
+	Force, Keep bool
 }
 
 // coldCacheBytes is the embedded server's cold-cache shared_buffers.
@@ -68,7 +76,9 @@ type run struct {
 	major int
 	res   *results.Results
 	ownSc bool
-	ext   *metrics.Extensions
+	// foreign: working in an existing schema keybench did not create (--force).
+	foreign bool
+	ext     *metrics.Extensions
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
@@ -129,7 +139,14 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.res.Write(r.cfg.Out); err != nil {
 		return err
 	}
-	plan := scenario.Plan(r.cfg.Params, r.cfg.Specs)
+	plan, skipped := scenario.Plan(r.cfg.Params, r.cfg.Specs)
+	for _, s := range skipped {
+		r.res.Notes = append(r.res.Notes, s)
+		r.ui.Logf("note: %s", s)
+	}
+	if len(plan) == 0 {
+		return &keys.UsageError{Msg: "no cell to run: " + strings.Join(skipped, "; ")}
+	}
 	for i, pc := range plan {
 		if ctx.Err() != nil {
 			return ErrInterrupted
@@ -142,6 +159,11 @@ func (r *run) execute(ctx context.Context) error {
 		}
 		if c.Status == results.StatusOK {
 			r.ui.Logf("  %.0f tps, p99 %.2f ms, %d rows in %.1f s", c.TPS, c.LatencyMS.P99, c.RowsInserted, c.DurationS)
+		} else if err == nil {
+			r.ui.Logf("  cell %s: %s", c.Status, c.Error)
+			if r.cfg.OnError != "continue" {
+				return fmt.Errorf("cell %d/%d (%s, %s) %s: %s (--on-error continue runs the remaining cells)", i+1, len(plan), c.Key, c.Workload, c.Status, c.Error)
+			}
 		}
 		if err != nil {
 			return err
@@ -209,7 +231,9 @@ func (r *run) startServer(ctx context.Context) error {
 	return nil
 }
 
-// prepareSchema creates keybench's schema, refusing one that exists without keybench's mark.
+// prepareSchema creates keybench's schema, refusing one that exists without
+// keybench's mark unless --force; in a forced schema it refuses to start
+// when an object of the names keybench uses is already there.
 func (r *run) prepareSchema(ctx context.Context) error {
 	var comment *string
 	err := r.admin.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", r.cfg.Schema).Scan(&comment)
@@ -224,7 +248,21 @@ func (r *run) prepareSchema(ctx context.Context) error {
 	case err != nil:
 		return err
 	case comment == nil || *comment != schemaMarker:
-		return &keys.UsageError{Msg: fmt.Sprintf("schema %q exists and was not created by keybench; choose another with --schema", r.cfg.Schema)}
+		if !r.cfg.Force {
+			return &keys.UsageError{Msg: fmt.Sprintf("schema %q exists and was not created by keybench; choose another with --schema, or --force to work in it", r.cfg.Schema)}
+		}
+		var clash []string
+		if err := r.admin.QueryRow(ctx, `SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM (
+			SELECT relname::text AS name FROM pg_class WHERE relnamespace = $1::regnamespace AND (relname = $2 OR relname LIKE $2 || '\_%')
+			UNION ALL SELECT proname::text FROM pg_proc WHERE pronamespace = $1::regnamespace AND proname = 'kb_seq_uuid') o`,
+			r.cfg.Schema, tableName).Scan(&clash); err != nil {
+			return err
+		}
+		if len(clash) > 0 {
+			return &keys.UsageError{Msg: fmt.Sprintf("schema %q holds %s, which keybench would create and drop; choose another schema", r.cfg.Schema, strings.Join(clash, ", "))}
+		}
+		r.foreign = true
+		return nil
 	}
 	r.ownSc = true
 	return nil
@@ -233,12 +271,29 @@ func (r *run) prepareSchema(ctx context.Context) error {
 func (r *run) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if r.admin != nil {
-		if r.ownSc && r.emb == nil && !r.admin.IsClosed() {
-			if _, err := r.admin.Exec(ctx, "DROP SCHEMA "+r.cfg.Schema+" CASCADE"); err != nil {
-				r.ui.Logf("could not drop schema %s: %v", r.cfg.Schema, err)
+	if r.admin != nil && r.emb == nil && !r.admin.IsClosed() {
+		var stmts []string
+		switch {
+		case r.ownSc && !r.cfg.Keep:
+			stmts = []string{"DROP SCHEMA " + r.cfg.Schema + " CASCADE"}
+		case r.foreign:
+			// Someone else's schema: drop only what keybench created in it.
+			q := r.cfg.Schema + "." + tableName
+			stmts = []string{"DROP TABLE IF EXISTS " + q + " CASCADE", "DROP SEQUENCE IF EXISTS " + q + "_kbseq",
+				"DROP FUNCTION IF EXISTS " + r.cfg.Schema + ".kb_seq_uuid(bigint, bigint, bigint)"}
+			if r.ext != nil {
+				for _, e := range r.ext.Created {
+					stmts = append(stmts, "DROP EXTENSION IF EXISTS "+e)
+				}
 			}
 		}
+		for _, s := range stmts {
+			if _, err := r.admin.Exec(ctx, s); err != nil {
+				r.ui.Logf("could not clean up (%s): %v", s, err)
+			}
+		}
+	}
+	if r.admin != nil {
 		_ = r.admin.Close(ctx)
 	}
 	if r.emb != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,6 +203,56 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 			if v, ok := c.Int("key_index_bytes"); !ok || v <= 0 {
 				t.Errorf("%s %s: no key index after the load", c.Workload, c.Key)
 			}
+		}
+	}
+}
+
+// TestQueueMeasuresInAndOutAtOnce runs the queue preset's two workloads with
+// a server-made and a client-made key (uuid[] arrays), and checks the roles'
+// rates, the exact backlog against the server's row count and the skipped
+// FIFO cell without an index.
+func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
+	cfg := config(t, "queue", "bigint:index=none,uuidv4,uuidv7:as=text", func(p *scenario.Params) {
+		p.Rows, p.Partitions, p.Batch, p.Clients = []int64{500}, 8, 100, []int{4}
+	})
+	res, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 5 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "queue-fifo skips bigint:index=none") {
+		t.Fatalf("%d cells, notes %q", len(res.Cells), res.Notes)
+	}
+	for _, c := range res.Cells {
+		q, ok := c.Metrics["queue"].(map[string]any)
+		if c.Status != results.StatusOK || !ok || c.RowCheck == nil || !c.RowCheck.OK {
+			t.Fatalf("%s %s: %s %s %+v", c.Workload, c.Key, c.Status, c.Error, c.RowCheck)
+		}
+		in, out := q["rows_in"].(int64), q["rows_out"].(int64)
+		if in <= 0 || out <= 0 || q["producers"] != 2 || q["consumers"] != 2 || c.RowsInserted != in {
+			t.Errorf("%s %s: in %d out %d, roles %v+%v, rows inserted %d", c.Workload, c.Key, in, out, q["producers"], q["consumers"], c.RowsInserted)
+		}
+		b := q["backlog"].(map[string]any)
+		if b["final"].(int64) != c.RowCheck.Server {
+			t.Errorf("%s %s: final backlog %v, the server holds %d", c.Workload, c.Key, b["final"], c.RowCheck.Server)
+		}
+		if pc, ok := q["per_core"].(map[string]any); ok { // a --dsn run: the server's cores are unknown
+			t.Errorf("per_core on a --dsn server: %v", pc)
+		}
+		if tl, ok := q["timeline"].([]map[string]any); !ok || len(tl) == 0 {
+			t.Errorf("%s %s: backlog timeline %v", c.Workload, c.Key, q["timeline"])
+		}
+		if v, ok := c.Int("key_index_bytes"); (c.Key == "bigint:index=none") == ok || ok && v <= 0 {
+			t.Errorf("%s %s: key_index_bytes %v", c.Workload, c.Key, c.Metrics["key_index_bytes"])
+		}
+		if v, ok := c.Int("table_bytes"); !ok || v <= 0 {
+			t.Errorf("%s %s: table_bytes of the partitions %v", c.Workload, c.Key, c.Metrics["table_bytes"])
+		}
+	}
+	var sum strings.Builder
+	res.WriteSummary(&sum)
+	for _, want := range []string{"IN ROWS/S", "OUT ROWS/S", "BACKLOG END / MAX", "uuidv4 (queue-fifo)"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
 		}
 	}
 }

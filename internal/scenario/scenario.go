@@ -33,6 +33,8 @@ type Params struct {
 	// Chunk and LoadMethod configure the bulk workloads.
 	Chunk      int64
 	LoadMethod string
+	// Partitions is the queue workloads' partition count.
+	Partitions int
 }
 
 // Scenario is a preset or a bare workload.
@@ -114,21 +116,33 @@ func All() []*Scenario {
 
 // Plan lists the cells: for each client count, table size and repetition,
 // every key in the given order, so that repetitions interleave (A B A B) and
-// drift in the machine spreads over all keys alike.
-func Plan(p Params, specs []*keys.Spec) []Cell {
-	var out []Cell
+// drift in the machine spreads over all keys alike. A workload that cannot
+// run with a key (a FIFO queue needs an ordered index) skips it; skipped says
+// which and why.
+func Plan(p Params, specs []*keys.Spec) (cells []Cell, skipped []string) {
+	seen := map[string]bool{}
 	for _, c := range p.Clients {
 		for _, rows := range p.Rows {
 			for r := 1; r <= p.Repeat; r++ {
 				for _, w := range strings.Split(p.Workload, ",") {
+					m, _ := workload.Lookup(w)
 					for _, k := range specs {
-						out = append(out, Cell{Key: k, Workload: w, Clients: c, Rows: rows, Repeat: r})
+						if m.Accepts != nil {
+							if why := m.Accepts(k); why != "" {
+								if msg := fmt.Sprintf("%s skips %s: %s", w, k.Raw, why); !seen[msg] {
+									seen[msg] = true
+									skipped = append(skipped, msg)
+								}
+								continue
+							}
+						}
+						cells = append(cells, Cell{Key: k, Workload: w, Clients: c, Rows: rows, Repeat: r})
 					}
 				}
 			}
 		}
 	}
-	return out
+	return cells, skipped
 }
 
 // Validate checks parameters after overrides.
@@ -167,8 +181,27 @@ func (p *Params) Validate() error {
 		return bad("--payload must be 0 or more, not %d", p.Payload)
 	case p.Repeat < 1:
 		return bad("--repeat must be at least 1, not %d", p.Repeat)
+	case p.Partitions < 0 || p.Partitions > 10000:
+		return bad("--partitions must be from 1 to 10000, not %d", p.Partitions)
+	case p.Chunk < 0:
+		return bad("--chunk must be positive, not %d", p.Chunk)
+	}
+	// The workloads check their own options (e.g. a queue needs producers and consumers).
+	for _, w := range strings.Split(p.Workload, ",") {
+		m, _ := workload.Lookup(w)
+		for _, c := range p.Clients {
+			if _, err := m.New(p.Options(c, p.Rows[0], 0)); err != nil {
+				return bad("%v", err)
+			}
+		}
 	}
 	return nil
+}
+
+// Options are the workload options of a cell with c clients and rows prefilled rows.
+func (p *Params) Options(clients int, rows, seed int64) workload.Options {
+	return workload.Options{Rows: rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: seed, Chunk: p.Chunk,
+		LoadMethod: p.LoadMethod, Clients: clients, Partitions: p.Partitions}
 }
 
 // embeddedDefaults keep checkpoints out of short windows, as the source
@@ -228,6 +261,24 @@ func init() {
 		CacheRelative: true,
 	})
 	register(&Scenario{
+		Name:   "queue",
+		Source: "004",
+		Description: "produce/consume queue (004): producers insert batches of 1000 rows into random partitions of a 64-way partitioned heap " +
+			"while as many consumers delete batches, by ctid in no order (004, no index) and in key order with SKIP LOCKED (bigint, uuidv7, uuidv4)",
+		Defaults: Params{
+			Workload: "queue,queue-fifo", Keys: []string{"bigint:index=none", "bigint", "uuidv7", "uuidv4"},
+			Clients: []int{4}, Rows: []int64{0}, Warmup: 2 * time.Second, Duration: 15 * time.Second,
+			Batch: 1000, Payload: 0, Repeat: 1, Partitions: 64,
+		},
+		Quick: func(p *Params) {
+			p.Keys, p.Warmup, p.Duration, p.Partitions = []string{"bigint:index=none", "uuidv4"}, time.Second, 3*time.Second, 16
+		},
+		// A queue lives on autovacuum: consumers scan past the dead rows of
+		// earlier deletes until it has cleaned a partition.
+		Settings: append([]server.Setting{{Name: "autovacuum_naptime", Value: "1s"}, {Name: "autovacuum_vacuum_cost_delay", Value: "0"},
+			{Name: "autovacuum_vacuum_scale_factor", Value: "0.01"}, {Name: "autovacuum_vacuum_insert_scale_factor", Value: "0.01"}}, embeddedDefaults...),
+	})
+	register(&Scenario{
 		Name:   "sequence-cache",
 		Source: "002",
 		Description: "sequence CACHE and the btree rightmost-leaf fast path (002): bigint cache 50 vs uuidv4 vs bigint cache 1 vs uuidv7 " +
@@ -243,16 +294,19 @@ func init() {
 		Settings: embeddedDefaults,
 	})
 	for _, w := range []struct {
-		name string
-		rows int64
-	}{{"insert", 0}, {"insert-read", 100_000}} {
+		name                    string
+		rows                    int64
+		clients, batch, payload int
+		partitions              int
+	}{{"insert", 0, 8, 1, 32, 0}, {"insert-read", 100_000, 8, 1, 32, 0}} {
 		m, _ := workload.Lookup(w.name)
 		register(&Scenario{
 			Name:        w.name,
 			Description: "workload: " + m.Description,
 			Defaults: Params{
-				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{8}, Rows: []int64{w.rows},
-				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1,
+				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{w.clients}, Rows: []int64{w.rows},
+				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: w.batch, ReadBy: "data", Payload: w.payload, Repeat: 1,
+				Partitions: w.partitions,
 			},
 			Quick: func(p *Params) {
 				p.Rows, p.Warmup, p.Duration, p.Txns = []int64{min(p.Rows[0], 10_000)}, time.Second, 3*time.Second, 0

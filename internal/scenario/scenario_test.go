@@ -12,7 +12,8 @@ func TestPlanInterleavesRepeats(t *testing.T) {
 	specs, _ := keys.ParseList("bigint,uuidv4")
 	p := Params{Workload: "insert", Clients: []int{16, 32}, Rows: []int64{0}, Repeat: 2}
 	var got []string
-	for _, c := range Plan(p, specs) {
+	cells, _ := Plan(p, specs)
+	for _, c := range cells {
 		got = append(got, c.Key.Raw+"/"+string(rune('0'+c.Repeat)))
 	}
 	want := "bigint/1 uuidv4/1 bigint/2 uuidv4/2 bigint/1 uuidv4/1 bigint/2 uuidv4/2"

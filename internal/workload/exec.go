@@ -12,27 +12,31 @@ import (
 // pgconn's ExecPrepared adds a Describe to learn the result columns, one more
 // message for the server to answer on every transaction.
 // The messages are built once per statement (msgs) so a transaction allocates nothing.
-func execNoResult(pg *pgconn.PgConn, m *msgs) error {
+// It returns the rows the statement affected, from its command tag.
+func execNoResult(pg *pgconn.PgConn, m *msgs) (int64, error) {
 	fe := pg.Frontend()
 	fe.SendBind(&m.bind)
 	fe.SendExecute(&m.execute)
 	fe.SendSync(&m.sync)
 	flushErr := fe.Flush()
 	var queryErr error
+	var affected int64
 	for {
 		// A failed flush leaves the connection broken: the receive below fails too and closes it.
 		msg, err := pg.ReceiveMessage(context.Background())
 		if err != nil {
 			if flushErr != nil {
-				return flushErr
+				return 0, flushErr
 			}
-			return err
+			return 0, err
 		}
 		switch m := msg.(type) {
+		case *pgproto3.CommandComplete:
+			affected = rowsAffected(m.CommandTag)
 		case *pgproto3.ErrorResponse:
 			queryErr = pgconn.ErrorResponseToPgError(m)
 		case *pgproto3.ReadyForQuery:
-			return queryErr
+			return affected, queryErr
 		}
 	}
 }
@@ -46,4 +50,15 @@ type msgs struct {
 
 func newMsgs(stmt string, params [][]byte, formats []int16) *msgs {
 	return &msgs{bind: pgproto3.Bind{PreparedStatement: stmt, ParameterFormatCodes: formats, Parameters: params}}
+}
+
+// rowsAffected is the count at the end of a command tag ("DELETE 1000",
+// "INSERT 0 1"), read without allocating.
+func rowsAffected(tag []byte) int64 {
+	var n, mul int64 = 0, 1
+	for i := len(tag) - 1; i >= 0 && tag[i] >= '0' && tag[i] <= '9'; i-- {
+		n += int64(tag[i]-'0') * mul
+		mul *= 10
+	}
+	return n
 }

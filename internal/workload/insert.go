@@ -119,7 +119,7 @@ func (in *inserter) fill() {
 
 func (in *inserter) Txn() (int, error) {
 	in.fill()
-	if err := execNoResult(in.conn, in.msgs); err != nil {
+	if _, err := execNoResult(in.conn, in.msgs); err != nil {
 		return 0, err
 	}
 	return in.batch, nil

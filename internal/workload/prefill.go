@@ -62,7 +62,7 @@ func Load(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, row
 		switch {
 		case t.Key.Gen == keys.GenServer:
 			_, err = conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (data, payload) SELECT %s, %s FROM generate_series(%d::bigint, %d) i",
-				t.Qualified(), dataValueSQL(rows), payloadSQL(t.Payload), lo, hi))
+				t.Qualified(), t.dataValueSQL(rows), payloadSQL(t.Payload), lo, hi))
 		case method == LoadInsert:
 			err = insertRows(ctx, conn, t, stream, lo, hi, rows)
 		default:
@@ -95,7 +95,7 @@ func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Strea
 			k := len(args)
 			fmt.Fprintf(&sql, "($%d, $%d, $%d)", k+1, k+2, k+3)
 			stream.Next(raw)
-			args = append(args, t.Key.Value(raw), DataValue(i, n), payloadValue(i, t.Payload))
+			args = append(args, t.Key.Value(raw), t.dataValue(i, n), payloadValue(i, t.Payload))
 		}
 		if _, err := conn.Exec(ctx, sql.String(), args...); err != nil {
 			return err
@@ -121,7 +121,7 @@ func (s *copySource) Next() bool {
 	s.i++
 	s.stream.Next(s.raw)
 	s.row[0] = s.t.Key.Value(s.raw)
-	s.row[1] = DataValue(s.i, s.n)
+	s.row[1] = s.t.dataValue(s.i, s.n)
 	s.row[2] = payloadValue(s.i, s.t.Payload)
 	return true
 }

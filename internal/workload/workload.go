@@ -32,6 +32,29 @@ type Table struct {
 	Payload int
 	// DataIndex adds an index on data (reads by data need it).
 	DataIndex bool
+	// Partitions, when positive, makes the table a parent partitioned by
+	// LIST (data) into partitions <name>_p0 … _p<n-1>, partition i holding
+	// data = i; each partition gets its own key index (a primary key on a
+	// partitioned parent would have to include data).
+	Partitions int
+}
+
+// Partition is the qualified name of partition i.
+func (t *Table) Partition(i int) string { return fmt.Sprintf("%s_p%d", t.Qualified(), i) }
+
+// dataValue is the data column of the i-th loaded row of n.
+func (t *Table) dataValue(i, n int64) int64 {
+	if t.Partitions > 0 {
+		return i % int64(t.Partitions)
+	}
+	return DataValue(i, n)
+}
+
+func (t *Table) dataValueSQL(n int64) string {
+	if t.Partitions > 0 {
+		return fmt.Sprintf("i %% %d", t.Partitions)
+	}
+	return dataValueSQL(n)
 }
 
 // Qualified is the schema-qualified table name.
@@ -50,6 +73,10 @@ type Options struct {
 	// Chunk and LoadMethod configure the bulk workloads.
 	Chunk      int64
 	LoadMethod string
+	// Clients is the cell's client count (a queue splits them into roles).
+	Clients int
+	// Partitions is the queue table's partition count.
+	Partitions int
 }
 
 // Worker is one client's transaction loop body, bound to its own connection.
@@ -73,6 +100,8 @@ type Meta struct {
 	Name        string
 	Description string
 	New         func(o Options) (Workload, error)
+	// Accepts, if set, says why the workload cannot run with a key ("" when it can).
+	Accepts func(*keys.Spec) string
 }
 
 var registry = map[string]Meta{}
@@ -132,12 +161,28 @@ func CreateTable(ctx context.Context, conn *pgx.Conn, t *Table, sv keys.Server) 
 	if t.Key.Gen == keys.GenServer {
 		col += " " + t.Key.ColumnDefault
 	}
-	stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text)", t.Qualified(), col))
+	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text)", t.Qualified(), col)
+	if t.Partitions > 0 {
+		create += " PARTITION BY LIST (data)"
+	}
+	stmts = append(stmts, create)
+	for i := 0; i < t.Partitions; i++ {
+		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES IN (%d)", t.Partition(i), t.Qualified(), i))
+	}
 	return execAll(ctx, conn, stmts)
 }
 
 // IndexStatements are the statements that build the table's indexes.
 func IndexStatements(t *Table) []string {
+	if t.Partitions > 0 {
+		var out []string
+		for i := 0; i < t.Partitions; i++ {
+			p := *t
+			p.Name, p.Partitions = fmt.Sprintf("%s_p%d", t.Name, i), 0
+			out = append(out, IndexStatements(&p)...)
+		}
+		return out
+	}
 	var out []string
 	q := t.Qualified()
 	switch t.Key.Index {
@@ -154,17 +199,28 @@ func IndexStatements(t *Table) []string {
 	return out
 }
 
-// KeyIndexName is the qualified name of the key's index, or "" for index=none.
-func KeyIndexName(t *Table) string {
+// KeyIndexNames are the qualified names of the key's indexes: one, or one
+// per partition; none for index=none.
+func KeyIndexNames(t *Table) []string {
+	var suffix string
 	switch t.Key.Index {
 	case keys.IndexPK:
-		return t.Qualified() + "_pkey"
+		suffix = "_pkey"
 	case keys.IndexUnique:
-		return t.Qualified() + "_id_key"
+		suffix = "_id_key"
 	case keys.IndexNone:
-		return ""
+		return nil
+	default:
+		suffix = "_id_idx"
 	}
-	return t.Qualified() + "_id_idx"
+	if t.Partitions == 0 {
+		return []string{t.Qualified() + suffix}
+	}
+	out := make([]string, t.Partitions)
+	for i := range out {
+		out[i] = t.Partition(i) + suffix
+	}
+	return out
 }
 
 func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {

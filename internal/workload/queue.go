@@ -1,0 +1,172 @@
+package workload
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/keybench/keybench/internal/keys"
+)
+
+// Queue roles: producers insert batches, consumers delete them.
+const (
+	RoleIn  = "in"
+	RoleOut = "out"
+)
+
+func init() {
+	for _, fifo := range []bool{false, true} {
+		name, desc := "queue", "produce/consume (004): half the clients insert batches of --batch rows into random partitions "+
+			"of a table partitioned --partitions ways, the other half delete batches at the same time by ctid, in no order"
+		if fifo {
+			name, desc = "queue-fifo", "produce/consume in key order: as queue, but consumers take each partition's oldest rows by key "+
+				"(ORDER BY id ... FOR UPDATE SKIP LOCKED), which needs the key's btree index"
+		}
+		fifo := fifo
+		Register(Meta{Name: name, Description: desc, New: func(o Options) (Workload, error) {
+			if o.Partitions < 1 {
+				o.Partitions = 1
+			}
+			if o.Batch < 1 {
+				o.Batch = 1
+			}
+			if o.Clients < 2 {
+				return nil, fmt.Errorf("the %s workload needs at least 2 clients (producers and consumers), not %d", name, o.Clients)
+			}
+			return &queue{o: o, fifo: fifo}, nil
+		}, Accepts: func(s *keys.Spec) string {
+			if fifo && s.Index != keys.IndexPK && s.Index != keys.IndexUnique && s.Index != keys.IndexBtree {
+				return "taking rows in key order needs a btree index on the key"
+			}
+			return ""
+		}})
+	}
+}
+
+// Partitioned is a workload whose table is partitioned.
+type Partitioned interface {
+	Partitions() int
+}
+
+// RoleWorker is a worker that has a role among the cell's clients.
+type RoleWorker interface {
+	Worker
+	Role() string
+}
+
+type queue struct {
+	o    Options
+	fifo bool
+}
+
+func (q *queue) NeedsDataIndex() bool                             { return false }
+func (q *queue) Prepare(context.Context, *pgx.Conn, *Table) error { return nil }
+func (q *queue) Partitions() int                                  { return q.o.Partitions }
+
+// Producers is how many of the cell's clients produce; the rest consume.
+func Producers(clients int) int { return clients - clients/2 }
+
+func (q *queue) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, id int) (Worker, error) {
+	w := &queueWorker{conn: conn, rng: rand.New(rand.NewPCG(uint64(q.o.Seed), uint64(id)+1)), batch: q.o.Batch,
+		msgs: make([]*msgs, t.Partitions), role: RoleOut}
+	if id < Producers(q.o.Clients) {
+		w.role = RoleIn
+	}
+	var params [][]byte
+	var formats []int16
+	if w.role == RoleIn && t.Key.Gen == keys.GenClient {
+		elem, ok := arrayElemOID[t.Key.ColumnType()]
+		if !ok {
+			return nil, fmt.Errorf("no array type for key column %s", t.Key.ColumnType())
+		}
+		w.stream, w.key, w.raw = gen.Stream(), t.Key, make([]byte, t.Key.Strategy.Width)
+		w.keys = arrayHeader(elem, q.o.Batch)
+		w.hdr = len(w.keys)
+		params, formats = [][]byte{w.keys, nil}, []int16{1, 0}
+	} else if w.role == RoleIn {
+		params, formats = [][]byte{nil}, []int16{0}
+	}
+	if t.Payload > 0 && w.role == RoleIn {
+		params[len(params)-1] = []byte(payloadValue(int64(id)+1, t.Payload).(string))
+	}
+	for i := 0; i < t.Partitions; i++ {
+		name, sql := fmt.Sprintf("kb_q%d", i), q.statement(t, i, w.role, w.stream != nil)
+		if _, err := conn.Prepare(ctx, name, sql, nil); err != nil {
+			return nil, fmt.Errorf("prepare %s: %w", firstLine(sql), err)
+		}
+		w.msgs[i] = newMsgs(name, params, formats)
+	}
+	return w, nil
+}
+
+// statement is the SQL of one role on partition i: 004's batch insert and
+// ctid delete, or the delete of the partition's oldest rows by key.
+func (q *queue) statement(t *Table, i int, role string, clientKeys bool) string {
+	p := t.Partition(i)
+	switch {
+	case role == RoleIn && clientKeys:
+		return fmt.Sprintf("INSERT INTO %s (id, data, payload) SELECT k, %d, $2 FROM unnest($1::%s[]) k", p, i, t.Key.ColumnType())
+	case role == RoleIn:
+		return fmt.Sprintf("INSERT INTO %s (data, payload) SELECT %d, $1 FROM generate_series(1, %d)", p, i, q.o.Batch)
+	case q.fifo:
+		return fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s ORDER BY id LIMIT %d FOR UPDATE SKIP LOCKED))", p, p, q.o.Batch)
+	default:
+		return fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s LIMIT %d))", p, p, q.o.Batch)
+	}
+}
+
+// arrayElemOID is the element type of the binary array of client-made keys
+// a producer sends, by key column type.
+var arrayElemOID = map[string]uint32{
+	"uuid": pgtype.UUIDOID, "text": pgtype.TextOID, "char(32)": pgtype.BPCharOID, "bytea": pgtype.ByteaOID,
+	"bigint": pgtype.Int8OID, "integer": pgtype.Int4OID,
+}
+
+// arrayHeader is the binary header of a one-dimensional array of n elements without NULLs.
+func arrayHeader(elem uint32, n int) []byte {
+	b := make([]byte, 0, 20)
+	b = binary.BigEndian.AppendUint32(b, 1) // dimensions
+	b = binary.BigEndian.AppendUint32(b, 0) // no NULLs
+	b = binary.BigEndian.AppendUint32(b, elem)
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	return binary.BigEndian.AppendUint32(b, 1) // lower bound
+}
+
+type queueWorker struct {
+	conn   *pgconn.PgConn
+	rng    *rand.Rand
+	role   string
+	batch  int
+	msgs   []*msgs
+	stream keys.Stream
+	key    *keys.Resolved
+	raw    []byte
+	keys   []byte // the array parameter, rewritten in place
+	hdr    int
+}
+
+func (w *queueWorker) Role() string { return w.role }
+
+// Txn inserts or deletes one batch in a random partition and returns the
+// rows it inserted or deleted (a consumer of an empty partition deletes none).
+func (w *queueWorker) Txn() (int, error) {
+	m := w.msgs[w.rng.IntN(len(w.msgs))]
+	if w.stream != nil {
+		w.keys = w.keys[:w.hdr]
+		for i := 0; i < w.batch; i++ {
+			w.stream.Next(w.raw)
+			at := len(w.keys)
+			w.keys = binary.BigEndian.AppendUint32(w.keys, 0)
+			w.keys = w.key.Encode(w.keys, w.raw)
+			binary.BigEndian.PutUint32(w.keys[at:], uint32(len(w.keys)-at-4))
+		}
+		m.bind.Parameters[0] = w.keys
+	}
+	n, err := execNoResult(w.conn, m)
+	return int(n), err
+}
