@@ -317,4 +317,3 @@ func shellJoin(args []string) string {
 func DefaultPath(resultsPath string) string {
 	return filepath.Join(filepath.Dir(resultsPath), "report.html")
 }
-
