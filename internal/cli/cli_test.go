@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/gofrs/uuid/v5"
+
+	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/server/servertest"
 )
 
 var bin string
@@ -30,7 +33,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building keybench: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	// A server of its own stands for "someone else's server" (--dsn): it
+	// listens on loopback TCP with password authentication.
+	code := servertest.Main(m, server.Options{TCP: true, ColdCache: true})
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

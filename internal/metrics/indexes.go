@@ -34,7 +34,7 @@ func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, k
 		return
 	}
 	var after int64
-	if err := conn.QueryRow(ctx, "SELECT coalesce(sum(pg_indexes_size(relid)), 0)::bigint FROM pg_partition_tree($1::regclass) WHERE isleaf", table).Scan(&after); err == nil {
+	if err := conn.QueryRow(ctx, "SELECT coalesce(sum(pg_indexes_size(l.oid)), 0)::bigint FROM "+leafTables+" l", table).Scan(&after); err == nil {
 		into["index_bytes_after_reindex"] = after
 	}
 	if len(keyIndexes) == 0 {

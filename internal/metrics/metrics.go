@@ -11,15 +11,20 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
+// leafTables selects the tables that hold the rows of $1: the table itself,
+// or the leaf partitions of a partitioned table.
+const leafTables = `(SELECT c.oid FROM pg_class c WHERE c.oid = $1::regclass AND c.relkind <> 'p'
+	UNION ALL SELECT t.relid FROM pg_partition_tree($1::regclass) t WHERE t.isleaf AND t.relid <> $1::regclass)`
+
 // Sizes records the table's sizes: table_bytes (heap with its maps and
-// TOAST), toast_bytes, index_bytes and total_bytes.
+// TOAST), toast_bytes, index_bytes and total_bytes; a partitioned table's
+// are the sums over its partitions.
 func Sizes(ctx context.Context, conn *pgx.Conn, table string, into map[string]any) {
 	var heap, toast, idx, total int64
-	// pg_partition_tree lists a plain table as its own only leaf.
 	err := conn.QueryRow(ctx, `SELECT coalesce(sum(pg_table_size(c.oid)), 0)::bigint,
 		coalesce(sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)), 0)::bigint,
 		coalesce(sum(pg_indexes_size(c.oid)), 0)::bigint, coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint
-		FROM pg_partition_tree($1::regclass) t JOIN pg_class c ON c.oid = t.relid WHERE t.isleaf`, table).
+		FROM `+leafTables+` l JOIN pg_class c ON c.oid = l.oid`, table).
 		Scan(&heap, &toast, &idx, &total)
 	if err != nil {
 		for _, m := range []string{"table_bytes", "toast_bytes", "index_bytes", "total_bytes"} {

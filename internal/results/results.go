@@ -226,15 +226,21 @@ func Read(path string) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(b, path)
+}
+
+// Parse reads a results.json held in memory; name names it in errors.
+// Whatever the bytes, it returns results or an error, never panics.
+func Parse(b []byte, name string) (*Results, error) {
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s is not a keybench results file: %v", path, err)
+		return nil, fmt.Errorf("%s is not a keybench results file: %v", name, err)
 	}
 	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s has schema_version %d; this keybench reads %d", path, r.SchemaVersion, SchemaVersion)
+		return nil, fmt.Errorf("%s has schema_version %d; this keybench reads %d", name, r.SchemaVersion, SchemaVersion)
 	}
 	if r.Cells == nil {
-		return nil, errors.New(path + " has no cells")
+		return nil, errors.New(name + " has no cells")
 	}
 	return &r, nil
 }

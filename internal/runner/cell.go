@@ -46,8 +46,8 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 	case parent.Err() != nil:
 		c.Status, c.Error = results.StatusInterrupted, "interrupted"
 		return c, ErrInterrupted
-	case errors.Is(context.Cause(ctx), errServerGone):
-		c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.emb.LogTail(2))
+	case errors.Is(context.Cause(ctx), errServerGone) || r.serverGone():
+		c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.emb.Trouble())
 		return c, errors.New(c.Error)
 	default:
 		c.Status, c.Error = results.StatusFailed, err.Error()
@@ -55,6 +55,21 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 			return c, fmt.Errorf("lost the connection to the server: %w", err)
 		}
 		return c, nil
+	}
+}
+
+// serverGone reports whether the embedded server has exited, waiting a
+// moment for it: a connection usually breaks just before the postmaster's
+// exit is seen.
+func (r *run) serverGone() bool {
+	if r.emb == nil || !r.admin.IsClosed() && r.admin.Ping(context.Background()) == nil {
+		return false
+	}
+	select {
+	case <-r.emb.Exited():
+		return true
+	case <-time.After(3 * time.Second):
+		return false
 	}
 }
 

@@ -91,7 +91,7 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 			if c.RowCheck == nil || !c.RowCheck.OK || c.RowCheck.Server < 2000+c.RowsInserted {
 				t.Errorf("%s: row check %+v", c.Key, c.RowCheck)
 			}
-			for _, m := range []string{"table_bytes", "index_bytes", "total_bytes", "wal_bytes", "wal_records"} {
+			for _, m := range []string{"table_bytes", "index_bytes", "total_bytes", "index_bytes_after_reindex", "key_index_bytes", "wal_bytes", "wal_records"} {
 				if v, ok := c.Int(m); !ok || v <= 0 {
 					t.Errorf("%s: metric %s = %v", c.Key, m, c.Metrics[m])
 				}

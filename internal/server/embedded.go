@@ -283,6 +283,25 @@ func (e *Embedded) LogTail(n int) string {
 	return lastLines(b, n)
 }
 
+// Trouble returns the server log's most telling recent line: the last
+// PANIC, else the last FATAL, else its last two lines. It explains why the
+// server went away (a full disk, a killed postmaster).
+func (e *Embedded) Trouble() string {
+	b, _ := os.ReadFile(e.logPath)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 200 {
+		lines = lines[len(lines)-200:]
+	}
+	for _, level := range []string{"PANIC:", "FATAL:"} {
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.Contains(lines[i], level) {
+				return strings.TrimSpace(lines[i])
+			}
+		}
+	}
+	return lastLines(b, 2)
+}
+
 // Stop shuts the server down (fast shutdown, then immediate, then SIGKILL
 // to its whole process group) and removes its directory. It is safe to call
 // more than once and on a server that failed to start.

@@ -1,0 +1,452 @@
+package cli_test
+
+// Robustness and safety, as a user meets them: faults in the middle of a
+// run, other people's servers, and secrets. Each test runs the keybench
+// binary; the package's own server (servertest) plays someone else's server.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/server/servertest"
+)
+
+type savedResults struct {
+	Status string `json:"status"`
+	Error  string `json:"error"`
+	Cells  []struct {
+		Key      string `json:"key"`
+		Workload string `json:"workload"`
+		Status   string `json:"status"`
+		Error    string `json:"error"`
+	} `json:"cells"`
+}
+
+func readResults(t *testing.T, out string) savedResults {
+	t.Helper()
+	var r savedResults
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatalf("results.json: %v", err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("results.json is not valid JSON: %v\n%s", err, b)
+	}
+	return r
+}
+
+// exitOf waits for cmd and returns its exit code and how long that took from start.
+func exitOf(cmd *exec.Cmd, start time.Time) (int, time.Duration) {
+	err := cmd.Wait()
+	took := time.Since(start)
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), took
+	}
+	if err != nil {
+		return -1, took
+	}
+	return 0, took
+}
+
+// errorLines are the "keybench: " lines of stderr.
+func errorLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "keybench: ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestPostmasterKilledMidCell(t *testing.T) {
+	out := t.TempDir()
+	var stderr strings.Builder
+	cmd := exec.Command(bin, "run", "insert", "--out", out, "--keys", "bigint,uuidv4,uuidv7", "-T", "4s", "--warmup", "0s", "-c", "2", "--rows", "0")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitCells(t, out, 1)
+	time.Sleep(1500 * time.Millisecond) // into the second cell's window
+	servers := postgresChildren(cmd.Process.Pid)
+	if len(servers) != 1 {
+		t.Fatalf("postmasters: %v", servers)
+	}
+	start := time.Now()
+	syscall.Kill(servers[0], syscall.SIGKILL)
+	code, took := exitOf(cmd, start)
+	t.Logf("exit %d %s after the postmaster was killed; stderr: %s", code, took.Round(time.Millisecond), lastLine(stderr.String()))
+	if code != 1 || took > 5*time.Second {
+		t.Errorf("exit %d after %s, want 1 within 5 s", code, took)
+	}
+	if el := errorLines(stderr.String()); len(el) != 1 || !strings.Contains(el[0], "server exited") {
+		t.Errorf("error lines %q", el)
+	}
+	r := readResults(t, out)
+	if r.Status != "failed" || len(r.Cells) != 2 || r.Cells[0].Status != "ok" || r.Cells[1].Status != "failed" || r.Cells[1].Error == "" {
+		t.Errorf("results: %+v", r)
+	}
+}
+
+func TestSIGTERMKeepsResultsAndStopsTheServer(t *testing.T) {
+	out := t.TempDir()
+	cmd := startRun(t, out, 1, "insert", "--keys", "bigint,uuidv4,uuidv7", "-T", "2s", "--warmup", "0s", "-c", "2", "--rows", "0")
+	servers := postgresChildren(cmd.Process.Pid)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	code, took := exitOf(cmd, start)
+	t.Logf("exit %d %s after SIGTERM", code, took.Round(time.Millisecond))
+	if code != 130 || took > 5*time.Second {
+		t.Errorf("exit %d after %s, want 130 within 5 s", code, took)
+	}
+	if r := readResults(t, out); r.Status != "interrupted" || len(r.Cells) == 0 || r.Cells[0].Status != "ok" {
+		t.Errorf("results after SIGTERM: %+v", r)
+	}
+	for _, p := range servers {
+		if alive(p) {
+			t.Errorf("postgres %d outlived keybench", p)
+		}
+	}
+}
+
+func waitCells(t *testing.T, out string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		var r savedResults
+		if b, err := os.ReadFile(filepath.Join(out, "results.json")); err == nil && json.Unmarshal(b, &r) == nil && len(r.Cells) >= n {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the run did not reach %d cells", n)
+}
+
+func lastLine(s string) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	return l[len(l)-1]
+}
+
+// superuser connects to the package's server as its superuser.
+func superuser(t *testing.T, db string) *pgx.Conn {
+	t.Helper()
+	u, _ := url.Parse(servertest.Server.TCPURL())
+	u.Path = "/" + db
+	c, err := pgx.Connect(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+func exec1(t *testing.T, c *pgx.Conn, sql ...string) {
+	t.Helper()
+	for _, s := range sql {
+		if _, err := c.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// TestTerminatedClient terminates one client's backend in the middle of the
+// first cell, as a DBA of someone else's server might: the cell fails with
+// the server's message, and the run stops or goes on as --on-error says.
+func TestTerminatedClient(t *testing.T) {
+	dsn := servertest.Server.TCPURL()
+	admin := superuser(t, "postgres")
+	for _, onError := range []string{"stop", "continue"} {
+		out := t.TempDir()
+		var stderr strings.Builder
+		cmd := exec.Command(bin, "run", "insert", "--dsn", dsn, "--schema", "kb_term_"+onError, "--out", out, "--on-error", onError,
+			"--keys", "bigint,uuidv7", "-T", "3s", "--warmup", "0s", "-c", "3", "--rows", "0")
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var killed int
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && killed == 0; time.Sleep(100 * time.Millisecond) {
+			_ = admin.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity
+				WHERE application_name = 'keybench client' AND state IS NOT NULL ORDER BY pid LIMIT 1) s`).Scan(&killed)
+		}
+		code, _ := exitOf(cmd, time.Now())
+		r := readResults(t, out)
+		t.Logf("--on-error %s: exit %d, %d cells, first cell %s: %s", onError, code, len(r.Cells), r.Cells[0].Status, r.Cells[0].Error)
+		if killed != 1 || code != 1 || len(r.Cells) == 0 || r.Cells[0].Status != "failed" || !strings.Contains(r.Cells[0].Error, "terminating connection") {
+			t.Errorf("--on-error %s: terminated %d, exit %d, results %+v", onError, killed, code, r)
+			continue
+		}
+		if want := map[string]int{"stop": 1, "continue": 2}[onError]; len(r.Cells) != want || r.Status != "failed" {
+			t.Errorf("--on-error %s: %d cells (want %d), status %s", onError, len(r.Cells), want, r.Status)
+		}
+		if onError == "continue" && r.Cells[1].Status != "ok" {
+			t.Errorf("the cell after the failed one: %+v", r.Cells[1])
+		}
+		if el := errorLines(stderr.String()); len(el) != 1 {
+			t.Errorf("error lines %q", el)
+		}
+	}
+}
+
+// TestDiskFullDuringPrefill puts the embedded server's data directory on a
+// small filesystem (TMPDIR on a 80 MB tmpfs) and prefills more than fits.
+func TestDiskFullDuringPrefill(t *testing.T) {
+	small, err := os.MkdirTemp("", "keybench-small-*") // traversable by the server's user, unlike t.TempDir
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(small)
+	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=80m,mode=1777"); err != nil {
+		t.Skipf("cannot mount a small filesystem here (needs root): %v", err)
+	}
+	defer syscall.Unmount(small, syscall.MNT_DETACH)
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "insert", "--out", out, "--keys", "bigint,uuidv4", "--rows", "2000000", "-T", "1s")
+	cmd.Env = append(os.Environ(), "TMPDIR="+small)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	code, took := exitOf(cmd, start)
+	el := errorLines(stderr.String())
+	t.Logf("exit %d after %s: %q", code, took.Round(time.Millisecond), el)
+	if code != 1 || len(el) != 1 || !strings.Contains(el[0], "No space left on device") {
+		t.Errorf("exit %d, error lines %q", code, el)
+	}
+	r := readResults(t, out)
+	if r.Status != "failed" || len(r.Cells) != 1 || r.Cells[0].Status != "failed" || !strings.Contains(r.Cells[0].Error, "No space left on device") {
+		t.Errorf("results: %+v", r)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(out, "*.tmp"))
+	entries, _ := os.ReadDir(small)
+	if len(leftovers) > 0 || len(entries) > 0 {
+		t.Errorf("left behind: %v in the results, %d entries on the small filesystem", leftovers, len(entries))
+	}
+}
+
+// catalogDump is a schema dump of a database made by SQL (the embedded
+// binaries have no pg_dump): every schema, relation, column, constraint,
+// index, function, sequence, extension, comment and privilege outside the
+// system schemas, and the contents of every user table, in a stable order.
+func catalogDump(t *testing.T, c *pgx.Conn) string {
+	t.Helper()
+	const user = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%' AND n.nspname NOT LIKE 'pg_temp%'"
+	queries := []string{
+		`SELECT 'schema ' || n.nspname || ' owner ' || n.nspowner::regrole || ' acl ' || coalesce(n.nspacl::text, '-') || ' comment ' || coalesce(obj_description(n.oid, 'pg_namespace'), '-')
+			FROM pg_namespace n WHERE ` + user,
+		`SELECT 'relation ' || n.nspname || '.' || c.relname || ' kind ' || c.relkind::text || ' owner ' || c.relowner::regrole || ' acl ' || coalesce(c.relacl::text, '-')
+			|| ' options ' || coalesce(c.reloptions::text, '-') || ' comment ' || coalesce(obj_description(c.oid, 'pg_class'), '-')
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + user,
+		`SELECT 'column ' || n.nspname || '.' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' notnull ' || a.attnotnull
+			|| ' default ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '-')
+			FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+			LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attnum > 0 AND NOT a.attisdropped AND ` + user,
+		`SELECT 'constraint ' || n.nspname || '.' || co.conname || ' ' || pg_get_constraintdef(co.oid) FROM pg_constraint co JOIN pg_namespace n ON n.oid = co.connamespace WHERE ` + user,
+		`SELECT 'index ' || pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + user,
+		`SELECT 'function ' || pg_get_functiondef(p.oid) || ' acl ' || coalesce(p.proacl::text, '-') FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.prokind IN ('f', 'p') AND ` + user,
+		`SELECT 'sequence ' || s.schemaname || '.' || s.sequencename || ' last ' || coalesce(s.last_value::text, '-') FROM pg_sequences s`,
+		`SELECT 'extension ' || e.extname || ' ' || e.extversion || ' in ' || e.extnamespace::regnamespace FROM pg_extension e`,
+		`SELECT 'trigger ' || pg_get_triggerdef(tg.oid) FROM pg_trigger tg WHERE NOT tg.tgisinternal`,
+		`SELECT 'type ' || n.nspname || '.' || ty.typname || ' ' || ty.typtype::text FROM pg_type ty JOIN pg_namespace n ON n.oid = ty.typnamespace WHERE ` + user,
+		`SELECT 'database acl ' || coalesce(datacl::text, '-') FROM pg_database WHERE datname = current_database()`,
+	}
+	var lines []string
+	for _, q := range queries {
+		rows, err := c.Query(context.Background(), q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, s)
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+	}
+	// The contents of every user table.
+	var tables []string
+	rows, _ := c.Query(context.Background(), `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		tables = append(tables, s)
+	}
+	for _, tb := range tables {
+		var sum string
+		if err := c.QueryRow(context.Background(), fmt.Sprintf("SELECT count(*) || ' rows, md5 ' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '-') FROM %s t", tb)).Scan(&sum); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, "data "+tb+" "+sum)
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// restrictedDB makes a database of "someone else's": a role with only
+// CREATE on it and no superuser rights, and a schema of the owner's with a
+// table of data in it. It returns the role's DSN (password in it).
+func restrictedDB(t *testing.T, db, role, password string) string {
+	t.Helper()
+	admin := superuser(t, "postgres")
+	exec1(t, admin, "DROP DATABASE IF EXISTS "+db, "CREATE DATABASE "+db, fmt.Sprintf("DROP ROLE IF EXISTS %s", role),
+		fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' NOSUPERUSER NOCREATEDB NOCREATEROLE", role, password),
+		fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s", db, role))
+	app := superuser(t, db)
+	exec1(t, app, "CREATE SCHEMA app", "CREATE TABLE app.orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, note text)",
+		"INSERT INTO app.orders (note) SELECT 'order ' || i FROM generate_series(1, 1000) i",
+		"CREATE TABLE public.kb_cell (x int)", "INSERT INTO public.kb_cell VALUES (42)",
+		"CREATE SCHEMA theirs", "COMMENT ON SCHEMA theirs IS 'not keybench''s'", "GRANT USAGE, CREATE ON SCHEMA theirs, public TO "+role,
+		"CREATE TABLE theirs.keep_me (x int)", "INSERT INTO theirs.keep_me VALUES (1), (2)")
+	u, _ := url.Parse(servertest.Server.TCPURL())
+	u.User, u.Path = url.UserPassword(role, password), "/"+db
+	return u.String()
+}
+
+// TestOtherPeoplesServer runs every preset as a role with only CREATE on
+// one database, and compares a dump of that database before and after.
+func TestOtherPeoplesServer(t *testing.T) {
+	dsn := restrictedDB(t, "appdb", "kbuser", "Role-pw-7f3a")
+	app := superuser(t, "appdb")
+	before := catalogDump(t, app)
+	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue"} {
+		out := t.TempDir()
+		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
+		if preset == "bulk" || preset == "queue" {
+			stdout, stderr, code = keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "--rows", "20000")
+		}
+		if code != 0 {
+			t.Errorf("%s: exit %d\n%s\n%s", preset, code, stdout, stderr)
+			continue
+		}
+		var r struct {
+			Cells []struct {
+				Metrics map[string]any `json:"metrics"`
+			} `json:"cells"`
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "results.json"))
+		json.Unmarshal(b, &r)
+		unavailable := map[string]string{}
+		for name, v := range r.Cells[0].Metrics {
+			if m, ok := v.(map[string]any); ok && m["unavailable"] != nil {
+				unavailable[name] = fmt.Sprint(m["unavailable"])
+			}
+		}
+		// Without superuser rights the extensions cannot be created: their collectors say so.
+		if !strings.Contains(unavailable["buffercache"], "could not be created") || !strings.Contains(unavailable["wal_fpi_by_relation"], "could not be created") {
+			t.Errorf("%s: unavailable metrics %v", preset, unavailable)
+		}
+		t.Logf("%s: %d cells; unavailable: %v", preset, len(r.Cells), keysOf(unavailable))
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// A schema keybench did not create is refused, unless --force, which
+	// works in it and leaves it as it was.
+	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "theirs", "--out", t.TempDir(), "-T", "1s", "--rows", "0")
+	if code != 2 || !strings.Contains(stderr, "was not created by keybench") {
+		t.Errorf("foreign schema: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "theirs", "--force", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint,seq-uuid-time:gen=server"); code != 0 {
+		t.Errorf("--force: exit %d: %s", code, stderr)
+	}
+	// public holds a table named like keybench's: even --force refuses to touch it.
+	if _, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "public", "--force", "--out", t.TempDir(), "-T", "1s"); code != 2 || !strings.Contains(stderr, "kb_cell") {
+		t.Errorf("--force over a kb_cell of theirs: exit %d: %s", code, stderr)
+	}
+	// --keep leaves keybench's schema; the next run reuses it and drops it.
+	keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kb_kept", "--keep", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
+	var n int
+	app.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = 'kb_kept'").Scan(&n)
+	if n != 1 {
+		t.Error("--keep did not keep the schema")
+	}
+	keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kb_kept", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("the database changed after --force and --keep runs:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestSecretsNeverAppear gives the role's password in the DSN, in
+// PGPASSWORD and in ~/.pgpass, and searches every output for it; also when
+// the connection fails.
+func TestSecretsNeverAppear(t *testing.T) {
+	const password = "Zq9-secret-Wx4"
+	dsn := restrictedDB(t, "secretdb", "kbsecret", password)
+	u, _ := url.Parse(dsn)
+	noPass := *u
+	noPass.User = url.User(u.User.Username())
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".pgpass"), []byte(fmt.Sprintf("%s:%s:secretdb:kbsecret:%s\n", u.Hostname(), u.Port(), password)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wrong := *u
+	wrong.User = url.UserPassword(u.User.Username(), password+"-wrong")
+	refused := *u
+	refused.Host = "127.0.0.1:1"
+	for _, tc := range []struct {
+		name string
+		dsn  string
+		env  []string
+		code int
+	}{
+		{"password in the DSN URL", dsn, nil, 0},
+		{"password in a key=value DSN", fmt.Sprintf("host=%s port=%s dbname=secretdb user=kbsecret password=%s", u.Hostname(), u.Port(), password), nil, 0},
+		{"PGPASSWORD", noPass.String(), []string{"PGPASSWORD=" + password}, 0},
+		{".pgpass", noPass.String(), []string{"HOME=" + home}, 0},
+		{"wrong password", wrong.String(), nil, 1},
+		{"connection refused", refused.String(), nil, 1},
+	} {
+		out := t.TempDir()
+		cmd := exec.Command(bin, "run", "war", "--quick", "--keys", "bigint,uuidv4", "--dsn", tc.dsn, "--out", out, "-T", "1s", "--rows", "2000")
+		cmd.Env = append(os.Environ(), tc.env...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code, _ := exitOf(func() *exec.Cmd { cmd.Start(); return cmd }(), time.Now())
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d: %s", tc.name, code, tc.code, lastLine(stderr.String()))
+		}
+		outputs := map[string]string{"stdout": stdout.String(), "stderr": stderr.String()}
+		files, _ := filepath.Glob(filepath.Join(out, "*"))
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			outputs[filepath.Base(f)] = string(b)
+		}
+		for name, text := range outputs {
+			if strings.Contains(text, password) {
+				t.Errorf("%s: the password appears in %s", tc.name, name)
+			}
+		}
+		if tc.code == 0 && len(files) < 3 {
+			t.Errorf("%s: outputs %v, want results.json, samples.csv and report.html", tc.name, files)
+		}
+		t.Logf("%s: exit %d, searched %d outputs", tc.name, code, len(outputs))
+	}
+}
