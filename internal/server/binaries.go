@@ -120,8 +120,14 @@ func Binaries(ctx context.Context, version string, logf func(string, ...any), pr
 		}
 	}
 	if marker, err := os.ReadFile(filepath.Join(dir, ".keybench-sha256")); err == nil && strings.TrimSpace(string(marker)) == want {
-		if _, err := os.Stat(filepath.Join(dir, "bin", "postgres")); err == nil {
+		bad := verifyManifest(dir)
+		if bad == "" {
 			return dir, nil
+		}
+		if bad == "no manifest" {
+			logf("cached binaries in %s have no manifest (an older keybench extracted them); extracting them again", dir)
+		} else {
+			logf("cached binaries in %s are corrupt (%s); extracting them again", dir, bad)
 		}
 	}
 	if got, err := fileSHA256(jar); err != nil || got != want {
@@ -134,6 +140,9 @@ func Binaries(ctx context.Context, version string, logf func(string, ...any), pr
 	}
 	if err := extractJar(jar, dir); err != nil {
 		return "", fmt.Errorf("extracting %s: %w", jar, err)
+	}
+	if err := writeManifest(dir); err != nil {
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".keybench-sha256"), []byte(want+"\n"), 0o644); err != nil {
 		return "", err
@@ -340,4 +349,67 @@ func untar(r io.Reader, dst string) error {
 			}
 		}
 	}
+}
+
+// manifestName is the list of the extracted files with their sizes and
+// SHA-256, written at extraction and checked at every start, so that a
+// damaged cache is extracted again instead of failing in odd ways.
+const manifestName = ".keybench-manifest"
+
+func writeManifest(dir string) error {
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if strings.HasPrefix(rel, ".keybench-") {
+			return nil
+		}
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %s\n", sum, info.Size(), rel)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, manifestName), []byte(b.String()), 0o644)
+}
+
+// verifyManifest checks the extracted files against the manifest and
+// returns what is wrong, or "" when every file is intact.
+func verifyManifest(dir string) string {
+	m, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		return "no manifest"
+	}
+	lines := strings.Split(strings.TrimSpace(string(m)), "\n")
+	if len(lines) == 0 || lines[0] == "" {
+		return "empty manifest"
+	}
+	for _, l := range lines {
+		f := strings.SplitN(l, " ", 3)
+		if len(f) != 3 {
+			return "unreadable manifest"
+		}
+		path := filepath.Join(dir, f[2])
+		st, err := os.Stat(path)
+		if err != nil {
+			return f[2] + " is missing"
+		}
+		if fmt.Sprint(st.Size()) != f[1] {
+			return f[2] + " has another size"
+		}
+		if sum, err := fileSHA256(path); err != nil || sum != f[0] {
+			return f[2] + " has another checksum"
+		}
+	}
+	return ""
 }
