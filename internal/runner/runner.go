@@ -158,7 +158,7 @@ func (r *run) execute(ctx context.Context) error {
 			return werr
 		}
 		if c.Status == results.StatusOK {
-			r.ui.Logf("  %.0f tps, p99 %.2f ms, %d rows in %.1f s", c.TPS, c.LatencyMS.P99, c.RowsInserted, c.DurationS)
+			r.ui.Logf("  %.0f %s, p99 %.2f ms, %d rows in %.1f s", c.Rate(), results.RateUnit(c.Workload), c.LatencyMS.P99, c.RowsInserted, c.DurationS)
 		} else if err == nil {
 			r.ui.Logf("  cell %s: %s", c.Status, c.Error)
 			if r.cfg.OnError != "continue" {
