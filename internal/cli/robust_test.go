@@ -338,12 +338,16 @@ func TestOtherPeoplesServer(t *testing.T) {
 			continue
 		}
 		var r struct {
+			Notes []string `json:"notes"`
 			Cells []struct {
 				Metrics map[string]any `json:"metrics"`
 			} `json:"cells"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "results.json"))
 		json.Unmarshal(b, &r)
+		if !strings.Contains(strings.Join(r.Notes, "\n"), "may not run CHECKPOINT") {
+			t.Errorf("%s: no note that the role may not checkpoint: %q", preset, r.Notes)
+		}
 		unavailable := map[string]string{}
 		for name, v := range r.Cells[0].Metrics {
 			if m, ok := v.(map[string]any); ok && m["unavailable"] != nil {

@@ -232,7 +232,8 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 	for _, s := range []string{"VACUUM ANALYZE " + t.Qualified(), "CHECKPOINT"} {
 		if _, err := r.admin.Exec(ctx, s); err != nil {
 			if s == "CHECKPOINT" && r.cfg.ConnConfig != nil {
-				continue // CHECKPOINT needs pg_checkpoint or superuser on someone else's server
+				r.noCheckpoint(err) // CHECKPOINT needs pg_checkpoint or superuser on someone else's server
+				continue
 			}
 			return fmt.Errorf("%s: %w", s, err)
 		}
@@ -351,8 +352,11 @@ func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen
 			}
 		}
 	}
-	if _, err := r.admin.Exec(ctx, "CHECKPOINT"); err != nil && r.cfg.ConnConfig == nil {
-		return err
+	if _, err := r.admin.Exec(ctx, "CHECKPOINT"); err != nil {
+		if r.cfg.ConnConfig == nil {
+			return err
+		}
+		r.noCheckpoint(err)
 	}
 	sess := metrics.Start(ctx, r.metricsEnv(t), 0)
 	bar := r.ui.Phase("  loading", rows, "rows")
@@ -428,4 +432,18 @@ func firstOr(s []string, d string) string {
 		return d
 	}
 	return s[0]
+}
+
+// noCheckpoint records, once, that the role may not run CHECKPOINT: cells
+// then start wherever the server's own checkpoints left off, so full-page
+// images per row are not comparable between cells.
+func (r *run) noCheckpoint(err error) {
+	if r.checkpointNoted {
+		return
+	}
+	r.checkpointNoted = true
+	n := fmt.Sprintf("this role may not run CHECKPOINT (%v): cells start wherever the server's own checkpoints left off, "+
+		"so full-page images per row are not comparable between cells (grant pg_checkpoint, PostgreSQL 15+)", err)
+	r.res.Notes = append(r.res.Notes, n)
+	r.ui.Logf("note: %s", n)
 }

@@ -79,6 +79,8 @@ type run struct {
 	// foreign: working in an existing schema keybench did not create (--force).
 	foreign bool
 	ext     *metrics.Extensions
+	// checkpointNoted: the note that the role may not run CHECKPOINT is recorded.
+	checkpointNoted bool
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
