@@ -9,8 +9,8 @@ import (
 )
 
 type compareCmd struct {
-	A    string `arg:"" type:"existingfile" help:"The baseline results.json."`
-	B    string `arg:"" type:"existingfile" help:"The results.json to compare with it."`
+	A    string `arg:"" name:"baseline.json" type:"existingfile" help:"The baseline results.json."`
+	B    string `arg:"" name:"other.json" type:"existingfile" help:"The results.json to compare with it."`
 	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
 }
 

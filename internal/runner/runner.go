@@ -141,6 +141,14 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.res.Write(r.cfg.Out); err != nil {
 		return err
 	}
+	// A key this server cannot make (uuidv7:gen=server before 18) is bad
+	// input: say so before the first cell, not in the middle of the run.
+	sv := keys.Server{Major: r.major, Schema: r.cfg.Schema, Table: r.cfg.Schema + "." + tableName}
+	for _, s := range r.cfg.Specs {
+		if _, err := s.Resolve(sv); err != nil {
+			return err
+		}
+	}
 	plan, skipped := scenario.Plan(r.cfg.Params, r.cfg.Specs)
 	for _, s := range skipped {
 		r.res.Notes = append(r.res.Notes, s)
