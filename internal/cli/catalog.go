@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/scenario"
@@ -32,6 +33,7 @@ func (keysCmd) Run(e *env) error {
 		}
 		t.AppendRow(table.Row{st.Name, s.ColumnType(), st.GeneratedWhere(), st.Ordering, s.StoredBytes(), strings.Join(params, " "), st.Made})
 	}
+	t.SetColumnConfigs([]table.ColumnConfig{{Number: 4, WidthMax: 40, WidthMaxEnforcer: text.WrapSoft}, {Number: 7, WidthMax: 60, WidthMaxEnforcer: text.WrapSoft}})
 	t.Render()
 	fmt.Fprintln(e.stdout, "every key also takes gen=server|client and index=pk|unique|btree|hash|brin|none; bytes: stored size of one value in its default column type.")
 	return nil
@@ -79,6 +81,7 @@ func (scenariosCmd) Run(e *env) error {
 		}
 		t.AppendRow(table.Row{s.Name, kind, s.Description})
 	}
+	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 100, WidthMaxEnforcer: text.WrapSoft}})
 	t.Render()
 	return nil
 }
