@@ -153,6 +153,12 @@ func (r *renderer) verdict() (string, []Verdict) {
 	g0 := ranked[0]
 	head := fmt.Sprintf("%s, %d clients, %s rows before each window: keys ranked by median throughput (%s).",
 		g0.Workload, g0.Clients, thousands(g0.Rows), unitWords(g0.Unit))
+	if r.isLoad() {
+		head = "Loads ranked by the median rate of their chunks; a load that builds the index afterwards is ranked by its load alone."
+		if line := r.res.IndexAfterVsDuring(r.groups); line != "" {
+			head += " " + strings.ToUpper(line[:1]) + line[1:]
+		}
+	}
 	var out []Verdict
 	for i, g := range ranked {
 		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g),

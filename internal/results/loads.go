@@ -136,9 +136,6 @@ const (
 func (r *Results) bulkTable(w io.Writer, groups []Group) {
 	t := newTable(w)
 	t.AppendHeader(table.Row{"key", "workload", "method", "rows", "load", "index build", "total", "first → last chunk (rows/s)", "last / first", "size", "leaf density", "compared with the row above"})
-	type totals struct{ during, after float64 }
-	byKey := map[string]*totals{}
-	var order []string
 	for gi := range groups {
 		g := &groups[gi]
 		c := &r.Cells[g.Cells[len(g.Cells)-1]]
@@ -160,27 +157,45 @@ func (r *Results) bulkTable(w io.Writer, groups []Group) {
 		t.AppendRow(table.Row{g.Key, g.Workload, method, r.Cells[g.Cells[0]].RowsInserted, fmt.Sprintf("%.1f s", load), build, fmt.Sprintf("%.1f s", total),
 			fmt.Sprintf("%s → %s", kilo(first), kilo(last)), fmt.Sprintf("%.2f", ratio), size, metricf(c, "leaf_density", "%.0f%%", 100),
 			r.versus(groups, g, g.VsPrevious)})
-		if byKey[g.Key] == nil {
-			byKey[g.Key] = &totals{}
-			order = append(order, g.Key)
-		}
-		if g.Workload == "bulk-index-after" {
-			byKey[g.Key].after = total
-		} else {
-			byKey[g.Key].during = total
-		}
 	}
 	t.SetColumnConfigs(rightAligned(4, 5, 6, 7, 8, 9, 10, 11))
 	t.Render()
 	fmt.Fprintln(w, "load: the rows loaded in timed chunks; total: load plus the index build when the index came afterwards; last / first: the last chunk's rate over the first's;")
 	fmt.Fprintln(w, "\"~\": the difference is within run-to-run noise (Mann-Whitney U, p >= 0.05); "+unitNote(groups)+".")
+	if line := r.IndexAfterVsDuring(groups); line != "" {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// IndexAfterVsDuring compares, per key, the total time of a load that
+// built the index afterwards (build included) with one that had it in
+// place: "" when the run did not measure both.
+func (r *Results) IndexAfterVsDuring(groups []Group) string {
+	type totals struct{ during, after float64 }
+	byKey := map[string]*totals{}
+	var order []string
+	for gi := range groups {
+		g := &groups[gi]
+		total, _ := r.Cells[g.Cells[len(g.Cells)-1]].Metrics["total_s"].(float64)
+		if byKey[g.Key] == nil {
+			byKey[g.Key] = &totals{}
+			order = append(order, g.Key)
+		}
+		switch g.Workload {
+		case "bulk-index-after":
+			byKey[g.Key].after = total
+		case "bulk":
+			byKey[g.Key].during = total
+		}
+	}
 	var lines []string
 	for _, k := range order {
 		if tt := byKey[k]; tt.during > 0 && tt.after > 0 {
 			lines = append(lines, fmt.Sprintf("%s %.1fx (%.1f s vs %.1f s)", k, tt.during/tt.after, tt.after, tt.during))
 		}
 	}
-	if len(lines) > 0 {
-		fmt.Fprintf(w, "index after the load vs during it, total time: %s.\n", strings.Join(lines, ", "))
+	if len(lines) == 0 {
+		return ""
 	}
+	return "index after the load vs during it, total time (index build included): " + strings.Join(lines, ", ") + "."
 }
