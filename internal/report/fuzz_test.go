@@ -2,28 +2,18 @@ package report
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
 )
 
 // FuzzRender renders the page and a comparison from truncated, corrupted
 // and hostile results files: an error is fine, a panic is not.
 func FuzzRender(f *testing.F) {
-	files, _ := filepath.Glob("../results/testdata/*.json")
-	if len(files) == 0 {
-		f.Fatal("no seed results")
-	}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	resultstest.AddSeeds(f, "../results/testdata")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := results.Parse(b, "fuzz")
 		if err != nil {

@@ -2,24 +2,14 @@ package results
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/keybench/keybench/internal/results/resultstest"
 )
 
-// seeds are results.json files of real quick runs (war, queue, bulk).
 func seeds(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
-	if len(files) == 0 {
-		f.Fatal("no seed results in testdata")
-	}
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	resultstest.AddSeeds(f, "testdata")
 	f.Add([]byte(`{"schema_version":1,"cells":[]}`))
 	f.Add([]byte(`{"schema_version":1,"cells":[{"status":"ok","timeline":[{"t":1,"tps":1e308}],"metrics":{"queue":{"backlog":{}}}}]}`))
 }
