@@ -76,11 +76,16 @@ func leafStats(ctx context.Context, conn *pgx.Conn, ext *Extensions, indexes []s
 	}
 	var density, frag float64
 	var leaves int64
-	err = conn.QueryRow(ctx, fmt.Sprintf(`SELECT coalesce(sum(s.avg_leaf_density * s.leaf_pages) / nullif(sum(s.leaf_pages), 0), 0),
-		coalesce(sum(s.leaf_fragmentation * s.leaf_pages) / nullif(sum(s.leaf_pages), 0), 0), coalesce(sum(s.leaf_pages), 0)::bigint
+	// An index without leaf pages reports NaN densities: leave it out.
+	err = conn.QueryRow(ctx, fmt.Sprintf(`SELECT coalesce(sum(s.avg_leaf_density * s.leaf_pages) FILTER (WHERE s.leaf_pages > 0) / nullif(sum(s.leaf_pages), 0), 0),
+		coalesce(sum(s.leaf_fragmentation * s.leaf_pages) FILTER (WHERE s.leaf_pages > 0) / nullif(sum(s.leaf_pages), 0), 0), coalesce(sum(s.leaf_pages), 0)::bigint
 		FROM unnest($1::text[]) r, LATERAL %s(r) s`, fn), indexes).Scan(&density, &frag, &leaves)
 	if err != nil {
 		fail(err.Error())
+		return
+	}
+	if leaves == 0 {
+		fail("the key index has no leaf pages (an empty table)")
 		return
 	}
 	into["leaf_density"], into["leaf_fragmentation"], into["leaf_pages"] = density/100, frag/100, leaves

@@ -168,6 +168,9 @@ type Unavailable struct {
 // temporary file renamed into place.
 func (r *Results) Write(dir string) error {
 	r.Groups = r.BuildGroups()
+	for i := range r.Cells {
+		recordable(r.Cells[i].Metrics)
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -176,6 +179,17 @@ func (r *Results) Write(dir string) error {
 		return err
 	}
 	return writeAtomicFunc(filepath.Join(dir, "samples.csv"), r.WriteSamples)
+}
+
+// recordable replaces a metric JSON cannot hold (a NaN from the server, an
+// infinity) with the reason it is not recorded, so that one odd value never
+// costs the run its results file.
+func recordable(m map[string]any) {
+	for k, v := range m {
+		if _, err := json.Marshal(v); err != nil {
+			m[k] = Unavailable{Unavailable: "not recorded: " + err.Error()}
+		}
+	}
 }
 
 // WriteSamples writes the per-second series of every cell as CSV.

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +80,27 @@ func TestBytes(t *testing.T) {
 		if got := Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %s, want %s", n, got, want)
 		}
+	}
+}
+
+// TestWriteSurvivesNaN: a metric JSON cannot hold is replaced by its reason,
+// and the results file is still written.
+func TestWriteSurvivesNaN(t *testing.T) {
+	r := &Results{SchemaVersion: SchemaVersion, Cells: []Cell{{Key: "k", Status: StatusOK, Metrics: map[string]any{
+		"leaf_density": math.NaN(), "nested": map[string]any{"x": math.Inf(1)}, "ok": 1.5}}}}
+	dir := t.TempDir()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := back.Cells[0].Metrics
+	if _, un := unavailableText(m["leaf_density"]); !un || m["ok"] != 1.5 {
+		t.Errorf("metrics written as %v", m)
+	}
+	if _, un := unavailableText(m["nested"]); !un {
+		t.Errorf("nested infinity written as %v", m["nested"])
 	}
 }

@@ -44,6 +44,7 @@ func queueMetrics(d *driver.Result, prefill int64, batch, partitions, cores int)
 		ts, bs = append(ts, float64(s.T)), append(bs, float64(b))
 	}
 	final := prefill + in.TotalRows - out.TotalRows
+	maxB = max(maxB, final)
 	slope := slopeOf(ts, bs)
 	q["backlog"] = map[string]any{"final": final, "max": maxB, "growth_rows_per_s": slope,
 		// Bounded: over the window the backlog grew by less than 5% of what came in.
