@@ -68,13 +68,13 @@ func (q *queue) NeedsDataIndex() bool                             { return false
 func (q *queue) Prepare(context.Context, *pgx.Conn, *Table) error { return nil }
 func (q *queue) Partitions() int                                  { return q.o.Partitions }
 
-// Producers is how many of the cell's clients produce; the rest consume.
-func Producers(clients int) int { return clients - clients/2 }
+// producers is how many of the cell's clients produce; the rest consume.
+func producers(clients int) int { return clients - clients/2 }
 
 func (q *queue) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, id int) (Worker, error) {
 	w := &queueWorker{conn: conn, rng: rand.New(rand.NewPCG(uint64(q.o.Seed), uint64(id)+1)), batch: q.o.Batch,
 		msgs: make([]*msgs, t.Partitions), role: RoleOut}
-	if id < Producers(q.o.Clients) {
+	if id < producers(q.o.Clients) {
 		w.role = RoleIn
 	}
 	var params [][]byte
