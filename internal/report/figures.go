@@ -32,21 +32,32 @@ func (r *renderer) barsPerKey(values func(c *results.Cell) ([]float64, bool)) []
 	return ss
 }
 
+// linesPerKey makes one line per headline group from a per-cell extractor of
+// points, keeping the groups keep accepts and the lines of two points or more.
+func (r *renderer) linesPerKey(keep func(g *results.Group) bool, points func(c *results.Cell) (xs, ys []float64)) []series {
+	var ss []series
+	for _, g := range r.headline {
+		if keep != nil && !keep(g) {
+			continue
+		}
+		xs, ys := points(r.cell(g))
+		if len(xs) > 1 {
+			ss = append(ss, series{name: r.label(g), color: r.keyColor(g), xs: xs, ys: ys})
+		}
+	}
+	return ss
+}
+
 func (r *renderer) tpsOverTime() (Chart, string) {
 	if r.isLoad() {
 		return Chart{}, "" // a load's timeline is its chunks: see the load-rate chart
 	}
-	var ss []series
-	for _, g := range r.headline {
-		c := r.cell(g)
-		s := series{name: r.label(g), color: r.keyColor(g)}
+	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
 		for _, sec := range c.Timeline {
-			s.xs, s.ys = append(s.xs, float64(sec.T)), append(s.ys, results.SecondRate(sec))
+			xs, ys = append(xs, float64(sec.T)), append(ys, results.SecondRate(sec))
 		}
-		if len(s.xs) > 1 {
-			ss = append(ss, s)
-		}
-	}
+		return xs, ys
+	})
 	if len(ss) == 0 {
 		return Chart{}, "throughput over time: no window lasted two seconds"
 	}
@@ -170,25 +181,18 @@ func (r *renderer) fpiPerRow() (Chart, string) {
 }
 
 func (r *renderer) cacheOverTime() (Chart, string) {
-	var ss []series
-	for _, g := range r.headline {
-		m, ok := r.cell(g).Metrics["buffercache"].(map[string]any)
-		if !ok {
-			continue
-		}
+	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
+		m, _ := c.Metrics["buffercache"].(map[string]any)
 		samples, _ := m["samples"].([]any)
-		s := series{name: r.label(g), color: r.keyColor(g)}
 		for _, x := range samples {
 			smp, _ := x.(map[string]any)
 			t, _ := num(smp["t"])
 			shares, _ := smp["shares"].(map[string]any)
 			v, _ := num(shares["key_index"])
-			s.xs, s.ys = append(s.xs, t), append(s.ys, v*100)
+			xs, ys = append(xs, t), append(ys, v*100)
 		}
-		if len(s.xs) > 1 {
-			ss = append(ss, s)
-		}
-	}
+		return xs, ys
+	})
 	if len(ss) == 0 {
 		return Chart{}, "buffer-cache share: not sampled (pg_buffercache unavailable, sampling off, or windows shorter than two samples)"
 	}
@@ -257,24 +261,17 @@ func (r *renderer) loadRate() (Chart, string) {
 	for _, g := range r.headline {
 		during = during || g.Workload == "bulk"
 	}
-	var ss []series
-	for _, g := range r.headline {
-		if during && g.Workload != "bulk" {
-			continue
-		}
-		chunks, _ := r.cell(g).Metrics["load_rate_per_chunk"].([]any)
-		s := series{name: r.label(g), color: r.keyColor(g)}
+	ss := r.linesPerKey(func(g *results.Group) bool { return !during || g.Workload == "bulk" }, func(c *results.Cell) (xs, ys []float64) {
+		chunks, _ := c.Metrics["load_rate_per_chunk"].([]any)
 		for _, x := range chunks {
 			ch, _ := x.(map[string]any)
 			before, _ := num(ch["rows_before"])
 			rows, _ := num(ch["rows"])
 			rate, _ := num(ch["rows_per_s"])
-			s.xs, s.ys = append(s.xs, (before+rows)/1e6), append(s.ys, rate/1000)
+			xs, ys = append(xs, (before+rows)/1e6), append(ys, rate/1000)
 		}
-		if len(s.xs) > 1 {
-			ss = append(ss, s)
-		}
-	}
+		return xs, ys
+	})
 	if len(ss) == 0 {
 		return Chart{}, "load rate per chunk: no load had two chunks"
 	}
@@ -312,20 +309,16 @@ func (r *renderer) backlog() (Chart, string) {
 	if !r.isQueue() {
 		return Chart{}, ""
 	}
-	var ss []series
-	for _, g := range r.headline {
-		tl, _ := r.cell(g).Nested("queue")["timeline"].([]any)
-		s := series{name: r.label(g), color: r.keyColor(g)}
+	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
+		tl, _ := c.Nested("queue")["timeline"].([]any)
 		for _, x := range tl {
 			p, _ := x.(map[string]any)
 			t, _ := num(p["t"])
 			b, _ := num(p["backlog"])
-			s.xs, s.ys = append(s.xs, t), append(s.ys, b/1000)
+			xs, ys = append(xs, t), append(ys, b/1000)
 		}
-		if len(s.xs) > 1 {
-			ss = append(ss, s)
-		}
-	}
+		return xs, ys
+	})
 	if len(ss) == 0 {
 		return Chart{}, "queue backlog: no window lasted two seconds"
 	}
