@@ -80,6 +80,10 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first SIGINT or SIGTERM stops keybench in order (servers stopped,
+	// results kept); a second one gets the default action at once: the
+	// embedded server dies with keybench (its parent-death signal).
+	go func() { <-ctx.Done(); stop() }()
 	var c cli
 	exitCode := -1
 	parser, err := kong.New(&c, kong.Name("keybench"),

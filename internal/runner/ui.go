@@ -92,17 +92,31 @@ func (b *Bar) Set(done int64, detail string) {
 // Done ends the bar.
 func (b *Bar) Done() { b.u.release(b.bar) }
 
-// release completes a terminal bar (nil off a terminal) and waits until it is drawn and removed.
+// release ends a terminal bar (nil off a terminal) and waits until it is
+// removed. A bar with a total completes by itself only when it reaches it
+// (mpb ignores SetTotal's completion then), so a phase cut short, by Ctrl-C
+// or an error, is aborted instead: waiting for its completion would wait
+// forever. The wait is bounded all the same: progress drawing must never
+// keep keybench from stopping.
 func (u *UI) release(bar *mpb.Bar) {
 	if bar == nil {
 		return
 	}
-	bar.SetTotal(-1, true)
+	bar.Abort(true)
 	u.mu.Lock()
 	p := u.p
 	u.p = nil
 	u.mu.Unlock()
-	p.Wait()
+	if p == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() { p.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		go p.Shutdown()
+	}
 }
 
 // Step is a long phase of unknown length: a spinner with the elapsed time on
