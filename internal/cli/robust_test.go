@@ -180,7 +180,7 @@ func TestTerminatedClient(t *testing.T) {
 		var killed int
 		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && killed == 0; time.Sleep(100 * time.Millisecond) {
 			_ = admin.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM (SELECT pid FROM pg_stat_activity
-				WHERE application_name = 'keybench client' AND state IS NOT NULL ORDER BY pid LIMIT 1) s`).Scan(&killed)
+				WHERE application_name LIKE 'keybench client%' AND state IS NOT NULL ORDER BY pid LIMIT 1) s`).Scan(&killed)
 		}
 		code, _ := exitOf(cmd, time.Now())
 		r := readResults(t, out)
@@ -452,5 +452,206 @@ func TestSecretsNeverAppear(t *testing.T) {
 			t.Errorf("%s: outputs %v, want results.json, samples.csv and report.html", tc.name, files)
 		}
 		t.Logf("%s: exit %d, searched %d outputs", tc.name, code, len(outputs))
+	}
+}
+
+// TestKeptSchemaKeepsTheUsersObjects is failure 1 of issue 10: a schema kept
+// with --keep, in which the user then made a table and (in public) a view on
+// it, was dropped with CASCADE by the next run. Now the next run refuses
+// the schema; with --force it drops only keybench's own objects.
+func TestKeptSchemaKeepsTheUsersObjects(t *testing.T) {
+	dsn := restrictedDB(t, "keepdb", "kbkeeper", "Keep-pw-31")
+	app := superuser(t, "keepdb")
+	if _, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kbkeep", "--keep", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint"); code != 0 {
+		t.Fatalf("--keep run: exit %d: %s", code, stderr)
+	}
+	exec1(t, app, "GRANT USAGE, CREATE ON SCHEMA public TO kbkeeper")
+	user := connectAs(t, dsn)
+	exec1(t, user, "CREATE TABLE kbkeep.userdata AS SELECT i, md5(i::text) AS v FROM generate_series(1, 100) i",
+		"CREATE VIEW public.userview AS SELECT * FROM kbkeep.userdata")
+	before := catalogDump(t, app)
+	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kbkeep", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
+	if code != 2 || len(errorLines(stderr)) != 1 || !strings.Contains(stderr, "userdata") {
+		t.Errorf("a kept schema holding the user's table: exit %d: %s", code, stderr)
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("the refused run changed the database:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	if _, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kbkeep", "--force", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint,seq-uuid-time:gen=server"); code != 0 {
+		t.Fatalf("--force beside the user's objects: exit %d: %s", code, stderr)
+	}
+	var n int
+	if err := app.QueryRow(context.Background(), "SELECT count(*) FROM public.userview").Scan(&n); err != nil || n != 100 {
+		t.Errorf("the user's view after --force: %d rows, %v", n, err)
+	}
+	left := catalogDump(t, app)
+	for _, l := range strings.Split(left, "\n") {
+		if strings.Contains(l, "kbkeep") && (strings.Contains(l, "kb_cell") || strings.Contains(l, "kb_seq_uuid") || strings.HasPrefix(l, "extension ")) {
+			t.Errorf("keybench's object left after --force: %s", l)
+		}
+	}
+}
+
+func connectAs(t *testing.T, dsn string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
+}
+
+// TestSecondRunInTheSameSchemaIsRefused is failure 2 of issue 10: two runs
+// with the same --dsn and --schema dropped each other's tables.
+func TestSecondRunInTheSameSchemaIsRefused(t *testing.T) {
+	dsn := restrictedDB(t, "twodb", "kbtwo", "Two-pw-88")
+	out := t.TempDir()
+	first := exec.Command(bin, "run", "insert", "--dsn", dsn, "--schema", "kbshared", "--out", out, "-T", "4s", "--warmup", "0s", "--rows", "0", "--keys", "bigint,uuidv4", "-c", "2")
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	admin := superuser(t, "twodb")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		var n int
+		_ = admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'kbshared' AND tablename = 'kb_cell'").Scan(&n)
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first run never made its table")
+		}
+	}
+	start := time.Now()
+	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kbshared", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
+	t.Logf("second run: exit %d after %s: %s", code, time.Since(start).Round(time.Millisecond), lastLine(stderr))
+	if code != 2 || len(errorLines(stderr)) != 1 || !strings.Contains(stderr, `"kbshared" is in use by another keybench run`) || time.Since(start) > 10*time.Second {
+		t.Errorf("second run in the same schema: exit %d: %s", code, stderr)
+	}
+	if code, _ := exitOf(first, time.Now()); code != 0 {
+		t.Errorf("the first run: exit %d", code)
+	}
+	if r := readResults(t, out); r.Status != "ok" || len(r.Cells) != 2 {
+		t.Errorf("the first run's results: %+v", r)
+	}
+}
+
+// TestInterruptedRunsLeaveNothing is failure 3 of issue 10: a run stopped
+// by SIGINT in prefill, by the termination of its backends, or by SIGINT
+// while another session's lock blocks it leaves nothing of keybench's on
+// the server, or says what it left and how to remove it.
+func TestInterruptedRunsLeaveNothing(t *testing.T) {
+	dsn := restrictedDB(t, "intdb", "kbint", "Int-pw-55")
+	app := superuser(t, "intdb")
+	admin := superuser(t, "postgres")
+	before := catalogDump(t, app)
+	waitPrefill := func(schema string) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+			var n int
+			_ = admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = 'intdb' AND application_name LIKE 'keybench%' AND query ILIKE 'COPY%'").Scan(&n)
+			if n > 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the prefill never started")
+			}
+		}
+	}
+	prefill := []string{"run", "insert-read", "--dsn", dsn, "--rows", "2000000", "--keys", "uuidv4:as=text:gen=client", "-T", "5s"}
+	for _, tc := range []struct {
+		name, schema string
+		force        bool
+		stop         func(cmd *exec.Cmd)
+		code         int
+	}{
+		{"SIGINT in prefill", "kbint1", false, func(cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGINT) }, 130},
+		{"SIGINT in prefill, --force in their schema", "theirs", true, func(cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGINT) }, 130},
+		{"backends terminated in prefill", "kbint2", false, func(*exec.Cmd) {
+			exec1(t, admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'intdb' AND application_name LIKE 'keybench%'")
+		}, 1},
+	} {
+		out := t.TempDir()
+		args := append(append([]string(nil), prefill...), "--schema", tc.schema, "--out", out)
+		if tc.force {
+			args = append(args, "--force")
+		}
+		cmd := exec.Command(bin, args...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitPrefill(tc.schema)
+		time.Sleep(300 * time.Millisecond)
+		start := time.Now()
+		tc.stop(cmd)
+		code, took := exitOf(cmd, start)
+		t.Logf("%s: exit %d after %s", tc.name, code, took.Round(time.Millisecond))
+		if code != tc.code || took > 15*time.Second {
+			t.Errorf("%s: exit %d after %s, want %d: %s", tc.name, code, took, tc.code, stderr.String())
+		}
+		if after := catalogDump(t, app); after != before {
+			t.Errorf("%s: the database changed:\nbefore:\n%s\nafter:\n%s", tc.name, before, after)
+		}
+	}
+	// Another session locks keybench's table while the run inserts: the
+	// clients wait, SIGINT stops the run, and what could not be dropped
+	// under the lock is named with the statements that remove it.
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "insert", "--dsn", dsn, "--schema", "kbint3", "--out", out, "--rows", "0", "--keys", "bigint", "-T", "30s", "--warmup", "0s", "-c", "2")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	locker := superuser(t, "intdb")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		var n int
+		_ = locker.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'kbint3' AND tablename = 'kb_cell'").Scan(&n)
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run never made its table")
+		}
+	}
+	time.Sleep(time.Second)
+	tx, err := locker.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(context.Background(), "LOCK TABLE kbint3.kb_cell IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	code, took := exitOf(cmd, start)
+	t.Logf("SIGINT under another session's lock: exit %d after %s", code, took.Round(time.Millisecond))
+	if code != 130 || took > 30*time.Second {
+		t.Errorf("exit %d after %s, want 130", code, took)
+	}
+	var r struct {
+		Notes []string `json:"notes"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "results.json"))
+	_ = json.Unmarshal(b, &r)
+	var removal string
+	for _, n := range append(r.Notes, strings.Split(stderr.String(), "\n")...) {
+		if i := strings.Index(n, "remove them with: "); i >= 0 {
+			removal = n[i+len("remove them with: "):]
+		}
+	}
+	if removal == "" || !strings.Contains(removal, "kb_cell") {
+		t.Fatalf("no statement to remove what was left under the lock; notes %q; stderr %s", r.Notes, stderr.String())
+	}
+	t.Logf("left under the lock, to remove with: %s", removal)
+	_ = tx.Rollback(context.Background())
+	for _, s := range strings.Split(removal, "; ") {
+		exec1(t, connectAs(t, dsn), s)
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("after the statements keybench named, the database still differs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

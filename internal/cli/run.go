@@ -172,6 +172,9 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 		}
 		settings = append(settings, server.Setting{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
 	}
+	if r.Force && r.Keep {
+		return runner.Config{}, usagef("--keep keeps a schema keybench created; with --force keybench works in a schema of yours and removes its own objects at the end")
+	}
 	if r.DSN == "" && (r.Force || r.Keep) {
 		return runner.Config{}, usagef("--force and --keep apply to --dsn; the embedded server is thrown away after the run")
 	}

@@ -98,6 +98,12 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		return err
 	}
 	defer func() {
+		// An interrupted run leaves the table to the run's clean-up (the
+		// workspace's, or the embedded server's end): a lock held by
+		// another session must not delay the stop.
+		if ctx.Err() != nil {
+			return
+		}
 		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if !r.admin.IsClosed() {
@@ -251,7 +257,7 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 	conns := make([]*pgx.Conn, 0, n)
 	clients := make([]driver.Client, 0, n)
 	cc := r.conn.Copy()
-	cc.RuntimeParams["application_name"] = clientApp
+	cc.RuntimeParams["application_name"] = r.clientApp()
 	for i := 0; i < n; i++ {
 		cn, err := pgx.ConnectConfig(ctx, cc)
 		if err != nil {
@@ -272,11 +278,12 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 	return conns, clients, nil
 }
 
-// clientApp is the application_name of the cell's clients, by which the sampler finds them.
-const clientApp = "keybench client"
+// clientApp is the application_name of the cell's clients, by which the
+// sampler finds them; the run's id keeps two runs' clients apart.
+func (r *run) clientApp() string { return "keybench client " + r.runID }
 
 func (r *run) metricsEnv(t *workload.Table) metrics.Env {
-	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: t.Schema, Table: t.Name, Major: r.major, Ext: r.ext, ClientApp: clientApp}
+	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: t.Schema, Table: t.Name, Major: r.major, Ext: r.ext, ClientApp: r.clientApp()}
 	if r.cfg.Sampling {
 		env.WaitEvery, env.CacheEvery = 500*time.Millisecond, 2*time.Second
 	}
@@ -292,7 +299,7 @@ func (r *run) waitForClientsGone(ctx context.Context) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		var n int
-		if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", clientApp).Scan(&n); err != nil || n == 0 {
+		if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", r.clientApp()).Scan(&n); err != nil || n == 0 {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -339,7 +346,7 @@ func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen
 	rows := pc.Rows
 	c.RowsBefore, c.WarmupS = 0, 0
 	cc := r.conn.Copy()
-	cc.RuntimeParams["application_name"] = clientApp
+	cc.RuntimeParams["application_name"] = r.clientApp()
 	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		return fmt.Errorf("connecting the loader: %w", err)

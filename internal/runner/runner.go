@@ -56,14 +56,15 @@ type Config struct {
 // coldCacheBytes is the embedded server's cold-cache shared_buffers.
 const coldCacheBytes = server.ColdSharedBuffersMB << 20
 
+// adminLockTimeout bounds how long keybench's own statements (set-up,
+// evidence, drops) wait for a lock another session holds.
+const adminLockTimeout = "10s"
+
 // ErrInterrupted is returned when the run was stopped by a signal; the results keep what was measured.
 var ErrInterrupted = errors.New("interrupted")
 
 // errServerGone cancels a cell whose embedded server exited.
 var errServerGone = errors.New("the PostgreSQL server exited during the cell")
-
-// schemaMarker is the comment keybench puts on schemas it creates, so that it never drops one it did not.
-const schemaMarker = "created by keybench; dropped by keybench at the end of its run"
 
 const tableName = "kb_cell"
 
@@ -75,17 +76,18 @@ type run struct {
 	admin *pgx.Conn
 	major int
 	res   *results.Results
-	ownSc bool
-	// foreign: working in an existing schema keybench did not create (--force).
-	foreign bool
-	ext     *metrics.Extensions
+	// ws is keybench's workspace on a server reached by --dsn (nil on the embedded one).
+	ws *workspace
+	// runID names this run's connections (application_name).
+	runID string
+	ext   *metrics.Extensions
 	// checkpointNoted: the note that the role may not run CHECKPOINT is recorded.
 	checkpointNoted bool
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
 func Run(ctx context.Context, cfg Config) (*results.Results, error) {
-	r := &run{cfg: cfg, ui: cfg.UI}
+	r := &run{cfg: cfg, ui: cfg.UI, runID: newRunID()}
 	p := cfg.Params
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Scenario.Name,
@@ -135,6 +137,11 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	r.ext = metrics.EnsureExtensions(ctx, r.admin, r.cfg.Schema)
+	if r.ws != nil {
+		if err := r.ws.addExtensions(ctx, r.admin, r.ext.Created); err != nil {
+			return err
+		}
+	}
 	for name, why := range r.ext.Missing {
 		r.ui.Logf("%s unavailable: %s", name, why)
 	}
@@ -209,7 +216,7 @@ func (r *run) startServer(ctx context.Context) error {
 			return err
 		}
 	}
-	r.conn.RuntimeParams["application_name"] = "keybench"
+	r.conn.RuntimeParams["application_name"] = "keybench " + r.runID
 	// Every connection of keybench (clients, sampler, admin) blocks in its
 	// system calls: a single socket in Go's network poller makes every idle
 	// thread poll it, which cost the clients several percent of throughput.
@@ -218,6 +225,9 @@ func (r *run) startServer(ctx context.Context) error {
 	// cached statements would outlive their table.
 	admin := r.conn.Copy()
 	admin.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
+	// keybench's own statements never wait long for another session's lock:
+	// a table locked by someone else fails the cell with a clear message.
+	admin.RuntimeParams["lock_timeout"] = adminLockTimeout
 	var err error
 	if r.admin, err = pgx.ConnectConfig(ctx, admin); err != nil {
 		return fmt.Errorf("connecting to the server: %w", err)
@@ -241,70 +251,33 @@ func (r *run) startServer(ctx context.Context) error {
 	return nil
 }
 
-// prepareSchema creates keybench's schema, refusing one that exists without
-// keybench's mark unless --force; in a forced schema it refuses to start
-// when an object of the names keybench uses is already there.
+// prepareSchema makes keybench's schema: on the embedded server simply
+// created; on someone else's server a workspace (see workspace.go).
 func (r *run) prepareSchema(ctx context.Context) error {
-	var comment *string
-	err := r.admin.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", r.cfg.Schema).Scan(&comment)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		if _, err := r.admin.Exec(ctx, "CREATE SCHEMA "+r.cfg.Schema); err != nil {
-			return fmt.Errorf("creating schema %s: %w", r.cfg.Schema, err)
-		}
-		if _, err := r.admin.Exec(ctx, fmt.Sprintf("COMMENT ON SCHEMA %s IS '%s'", r.cfg.Schema, schemaMarker)); err != nil {
-			return err
-		}
-	case err != nil:
+	if r.emb != nil {
+		_, err := r.admin.Exec(ctx, "CREATE SCHEMA "+r.cfg.Schema)
 		return err
-	case comment == nil || *comment != schemaMarker:
-		if !r.cfg.Force {
-			return &keys.UsageError{Msg: fmt.Sprintf("schema %q exists and was not created by keybench; choose another with --schema, or --force to work in it", r.cfg.Schema)}
-		}
-		var clash []string
-		if err := r.admin.QueryRow(ctx, `SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM (
-			SELECT relname::text AS name FROM pg_class WHERE relnamespace = $1::regnamespace AND (relname = $2 OR relname LIKE $2 || '\_%')
-			UNION ALL SELECT proname::text FROM pg_proc WHERE pronamespace = $1::regnamespace AND proname = 'kb_seq_uuid') o`,
-			r.cfg.Schema, tableName).Scan(&clash); err != nil {
-			return err
-		}
-		if len(clash) > 0 {
-			return &keys.UsageError{Msg: fmt.Sprintf("schema %q holds %s, which keybench would create and drop; choose another schema", r.cfg.Schema, strings.Join(clash, ", "))}
-		}
-		r.foreign = true
-		return nil
 	}
-	r.ownSc = true
+	ws, err := openWorkspace(ctx, r.admin, r.cfg.Schema, r.cfg.Force, r.cfg.Keep)
+	if err != nil {
+		return err
+	}
+	r.ws = ws
 	return nil
 }
 
 func (r *run) cleanup() {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if r.admin != nil && r.emb == nil && !r.admin.IsClosed() {
-		var stmts []string
-		switch {
-		case r.ownSc && !r.cfg.Keep:
-			stmts = []string{"DROP SCHEMA " + r.cfg.Schema + " CASCADE"}
-		case r.foreign:
-			// Someone else's schema: drop only what keybench created in it.
-			q := r.cfg.Schema + "." + tableName
-			stmts = []string{"DROP TABLE IF EXISTS " + q + " CASCADE", "DROP SEQUENCE IF EXISTS " + q + "_kbseq",
-				"DROP FUNCTION IF EXISTS " + r.cfg.Schema + ".kb_seq_uuid(bigint, bigint, bigint)"}
-			if r.ext != nil {
-				for _, e := range r.ext.Created {
-					stmts = append(stmts, "DROP EXTENSION IF EXISTS "+e)
-				}
-			}
-		}
-		for _, s := range stmts {
-			if _, err := r.admin.Exec(ctx, s); err != nil {
-				r.ui.Logf("could not clean up (%s): %v", s, err)
-			}
-		}
-	}
 	if r.admin != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_ = r.admin.Close(ctx)
+		cancel()
+	}
+	if r.ws != nil {
+		left := r.ws.cleanUp(r.conn, r.runID, r.cfg.Keep, r.ui.Logf)
+		for _, l := range left {
+			r.ui.Logf("%s", l)
+			r.res.Notes = append(r.res.Notes, l)
+		}
 	}
 	if r.emb != nil {
 		if err := r.emb.Stop(); err != nil {
