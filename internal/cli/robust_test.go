@@ -655,3 +655,36 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 		t.Errorf("after the statements keybench named, the database still differs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestServerSecretsNeverRecorded is failure 4 of issue 10: every non-default
+// setting was recorded verbatim, so a primary_conninfo with a password
+// reached results.json and report.html.
+func TestServerSecretsNeverRecorded(t *testing.T) {
+	const password = "Leak-pw-4410"
+	out := t.TempDir()
+	stdout, stderr, code := keybench(t, "run", "insert", "--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "0", "--out", out,
+		"--pg-conf", "primary_conninfo=host=nowhere user=rep password="+password)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	outputs := map[string]string{"stdout": stdout, "stderr": stderr}
+	files, _ := filepath.Glob(filepath.Join(out, "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		outputs[filepath.Base(f)] = string(b)
+	}
+	for name, text := range outputs {
+		if strings.Contains(text, password) {
+			t.Errorf("the password appears in %s", name)
+		}
+	}
+	var r struct {
+		Environment struct {
+			Settings map[string]string `json:"settings"`
+		} `json:"environment"`
+	}
+	_ = json.Unmarshal([]byte(outputs["results.json"]), &r)
+	if _, ok := r.Environment.Settings["primary_conninfo"]; ok || r.Environment.Settings["shared_buffers"] == "" {
+		t.Errorf("recorded settings: %v", r.Environment.Settings)
+	}
+}

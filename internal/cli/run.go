@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
@@ -203,6 +204,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 func redactArgs(args []string) []string {
 	out := append([]string(nil), args...)
 	for i, a := range out {
+		out[i] = metrics.RedactSecrets(a) // e.g. --pg-conf primary_conninfo='... password=...'
 		switch {
 		case a == "--dsn" && i+1 < len(out):
 			out[i+1] = redactDSN(out[i+1])

@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -13,20 +14,42 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
-// resultSettings are recorded whatever their source, because they change results.
+// resultSettings is the allow-list of server settings recorded with the
+// results: those that change what keybench measures (memory, WAL and
+// checkpoints, IO, durability, vacuum, planner costs, parallelism). Nothing
+// else is recorded, because a results file is shared: a setting such as
+// primary_conninfo can hold a password, and the names of other settings
+// say nothing about the figures.
 var resultSettings = []string{
-	"shared_buffers", "effective_cache_size", "max_wal_size", "checkpoint_timeout", "full_page_writes",
-	"wal_compression", "synchronous_commit", "fsync", "wal_level", "debug_io_direct", "io_method",
-	"effective_io_concurrency", "work_mem", "maintenance_work_mem", "max_connections", "autovacuum",
+	"server_version", "block_size", "wal_block_size", "wal_segment_size", "data_checksums", "data_directory_mode",
+	"shared_buffers", "effective_cache_size", "huge_pages", "work_mem", "maintenance_work_mem", "temp_buffers",
+	"max_connections", "max_worker_processes", "max_parallel_workers", "max_parallel_workers_per_gather", "max_parallel_maintenance_workers",
+	"max_wal_size", "min_wal_size", "checkpoint_timeout", "checkpoint_completion_target", "full_page_writes",
+	"wal_compression", "wal_level", "wal_buffers", "wal_writer_delay", "wal_writer_flush_after", "wal_sync_method", "wal_log_hints",
+	"synchronous_commit", "synchronous_standby_names", "commit_delay", "commit_siblings", "fsync",
+	"debug_io_direct", "io_method", "io_workers", "effective_io_concurrency", "maintenance_io_concurrency", "io_combine_limit",
+	"bgwriter_delay", "bgwriter_lru_maxpages", "bgwriter_lru_multiplier", "backend_flush_after", "checkpoint_flush_after",
+	"autovacuum", "autovacuum_naptime", "autovacuum_max_workers", "autovacuum_vacuum_cost_delay", "autovacuum_vacuum_cost_limit",
+	"autovacuum_vacuum_scale_factor", "autovacuum_vacuum_threshold", "autovacuum_vacuum_insert_scale_factor",
+	"autovacuum_vacuum_insert_threshold", "autovacuum_analyze_scale_factor", "vacuum_cost_delay", "vacuum_cost_limit",
+	"random_page_cost", "seq_page_cost", "jit", "default_toast_compression", "track_io_timing", "track_wal_io_timing",
+	"shared_preload_libraries", "default_statistics_target", "enable_seqscan", "enable_indexscan", "enable_bitmapscan",
 }
 
-// Settings returns every setting that is not at its built-in default, plus
-// those that change results, as "value[unit]".
+// secretPattern finds a password or other secret written as key=value
+// (libpq's conninfo and its relatives), quoted or not.
+var secretPattern = regexp.MustCompile(`(?i)\b(password|passwd|passfile|sslpassword|secret|token|api_?key)(\s*=\s*)('(?:[^'\\]|\\.)*'|"[^"]*"|[^\s]+)`)
+
+// RedactSecrets replaces the value of every key=value secret in s (a
+// password in a connection string above all) with xxxxx.
+func RedactSecrets(s string) string {
+	return secretPattern.ReplaceAllString(s, "${1}${2}xxxxx")
+}
+
+// Settings returns the allow-listed settings (resultSettings) as
+// "value[unit]", secrets redacted all the same.
 func Settings(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
-	rows, err := conn.Query(ctx, `SELECT name, setting || coalesce(unit, '') FROM pg_settings
-		WHERE (source NOT IN ('default', 'override') OR name = ANY($1))
-		  AND name NOT IN ('application_name', 'client_encoding', 'DateStyle', 'TimeZone', 'lc_messages', 'lc_monetary', 'lc_numeric', 'lc_time', 'default_text_search_config')`,
-		resultSettings)
+	rows, err := conn.Query(ctx, `SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)`, resultSettings)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +59,7 @@ func Settings(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
 		if err := rows.Scan(&k, &v); err != nil {
 			return nil, err
 		}
-		out[k] = v
+		out[k] = RedactSecrets(v)
 	}
 	return out, rows.Err()
 }

@@ -1,0 +1,37 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedactSecrets(t *testing.T) {
+	for _, s := range []string{
+		"host=primary port=5432 user=rep password=Sekr1t-pw application_name=standby",
+		"host=primary password = 'Sekr1t-pw with spaces' user=rep",
+		`host=primary PASSWORD="Sekr1t-pw"`,
+		"sslpassword=Sekr1t-pw",
+		"token=Sekr1t-pw",
+		"host=primary password='it\\'s Sekr1t-pw'",
+	} {
+		got := RedactSecrets(s)
+		if strings.Contains(got, "Sekr1t-pw") || !strings.Contains(got, "xxxxx") {
+			t.Errorf("RedactSecrets(%q) = %q", s, got)
+		}
+	}
+	for _, s := range []string{"16MB", "on", "host=primary user=rep", "pg_stat_statements,auto_explain"} {
+		if got := RedactSecrets(s); got != s {
+			t.Errorf("RedactSecrets(%q) changed it to %q", s, got)
+		}
+	}
+}
+
+// Nothing outside the allow-list is recorded: in particular no setting
+// that may hold a connection string.
+func TestSettingsAllowListHoldsNoConnectionStrings(t *testing.T) {
+	for _, n := range resultSettings {
+		if strings.Contains(n, "conninfo") || strings.Contains(n, "password") || strings.Contains(n, "ssl") {
+			t.Errorf("the allow-list records %s", n)
+		}
+	}
+}
