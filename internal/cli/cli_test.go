@@ -91,6 +91,21 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"report", os.TempDir()},
 		{"compare", "/etc/passwd"},
 		{"compare", "/etc/hostname", "/etc/passwd"},
+		// Issue 10: impossible values are usage errors before the first cell (5, 8, 9, 15).
+		{"run", "insert", "--batch", "32768"},
+		{"run", "insert", "--batch", "100000000"},
+		{"run", "-T", "1ns"},
+		{"run", "-T", "0s"},
+		{"run", "--payload", "500000000"},
+		{"run", "insert", "--batch", "20000", "--payload", "10000"},
+		{"run", "--repeat", "10000000"},
+		{"run", "--repeat", "1000000"},
+		{"run", "--keys", ""},
+		{"run", "--pg-bin", "/nonexistent"},
+		{"run", "--pg-bin", servertest.Server.BinDir, "--pg-version", "15"},
+		{"run", "--txns", "10", "--duration", "5s"},
+		{"run", "bulk", "--rows", "0"},
+		{"run", "bulk", "--rows", "1000,0"},
 	} {
 		_, errOut, code := keybench(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")

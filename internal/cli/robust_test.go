@@ -688,3 +688,36 @@ func TestServerSecretsNeverRecorded(t *testing.T) {
 		t.Errorf("recorded settings: %v", r.Environment.Settings)
 	}
 }
+
+// TestStoppedProcessMarksTheCell is failure 7 of issue 10: keybench stopped
+// (SIGSTOP) for seconds in the window gave an "ok" cell at a quarter of
+// the rate. Now the cell is invalid and says why.
+func TestStoppedProcessMarksTheCell(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "insert", "--dsn", servertest.Server.TCPURL(), "--schema", "kb_stopped", "--out", out,
+		"--keys", "bigint", "-T", "8s", "--warmup", "0s", "--rows", "0", "-c", "2")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	admin := superuser(t, "postgres")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		_ = admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'keybench client%' AND state IS NOT NULL").Scan(&n)
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no client connected")
+		}
+	}
+	time.Sleep(2 * time.Second)
+	cmd.Process.Signal(syscall.SIGSTOP)
+	time.Sleep(4 * time.Second)
+	cmd.Process.Signal(syscall.SIGCONT)
+	code, _ := exitOf(cmd, time.Now())
+	r := readResults(t, out)
+	t.Logf("exit %d, cell %s: %s", code, r.Cells[0].Status, r.Cells[0].Error)
+	if code != 1 || r.Cells[0].Status != "invalid" || !strings.Contains(r.Cells[0].Error, "keybench did not run for at least") {
+		t.Errorf("exit %d, results %+v", code, r)
+	}
+}

@@ -20,34 +20,34 @@ import (
 )
 
 type runCmd struct {
-	Scenario   string        `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
-	Keys       string        `help:"Comma-separated key specs (see 'keybench keys')."`
-	Clients    []int         `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
-	Duration   time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
-	Txns       int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
-	Warmup     time.Duration `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
-	Rows       []int64       `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
-	Batch      int           `help:"Rows per insert transaction."`
-	Chunk      int64         `help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
-	LoadMethod string        `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
-	Partitions int           `help:"Queue workloads: partitions of the queue table."`
-	ReadBy     string        `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
-	Payload    int           `default:"-1" help:"Payload bytes per row."`
-	Repeat     int           `help:"Runs of every cell."`
-	Seed       int64         `default:"1" help:"Seed of the workload's random choices."`
-	Quick      bool          `help:"A smoke run under a minute."`
-	DSN        string        `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
-	Schema     string        `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
-	PgVersion  string        `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
-	PgBin      string        `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
-	PgConf     []string      `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
-	CacheMode  string        `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
-	Out        string        `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
-	JSON       bool          `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
-	Sampling   string        `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
-	OnError    string        `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
-	Force      bool          `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
-	Keep       bool          `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
+	Scenario   string         `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
+	Keys       *string        `help:"Comma-separated key specs (see 'keybench keys')."`
+	Clients    []int          `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
+	Duration   *time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
+	Txns       *int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
+	Warmup     time.Duration  `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
+	Rows       []int64        `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
+	Batch      int            `help:"Rows per insert transaction."`
+	Chunk      int64          `help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
+	LoadMethod string         `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
+	Partitions int            `help:"Queue workloads: partitions of the queue table."`
+	ReadBy     string         `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
+	Payload    int            `default:"-1" help:"Payload bytes per row."`
+	Repeat     int            `help:"Runs of every cell."`
+	Seed       int64          `default:"1" help:"Seed of the workload's random choices."`
+	Quick      bool           `help:"A smoke run under a minute."`
+	DSN        string         `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
+	Schema     string         `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
+	PgVersion  string         `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
+	PgBin      string         `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
+	PgConf     []string       `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
+	CacheMode  string         `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
+	Out        string         `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
+	JSON       bool           `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
+	Sampling   string         `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
+	OnError    string         `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
+	Force      bool           `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
+	Keep       bool           `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -98,17 +98,29 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if r.Quick && sc.Quick != nil {
 		sc.Quick(&p)
 	}
-	if r.Keys != "" {
-		p.Keys = strings.Split(r.Keys, ",")
+	if r.Keys != nil {
+		if strings.TrimSpace(*r.Keys) == "" {
+			return runner.Config{}, usagef("--keys is empty: give at least one key spec (see 'keybench keys')")
+		}
+		p.Keys = strings.Split(*r.Keys, ",")
 	}
 	if r.Clients != nil {
 		p.Clients = r.Clients
 	}
-	if r.Duration != 0 {
-		p.Duration, p.Txns = r.Duration, 0
+	if r.Duration != nil && r.Txns != nil {
+		return runner.Config{}, usagef("--duration (-T) and --txns (-t) both set: a window is either a duration or a number of transactions")
 	}
-	if r.Txns != 0 {
-		p.Txns, p.Duration = r.Txns, 0
+	if r.Duration != nil {
+		if *r.Duration < time.Second {
+			return runner.Config{}, usagef("--duration must be at least 1s, not %s", *r.Duration)
+		}
+		p.Duration, p.Txns = *r.Duration, 0
+	}
+	if r.Txns != nil {
+		if *r.Txns < 1 {
+			return runner.Config{}, usagef("--txns must be at least 1, not %d", *r.Txns)
+		}
+		p.Txns, p.Duration = *r.Txns, 0
 	}
 	if r.Warmup != -1 {
 		p.Warmup = r.Warmup
@@ -137,12 +149,6 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if r.Repeat != 0 {
 		p.Repeat = r.Repeat
 	}
-	if r.Duration < 0 {
-		return runner.Config{}, usagef("--duration must be positive, not %s", r.Duration)
-	}
-	if r.Txns < 0 {
-		return runner.Config{}, usagef("--txns must be positive, not %d", r.Txns)
-	}
 	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 {
 		return runner.Config{}, usagef("--batch, --repeat, --partitions and --chunk must be positive")
 	}
@@ -152,6 +158,9 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	specs, err := keys.ParseList(strings.Join(p.Keys, ","))
 	if err != nil {
 		return runner.Config{}, err
+	}
+	if n, ok := scenario.CountCells(p, len(specs)); !ok {
+		return runner.Config{}, usagef("the plan would have %s cells (keys x workloads x clients x rows x repeats); at most %d can run", n, scenario.MaxCells)
 	}
 	if cells, skipped := scenario.Plan(p, specs); len(cells) == 0 {
 		return runner.Config{}, usagef("no cell to run: %s", strings.Join(skipped, "; "))
@@ -193,6 +202,14 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if r.PgBin == "" {
 		if _, err := server.ResolveVersion(r.PgVersion); err != nil {
 			return runner.Config{}, usagef("%v", err)
+		}
+	} else {
+		dir, version, err := server.CheckBinDir(r.PgBin)
+		if err != nil {
+			return runner.Config{}, usagef("%v", err)
+		}
+		if r.PgVersion != "" && !strings.HasPrefix(version+".", strings.SplitN(r.PgVersion, ".", 2)[0]+".") {
+			return runner.Config{}, usagef("--pg-bin %s holds PostgreSQL %s, not --pg-version %s; give one of the two", dir, version, r.PgVersion)
 		}
 	}
 	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold"}

@@ -31,6 +31,11 @@ type Client struct {
 	Conn net.Conn
 	// Broken reports whether the connection is unusable after an error.
 	Broken func() bool
+	// Cancel asks the server to cancel the client's running statement (a
+	// cancel request on another connection); it is how the driver ends a
+	// transaction still waiting when the window is over, for example on
+	// another session's lock. Nil: the socket's deadline is the only way.
+	Cancel func()
 	// Role groups clients that do different work in one cell (a queue's
 	// producers and consumers); each role gets its own counts, latencies
 	// and timeline. Empty for a cell whose clients all do the same.
@@ -103,7 +108,39 @@ type Result struct {
 	ClientsLost int
 	// Roles splits the result by client role when the clients have roles.
 	Roles map[string]*RoleResult
+	// Unfinished counts the transactions still running when the window
+	// ended that the driver had to cancel; their time so far is in Latency
+	// (a lower bound), and LongestUnfinished is the longest of them.
+	Unfinished        int
+	LongestUnfinished time.Duration
+	// Stalls are the stretches of the window in which keybench itself did
+	// not run (stopped, or starved of CPU): its clients sent nothing then,
+	// so the window's rate is not the server's. StalledS is their total,
+	// a lower bound: the sampler sees only the part of a stall after the
+	// moment it meant to wake.
+	Stalls   []Stall
+	StalledS float64
 }
+
+// Stall is a stretch of the window in which the driver's once-a-second
+// sampler woke late: keybench was not running.
+type Stall struct {
+	// AtS is when it began, in seconds into the window; Seconds how long it lasted.
+	AtS     float64 `json:"at_s"`
+	Seconds float64 `json:"seconds"`
+}
+
+// stallThreshold is how late the sampler may wake before the gap counts as
+// a stall: far beyond scheduling noise and garbage-collection pauses.
+const stallThreshold = time.Second
+
+// stopGrace is how long the driver waits, once the window is over, for the
+// clients' running transactions before it cancels them; cancelGrace how
+// long it then waits before it cuts the sockets (a dead server).
+const (
+	stopGrace   = time.Second
+	cancelGrace = 2 * time.Second
+)
 
 // Latency histogram range: 1 µs to 1 hour, 3 significant figures.
 const (
@@ -122,9 +159,38 @@ type worker struct {
 	errs  int64
 	// allRows is read live by the sampler (a queue's backlog)
 	allRows atomic.Int64
+	// busySince is the start (unix nanos) of the running transaction, 0
+	// between transactions. The worker and, at the end, the driver each
+	// claim a finished or abandoned transaction by swapping it to 0, so its
+	// latency is recorded once.
+	busySince atomic.Int64
 	// counted only by the worker, read after it ends
 	warmTxns int64
 	lost     bool
+	// abandoned holds the latency so far (µs) of a transaction the driver
+	// cancelled at the end of the window; written by the driver only.
+	abandoned []int64
+}
+
+// abandon claims the transactions still running at stopAt: each one's time
+// in the window so far becomes its latency, and it is cancelled.
+func (r *Result) abandon(ws []*worker, winStart, stopAt time.Time) {
+	for _, w := range ws {
+		since := w.busySince.Swap(0)
+		if since == 0 {
+			continue
+		}
+		started := time.Unix(0, since)
+		waited := stopAt.Sub(started)
+		r.Unfinished++
+		r.LongestUnfinished = max(r.LongestUnfinished, waited)
+		if stopAt.After(winStart) {
+			w.abandoned = append(w.abandoned, max(stopAt.Sub(later(started, winStart)).Microseconds(), minLatencyUS))
+		}
+		if w.c.Cancel != nil {
+			go w.c.Cancel()
+		}
+	}
 }
 
 // Run drives the clients until the window ends, ctx is cancelled, or every client is lost.
@@ -182,8 +248,15 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 			lastYield := time.Now()
 			for !stop.Load() {
 				t0 := time.Now()
+				w.busySince.Store(t0.UnixNano())
 				rows, err := w.c.Txn()
 				t1 := time.Now()
+				if w.busySince.Swap(0) == 0 {
+					// The driver ended the window, cancelled this transaction
+					// and recorded its time so far: nothing more to record.
+					w.allRows.Add(int64(rows))
+					return
+				}
 				// A client never parks (it blocks in system calls), so the
 				// runtime would preempt it at the end of every 10 ms time
 				// slice and take its P away, waking its monitor thread every
@@ -218,6 +291,10 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 					w.mu.Unlock()
 				} else if t1.Before(winStart) {
 					w.warmTxns++
+				} else if cfg.Txns == 0 && t0.Before(winEnd) {
+					// Started (or running) in the window, finished after it:
+					// its latency belongs to the window, whatever it waited for.
+					_ = w.total.RecordValue(max(t1.Sub(later(t0, winStart)).Microseconds(), minLatencyUS))
 				}
 				if inWindow {
 					measured++
@@ -321,6 +398,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 		interrupted = true
 	}
 	tick := 1
+	lastWake := winStart
 sampling:
 	for !interrupted {
 		next := winStart.Add(time.Duration(tick) * time.Second)
@@ -329,6 +407,16 @@ sampling:
 		}
 		select {
 		case <-time.After(time.Until(next)):
+			// A wake-up far later than the second it closes means keybench
+			// did not run in between (SIGSTOP, a starved machine).
+			now := time.Now()
+			// (After a late wake the next seconds are due at once: they expect no sleep.)
+			expected := max(next.Sub(later(lastWake, winStart.Add(time.Duration(tick-1)*time.Second))), 0)
+			if gap := now.Sub(lastWake) - expected; gap > stallThreshold && now.After(winStart) {
+				res.Stalls = append(res.Stalls, Stall{AtS: max(now.Sub(winStart)-gap, 0).Seconds(), Seconds: gap.Seconds()})
+				res.StalledS += gap.Seconds()
+			}
+			lastWake = now
 			sample(tick, next.Sub(winStart.Add(time.Duration(tick-1)*time.Second)))
 			tick++
 			if !winEnd.IsZero() && !next.Before(winEnd) {
@@ -341,16 +429,25 @@ sampling:
 		}
 	}
 	stop.Store(true)
+	stopAt := time.Now()
 	select {
 	case <-done:
-	case <-time.After(3 * time.Second):
-		// A client is stuck (a dead server, a lock): unblock its socket.
-		for _, w := range ws {
-			if w.c.Conn != nil {
-				_ = w.c.Conn.SetDeadline(time.Now())
+	case <-time.After(stopGrace):
+		// A client is still in a transaction (another session's lock, a
+		// slow server): its time so far is its latency, a lower bound that
+		// the figures must not leave out, and the transaction is cancelled.
+		res.abandon(ws, winStart, stopAt)
+		select {
+		case <-done:
+		case <-time.After(cancelGrace):
+			// The cancel did not help (a dead server): cut the sockets.
+			for _, w := range ws {
+				if w.c.Conn != nil {
+					_ = w.c.Conn.SetDeadline(time.Now())
+				}
 			}
+			<-done
 		}
-		<-done
 	}
 	end := time.Now()
 	if cfg.Txns > 0 {
@@ -369,6 +466,9 @@ sampling:
 		res.Elapsed = end.Sub(winStart)
 	}
 	for _, w := range ws {
+		for _, us := range w.abandoned {
+			_ = w.total.RecordValue(us)
+		}
 		res.Latency.Merge(w.total)
 		if rr := res.Roles[w.c.Role]; rr != nil {
 			rr.Latency.Merge(w.total)
@@ -385,6 +485,13 @@ sampling:
 		return res, fmt.Errorf("all %d clients lost their connections: %s", len(ws), first(samples))
 	}
 	return res, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func first(s []string) string {

@@ -124,6 +124,9 @@ type Cell struct {
 	LatencyMS    Latency        `json:"latency_ms"`
 	Errors       int64          `json:"errors"`
 	ErrorSamples []string       `json:"error_samples,omitempty"`
+	// Warnings are caveats about the cell's figures that do not invalidate
+	// them (clients still waiting when the window ended, a lock met).
+	Warnings []string  `json:"warnings,omitempty"`
 	RowCheck     *RowCheck      `json:"row_check,omitempty"`
 	Timeline     []Second       `json:"timeline"`
 	Metrics      map[string]any `json:"metrics"`

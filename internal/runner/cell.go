@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -132,9 +133,11 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		return err
 	}
 	sess := metrics.Start(ctx, r.metricsEnv(t), p.Warmup)
+	watch := r.watchStalls(ctx)
 	window := r.ui.Phase("  measuring", windowUnits(p, pc.Clients), map[bool]string{true: "txns", false: "s"}[p.Txns > 0])
 	var done int64
 	dres, err := driver.Run(ctx, driver.Config{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, OnSecond: func(s driver.Second) {
+		watch.second(s.Txns)
 		if p.Txns > 0 {
 			done += s.Txns
 		} else {
@@ -148,6 +151,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		window.Set(done, fmt.Sprintf("%.0f tps, p99 %.2f ms", s.TPS, s.P99ms))
 	}}, clients)
 	window.Done()
+	watch.stop()
 	sess.StopSampling()
 	for _, cn := range conns {
 		metrics.FlushStats(ctx, cn.PgConn())
@@ -171,6 +175,17 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		// The window lost clients part-way: its figures are not those of the planned client count.
 		return fmt.Errorf("%d of %d clients lost their connections: %s", dres.ClientsLost, pc.Clients, firstOr(dres.ErrorSamples, "no error recorded"))
 	}
+	if err := windowFailure(dres); err != nil {
+		return err
+	}
+	if dres.Unfinished > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d clients were still in a transaction when the window ended (the longest for %.1f s): "+
+			"their time in the window is in the latencies, and their transactions were cancelled", dres.Unfinished, pc.Clients, dres.LongestUnfinished.Seconds()))
+	}
+	if dres.StalledS > 0 {
+		c.Status = results.StatusInvalid
+		c.Error = stallError(dres)
+	}
 	r.waitForClientsGone(ctx)
 	inserted, expected := dres.TotalRows, pc.Rows+dres.TotalRows
 	if in, out := dres.Roles[workload.RoleIn], dres.Roles[workload.RoleOut]; in != nil && out != nil {
@@ -190,12 +205,18 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 func (r *run) evidence(ctx context.Context, t *workload.Table, sess *metrics.Session, inserted, expected int64, c *results.Cell) error {
 	step := r.ui.Step("  collecting evidence (statistics, REINDEX, pgstatindex, WAL inspection)")
 	defer step.Done()
+	// Every collector needs the table: one probe fails the cell at once,
+	// with the reason, when another session holds it locked, instead of
+	// each collector waiting out its own lock timeout.
+	if err := probeLock(ctx, r.admin, t.Qualified()); err != nil {
+		return err
+	}
 	sess.Stop(ctx, inserted, c.Metrics)
 	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
 	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
 	var server int64
 	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
-		return fmt.Errorf("counting rows: %w", err)
+		return explainLockTimeout(err, "counting the rows the server holds")
 	}
 	c.RowCheck = &results.RowCheck{Expected: expected, Server: server, OK: expected == server}
 	if !c.RowCheck.OK {
@@ -230,7 +251,7 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 	defer step.Done()
 	for _, s := range workload.IndexStatements(t) {
 		if _, err := r.admin.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
+			return explainLockTimeout(err, s)
 		}
 	}
 	pf.IndexBuildS = time.Since(t1).Seconds()
@@ -241,7 +262,7 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 				r.noCheckpoint(err) // CHECKPOINT needs pg_checkpoint or superuser on someone else's server
 				continue
 			}
-			return fmt.Errorf("%s: %w", s, err)
+			return explainLockTimeout(err, s)
 		}
 	}
 	pf.VacuumS = time.Since(t2).Seconds()
@@ -269,7 +290,11 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 			return conns, nil, fmt.Errorf("client %d: %w", i+1, err)
 		}
 		pg := cn.PgConn()
-		dc := driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed}
+		dc := driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed, Cancel: func() {
+			cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = pg.CancelRequest(cctx)
+		}}
 		if rw, ok := w.(workload.RoleWorker); ok {
 			dc.Role = rw.Role()
 		}
@@ -432,6 +457,42 @@ func chunkLatency(ms []float64) results.Latency {
 		mean += v / float64(len(s))
 	}
 	return results.Latency{Mean: mean, P50: q(0.5), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: s[len(s)-1]}
+}
+
+// probeLock takes and releases the lock the collectors need on table.
+func probeLock(ctx context.Context, conn *pgx.Conn, table string) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS SHARE MODE"); err != nil {
+		return explainLockTimeout(err, "collecting the evidence of "+table)
+	}
+	return tx.Commit(ctx)
+}
+
+// windowFailure is the reason a window's figures are no measurement at
+// all: a transaction failed (a statement the server refuses fails every
+// time), or none completed.
+func windowFailure(d *driver.Result) error {
+	if len(d.ErrorSamples) > 0 {
+		return fmt.Errorf("%d transactions in the window failed (%d completed): %s", d.Errors, d.Txns, d.ErrorSamples[0])
+	}
+	if d.Txns == 0 {
+		return fmt.Errorf("no transaction completed in the window (%.1f s)", d.Elapsed.Seconds())
+	}
+	return nil
+}
+
+// stallError explains a window in which keybench itself did not run.
+func stallError(d *driver.Result) string {
+	var at []string
+	for _, s := range d.Stalls {
+		at = append(at, fmt.Sprintf("%.1f s from %.0f s", s.Seconds, s.AtS))
+	}
+	return fmt.Sprintf("keybench did not run for at least %.1f s of the %.1f-s window (%s): the process was stopped or starved of CPU, "+
+		"its clients sent nothing then, so the window's rate is not the server's", d.StalledS, d.Elapsed.Seconds(), strings.Join(at, ", "))
 }
 
 func firstOr(s []string, d string) string {

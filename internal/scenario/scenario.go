@@ -6,6 +6,7 @@ package scenario
 
 import (
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"time"
@@ -145,6 +146,31 @@ func Plan(p Params, specs []*keys.Spec) (cells []Cell, skipped []string) {
 	return cells, skipped
 }
 
+// MaxCells bounds a plan: more cells than this could not run in any
+// reasonable time, and planning them would only exhaust memory.
+const MaxCells = 10_000
+
+// CountCells is the number of cells a plan of p over nkeys keys has (before
+// workloads skip keys), computed without building it; ok is false when it
+// exceeds MaxCells. The count is returned as text, since it may overflow.
+func CountCells(p Params, nkeys int) (string, bool) {
+	n := big.NewInt(int64(nkeys))
+	for _, f := range []int{len(strings.Split(p.Workload, ",")), len(p.Clients), len(p.Rows), max(p.Repeat, 1)} {
+		n.Mul(n, big.NewInt(int64(f)))
+	}
+	return n.String(), n.Cmp(big.NewInt(MaxCells)) <= 0
+}
+
+// Limits of what a cell can run, checked before anything is allocated.
+const (
+	// MaxPayload is the largest payload per row: a row of keybench's table is a key, a bigint and this text.
+	MaxPayload = 1 << 20
+	// MaxBatch is the largest batch of rows per transaction.
+	MaxBatch = 100_000
+	// MaxBatchBytes bounds the payload a batch sends in one statement.
+	MaxBatchBytes = 64 << 20
+)
+
 // Validate checks parameters after overrides.
 func (p *Params) Validate() error {
 	bad := func(f string, a ...any) error { return &keys.UsageError{Msg: fmt.Sprintf(f, a...)} }
@@ -175,12 +201,16 @@ func (p *Params) Validate() error {
 		return bad("--txns must be positive, not %d", p.Txns)
 	case p.Txns == 0 && p.Duration <= 0:
 		return bad("--duration must be positive, not %s", p.Duration)
-	case p.Batch < 1:
-		return bad("--batch must be at least 1, not %d", p.Batch)
-	case p.Payload < 0:
-		return bad("--payload must be 0 or more, not %d", p.Payload)
-	case p.Repeat < 1:
-		return bad("--repeat must be at least 1, not %d", p.Repeat)
+	case p.Batch < 1 || p.Batch > MaxBatch:
+		return bad("--batch must be from 1 to %d, not %d", MaxBatch, p.Batch)
+	case p.Payload < 0 || p.Payload > MaxPayload:
+		return bad("--payload must be from 0 to %d bytes, not %d", MaxPayload, p.Payload)
+	case int64(p.Batch)*int64(p.Payload) > MaxBatchBytes:
+		return bad("--batch %d x --payload %d sends %d MiB per statement; at most %d MiB", p.Batch, p.Payload, int64(p.Batch)*int64(p.Payload)>>20, MaxBatchBytes>>20)
+	case p.Repeat < 1 || p.Repeat > MaxCells:
+		return bad("--repeat must be from 1 to %d, not %d", MaxCells, p.Repeat)
+	case p.Txns == 0 && p.Duration < time.Second:
+		return bad("--duration must be at least 1s, not %s", p.Duration)
 	case p.Partitions < 0 || p.Partitions > 10000:
 		return bad("--partitions must be from 1 to 10000, not %d", p.Partitions)
 	case p.Chunk < 0:
@@ -190,8 +220,10 @@ func (p *Params) Validate() error {
 	for _, w := range strings.Split(p.Workload, ",") {
 		m, _ := workload.Lookup(w)
 		for _, c := range p.Clients {
-			if _, err := m.New(p.Options(c, p.Rows[0], 0)); err != nil {
-				return bad("%v", err)
+			for _, rows := range p.Rows {
+				if _, err := m.New(p.Options(c, rows, 0)); err != nil {
+					return bad("%v", err)
+				}
 			}
 		}
 	}

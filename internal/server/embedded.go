@@ -193,14 +193,8 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 
 func binDir(ctx context.Context, o Options, logf func(string, ...any)) (string, error) {
 	if o.BinDir != "" {
-		for _, d := range []string{o.BinDir, filepath.Join(o.BinDir, "bin")} {
-			if st, err := os.Stat(filepath.Join(d, "postgres")); err == nil && !st.IsDir() {
-				if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
-					return d, nil
-				}
-			}
-		}
-		return "", fmt.Errorf("--pg-bin %s: no postgres and initdb there (nor in its bin/)", o.BinDir)
+		d, _, err := CheckBinDir(o.BinDir)
+		return d, err
 	}
 	version, err := ResolveVersion(o.Version)
 	if err != nil {
@@ -211,6 +205,20 @@ func binDir(ctx context.Context, o Options, logf func(string, ...any)) (string, 
 		return "", err
 	}
 	return filepath.Join(dir, "bin"), nil
+}
+
+// CheckBinDir finds postgres and initdb in dir or its bin/ and returns that
+// directory and the server's version: --pg-bin is checked before anything starts.
+func CheckBinDir(dir string) (bin, version string, err error) {
+	for _, d := range []string{dir, filepath.Join(dir, "bin")} {
+		if st, err := os.Stat(filepath.Join(d, "postgres")); err == nil && !st.IsDir() {
+			if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+				v, err := serverVersion(d)
+				return d, v, err
+			}
+		}
+	}
+	return "", "", fmt.Errorf("--pg-bin %s: no postgres and initdb there (nor in its bin/)", dir)
 }
 
 func serverVersion(bin string) (string, error) {

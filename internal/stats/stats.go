@@ -42,13 +42,18 @@ func Summarize(values []float64) Summary {
 	s := Summary{N: n, Median: median(x)}
 	// The interval [x(k), x(n-k+1)] covers the median with probability
 	// 1 - 2*P(Binomial(n, 1/2) < k); take the largest k that keeps 95%.
-	k, cover := 1, 1-2*binomCDF(0, n)
-	for kk := 2; kk <= n/2; kk++ {
-		c := 1 - 2*binomCDF(kk-1, n)
-		if c < 0.95 {
+	// P(Binomial(n, 1/2) <= k-1) is accumulated term by term in log space:
+	// linear in n, and exact where 2^n overflows a float64.
+	k, cover := 1, 0.0
+	logPMF, cdf := -float64(n)*math.Ln2, 0.0 // P(X = 0), P(X <= -1)
+	for kk := 1; kk <= max(n/2, 1); kk++ {
+		cdf += math.Exp(logPMF) // now P(X <= kk-1)
+		c := 1 - 2*cdf
+		if kk > 1 && c < 0.95 {
 			break
 		}
 		k, cover = kk, c
+		logPMF += math.Log(float64(n-kk+1)) - math.Log(float64(kk))
 	}
 	s.Lo, s.Hi, s.Confidence = x[k-1], x[n-k], cover
 	return s
@@ -60,18 +65,6 @@ func median(sorted []float64) float64 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
-// binomCDF is P(Binomial(n, 1/2) <= k).
-func binomCDF(k, n int) float64 {
-	sum, c := 0.0, 1.0
-	for i := 0; i <= k; i++ {
-		if i > 0 {
-			c = c * float64(n-i+1) / float64(i)
-		}
-		sum += c
-	}
-	return sum / math.Pow(2, float64(n))
 }
 
 // Comparison is the verdict on two samples.

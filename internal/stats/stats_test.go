@@ -62,3 +62,32 @@ func TestCompare(t *testing.T) {
 		t.Errorf("noise called significant: %+v", c)
 	}
 }
+
+// Summaries of long timelines (an 86,400-second cell, millions of chunks)
+// once took quadratic time and, past 1023 values, lost the interval to
+// float overflow (2^n): the interval must still cover the median at about
+// 95%, at the ranks the normal approximation gives.
+func TestSummarizeLongSeries(t *testing.T) {
+	for _, n := range []int{1000, 86_400, 2_000_000} {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = float64(i)
+		}
+		s := Summarize(x)
+		// The interval's lower rank is about n/2 - 1.96 sqrt(n)/2.
+		want := float64(n)/2 - 1.96*math.Sqrt(float64(n))/2
+		if math.IsNaN(s.Confidence) || s.Confidence < 0.95 || s.Confidence > 0.96 || math.Abs(s.Lo-want) > 2+0.001*float64(n) {
+			t.Errorf("n=%d: interval [%g, %g] at %.4f, want about [%.0f, ...] at 0.95", n, s.Lo, s.Hi, s.Confidence, want)
+		}
+	}
+}
+
+func BenchmarkSummarize86400(b *testing.B) {
+	x := make([]float64, 86_400)
+	for i := range x {
+		x[i] = float64(i % 977)
+	}
+	for b.Loop() {
+		Summarize(x)
+	}
+}

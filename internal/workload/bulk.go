@@ -25,6 +25,9 @@ func init() {
 			if o.LoadMethod != LoadCopy && o.LoadMethod != LoadInsert {
 				return nil, fmt.Errorf("--load-method must be copy or insert, not %q", o.LoadMethod)
 			}
+			if o.Rows < 1 {
+				return nil, fmt.Errorf("%s loads --rows rows and needs at least 1, not %d", name, o.Rows)
+			}
 			if o.Chunk <= 0 {
 				o.Chunk = max(o.Rows/10, 1)
 			}

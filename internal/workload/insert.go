@@ -18,8 +18,8 @@ func init() {
 		Name:        "insert",
 		Description: "each client inserts one row (or --batch rows) per transaction",
 		New: func(o Options) (Workload, error) {
-			if o.Batch < 1 {
-				o.Batch = 1
+			if err := checkInsertBatch(o.Batch); err != nil {
+				return nil, err
 			}
 			return &insertLoad{o: o}, nil
 		},
@@ -27,6 +27,26 @@ func init() {
 }
 
 type insertLoad struct{ o Options }
+
+// maxParams is PostgreSQL's limit on the parameters of one statement; a
+// multi-row INSERT sends up to paramsPerRow per row (key, data, payload).
+const (
+	maxParams    = 65535
+	paramsPerRow = 3
+)
+
+// checkInsertBatch bounds --batch for the workloads that insert it as one
+// multi-row INSERT.
+func checkInsertBatch(batch int) error {
+	if batch < 1 {
+		return fmt.Errorf("--batch must be at least 1, not %d", batch)
+	}
+	if batch*paramsPerRow > maxParams {
+		return fmt.Errorf("--batch %d is too large for one multi-row INSERT: PostgreSQL takes at most %d parameters per statement "+
+			"and keybench sends up to %d per row, so at most %d rows", batch, maxParams, paramsPerRow, maxParams/paramsPerRow)
+	}
+	return nil
+}
 
 func (l *insertLoad) NeedsDataIndex() bool { return false }
 
