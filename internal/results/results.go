@@ -103,33 +103,33 @@ type Host struct {
 
 // Cell is one measured combination of key, workload and clients.
 type Cell struct {
-	Key          string         `json:"key"`
-	KeyCanonical string         `json:"key_canonical"`
-	KeyColumn    string         `json:"key_column"`
-	KeyGen       string         `json:"key_generated_by"`
-	KeyNote      string         `json:"key_note,omitempty"`
-	Workload     string         `json:"workload"`
-	Clients      int            `json:"clients"`
-	Repeat       int            `json:"repeat"`
-	Status       string         `json:"status"`
-	Error        string         `json:"error,omitempty"`
-	RowsBefore   int64          `json:"rows_before"`
-	Prefill      *Prefill       `json:"prefill,omitempty"`
-	WarmupS      float64        `json:"warmup_s"`
-	DurationS    float64        `json:"duration_s"`
-	Txns         int64          `json:"txns"`
-	RowsInserted int64          `json:"rows_inserted"`
-	TPS          float64        `json:"tps"`
-	RowsPerS     float64        `json:"rows_per_s"`
-	LatencyMS    Latency        `json:"latency_ms"`
-	Errors       int64          `json:"errors"`
-	ErrorSamples []string       `json:"error_samples,omitempty"`
+	Key          string   `json:"key"`
+	KeyCanonical string   `json:"key_canonical"`
+	KeyColumn    string   `json:"key_column"`
+	KeyGen       string   `json:"key_generated_by"`
+	KeyNote      string   `json:"key_note,omitempty"`
+	Workload     string   `json:"workload"`
+	Clients      int      `json:"clients"`
+	Repeat       int      `json:"repeat"`
+	Status       string   `json:"status"`
+	Error        string   `json:"error,omitempty"`
+	RowsBefore   int64    `json:"rows_before"`
+	Prefill      *Prefill `json:"prefill,omitempty"`
+	WarmupS      float64  `json:"warmup_s"`
+	DurationS    float64  `json:"duration_s"`
+	Txns         int64    `json:"txns"`
+	RowsInserted int64    `json:"rows_inserted"`
+	TPS          float64  `json:"tps"`
+	RowsPerS     float64  `json:"rows_per_s"`
+	LatencyMS    Latency  `json:"latency_ms"`
+	Errors       int64    `json:"errors"`
+	ErrorSamples []string `json:"error_samples,omitempty"`
 	// Warnings are caveats about the cell's figures that do not invalidate
 	// them (clients still waiting when the window ended, a lock met).
-	Warnings []string  `json:"warnings,omitempty"`
-	RowCheck     *RowCheck      `json:"row_check,omitempty"`
-	Timeline     []Second       `json:"timeline"`
-	Metrics      map[string]any `json:"metrics"`
+	Warnings []string       `json:"warnings,omitempty"`
+	RowCheck *RowCheck      `json:"row_check,omitempty"`
+	Timeline []Second       `json:"timeline"`
+	Metrics  map[string]any `json:"metrics"`
 }
 
 // Prefill records how the table was filled before the window.
