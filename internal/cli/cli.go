@@ -84,6 +84,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	// results kept); a second one gets the default action at once: the
 	// embedded server dies with keybench (its parent-death signal).
 	go func() { <-ctx.Done(); stop() }()
+	// A reader that goes away (keybench run | head) must not kill keybench
+	// before its files are written: writes to a closed pipe fail instead.
+	signal.Ignore(syscall.SIGPIPE)
 	var c cli
 	exitCode := -1
 	parser, err := kong.New(&c, kong.Name("keybench"),
@@ -144,3 +147,56 @@ func oneLine(s string) string {
 }
 
 func bufferedOut(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }
+
+// interruptible runs f, a command that only reads and renders, and returns
+// errInterrupted as soon as a signal arrives: it has nothing to clean up.
+func interruptible(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errInterrupted
+	}
+}
+
+// printable passes text to w without control characters: the console
+// output prints names and messages read from results files and servers,
+// and an escape sequence among them must not reach the terminal. Newlines
+// and tabs pass; other C0 controls, DEL and C1 controls are dropped.
+type printable struct {
+	w       io.Writer
+	pending bool // the previous write ended in 0xC2, the first byte of a C1 control or of a printable character
+}
+
+func (p *printable) Write(b []byte) (int, error) {
+	n := len(b)
+	out := make([]byte, 0, len(b)+1)
+	if p.pending {
+		p.pending = false
+		if len(b) > 0 && b[0] >= 0x80 && b[0] <= 0x9f {
+			b = b[1:]
+		} else {
+			out = append(out, 0xc2)
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '\n' || c == '\t':
+			out = append(out, c)
+		case c < 0x20 || c == 0x7f:
+		case c == 0xc2 && i+1 == len(b):
+			p.pending = true
+		case c == 0xc2 && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
+			i++
+		default:
+			out = append(out, c)
+		}
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return n, nil
+}

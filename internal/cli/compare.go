@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
@@ -15,6 +14,10 @@ type compareCmd struct {
 }
 
 func (c *compareCmd) Run(e *env) error {
+	return interruptible(e.ctx, func() error { return c.run(e) })
+}
+
+func (c *compareCmd) run(e *env) error {
 	a, err := results.Read(c.A)
 	if err != nil {
 		return usagef("%v", err)
@@ -27,13 +30,13 @@ func (c *compareCmd) Run(e *env) error {
 	if len(rows) == 0 {
 		return usagef("%s and %s have no measurement in common (same key, workload, clients and table size)", c.A, c.B)
 	}
-	report.WriteComparison(e.stdout, c.A, c.B, rows, onlyA, onlyB)
+	report.WriteComparison(&printable{w: e.stdout}, c.A, c.B, rows, onlyA, onlyB)
 	if c.HTML != "" {
 		page, err := report.RenderComparison(c.A, c.B, rows, onlyA, onlyB)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(c.HTML, page, 0o644); err != nil {
+		if err := results.WriteFileAtomic(c.HTML, page); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "comparison: %s\n", c.HTML)

@@ -13,11 +13,15 @@ type reportCmd struct {
 }
 
 func (r *reportCmd) Run(e *env) error {
+	return interruptible(e.ctx, func() error { return r.run(e) })
+}
+
+func (r *reportCmd) run(e *env) error {
 	res, err := results.Read(r.Results)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	res.WriteSummary(e.stdout)
+	res.WriteSummary(&printable{w: e.stdout})
 	out := r.HTML
 	if out == "" {
 		out = report.DefaultPath(r.Results)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -55,12 +56,16 @@ func (r *runCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := runner.MkOut(cfg.Out); err != nil {
+	if cfg.Out == "" {
+		if cfg.Out, err = runner.MkUniqueOut("keybench-results", cfg.Scenario.Name+"-"+time.Now().Format("20060102-150405")); err != nil {
+			return usagef("cannot make a results directory under keybench-results (choose one with --out): %v", err)
+		}
+	} else if err := runner.MkOut(cfg.Out); err != nil {
 		return usagef("--out %s is not a writable directory: %v", cfg.Out, err)
 	}
-	human := e.stdout
+	var human io.Writer = &printable{w: e.stdout}
 	if r.JSON {
-		human = e.stderr
+		human = &printable{w: e.stderr}
 	}
 	res, err := runner.Run(e.ctx, cfg)
 	if res != nil && len(res.Cells) > 0 {
@@ -171,9 +176,6 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	cfg := runner.Config{Scenario: sc, Params: p, Specs: specs, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep}
-	if cfg.Out == "" {
-		cfg.Out = filepath.Join("keybench-results", sc.Name+"-"+time.Now().Format("20060102-150405"))
-	}
 	settings := append([]server.Setting(nil), sc.Settings...)
 	for _, kv := range r.PgConf {
 		k, v, ok := strings.Cut(kv, "=")

@@ -12,7 +12,6 @@ import (
 	"html/template"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -31,11 +30,7 @@ func WriteFile(resultsPath, htmlPath string) error {
 	if err != nil {
 		return err
 	}
-	tmp := htmlPath + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, htmlPath)
+	return results.WriteFileAtomic(htmlPath, b)
 }
 
 // Chart is one figure of the page.

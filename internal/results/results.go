@@ -237,13 +237,44 @@ func writeAtomicFunc(path string, fill func(io.Writer) error) error {
 	return os.Rename(tmp.Name(), path)
 }
 
+// MaxFileBytes bounds a results file keybench reads: far above any run's
+// (a day-long cell's timeline is a few MB), far below what would exhaust memory.
+const MaxFileBytes = 256 << 20
+
 // Read loads a results.json, rejecting files of another schema version.
+// It reads regular files only, and at most MaxFileBytes of them: a device
+// (/dev/zero) or a pipe would otherwise be read without end.
 func Read(path string) (*Results, error) {
-	b, err := os.ReadFile(path)
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (a results.json written by keybench run)", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d MiB: not a keybench results file", path, MaxFileBytes>>20)
+	}
 	return Parse(b, path)
+}
+
+// WriteFileAtomic writes b to path through a temporary file of a unique
+// name in the same directory, renamed into place; on failure nothing is
+// left behind.
+func WriteFileAtomic(path string, b []byte) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	return writeAtomic(path, b)
 }
 
 // Parse reads a results.json held in memory; name names it in errors.
