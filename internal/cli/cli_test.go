@@ -294,6 +294,9 @@ func TestSIGKILLTakesTheServerDown(t *testing.T) {
 			t.Errorf("%s left by the killed keybench is still there", d)
 		}
 	}
+	if n := orphanSegments(t); n > 0 {
+		t.Errorf("%d shared memory segments of killed servers left after the next run", n)
+	}
 }
 
 func TestQuickRun(t *testing.T) {
@@ -353,5 +356,98 @@ func TestQuickRun(t *testing.T) {
 		if !strings.Contains(stdout, "│ "+k+" ") {
 			t.Errorf("summary lacks %s:\n%s", k, stdout)
 		}
+	}
+}
+
+// childNamed is a child process of pid whose command is name, or 0.
+func childNamed(pid int, name string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndex(s, ")")+2:])
+		if ppid, _ := strconv.Atoi(f[1]); ppid == pid && strings.Contains(s, "("+name+")") {
+			return p
+		}
+	}
+	return 0
+}
+
+// orphanSegments counts System V shared memory segments of the server's
+// user that nothing is attached to and whose creator is gone.
+func orphanSegments(t *testing.T) int {
+	b, err := os.ReadFile("/proc/sysvipc/shm")
+	if err != nil {
+		t.Skipf("no /proc/sysvipc/shm: %v", err)
+	}
+	n := 0
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if i == 0 || len(f) < 8 {
+			continue
+		}
+		cpid, _ := strconv.Atoi(f[4])
+		if f[6] == "0" && !alive(cpid) && f[7] == serverUID(t) {
+			n++
+		}
+	}
+	return n
+}
+
+func serverUID(t *testing.T) string {
+	if os.Geteuid() != 0 {
+		return strconv.Itoa(os.Getuid())
+	}
+	out, err := exec.Command("id", "-u", server.ServerUserName).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestSIGKILLDuringInitdb is failure 13 of issue 10: keybench killed during
+// initdb left a directory the next run skipped for an hour, and every
+// SIGKILL leaked a shared memory segment.
+func TestSIGKILLDuringInitdb(t *testing.T) {
+	cmd := exec.Command(bin, "run", "insert", "--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "0", "--out", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var initdb int
+	for deadline := time.Now().Add(time.Minute); initdb == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		initdb = childNamed(cmd.Process.Pid, "initdb")
+	}
+	if initdb == 0 {
+		cmd.Process.Kill()
+		t.Fatal("never saw initdb")
+	}
+	args, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", initdb))
+	var dir string
+	parts := strings.Split(string(args), "\x00")
+	for i, a := range parts {
+		if a == "-D" && i+1 < len(parts) {
+			dir = filepath.Dir(parts[i+1])
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the killed run's directory %q: %v", dir, err)
+	}
+	if _, stderr, code := keybench(t, "run", "insert", "--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "0", "--out", t.TempDir()); code != 0 {
+		t.Fatalf("next run: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("%s, left by keybench killed during initdb, is still there after the next run", dir)
+	}
+	if n := orphanSegments(t); n > 0 {
+		t.Errorf("%d shared memory segments of killed servers left after the next run", n)
 	}
 }

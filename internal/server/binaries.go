@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/ulikunitz/xz"
 )
@@ -107,6 +108,17 @@ func Binaries(ctx context.Context, version string, logf func(string, ...any), pr
 	cache := CacheDir()
 	dir := filepath.Join(cache, "pg", version+"-"+plat)
 	jar := filepath.Join(cache, "downloads", fmt.Sprintf("embedded-postgres-binaries-%s-%s.jar", plat, version))
+	// One run at a time checks, downloads and extracts a release: two runs
+	// on an empty cache once removed each other's half-extracted trees.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	lock, err := lockFile(ctx, filepath.Join(filepath.Dir(dir), ".lock-"+version+"-"+plat))
+	if err != nil {
+		return "", err
+	}
+	defer lock.unlock()
+	sweepStaleTrees(filepath.Dir(dir))
 	want, err := expectedSHA256(ctx, plat, version)
 	if err != nil {
 		if _, statErr := os.Stat(jar); statErr == nil {
@@ -298,8 +310,35 @@ func extractJar(jar, dir string) error {
 	if err := untar(xr, tmp); err != nil {
 		return err
 	}
-	_ = os.RemoveAll(dir)
+	// A damaged tree may still be in use by a running server of another
+	// run: it is moved aside, never deleted here (sweepStaleTrees removes it
+	// a day later).
+	if _, err := os.Stat(dir); err == nil {
+		if err := os.Rename(dir, filepath.Join(filepath.Dir(dir), fmt.Sprintf("%s%s-%d", staleTreePrefix, filepath.Base(dir), time.Now().UnixNano()))); err != nil {
+			return err
+		}
+	}
 	return os.Rename(tmp, dir)
+}
+
+// staleTreePrefix names binaries trees moved aside when found damaged.
+const staleTreePrefix = ".stale-"
+
+// staleTreeAge is how long a tree moved aside is kept for the servers that
+// may still run from it.
+const staleTreeAge = 24 * time.Hour
+
+// sweepStaleTrees removes trees moved aside more than staleTreeAge ago,
+// and temporary extraction directories of runs that died a day ago.
+func sweepStaleTrees(dir string) {
+	for _, pattern := range []string{staleTreePrefix + "*", ".extract-*"} {
+		old, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, d := range old {
+			if st, err := os.Stat(d); err == nil && time.Since(st.ModTime()) > staleTreeAge {
+				_ = os.RemoveAll(d)
+			}
+		}
+	}
 }
 
 func untar(r io.Reader, dst string) error {

@@ -108,10 +108,14 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	if err := run.canReach(filepath.Join(bin, "postgres")); err != nil {
 		return nil, err
 	}
-	sweepStale(logf)
+	sweepStale(logf, run.uid)
 	e := &Embedded{BinDir: bin, User: run.name, Port: 5432, TCP: o.TCP, exited: make(chan struct{})}
 	e.dir, err = os.MkdirTemp("", tempPrefix+"*")
 	if err != nil {
+		return nil, err
+	}
+	if err := writeOwner(e.dir); err != nil {
+		os.RemoveAll(e.dir)
 		return nil, err
 	}
 	defer func() {
@@ -149,6 +153,7 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 		initArgs = append(initArgs, "--auth-host=reject")
 	}
 	initdb := run.command(ctx, filepath.Join(bin, "initdb"), initArgs...)
+	tieToParent(initdb.SysProcAttr) // a killed keybench takes its initdb along
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("initdb failed: %v: %s", err, lastLines(out, 5))
 	}

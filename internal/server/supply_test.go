@@ -125,3 +125,34 @@ func TestSupplyChain(t *testing.T) {
 		t.Fatalf("offline without a cache: %v", err)
 	}
 }
+
+// TestConcurrentFirstUse is failure 12 of issue 10: two runs on an empty
+// cache removed and renamed each other's extracted trees ("lstat …: no such
+// file"). Now they take turns: one download, one extraction, every caller
+// gets a complete tree.
+func TestConcurrentFirstUse(t *testing.T) {
+	m, url := newMirror(t)
+	t.Setenv("KEYBENCH_CACHE", t.TempDir())
+	t.Setenv("KEYBENCH_MAVEN_REPO", url)
+	const n = 4
+	errs := make(chan error, n)
+	dirs := make(chan string, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			dir, err := server.Binaries(context.Background(), "18.6.0", func(string, ...any) {}, nil)
+			errs <- err
+			dirs <- dir
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Errorf("caller %d: %v", i, err)
+		}
+		if _, err := os.Stat(filepath.Join(<-dirs, "bin", "postgres")); err != nil {
+			t.Errorf("caller %d got an incomplete tree: %v", i, err)
+		}
+	}
+	if m.hits.Load() != 1 {
+		t.Errorf("%d downloads for %d callers at once, want 1", m.hits.Load(), n)
+	}
+}

@@ -34,13 +34,22 @@ func serverUser() (*runAs, error) {
 	}
 	u, err := user.Lookup(ServerUserName)
 	if err != nil {
-		out, cerr := exec.Command("useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
-			"--shell", "/usr/sbin/nologin", "--user-group", ServerUserName).CombinedOutput()
-		if cerr != nil {
-			return nil, fmt.Errorf("%w: running as root and could not create user %q: %v %s", errNoUser, ServerUserName, cerr, out)
+		// Two runs creating the user at once: one useradd lost to the other's
+		// lock on /etc/passwd. Take turns, and look again after a failure.
+		lock, lerr := lockFile(context.Background(), filepath.Join(os.TempDir(), ".keybench-useradd.lock"))
+		if lerr != nil {
+			return nil, lerr
 		}
+		defer lock.unlock()
 		if u, err = user.Lookup(ServerUserName); err != nil {
-			return nil, err
+			out, cerr := exec.Command("useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
+				"--shell", "/usr/sbin/nologin", "--user-group", ServerUserName).CombinedOutput()
+			if u, err = user.Lookup(ServerUserName); err != nil {
+				if cerr == nil {
+					cerr = err
+				}
+				return nil, fmt.Errorf("%w: running as root and could not create user %q: %v %s", errNoUser, ServerUserName, cerr, out)
+			}
 		}
 	}
 	uid, _ := strconv.Atoi(u.Uid)
