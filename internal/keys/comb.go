@@ -9,6 +9,7 @@ func init() {
 		Ordering: "random under PostgreSQL's byte order (SQL Server sorts the last bytes first)",
 		Storages: uuidStorages,
 		Width:    16,
+		Clock:    true,
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			return combGen{clock: clock}
 		},

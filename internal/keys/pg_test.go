@@ -2,6 +2,7 @@ package keys_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -152,6 +153,59 @@ func TestSeqUUIDServerTwin(t *testing.T) {
 		}
 		if server[0] != raw[0] || server[6]>>4 != 4 || server[8]>>6 != 2 {
 			t.Fatalf("value %d: server %x, client %x", i+6, server, raw)
+		}
+	}
+}
+
+// TestServerValuesAtAnotherTime: the server-made keys whose order depends on
+// the clock (seq-uuid-time, uuidv7 on 18+) can be made for a time in the
+// past, as a prefill that stands for a history makes them (issue 10, 8a).
+func TestServerValuesAtAnotherTime(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	sv := keys.Server{Major: 18, Schema: "public", Table: "public.t"}
+	at := time.Now().Add(-3 * time.Hour).Truncate(time.Second)
+	epoch := fmt.Sprintf("%d", at.Unix())
+	// uuidv7: the timestamp PostgreSQL reads back is the one asked for.
+	r, err := parse(t, "uuidv7:gen=server").Resolve(sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expr, ok := r.ServerValueAt(epoch)
+	if !ok {
+		t.Fatal("uuidv7 made by the server has no value at another time")
+	}
+	var ts time.Time
+	if err := c.QueryRow(ctx, "SELECT uuid_extract_timestamp("+expr+")").Scan(&ts); err != nil {
+		t.Fatal(err)
+	}
+	if d := ts.Sub(at); d < -time.Second || d > time.Second {
+		t.Errorf("uuidv7 at %s has timestamp %s", at, ts)
+	}
+	// seq-uuid-time: the block prefix of that time, as the client generator makes it.
+	r, err = parse(t, "seq-uuid-time:gen=server").Resolve(sv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range r.Setup(sv) {
+		if _, err := c.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expr, _ = r.ServerValueAt(epoch)
+	var server []byte
+	if err := c.QueryRow(ctx, "SELECT uuid_send("+expr+")").Scan(&server); err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, 16)
+	parse(t, "seq-uuid-time").NewGeneratorAt(func() time.Time { return at }).Stream().Next(raw)
+	if server[0] != raw[0] || server[1] != raw[1] {
+		t.Errorf("seq-uuid-time at %s: server prefix %x, client %x", at, server[:2], raw[:2])
+	}
+	// Keys without a clock have none to move.
+	if r, _ := parse(t, "bigint").Resolve(sv); r != nil {
+		if _, ok := r.ServerValueAt(epoch); ok || parse(t, "bigint").UsesWallClock() || !parse(t, "uuidv7").UsesWallClock() || parse(t, "uuidv1:spacing=10").UsesWallClock() {
+			t.Error("UsesWallClock or ServerValueAt wrong for bigint, uuidv7 or uuidv1 with spacing")
 		}
 	}
 }

@@ -16,6 +16,7 @@ func init() {
 			{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"},
 		},
 		Width:      16,
+		Clock:      true,
 		DefaultGen: GenClient,
 		ServerSetup: func(_ *Spec, sv Server) []string {
 			return []string{seqUUIDFunction(sv.Schema)}
@@ -23,6 +24,9 @@ func init() {
 		ServerDefault: func(s *Spec, sv Server) (string, error) {
 			return uuidServerDefault(s, fmt.Sprintf("%s.kb_seq_uuid(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",
 				sv.Schema, s.Params["interval"], s.Params["count"])), nil
+		},
+		ServerAt: func(s *Spec, sv Server, epochSQL string) string {
+			return uuidStored(s, fmt.Sprintf("%s.kb_seq_uuid(floor(%s)::bigint, %d, %d)", sv.Schema, epochSQL, s.Params["interval"], s.Params["count"]))
 		},
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &seqTimeGen{clock: clock, interval: s.Params["interval"], count: s.Params["count"]}

@@ -16,6 +16,7 @@ func init() {
 		Storages: []Storage{AsBigint},
 		Params:   []ParamDef{{Name: "node", Default: 1, Min: 0, Max: 1023, Doc: "10-bit node id"}},
 		Width:    8,
+		Clock:    true,
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &snowflakeGen{clock: clock, node: uint64(s.Params["node"])}
 		},

@@ -43,6 +43,15 @@ type Strategy struct {
 	DefaultGen Gen
 	// Validate checks parameter combinations beyond their ranges.
 	Validate func(s *Spec) error
+	// Clock says the values depend on the time they are made at (their
+	// order against earlier values above all): a prefilled table then
+	// stands for a history, made with a history clock, not the seconds of
+	// its prefill (see Spec.UsesWallClock).
+	Clock bool
+	// ServerAt returns, when the server makes the values, the SQL of a
+	// value made at the Unix time in seconds that epochSQL computes: the
+	// prefill's history for server-made keys. Nil when the server has no way.
+	ServerAt func(s *Spec, sv Server, epochSQL string) string
 }
 
 // ParamDef is a strategy parameter with an integer value.
@@ -173,11 +182,27 @@ type Resolved struct {
 	ColumnDefault string
 	// Note explains a choice the user did not make explicitly (e.g. a fallback to the client generator).
 	Note string
+	// Server is the server the spec was resolved for.
+	Server Server
+}
+
+// UsesWallClock says the values depend on the wall clock: a strategy with
+// Clock, unless its spacing parameter gives it a clock of its own.
+func (s *Spec) UsesWallClock() bool { return s.Strategy.Clock && s.Params["spacing"] == 0 }
+
+// ServerValueAt is the SQL of a server-made value made at the Unix time
+// (seconds) epochSQL computes, in the column's storage; ok is false when
+// the server makes no values or cannot make them for another time.
+func (r *Resolved) ServerValueAt(epochSQL string) (sql string, ok bool) {
+	if r.Gen != GenServer || r.Strategy.ServerAt == nil {
+		return "", false
+	}
+	return r.Strategy.ServerAt(r.Spec, r.Server, epochSQL), true
 }
 
 // Resolve decides who makes the values on the given server.
 func (s *Spec) Resolve(sv Server) (*Resolved, error) {
-	r := &Resolved{Spec: s, Gen: s.Gen}
+	r := &Resolved{Spec: s, Gen: s.Gen, Server: sv}
 	if r.Gen == GenAuto && s.Strategy.DefaultGen != GenAuto {
 		r.Gen = s.Strategy.DefaultGen
 	}
@@ -292,17 +317,20 @@ func appendUUIDText(dst, u []byte, dashes bool) []byte {
 	return dst
 }
 
-// uuidServerDefault wraps a uuid-valued SQL expression into the spec's storage.
-func uuidServerDefault(s *Spec, expr string) string {
+// uuidServerDefault wraps a uuid-valued SQL expression into the spec's storage, as a column default.
+func uuidServerDefault(s *Spec, expr string) string { return "DEFAULT " + uuidStored(s, expr) }
+
+// uuidStored converts a uuid-valued SQL expression into the spec's storage.
+func uuidStored(s *Spec, expr string) string {
 	switch s.As {
 	case AsText:
-		return "DEFAULT (" + expr + ")::text"
+		return "(" + expr + ")::text"
 	case AsChar32:
-		return "DEFAULT replace((" + expr + ")::text, '-', '')"
+		return "replace((" + expr + ")::text, '-', '')"
 	case AsBytea:
-		return "DEFAULT uuid_send(" + expr + ")"
+		return "uuid_send(" + expr + ")"
 	default:
-		return "DEFAULT " + expr
+		return expr
 	}
 }
 

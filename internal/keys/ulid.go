@@ -16,6 +16,7 @@ func init() {
 		Width:    16,
 		TextForm: ulidText,
 		TextLen:  26,
+		Clock:    true,
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &ulidGen{clock: clock, monotonic: s.Params["monotonic"] == 1}
 		},

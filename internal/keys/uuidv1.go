@@ -19,6 +19,7 @@ func init() {
 		Storages:     uuidStorages,
 		Params:       []ParamDef{spacingParam},
 		Width:        16,
+		Clock:        true,
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, putV1) },
 	})
 }

@@ -12,11 +12,16 @@ func init() {
 		Ordering: "time-ordered, monotonic per generator",
 		Storages: uuidStorages,
 		Width:    16,
+		Clock:    true,
 		ServerDefault: func(s *Spec, sv Server) (string, error) {
 			if sv.Major < 18 {
 				return "", fmt.Errorf("PostgreSQL %d has no uuidv7() (added in 18)", sv.Major)
 			}
 			return uuidServerDefault(s, "uuidv7()"), nil
+		},
+		// PostgreSQL 18's uuidv7(shift) moves the timestamp by an interval.
+		ServerAt: func(s *Spec, _ Server, epochSQL string) string {
+			return uuidStored(s, fmt.Sprintf("uuidv7(make_interval(secs => (%s) - extract(epoch from clock_timestamp())))", epochSQL))
 		},
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator { return &v7Gen{clock: clock} },
 	})

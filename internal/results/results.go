@@ -140,6 +140,20 @@ type Prefill struct {
 	RowsPerS    float64 `json:"rows_per_s"`
 	IndexBuildS float64 `json:"index_build_s"`
 	VacuumS     float64 `json:"vacuum_checkpoint_s"`
+	// History is the time span the prefill stands for, when the key's
+	// values depend on the clock.
+	History *History `json:"history,omitempty"`
+}
+
+// History says what span of time a prefill of clock-dependent keys stands
+// for: its rows were made as if inserted at RowsPerS over SpanS seconds
+// that ended EndsBeforeWindowS seconds before the window began.
+type History struct {
+	RowsPerS          float64 `json:"rows_per_s"`
+	SpanS             float64 `json:"span_s"`
+	EndsBeforeWindowS float64 `json:"ends_before_window_s"`
+	// Note says how the keys were made (or why the history was not applied).
+	Note string `json:"note"`
 }
 
 // Latency holds window latency statistics in milliseconds.

@@ -117,6 +117,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	if err := r.fill(ctx, t, gen, pc.Rows, c); err != nil {
 		return err
 	}
+	filled := time.Now()
 	if err := wl.Prepare(ctx, r.admin, t); err != nil {
 		return err
 	}
@@ -131,6 +132,9 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 	}()
 	if err != nil {
 		return err
+	}
+	if c.Prefill != nil && c.Prefill.History != nil {
+		c.Prefill.History.EndsBeforeWindowS += time.Since(filled).Seconds() + p.Warmup.Seconds()
 	}
 	sess := metrics.Start(ctx, r.metricsEnv(t), p.Warmup)
 	watch := r.watchStalls(ctx)
@@ -234,6 +238,23 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 		pf.Method = "copy"
 	}
 	t0 := time.Now()
+	var hist *workload.History
+	if rows > 0 && t.Key.UsesWallClock() {
+		// The prefill stands for a history that ends as it starts (see workload.HistoryRowsPerS).
+		hist = workload.NewHistory(rows, t0)
+		pf.History = &results.History{RowsPerS: hist.RowsPerS, SpanS: hist.Span(rows).Seconds()}
+		switch _, serverAt := t.Key.ServerValueAt("0"); {
+		case t.Key.Gen == keys.GenClient:
+			gen = t.Key.Spec.NewGeneratorAt(hist.Clock())
+			pf.History.Note = "keys made by keybench's generator with a history clock"
+		case serverAt:
+			t.History = hist
+			defer func() { t.History = nil }()
+			pf.History.Note = "keys made by the server at the history's times"
+		default:
+			pf.History.Note = "keys made by the server's clock during the prefill: this server cannot make them for other times"
+		}
+	}
 	if rows > 0 {
 		bar := r.ui.Phase("  prefill", rows, "rows")
 		err := workload.Prefill(ctx, r.admin, t, gen, rows, func(n int64) { bar.Set(n, "") })
@@ -266,6 +287,10 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 		}
 	}
 	pf.VacuumS = time.Since(t2).Seconds()
+	if hist != nil {
+		// The rest of the gap, to the window's start, is added by measure.
+		pf.History.EndsBeforeWindowS = time.Since(t0).Seconds()
+	}
 	if rows > 0 {
 		c.Prefill = pf
 		r.ui.Logf("  prefilled %d rows in %.1f s (%.0f rows/s, %s), indexes %.1f s", rows, pf.LoadS, pf.RowsPerS, pf.Method, pf.IndexBuildS)

@@ -32,6 +32,9 @@ type Table struct {
 	Payload int
 	// DataIndex adds an index on data (reads by data need it).
 	DataIndex bool
+	// History, when set, is the time span the prefill stands for: server-made
+	// keys that can be made for another time are made at the history's times.
+	History *History
 	// Partitions, when positive, makes the table a parent partitioned by
 	// LIST (data) into partitions <name>_p0 … _p<n-1>, partition i holding
 	// data = i; each partition gets its own key index (a primary key on a

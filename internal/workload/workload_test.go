@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 func TestDataValueIsAPermutation(t *testing.T) {
@@ -36,5 +37,27 @@ func TestPayloadValue(t *testing.T) {
 	// md5('1') = c4ca4238a0b923820dcc509a6f75849b, repeated and cut as payloadSQL does.
 	if got := payloadValue(1, 40).(string); got != "c4ca4238a0b923820dcc509a6f75849bc4ca4238" {
 		t.Errorf("payloadValue(1, 40) = %s", got)
+	}
+}
+
+// A history clock advances one row's time per reading and ends where it
+// was asked to (issue 10, 8a: a prefill of clock-dependent keys stands for
+// a history, not for the seconds it took).
+func TestHistoryClock(t *testing.T) {
+	end := time.Unix(1_800_000_000, 0)
+	h := NewHistory(2_000_000, end)
+	if got := h.Span(2_000_000); got != 2000*time.Second || !h.Start.Equal(end.Add(-2000*time.Second)) {
+		t.Fatalf("span %s, start %s", got, h.Start)
+	}
+	clock := h.Clock()
+	first, second := clock(), clock()
+	if !first.Equal(h.Start) || second.Sub(first) != time.Millisecond {
+		t.Errorf("first %s, second %s: want the start and 1 ms later at %g rows/s", first, second, h.RowsPerS)
+	}
+	for i := 2; i < 2_000_000; i++ {
+		clock()
+	}
+	if last := clock(); !last.Equal(end) {
+		t.Errorf("the 2,000,001st reading is %s, want the end %s", last, end)
 	}
 }
