@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,6 +25,10 @@ var bin string
 
 // TestMain builds the keybench binary once: these tests run it as a user would.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		os.Exit(m.Run()) // the fuzz targets need neither the binary nor a server
+	}
 	dir, err := os.MkdirTemp("", "keybench-cli-test-*")
 	if err != nil {
 		panic(err)

@@ -35,3 +35,29 @@ func TestSettingsAllowListHoldsNoConnectionStrings(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRedactSecrets: a password written as password=… after any text is
+// never left in the output, and redacting twice changes nothing more.
+func FuzzRedactSecrets(f *testing.F) {
+	f.Add("host=primary user=rep", "Sekr1t-pw")
+	f.Add("postgres://u@h/db?sslmode=disable", "p4ss")
+	f.Fuzz(func(t *testing.T, prefix, secret string) {
+		secret = strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+				return r
+			}
+			return -1
+		}, secret)
+		if len(secret) < 6 || strings.Contains("xxxxx", secret) {
+			return
+		}
+		s := prefix + " password=" + secret
+		got := RedactSecrets(s)
+		if strings.Contains(got, " password="+secret) {
+			t.Fatalf("RedactSecrets(%q) = %q", s, got)
+		}
+		if again := RedactSecrets(got); again != got {
+			t.Fatalf("not idempotent: %q then %q", got, again)
+		}
+	})
+}

@@ -1,12 +1,15 @@
 package runner_test
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +25,13 @@ import (
 	"github.com/keybench/keybench/internal/workload"
 )
 
-func TestMain(m *testing.M) { os.Exit(servertest.Main(m, server.Options{ColdCache: true})) }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		os.Exit(m.Run()) // the fuzz targets need no server
+	}
+	os.Exit(servertest.Main(m, server.Options{ColdCache: true}))
+}
 
 func config(t *testing.T, workload string, keyList string, p func(*scenario.Params)) runner.Config {
 	t.Helper()
@@ -294,10 +303,12 @@ func TestLockedTable(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		hold time.Duration
-	}{{"released after the window", 4 * time.Second}, {"held past the evidence's lock timeout", 16 * time.Second}} {
+	}{{"released after the window", 7 * time.Second}, {"held past the evidence's lock timeout", 18 * time.Second}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, 3*time.Second, 0 })
+			cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, 6*time.Second, 0 })
 			cfg.Schema = "kbtest_lock"
+			var progress syncBuffer
+			cfg.UI = runner.NewUI(&progress)
 			locker, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
 			if err != nil {
 				t.Fatal(err)
@@ -335,9 +346,31 @@ func TestLockedTable(t *testing.T) {
 			if tc.hold > 10*time.Second && (c.Status != results.StatusFailed || !strings.Contains(c.Error, "another session holds a lock")) {
 				t.Errorf("a lock held past the evidence's timeout: status %s, error %q", c.Status, c.Error)
 			}
+			// While the clients wait, the progress output says on what and who holds them up.
+			if out := progress.String(); !strings.Contains(out, "no transaction completed since") || !strings.Contains(out, "waiting on Lock:relation") || !strings.Contains(out, "blocked by pid") {
+				t.Errorf("the progress output does not explain the wait:\n%s", out)
+			}
 			if tc.hold < 10*time.Second && c.Status != results.StatusOK {
 				t.Errorf("status %s: %s", c.Status, c.Error)
 			}
 		})
 	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress output's writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
