@@ -3,8 +3,8 @@ package runner_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
