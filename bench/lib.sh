@@ -1,12 +1,13 @@
 # Shared by the bench scripts: build keybench, start one embedded server, export its PG* variables.
 # Sets: KB (the keybench binary), DSN, WORK (a temporary directory removed on exit).
+# KB_SERVER_ARGS are passed to 'keybench server' (e.g. --pg-version 15 --tcp).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 WORK=$(mktemp -d)
 trap 'kill $KB_SERVER 2>/dev/null; wait $KB_SERVER 2>/dev/null; rm -rf "$WORK"' EXIT
 go build -o "$WORK/keybench" ./cmd/keybench
 KB="$WORK/keybench"
-"$KB" server >"$WORK/server.out" 2>"$WORK/server.err" & KB_SERVER=$!
+"$KB" server ${KB_SERVER_ARGS:-} >"$WORK/server.out" 2>"$WORK/server.err" & KB_SERVER=$!
 for _ in $(seq 600); do grep -q '^DSN: ' "$WORK/server.out" 2>/dev/null && break; sleep 0.1; done
 DSN=$(sed -n 's/^DSN: //p' "$WORK/server.out")
 [ -n "$DSN" ] || { echo "server did not start: $(cat "$WORK/server.err")" >&2; exit 1; }
