@@ -137,7 +137,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		c.Prefill.History.EndsBeforeWindowS += time.Since(filled).Seconds() + p.Warmup.Seconds()
 	}
 	sess := metrics.Start(ctx, r.metricsEnv(t), p.Warmup)
-	watch := r.watchStalls(ctx)
+	watch := r.watchStalls(ctx, p.Warmup)
 	window := r.ui.Phase("  measuring", windowUnits(p, pc.Clients), map[bool]string{true: "txns", false: "s"}[p.Txns > 0])
 	var done int64
 	dres, err := driver.Run(ctx, driver.Config{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, OnSecond: func(s driver.Second) {

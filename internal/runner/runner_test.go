@@ -374,3 +374,17 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A warm-up longer than the stall report's delay is no stall: the
+// progress output stays quiet while the clients make progress.
+func TestWarmupIsNoStall(t *testing.T) {
+	cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, time.Second, 4 * time.Second })
+	var progress syncBuffer
+	cfg.UI = runner.NewUI(&progress)
+	if _, err := runner.Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(progress.String(), "no transaction completed") {
+		t.Errorf("a stall reported in a healthy run:\n%s", progress.String())
+	}
+}

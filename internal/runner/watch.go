@@ -33,9 +33,11 @@ const (
 	stallReportEvery = 10 * time.Second
 )
 
-func (r *run) watchStalls(ctx context.Context) *stallWatch {
+// watchStalls watches a window that starts after warmup: the driver
+// reports completed transactions from the window's start on.
+func (r *run) watchStalls(ctx context.Context, warmup time.Duration) *stallWatch {
 	w := &stallWatch{r: r, quit: make(chan struct{}), finished: make(chan struct{})}
-	w.last.Store(time.Now().UnixNano())
+	w.last.Store(time.Now().Add(warmup).UnixNano())
 	go w.loop(ctx)
 	return w
 }
@@ -97,7 +99,7 @@ func (w *stallWatch) loop(ctx context.Context) {
 func describeWaits(ctx context.Context, conn *pgx.Conn, app string) string {
 	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	rows, err := conn.Query(qctx, `SELECT count(*), coalesce(wait_event_type || ':' || wait_event, 'on CPU'), min(query_start),
+	rows, err := conn.Query(qctx, `SELECT count(*), coalesce(wait_event_type || ':' || wait_event, ''), min(query_start),
 			coalesce((SELECT string_agg(DISTINCT format('pid %s (%s, %s: %s)', b.pid, coalesce(nullif(b.application_name, ''), b.usename), b.state, left(b.query, 60)), '; ')
 			  FROM pg_stat_activity b WHERE b.pid IN (SELECT unnest(pg_blocking_pids(a2.pid)) FROM pg_stat_activity a2 WHERE a2.application_name = $1)), '')
 		FROM pg_stat_activity a WHERE application_name = $1 AND state = 'active'
@@ -115,7 +117,10 @@ func describeWaits(ctx context.Context, conn *pgx.Conn, app string) string {
 		if err := rows.Scan(&n, &wait, &start, &by); err != nil {
 			return err.Error()
 		}
-		p := fmt.Sprintf("%d clients waiting on %s", n, wait)
+		p := fmt.Sprintf("%d %s waiting on %s", n, map[bool]string{true: "client", false: "clients"}[n == 1], wait)
+		if wait == "" {
+			p = fmt.Sprintf("%d %s running", n, map[bool]string{true: "client", false: "clients"}[n == 1])
+		}
 		if start != nil {
 			p += " since " + start.Local().Format("15:04:05")
 		}
