@@ -14,6 +14,9 @@ import (
 // ServerUserName is the system user the embedded server runs as when keybench runs as root.
 const ServerUserName = "keybench"
 
+// serverUserName is ServerUserName; tests of the user's creation use another.
+var serverUserName = ServerUserName
+
 // runAs is the operating-system identity the embedded server runs under.
 type runAs struct {
 	name     string
@@ -32,7 +35,7 @@ func serverUser() (*runAs, error) {
 		}
 		return &runAs{name: name, uid: uint32(os.Getuid()), gid: uint32(os.Getgid())}, nil
 	}
-	u, err := user.Lookup(ServerUserName)
+	u, err := user.Lookup(serverUserName)
 	if err != nil {
 		// Two runs creating the user at once: one useradd lost to the other's
 		// lock on /etc/passwd. Take turns, and look again after a failure.
@@ -41,14 +44,14 @@ func serverUser() (*runAs, error) {
 			return nil, lerr
 		}
 		defer lock.unlock()
-		if u, err = user.Lookup(ServerUserName); err != nil {
+		if u, err = user.Lookup(serverUserName); err != nil {
 			out, cerr := exec.Command("useradd", "--system", "--no-create-home", "--home-dir", "/nonexistent",
-				"--shell", "/usr/sbin/nologin", "--user-group", ServerUserName).CombinedOutput()
-			if u, err = user.Lookup(ServerUserName); err != nil {
+				"--shell", "/usr/sbin/nologin", "--user-group", serverUserName).CombinedOutput()
+			if u, err = user.Lookup(serverUserName); err != nil {
 				if cerr == nil {
 					cerr = err
 				}
-				return nil, fmt.Errorf("%w: running as root and could not create user %q: %v %s", errNoUser, ServerUserName, cerr, out)
+				return nil, fmt.Errorf("%w: running as root and could not create user %q: %v %s", errNoUser, serverUserName, cerr, out)
 			}
 		}
 	}
