@@ -378,7 +378,7 @@ func (s *syncBuffer) String() string {
 // A warm-up longer than the stall report's delay is no stall: the
 // progress output stays quiet while the clients make progress.
 func TestWarmupIsNoStall(t *testing.T) {
-	cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, time.Second, 4 * time.Second })
+	cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, time.Second, 4*time.Second })
 	var progress syncBuffer
 	cfg.UI = runner.NewUI(&progress)
 	if _, err := runner.Run(context.Background(), cfg); err != nil {
