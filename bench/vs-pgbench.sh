@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Is keybench's driver at least as fast as pgbench? Starts one embedded server,
-# then runs pgbench and keybench in turn (A B, then B A, so that drift of this
-# shared machine cancels) on the same workload --
-# single-row inserts into a bigint-identity table, 8 clients, prepared
-# statements, 15 s each -- and prints keybench's tps divided by pgbench's.
+# Is keybench's driver at least as fast as pgbench at its best? Starts one
+# embedded server, then runs pgbench and keybench in turn (A B, then B A, so
+# that drift of this shared machine cancels) on the same workload --
+# single-row inserts of the same row into a bigint-identity table, prepared
+# statements, SECONDS each -- and prints keybench's tps divided by pgbench's,
+# and each one's client CPU and context switches per transaction.
+#
+# pgbench runs as it is fastest on a small machine: -j equal to the cores
+# (one thread per core serving its share of the connections), not one thread
+# per connection. keybench runs as a user runs it: samplers on.
 #
 # Usage: bench/vs-pgbench.sh [ROUNDS] [SECONDS] [CLIENTS]   (defaults 2 15 8)
+# KB_ARGS adds flags to keybench (e.g. --sampling off); PGBENCH_JOBS overrides -j.
 rounds=${1:-2}; secs=${2:-15}; clients=${3:-8}
 source "$(dirname "$0")/lib.sh"
 PGBENCH=$(need_pg_tool pgbench)
 PSQL=$(need_pg_tool psql)
 work=$WORK; dsn=$DSN
+cores=$(nproc)
+jobs=${PGBENCH_JOBS:-$(( cores < clients ? cores : clients ))}
 
 # pgbench gets the very table and statement keybench's insert workload uses.
 cat >"$work/insert.sql" <<SQL
@@ -27,23 +35,44 @@ VACUUM ANALYZE kbbench.t;
 CHECKPOINT;
 SQL
 }
+# measured CMD...: runs CMD, prints its stdout, and leaves its CPU seconds
+# and voluntary context switches (all its threads) in $work/usage.
+measured() { /usr/bin/time -f '%U %S %w' -o "$work/usage" "$@"; }
+usage_per_txn() { # TXNS: "cpu_us ctxsw" per transaction
+  python3 -c "u,s,w=map(float,open('$work/usage').read().split()[:3]); t=float('$1'); print('%.1f %.2f' % ((u+s)*1e6/t, w/t))"
+}
 run_pgbench() {
   fresh_table
-  "$PGBENCH" -n -M prepared -c "$clients" -j "$clients" -T "$secs" -f "$work/insert.sql" 2>/dev/null |
-    sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1
+  measured "$PGBENCH" -n -M prepared -c "$clients" -j "$jobs" -T "$secs" -f "$work/insert.sql" >"$work/pg.out" 2>/dev/null
+  tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/pg.out" | head -1)
+  txns=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$work/pg.out")
+  echo "$tps $(usage_per_txn "$txns")"
 }
 run_keybench() {
-  "$KB" run insert --dsn "$dsn" --schema kbrun --keys bigint -c "$clients" -T "${secs}s" \
-    --warmup 0s --rows 0 --payload 0 ${KB_ARGS:-} --out "$work/kb" --json 2>/dev/null |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["cells"][0]["tps"])'
+  measured "$KB" run insert --dsn "$dsn" --schema kbrun --keys bigint -c "$clients" -T "${secs}s" \
+    --warmup 0s --rows 0 --payload 0 ${KB_ARGS:-} --out "$work/kb" --json >"$work/kb.json" 2>/dev/null
+  read -r tps txns < <(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; print(c["tps"], c["txns"])' "$work/kb.json")
+  echo "$tps $(usage_per_txn "$txns")"
 }
 
-echo "pgbench: $PGBENCH ($("$PGBENCH" --version | head -1)); server: $("$PSQL" -XAtc 'show server_version')"
+echo "pgbench: $PGBENCH ($("$PGBENCH" --version | head -1)), -j $jobs on $cores cores; server: $("$PSQL" -XAtc 'show server_version')"
 echo "workload: single-row INSERT into a bigint identity table, $clients clients, prepared, ${secs}s per run, $rounds rounds (A B, B A, ...)"
-pg_sum=0; kb_sum=0
+ratios=(); : >"$work/rows"
 for r in $(seq "$rounds"); do
   if [ $((r % 2)) -eq 1 ]; then a=$(run_pgbench); b=$(run_keybench); else b=$(run_keybench); a=$(run_pgbench); fi
-  printf 'round %d: pgbench %8.1f tps   keybench %8.1f tps   ratio %.3f\n' "$r" "$a" "$b" "$(python3 -c "print($b/$a)")"
-  pg_sum=$(python3 -c "print($pg_sum+$a)"); kb_sum=$(python3 -c "print($kb_sum+$b)")
+  read -r atps acpu actx <<<"$a"; read -r btps bcpu bctx <<<"$b"
+  ratio=$(python3 -c "print('%.3f' % ($btps/$atps))")
+  printf 'round %d: pgbench %8.1f tps (%5.1f µs CPU, %.2f ctx sw per txn)   keybench %8.1f tps (%5.1f µs CPU, %.2f ctx sw per txn)   ratio %s\n' \
+    "$r" "$atps" "$acpu" "$actx" "$btps" "$bcpu" "$bctx" "$ratio"
+  echo "$atps $acpu $actx $btps $bcpu $bctx $ratio" >>"$work/rows"
 done
-python3 -c "print('keybench/pgbench tps ratio: %.3f  (pgbench mean %.1f, keybench mean %.1f)' % ($kb_sum/$pg_sum, $pg_sum/$rounds, $kb_sum/$rounds))"
+python3 - "$work/rows" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
+col = lambda i: [r[i] for r in rows]
+med = statistics.median
+print("keybench/pgbench tps ratio: median %.3f, mean of rounds %.3f (pgbench median %.1f tps, keybench median %.1f tps)"
+      % (med(col(6)), statistics.mean(col(6)), med(col(0)), med(col(3))))
+print("client CPU per transaction: pgbench %.1f µs, keybench %.1f µs; voluntary context switches per transaction: pgbench %.2f, keybench %.2f (medians)"
+      % (med(col(1)), med(col(4)), med(col(2)), med(col(5))))
+PY

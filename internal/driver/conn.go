@@ -196,6 +196,9 @@ func (c *blockingConn) Close() error {
 	return syscall.Close(c.fd)
 }
 
+// FD is the socket, for the event loops (see loop.go).
+func (c *blockingConn) FD() int { return c.fd }
+
 func (c *blockingConn) LocalAddr() net.Addr  { return &net.UnixAddr{Net: c.network} }
 func (c *blockingConn) RemoteAddr() net.Addr { return c.raddr }
 

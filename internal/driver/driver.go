@@ -36,6 +36,12 @@ type Client struct {
 	// transaction still waiting when the window is over, for example on
 	// another session's lock. Nil: the socket's deadline is the only way.
 	Cancel func()
+	// Machine and FD, when every client has them, run the clients on event
+	// loops (see loop.go) instead of a goroutine each calling Txn: Machine
+	// is the transaction as protocol messages, FD the connection's socket,
+	// idle (no response pending) when Run starts and when it returns.
+	Machine Machine
+	FD      int
 	// Role groups clients that do different work in one cell (a queue's
 	// producers and consumers); each role gets its own counts, latencies
 	// and timeline. Empty for a cell whose clients all do the same.
@@ -172,6 +178,90 @@ type worker struct {
 	abandoned []int64
 }
 
+// window is the measured window's shared state: its edges, the stop flag
+// and what every client's transactions add to the figures.
+type window struct {
+	cfg              Config
+	winStart, winEnd time.Time // winEnd is zero in Txns mode
+	stop             atomic.Bool
+	lastEnd          atomic.Int64 // unix nanos of the last measured completion (Txns mode)
+	errMu            sync.Mutex
+	samples          []string
+}
+
+func (win *window) noteErr(err error) {
+	win.errMu.Lock()
+	defer win.errMu.Unlock()
+	msg := err.Error()
+	for _, s := range win.samples {
+		if s == msg {
+			return
+		}
+	}
+	if len(win.samples) < maxSamples {
+		win.samples = append(win.samples, msg)
+	}
+}
+
+// complete accounts for a transaction of w that ran from t0 to t1, with the
+// rows it wrote and its error; measured counts w's transactions in the
+// window. It returns whether the client goes on with another transaction.
+func (win *window) complete(w *worker, t0, t1 time.Time, rows int, err error, measured *int64) bool {
+	cfg, winStart, winEnd := win.cfg, win.winStart, win.winEnd
+	if w.busySince.Swap(0) == 0 {
+		// The driver ended the window, cancelled this transaction and
+		// recorded its time so far: nothing more to record.
+		w.allRows.Add(int64(rows))
+		return false
+	}
+	w.allRows.Add(int64(rows))
+	inWindow := !t1.Before(winStart) && (winEnd.IsZero() || t1.Before(winEnd))
+	if cfg.Txns > 0 && t0.Before(winStart) {
+		inWindow = false // a fixed-count window starts with a fresh transaction
+	}
+	if err != nil {
+		win.noteErr(err)
+		if inWindow {
+			w.mu.Lock()
+			w.errs++
+			w.mu.Unlock()
+		}
+		if w.c.Broken != nil && w.c.Broken() {
+			w.lost = true
+			return false
+		}
+	} else if inWindow {
+		us := max(t1.Sub(t0).Microseconds(), minLatencyUS)
+		_ = w.total.RecordValue(us)
+		w.mu.Lock()
+		_ = w.sec.RecordValue(us)
+		w.txns++
+		w.rows += int64(rows)
+		w.mu.Unlock()
+	} else if t1.Before(winStart) {
+		w.warmTxns++
+	} else if cfg.Txns == 0 && t0.Before(winEnd) {
+		// Started (or running) in the window, finished after it: its
+		// latency belongs to the window, whatever it waited for.
+		_ = w.total.RecordValue(max(t1.Sub(later(t0, winStart)).Microseconds(), minLatencyUS))
+	}
+	if inWindow {
+		*measured++
+		if cfg.Txns > 0 {
+			for {
+				prev := win.lastEnd.Load()
+				if t1.UnixNano() <= prev || win.lastEnd.CompareAndSwap(prev, t1.UnixNano()) {
+					break
+				}
+			}
+			if *measured >= cfg.Txns {
+				return false
+			}
+		}
+	}
+	return winEnd.IsZero() || t1.Before(winEnd)
+}
+
 // abandon claims the transactions still running at stopAt: each one's time
 // in the window so far becomes its latency, and it is cancelled.
 func (r *Result) abandon(ws []*worker, winStart, stopAt time.Time) {
@@ -201,9 +291,14 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 	if (cfg.Duration > 0) == (cfg.Txns > 0) {
 		return nil, errors.New("exactly one of duration and transactions must be set")
 	}
-	// Clients block in system calls (see Dial); each needs a P of its own to
-	// return to, as each pgbench client has a thread of its own with -j.
-	if want := len(clients) + 2; runtime.GOMAXPROCS(0) < want {
+	// Clients block in system calls (see Dial): each goroutine client, or
+	// each event loop, needs a P of its own to return to, as each pgbench
+	// thread has a core; two more serve the samplers.
+	threads := len(clients)
+	if loops := eventLoops(clients); loops > 0 {
+		threads = loops
+	}
+	if want := threads + 2; runtime.GOMAXPROCS(0) < want {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(want))
 	}
 	ws := make([]*worker, len(clients))
@@ -214,107 +309,45 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 			sec:   hdrhistogram.New(minLatencyUS, maxLatencyUS, 2),
 		}
 	}
-	var (
-		stop     atomic.Bool
-		errMu    sync.Mutex
-		samples  []string
-		wg       sync.WaitGroup
-		start    = time.Now()
-		winStart = start.Add(cfg.Warmup)
-		winEnd   time.Time
-		lastEnd  atomic.Int64 // unix nanos of the last measured completion (Txns mode)
-	)
+	win := &window{cfg: cfg, winStart: time.Now().Add(cfg.Warmup)}
 	if cfg.Duration > 0 {
-		winEnd = winStart.Add(cfg.Duration)
+		win.winEnd = win.winStart.Add(cfg.Duration)
 	}
-	noteErr := func(err error) {
-		errMu.Lock()
-		defer errMu.Unlock()
-		msg := err.Error()
-		for _, s := range samples {
-			if s == msg {
-				return
-			}
-		}
-		if len(samples) < maxSamples {
-			samples = append(samples, msg)
-		}
-	}
-	for _, w := range ws {
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			var measured int64
-			lastYield := time.Now()
-			for !stop.Load() {
-				t0 := time.Now()
-				w.busySince.Store(t0.UnixNano())
-				rows, err := w.c.Txn()
-				t1 := time.Now()
-				if w.busySince.Swap(0) == 0 {
-					// The driver ended the window, cancelled this transaction
-					// and recorded its time so far: nothing more to record.
-					w.allRows.Add(int64(rows))
-					return
-				}
-				// A client never parks (it blocks in system calls), so the
-				// runtime would preempt it at the end of every 10 ms time
-				// slice and take its P away, waking its monitor thread every
-				// 20 µs; yielding first starts a fresh slice at no such cost.
-				if t1.Sub(lastYield) > 8*time.Millisecond {
-					runtime.Gosched()
-					lastYield = t1
-				}
-				w.allRows.Add(int64(rows))
-				inWindow := !t1.Before(winStart) && (winEnd.IsZero() || t1.Before(winEnd))
-				if cfg.Txns > 0 && t0.Before(winStart) {
-					inWindow = false // a fixed-count window starts with a fresh transaction
-				}
-				if err != nil {
-					noteErr(err)
-					if inWindow {
-						w.mu.Lock()
-						w.errs++
-						w.mu.Unlock()
+	var (
+		stop     = &win.stop
+		winStart = win.winStart
+		winEnd   = win.winEnd
+		lastEnd  = &win.lastEnd
+		wg       sync.WaitGroup
+	)
+	if loops := eventLoops(clients); loops > 0 {
+		win.startLoops(ws, loops, &wg)
+	} else {
+		for _, w := range ws {
+			wg.Add(1)
+			go func(w *worker) {
+				defer wg.Done()
+				var measured int64
+				lastYield := time.Now()
+				for !stop.Load() {
+					t0 := time.Now()
+					w.busySince.Store(t0.UnixNano())
+					rows, err := w.c.Txn()
+					t1 := time.Now()
+					// A client never parks (it blocks in system calls), so the
+					// runtime would preempt it at the end of every 10 ms time
+					// slice and take its P away, waking its monitor thread every
+					// 20 µs; yielding first starts a fresh slice at no such cost.
+					if t1.Sub(lastYield) > 8*time.Millisecond {
+						runtime.Gosched()
+						lastYield = t1
 					}
-					if w.c.Broken != nil && w.c.Broken() {
-						w.lost = true
+					if !win.complete(w, t0, t1, rows, err, &measured) {
 						return
 					}
-				} else if inWindow {
-					us := t1.Sub(t0).Microseconds()
-					_ = w.total.RecordValue(max(us, minLatencyUS))
-					w.mu.Lock()
-					_ = w.sec.RecordValue(max(us, minLatencyUS))
-					w.txns++
-					w.rows += int64(rows)
-					w.mu.Unlock()
-				} else if t1.Before(winStart) {
-					w.warmTxns++
-				} else if cfg.Txns == 0 && t0.Before(winEnd) {
-					// Started (or running) in the window, finished after it:
-					// its latency belongs to the window, whatever it waited for.
-					_ = w.total.RecordValue(max(t1.Sub(later(t0, winStart)).Microseconds(), minLatencyUS))
 				}
-				if inWindow {
-					measured++
-					if cfg.Txns > 0 {
-						for {
-							prev := lastEnd.Load()
-							if t1.UnixNano() <= prev || lastEnd.CompareAndSwap(prev, t1.UnixNano()) {
-								break
-							}
-						}
-						if measured >= cfg.Txns {
-							return
-						}
-					}
-				}
-				if !winEnd.IsZero() && !t1.Before(winEnd) {
-					return
-				}
-			}
-		}(w)
+			}(w)
+		}
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -480,9 +513,9 @@ sampling:
 			res.ClientsLost++
 		}
 	}
-	res.ErrorSamples = samples
+	res.ErrorSamples = win.samples
 	if res.ClientsLost == len(ws) {
-		return res, fmt.Errorf("all %d clients lost their connections: %s", len(ws), first(samples))
+		return res, fmt.Errorf("all %d clients lost their connections: %s", len(ws), first(win.samples))
 	}
 	return res, nil
 }

@@ -323,6 +323,13 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 		if rw, ok := w.(workload.RoleWorker); ok {
 			dc.Role = rw.Role()
 		}
+		// A worker that can run as protocol messages runs on the driver's
+		// event loops, over the connection's own socket.
+		if m, ok := w.(driver.Machine); ok {
+			if fc, ok := pg.Conn().(interface{ FD() int }); ok {
+				dc.Machine, dc.FD = m, fc.FD()
+			}
+		}
 		clients = append(clients, dc)
 	}
 	return conns, clients, nil

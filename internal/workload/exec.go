@@ -52,6 +52,52 @@ func newMsgs(stmt string, params [][]byte, formats []int16) *msgs {
 	return &msgs{bind: pgproto3.Bind{PreparedStatement: stmt, ParameterFormatCodes: formats, Parameters: params}}
 }
 
+// appendTo appends the statement's messages (Bind, Execute, Sync) to dst,
+// as the event loop sends them.
+func (m *msgs) appendTo(dst []byte) []byte {
+	// Encode fails only for more parameters than the protocol takes, which
+	// the workloads' options rule out (checkInsertBatch).
+	dst, _ = m.bind.Encode(dst)
+	dst, _ = m.execute.Encode(dst)
+	dst, _ = m.sync.Encode(dst)
+	return dst
+}
+
+// execResult gathers what the server answers to statements without result
+// rows: the rows the last one affected and the first error.
+type execResult struct {
+	affected int64
+	err      error
+}
+
+// message reads one backend message (CommandComplete, ErrorResponse; others are ignored).
+func (r *execResult) message(typ byte, body []byte) {
+	switch typ {
+	case 'C':
+		tag := body
+		if n := len(tag); n > 0 && tag[n-1] == 0 {
+			tag = tag[:n-1]
+		}
+		r.affected = rowsAffected(tag)
+	case 'E':
+		if r.err == nil {
+			var e pgproto3.ErrorResponse
+			if err := e.Decode(body); err != nil {
+				r.err = err
+			} else {
+				r.err = pgconn.ErrorResponseToPgError(&e)
+			}
+		}
+	}
+}
+
+// take returns the result and resets it for the next transaction.
+func (r *execResult) take() (int64, error) {
+	a, err := r.affected, r.err
+	*r = execResult{}
+	return a, err
+}
+
 // rowsAffected is the count at the end of a command tag ("DELETE 1000",
 // "INSERT 0 1"), read without allocating.
 func rowsAffected(tag []byte) int64 {

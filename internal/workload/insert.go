@@ -73,6 +73,9 @@ type inserter struct {
 	formats []int16
 	payload []byte
 	msgs    *msgs
+	// The transaction as protocol messages, for the driver's event loop.
+	sent bool
+	res  execResult
 }
 
 const insertStmt = "kb_insert"
@@ -140,6 +143,27 @@ func (in *inserter) fill() {
 func (in *inserter) Txn() (int, error) {
 	in.fill()
 	if _, err := execNoResult(in.conn, in.msgs); err != nil {
+		return 0, err
+	}
+	return in.batch, nil
+}
+
+// Next, Message and Done run the transaction on the driver's event loop
+// (driver.Machine): the same statement and parameters as Txn.
+func (in *inserter) Next(dst []byte) []byte {
+	if in.sent {
+		return dst
+	}
+	in.sent = true
+	in.fill()
+	return in.msgs.appendTo(dst)
+}
+
+func (in *inserter) Message(typ byte, body []byte) { in.res.message(typ, body) }
+
+func (in *inserter) Done() (int, error) {
+	in.sent = false
+	if _, err := in.res.take(); err != nil {
 		return 0, err
 	}
 	return in.batch, nil

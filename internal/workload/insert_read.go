@@ -86,6 +86,7 @@ func (l *insertRead) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Tabl
 	if l.o.ReadBy == "key" {
 		w.formats[0] = l.format
 	}
+	w.readMsgs = newMsgs(readStmt, w.params, w.formats)
 	return w, nil
 }
 
@@ -95,6 +96,51 @@ type insertReadWorker struct {
 	read    *pgconn.StatementDescription
 	params  [][]byte
 	formats []int16
+	// The transaction as protocol messages (driver.Machine): step 0 the
+	// insert, step 1 the read, each a round trip of its own as in Txn.
+	readMsgs *msgs
+	step     int
+	inserted bool
+	res      execResult
+}
+
+// chooseRead sets the read's parameter: a sampled key, or a data value.
+func (w *insertReadWorker) chooseRead() {
+	if w.l.sample != nil {
+		w.params[0] = w.l.sample[w.ins.rng.IntN(len(w.l.sample))]
+	} else {
+		binary.BigEndian.PutUint64(w.params[0], uint64(w.ins.rng.Int64N(w.ins.rows)+1))
+	}
+	w.readMsgs.bind.Parameters = w.params
+}
+
+func (w *insertReadWorker) Next(dst []byte) []byte {
+	switch w.step {
+	case 0:
+		w.step = 1
+		w.ins.fill()
+		return w.ins.msgs.appendTo(dst)
+	case 1:
+		if w.res.err != nil {
+			return dst // the insert failed: no read
+		}
+		w.step, w.inserted = 2, true
+		w.chooseRead()
+		return w.readMsgs.appendTo(dst)
+	}
+	return dst
+}
+
+func (w *insertReadWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+
+func (w *insertReadWorker) Done() (int, error) {
+	inserted := w.inserted
+	w.step, w.inserted = 0, false
+	_, err := w.res.take()
+	if !inserted {
+		return 0, err
+	}
+	return w.ins.batch, err
 }
 
 func (w *insertReadWorker) Txn() (int, error) {
@@ -102,11 +148,7 @@ func (w *insertReadWorker) Txn() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if w.l.sample != nil {
-		w.params[0] = w.l.sample[w.ins.rng.IntN(len(w.l.sample))]
-	} else {
-		binary.BigEndian.PutUint64(w.params[0], uint64(w.ins.rng.Int64N(w.ins.rows)+1))
-	}
+	w.chooseRead()
 	// ExecStatement knows the result columns from Prepare, so it sends no Describe.
 	rr := w.ins.conn.ExecStatement(context.Background(), w.read, w.params, w.formats, nil)
 	for rr.NextRow() {

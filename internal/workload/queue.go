@@ -148,13 +148,14 @@ type queueWorker struct {
 	raw    []byte
 	keys   []byte // the array parameter, rewritten in place
 	hdr    int
+	sent   bool
+	res    execResult
 }
 
 func (w *queueWorker) Role() string { return w.role }
 
-// Txn inserts or deletes one batch in a random partition and returns the
-// rows it inserted or deleted (a consumer of an empty partition deletes none).
-func (w *queueWorker) Txn() (int, error) {
+// batchMsgs chooses a partition and, for client-made keys, the batch's keys.
+func (w *queueWorker) batchMsgs() *msgs {
 	m := w.msgs[w.rng.IntN(len(w.msgs))]
 	if w.stream != nil {
 		w.keys = w.keys[:w.hdr]
@@ -167,6 +168,29 @@ func (w *queueWorker) Txn() (int, error) {
 		}
 		m.bind.Parameters[0] = w.keys
 	}
-	n, err := execNoResult(w.conn, m)
+	return m
+}
+
+// Next, Message and Done run Txn's batch on the driver's event loop (driver.Machine).
+func (w *queueWorker) Next(dst []byte) []byte {
+	if w.sent {
+		return dst
+	}
+	w.sent = true
+	return w.batchMsgs().appendTo(dst)
+}
+
+func (w *queueWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+
+func (w *queueWorker) Done() (int, error) {
+	w.sent = false
+	n, err := w.res.take()
+	return int(n), err
+}
+
+// Txn inserts or deletes one batch in a random partition and returns the
+// rows it inserted or deleted (a consumer of an empty partition deletes none).
+func (w *queueWorker) Txn() (int, error) {
+	n, err := execNoResult(w.conn, w.batchMsgs())
 	return int(n), err
 }
