@@ -47,9 +47,11 @@ func RedactSecrets(s string) string {
 }
 
 // Settings returns the allow-listed settings (resultSettings) as
-// "value[unit]", secrets redacted all the same.
+// PostgreSQL shows them, secrets redacted all the same.
 func Settings(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
-	rows, err := conn.Query(ctx, `SELECT name, setting || coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)`, resultSettings)
+	// current_setting gives the value as a user writes it ("1GB"); setting
+	// and unit concatenated read "1310728kB" for 131072 pages of 8kB.
+	rows, err := conn.Query(ctx, `SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)`, resultSettings)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,15 @@ type sampler struct {
 	queries int64
 	busy    time.Duration
 	ran     time.Duration
+	// cacheEvery is the buffer cache's sampling period as run: CacheEvery,
+	// or longer when one sample costs more than cacheCostShare of it.
+	cacheEvery time.Duration
 }
+
+// cacheCostShare bounds the buffer-cache sampler's cost: pg_buffercache
+// reads every buffer header, some 60 ms for a 1 GB cache here, so on a
+// large cache the period grows until a sample takes at most 1% of it.
+const cacheCostShare = 0.01
 
 type cacheSample struct {
 	T      float64            `json:"t"`
@@ -66,7 +74,6 @@ func (s *sampler) run(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
-	waitTick, cacheTick := ticker(s.env.WaitEvery), ticker(s.env.CacheEvery)
 	began := time.Now()
 	defer func() { s.ran = time.Since(began) }()
 	timed := func(f func()) {
@@ -75,8 +82,25 @@ func (s *sampler) run(ctx context.Context) {
 		s.busy += time.Since(t0)
 		s.queries++
 	}
-	if s.cacheErr == nil && s.env.CacheEvery > 0 {
+	waitTick := ticker(s.env.WaitEvery)
+	s.cacheEvery = s.env.CacheEvery
+	var cacheTimer *time.Timer
+	var cacheTick <-chan time.Time
+	if s.env.CacheEvery > 0 {
+		cacheTimer = time.NewTimer(s.cacheEvery)
+		defer cacheTimer.Stop()
+		cacheTick = cacheTimer.C
+	}
+	sampleCache := func() {
+		t0 := time.Now()
 		timed(func() { s.sampleCache(ctx, conn, bufferCache) })
+		s.cacheEvery = max(s.cacheEvery, time.Duration(float64(time.Since(t0))/cacheCostShare))
+		if cacheTimer != nil {
+			cacheTimer.Reset(s.cacheEvery)
+		}
+	}
+	if s.cacheErr == nil && s.env.CacheEvery > 0 {
+		sampleCache()
 	}
 	for {
 		select {
@@ -88,7 +112,7 @@ func (s *sampler) run(ctx context.Context) {
 			}
 		case <-cacheTick:
 			if s.cacheErr == nil {
-				timed(func() { s.sampleCache(ctx, conn, bufferCache) })
+				sampleCache()
 			}
 		}
 	}
@@ -200,7 +224,7 @@ func (s *sampler) report(into map[string]any) {
 		// of its queries (server work plus the round trips), as a share of
 		// the window and of one core.
 		into["sampling"] = map[string]any{"queries": s.queries, "busy_s": s.busy.Seconds(), "window_s": s.ran.Seconds(),
-			"busy_share": s.busy.Seconds() / s.ran.Seconds()}
+			"busy_share": s.busy.Seconds() / s.ran.Seconds(), "buffercache_every_s": s.cacheEvery.Seconds()}
 	} else {
 		into["sampling"] = unavailable("the sampler did not run")
 	}
