@@ -173,7 +173,10 @@ func TestGenSeqUUIDTimePrefix(t *testing.T) {
 }
 
 // postgresChildren lists the postgres processes whose parent is pid.
-func postgresChildren(pid int) []int {
+func postgresChildren(pid int) []int { return childrenNamed(pid, "postgres") }
+
+// childrenNamed lists the child processes of pid whose command is name.
+func childrenNamed(pid int, name string) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -187,7 +190,7 @@ func postgresChildren(pid int) []int {
 		}
 		s := string(b)
 		f := strings.Fields(s[strings.LastIndex(s, ")")+2:])
-		if ppid, _ := strconv.Atoi(f[1]); ppid == pid && strings.Contains(s, "(postgres)") {
+		if ppid, _ := strconv.Atoi(f[1]); ppid == pid && strings.Contains(s, "("+name+")") {
 			out = append(out, p)
 		}
 	}
@@ -366,21 +369,8 @@ func TestQuickRun(t *testing.T) {
 
 // childNamed is a child process of pid whose command is name, or 0.
 func childNamed(pid int, name string) int {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndex(s, ")")+2:])
-		if ppid, _ := strconv.Atoi(f[1]); ppid == pid && strings.Contains(s, "("+name+")") {
-			return p
-		}
+	if c := childrenNamed(pid, name); len(c) > 0 {
+		return c[0]
 	}
 	return 0
 }

@@ -511,17 +511,7 @@ func TestSecondRunInTheSameSchemaIsRefused(t *testing.T) {
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	admin := superuser(t, "twodb")
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		var n int
-		_ = admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'kbshared' AND tablename = 'kb_cell'").Scan(&n)
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the first run never made its table")
-		}
-	}
+	waitTable(t, superuser(t, "twodb"), "kbshared")
 	start := time.Now()
 	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kbshared", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
 	t.Logf("second run: exit %d after %s: %s", code, time.Since(start).Round(time.Millisecond), lastLine(stderr))
@@ -606,16 +596,7 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	locker := superuser(t, "intdb")
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		var n int
-		_ = locker.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'kbint3' AND tablename = 'kb_cell'").Scan(&n)
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the run never made its table")
-		}
-	}
+	waitTable(t, locker, "kbint3")
 	time.Sleep(time.Second)
 	tx, err := locker.Begin(context.Background())
 	if err != nil {
@@ -719,5 +700,20 @@ func TestStoppedProcessMarksTheCell(t *testing.T) {
 	t.Logf("exit %d, cell %s: %s", code, r.Cells[0].Status, r.Cells[0].Error)
 	if code != 1 || r.Cells[0].Status != "invalid" || !strings.Contains(r.Cells[0].Error, "keybench did not run for at least") {
 		t.Errorf("exit %d, results %+v", code, r)
+	}
+}
+
+// waitTable waits until schema.kb_cell exists on the package's server.
+func waitTable(t *testing.T, c *pgx.Conn, schema string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		var n int
+		_ = c.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = 'kb_cell'", schema).Scan(&n)
+		if n == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never made its table in %s", schema)
+		}
 	}
 }
