@@ -75,6 +75,13 @@ type Plan struct {
 	Repeat     int      `json:"repeat"`
 	Seed       int64    `json:"seed"`
 	Quick      bool     `json:"quick"`
+	// How loads and queues were run (bulk and queue workloads).
+	Chunk      int64  `json:"chunk,omitempty"`
+	LoadMethod string `json:"load_method,omitempty"`
+	Partitions int    `json:"partitions,omitempty"`
+	// Sampling says whether the samplers ran; OnError what a failed cell did to the run.
+	Sampling bool   `json:"sampling"`
+	OnError  string `json:"on_error,omitempty"`
 }
 
 // Environment is where the run happened.

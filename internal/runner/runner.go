@@ -94,7 +94,8 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, WarmupS: p.Warmup.Seconds(),
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
-			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick},
+			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
+			Sampling: cfg.Sampling, OnError: cfg.OnError},
 		Cells: []results.Cell{},
 	}
 	if p.Txns > 0 {

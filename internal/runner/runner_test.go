@@ -196,6 +196,10 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 		if len(res.Cells) != 4 {
 			t.Fatalf("%d cells", len(res.Cells))
 		}
+		// results.json records how the load was run (issue 11: the plan dropped these).
+		if res.Plan.Chunk != 5000 || res.Plan.LoadMethod != method || !res.Plan.Sampling {
+			t.Errorf("plan %+v", res.Plan)
+		}
 		for _, c := range res.Cells {
 			chunks, ok := c.Metrics["load_rate_per_chunk"].([]workload.Chunk)
 			if c.Status != results.StatusOK || !ok || len(chunks) != 4 || c.RowsInserted != 20000 || c.RowCheck == nil || !c.RowCheck.OK || len(c.Timeline) != 4 {
@@ -231,6 +235,9 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 	}
 	if len(res.Cells) != 5 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "queue-fifo skips bigint:index=none") {
 		t.Fatalf("%d cells, notes %q", len(res.Cells), res.Notes)
+	}
+	if res.Plan.Partitions != 8 || res.Plan.Batch != 100 {
+		t.Errorf("plan %+v", res.Plan)
 	}
 	for _, c := range res.Cells {
 		q, ok := c.Metrics["queue"].(map[string]any)
