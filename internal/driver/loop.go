@@ -194,7 +194,7 @@ func (win *window) flush(epfd int, c *loopConn) {
 			}
 			return
 		case err != nil:
-			win.end(epfd, c, &net0{"write", err})
+			win.end(epfd, c, &sockErr{"write", err})
 			return
 		}
 		c.wpos += n
@@ -217,7 +217,7 @@ func (win *window) readable(epfd int, c *loopConn) {
 	case err == unix.EAGAIN || err == unix.EINTR:
 		return
 	case err != nil:
-		win.end(epfd, c, &net0{"read", err})
+		win.end(epfd, c, &sockErr{"read", err})
 		return
 	case n == 0:
 		win.end(epfd, c, io.ErrUnexpectedEOF)
@@ -287,14 +287,14 @@ func (win *window) fail(c *loopConn, err error) {
 	c.w.lost, c.done = true, true
 }
 
-// net0 is a failed system call on a client's socket.
-type net0 struct {
+// sockErr is a failed system call on a client's socket.
+type sockErr struct {
 	op  string
 	err error
 }
 
-func (e *net0) Error() string { return e.op + ": " + e.err.Error() }
-func (e *net0) Unwrap() error { return e.err }
+func (e *sockErr) Error() string { return e.op + ": " + e.err.Error() }
+func (e *sockErr) Unwrap() error { return e.err }
 
 // The loop's system calls bypass the scheduler's syscall bookkeeping
 // (RawSyscall): the loop owns its thread and its P, and spare Ps serve every

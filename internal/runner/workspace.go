@@ -59,7 +59,7 @@ type workspace struct {
 	ownExtensions []string
 }
 
-// lockKey is the advisory lock key of a schema's workspace.
+// lockSQL calls the advisory-lock function fn on the key of a schema's workspace (the schema name is $1).
 func lockSQL(fn string) string {
 	return "SELECT " + fn + "(hashtextextended('keybench workspace ' || $1, 0))"
 }
