@@ -15,6 +15,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
 
@@ -163,37 +164,37 @@ func interruptible(ctx context.Context, f func() error) error {
 
 // printable passes text to w without control characters: the console
 // output prints names and messages read from results files and servers,
-// and an escape sequence among them must not reach the terminal. Newlines
-// and tabs pass; other C0 controls, DEL and C1 controls are dropped.
+// and an escape sequence among them must not reach the terminal. It decodes
+// UTF-8 (a rune split between two writes waits for its end): newlines and
+// tabs pass, other C0 controls, DEL and C1 controls are dropped, and a byte
+// that is not UTF-8 becomes U+FFFD, so that no control can be formed from
+// the bytes around a dropped one.
 type printable struct {
 	w       io.Writer
-	pending bool // the previous write ended in 0xC2, the first byte of a C1 control or of a printable character
+	pending []byte // the start of a rune whose end has not been written yet
 }
 
 func (p *printable) Write(b []byte) (int, error) {
 	n := len(b)
-	out := make([]byte, 0, len(b)+1)
-	if p.pending {
-		p.pending = false
-		if len(b) > 0 && b[0] >= 0x80 && b[0] <= 0x9f {
-			b = b[1:]
-		} else {
-			out = append(out, 0xc2)
+	buf := append(p.pending, b...)
+	p.pending = nil
+	out := make([]byte, 0, len(buf))
+	for len(buf) > 0 {
+		if !utf8.FullRune(buf) {
+			p.pending = append([]byte(nil), buf...)
+			break
 		}
-	}
-	for i := 0; i < len(b); i++ {
-		c := b[i]
+		r, size := utf8.DecodeRune(buf)
 		switch {
-		case c == '\n' || c == '\t':
-			out = append(out, c)
-		case c < 0x20 || c == 0x7f:
-		case c == 0xc2 && i+1 == len(b):
-			p.pending = true
-		case c == 0xc2 && b[i+1] >= 0x80 && b[i+1] <= 0x9f:
-			i++
+		case r == utf8.RuneError && size == 1:
+			out = append(out, "\uFFFD"...)
+		case r == '\n' || r == '\t':
+			out = append(out, byte(r))
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
 		default:
-			out = append(out, c)
+			out = append(out, buf[:size]...)
 		}
+		buf = buf[size:]
 	}
 	if _, err := p.w.Write(out); err != nil {
 		return 0, err
