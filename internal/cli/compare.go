@@ -18,11 +18,11 @@ func (c *compareCmd) Run(e *env) error {
 }
 
 func (c *compareCmd) run(e *env) error {
-	a, err := results.Read(c.A)
+	a, err := readResults(c.A)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	b, err := results.Read(c.B)
+	b, err := readResults(c.B)
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/scenario"
 )
 
 type reportCmd struct {
@@ -17,18 +18,34 @@ func (r *reportCmd) Run(e *env) error {
 }
 
 func (r *reportCmd) run(e *env) error {
-	res, err := results.Read(r.Results)
+	res, err := readResults(r.Results)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	res.WriteSummary(&printable{w: e.stdout})
+	report.WriteSummary(&printable{w: e.stdout}, res)
 	out := r.HTML
 	if out == "" {
 		out = report.DefaultPath(r.Results)
 	}
-	if err := report.WriteFile(r.Results, out); err != nil {
+	if err := report.WriteFile(res, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "report: %s\n", out)
 	return nil
+}
+
+// readResults reads a results file for report and compare. A schema-1
+// file did not record how its scenario lays out its summary: it is taken
+// from the scenario of that name.
+func readResults(path string) (*results.Results, error) {
+	res, err := results.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if res.SchemaVersion == 1 && res.Plan.Pivot == nil {
+		if s, err := scenario.Lookup(res.Scenario); err == nil {
+			res.Plan.Pivot = s.Pivot
+		}
+	}
+	return res, nil
 }

@@ -70,14 +70,14 @@ func (r *runCmd) Run(e *env) error {
 	res, err := runner.Run(e.ctx, cfg)
 	if res != nil && len(res.Cells) > 0 {
 		fmt.Fprintln(human)
-		res.WriteSummary(human)
+		report.WriteSummary(human, res)
 	}
 	if res != nil {
 		path := filepath.Join(cfg.Out, "results.json")
 		fmt.Fprintf(e.stderr, "results: %s\n", path)
 		// The report is rendered from the file just written, so that
 		// 'keybench report' on it later gives the same page.
-		if rerr := report.WriteFile(path, report.DefaultPath(path)); rerr != nil {
+		if rerr := writeReport(path); rerr != nil {
 			fmt.Fprintf(e.stderr, "keybench: could not write the HTML report: %v\n", rerr)
 		} else {
 			fmt.Fprintf(e.stderr, "report: %s\n", report.DefaultPath(path))
@@ -292,4 +292,13 @@ func validIdent(s string) bool {
 		}
 	}
 	return true
+}
+
+// writeReport renders the report of the results file at path beside it.
+func writeReport(path string) error {
+	res, err := readResults(path)
+	if err != nil {
+		return err
+	}
+	return report.WriteFile(res, report.DefaultPath(path))
 }

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/keybench/keybench/internal/results"
 )
 
 // Client is one connection's transaction loop body.
@@ -60,28 +62,11 @@ type Config struct {
 	OnSecond func(Second)
 }
 
-// Second is one second of the measured window.
-type Second struct {
-	T      int     `json:"t"`
-	Txns   int64   `json:"txns"`
-	TPS    float64 `json:"tps"`
-	RowsPS float64 `json:"rows_per_s"`
-	P99ms  float64 `json:"p99_ms"`
-	Errors int64   `json:"errors"`
-	// Roles splits the second by client role when the clients have roles.
-	Roles map[string]RoleSecond `json:"roles,omitempty"`
-}
-
-// RoleSecond is one role's part of a second. Total is every row the role's
-// clients have handled since the cell began, warm-up included, at the
-// second's end: a queue's backlog is the difference of two such totals.
-type RoleSecond struct {
-	Txns   int64   `json:"txns"`
-	RowsPS float64 `json:"rows_per_s"`
-	P99ms  float64 `json:"p99_ms"`
-	Errors int64   `json:"errors"`
-	Total  int64   `json:"total_rows"`
-}
+// Second and RoleSecond are the per-second timeline, a results type.
+type (
+	Second     = results.Second
+	RoleSecond = results.RoleSecond
+)
 
 // RoleResult is one role's part of the window.
 type RoleResult struct {
@@ -540,4 +525,15 @@ func (r *Result) TPS() float64 {
 		return 0
 	}
 	return float64(r.Txns) / r.Elapsed.Seconds()
+}
+
+// LatencyMS summarises a latency histogram of microseconds in milliseconds
+// (zeros for an empty one).
+func LatencyMS(h *hdrhistogram.Histogram) results.Latency {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	if h == nil || h.TotalCount() == 0 {
+		return results.Latency{}
+	}
+	return results.Latency{Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
+		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max())}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/keybench/keybench/internal/results"
 )
 
 // walCounter: pg_stat_wal (records, full-page images, bytes; the same three
@@ -25,20 +27,20 @@ func (walCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (walCounter) report(b, a snapshot, rows int64, _ time.Duration, into map[string]any) {
+func (walCounter) report(b, a snapshot, rows int64, _ time.Duration, into *results.Metrics) {
 	before, after := b.(walSnap), a.(walSnap)
-	into["wal_records"] = after.records - before.records
-	into["wal_fpi"] = after.fpi - before.fpi
-	into["wal_bytes"] = after.bytes - before.bytes
-	into["wal_bytes_per_row"] = perRow(float64(after.bytes-before.bytes), rows)
-	into["wal_fpi_per_row"] = perRow(float64(after.fpi-before.fpi), rows)
-	into["wal_records_per_row"] = perRow(float64(after.records-before.records), rows)
+	into.WALRecords = results.Of(after.records - before.records)
+	into.WALFPI = results.Of(after.fpi - before.fpi)
+	into.WALBytes = results.Of(after.bytes - before.bytes)
+	into.WALBytesPerRow = results.PerRow(float64(after.bytes-before.bytes), rows)
+	into.WALFPIPerRow = results.PerRow(float64(after.fpi-before.fpi), rows)
+	into.WALRecordsPerRow = results.PerRow(float64(after.records-before.records), rows)
 }
 
-func (walCounter) unavailable(reason string, into map[string]any) {
-	for _, m := range []string{"wal_records", "wal_fpi", "wal_bytes", "wal_bytes_per_row", "wal_fpi_per_row", "wal_records_per_row"} {
-		into[m] = unavailablef("pg_stat_wal: %s", reason)
-	}
+func (walCounter) unavailable(reason string, into *results.Metrics) {
+	reason = "pg_stat_wal: " + reason
+	into.WALRecords, into.WALFPI, into.WALBytes = unavailable[int64](reason), unavailable[int64](reason), unavailable[int64](reason)
+	into.WALBytesPerRow, into.WALFPIPerRow, into.WALRecordsPerRow = unavailable[float64](reason), unavailable[float64](reason), unavailable[float64](reason)
 }
 
 // checkpointCounter: pg_stat_checkpointer (17+) or pg_stat_bgwriter (up to 16).
@@ -58,21 +60,23 @@ func (checkpointCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (checkpointCounter) report(b, a snapshot, _ int64, _ time.Duration, into map[string]any) {
+func (checkpointCounter) report(b, a snapshot, _ int64, _ time.Duration, into *results.Metrics) {
 	before, after := b.(checkpointSnap), a.(checkpointSnap)
-	into["checkpoints"] = map[string]int64{"timed": after.timed - before.timed, "requested": after.requested - before.requested,
-		"total": after.timed + after.requested - before.timed - before.requested}
+	into.Checkpoints = results.Of(results.Checkpoints{Timed: after.timed - before.timed, Requested: after.requested - before.requested,
+		Total: after.timed + after.requested - before.timed - before.requested})
 }
 
-func (checkpointCounter) unavailable(reason string, into map[string]any) {
-	into["checkpoints"] = unavailable(reason)
+func (checkpointCounter) unavailable(reason string, into *results.Metrics) {
+	into.Checkpoints = unavailable[results.Checkpoints](reason)
 }
 
 // ioCounter: pg_stat_io (16+), summed over client backends and over all
 // backends, for relations.
 type ioCounter struct{}
 
-type ioSnap map[string]int64
+// ioSnap holds the sums for all backends and for client backends: reads,
+// writes, extends, hits, evictions, fsyncs.
+type ioSnap struct{ all, clients [6]int64 }
 
 func (ioCounter) name() string { return "io" }
 
@@ -88,37 +92,42 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	s := ioSnap{}
+	var s ioSnap
 	for rows.Next() {
 		var client bool
 		var v [6]int64
 		if err := rows.Scan(&client, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
 			return nil, err
 		}
-		for i, n := range []string{"reads", "writes", "extends", "hits", "evictions", "fsyncs"} {
-			s["all_"+n] += v[i]
+		for i := range v {
+			s.all[i] += v[i]
 			if client {
-				s["clients_"+n] += v[i]
+				s.clients[i] += v[i]
 			}
 		}
 	}
 	return s, rows.Err()
 }
 
-func (ioCounter) report(b, a snapshot, rows int64, _ time.Duration, into map[string]any) {
+func (ioCounter) report(b, a snapshot, rows int64, _ time.Duration, into *results.Metrics) {
 	before, after := b.(ioSnap), a.(ioSnap)
-	out := map[string]any{"source": "pg_stat_io (object relation; blocks of 8 kB)"}
-	for k, v := range after {
-		out[k] = v - before[k]
+	var all, cl [6]int64
+	for i := range all {
+		all[i], cl[i] = after.all[i]-before.all[i], after.clients[i]-before.clients[i]
 	}
-	if r, h := out["clients_reads"].(int64), out["clients_hits"].(int64); r+h > 0 {
-		out["clients_hit_ratio"] = float64(h) / float64(r+h)
-		out["clients_reads_per_row"] = perRow(float64(r), rows)
+	out := results.IO{Source: "pg_stat_io (object relation; blocks of 8 kB)",
+		AllReads: all[0], AllWrites: all[1], AllExtends: all[2], AllHits: all[3], AllEvictions: all[4], AllFsyncs: all[5],
+		ClientsReads: cl[0], ClientsWrites: cl[1], ClientsExtends: cl[2], ClientsHits: cl[3], ClientsEvicts: cl[4], ClientsFsyncs: cl[5]}
+	if r, h := out.ClientsReads, out.ClientsHits; r+h > 0 {
+		out.ClientsHitRatio = results.Of(float64(h) / float64(r+h))
+		out.ClientsReadsPerRow = results.PerRow(float64(r), rows)
 	}
-	into["io"] = out
+	into.IO = results.Of(out)
 }
 
-func (ioCounter) unavailable(reason string, into map[string]any) { into["io"] = unavailable(reason) }
+func (ioCounter) unavailable(reason string, into *results.Metrics) {
+	into.IO = unavailable[results.IO](reason)
+}
 
 // statioCounter: pg_statio_user_tables for the cell's table (heap, indexes, TOAST).
 type statioCounter struct{}
@@ -138,17 +147,17 @@ func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (statioCounter) report(b, a snapshot, _ int64, _ time.Duration, into map[string]any) {
+func (statioCounter) report(b, a snapshot, _ int64, _ time.Duration, into *results.Metrics) {
 	before, after := b.(statioSnap), a.(statioSnap)
-	out := map[string]int64{}
-	for i, n := range []string{"heap_blks_read", "heap_blks_hit", "idx_blks_read", "idx_blks_hit", "toast_blks_read", "toast_blks_hit"} {
-		out[n] = after[i] - before[i]
+	var d statioSnap
+	for i := range d {
+		d[i] = after[i] - before[i]
 	}
-	into["blocks"] = out
+	into.Blocks = results.Of(results.Blocks{HeapRead: d[0], HeapHit: d[1], IdxRead: d[2], IdxHit: d[3], ToastRead: d[4], ToastHit: d[5]})
 }
 
-func (statioCounter) unavailable(reason string, into map[string]any) {
-	into["blocks"] = unavailable(reason)
+func (statioCounter) unavailable(reason string, into *results.Metrics) {
+	into.Blocks = unavailable[results.Blocks](reason)
 }
 
 // diskCounter: /proc/diskstats of the device holding the embedded server's
@@ -187,29 +196,29 @@ func (diskCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	return nil, fmt.Errorf("device %d:%d of %s is not in /proc/diskstats", major, minor, env.DataDir)
 }
 
-func (diskCounter) report(b, a snapshot, _ int64, elapsed time.Duration, into map[string]any) {
+func (diskCounter) report(b, a snapshot, _ int64, elapsed time.Duration, into *results.Metrics) {
 	before, after := b.(diskSnap), a.(diskSnap)
-	into["disk"] = map[string]any{
-		"device":         after.dev,
-		"reads":          after.s.ReadIOs - before.s.ReadIOs,
-		"read_bytes":     (after.s.ReadSectors - before.s.ReadSectors) * 512,
-		"writes":         after.s.WriteIOs - before.s.WriteIOs,
-		"write_bytes":    (after.s.WriteSectors - before.s.WriteSectors) * 512,
-		"busy_fraction":  float64(after.s.IOsTotalTicks-before.s.IOsTotalTicks) / float64(elapsed.Milliseconds()),
-		"read_await_ms":  ratio(after.s.ReadTicks-before.s.ReadTicks, after.s.ReadIOs-before.s.ReadIOs),
-		"write_await_ms": ratio(after.s.WriteTicks-before.s.WriteTicks, after.s.WriteIOs-before.s.WriteIOs),
-	}
+	into.Disk = results.Of(results.Disk{
+		Device:       after.dev,
+		Reads:        after.s.ReadIOs - before.s.ReadIOs,
+		ReadBytes:    (after.s.ReadSectors - before.s.ReadSectors) * 512,
+		Writes:       after.s.WriteIOs - before.s.WriteIOs,
+		WriteBytes:   (after.s.WriteSectors - before.s.WriteSectors) * 512,
+		BusyFraction: float64(after.s.IOsTotalTicks-before.s.IOsTotalTicks) / float64(max(elapsed.Milliseconds(), 1)),
+		ReadAwaitMS:  ratio(after.s.ReadTicks-before.s.ReadTicks, after.s.ReadIOs-before.s.ReadIOs),
+		WriteAwaitMS: ratio(after.s.WriteTicks-before.s.WriteTicks, after.s.WriteIOs-before.s.WriteIOs),
+	})
 }
 
-func ratio(a, b uint64) any {
+func ratio(a, b uint64) results.M[float64] {
 	if b == 0 {
-		return unavailable("no operations")
+		return unavailable[float64]("no operations")
 	}
-	return float64(a) / float64(b)
+	return results.Of(float64(a) / float64(b))
 }
 
-func (diskCounter) unavailable(reason string, into map[string]any) {
-	into["disk"] = unavailable(reason)
+func (diskCounter) unavailable(reason string, into *results.Metrics) {
+	into.Disk = unavailable[results.Disk](reason)
 }
 
 // cpuCounter: keybench's own CPU (getrusage) and, for the embedded server,
@@ -279,17 +288,17 @@ func treeCPU(pid int) (float64, error) {
 	return total / hz, nil
 }
 
-func (cpuCounter) report(b, a snapshot, rows int64, _ time.Duration, into map[string]any) {
+func (cpuCounter) report(b, a snapshot, rows int64, _ time.Duration, into *results.Metrics) {
 	before, after := b.(cpuSnap), a.(cpuSnap)
 	secs := after.at.Sub(before.at).Seconds()
-	out := map[string]any{"elapsed_s": secs, "client_s": after.client - before.client, "client_cores": (after.client - before.client) / secs}
+	out := results.CPU{ElapsedS: secs, ClientS: after.client - before.client, ClientCores: (after.client - before.client) / secs}
 	if before.serverErr != nil || after.serverErr != nil {
-		out["server_s"] = unavailable(firstErr(before.serverErr, after.serverErr).Error())
+		out.ServerS = unavailable[float64](firstErr(before.serverErr, after.serverErr).Error())
 	} else {
-		out["server_s"] = after.server - before.server
-		out["server_cores"] = (after.server - before.server) / secs
+		out.ServerS = results.Of(after.server - before.server)
+		out.ServerCores = results.Of((after.server - before.server) / secs)
 	}
-	into["cpu"] = out
+	into.CPU = results.Of(out)
 }
 
 func firstErr(errs ...error) error {
@@ -301,4 +310,6 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-func (cpuCounter) unavailable(reason string, into map[string]any) { into["cpu"] = unavailable(reason) }
+func (cpuCounter) unavailable(reason string, into *results.Metrics) {
+	into.CPU = unavailable[results.CPU](reason)
+}

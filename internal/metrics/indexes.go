@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/results"
 )
 
 // Index records the key index's leaf density and fragmentation
@@ -14,41 +16,46 @@ import (
 // keyIndexes are the key's indexes (one per partition of a partitioned
 // table, whose figures are summed, densities weighted by leaf pages); none
 // when the key has no index.
-func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, keyIndexes []string, btree bool, into map[string]any) {
+func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, keyIndexes []string, btree bool, into *results.Metrics) {
 	if len(keyIndexes) == 0 {
-		for _, m := range []string{"leaf_density", "leaf_fragmentation", "key_index_bytes", "key_index_bytes_after_reindex", "bloat_ratio"} {
-			into[m] = unavailable("the key has no index (index=none)")
-		}
+		const none = "the key has no index (index=none)"
+		into.LeafDensity, into.LeafFragmentation, into.BloatRatio = unavailable[float64](none), unavailable[float64](none), unavailable[float64](none)
+		into.KeyIndexBytes, into.KeyIndexBytesAfterReindex = unavailable[int64](none), unavailable[int64](none)
 	} else {
 		if before, err := relationsSize(ctx, conn, keyIndexes); err != nil {
-			into["key_index_bytes"] = unavailable(err.Error())
+			into.KeyIndexBytes = unavailable[int64](err.Error())
 		} else {
-			into["key_index_bytes"] = before
+			into.KeyIndexBytes = results.Of(before)
 		}
 		leafStats(ctx, conn, ext, keyIndexes, btree, into)
 	}
 	if _, err := conn.Exec(ctx, "REINDEX TABLE "+table); err != nil {
-		for _, m := range []string{"index_bytes_after_reindex", "key_index_bytes_after_reindex", "bloat_ratio"} {
-			into[m] = unavailablef("REINDEX: %v", err)
-		}
+		reason := fmt.Sprintf("REINDEX: %v", err)
+		into.IndexBytesAfterReindex, into.KeyIndexBytesAfterReindex, into.BloatRatio = unavailable[int64](reason), unavailable[int64](reason), unavailable[float64](reason)
 		return
 	}
 	var after int64
-	if err := conn.QueryRow(ctx, "SELECT coalesce(sum(pg_indexes_size(l.oid)), 0)::bigint FROM "+leafTables+" l", table).Scan(&after); err == nil {
-		into["index_bytes_after_reindex"] = after
+	if err := conn.QueryRow(ctx, "SELECT coalesce(sum(pg_indexes_size(l.oid)), 0)::bigint FROM "+leafTables+" l", table).Scan(&after); err != nil {
+		into.IndexBytesAfterReindex = unavailable[int64](err.Error())
+	} else {
+		into.IndexBytesAfterReindex = results.Of(after)
 	}
 	if len(keyIndexes) == 0 {
 		return
 	}
 	keyAfter, err := relationsSize(ctx, conn, keyIndexes)
 	if err != nil {
-		into["key_index_bytes_after_reindex"] = unavailable(err.Error())
-		into["bloat_ratio"] = into["key_index_bytes_after_reindex"]
+		into.KeyIndexBytesAfterReindex, into.BloatRatio = unavailable[int64](err.Error()), unavailable[float64](err.Error())
 		return
 	}
-	into["key_index_bytes_after_reindex"] = keyAfter
-	if before, ok := into["key_index_bytes"].(int64); ok && keyAfter > 0 {
-		into["bloat_ratio"] = float64(before) / float64(keyAfter)
+	into.KeyIndexBytesAfterReindex = results.Of(keyAfter)
+	switch before, ok := into.KeyIndexBytes.Get(); {
+	case !ok:
+		into.BloatRatio = unavailable[float64]("the key index's size before REINDEX: " + into.KeyIndexBytes.Reason())
+	case keyAfter == 0:
+		into.BloatRatio = unavailable[float64]("the key index is empty after REINDEX")
+	default:
+		into.BloatRatio = results.Of(float64(before) / float64(keyAfter))
 	}
 }
 
@@ -60,10 +67,9 @@ func relationsSize(ctx context.Context, conn *pgx.Conn, rels []string) (int64, e
 
 // leafStats is pgstatindex over the key's indexes: leaf density and
 // fragmentation weighted by each index's leaf pages.
-func leafStats(ctx context.Context, conn *pgx.Conn, ext *Extensions, indexes []string, btree bool, into map[string]any) {
+func leafStats(ctx context.Context, conn *pgx.Conn, ext *Extensions, indexes []string, btree bool, into *results.Metrics) {
 	fail := func(reason string) {
-		into["leaf_density"] = unavailable(reason)
-		into["leaf_fragmentation"] = into["leaf_density"]
+		into.LeafDensity, into.LeafFragmentation = unavailable[float64](reason), unavailable[float64](reason)
 	}
 	if !btree {
 		fail("pgstatindex reads btree indexes only")
@@ -88,5 +94,5 @@ func leafStats(ctx context.Context, conn *pgx.Conn, ext *Extensions, indexes []s
 		fail("the key index has no leaf pages (an empty table)")
 		return
 	}
-	into["leaf_density"], into["leaf_fragmentation"], into["leaf_pages"] = density/100, frag/100, leaves
+	into.LeafDensity, into.LeafFragmentation, into.LeafPages = results.Of(density/100), results.Of(frag/100), results.Of(leaves)
 }

@@ -1,6 +1,6 @@
 // Package metrics watches the server from the inside while a cell runs and
 // records what explains its numbers. A metric that cannot be collected is
-// recorded as results.Unavailable with the reason, never as zero.
+// recorded as unavailable with the reason (results.M), never as zero.
 package metrics
 
 import (
@@ -19,7 +19,7 @@ const leafTables = `(SELECT c.oid FROM pg_class c WHERE c.oid = $1::regclass AND
 // Sizes records the table's sizes: table_bytes (heap with its maps and
 // TOAST), toast_bytes, index_bytes and total_bytes; a partitioned table's
 // are the sums over its partitions.
-func Sizes(ctx context.Context, conn *pgx.Conn, table string, into map[string]any) {
+func Sizes(ctx context.Context, conn *pgx.Conn, table string, into *results.Metrics) {
 	var heap, toast, idx, total int64
 	err := conn.QueryRow(ctx, `SELECT coalesce(sum(pg_table_size(c.oid)), 0)::bigint,
 		coalesce(sum(coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)), 0)::bigint,
@@ -27,10 +27,9 @@ func Sizes(ctx context.Context, conn *pgx.Conn, table string, into map[string]an
 		FROM `+leafTables+` l JOIN pg_class c ON c.oid = l.oid`, table).
 		Scan(&heap, &toast, &idx, &total)
 	if err != nil {
-		for _, m := range []string{"table_bytes", "toast_bytes", "index_bytes", "total_bytes"} {
-			into[m] = results.Unavailable{Unavailable: err.Error()}
-		}
+		u := unavailable[int64](err.Error())
+		into.TableBytes, into.ToastBytes, into.IndexBytes, into.TotalBytes = u, u, u, u
 		return
 	}
-	into["table_bytes"], into["toast_bytes"], into["index_bytes"], into["total_bytes"] = heap, toast, idx, total
+	into.TableBytes, into.ToastBytes, into.IndexBytes, into.TotalBytes = results.Of(heap), results.Of(toast), results.Of(idx), results.Of(total)
 }

@@ -3,8 +3,6 @@ package metrics
 import (
 	"reflect"
 	"testing"
-
-	"github.com/keybench/keybench/internal/results"
 )
 
 func TestRelationRole(t *testing.T) {
@@ -23,14 +21,5 @@ func TestTopWaits(t *testing.T) {
 	got := topWaits(map[string]int64{"CPU": 3, "IO:DataFileRead": 10, "LWLock:WALWrite": 3})
 	if want := []string{"IO:DataFileRead", "CPU", "LWLock:WALWrite"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("topWaits = %v, want %v", got, want)
-	}
-}
-
-func TestPerRow(t *testing.T) {
-	if v := perRow(300, 100); v != 3.0 {
-		t.Errorf("perRow = %v", v)
-	}
-	if u, ok := perRow(300, 0).(results.Unavailable); !ok || u.Unavailable == "" {
-		t.Errorf("perRow with no rows = %v, want unavailable with a reason", perRow(300, 0))
 	}
 }

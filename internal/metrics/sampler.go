@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/results"
 )
 
 // sampler watches the window from its own connection: wait events of the
@@ -21,8 +23,8 @@ type sampler struct {
 	waitSamples int64
 	waitErr     error
 
-	cache      []cacheSample
-	usage      [][]usageCount
+	cache      []results.CacheSample
+	usage      [][]results.UsageCount
 	cacheTotal int64
 	cacheErr   error
 
@@ -39,17 +41,6 @@ type sampler struct {
 // reads every buffer header, some 60 ms for a 1 GB cache here, so on a
 // large cache the period grows until a sample takes at most 1% of it.
 const cacheCostShare = 0.01
-
-type cacheSample struct {
-	T      float64            `json:"t"`
-	Shares map[string]float64 `json:"shares"`
-}
-
-type usageCount struct {
-	UsageCount int   `json:"usage_count"`
-	Buffers    int64 `json:"buffers"`
-	Dirty      int64 `json:"dirty"`
-}
 
 func newSampler(env *Env, winStart time.Time) *sampler {
 	return &sampler{env: env, winStart: winStart, waits: map[string]int64{}}
@@ -164,7 +155,7 @@ func (s *sampler) sampleCache(ctx context.Context, conn *pgx.Conn, fn string) {
 		}
 		return
 	}
-	smp := cacheSample{T: time.Since(s.winStart).Seconds(), Shares: map[string]float64{}}
+	smp := results.CacheSample{T: time.Since(s.winStart).Seconds(), Shares: map[string]float64{}}
 	for rows.Next() {
 		var rel string
 		var n int64
@@ -176,11 +167,11 @@ func (s *sampler) sampleCache(ctx context.Context, conn *pgx.Conn, fn string) {
 	s.cache = append(s.cache, smp)
 	if s.env.Major >= 16 {
 		if fn, err := s.env.Ext.fn("pg_buffercache", "pg_buffercache_usage_counts"); err == nil {
-			var u []usageCount
+			var u []results.UsageCount
 			rows, err := conn.Query(ctx, "SELECT usage_count, buffers, dirty FROM "+fn+"() ORDER BY 1")
 			if err == nil {
 				for rows.Next() {
-					var c usageCount
+					var c results.UsageCount
 					if rows.Scan(&c.UsageCount, &c.Buffers, &c.Dirty) == nil {
 						u = append(u, c)
 					}
@@ -218,33 +209,33 @@ func relationRole(rel, table string) string {
 	return "other:" + rel
 }
 
-func (s *sampler) report(into map[string]any) {
+func (s *sampler) report(into *results.Metrics) {
 	if s.ran > 0 {
 		// An upper bound of what sampling took from the server: the wall time
 		// of its queries (server work plus the round trips), as a share of
 		// the window and of one core.
-		into["sampling"] = map[string]any{"queries": s.queries, "busy_s": s.busy.Seconds(), "window_s": s.ran.Seconds(),
-			"busy_share": s.busy.Seconds() / s.ran.Seconds(), "buffercache_every_s": s.cacheEvery.Seconds()}
+		into.Sampling = results.Of(results.Sampling{Queries: s.queries, BusyS: s.busy.Seconds(), WindowS: s.ran.Seconds(),
+			BusyShare: s.busy.Seconds() / s.ran.Seconds(), BufferCacheEveryS: s.cacheEvery.Seconds()})
 	} else {
-		into["sampling"] = unavailable("the sampler did not run")
+		into.Sampling = unavailable[results.Sampling]("the sampler did not run")
 	}
 	switch {
 	case s.env.WaitEvery <= 0:
-		into["wait_events"] = unavailable("sampling switched off")
+		into.WaitEvents = unavailable[results.WaitEvents]("sampling switched off")
 	case s.waitErr != nil:
-		into["wait_events"] = unavailablef("pg_stat_activity: %v", s.waitErr)
+		into.WaitEvents = unavailable[results.WaitEvents](fmt.Sprintf("pg_stat_activity: %v", s.waitErr))
 	case s.waitSamples == 0:
-		into["wait_events"] = unavailable("the window ended before the first sample")
+		into.WaitEvents = unavailable[results.WaitEvents]("the window ended before the first sample")
 	default:
-		into["wait_events"] = map[string]any{"samples": s.waitSamples, "every_ms": s.env.WaitEvery.Milliseconds(), "counts": s.waits, "top": topWaits(s.waits)}
+		into.WaitEvents = results.Of(results.WaitEvents{Samples: s.waitSamples, EveryMS: s.env.WaitEvery.Milliseconds(), Counts: s.waits, Top: topWaits(s.waits)})
 	}
 	switch {
 	case s.env.CacheEvery <= 0:
-		into["buffercache"] = unavailable("sampling switched off")
+		into.BufferCache = unavailable[results.BufferCache]("sampling switched off")
 	case s.cacheErr != nil:
-		into["buffercache"] = unavailablef("pg_buffercache: %v", s.cacheErr)
+		into.BufferCache = unavailable[results.BufferCache](fmt.Sprintf("pg_buffercache: %v", s.cacheErr))
 	case len(s.cache) == 0:
-		into["buffercache"] = unavailable("the window ended before the first sample")
+		into.BufferCache = unavailable[results.BufferCache]("the window ended before the first sample")
 	default:
 		mean := map[string]float64{}
 		for _, smp := range s.cache {
@@ -252,13 +243,13 @@ func (s *sampler) report(into map[string]any) {
 				mean[k] += v / float64(len(s.cache))
 			}
 		}
-		out := map[string]any{"buffers": s.cacheTotal, "mean_share": mean, "final_share": s.cache[len(s.cache)-1].Shares, "samples": s.cache}
+		out := results.BufferCache{Buffers: s.cacheTotal, MeanShare: mean, FinalShare: s.cache[len(s.cache)-1].Shares, Samples: s.cache}
 		if len(s.usage) > 0 {
-			out["usage_counts_final"] = s.usage[len(s.usage)-1]
+			out.UsageCountsFinal = results.Of(s.usage[len(s.usage)-1])
 		} else if s.env.Major < 16 {
-			out["usage_counts_final"] = unavailable("pg_buffercache_usage_counts() needs PostgreSQL 16")
+			out.UsageCountsFinal = unavailable[[]results.UsageCount]("pg_buffercache_usage_counts() needs PostgreSQL 16")
 		}
-		into["buffercache"] = out
+		into.BufferCache = results.Of(out)
 	}
 }
 

@@ -59,9 +59,9 @@ type counter interface {
 	name() string
 	read(ctx context.Context, env *Env) (snapshot, error)
 	// report stores the metric(s) for the delta between two snapshots.
-	report(before, after snapshot, rows int64, elapsed time.Duration, into map[string]any)
+	report(before, after snapshot, rows int64, elapsed time.Duration, into *results.Metrics)
 	// unavailable stores the reason under the metric(s) this counter reports.
-	unavailable(reason string, into map[string]any)
+	unavailable(reason string, into *results.Metrics)
 }
 
 type snapshot any
@@ -108,8 +108,8 @@ func (s *Session) StopSampling() {
 }
 
 // Stop reads the counters again and records every metric into the cell's
-// map. rows is every row the clients inserted.
-func (s *Session) Stop(ctx context.Context, rows int64, into map[string]any) {
+// metrics. rows is every row the clients inserted.
+func (s *Session) Stop(ctx context.Context, rows int64, into *results.Metrics) {
 	s.StopSampling()
 	elapsed := time.Since(s.start)
 	for i, c := range s.counters {
@@ -128,29 +128,16 @@ func (s *Session) Stop(ctx context.Context, rows int64, into map[string]any) {
 	if s.sampler != nil {
 		s.sampler.report(into)
 	} else {
-		for _, m := range []string{"wait_events", "buffercache", "sampling"} {
-			into[m] = unavailable("sampling switched off (--sampling off)")
-		}
+		const off = "sampling switched off (--sampling off)"
+		into.WaitEvents, into.BufferCache, into.Sampling = unavailable[results.WaitEvents](off), unavailable[results.BufferCache](off), unavailable[results.Sampling](off)
 	}
 }
 
 type errSnap struct{ err error }
 
-func unavailable(reason string) results.Unavailable { return results.Unavailable{Unavailable: reason} }
-
-func unavailablef(format string, a ...any) results.Unavailable {
-	return unavailable(fmt.Sprintf(format, a...))
-}
+func unavailable[T any](reason string) results.M[T] { return results.Unavailable[T](reason) }
 
 var errEmbeddedOnly = errors.New("only measured for the embedded server (keybench cannot see another server's processes and disks)")
-
-// perRow divides a count by rows, or says why it cannot.
-func perRow(v float64, rows int64) any {
-	if rows <= 0 {
-		return unavailable("no rows inserted")
-	}
-	return v / float64(rows)
-}
 
 // FlushStats makes a backend flush its pending statistics (WAL, IO) to the
 // shared counters, which it otherwise does at most once a second.
@@ -161,10 +148,10 @@ func FlushStats(ctx context.Context, conn *pgconn.PgConn) {
 // walByRelation attributes the cell's WAL full-page images to the relations
 // they were taken of (pg_walinspect's pg_get_wal_block_info, PostgreSQL 16+):
 // wal_fpi_by_relation by role, and key_index_fpi_per_row.
-func (s *Session) walByRelation(ctx context.Context, rows int64, into map[string]any) {
+func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.Metrics) {
 	fail := func(reason string) {
-		into["wal_fpi_by_relation"] = unavailable(reason)
-		into["key_index_fpi_per_row"] = into["wal_fpi_by_relation"]
+		into.WALFPIByRelation = unavailable[map[string]int64](reason)
+		into.KeyIndexFPIPerRow = unavailable[float64](reason)
 	}
 	if s.env.Major < 16 {
 		fail(fmt.Sprintf("pg_get_wal_block_info needs PostgreSQL 16 (this is %d)", s.env.Major))
@@ -209,6 +196,6 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into map[string
 		fail(err.Error())
 		return
 	}
-	into["wal_fpi_by_relation"] = by
-	into["key_index_fpi_per_row"] = perRow(float64(by["key_index"]), rows)
+	into.WALFPIByRelation = results.Of(by)
+	into.KeyIndexFPIPerRow = results.PerRow(float64(by["key_index"]), rows)
 }

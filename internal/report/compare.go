@@ -44,9 +44,10 @@ func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 		}
 		seen[id(x)] = true
 		r := Row{Key: x.Key, Workload: x.Workload, Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, Cmp: stats.Compare(x.Sample(), y.Sample())}
-		sa, okA := a.MedianInt(x, "total_bytes")
-		sb, okB := b.MedianInt(y, "total_bytes")
-		r.SizeA, r.SizeB, r.HasSize = sa, sb, okA && okB
+		total := func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.TotalBytes) }
+		sa, okA := a.Median(x, total)
+		sb, okB := b.Median(y, total)
+		r.SizeA, r.SizeB, r.HasSize = int64(sa), int64(sb), okA && okB
 		rows = append(rows, r)
 	}
 	for i := range gb {

@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"image/color"
 	"sort"
-	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -49,12 +48,13 @@ func (r *renderer) linesPerKey(keep func(g *results.Group) bool, points func(c *
 }
 
 func (r *renderer) tpsOverTime() (Chart, string) {
-	if r.isLoad() {
-		return Chart{}, "" // a load's timeline is its chunks: see the load-rate chart
+	k := r.kind()
+	if !k.SecondsTimeline {
+		return Chart{}, "" // the timeline holds the workload's own steps: see its charts
 	}
 	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
 		for _, sec := range c.Timeline {
-			xs, ys = append(xs, float64(sec.T)), append(ys, results.SecondRate(sec))
+			xs, ys = append(xs, float64(sec.T)), append(ys, c.SecondRate(sec))
 		}
 		return xs, ys
 	})
@@ -62,8 +62,8 @@ func (r *renderer) tpsOverTime() (Chart, string) {
 		return Chart{}, "throughput over time: no window lasted two seconds"
 	}
 	yl := "transactions per second"
-	if r.isQueue() {
-		yl = "rows out of the queue per second"
+	if k.RateLabel != "" {
+		yl = k.RateLabel
 	}
 	svg, err := lines("Throughput over time", "seconds into the measured window", yl, ss)
 	return r.chart("Throughput over time", "Per-second throughput of each key's first run in the measured window (warm-up excluded).", svg, err)
@@ -123,10 +123,11 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 
 func (r *renderer) sizes() (Chart, string) {
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
-		t, ok1 := num(c.Metrics["table_bytes"])
-		k, ok2 := num(c.Metrics["key_index_bytes"])
-		a, ok3 := num(c.Metrics["key_index_bytes_after_reindex"])
-		tot, ok4 := num(c.Metrics["total_bytes"])
+		m := &c.Metrics
+		t, ok1 := results.Float(m.TableBytes)
+		k, ok2 := results.Float(m.KeyIndexBytes)
+		a, ok3 := results.Float(m.KeyIndexBytesAfterReindex)
+		tot, ok4 := results.Float(m.TotalBytes)
 		if !ok1 || !ok4 {
 			return nil, false
 		}
@@ -145,7 +146,7 @@ func (r *renderer) sizes() (Chart, string) {
 
 func (r *renderer) walPerRow() (Chart, string) {
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
-		b, ok := num(c.Metrics["wal_bytes_per_row"])
+		b, ok := c.Metrics.WALBytesPerRow.Get()
 		return []float64{b}, ok
 	})
 	if len(ss) == 0 {
@@ -157,17 +158,16 @@ func (r *renderer) walPerRow() (Chart, string) {
 
 func (r *renderer) fpiPerRow() (Chart, string) {
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
-		total, ok := num(c.Metrics["wal_fpi_per_row"])
+		total, ok := c.Metrics.WALFPIPerRow.Get()
 		if !ok {
 			return nil, false
 		}
 		out := []float64{total, 0, 0, 0}
-		fpi, _ := num(c.Metrics["wal_fpi"])
-		if by, ok := c.Metrics["wal_fpi_by_relation"].(map[string]any); ok && fpi > 0 && total > 0 {
+		fpi, _ := results.Float(c.Metrics.WALFPI)
+		if by, ok := c.Metrics.WALFPIByRelation.Get(); ok && fpi > 0 && total > 0 {
 			rows := fpi / total
 			for i, role := range []string{"key_index", "data_index", "table"} {
-				v, _ := num(by[role])
-				out[i+1] = v / rows
+				out[i+1] = float64(by[role]) / rows
 			}
 		}
 		return out, true
@@ -182,14 +182,9 @@ func (r *renderer) fpiPerRow() (Chart, string) {
 
 func (r *renderer) cacheOverTime() (Chart, string) {
 	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
-		m, _ := c.Metrics["buffercache"].(map[string]any)
-		samples, _ := m["samples"].([]any)
-		for _, x := range samples {
-			smp, _ := x.(map[string]any)
-			t, _ := num(smp["t"])
-			shares, _ := smp["shares"].(map[string]any)
-			v, _ := num(shares["key_index"])
-			xs, ys = append(xs, t), append(ys, v*100)
+		bc, _ := c.Metrics.BufferCache.Get()
+		for _, smp := range bc.Samples {
+			xs, ys = append(xs, smp.T), append(ys, smp.Shares["key_index"]*100)
 		}
 		return xs, ys
 	})
@@ -243,85 +238,47 @@ func (r *renderer) latency() (Chart, string) {
 	return r.chart("Latency percentiles", "Latency percentiles of the measured window (HDR histogram merged over the clients).", svg, err)
 }
 
-func (r *renderer) isLoad() bool {
-	return len(r.headline) > 0 && strings.HasPrefix(r.headline[0].Workload, "bulk")
-}
-func (r *renderer) isQueue() bool {
-	return len(r.headline) > 0 && strings.HasPrefix(r.headline[0].Workload, "queue")
+// kind is how the headline's cells read.
+func (r *renderer) kind() results.Kind {
+	if len(r.headline) == 0 {
+		return results.KindOf("")
+	}
+	return results.KindOf(r.headline[0].Workload)
 }
 
-// loadRate is 003's curve: each load chunk's rate against the rows the table held.
-func (r *renderer) loadRate() (Chart, string) {
-	if !r.isLoad() {
-		return Chart{}, ""
-	}
-	// The curve is the loads with the index in place (003); loads that
-	// build it afterwards run at the heap's pace and would crowd the chart.
-	during := false
-	for _, g := range r.headline {
-		during = during || g.Workload == "bulk"
-	}
-	ss := r.linesPerKey(func(g *results.Group) bool { return !during || g.Workload == "bulk" }, func(c *results.Cell) (xs, ys []float64) {
-		chunks, _ := c.Metrics["load_rate_per_chunk"].([]any)
-		for _, x := range chunks {
-			ch, _ := x.(map[string]any)
-			before, _ := num(ch["rows_before"])
-			rows, _ := num(ch["rows"])
-			rate, _ := num(ch["rows_per_s"])
-			xs, ys = append(xs, (before+rows)/1e6), append(ys, rate/1000)
+// kindCharts draws the charts the headline workload's kind asks for.
+func (r *renderer) kindCharts() (charts []Chart, missing []string) {
+	for _, spec := range r.kind().Charts {
+		c, m := r.kindChart(spec)
+		if m != "" {
+			missing = append(missing, m)
+		} else {
+			charts = append(charts, c)
 		}
-		return xs, ys
-	})
-	if len(ss) == 0 {
-		return Chart{}, "load rate per chunk: no load had two chunks"
 	}
-	svg, err := lines("Load rate as the table grows", "rows in the table at the end of the chunk (millions)", "thousand rows per second", ss)
-	return r.chart("Load rate per chunk", "Each chunk's rate against the table's size, as 003 plotted it, for the loads with the key's index in place: a key whose index inserts stay on the right edge keeps its rate; "+
-		"one whose inserts scatter over an index larger than the cache falls as the table grows. "+
-		"uuidv1 with spacing: raw version 1 uuids lead with time_low, the low 32 bits of the 100 ns timestamp, which wraps every 2^32 × 100 ns ≈ 7.2 minutes; "+
-		"once the keys' timestamps span more than that, each wrap starts again at the low end of the index and sweeps through it, "+
-		"while uuidv6 carries the same timestamp most significant bits first and stays in order.", svg, err)
+	return charts, missing
 }
 
-// queueRates sets the queue's in and out rates, per core, beside 004's.
-func (r *renderer) queueRates() (Chart, string) {
-	if !r.isQueue() {
-		return Chart{}, ""
-	}
-	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
-		q := c.Nested("queue")
-		in, ok1 := results.Float(q, "per_core", "rows_in_per_s")
-		out, ok2 := results.Float(q, "per_core", "rows_out_per_s")
-		return []float64{in / 1000, out / 1000}, ok1 && ok2
-	})
-	if len(ss) == 0 {
-		return Chart{}, "queue rates per core: the server's cores are unknown (--dsn)"
-	}
-	ss = append(ss, series{name: "004 (56 cores)", color: color.Gray{Y: 150},
-		ys: []float64{results.Ref004InPerS / results.Ref004Cores / 1000, results.Ref004OutPerS / results.Ref004Cores / 1000}})
-	svg, err := groupedBars("Rows in and out per second per core, beside 004", "thousand rows per second per core", []string{"in (inserted)", "out (deleted)"}, ss)
-	return r.chart("Queue rates per core", "Rows inserted and deleted per second, measured at once, divided by the cores the server and keybench shared; 004's figures divided by its 56 cores. "+
-		"004 counted 1000 rows per delete call whether or not the partition held them; keybench counts the rows deleted.", svg, err)
-}
-
-// backlog plots the rows waiting in the queue over the window.
-func (r *renderer) backlog() (Chart, string) {
-	if !r.isQueue() {
-		return Chart{}, ""
-	}
-	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
-		tl, _ := c.Nested("queue")["timeline"].([]any)
-		for _, x := range tl {
-			p, _ := x.(map[string]any)
-			t, _ := num(p["t"])
-			b, _ := num(p["backlog"])
-			xs, ys = append(xs, t), append(ys, b/1000)
+func (r *renderer) kindChart(spec results.ChartSpec) (Chart, string) {
+	var svg string
+	var err error
+	if spec.Points != nil {
+		ss := r.linesPerKey(func(g *results.Group) bool { return spec.Keep == nil || spec.Keep(r.headline, g) }, spec.Points)
+		if len(ss) == 0 {
+			return Chart{}, spec.Missing
 		}
-		return xs, ys
-	})
-	if len(ss) == 0 {
-		return Chart{}, "queue backlog: no window lasted two seconds"
+		svg, err = lines(spec.Title, spec.XLabel, spec.YLabel, ss)
+	} else {
+		ss := r.barsPerKey(spec.Values)
+		if len(ss) == 0 {
+			return Chart{}, spec.Missing
+		}
+		if spec.Reference != nil {
+			if name, ys := spec.Reference(); len(ys) > 0 {
+				ss = append(ss, series{name: name, color: color.Gray{Y: 150}, ys: ys})
+			}
+		}
+		svg, err = groupedBars(spec.Title, spec.YLabel, spec.Categories, ss)
 	}
-	svg, err := lines("Backlog over time", "seconds into the measured window", "thousand rows in the queue", ss)
-	return r.chart("Queue backlog", "Rows in the queue at the end of each second: every row the producers inserted minus every row the consumers deleted. A flat line is a queue whose consumers keep up.", svg, err)
+	return r.chart(spec.Heading, spec.Caption, svg, err)
 }

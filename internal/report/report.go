@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
-	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,12 +19,8 @@ import (
 	"github.com/keybench/keybench/internal/stats"
 )
 
-// WriteFile renders the results file at resultsPath into htmlPath.
-func WriteFile(resultsPath, htmlPath string) error {
-	res, err := results.Read(resultsPath)
-	if err != nil {
-		return err
-	}
+// WriteFile renders res into htmlPath.
+func WriteFile(res *results.Results, htmlPath string) error {
 	b, err := Render(res)
 	if err != nil {
 		return err
@@ -80,18 +75,22 @@ func Render(res *results.Results) ([]byte, error) {
 	r.pickHeadline()
 	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
 	p.Headline, p.Verdicts = r.verdict()
-	for _, build := range []func() (Chart, string){r.tpsOverTime, r.tpsVsScale, r.loadRate, r.queueRates, r.backlog, r.sizes, r.walPerRow, r.fpiPerRow, r.cacheOverTime, r.waits, r.latency} {
-		c, missing := build()
+	add := func(c Chart, missing string) {
 		if missing != "" {
 			p.Missing = append(p.Missing, missing)
-			continue
-		}
-		if c.SVG != "" { // "" without a reason: the chart does not apply to this run
+		} else if c.SVG != "" { // "" without a reason: the chart does not apply to this run
 			p.Charts = append(p.Charts, c)
 		}
 	}
+	add(r.tpsOverTime())
+	add(r.tpsVsScale())
+	own, missing := r.kindCharts() // the workload's own charts come next: they explain its rate
+	p.Charts, p.Missing = append(p.Charts, own...), append(p.Missing, missing...)
+	for _, build := range []func() (Chart, string){r.sizes, r.walPerRow, r.fpiPerRow, r.cacheOverTime, r.waits, r.latency} {
+		add(build())
+	}
 	var sum bytes.Buffer
-	res.WriteSummary(&sum)
+	WriteSummary(&sum, res)
 	p.Summary = sum.String()
 	p.Env, p.Settings = environment(res)
 	p.Command = shellJoin(res.Keybench.Command)
@@ -148,16 +147,13 @@ func (r *renderer) verdict() (string, []Verdict) {
 	g0 := ranked[0]
 	head := fmt.Sprintf("%s, %d clients, %s rows before each window: keys ranked by median throughput (%s).",
 		g0.Workload, g0.Clients, thousands(g0.Rows), unitWords(g0.Unit))
-	if r.isLoad() {
-		head = "Loads ranked by the median rate of their chunks; a load that builds the index afterwards is ranked by its load alone."
-		if line := r.res.IndexAfterVsDuring(r.groups); line != "" {
-			head += " " + strings.ToUpper(line[:1]) + line[1:]
-		}
+	if k := r.kind(); k.Headline != nil {
+		head = k.Headline(r.res, r.groups)
 	}
 	var out []Verdict
 	for i, g := range ranked {
 		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g),
-			TPS: fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.RateUnit(g.Workload), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
+			TPS: fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.KindOf(g.Workload).Unit(), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
 		if i == 0 {
 			v.Versus = "fastest"
 			v.Significant = true
@@ -187,16 +183,16 @@ func (r *renderer) why(g, best *results.Group) string {
 		}
 		parts = append(parts, s)
 	}
-	if f, ok := num(c.Metrics["key_index_fpi_per_row"]); ok {
+	if f, ok := c.Metrics.KeyIndexFPIPerRow.Get(); ok {
 		s := fmt.Sprintf("%.3f full-page images per row in its key index", f)
-		if bf, ok := num(b.Metrics["key_index_fpi_per_row"]); ok && g != best {
+		if bf, ok := b.Metrics.KeyIndexFPIPerRow.Get(); ok && g != best {
 			s += fmt.Sprintf(" (%s: %.3f)", r.label(best), bf)
 		}
 		parts = append(parts, s)
-	} else if f, ok := num(c.Metrics["wal_fpi_per_row"]); ok {
+	} else if f, ok := c.Metrics.WALFPIPerRow.Get(); ok {
 		parts = append(parts, fmt.Sprintf("%.3f full-page images per row", f))
 	}
-	if bl, ok := num(c.Metrics["bloat_ratio"]); ok {
+	if bl, ok := c.Metrics.BloatRatio.Get(); ok {
 		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
 	}
 	if w, share, ok := topWait(c); ok {
@@ -215,52 +211,35 @@ func unitWords(u string) string {
 	return "per-second rates; repeat with --repeat 5 to compare whole runs"
 }
 
-func num(v any) (float64, bool) {
-	f, ok := v.(float64)
-	return f, ok && !math.IsNaN(f)
-}
-
 func cacheShare(c *results.Cell) (float64, bool) {
-	m, ok := c.Metrics["buffercache"].(map[string]any)
-	if !ok {
-		return 0, false
-	}
-	ms, ok := m["mean_share"].(map[string]any)
-	if !ok {
-		return 0, false
-	}
-	f, _ := num(ms["key_index"])
-	return f, true
+	bc, ok := c.Metrics.BufferCache.Get()
+	return bc.MeanShare["key_index"], ok
 }
 
+// waitCounts are the clients' wait-event counts and their total.
 func waitCounts(c *results.Cell) (map[string]float64, float64) {
-	m, ok := c.Metrics["wait_events"].(map[string]any)
+	we, ok := c.Metrics.WaitEvents.Get()
 	if !ok {
 		return nil, 0
 	}
-	counts, _ := m["counts"].(map[string]any)
 	out, total := map[string]float64{}, 0.0
-	for k, v := range counts {
-		if f, ok := num(v); ok {
-			out[k] = f
-			total += f
-		}
+	for k, v := range we.Counts {
+		out[k] = float64(v)
+		total += float64(v)
 	}
 	return out, total
 }
 
 func topWait(c *results.Cell) (string, float64, bool) {
-	counts, total := waitCounts(c)
-	if total == 0 {
+	we, ok := c.Metrics.WaitEvents.Get()
+	if !ok {
 		return "", 0, false
 	}
-	best, bn := "", -1.0
-	for _, k := range sortedKeys(counts) {
-		if counts[k] > bn {
-			best, bn = k, counts[k]
-		}
+	top := we.Shares(1)
+	if len(top) == 0 {
+		return "", 0, false
 	}
-	return best, bn / total, true
+	return top[0].Name, top[0].Share, true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -66,7 +66,7 @@ func (r *Results) BuildGroups() []Group {
 			g.Unit = "seconds"
 			for _, i := range g.Cells {
 				for _, s := range r.Cells[i].Timeline {
-					g.sample = append(g.sample, SecondRate(s))
+					g.sample = append(g.sample, r.Cells[i].SecondRate(s))
 				}
 			}
 		}
@@ -100,25 +100,11 @@ func (r *Results) BuildGroups() []Group {
 // Sample is the group's TPS sample (per run or per second, as Unit says).
 func (g *Group) Sample() []float64 { return g.sample }
 
-// MedianInt is the median of an integer metric over the group's cells.
-func (r *Results) MedianInt(g *Group, metric string) (int64, bool) {
+// Median is the median of a figure over the group's cells that measured it.
+func (r *Results) Median(g *Group, figure func(c *Cell) (float64, bool)) (float64, bool) {
 	var v []float64
 	for _, i := range g.Cells {
-		if x, ok := r.Cells[i].Int(metric); ok {
-			v = append(v, float64(x))
-		}
-	}
-	if len(v) == 0 {
-		return 0, false
-	}
-	return int64(stats.Summarize(v).Median), true
-}
-
-// MedianFloat is the median of a float metric over the group's cells.
-func (r *Results) MedianFloat(g *Group, metric string) (float64, bool) {
-	var v []float64
-	for _, i := range g.Cells {
-		if x, ok := r.Cells[i].Metrics[metric].(float64); ok {
+		if x, ok := figure(&r.Cells[i]); ok {
 			v = append(v, x)
 		}
 	}
@@ -128,15 +114,24 @@ func (r *Results) MedianFloat(g *Group, metric string) (float64, bool) {
 	return stats.Summarize(v).Median, true
 }
 
-// queueOut is the role of a queue's consumers (workload.RoleOut).
-const queueOut = "out"
+// Last is the group's last cell.
+func (r *Results) Last(g *Group) *Cell { return &r.Cells[g.Cells[len(g.Cells)-1]] }
 
-// Rate is the cell's headline rate: transactions per second; rows per
-// second for a load; rows consumed per second for a queue (a row is done
-// when it has left the queue, and in a bounded queue out keeps up with in).
+// First is the group's first cell.
+func (r *Results) First(g *Group) *Cell { return &r.Cells[g.Cells[0]] }
+
+// Float reads a measured figure as a float64 (for Median).
+func Float[T int64 | float64](m M[T]) (float64, bool) {
+	v, ok := m.Get()
+	return float64(v), ok
+}
+
+// Rate is the cell's headline rate: transactions per second, or what its
+// workload's summary says it is (rows per second for a load, rows consumed
+// per second for a queue: a row is done when it has left the queue).
 func (c *Cell) Rate() float64 {
-	if q, ok := c.Metrics["queue"].(map[string]any); ok {
-		if v, ok := q["rows_out_per_s"].(float64); ok {
+	if c.Metrics.Summary != nil {
+		if v, ok := c.Metrics.Summary.Rate(); ok {
 			return v
 		}
 	}
@@ -144,9 +139,4 @@ func (c *Cell) Rate() float64 {
 }
 
 // SecondRate is a second's figure of the rate Cell.Rate measures.
-func SecondRate(s Second) float64 {
-	if r, ok := s.Roles[queueOut]; ok {
-		return r.RowsPS
-	}
-	return s.TPS
-}
+func (c *Cell) SecondRate(s Second) float64 { return c.Kind().SecondRate(s) }

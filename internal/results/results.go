@@ -17,14 +17,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
-
-	"github.com/keybench/keybench/internal/driver"
 )
 
-// SchemaVersion is the version of the results.json layout.
-const SchemaVersion = 1
+// SchemaVersion is the version of the results.json layout. Version 2 typed
+// every metric and added fields; it moved none, so a version-1 file reads
+// into the same structs (ReadableVersions).
+const SchemaVersion = 2
+
+// ReadableVersions are the schema versions Read accepts.
+var ReadableVersions = []int{1, 2}
 
 // Run statuses.
 const (
@@ -82,7 +86,24 @@ type Plan struct {
 	// Sampling says whether the samplers ran; OnError what a failed cell did to the run.
 	Sampling bool   `json:"sampling"`
 	OnError  string `json:"on_error,omitempty"`
+	// Pivot is how the scenario lays its summary table out (absent: one row per group).
+	Pivot *Pivot `json:"pivot,omitempty"`
 }
+
+// Pivot lays the summary table out with keys down and one column per table
+// size or client count, as 000 (table sizes) and 002 (clients) showed theirs.
+type Pivot struct {
+	// By is PivotRows or PivotClients.
+	By string `json:"by"`
+	// Bloat adds the key index's bloat to each cell (002's second figure).
+	Bloat bool `json:"bloat,omitempty"`
+}
+
+// What a pivot's columns are.
+const (
+	PivotRows    = "rows_before"
+	PivotClients = "clients"
+)
 
 // Environment is where the run happened.
 type Environment struct {
@@ -133,11 +154,41 @@ type Cell struct {
 	ErrorSamples []string `json:"error_samples,omitempty"`
 	// Warnings are caveats about the cell's figures that do not invalidate
 	// them (clients still waiting when the window ended, a lock met).
-	Warnings []string       `json:"warnings,omitempty"`
-	RowCheck *RowCheck      `json:"row_check,omitempty"`
-	Timeline []Second       `json:"timeline"`
-	Metrics  map[string]any `json:"metrics"`
+	Warnings []string  `json:"warnings,omitempty"`
+	RowCheck *RowCheck `json:"row_check,omitempty"`
+	Timeline []Second  `json:"timeline"`
+	Metrics  Metrics   `json:"metrics"`
 }
+
+// cellJSON has Cell's fields without its methods.
+type cellJSON Cell
+
+// UnmarshalJSON reads a cell, its metrics and its workload's summary.
+func (c *Cell) UnmarshalJSON(b []byte) error {
+	var v struct {
+		cellJSON
+		RawMetrics json.RawMessage `json:"metrics"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Cell(v.cellJSON)
+	if len(v.RawMetrics) == 0 || string(v.RawMetrics) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(v.RawMetrics, &c.Metrics); err != nil {
+		return fmt.Errorf("cell %s (%s): metrics: %w", c.Key, c.Workload, err)
+	}
+	s, err := decodeSummary(c.Workload, v.RawMetrics, collectorNames())
+	if err != nil {
+		return fmt.Errorf("cell %s (%s): the workload's summary: %w", c.Key, c.Workload, err)
+	}
+	c.Metrics.Summary = s
+	return nil
+}
+
+// Kind is how the cell's workload reads (see Register).
+func (c *Cell) Kind() Kind { return KindOf(c.Workload) }
 
 // Prefill records how the table was filled before the window.
 type Prefill struct {
@@ -180,21 +231,10 @@ type RowCheck struct {
 	OK       bool  `json:"ok"`
 }
 
-// Second is one second of the window, as the driver sampled it.
-type Second = driver.Second
-
-// Unavailable is the value of a metric that could not be collected.
-type Unavailable struct {
-	Unavailable string `json:"unavailable"`
-}
-
 // Write stores r as dir/results.json and dir/samples.csv, each through a
 // temporary file renamed into place.
 func (r *Results) Write(dir string) error {
 	r.Groups = r.BuildGroups()
-	for i := range r.Cells {
-		recordable(r.Cells[i].Metrics)
-	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -203,17 +243,6 @@ func (r *Results) Write(dir string) error {
 		return err
 	}
 	return writeAtomicFunc(filepath.Join(dir, "samples.csv"), r.WriteSamples)
-}
-
-// recordable replaces a metric JSON cannot hold (a NaN from the server, an
-// infinity) with the reason it is not recorded, so that one odd value never
-// costs the run its results file.
-func recordable(m map[string]any) {
-	for k, v := range m {
-		if _, err := json.Marshal(v); err != nil {
-			m[k] = Unavailable{Unavailable: "not recorded: " + err.Error()}
-		}
-	}
 }
 
 // WriteSamples writes the per-second series of every cell as CSV.
@@ -305,8 +334,8 @@ func Parse(b []byte, name string) (*Results, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s is not a keybench results file: %v", name, err)
 	}
-	if r.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s has schema_version %d; this keybench reads %d", name, r.SchemaVersion, SchemaVersion)
+	if !slices.Contains(ReadableVersions, r.SchemaVersion) {
+		return nil, fmt.Errorf("%s has schema_version %d; this keybench reads %v", name, r.SchemaVersion, ReadableVersions)
 	}
 	if r.Cells == nil {
 		return nil, errors.New(name + " has no cells")

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,11 +13,11 @@ func sample() *Results {
 		Environment: Environment{ServerVersion: "18.6", Settings: map[string]string{"shared_buffers": "2048"}},
 		Cells: []Cell{
 			{Key: "uuidv4", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1000, DurationS: 10, Txns: 10000,
-				Timeline: seconds(1000, 990, 1010, 1005, 995, 1000), Metrics: map[string]any{"total_bytes": int64(2000)}},
+				Timeline: seconds(1000, 990, 1010, 1005, 995, 1000), Metrics: Metrics{TotalBytes: Of[int64](2000)}},
 			{Key: "bigint", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1500, DurationS: 10, Txns: 15000,
-				Timeline: seconds(1500, 1490, 1510, 1505, 1495, 1500), Metrics: map[string]any{"total_bytes": int64(1000), "io": Unavailable{"no permission"}}},
+				Timeline: seconds(1500, 1490, 1510, 1505, 1495, 1500), Metrics: Metrics{TotalBytes: Of[int64](1000), IO: Unavailable[IO]("no permission")}},
 			{Key: "uuidv7", Workload: "insert", Clients: 8, Status: StatusOK, TPS: 1500, DurationS: 10, Txns: 15000,
-				Timeline: seconds(1490, 1510, 1500, 1495, 1505, 1500), Metrics: map[string]any{"total_bytes": int64(1000)}},
+				Timeline: seconds(1490, 1510, 1500, 1495, 1505, 1500), Metrics: Metrics{TotalBytes: Of[int64](1000)}},
 		}}
 }
 
@@ -39,7 +38,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Cells) != 3 || r.Cells[1].Metrics["io"].(map[string]any)["unavailable"] != "no permission" {
+	if len(r.Cells) != 3 || r.Cells[1].Metrics.IO.Reason() != "no permission" || r.Cells[0].Metrics.TotalBytes.Value() != 2000 {
 		t.Errorf("read back %+v", r.Cells)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "samples.csv"))
@@ -63,13 +62,7 @@ func TestReadRejectsOtherFiles(t *testing.T) {
 	}
 }
 
-func TestSummaryComparesWithTheRowAbove(t *testing.T) {
-	var b bytes.Buffer
-	sample().WriteSummary(&b)
-	out := b.String()
-	if !strings.Contains(out, "50% faster, 50% smaller than uuidv4") || !strings.Contains(out, "~ same speed, same size than bigint") {
-		t.Errorf("summary:\n%s", out)
-	}
+func TestGroupsCompare(t *testing.T) {
 	if g := sample().BuildGroups(); len(g) != 3 || g[1].VsPrevious == nil || !g[1].VsPrevious.Significant || g[2].VsPrevious.Significant || g[2].VsFirst.Key != "uuidv4" {
 		t.Errorf("groups: %+v", g)
 	}
@@ -83,11 +76,11 @@ func TestBytes(t *testing.T) {
 	}
 }
 
-// TestWriteSurvivesNaN: a metric JSON cannot hold is replaced by its reason,
+// TestWriteSurvivesNaN: a figure JSON cannot hold is replaced by its reason,
 // and the results file is still written.
 func TestWriteSurvivesNaN(t *testing.T) {
-	r := &Results{SchemaVersion: SchemaVersion, Cells: []Cell{{Key: "k", Status: StatusOK, Metrics: map[string]any{
-		"leaf_density": math.NaN(), "nested": map[string]any{"x": math.Inf(1)}, "ok": 1.5}}}}
+	r := &Results{SchemaVersion: SchemaVersion, Cells: []Cell{{Key: "k", Status: StatusOK, Metrics: Metrics{
+		LeafDensity: Of(math.NaN()), BloatRatio: Of(1.5), CPU: Of(CPU{ClientCores: math.Inf(1)})}}}}
 	dir := t.TempDir()
 	if err := r.Write(dir); err != nil {
 		t.Fatal(err)
@@ -97,10 +90,10 @@ func TestWriteSurvivesNaN(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := back.Cells[0].Metrics
-	if _, un := unavailableText(m["leaf_density"]); !un || m["ok"] != 1.5 {
-		t.Errorf("metrics written as %v", m)
+	if m.LeafDensity.Reason() == "" || m.BloatRatio.Value() != 1.5 {
+		t.Errorf("metrics written as %+v", m)
 	}
-	if _, un := unavailableText(m["nested"]); !un {
-		t.Errorf("nested infinity written as %v", m["nested"])
+	if m.CPU.Reason() == "" {
+		t.Errorf("nested infinity written as %+v", m.CPU)
 	}
 }

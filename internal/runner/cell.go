@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/driver"
@@ -27,7 +26,7 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 	c := results.Cell{
 		Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload,
 		Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, WarmupS: p.Warmup.Seconds(),
-		Status: results.StatusOK, Timeline: []results.Second{}, Metrics: map[string]any{},
+		Status: results.StatusOK, Timeline: []results.Second{},
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
@@ -197,7 +196,7 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 		if r.emb != nil {
 			cores = r.res.Environment.Host.CPUs
 		}
-		c.Metrics["queue"] = queueMetrics(dres, pc.Rows, p.Batch, t.Partitions, cores)
+		c.Metrics.Summary = workload.SummarizeQueue(dres, pc.Rows, p.Batch, t.Partitions, cores)
 		inserted, expected = in.TotalRows, pc.Rows+in.TotalRows-out.TotalRows
 	}
 	return r.evidence(ctx, t, sess, inserted, expected, c)
@@ -215,9 +214,9 @@ func (r *run) evidence(ctx context.Context, t *workload.Table, sess *metrics.Ses
 	if err := probeLock(ctx, r.admin, t.Qualified()); err != nil {
 		return err
 	}
-	sess.Stop(ctx, inserted, c.Metrics)
-	metrics.Sizes(ctx, r.admin, t.Qualified(), c.Metrics)
-	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, c.Metrics)
+	sess.Stop(ctx, inserted, &c.Metrics)
+	metrics.Sizes(ctx, r.admin, t.Qualified(), &c.Metrics)
+	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, &c.Metrics)
 	var server int64
 	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
 		return explainLockTimeout(err, "counting the rows the server holds")
@@ -374,23 +373,13 @@ func fillDriverResult(c *results.Cell, d *driver.Result) {
 	if c.DurationS > 0 {
 		c.RowsPerS = float64(d.Rows) / c.DurationS
 	}
-	c.LatencyMS = histLatency(d.Latency)
+	c.LatencyMS = driver.LatencyMS(d.Latency)
 	c.Timeline = d.Timeline
 	c.ErrorSamples = d.ErrorSamples
 	if in := d.Roles[workload.RoleIn]; in != nil {
 		// A queue: rows inserted are the producers'; the consumers' are in metrics.queue.
 		c.RowsInserted, c.RowsPerS = in.Rows, float64(in.Rows)/max(c.DurationS, 1e-9)
 	}
-}
-
-// histLatency summarises a latency histogram of microseconds in milliseconds.
-func histLatency(h *hdrhistogram.Histogram) results.Latency {
-	ms := func(us int64) float64 { return float64(us) / 1000 }
-	if h == nil || h.TotalCount() == 0 {
-		return results.Latency{}
-	}
-	return results.Latency{Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
-		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max())}
 }
 
 // load measures a bulk workload: the cell's rows are loaded in timed chunks,
@@ -430,6 +419,8 @@ func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen
 		sess.StopSampling()
 		return err
 	}
+	sum := &workload.LoadSummary{LatencyUnit: "one chunk of the load", Chunks: chunks, LoadS: loadS,
+		LoadMethod: map[bool]string{true: "insert-select (keys made by the server)", false: ld.Method()}[t.Key.Gen == keys.GenServer]}
 	if ld.IndexAfter() {
 		step := r.ui.Step("  building indexes")
 		t1 := time.Now()
@@ -440,10 +431,10 @@ func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen
 				return fmt.Errorf("%s: %w", s, err)
 			}
 		}
-		c.Metrics["index_build_s"] = time.Since(t1).Seconds()
+		sum.IndexBuildS = results.Of(time.Since(t1).Seconds())
 		step.Done()
 	} else {
-		c.Metrics["index_build_s"] = results.Unavailable{Unavailable: "the indexes were in place during the load"}
+		sum.IndexBuildS = results.Unavailable[float64]("the indexes were in place during the load")
 	}
 	total := time.Since(t0).Seconds()
 	sess.StopSampling()
@@ -457,14 +448,12 @@ func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen
 		chunkMS = append(chunkMS, ch.Seconds*1000)
 	}
 	c.LatencyMS = chunkLatency(chunkMS)
-	c.Metrics["latency_unit"] = "one chunk of the load"
-	c.Metrics["load_rate_per_chunk"] = chunks
-	c.Metrics["load_s"], c.Metrics["total_s"] = loadS, total
-	c.Metrics["load_method"] = map[bool]string{true: "insert-select (keys made by the server)", false: ld.Method()}[t.Key.Gen == keys.GenServer]
+	sum.TotalS = total
 	if n := len(chunks); n > 0 {
-		c.Metrics["first_chunk_rows_per_s"], c.Metrics["last_chunk_rows_per_s"] = chunks[0].RowsPerS, chunks[n-1].RowsPerS
-		c.Metrics["last_to_first_chunk"] = chunks[n-1].RowsPerS / chunks[0].RowsPerS
+		sum.FirstChunkRowsPerS, sum.LastChunkRowsPerS = chunks[0].RowsPerS, chunks[n-1].RowsPerS
+		sum.LastToFirstChunk = chunks[n-1].RowsPerS / chunks[0].RowsPerS
 	}
+	c.Metrics.Summary = sum
 	r.ui.Logf("  loaded %d rows in %.1f s (first chunk %.0f rows/s, last %.0f rows/s)", rows, loadS, chunks[0].RowsPerS, chunks[len(chunks)-1].RowsPerS)
 
 	return r.evidence(ctx, t, sess, rows, rows, c)

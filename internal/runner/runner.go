@@ -95,7 +95,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, WarmupS: p.Warmup.Seconds(),
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
-			Sampling: cfg.Sampling, OnError: cfg.OnError},
+			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Scenario.Pivot},
 		Cells: []results.Cell{},
 	}
 	if p.Txns > 0 {
@@ -176,7 +176,7 @@ func (r *run) execute(ctx context.Context) error {
 			return werr
 		}
 		if c.Status == results.StatusOK {
-			r.ui.Logf("  %.0f %s, p99 %.2f ms, %d rows in %.1f s", c.Rate(), results.RateUnit(c.Workload), c.LatencyMS.P99, c.RowsInserted, c.DurationS)
+			r.ui.Logf("  %.0f %s, p99 %.2f ms, %d rows in %.1f s", c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, c.RowsInserted, c.DurationS)
 		} else if err == nil {
 			r.ui.Logf("  cell %s: %s", c.Status, c.Error)
 			if r.cfg.OnError != "continue" {

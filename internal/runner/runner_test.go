@@ -3,6 +3,7 @@ package runner_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
@@ -61,6 +63,30 @@ var allMetrics = []string{"table_bytes", "toast_bytes", "index_bytes", "total_by
 	"wal_bytes", "wal_records", "wal_fpi", "wal_bytes_per_row", "wal_fpi_per_row", "wal_records_per_row",
 	"wal_fpi_by_relation", "key_index_fpi_per_row", "buffercache", "wait_events", "sampling", "io", "blocks", "disk", "checkpoints", "cpu"}
 
+// asJSON is the cell's metrics as a tool reading results.json sees them.
+func asJSON(t *testing.T, c *results.Cell) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(c.Metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// unavailableIn reads {"unavailable": "reason"}.
+func unavailableIn(v any) (string, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return "", false
+	}
+	r, ok := m["unavailable"].(string)
+	return r, ok
+}
+
 func schemaExists(t *testing.T, name string) bool {
 	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
 	if err != nil {
@@ -94,6 +120,7 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 			t.Fatalf("%d cells, want %d", len(res.Cells), len(cfg.Specs))
 		}
 		for _, c := range res.Cells {
+			m := asJSON(t, &c)
 			if c.Status != results.StatusOK || c.Txns == 0 || c.TPS <= 0 || c.RowsInserted == 0 || c.DurationS < 0.9 ||
 				c.LatencyMS.P99 <= 0 || c.LatencyMS.Max < c.LatencyMS.P99 || len(c.Timeline) == 0 || c.RowsBefore != 2000 {
 				t.Errorf("%s %s: cell %+v", tc.workload, c.Key, c)
@@ -101,34 +128,34 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 			if c.RowCheck == nil || !c.RowCheck.OK || c.RowCheck.Server < 2000+c.RowsInserted {
 				t.Errorf("%s: row check %+v", c.Key, c.RowCheck)
 			}
-			for _, m := range []string{"table_bytes", "index_bytes", "total_bytes", "index_bytes_after_reindex", "key_index_bytes", "wal_bytes", "wal_records"} {
-				if v, ok := c.Int(m); !ok || v <= 0 {
-					t.Errorf("%s: metric %s = %v", c.Key, m, c.Metrics[m])
+			for _, name := range []string{"table_bytes", "index_bytes", "total_bytes", "index_bytes_after_reindex", "key_index_bytes", "wal_bytes", "wal_records"} {
+				if v, ok := m[name].(float64); !ok || v <= 0 {
+					t.Errorf("%s: metric %s = %v", c.Key, name, m[name])
 				}
 			}
-			// Every metric is there, measured or with the reason it is not.
-			for _, m := range allMetrics {
-				v, ok := c.Metrics[m]
+			// Every metric is there under its name, measured or with the reason it is not.
+			for _, name := range allMetrics {
+				v, ok := m[name]
 				if !ok || v == nil {
-					t.Errorf("%s: metric %s missing", c.Key, m)
+					t.Errorf("%s: metric %s missing", c.Key, name)
 				}
-				if u, isUn := v.(results.Unavailable); isUn && u.Unavailable == "" {
-					t.Errorf("%s: metric %s unavailable without a reason", c.Key, m)
+				if r, isUn := unavailableIn(v); isUn && r == "" {
+					t.Errorf("%s: metric %s unavailable without a reason", c.Key, name)
 				}
 			}
 			// This test server is reached like someone else's (--dsn): its disk and
 			// processes are not keybench's to watch, and the results say so.
-			if _, isUn := c.Metrics["disk"].(results.Unavailable); !isUn {
-				t.Errorf("%s: disk measured on a --dsn server: %v", c.Key, c.Metrics["disk"])
+			if _, isUn := unavailableIn(m["disk"]); !isUn {
+				t.Errorf("%s: disk measured on a --dsn server: %v", c.Key, m["disk"])
 			}
-			if cpu, ok := c.Metrics["cpu"].(map[string]any); !ok || cpu["client_s"].(float64) <= 0 {
-				t.Errorf("%s: cpu %v", c.Key, c.Metrics["cpu"])
-			} else if _, isUn := cpu["server_s"].(results.Unavailable); !isUn {
+			if cpu, ok := c.Metrics.CPU.Get(); !ok || cpu.ClientS <= 0 {
+				t.Errorf("%s: cpu %+v", c.Key, c.Metrics.CPU)
+			} else if _, measured := cpu.ServerS.Get(); measured {
 				t.Errorf("%s: server CPU measured on a --dsn server", c.Key)
 			}
-			for _, m := range []string{"buffercache", "wait_events", "io", "leaf_density", "bloat_ratio", "wal_fpi_by_relation"} {
-				if _, isUn := c.Metrics[m].(results.Unavailable); isUn {
-					t.Errorf("%s: %s unavailable on a PostgreSQL 18 superuser connection: %v", c.Key, m, c.Metrics[m])
+			for _, name := range []string{"buffercache", "wait_events", "io", "leaf_density", "bloat_ratio", "wal_fpi_by_relation"} {
+				if _, isUn := unavailableIn(m[name]); isUn {
+					t.Errorf("%s: %s unavailable on a PostgreSQL 18 superuser connection: %v", c.Key, name, m[name])
 				}
 			}
 		}
@@ -201,7 +228,11 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 			t.Errorf("plan %+v", res.Plan)
 		}
 		for _, c := range res.Cells {
-			chunks, ok := c.Metrics["load_rate_per_chunk"].([]workload.Chunk)
+			load, ok := c.Metrics.Summary.(*workload.LoadSummary)
+			var chunks []workload.Chunk
+			if ok {
+				chunks = load.Chunks
+			}
 			if c.Status != results.StatusOK || !ok || len(chunks) != 4 || c.RowsInserted != 20000 || c.RowCheck == nil || !c.RowCheck.OK || len(c.Timeline) != 4 {
 				t.Fatalf("%s %s %s: %+v", method, c.Workload, c.Key, c)
 			}
@@ -210,11 +241,16 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 					t.Errorf("%s %s: chunk %d = %+v", c.Workload, c.Key, i, ch)
 				}
 			}
-			_, unavailable := c.Metrics["index_build_s"].(results.Unavailable)
-			if (c.Workload == "bulk-index-after") == unavailable {
-				t.Errorf("%s %s: index_build_s = %v", c.Workload, c.Key, c.Metrics["index_build_s"])
+			_, built := load.IndexBuildS.Get()
+			if (c.Workload == "bulk-index-after") != built || load.IndexBuildS.IsZero() {
+				t.Errorf("%s %s: index_build_s = %+v", c.Workload, c.Key, load.IndexBuildS)
 			}
-			if v, ok := c.Int("key_index_bytes"); !ok || v <= 0 {
+			for _, name := range []string{"load_rate_per_chunk", "load_s", "total_s", "load_method", "index_build_s", "last_to_first_chunk", "latency_unit"} {
+				if _, ok := asJSON(t, &c)[name]; !ok {
+					t.Errorf("%s %s: results.json has no metrics.%s", c.Workload, c.Key, name)
+				}
+			}
+			if v, ok := c.Metrics.KeyIndexBytes.Get(); !ok || v <= 0 {
 				t.Errorf("%s %s: no key index after the load", c.Workload, c.Key)
 			}
 		}
@@ -240,33 +276,35 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 		t.Errorf("plan %+v", res.Plan)
 	}
 	for _, c := range res.Cells {
-		q, ok := c.Metrics["queue"].(map[string]any)
+		s, ok := c.Metrics.Summary.(*workload.QueueSummary)
 		if c.Status != results.StatusOK || !ok || c.RowCheck == nil || !c.RowCheck.OK {
 			t.Fatalf("%s %s: %s %s %+v", c.Workload, c.Key, c.Status, c.Error, c.RowCheck)
 		}
-		in, out := q["rows_in"].(int64), q["rows_out"].(int64)
-		if in <= 0 || out <= 0 || q["producers"] != 2 || q["consumers"] != 2 || c.RowsInserted != in {
-			t.Errorf("%s %s: in %d out %d, roles %v+%v, rows inserted %d", c.Workload, c.Key, in, out, q["producers"], q["consumers"], c.RowsInserted)
+		q := s.Queue
+		if q.RowsIn <= 0 || q.RowsOut <= 0 || q.Producers != 2 || q.Consumers != 2 || c.RowsInserted != q.RowsIn {
+			t.Errorf("%s %s: in %d out %d, roles %v+%v, rows inserted %d", c.Workload, c.Key, q.RowsIn, q.RowsOut, q.Producers, q.Consumers, c.RowsInserted)
 		}
-		b := q["backlog"].(map[string]any)
-		if b["final"].(int64) != c.RowCheck.Server {
-			t.Errorf("%s %s: final backlog %v, the server holds %d", c.Workload, c.Key, b["final"], c.RowCheck.Server)
+		if q.Backlog.Final != c.RowCheck.Server {
+			t.Errorf("%s %s: final backlog %v, the server holds %d", c.Workload, c.Key, q.Backlog.Final, c.RowCheck.Server)
 		}
-		if pc, ok := q["per_core"].(map[string]any); ok { // a --dsn run: the server's cores are unknown
-			t.Errorf("per_core on a --dsn server: %v", pc)
+		if _, ok := q.PerCore.Get(); ok || q.PerCore.Reason() == "" { // a --dsn run: the server's cores are unknown
+			t.Errorf("per_core on a --dsn server: %+v", q.PerCore)
 		}
-		if tl, ok := q["timeline"].([]map[string]any); !ok || len(tl) == 0 {
-			t.Errorf("%s %s: backlog timeline %v", c.Workload, c.Key, q["timeline"])
+		if len(q.Timeline) == 0 {
+			t.Errorf("%s %s: no backlog timeline", c.Workload, c.Key)
 		}
-		if v, ok := c.Int("key_index_bytes"); (c.Key == "bigint:index=none") == ok || ok && v <= 0 {
-			t.Errorf("%s %s: key_index_bytes %v", c.Workload, c.Key, c.Metrics["key_index_bytes"])
+		if jq, ok := asJSON(t, &c)["queue"].(map[string]any); !ok || jq["rows_in_per_s"] == nil || jq["backlog"] == nil {
+			t.Errorf("%s %s: results.json's metrics.queue is %v", c.Workload, c.Key, jq)
 		}
-		if v, ok := c.Int("table_bytes"); !ok || v <= 0 {
-			t.Errorf("%s %s: table_bytes of the partitions %v", c.Workload, c.Key, c.Metrics["table_bytes"])
+		if v, ok := c.Metrics.KeyIndexBytes.Get(); (c.Key == "bigint:index=none") == ok || ok && v <= 0 {
+			t.Errorf("%s %s: key_index_bytes %+v", c.Workload, c.Key, c.Metrics.KeyIndexBytes)
+		}
+		if v, ok := c.Metrics.TableBytes.Get(); !ok || v <= 0 {
+			t.Errorf("%s %s: table_bytes of the partitions %+v", c.Workload, c.Key, c.Metrics.TableBytes)
 		}
 	}
 	var sum strings.Builder
-	res.WriteSummary(&sum)
+	report.WriteSummary(&sum, res)
 	for _, want := range []string{"IN ROWS/S", "OUT ROWS/S", "BACKLOG END / MAX", "uuidv4 (queue-fifo)"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -49,6 +50,8 @@ type Scenario struct {
 	Quick func(p *Params)
 	// Settings are embedded-server settings the scenario runs with unless the user overrides them.
 	Settings []server.Setting
+	// Pivot is how the summary table lays out the scenario's cells (nil: a row per group).
+	Pivot *results.Pivot
 	// CacheRelative marks presets whose default table sizes are chosen
 	// against the cold-cache embedded server's shared_buffers: on a server
 	// with another cache they need --rows scaled to it.
@@ -262,6 +265,7 @@ func init() {
 	register(&Scenario{
 		Name:   "growth",
 		Source: "000",
+		Pivot:  &results.Pivot{By: results.PivotRows},
 		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +
 			"the uuidv4 index going from inside to well outside the cache; also uuidv4 with a plain btree, a unique index and no index",
 		Defaults: Params{
@@ -318,6 +322,7 @@ func init() {
 	register(&Scenario{
 		Name:   "sequence-cache",
 		Source: "002",
+		Pivot:  &results.Pivot{By: results.PivotClients, Bloat: true},
 		Description: "sequence CACHE and the btree rightmost-leaf fast path (002): bigint cache 50 vs uuidv4 vs bigint cache 1 vs uuidv7 " +
 			"at 16, 32 and 64 clients; index size before and after REINDEX",
 		Defaults: Params{

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 )
 
 // PrefillChunk is how many rows one prefill statement loads; progress is reported per chunk.
@@ -27,14 +28,8 @@ const (
 // insertBatch is the rows per statement of the multi-row INSERT load method.
 const insertBatch = 1000
 
-// Chunk is one chunk of a load: how many rows the table held before it, how
-// many it added, and how long that took.
-type Chunk struct {
-	RowsBefore int64   `json:"rows_before"`
-	Rows       int64   `json:"rows"`
-	Seconds    float64 `json:"seconds"`
-	RowsPerS   float64 `json:"rows_per_s"`
-}
+// Chunk is one timed chunk of a load (a results type).
+type Chunk = results.Chunk
 
 // HistoryRowsPerS is the rate of the history a prefilled table stands for
 // when its keys depend on the clock: about the single-row insert rate 000

@@ -28,7 +28,7 @@ func init() {
 				"(ORDER BY id ... FOR UPDATE SKIP LOCKED), which needs the key's btree index"
 		}
 		fifo := fifo
-		Register(Meta{Name: name, Description: desc, New: func(o Options) (Workload, error) {
+		Register(Meta{Name: name, Description: desc, Kind: queueKind(fifo), New: func(o Options) (Workload, error) {
 			if o.Partitions < 1 {
 				o.Partitions = 1
 			}

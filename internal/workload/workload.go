@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 )
 
 // Table is the table a cell runs against.
@@ -105,12 +106,21 @@ type Meta struct {
 	New         func(o Options) (Workload, error)
 	// Accepts, if set, says why the workload cannot run with a key ("" when it can).
 	Accepts func(*keys.Spec) string
+	// Kind says how the workload's cells read in results, the console and
+	// the report (the zero Kind: transactions per second over a window).
+	Kind results.Kind
 }
 
 var registry = map[string]Meta{}
 
-// Register adds a workload; workloads call it from init.
-func Register(m Meta) { registry[m.Name] = m }
+// Register adds a workload, and the kind of its cells to results; workloads call it from init.
+func Register(m Meta) {
+	if m.Kind.Columns == nil && m.Kind.NewSummary == nil && m.Kind.RateUnit == "" {
+		m.Kind.SecondsTimeline = true
+	}
+	registry[m.Name] = m
+	results.Register(m.Name, m.Kind)
+}
 
 // Lookup returns the named workload's metadata.
 func Lookup(name string) (Meta, bool) { m, ok := registry[name]; return m, ok }

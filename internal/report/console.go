@@ -1,0 +1,333 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// WriteSummary prints the console summary of a run: one table of its
+// groups laid out as the run's plan says (a pivot of keys against table
+// sizes or clients, as 000 and 002 showed theirs, or one row per group as
+// "UUID Benchmark War" (001) did, with the workload's own columns when its
+// kind has them), then the evidence that explains the rates, failures and
+// notes. The report shows the same text.
+func WriteSummary(w io.Writer, res *results.Results) {
+	groups := res.BuildGroups()
+	if p := res.Plan.Pivot; p != nil && p.By != "" {
+		pivot(w, res, groups, p)
+	} else {
+		rowsTable(w, res, groups)
+	}
+	evidence(w, res, groups)
+	failures(w, res)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s.\n", n)
+	}
+	seen := map[string]bool{}
+	for _, c := range res.Cells {
+		if c.KeyNote != "" && !seen[c.Key+c.KeyNote] {
+			seen[c.Key+c.KeyNote] = true
+			fmt.Fprintf(w, "note: %s: %s.\n", c.Key, c.KeyNote)
+		}
+	}
+}
+
+// transactional are the columns of a workload whose kind has none of its own.
+var transactional = []results.Column{
+	{Header: "clients", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Clients) }},
+	{Header: "rows before", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Rows) }},
+	{Header: "time", Text: func(r *results.Results, g *results.Group) string {
+		return fmt.Sprintf("%.1f s", medianOf(r, g, func(c *results.Cell) float64 { return c.DurationS }))
+	}},
+	{Header: "txns", Text: func(r *results.Results, g *results.Group) string {
+		return fmt.Sprintf("%.0f", medianOf(r, g, func(c *results.Cell) float64 { return float64(c.Txns) }))
+	}},
+	{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
+	{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
+		return fmt.Sprintf("%.2f ms", medianOf(r, g, func(c *results.Cell) float64 { return c.LatencyMS.P99 }))
+	}},
+	{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
+}
+
+const transactionalNote = "rate: median transactions (bulk: rows) per second with its 95% confidence interval (bulk: over the load's chunks); size: table + indexes at the end of the cell;"
+
+// columnsOf are the columns of the run's table: the workloads' own when
+// every group's kind has the same ones, the transactional ones otherwise.
+func columnsOf(groups []results.Group) ([]results.Column, []results.Kind) {
+	var cols []results.Column
+	var kinds []results.Kind
+	for i, g := range groups {
+		k := results.KindOf(g.Workload)
+		kinds = append(kinds, k)
+		if i == 0 {
+			cols = k.Columns
+		} else if !sameHeaders(cols, k.Columns) {
+			cols = nil
+		}
+	}
+	if cols == nil {
+		return transactional, kinds
+	}
+	return cols, kinds
+}
+
+func sameHeaders(a, b []results.Column) bool {
+	return slices.EqualFunc(a, b, func(x, y results.Column) bool { return x.Header == y.Header })
+}
+
+// rowsTable prints one row per group.
+func rowsTable(w io.Writer, res *results.Results, groups []results.Group) {
+	cols, kinds := columnsOf(groups)
+	t := newTable(w)
+	header := table.Row{"key", "workload"}
+	var configs []table.ColumnConfig
+	for i, c := range cols {
+		header = append(header, c.Header)
+		if !c.Left {
+			configs = append(configs, table.ColumnConfig{Number: i + 3, Align: text.AlignRight})
+		}
+	}
+	t.AppendHeader(append(header, "compared with the row above"))
+	for gi := range groups {
+		g := &groups[gi]
+		row := table.Row{g.Key, g.Workload}
+		for _, c := range cols {
+			row = append(row, c.Text(res, g))
+		}
+		t.AppendRow(append(row, versus(res, groups, g, g.VsPrevious)))
+	}
+	t.SetColumnConfigs(configs)
+	t.Render()
+	var notes []string
+	if sameHeaders(cols, transactional) {
+		notes = append(notes, transactionalNote)
+	}
+	notes = append(append(notes, kindLines(res, groups, kinds, func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Notes })...), noiseNote(groups))
+	notes = append(notes, kindLines(res, groups, kinds, func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Remarks })...)
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
+}
+
+// kindLines are the lines the groups' kinds write, each once.
+func kindLines(res *results.Results, groups []results.Group, kinds []results.Kind, lines func(results.Kind) func(*results.Results, []results.Group) []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		f := lines(k)
+		if f == nil {
+			continue
+		}
+		for _, n := range f(res, groups) {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func noiseNote(groups []results.Group) string {
+	return "\"~\": the difference is within run-to-run noise (Mann-Whitney U, p >= 0.05); " + unitNote(groups) + "."
+}
+
+// pivot prints keys down and one column per value of the plan's pivot (table size or clients).
+func pivot(w io.Writer, res *results.Results, groups []results.Group, p *results.Pivot) {
+	by := func(g *results.Group) int64 { return g.Rows }
+	byName := "rows before"
+	if p.By == results.PivotClients {
+		by, byName = func(g *results.Group) int64 { return int64(g.Clients) }, "clients"
+	}
+	var cols []int64
+	seenCol := map[int64]bool{}
+	var keysOrder []string
+	seenKey := map[string]bool{}
+	at := map[string]*results.Group{}
+	for gi := range groups {
+		g := &groups[gi]
+		v := by(g)
+		if !seenCol[v] {
+			seenCol[v] = true
+			cols = append(cols, v)
+		}
+		if !seenKey[g.Key] {
+			seenKey[g.Key] = true
+			keysOrder = append(keysOrder, g.Key)
+		}
+		at[fmt.Sprintf("%s\x00%d", g.Key, v)] = g
+	}
+	sort.Slice(cols, func(i, j int) bool { return cols[i] < cols[j] })
+	t := newTable(w)
+	header := table.Row{"key \\ " + byName}
+	for _, c := range cols {
+		header = append(header, c)
+	}
+	t.AppendHeader(header)
+	for _, k := range keysOrder {
+		row := table.Row{k}
+		for _, c := range cols {
+			g := at[fmt.Sprintf("%s\x00%d", k, c)]
+			if g == nil {
+				row = append(row, "-")
+				continue
+			}
+			s := fmt.Sprintf("%.0f tps", g.TPS.Median)
+			if p.Bloat {
+				if b, ok := res.Median(g, func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.BloatRatio) }); ok {
+					s += fmt.Sprintf(", bloat %.2f", b)
+				}
+			}
+			if g.VsFirst != nil {
+				s += " " + shortVersus(g.VsFirst)
+			}
+			row = append(row, s)
+		}
+		t.AppendRow(row)
+	}
+	var right []int
+	for i := range cols {
+		right = append(right, i+2)
+	}
+	t.SetColumnConfigs(rightAligned(right...))
+	t.Render()
+	first := ""
+	if len(keysOrder) > 0 {
+		first = keysOrder[0]
+	}
+	fmt.Fprintf(w, "median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (Mann-Whitney U, p >= 0.05); %s.\n", first, unitNote(groups))
+}
+
+func shortVersus(v *results.Versus) string {
+	if !v.Significant {
+		return "(~)"
+	}
+	return fmt.Sprintf("(%+.0f%%)", (v.Ratio-1)*100)
+}
+
+// versus says how g compares with another group: "12% faster and 30% smaller than uuidv4", "~" within noise.
+func versus(res *results.Results, groups []results.Group, g *results.Group, v *results.Versus) string {
+	if v == nil {
+		return ""
+	}
+	speed := "~ same speed"
+	if v.Significant {
+		speed = results.Relative(v.Ratio, "faster", "slower", "same speed")
+	}
+	var other *results.Group
+	for i := range groups {
+		if o := &groups[i]; o.Key == v.Key && o.Workload == g.Workload && o.Clients == g.Clients && o.Rows == g.Rows {
+			other = o
+		}
+	}
+	size := ""
+	total := func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.TotalBytes) }
+	if other != nil {
+		if a, ok := res.Median(g, total); ok {
+			if b, ok := res.Median(other, total); ok && int64(b) > 0 {
+				size = results.Relative(float64(int64(a))/float64(int64(b)), "larger", "smaller", "same size")
+			}
+		}
+	}
+	if size == "" {
+		return speed + " than " + v.Key
+	}
+	return speed + ", " + size + " than " + v.Key
+}
+
+func unitNote(groups []results.Group) string {
+	for _, g := range groups {
+		if g.Unit == "seconds" {
+			return "samples are per-second rates (use --repeat 5 or more to compare whole runs)"
+		}
+	}
+	return "samples are whole runs"
+}
+
+func failures(w io.Writer, res *results.Results) {
+	for _, c := range res.Cells {
+		if c.Status != results.StatusOK {
+			fmt.Fprintf(w, "cell %s (%s, %d clients, %d rows, run %d): %s: %s\n", c.Key, c.Workload, c.Clients, c.RowsBefore, c.Repeat, c.Status, c.Error)
+		}
+	}
+}
+
+func newTable(w io.Writer) table.Writer {
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	t.SetStyle(table.StyleLight)
+	return t
+}
+
+func rightAligned(cols ...int) []table.ColumnConfig {
+	var out []table.ColumnConfig
+	for _, c := range cols {
+		out = append(out, table.ColumnConfig{Number: c, Align: text.AlignRight})
+	}
+	return out
+}
+
+// medianOf is the median of a figure every cell of the group has.
+func medianOf(r *results.Results, g *results.Group, f func(c *results.Cell) float64) float64 {
+	v, _ := r.Median(g, func(c *results.Cell) (float64, bool) { return f(c), true })
+	return v
+}
+
+// evidence prints what explains the rates, per key at its largest table and
+// client count: the key index's share of the buffer cache, WAL and full-page
+// images per inserted row, bloat and leaf density of the key index, and the
+// clients' most frequent wait events.
+func evidence(w io.Writer, res *results.Results, groups []results.Group) {
+	last := map[string]*results.Group{}
+	var order []string
+	for gi := range groups {
+		g := &groups[gi]
+		k := results.Label(groups, g)
+		if prev, ok := last[k]; !ok {
+			order = append(order, k)
+			last[k] = g
+		} else if g.Rows > prev.Rows || g.Rows == prev.Rows && g.Clients >= prev.Clients {
+			last[k] = g
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	t := newTable(w)
+	t.AppendHeader(table.Row{"why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "key index", "bloat", "leaf density", "top waits (share of samples)"})
+	for _, k := range order {
+		g := last[k]
+		m := &res.Last(g).Metrics
+		f := func(format string, scale float64) func(float64) string {
+			return func(v float64) string { return fmt.Sprintf(format, v*scale) }
+		}
+		t.AppendRow(table.Row{k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
+			m.WALFPIPerRow.Text(f("%.3f", 1)) + " (" + m.KeyIndexFPIPerRow.Text(f("%.3f", 1)) + ")",
+			m.KeyIndexBytes.Text(results.Bytes), m.BloatRatio.Text(f("%.2f", 1)), m.LeafDensity.Text(f("%.0f%%", 100)), topWaitsText(m, 3)})
+	}
+	t.SetColumnConfigs(rightAligned(2, 3, 4, 5, 6, 7, 8, 9))
+	t.Render()
+	fmt.Fprintln(w, "key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; bloat: key index size / size after REINDEX.")
+}
+
+func cacheShareText(m *results.Metrics) string {
+	return m.BufferCache.Text(func(b results.BufferCache) string { return fmt.Sprintf("%.0f%%", b.MeanShare["key_index"]*100) })
+}
+
+func topWaitsText(m *results.Metrics, n int) string {
+	return m.WaitEvents.Text(func(we results.WaitEvents) string {
+		var parts []string
+		for _, s := range we.Shares(n) {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", s.Name, s.Share*100))
+		}
+		return strings.Join(parts, ", ")
+	})
+}

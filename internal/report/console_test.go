@@ -1,0 +1,90 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+	_ "github.com/keybench/keybench/internal/workload" // the workloads' kinds: their columns, notes and charts
+)
+
+// TestSchemaOneSummaries prints the console summary of the schema-1 seed
+// runs and compares it with what the keybench that wrote them printed
+// (testdata/*.summary.txt, from before results were typed): the same
+// tables, columns, figures and notes, whatever the alignment.
+func TestSchemaOneSummaries(t *testing.T) {
+	for _, name := range []string{"war", "queue", "bulk"} {
+		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.SchemaVersion != 1 {
+			t.Fatalf("%s: schema %d, want a schema-1 seed", name, r.SchemaVersion)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", name+".summary.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		WriteSummary(&got, r)
+		if g, w := squeeze(got.String()), squeeze(string(want)); g != w {
+			t.Errorf("%s: the summary changed:\n--- got\n%s\n--- want\n%s", name, got.String(), want)
+		}
+	}
+}
+
+var blanks = regexp.MustCompile(`[ ─]+`)
+
+// squeeze drops the alignment of a table: runs of blanks and rules become one blank.
+func squeeze(s string) string { return blanks.ReplaceAllString(s, " ") }
+
+// TestSchemaOneMetricsRoundTrip reads the schema-1 seeds into the typed
+// results and writes them again: every metric keeps its name, place and
+// value (schema 2 adds, it does not move).
+func TestSchemaOneMetricsRoundTrip(t *testing.T) {
+	for _, name := range []string{"war", "queue", "bulk"} {
+		b, err := os.ReadFile(filepath.Join("../results/testdata", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Cells []struct {
+				Metrics map[string]any `json:"metrics"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatal(err)
+		}
+		r, err := results.Parse(b, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range r.Cells {
+			out, err := json.Marshal(c.Metrics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back map[string]any
+			if err := json.Unmarshal(out, &back); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(raw.Cells[i].Metrics, back) {
+				for k, v := range raw.Cells[i].Metrics {
+					if !reflect.DeepEqual(v, back[k]) {
+						t.Errorf("%s cell %d: metrics.%s was %v, is %v", name, i, k, v, back[k])
+					}
+				}
+				for k := range back {
+					if _, ok := raw.Cells[i].Metrics[k]; !ok {
+						t.Errorf("%s cell %d: metrics.%s is new", name, i, k)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package results
+
+import (
+	"fmt"
+	"math"
+)
+
+// Formatting shared by every table that shows results: the console
+// summary, the report, and the workloads' own columns.
+
+// Bytes renders a size with a binary unit.
+func Bytes(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := int64(unit), 0
+	for n := b / unit; n >= unit && exp < 4; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTP"[exp])
+}
+
+// Kilo renders a rate compactly: 1234567 → "1.23M", 81234 → "81.2k".
+func Kilo(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// Relative renders ratio = new/old as "N% up" (new = old*(1+N%)) or "N% down" (new = old*(1-N%)).
+func Relative(ratio float64, up, down, same string) string {
+	pct := (ratio - 1) * 100
+	switch {
+	case math.Abs(pct) < 0.5:
+		return same
+	case pct > 0:
+		return fmt.Sprintf("%.0f%% %s", pct, up)
+	default:
+		return fmt.Sprintf("%.0f%% %s", -pct, down)
+	}
+}
+
+// RateText is a group's median rate with its 95% interval: "1234 tps [1200-1260]".
+func RateText(g *Group) string {
+	s := g.TPS
+	if s.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f %s [%.0f-%.0f]", s.Median, KindOf(g.Workload).Unit(), s.Lo, s.Hi)
+}
+
+// SizeText is the median total size of the group's tables at the end of their cells.
+func (r *Results) SizeText(g *Group) string {
+	if b, ok := r.Median(g, func(c *Cell) (float64, bool) { return Float(c.Metrics.TotalBytes) }); ok {
+		return Bytes(int64(b))
+	}
+	return "-"
+}
+
+// Label names a group's key, with its workload when the run measured several.
+func Label(groups []Group, g *Group) string {
+	for _, o := range groups {
+		if o.Workload != g.Workload {
+			return g.Key + " (" + g.Workload + ")"
+		}
+	}
+	return g.Key
+}

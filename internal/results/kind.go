@@ -1,0 +1,153 @@
+package results
+
+import (
+	"encoding/json"
+	"sort"
+	"sync"
+)
+
+// Summary is a workload's own figures of a cell (a load's chunks, a queue's
+// two rates and backlog), written into the cell's "metrics" object beside
+// the collectors' figures: it must marshal as a JSON object whose names
+// are not the collectors'.
+type Summary interface {
+	// Rate is the cell's headline rate when it is not the transactions per
+	// second (a queue's rows out per second); ok false: it is.
+	Rate() (v float64, ok bool)
+}
+
+// Kind says how the cells of one workload read: what their rate counts,
+// which summary they carry, and how the summary table shows them. A
+// workload registers its kind (Register) from its own file, so that
+// results, the console and the report handle it without naming it.
+type Kind struct {
+	// RateUnit is what the headline rate counts ("" reads "tps").
+	RateUnit string
+	// RateLabel is the rate's axis label in charts ("" reads "transactions per second").
+	RateLabel string
+	// RateRole, when set, is the role whose rows per second make a second's
+	// rate (a queue's consumers); otherwise a second's rate is its tps.
+	RateRole string
+	// SecondsTimeline false: the timeline holds the workload's own steps
+	// (a load's chunks), not seconds of a window.
+	SecondsTimeline bool
+	// NewSummary makes an empty summary to read a cell's into (nil: none).
+	NewSummary func() Summary
+	// Columns are the summary table's columns between key/workload and the
+	// comparison; nil: the transactional ones.
+	Columns []Column
+	// Notes explain the table's columns (the noise line follows them);
+	// Remarks come last.
+	Notes, Remarks func(r *Results, groups []Group) []string
+	// Headline, when set, says what the report's verdict ranks (the
+	// default: keys ranked by median throughput at the headline's scale).
+	Headline func(r *Results, groups []Group) string
+	// Charts are the workload's own charts in the report.
+	Charts []ChartSpec
+}
+
+// Column is a column of the summary table: a header and a group's text.
+type Column struct {
+	Header string
+	// Left aligns the text left (figures align right).
+	Left bool
+	Text func(r *Results, g *Group) string
+}
+
+// ChartSpec is one of a workload's own charts in the report: one series per
+// key, drawn from each key's first cell, as lines (Points) or grouped bars
+// (Categories and Values).
+type ChartSpec struct {
+	// Heading names the chart on the page; Title is drawn in it.
+	Heading, Title, XLabel, YLabel string
+	// Caption explains the chart.
+	Caption string
+	// Keep selects the groups drawn (nil: all of them).
+	Keep func(groups []*Group, g *Group) bool
+	// Points are a line's points.
+	Points func(c *Cell) (xs, ys []float64)
+	// Categories and Values are grouped bars.
+	Categories []string
+	Values     func(c *Cell) ([]float64, bool)
+	// Reference, when it has figures, adds them as a grey series (a write-up's).
+	Reference func() (name string, ys []float64)
+	// Missing says why the chart is left out when no key has its data.
+	Missing string
+}
+
+var (
+	kindsMu sync.RWMutex
+	kinds   = map[string]Kind{}
+)
+
+// Register records the kind of the named workload's cells; workloads call
+// it from init.
+func Register(workload string, k Kind) {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	kinds[workload] = k
+}
+
+// KindOf returns the kind of a workload's cells: the registered one, or a
+// transactional kind for a workload this keybench does not know.
+func KindOf(workload string) Kind {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	if k, ok := kinds[workload]; ok {
+		return k
+	}
+	return Kind{SecondsTimeline: true}
+}
+
+// Unit is what the kind's rate counts.
+func (k Kind) Unit() string {
+	if k.RateUnit == "" {
+		return "tps"
+	}
+	return k.RateUnit
+}
+
+// Kinds lists the registered workloads' names.
+func Kinds() []string {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RawSummary keeps the summary of a workload this keybench does not know,
+// so that reading and writing results.json loses nothing.
+type RawSummary map[string]json.RawMessage
+
+// Rate is never known for an unknown workload.
+func (RawSummary) Rate() (float64, bool) { return 0, false }
+
+// decodeSummary reads the workload's summary out of a cell's metrics object.
+func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summary, error) {
+	k := KindOf(workload)
+	if k.NewSummary != nil {
+		s := k.NewSummary()
+		if err := json.Unmarshal(metrics, s); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(metrics, &all); err != nil {
+		return nil, err
+	}
+	raw := RawSummary{}
+	for name, v := range all {
+		if !known[name] {
+			raw[name] = v
+		}
+	}
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	return raw, nil
+}

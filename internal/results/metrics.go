@@ -1,0 +1,238 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Metrics is what the server showed of a cell (package metrics collects
+// it), and the workload's own summary of its cell. In results.json they are
+// one object, "metrics", whose names are stable: the collectors' below, and
+// the summary's own (a load's "load_rate_per_chunk", a queue's "queue").
+type Metrics struct {
+	// Sizes at the end of the cell; a partitioned table's are its partitions' sums.
+	TableBytes M[int64] `json:"table_bytes,omitzero"` // heap with its maps and TOAST
+	ToastBytes M[int64] `json:"toast_bytes,omitzero"`
+	IndexBytes M[int64] `json:"index_bytes,omitzero"`
+	TotalBytes M[int64] `json:"total_bytes,omitzero"`
+
+	// The key index: size, bloat (size / size after REINDEX), pgstatindex's leaf figures.
+	KeyIndexBytes             M[int64]   `json:"key_index_bytes,omitzero"`
+	IndexBytesAfterReindex    M[int64]   `json:"index_bytes_after_reindex,omitzero"`
+	KeyIndexBytesAfterReindex M[int64]   `json:"key_index_bytes_after_reindex,omitzero"`
+	BloatRatio                M[float64] `json:"bloat_ratio,omitzero"`
+	LeafDensity               M[float64] `json:"leaf_density,omitzero"`
+	LeafFragmentation         M[float64] `json:"leaf_fragmentation,omitzero"`
+	LeafPages                 M[int64]   `json:"leaf_pages,omitzero"`
+
+	// WAL over the cell (pg_stat_wal), per inserted row, and its full-page
+	// images by relation role (pg_walinspect).
+	WALRecords        M[int64]            `json:"wal_records,omitzero"`
+	WALFPI            M[int64]            `json:"wal_fpi,omitzero"`
+	WALBytes          M[int64]            `json:"wal_bytes,omitzero"`
+	WALBytesPerRow    M[float64]          `json:"wal_bytes_per_row,omitzero"`
+	WALFPIPerRow      M[float64]          `json:"wal_fpi_per_row,omitzero"`
+	WALRecordsPerRow  M[float64]          `json:"wal_records_per_row,omitzero"`
+	WALFPIByRelation  M[map[string]int64] `json:"wal_fpi_by_relation,omitzero"`
+	KeyIndexFPIPerRow M[float64]          `json:"key_index_fpi_per_row,omitzero"`
+
+	Checkpoints M[Checkpoints] `json:"checkpoints,omitzero"`
+	IO          M[IO]          `json:"io,omitzero"`
+	Blocks      M[Blocks]      `json:"blocks,omitzero"`
+	Disk        M[Disk]        `json:"disk,omitzero"`
+	CPU         M[CPU]         `json:"cpu,omitzero"`
+
+	// What the sampler saw in the window, and what it cost.
+	Sampling    M[Sampling]    `json:"sampling,omitzero"`
+	WaitEvents  M[WaitEvents]  `json:"wait_events,omitzero"`
+	BufferCache M[BufferCache] `json:"buffercache,omitzero"`
+
+	// Summary is the workload's own summary of the cell (nil when it has none).
+	Summary Summary `json:"-"`
+}
+
+// Checkpoints counts the checkpoints during the cell.
+type Checkpoints struct {
+	Timed     int64 `json:"timed"`
+	Requested int64 `json:"requested"`
+	Total     int64 `json:"total"`
+}
+
+// IO is pg_stat_io over the cell (PostgreSQL 16+), for relations, summed
+// over all backends and over client backends.
+type IO struct {
+	Source         string `json:"source"`
+	AllReads       int64  `json:"all_reads"`
+	AllWrites      int64  `json:"all_writes"`
+	AllExtends     int64  `json:"all_extends"`
+	AllHits        int64  `json:"all_hits"`
+	AllEvictions   int64  `json:"all_evictions"`
+	AllFsyncs      int64  `json:"all_fsyncs"`
+	ClientsReads   int64  `json:"clients_reads"`
+	ClientsWrites  int64  `json:"clients_writes"`
+	ClientsExtends int64  `json:"clients_extends"`
+	ClientsHits    int64  `json:"clients_hits"`
+	ClientsEvicts  int64  `json:"clients_evictions"`
+	ClientsFsyncs  int64  `json:"clients_fsyncs"`
+	// Set when the clients touched any block.
+	ClientsHitRatio    M[float64] `json:"clients_hit_ratio,omitzero"`
+	ClientsReadsPerRow M[float64] `json:"clients_reads_per_row,omitzero"`
+}
+
+// Blocks is pg_statio_user_tables over the cell for its table.
+type Blocks struct {
+	HeapRead  int64 `json:"heap_blks_read"`
+	HeapHit   int64 `json:"heap_blks_hit"`
+	IdxRead   int64 `json:"idx_blks_read"`
+	IdxHit    int64 `json:"idx_blks_hit"`
+	ToastRead int64 `json:"toast_blks_read"`
+	ToastHit  int64 `json:"toast_blks_hit"`
+}
+
+// Disk is /proc/diskstats over the cell for the device of the embedded server's data.
+type Disk struct {
+	Device       string     `json:"device"`
+	Reads        uint64     `json:"reads"`
+	ReadBytes    uint64     `json:"read_bytes"`
+	Writes       uint64     `json:"writes"`
+	WriteBytes   uint64     `json:"write_bytes"`
+	BusyFraction float64    `json:"busy_fraction"`
+	ReadAwaitMS  M[float64] `json:"read_await_ms"`
+	WriteAwaitMS M[float64] `json:"write_await_ms"`
+}
+
+// CPU is keybench's own CPU over the cell and, for the embedded server, the server's.
+type CPU struct {
+	ElapsedS    float64    `json:"elapsed_s"`
+	ClientS     float64    `json:"client_s"`
+	ClientCores float64    `json:"client_cores"`
+	ServerS     M[float64] `json:"server_s"`
+	ServerCores M[float64] `json:"server_cores,omitzero"`
+}
+
+// Sampling is what the sampler's queries cost: an upper bound of what
+// sampling took from the server (their wall time, round trips included).
+type Sampling struct {
+	Queries           int64   `json:"queries"`
+	BusyS             float64 `json:"busy_s"`
+	WindowS           float64 `json:"window_s"`
+	BusyShare         float64 `json:"busy_share"`
+	BufferCacheEveryS float64 `json:"buffercache_every_s,omitempty"`
+}
+
+// WaitEvents counts the clients' wait events over the window's samples of pg_stat_activity.
+type WaitEvents struct {
+	Samples int64            `json:"samples"`
+	EveryMS int64            `json:"every_ms"`
+	Counts  map[string]int64 `json:"counts"`
+	Top     []string         `json:"top"`
+}
+
+// Shares is the share of the events, most frequent first, the first n.
+func (w *WaitEvents) Shares(n int) []Share {
+	total := int64(0)
+	for _, v := range w.Counts {
+		total += v
+	}
+	names := make([]string, 0, len(w.Counts))
+	for k := range w.Counts {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := w.Counts[names[i]], w.Counts[names[j]]
+		return a > b || a == b && names[i] < names[j]
+	})
+	var out []Share
+	for i, k := range names {
+		if i == n || total == 0 {
+			break
+		}
+		out = append(out, Share{Name: k, Share: float64(w.Counts[k]) / float64(total)})
+	}
+	return out
+}
+
+// Share is one name's share of a whole.
+type Share struct {
+	Name  string
+	Share float64
+}
+
+// BufferCache is pg_buffercache's view of the window: each relation role's
+// share of shared_buffers, per sample, on average and at the end.
+type BufferCache struct {
+	Buffers          int64              `json:"buffers"`
+	MeanShare        map[string]float64 `json:"mean_share"`
+	FinalShare       map[string]float64 `json:"final_share"`
+	Samples          []CacheSample      `json:"samples"`
+	UsageCountsFinal M[[]UsageCount]    `json:"usage_counts_final,omitzero"`
+}
+
+// CacheSample is one sample of the buffer cache: seconds into the window and the roles' shares.
+type CacheSample struct {
+	T      float64            `json:"t"`
+	Shares map[string]float64 `json:"shares"`
+}
+
+// UsageCount is one row of pg_buffercache_usage_counts().
+type UsageCount struct {
+	UsageCount int   `json:"usage_count"`
+	Buffers    int64 `json:"buffers"`
+	Dirty      int64 `json:"dirty"`
+}
+
+// metricsJSON has Metrics' fields without its methods (no recursion).
+type metricsJSON Metrics
+
+// MarshalJSON writes the collectors' metrics and the summary's fields as one object.
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(metricsJSON(m))
+	if err != nil || m.Summary == nil {
+		return b, err
+	}
+	s, err := json.Marshal(m.Summary)
+	if err != nil {
+		return nil, fmt.Errorf("the workload's summary: %w", err)
+	}
+	s = bytes.TrimSpace(s)
+	if len(s) < 2 || s[0] != '{' {
+		return nil, fmt.Errorf("the workload's summary is not a JSON object")
+	}
+	if string(s) == "{}" {
+		return b, nil
+	}
+	if string(b) == "{}" {
+		return s, nil
+	}
+	// {a…} + {b…} = {a…,b…}
+	return append(append(b[:len(b)-1:len(b)-1], ','), s[1:]...), nil
+}
+
+// UnmarshalJSON reads the collectors' metrics; the summary is read by the
+// cell, which knows its workload (see Cell.UnmarshalJSON).
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	var v metricsJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*m = Metrics(v)
+	return nil
+}
+
+// collectorNames are the JSON names of Metrics' own fields.
+var collectorNames = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeOf(Metrics{})
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out[name] = true
+		}
+	}
+	return out
+})

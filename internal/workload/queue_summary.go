@@ -1,0 +1,228 @@
+package workload
+
+import (
+	"fmt"
+
+	"github.com/keybench/keybench/internal/driver"
+	"github.com/keybench/keybench/internal/results"
+)
+
+// 004's figures: 28 producers and 28 consumers on 56 cores, batches of
+// 1000 rows, 2048 partitions, no index.
+const (
+	ref004Cores   = 56
+	ref004InPerS  = 1_937_999 // 1938 insert batches/s × 1000 rows
+	ref004OutPerS = 4_181_104 // 4181 delete calls/s × 1000: calls, not rows found
+
+	ref004Reference = "004: 1.94M rows/s in and 4.18M rows/s out at once on 56 cores (28 + 28 clients, 2048 partitions, no index); " +
+		"its out figure counts 1000 rows per delete call whether or not the partition held them"
+)
+
+// QueueSummary is a queue cell's own figures, under "queue" in its metrics:
+// both rates measured at once, the backlog over time (exact, from the rows
+// every client handled, warm-up included), batch latencies per role and
+// per-core rates beside 004's.
+type QueueSummary struct {
+	Queue QueueFigures `json:"queue"`
+}
+
+// QueueFigures are the figures of QueueSummary.
+type QueueFigures struct {
+	Producers    int     `json:"producers"`
+	Consumers    int     `json:"consumers"`
+	Batch        int     `json:"batch"`
+	Partitions   int     `json:"partitions"`
+	RowsIn       int64   `json:"rows_in"`
+	RowsOut      int64   `json:"rows_out"`
+	BatchesIn    int64   `json:"batches_in"`
+	BatchesOut   int64   `json:"batches_out"`
+	Reference004 string  `json:"reference_004"`
+	RowsInPerS   float64 `json:"rows_in_per_s"`
+	RowsOutPerS  float64 `json:"rows_out_per_s"`
+	// DeleteCallsRowsPerS is 004's way of counting consumption: delete calls × batch size.
+	DeleteCallsRowsPerS float64            `json:"delete_calls_rows_per_s"`
+	RowsPerDelete       results.M[float64] `json:"rows_per_delete,omitzero"`
+	LatencyInMS         results.Latency    `json:"latency_in_ms"`
+	LatencyOutMS        results.Latency    `json:"latency_out_ms"`
+	Backlog             QueueBacklog       `json:"backlog"`
+	Timeline            []QueueSecond      `json:"timeline"`
+	PerCore             results.M[PerCore] `json:"per_core"`
+}
+
+// QueueBacklog is the rows waiting in the queue: at the end, at most, and
+// its growth; bounded when over the window it grew by less than 5% of what came in.
+type QueueBacklog struct {
+	Final          int64   `json:"final"`
+	Max            int64   `json:"max"`
+	GrowthRowsPerS float64 `json:"growth_rows_per_s"`
+	Bounded        bool    `json:"bounded"`
+}
+
+// QueueSecond is one second of a queue's window.
+type QueueSecond struct {
+	T           int     `json:"t"`
+	Backlog     int64   `json:"backlog"`
+	InRowsPerS  float64 `json:"in_rows_per_s"`
+	OutRowsPerS float64 `json:"out_rows_per_s"`
+}
+
+// PerCore are a queue's rates over the cores the server and keybench shared, beside 004's.
+type PerCore struct {
+	Cores             int     `json:"cores"`
+	RowsInPerS        float64 `json:"rows_in_per_s"`
+	RowsOutPerS       float64 `json:"rows_out_per_s"`
+	Ref004RowsInPerS  float64 `json:"ref_004_rows_in_per_s"`
+	Ref004RowsOutPerS float64 `json:"ref_004_rows_out_per_s"`
+}
+
+// Rate is the rows out of the queue per second: a row is done when it has left the queue.
+func (s *QueueSummary) Rate() (float64, bool) { return s.Queue.RowsOutPerS, true }
+
+// SummarizeQueue summarises a queue window; prefill is the rows queued
+// before it, cores those server and clients shared (0 when the server is elsewhere).
+func SummarizeQueue(d *driver.Result, prefill int64, batch, partitions, cores int) *QueueSummary {
+	in, out := d.Roles[RoleIn], d.Roles[RoleOut]
+	secs := d.Elapsed.Seconds()
+	q := QueueFigures{Producers: in.Clients, Consumers: out.Clients, Batch: batch, Partitions: partitions,
+		RowsIn: in.Rows, RowsOut: out.Rows, BatchesIn: in.Txns, BatchesOut: out.Txns, Reference004: ref004Reference}
+	if secs > 0 {
+		q.RowsInPerS, q.RowsOutPerS = float64(in.Rows)/secs, float64(out.Rows)/secs
+		q.DeleteCallsRowsPerS = float64(out.Txns) * float64(batch) / secs
+	}
+	if out.Txns > 0 {
+		q.RowsPerDelete = results.Of(float64(out.Rows) / float64(out.Txns))
+	} else {
+		q.RowsPerDelete = results.Unavailable[float64]("no delete completed")
+	}
+	q.LatencyInMS, q.LatencyOutMS = driver.LatencyMS(in.Latency), driver.LatencyMS(out.Latency)
+	var ts, bs []float64
+	for _, s := range d.Timeline {
+		ri, ro := s.Roles[RoleIn], s.Roles[RoleOut]
+		b := prefill + ri.Total - ro.Total
+		q.Backlog.Max = max(q.Backlog.Max, b)
+		q.Timeline = append(q.Timeline, QueueSecond{T: s.T, Backlog: b, InRowsPerS: ri.RowsPS, OutRowsPerS: ro.RowsPS})
+		ts, bs = append(ts, float64(s.T)), append(bs, float64(b))
+	}
+	q.Backlog.Final = prefill + in.TotalRows - out.TotalRows
+	q.Backlog.Max = max(q.Backlog.Max, q.Backlog.Final)
+	q.Backlog.GrowthRowsPerS = slopeOf(ts, bs)
+	q.Backlog.Bounded = q.Backlog.GrowthRowsPerS <= 0.05*q.RowsInPerS
+	if cores > 0 {
+		q.PerCore = results.Of(PerCore{Cores: cores, RowsInPerS: q.RowsInPerS / float64(cores), RowsOutPerS: q.RowsOutPerS / float64(cores),
+			Ref004RowsInPerS: float64(ref004InPerS) / ref004Cores, Ref004RowsOutPerS: float64(ref004OutPerS) / ref004Cores})
+	} else {
+		q.PerCore = results.Unavailable[PerCore]("the server runs on another machine: its cores are unknown")
+	}
+	return &QueueSummary{Queue: q}
+}
+
+// slopeOf is the least-squares slope of y over x (0 for fewer than two points).
+func slopeOf(x, y []float64) float64 {
+	n := float64(len(x))
+	if n < 2 {
+		return 0
+	}
+	var sx, sy, sxx, sxy float64
+	for i := range x {
+		sx, sy, sxx, sxy = sx+x[i], sy+y[i], sxx+x[i]*x[i], sxy+x[i]*y[i]
+	}
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / den
+}
+
+// queueKind is how a queue's cells read (004's table and charts).
+func queueKind(fifo bool) results.Kind {
+	q := func(r *results.Results, g *results.Group) *QueueFigures {
+		if s, ok := r.Last(g).Metrics.Summary.(*QueueSummary); ok {
+			return &s.Queue
+		}
+		return &QueueFigures{}
+	}
+	k := results.Kind{
+		RateUnit: "rows/s out", RateLabel: "rows out of the queue per second", RateRole: RoleOut, SecondsTimeline: true,
+		NewSummary: func() results.Summary { return &QueueSummary{} },
+		Columns: []results.Column{
+			{Header: "clients (in+out)", Text: func(r *results.Results, g *results.Group) string {
+				f := q(r, g)
+				return fmt.Sprintf("%d+%d", f.Producers, f.Consumers)
+			}},
+			{Header: "in rows/s", Text: func(r *results.Results, g *results.Group) string { return results.Kilo(q(r, g).RowsInPerS) }},
+			{Header: "out rows/s (95% CI)", Text: func(_ *results.Results, g *results.Group) string {
+				return fmt.Sprintf("%s [%s-%s]", results.Kilo(g.TPS.Median), results.Kilo(g.TPS.Lo), results.Kilo(g.TPS.Hi))
+			}},
+			{Header: "rows per delete", Text: func(r *results.Results, g *results.Group) string {
+				f := q(r, g)
+				return fmt.Sprintf("%.0f of %d", f.RowsPerDelete.Value(), f.Batch)
+			}},
+			{Header: "backlog end / max", Text: func(r *results.Results, g *results.Group) string {
+				b := q(r, g).Backlog
+				s := fmt.Sprintf("%s / %s", results.Kilo(float64(b.Final)), results.Kilo(float64(b.Max)))
+				if !b.Bounded {
+					s += " growing"
+				}
+				return s
+			}},
+			{Header: "p99 batch in / out", Text: func(r *results.Results, g *results.Group) string {
+				f := q(r, g)
+				return fmt.Sprintf("%.1f / %.1f ms", f.LatencyInMS.P99, f.LatencyOutMS.P99)
+			}},
+			{Header: "per core in / out", Text: func(r *results.Results, g *results.Group) string {
+				return q(r, g).PerCore.Text(func(p PerCore) string { return results.Kilo(p.RowsInPerS) + " / " + results.Kilo(p.RowsOutPerS) })
+			}},
+		},
+		Notes: func(r *results.Results, groups []results.Group) []string {
+			notes := []string{
+				"in/out: rows inserted/deleted per second, both measured at once; out is the rate compared (a row is done when it has left the queue);",
+				"backlog: rows in the queue (exact: prefill + every row in - every row out), \"growing\" when it grew by more than 5% of the in rate;",
+			}
+			cores := 0
+			for gi := range groups {
+				if p, ok := q(r, &groups[gi]).PerCore.Get(); ok {
+					cores = p.Cores
+				}
+			}
+			if cores > 0 {
+				notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared; 004: %s in / %s out per core (56 cores; its out counts 1000 rows per delete call, found or not).",
+					cores, results.Kilo(ref004InPerS/ref004Cores), results.Kilo(ref004OutPerS/ref004Cores)))
+			}
+			if fifo {
+				notes = append(notes, "queue-fifo: each partition's rows leave in key order, which is arrival order only for time-ordered keys (bigint, uuidv7); with uuidv4 it is random.")
+			}
+			return notes
+		},
+		Charts: []results.ChartSpec{{
+			Heading: "Queue rates per core", Title: "Rows in and out per second per core, beside 004", YLabel: "thousand rows per second per core",
+			Categories: []string{"in (inserted)", "out (deleted)"},
+			Values: func(c *results.Cell) ([]float64, bool) {
+				s, ok := c.Metrics.Summary.(*QueueSummary)
+				if !ok {
+					return nil, false
+				}
+				p, ok := s.Queue.PerCore.Get()
+				return []float64{p.RowsInPerS / 1000, p.RowsOutPerS / 1000}, ok
+			},
+			Reference: func() (string, []float64) {
+				return "004 (56 cores)", []float64{ref004InPerS / ref004Cores / 1000, ref004OutPerS / ref004Cores / 1000}
+			},
+			Caption: "Rows inserted and deleted per second, measured at once, divided by the cores the server and keybench shared; 004's figures divided by its 56 cores. " +
+				"004 counted 1000 rows per delete call whether or not the partition held them; keybench counts the rows deleted.",
+			Missing: "queue rates per core: the server's cores are unknown (--dsn)",
+		}, {
+			Heading: "Queue backlog", Title: "Backlog over time", XLabel: "seconds into the measured window", YLabel: "thousand rows in the queue",
+			Points: func(c *results.Cell) (xs, ys []float64) {
+				if s, ok := c.Metrics.Summary.(*QueueSummary); ok {
+					for _, p := range s.Queue.Timeline {
+						xs, ys = append(xs, float64(p.T)), append(ys, float64(p.Backlog)/1000)
+					}
+				}
+				return xs, ys
+			},
+			Caption: "Rows in the queue at the end of each second: every row the producers inserted minus every row the consumers deleted. A flat line is a queue whose consumers keep up.",
+			Missing: "queue backlog: no window lasted two seconds",
+		}},
+	}
+	return k
+}
