@@ -19,8 +19,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/keybench/keybench/internal/keys"
-	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // Exit codes.
@@ -72,10 +71,7 @@ type env struct {
 	args           []string
 }
 
-// usageError marks errors in what the user asked for.
-type usageError struct{ error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 
 // Main runs keybench with args (without the program name) and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -125,14 +121,12 @@ func exitFor(err error, stderr io.Writer) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ue usageError
-	var ke *keys.UsageError
-	var se *server.SettingError
+	var ue *usage.Error
 	switch {
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(stderr, "keybench: interrupted")
 		return ExitInterrupted
-	case errors.As(err, &ue), errors.As(err, &ke), errors.As(err, &se):
+	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "keybench: error:", oneLine(err.Error()))
 		return ExitUsage
 	default:

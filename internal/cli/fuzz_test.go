@@ -11,8 +11,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"github.com/keybench/keybench/internal/keys"
-	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // FuzzRunFlags parses any command line of 'keybench run' and builds its
@@ -43,10 +42,8 @@ func FuzzRunFlags(f *testing.F) {
 		}
 		cfg, err := c.Run.config(&env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard, args: args})
 		if err != nil {
-			var ue usageError
-			var ke *keys.UsageError
-			var se *server.SettingError
-			if !errors.As(err, &ue) && !errors.As(err, &ke) && !errors.As(err, &se) {
+			var ue *usage.Error
+			if !errors.As(err, &ue) {
 				t.Fatalf("%q: not a usage error: %v", line, err)
 			}
 			return

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gofrs/uuid/v5"
+
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // fixed is the clock of the layout vectors.
@@ -82,7 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"uuidv4:as=text:as=uuid", "given twice"},
 	} {
 		_, err := Parse(tc.raw)
-		var ue *UsageError
+		var ue *usage.Error
 		if err == nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Parse(%q) = %v, want one-line usage error containing %q", tc.raw, err, tc.want)
 		}
@@ -380,7 +382,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		s, err := Parse(raw)
 		if err != nil {
-			var ue *UsageError
+			var ue *usage.Error
 			if !errors.As(err, &ue) || strings.ContainsAny(err.Error(), "\n") {
 				t.Fatalf("Parse(%q): error %v is not a one-line usage error", raw, err)
 			}

@@ -19,11 +19,11 @@ func init() {
 		Width:      16,
 		DefaultGen: GenClient,
 		ServerSetup: func(_ *Spec, sv Server) []string {
-			return []string{seqUUIDFunction(sv.Schema), "CREATE SEQUENCE " + sv.Table + "_kbseq"}
+			return []string{seqUUIDFunction(sv.Schema), "CREATE SEQUENCE " + sv.Table + SequenceSuffix}
 		},
 		ServerDefault: func(s *Spec, sv Server) (string, error) {
-			return uuidServerDefault(s, fmt.Sprintf("%s.kb_seq_uuid(nextval('%s_kbseq') - 1, %d, %d)",
-				sv.Schema, sv.Table, s.Params["block"], s.Params["count"])), nil
+			return uuidServerDefault(s, fmt.Sprintf("%s.%s(nextval('%s%s') - 1, %d, %d)",
+				sv.Schema, SeqUUIDFunction, sv.Table, SequenceSuffix, s.Params["block"], s.Params["count"])), nil
 		},
 		NewGenerator: func(s *Spec, _ func() time.Time) Generator {
 			return &seqSeqGen{block: s.Params["block"], count: s.Params["count"]}

@@ -22,11 +22,11 @@ func init() {
 			return []string{seqUUIDFunction(sv.Schema)}
 		},
 		ServerDefault: func(s *Spec, sv Server) (string, error) {
-			return uuidServerDefault(s, fmt.Sprintf("%s.kb_seq_uuid(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",
-				sv.Schema, s.Params["interval"], s.Params["count"])), nil
+			return uuidServerDefault(s, fmt.Sprintf("%s.%s(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",
+				sv.Schema, SeqUUIDFunction, s.Params["interval"], s.Params["count"])), nil
 		},
 		ServerAt: func(s *Spec, sv Server, epochSQL string) string {
-			return uuidStored(s, fmt.Sprintf("%s.kb_seq_uuid(floor(%s)::bigint, %d, %d)", sv.Schema, epochSQL, s.Params["interval"], s.Params["count"]))
+			return uuidStored(s, fmt.Sprintf("%s.%s(floor(%s)::bigint, %d, %d)", sv.Schema, SeqUUIDFunction, epochSQL, s.Params["interval"], s.Params["count"]))
 		},
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &seqTimeGen{clock: clock, interval: s.Params["interval"], count: s.Params["count"]}

@@ -30,10 +30,18 @@ func putSeqUUID(dst []byte, r *randBuf, val, block, count int64) {
 	setVersion(dst, 4)
 }
 
+// The objects keys make in keybench's schema, besides the table's column:
+// the sequential-uuid function, and a sequence per table named
+// <table>SequenceSuffix.
+const (
+	SeqUUIDFunction = "kb_seq_uuid"
+	SequenceSuffix  = "_kbseq"
+)
+
 // seqUUIDFunction is the server-side twin of seqPrefix/putSeqUUID, in PL/pgSQL
 // because the sequential-uuids extension is not part of PostgreSQL.
 func seqUUIDFunction(schema string) string {
-	return strings.ReplaceAll(`CREATE OR REPLACE FUNCTION @.kb_seq_uuid(val bigint, block_size bigint, block_count bigint)
+	return strings.ReplaceAll(`CREATE OR REPLACE FUNCTION @.`+SeqUUIDFunction+`(val bigint, block_size bigint, block_count bigint)
 RETURNS uuid LANGUAGE plpgsql VOLATILE AS $f$
 DECLARE
   nbytes int := 1;

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // Storage is the column type a key's values are stored in.
@@ -73,12 +75,7 @@ type Spec struct {
 	Params map[string]int64
 }
 
-// UsageError marks an error in what the user asked for (exit code 2).
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-func usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 
 // Parse parses a key spec such as "bigint:cache=50" or "uuidv4:as=text:index=unique".
 func Parse(raw string) (*Spec, error) {

@@ -138,11 +138,11 @@ func (statioCounter) name() string { return "statio" }
 
 func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	var s statioSnap
-	// A partitioned table's figures are its partitions' (<table>_p<n>).
+	// A partitioned table's figures are its partitions'.
 	err := env.Admin.QueryRow(ctx, `SELECT coalesce(sum(heap_blks_read),0)::bigint, coalesce(sum(heap_blks_hit),0)::bigint,
 		coalesce(sum(idx_blks_read),0)::bigint, coalesce(sum(idx_blks_hit),0)::bigint,
 		coalesce(sum(toast_blks_read),0)::bigint, coalesce(sum(toast_blks_hit),0)::bigint
-		FROM pg_statio_user_tables WHERE schemaname = $1 AND (relname = $2 OR relname ~ ('^' || $2 || '_p[0-9]+$'))`, env.Schema, env.Table).
+		FROM pg_statio_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, env.Schema, env.LeafTables).
 		Scan(&s[0], &s[1], &s[2], &s[3], &s[4], &s[5])
 	return s, err
 }

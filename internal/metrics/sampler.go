@@ -160,7 +160,7 @@ func (s *sampler) sampleCache(ctx context.Context, conn *pgx.Conn, fn string) {
 		var rel string
 		var n int64
 		if rows.Scan(&rel, &n) == nil {
-			smp.Shares[relationRole(rel, s.env.Table)] += float64(n) / float64(s.cacheTotal)
+			smp.Shares[s.env.role(rel)] += float64(n) / float64(s.cacheTotal)
 		}
 	}
 	rows.Close()
@@ -183,27 +183,14 @@ func (s *sampler) sampleCache(ctx context.Context, conn *pgx.Conn, fn string) {
 	}
 }
 
-// relationRole names a relation of the cell by what it is, so that cells with
-// different keys can be compared: table, key_index, data_index, toast.
-func relationRole(rel, table string) string {
-	// A partition (<table>_p<n>) and its indexes count as the table's.
-	if rest, ok := strings.CutPrefix(rel, table+"_p"); ok {
-		i := 0
-		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-			i++
-		}
-		if i > 0 && (i == len(rest) || rest[i] == '_') {
-			rel = table + rest[i:]
-		}
+// role names a relation of the cell by what it is (env.Relations: table,
+// key_index, data_index, a workload's own), so that cells with different
+// keys can be compared; TOAST is "toast", anything else "other:<name>".
+func (env *Env) role(rel string) string {
+	if r, ok := env.Relations[rel]; ok {
+		return r
 	}
-	switch {
-	case rel == table:
-		return "table"
-	case rel == table+"_data_idx":
-		return "data_index"
-	case strings.HasPrefix(rel, table+"_"):
-		return "key_index"
-	case strings.HasPrefix(rel, "pg_toast"):
+	if strings.HasPrefix(rel, "pg_toast") {
 		return "toast"
 	}
 	return "other:" + rel

@@ -20,8 +20,12 @@ type Env struct {
 	Admin *pgx.Conn
 	// ConnConfig opens the sampler's separate connection.
 	ConnConfig *pgx.ConnConfig
-	// Schema and Table locate the cell's relations.
+	// Schema is keybench's schema; Table the cell's keyed table (sizes).
 	Schema, Table string
+	// Relations maps each relation of the cell's tables to its role;
+	// LeafTables are the tables that hold rows (partitions, not their parent).
+	Relations  map[string]string
+	LeafTables []string
 	// Major is the server's major version.
 	Major int
 	// Ext says where the extensions are, or why they are not.
@@ -185,7 +189,7 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 		}
 		role := rel
 		if rel != "other" {
-			role = relationRole(rel, s.env.Table)
+			role = s.env.role(rel)
 			if strings.HasPrefix(role, "other:") {
 				role = "other"
 			}

@@ -13,7 +13,7 @@ import (
 // Metrics is what the server showed of a cell (package metrics collects
 // it), and the workload's own summary of its cell. In results.json they are
 // one object, "metrics", whose names are stable: the collectors' below, and
-// the summary's own (a load's "load_rate_per_chunk", a queue's "queue").
+// the summary's own (a load's load_rate_per_chunk, a queue's queue object).
 type Metrics struct {
 	// Sizes at the end of the cell; a partitioned table's are its partitions' sums.
 	TableBytes M[int64] `json:"table_bytes,omitzero"` // heap with its maps and TOAST

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -73,133 +72,192 @@ func (r *run) serverGone() bool {
 	}
 }
 
+// cellRun is one cell on its way through the lifecycle every workload
+// shares: set up → fill → clients → window → summarize → evidence → drop.
+type cellRun struct {
+	r      *run
+	pc     scenario.Cell
+	c      *results.Cell
+	wl     workload.Workload
+	hooks  workload.Hooks
+	key    *keys.Resolved
+	gen    keys.Generator
+	tables []*workload.Table
+	win    workload.Window
+}
+
 func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) error {
-	p := r.cfg.Params
-	sv := keys.Server{Major: r.major, Schema: r.cfg.Schema, Table: r.cfg.Schema + "." + tableName}
-	key, err := pc.Key.Resolve(sv)
+	cr, err := r.setUp(ctx, pc, c)
+	if cr != nil {
+		defer cr.drop(ctx)
+	}
 	if err != nil {
 		return err
 	}
-	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
-	meta, _ := workload.Lookup(pc.Workload)
-	wl, err := meta.New(p.Options(pc.Clients, pc.Rows, r.cfg.Seed))
-	if err != nil {
-		return err
-	}
-	t := &workload.Table{Schema: r.cfg.Schema, Name: tableName, Key: key, Payload: p.Payload, DataIndex: wl.NeedsDataIndex()}
-	if pw, ok := wl.(workload.Partitioned); ok {
-		t.Partitions = pw.Partitions()
-	}
-	var gen keys.Generator
-	if key.Gen == keys.GenClient {
-		gen = pc.Key.NewGenerator()
-	}
-	if err := workload.CreateTable(ctx, r.admin, t, sv); err != nil {
-		return err
-	}
-	defer func() {
-		// An interrupted run leaves the table to the run's clean-up (the
-		// workspace's, or the embedded server's end): a lock held by
-		// another session must not delay the stop.
-		if ctx.Err() != nil {
-			return
-		}
-		dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if !r.admin.IsClosed() {
-			_, _ = r.admin.Exec(dctx, "DROP TABLE IF EXISTS "+t.Qualified())
-		}
-	}()
-	if ld, ok := wl.(workload.Loader); ok {
-		return r.load(ctx, pc, t, gen, ld, c)
-	}
-	if err := r.fill(ctx, t, gen, pc.Rows, c); err != nil {
+	if err := cr.fill(ctx); err != nil {
 		return err
 	}
 	filled := time.Now()
-	if err := wl.Prepare(ctx, r.admin, t); err != nil {
-		return err
-	}
-
-	conns, clients, err := r.connectClients(ctx, wl, t, gen, pc.Clients)
-	defer func() {
-		for _, cn := range conns {
-			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = cn.Close(cctx)
-			cancel()
-		}
-	}()
+	conns, clients, err := cr.connectClients(ctx)
+	defer closeAll(conns)
 	if err != nil {
 		return err
 	}
 	if c.Prefill != nil && c.Prefill.History != nil {
-		c.Prefill.History.EndsBeforeWindowS += time.Since(filled).Seconds() + p.Warmup.Seconds()
+		c.Prefill.History.EndsBeforeWindowS += time.Since(filled).Seconds() + cr.win.Warmup.Seconds()
 	}
-	sess := metrics.Start(ctx, r.metricsEnv(t), p.Warmup)
-	watch := r.watchStalls(ctx, p.Warmup)
-	window := r.ui.Phase("  measuring", windowUnits(p, pc.Clients), map[bool]string{true: "txns", false: "s"}[p.Txns > 0])
-	var done int64
-	dres, err := driver.Run(ctx, driver.Config{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, OnSecond: func(s driver.Second) {
-		watch.second(s.Txns)
-		if p.Txns > 0 {
-			done += s.Txns
-		} else {
-			done = int64(s.T)
-		}
-		if in, ok := s.Roles[workload.RoleIn]; ok {
-			out := s.Roles[workload.RoleOut]
-			window.Set(done, fmt.Sprintf("in %.0f rows/s, out %.0f rows/s, backlog %d", in.RowsPS, out.RowsPS, pc.Rows+in.Total-out.Total))
-			return
-		}
-		window.Set(done, fmt.Sprintf("%.0f tps, p99 %.2f ms", s.TPS, s.P99ms))
-	}}, clients)
-	window.Done()
-	watch.stop()
-	sess.StopSampling()
-	for _, cn := range conns {
-		metrics.FlushStats(ctx, cn.PgConn())
+	dres, sess, err := cr.window(ctx, conns, clients)
+	if err != nil {
+		return err
 	}
+	o, err := cr.summarize(dres)
+	if err != nil {
+		return err
+	}
+	r.waitForClientsGone(ctx)
+	return r.evidence(ctx, cr.tables[0], sess, o.Inserted, o.Expected, c)
+}
+
+// setUp resolves the cell's key, configures its workload and creates the
+// tables the workload declares.
+func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell) (*cellRun, error) {
+	key, err := pc.Key.Resolve(r.keyServer())
+	if err != nil {
+		return nil, err
+	}
+	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
+	meta, _ := workload.Lookup(pc.Workload)
+	o := r.cfg.Params.Options(pc.Clients, pc.Rows, r.cfg.Seed)
+	wl, err := meta.New(o)
+	if err != nil {
+		return nil, err
+	}
+	cr := &cellRun{r: r, pc: pc, c: c, wl: wl, key: key, tables: wl.Tables(r.cfg.Schema, key)}
+	if h, ok := wl.(workload.Hooked); ok {
+		cr.hooks = h.Hooks()
+	}
+	p := r.cfg.Params
+	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns}
+	if w, ok := wl.(workload.Windowed); ok {
+		w.Window(&cr.win)
+	}
+	c.RowsBefore, c.WarmupS = cr.tables[0].Rows, cr.win.Warmup.Seconds()
+	if key.Gen == keys.GenClient {
+		cr.gen = pc.Key.NewGenerator()
+	}
+	for _, t := range cr.tables {
+		if err := workload.CreateTable(ctx, r.admin, t, r.keyServer()); err != nil {
+			return cr, err
+		}
+	}
+	return cr, nil
+}
+
+// keyServer is what keys need to know of the server and the keyed table.
+func (r *run) keyServer() keys.Server {
+	return keys.Server{Major: r.major, Schema: r.cfg.Schema, Table: r.cfg.Schema + "." + workload.CellTable}
+}
+
+// drop drops the cell's tables. An interrupted run leaves them to the
+// run's clean-up (the workspace's, or the embedded server's end): a lock
+// held by another session must not delay the stop.
+func (cr *cellRun) drop(ctx context.Context) {
+	if ctx.Err() != nil || cr.r.admin.IsClosed() {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := len(cr.tables) - 1; i >= 0; i-- {
+		_, _ = cr.r.admin.Exec(dctx, "DROP TABLE IF EXISTS "+cr.tables[i].Qualified())
+	}
+}
+
+func closeAll(conns []*pgx.Conn) {
 	for _, cn := range conns {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_ = cn.Close(cctx)
 		cancel()
 	}
-	conns = nil
+}
+
+// window runs the warm-up and the measured window while the metrics
+// session watches, then the workload's PostRun on the clients' first
+// connection; it closes the connections and returns the driver's result.
+func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driver.Client) (*driver.Result, *metrics.Session, error) {
+	r, c := cr.r, cr.c
+	sess := metrics.Start(ctx, r.metricsEnv(cr.tables), cr.win.Warmup)
+	watch := r.watchStalls(ctx, cr.win.Warmup)
+	unit := map[bool]string{true: "txns", false: "s"}[cr.win.Txns > 0]
+	if cr.win.Unit != "" && cr.win.Txns > 0 {
+		unit = cr.win.Unit
+	}
+	bar := r.ui.Phase("  measuring", windowUnits(cr.win, len(clients)), unit)
+	progress, _ := cr.wl.(workload.Progresser)
+	var done int64
+	dres, err := driver.Run(ctx, driver.Config{Warmup: cr.win.Warmup, Duration: cr.win.Duration, Txns: cr.win.Txns, OnSecond: func(s driver.Second) {
+		watch.second(s.Txns)
+		if cr.win.Txns > 0 {
+			done += s.Txns
+		} else {
+			done = int64(s.T)
+		}
+		if progress != nil {
+			bar.Set(done, progress.Progress(s))
+		} else {
+			bar.Set(done, fmt.Sprintf("%.0f tps, p99 %.2f ms", s.TPS, s.P99ms))
+		}
+	}}, clients)
+	bar.Done()
+	watch.stop()
+	if err == nil && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
+		err = cr.hooks.PostRun(ctx, conns[0], cr.tables)
+	}
+	sess.StopSampling()
+	for _, cn := range conns {
+		metrics.FlushStats(ctx, cn.PgConn())
+	}
+	closeAll(conns)
 	if dres != nil {
 		fillDriverResult(c, dres)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if dres.Interrupted {
-		return ErrInterrupted
+		return nil, nil, ErrInterrupted
 	}
 	if dres.ClientsLost > 0 {
 		// The window lost clients part-way: its figures are not those of the planned client count.
-		return fmt.Errorf("%d of %d clients lost their connections: %s", dres.ClientsLost, pc.Clients, firstOr(dres.ErrorSamples, "no error recorded"))
+		return nil, nil, fmt.Errorf("%d of %d clients lost their connections: %s", dres.ClientsLost, len(clients), firstOr(dres.ErrorSamples, "no error recorded"))
 	}
 	if err := windowFailure(dres); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if dres.Unfinished > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d clients were still in a transaction when the window ended (the longest for %.1f s): "+
-			"their time in the window is in the latencies, and their transactions were cancelled", dres.Unfinished, pc.Clients, dres.LongestUnfinished.Seconds()))
+			"their time in the window is in the latencies, and their transactions were cancelled", dres.Unfinished, len(clients), dres.LongestUnfinished.Seconds()))
 	}
 	if dres.StalledS > 0 {
 		c.Status = results.StatusInvalid
 		c.Error = stallError(dres)
 	}
-	r.waitForClientsGone(ctx)
-	inserted, expected := dres.TotalRows, pc.Rows+dres.TotalRows
-	if in, out := dres.Roles[workload.RoleIn], dres.Roles[workload.RoleOut]; in != nil && out != nil {
-		cores := 0
-		if r.emb != nil {
-			cores = r.res.Environment.Host.CPUs
-		}
-		c.Metrics.Summary = workload.SummarizeQueue(dres, pc.Rows, p.Batch, t.Partitions, cores)
-		inserted, expected = in.TotalRows, pc.Rows+in.TotalRows-out.TotalRows
+	return dres, sess, nil
+}
+
+// summarize hands the window to the workload, which may replace the
+// driver's figures with its own and add its summary.
+func (cr *cellRun) summarize(dres *driver.Result) (*workload.Outcome, error) {
+	o := &workload.Outcome{Result: dres, Cell: cr.c, Tables: cr.tables,
+		Inserted: dres.TotalRows, Expected: cr.tables[0].Rows + dres.TotalRows}
+	if cr.r.emb != nil {
+		o.Cores = cr.r.res.Environment.Host.CPUs
 	}
-	return r.evidence(ctx, t, sess, inserted, expected, c)
+	if s, ok := cr.wl.(workload.Summarizer); ok {
+		if err := s.Summarize(o); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
 }
 
 // evidence ends a cell: the counters of the metrics session (inserted is
@@ -229,9 +287,12 @@ func (r *run) evidence(ctx context.Context, t *workload.Table, sess *metrics.Ses
 	return nil
 }
 
-// fill prefills the table, then builds its indexes and settles it as the
+// fill prefills the keyed table, builds the tables' indexes (those not
+// deferred), runs the workload's PostLoad and settles the tables as the
 // source benchmarks did: VACUUM ANALYZE, then CHECKPOINT.
-func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, rows int64, c *results.Cell) error {
+func (cr *cellRun) fill(ctx context.Context) error {
+	r, c, t, gen := cr.r, cr.c, cr.tables[0], cr.gen
+	rows := t.Rows
 	pf := &results.Prefill{Rows: rows, Method: "insert-select"}
 	if t.Key.Gen == keys.GenClient {
 		pf.Method = "copy"
@@ -269,15 +330,27 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 	t1 := time.Now()
 	step := r.ui.Step("  building indexes, VACUUM ANALYZE, CHECKPOINT")
 	defer step.Done()
-	for _, s := range workload.IndexStatements(t) {
-		if _, err := r.admin.Exec(ctx, s); err != nil {
-			return explainLockTimeout(err, s)
+	for _, tt := range cr.tables {
+		if tt.DeferIndexes {
+			continue
+		}
+		for _, s := range workload.IndexStatements(tt) {
+			if _, err := r.admin.Exec(ctx, s); err != nil {
+				return explainLockTimeout(err, s)
+			}
 		}
 	}
 	pf.IndexBuildS = time.Since(t1).Seconds()
+	if cr.hooks.PostLoad != nil {
+		if err := cr.hooks.PostLoad(ctx, r.admin, cr.tables); err != nil {
+			return err
+		}
+	}
 	t2 := time.Now()
-	if _, err := r.admin.Exec(ctx, "VACUUM ANALYZE "+t.Qualified()); err != nil {
-		return explainLockTimeout(err, "VACUUM ANALYZE "+t.Qualified())
+	for _, tt := range cr.tables {
+		if _, err := r.admin.Exec(ctx, "VACUUM ANALYZE "+tt.Qualified()); err != nil {
+			return explainLockTimeout(err, "VACUUM ANALYZE "+tt.Qualified())
+		}
 	}
 	if err := r.checkpoint(ctx); err != nil {
 		return err
@@ -295,7 +368,8 @@ func (r *run) fill(ctx context.Context, t *workload.Table, gen keys.Generator, r
 }
 
 // connectClients opens one connection per client and prepares its statements.
-func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workload.Table, gen keys.Generator, n int) ([]*pgx.Conn, []driver.Client, error) {
+func (cr *cellRun) connectClients(ctx context.Context) ([]*pgx.Conn, []driver.Client, error) {
+	r, n := cr.r, cr.pc.Clients
 	conns := make([]*pgx.Conn, 0, n)
 	clients := make([]driver.Client, 0, n)
 	cc := r.conn.Copy()
@@ -306,7 +380,7 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 			return conns, nil, fmt.Errorf("client %d: connecting: %w", i+1, err)
 		}
 		conns = append(conns, cn)
-		w, err := wl.NewWorker(ctx, cn.PgConn(), t, gen, i)
+		w, err := cr.wl.NewWorker(ctx, cn, cr.tables, cr.gen, i)
 		if err != nil {
 			return conns, nil, fmt.Errorf("client %d: %w", i+1, err)
 		}
@@ -335,8 +409,9 @@ func (r *run) connectClients(ctx context.Context, wl workload.Workload, t *workl
 // sampler finds them; the run's id keeps two runs' clients apart.
 func (r *run) clientApp() string { return "keybench client " + r.runID }
 
-func (r *run) metricsEnv(t *workload.Table) metrics.Env {
-	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: t.Schema, Table: t.Name, Major: r.major, Ext: r.ext, ClientApp: r.clientApp()}
+func (r *run) metricsEnv(tables []*workload.Table) metrics.Env {
+	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: tables[0].Schema, Table: tables[0].Name, Major: r.major, Ext: r.ext, ClientApp: r.clientApp(),
+		Relations: workload.Relations(tables), LeafTables: workload.LeafTables(tables)}
 	if r.cfg.Sampling {
 		env.WaitEvery, env.CacheEvery = 500*time.Millisecond, 2*time.Second
 	}
@@ -359,11 +434,11 @@ func (r *run) waitForClientsGone(ctx context.Context) {
 	}
 }
 
-func windowUnits(p scenario.Params, clients int) int64 {
-	if p.Txns > 0 {
-		return p.Txns * int64(clients)
+func windowUnits(w workload.Window, clients int) int64 {
+	if w.Txns > 0 {
+		return w.Txns * int64(clients)
 	}
-	return int64(p.Duration.Round(time.Second) / time.Second)
+	return int64(w.Duration.Round(time.Second) / time.Second)
 }
 
 func fillDriverResult(c *results.Cell, d *driver.Result) {
@@ -376,102 +451,6 @@ func fillDriverResult(c *results.Cell, d *driver.Result) {
 	c.LatencyMS = driver.LatencyMS(d.Latency)
 	c.Timeline = d.Timeline
 	c.ErrorSamples = d.ErrorSamples
-	if in := d.Roles[workload.RoleIn]; in != nil {
-		// A queue: rows inserted are the producers'; the consumers' are in metrics.queue.
-		c.RowsInserted, c.RowsPerS = in.Rows, float64(in.Rows)/max(c.DurationS, 1e-9)
-	}
-}
-
-// load measures a bulk workload: the cell's rows are loaded in timed chunks,
-// with the indexes in place or built afterwards, on a connection of its own
-// (named like the clients', so the wait-event sampler watches it).
-func (r *run) load(ctx context.Context, pc scenario.Cell, t *workload.Table, gen keys.Generator, ld workload.Loader, c *results.Cell) error {
-	rows := pc.Rows
-	c.RowsBefore, c.WarmupS = 0, 0
-	cc := r.conn.Copy()
-	cc.RuntimeParams["application_name"] = r.clientApp()
-	conn, err := pgx.ConnectConfig(ctx, cc)
-	if err != nil {
-		return fmt.Errorf("connecting the loader: %w", err)
-	}
-	defer conn.Close(context.Background())
-	if !ld.IndexAfter() {
-		for _, s := range workload.IndexStatements(t) {
-			if _, err := r.admin.Exec(ctx, s); err != nil {
-				return fmt.Errorf("%s: %w", s, err)
-			}
-		}
-	}
-	if err := r.checkpoint(ctx); err != nil {
-		return err
-	}
-	sess := metrics.Start(ctx, r.metricsEnv(t), 0)
-	bar := r.ui.Phase("  loading", rows, "rows")
-	var chunks []workload.Chunk
-	t0 := time.Now()
-	err = workload.Load(ctx, conn, t, gen, rows, ld.Chunk(), ld.Method(), func(ch workload.Chunk) {
-		chunks = append(chunks, ch)
-		bar.Set(ch.RowsBefore+ch.Rows, fmt.Sprintf("%.0f rows/s", ch.RowsPerS))
-	})
-	bar.Done()
-	loadS := time.Since(t0).Seconds()
-	if err != nil {
-		sess.StopSampling()
-		return err
-	}
-	sum := &workload.LoadSummary{LatencyUnit: "one chunk of the load", Chunks: chunks, LoadS: loadS,
-		LoadMethod: map[bool]string{true: "insert-select (keys made by the server)", false: ld.Method()}[t.Key.Gen == keys.GenServer]}
-	if ld.IndexAfter() {
-		step := r.ui.Step("  building indexes")
-		t1 := time.Now()
-		for _, s := range workload.IndexStatements(t) {
-			if _, err := conn.Exec(ctx, s); err != nil {
-				step.Done()
-				sess.StopSampling()
-				return fmt.Errorf("%s: %w", s, err)
-			}
-		}
-		sum.IndexBuildS = results.Of(time.Since(t1).Seconds())
-		step.Done()
-	} else {
-		sum.IndexBuildS = results.Unavailable[float64]("the indexes were in place during the load")
-	}
-	total := time.Since(t0).Seconds()
-	sess.StopSampling()
-	metrics.FlushStats(ctx, conn.PgConn())
-
-	c.DurationS, c.Txns, c.RowsInserted = total, rows, rows
-	c.TPS, c.RowsPerS = float64(rows)/total, float64(rows)/total
-	var chunkMS []float64
-	for i, ch := range chunks {
-		c.Timeline = append(c.Timeline, results.Second{T: i + 1, Txns: ch.Rows, TPS: ch.RowsPerS, RowsPS: ch.RowsPerS})
-		chunkMS = append(chunkMS, ch.Seconds*1000)
-	}
-	c.LatencyMS = chunkLatency(chunkMS)
-	sum.TotalS = total
-	if n := len(chunks); n > 0 {
-		sum.FirstChunkRowsPerS, sum.LastChunkRowsPerS = chunks[0].RowsPerS, chunks[n-1].RowsPerS
-		sum.LastToFirstChunk = chunks[n-1].RowsPerS / chunks[0].RowsPerS
-	}
-	c.Metrics.Summary = sum
-	r.ui.Logf("  loaded %d rows in %.1f s (first chunk %.0f rows/s, last %.0f rows/s)", rows, loadS, chunks[0].RowsPerS, chunks[len(chunks)-1].RowsPerS)
-
-	return r.evidence(ctx, t, sess, rows, rows, c)
-}
-
-// chunkLatency summarises the chunks' durations in the latency fields.
-func chunkLatency(ms []float64) results.Latency {
-	if len(ms) == 0 {
-		return results.Latency{}
-	}
-	s := append([]float64(nil), ms...)
-	sort.Float64s(s)
-	q := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
-	mean := 0.0
-	for _, v := range s {
-		mean += v / float64(len(s))
-	}
-	return results.Latency{Mean: mean, P50: q(0.5), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: s[len(s)-1]}
 }
 
 // probeLock takes and releases the lock the collectors need on table.

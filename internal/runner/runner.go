@@ -22,6 +22,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // Config is everything a run needs.
@@ -65,8 +66,6 @@ var ErrInterrupted = errors.New("interrupted")
 
 // errServerGone cancels a cell whose embedded server exited.
 var errServerGone = errors.New("the PostgreSQL server exited during the cell")
-
-const tableName = "kb_cell"
 
 type run struct {
 	cfg   Config
@@ -151,9 +150,8 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	// A key this server cannot make (uuidv7:gen=server before 18) is bad
 	// input: say so before the first cell, not in the middle of the run.
-	sv := keys.Server{Major: r.major, Schema: r.cfg.Schema, Table: r.cfg.Schema + "." + tableName}
 	for _, s := range r.cfg.Specs {
-		if _, err := s.Resolve(sv); err != nil {
+		if _, err := s.Resolve(r.keyServer()); err != nil {
 			return err
 		}
 	}
@@ -163,7 +161,7 @@ func (r *run) execute(ctx context.Context) error {
 		r.ui.Logf("note: %s", s)
 	}
 	if len(plan) == 0 {
-		return &keys.UsageError{Msg: "no cell to run: " + strings.Join(skipped, "; ")}
+		return &usage.Error{Msg: "no cell to run: " + strings.Join(skipped, "; ")}
 	}
 	for i, pc := range plan {
 		if ctx.Err() != nil {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/report"
@@ -24,6 +23,7 @@ import (
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -181,7 +181,7 @@ func TestRefusesForeignSchema(t *testing.T) {
 	cfg := config(t, "insert", "bigint", nil)
 	cfg.Schema = "theirs"
 	_, err = runner.Run(context.Background(), cfg)
-	var ue *keys.UsageError
+	var ue *usage.Error
 	if err == nil || !errors.As(err, &ue) {
 		t.Fatalf("run in a foreign schema: %v", err)
 	}
@@ -214,7 +214,7 @@ func TestInterruptKeepsFinishedCells(t *testing.T) {
 func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 	for _, method := range []string{"copy", "insert"} {
 		cfg := config(t, "bulk", "bigint,uuidv7:gen=client", func(p *scenario.Params) {
-			p.Workload, p.Rows, p.Chunk, p.LoadMethod = "bulk,bulk-index-after", []int64{20000}, 5000, method
+			p.Workload, p.Rows, p.Chunk, p.LoadMethod, p.Clients = "bulk,bulk-index-after", []int64{20000}, 5000, method, []int{1}
 		})
 		res, err := runner.Run(context.Background(), cfg)
 		if err != nil {
@@ -316,9 +316,10 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 // --batch 32768 once did ("too many parameter format codes").
 type failing struct{}
 
-func (failing) NeedsDataIndex() bool                                      { return false }
-func (failing) Prepare(context.Context, *pgx.Conn, *workload.Table) error { return nil }
-func (failing) NewWorker(context.Context, *pgconn.PgConn, *workload.Table, keys.Generator, int) (workload.Worker, error) {
+func (failing) Tables(schema string, key *keys.Resolved) []*workload.Table {
+	return []*workload.Table{workload.KeyedTable(schema, key, workload.Options{})}
+}
+func (failing) NewWorker(context.Context, *pgx.Conn, []*workload.Table, keys.Generator, int) (workload.Worker, error) {
 	return failing{}, nil
 }
 func (failing) Txn() (int, error) { return 0, errors.New("every transaction fails") }

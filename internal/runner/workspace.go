@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/usage"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // The workspace is keybench's place on a server it does not own (--dsn): one
@@ -41,11 +43,11 @@ const schemaMarker = "created by keybench; dropped by keybench at the end of its
 const extensionsMark = "; extensions created by keybench: "
 
 // ownFunction is the helper function keybench creates for server-made sequential uuids.
-const ownFunction = "kb_seq_uuid"
+const ownFunction = keys.SeqUUIDFunction
 
-// ownRelationPattern matches the relations keybench creates (the cell table,
-// its partitions, indexes and sequences), as a LIKE pattern.
-const ownRelationPattern = tableName + "%"
+// ownRelationPattern matches the relations keybench creates (the cell's
+// tables, their partitions, indexes and sequences), as a LIKE pattern.
+const ownRelationPattern = workload.CellTable + "%"
 
 // workspace is keybench's schema on a server reached by --dsn.
 type workspace struct {
@@ -79,7 +81,7 @@ func openWorkspace(ctx context.Context, conn *pgx.Conn, schema string, force, ke
 		return nil, fmt.Errorf("locking schema %s: %w", schema, err)
 	}
 	if !got {
-		return nil, &keys.UsageError{Msg: fmt.Sprintf("schema %q is in use by another keybench run on this database; wait for it to end or choose another --schema", schema)}
+		return nil, &usage.Error{Msg: fmt.Sprintf("schema %q is in use by another keybench run on this database; wait for it to end or choose another --schema", schema)}
 	}
 	w := &workspace{schema: schema, forced: force}
 	var comment *string
@@ -105,9 +107,9 @@ func openWorkspace(ctx context.Context, conn *pgx.Conn, schema string, force, ke
 	}
 	switch {
 	case !w.marked && !force:
-		return nil, &keys.UsageError{Msg: fmt.Sprintf("schema %q exists and was not created by keybench; choose another with --schema, or --force to work in it", schema)}
+		return nil, &usage.Error{Msg: fmt.Sprintf("schema %q exists and was not created by keybench; choose another with --schema, or --force to work in it", schema)}
 	case w.marked && len(foreign) > 0 && !force:
-		return nil, &keys.UsageError{Msg: fmt.Sprintf("schema %q was kept by an earlier keybench run but now holds objects keybench did not create (%s); choose another --schema, or --force to work beside them (keybench then drops only its own)",
+		return nil, &usage.Error{Msg: fmt.Sprintf("schema %q was kept by an earlier keybench run but now holds objects keybench did not create (%s); choose another --schema, or --force to work beside them (keybench then drops only its own)",
 			schema, strings.Join(firstN(foreign, 5), ", "))}
 	}
 	if !w.marked {
@@ -117,7 +119,7 @@ func openWorkspace(ctx context.Context, conn *pgx.Conn, schema string, force, ke
 			return nil, err
 		}
 		if len(clash) > 0 {
-			return nil, &keys.UsageError{Msg: fmt.Sprintf("schema %q holds %s, which keybench would create and drop; choose another schema", schema, strings.Join(clash, ", "))}
+			return nil, &usage.Error{Msg: fmt.Sprintf("schema %q holds %s, which keybench would create and drop; choose another schema", schema, strings.Join(clash, ", "))}
 		}
 	}
 	return w, nil
@@ -204,7 +206,7 @@ ORDER BY kind, name`
 func isOwnName(kind, name string) bool {
 	switch kind {
 	case "table", "index", "sequence":
-		return name == tableName || strings.HasPrefix(name, tableName+"_")
+		return name == workload.CellTable || strings.HasPrefix(name, workload.CellTable+"_")
 	case "function":
 		return name == ownFunction
 	}
@@ -386,7 +388,8 @@ func (w *workspace) leftovers(conn *pgx.Conn, why string) []string {
 		}
 	}
 	// Nothing could be read: name everything keybench may have created.
-	stmts := []string{fmt.Sprintf("DROP TABLE IF EXISTS %s.%s", w.schema, tableName), fmt.Sprintf("DROP SEQUENCE IF EXISTS %s.%s_kbseq", w.schema, tableName),
+	stmts := []string{fmt.Sprintf("DROP TABLE IF EXISTS %s.%s", w.schema, workload.CellTable),
+		fmt.Sprintf("DROP SEQUENCE IF EXISTS %s.%s%s", w.schema, workload.CellTable, keys.SequenceSuffix),
 		fmt.Sprintf("DROP FUNCTION IF EXISTS %s.%s(bigint, bigint, bigint)", w.schema, ownFunction)}
 	for _, e := range w.ownExtensions {
 		stmts = append(stmts, "DROP EXTENSION IF EXISTS "+e)

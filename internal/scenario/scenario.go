@@ -14,6 +14,7 @@ import (
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -77,7 +78,7 @@ func Lookup(name string) (*Scenario, error) {
 	if s, ok := registry[name]; ok {
 		return s, nil
 	}
-	return nil, &keys.UsageError{Msg: fmt.Sprintf("unknown scenario %q (valid: %s)", name, strings.Join(Names(), ", "))}
+	return nil, &usage.Error{Msg: fmt.Sprintf("unknown scenario %q (valid: %s)", name, strings.Join(Names(), ", "))}
 }
 
 // Names lists scenario names: presets first, then bare workloads.
@@ -176,7 +177,7 @@ const (
 
 // Validate checks parameters after overrides.
 func (p *Params) Validate() error {
-	bad := func(f string, a ...any) error { return &keys.UsageError{Msg: fmt.Sprintf(f, a...)} }
+	bad := func(f string, a ...any) error { return &usage.Error{Msg: fmt.Sprintf(f, a...)} }
 	for _, w := range strings.Split(p.Workload, ",") {
 		if _, ok := workload.Lookup(w); !ok {
 			return bad("unknown workload %q", w)
@@ -236,7 +237,7 @@ func (p *Params) Validate() error {
 // Options are the workload options of a cell with c clients and rows prefilled rows.
 func (p *Params) Options(clients int, rows, seed int64) workload.Options {
 	return workload.Options{Rows: rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: seed, Chunk: p.Chunk,
-		LoadMethod: p.LoadMethod, Clients: clients, Partitions: p.Partitions}
+		LoadMethod: p.LoadMethod, Clients: clients, Partitions: p.Partitions, Payload: p.Payload}
 }
 
 // embeddedDefaults keep checkpoints out of short windows, as the source

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // Setting is one postgresql.conf parameter, applied with -c at start.
@@ -81,11 +83,6 @@ func major(version string) int {
 	}
 	return n
 }
-
-// SettingError is a server setting (--pg-conf) that PostgreSQL refused: bad input, not a failure.
-type SettingError struct{ Msg string }
-
-func (e *SettingError) Error() string { return e.Msg }
 
 // DBUser is the superuser initdb creates in the embedded server.
 const DBUser = "keybench"
@@ -253,7 +250,8 @@ func (e *Embedded) waitReady(ctx context.Context, limit time.Duration) error {
 		case <-e.exited:
 			tail := e.LogTail(5)
 			if strings.Contains(tail, "configuration parameter") || strings.Contains(tail, "invalid value for parameter") {
-				return &SettingError{Msg: "the server rejected a setting: " + tail}
+				// A setting (--pg-conf) PostgreSQL refused is bad input, not a failure.
+				return usage.Errorf("the server rejected a setting: %s", tail)
 			}
 			return fmt.Errorf("postgres exited during start-up: %s", tail)
 		case <-ctx.Done():

@@ -2,12 +2,12 @@ package workload
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
@@ -39,34 +39,130 @@ func init() {
 			if o.Chunk <= 0 {
 				o.Chunk = max(o.Rows/10, 1)
 			}
+			if o.Clients != 1 {
+				return nil, fmt.Errorf("%s loads on one connection (-c 1), not %d", name, o.Clients)
+			}
 			return &bulkLoad{o: o, after: after}, nil
 		}})
 	}
 }
 
-// Loader is a workload whose measurement is a load rather than clients'
-// transactions; the runner times its chunks.
-type Loader interface {
-	// IndexAfter says the indexes are built after the load instead of before it.
-	IndexAfter() bool
-	// Chunk is the rows per timed chunk; Method the load method for client-made keys.
-	Chunk() int64
-	Method() string
-}
-
+// bulkLoad is a load measured as the window: one client loads the cell's
+// rows in timed chunks, each chunk one transaction, into the table with its
+// indexes in place or without them (built afterwards, timed apart, in
+// PostRun).
 type bulkLoad struct {
 	o     Options
 	after bool
+
+	chunks []Chunk // written by the one loading client, read after the window
+	buildS float64
 }
 
-func (b *bulkLoad) NeedsDataIndex() bool                             { return false }
-func (b *bulkLoad) Prepare(context.Context, *pgx.Conn, *Table) error { return nil }
-func (b *bulkLoad) IndexAfter() bool                                 { return b.after }
-func (b *bulkLoad) Chunk() int64                                     { return b.o.Chunk }
-func (b *bulkLoad) Method() string                                   { return b.o.LoadMethod }
+func (b *bulkLoad) Tables(schema string, key *keys.Resolved) []*Table {
+	t := KeyedTable(schema, key, b.o)
+	t.Rows, t.DeferIndexes = 0, b.after // the rows are the window's load
+	return []*Table{t}
+}
 
-func (b *bulkLoad) NewWorker(context.Context, *pgconn.PgConn, *Table, keys.Generator, int) (Worker, error) {
-	return nil, errors.New("a bulk load has no clients")
+// Window: the chunks are the transactions, without warm-up.
+func (b *bulkLoad) Window(w *Window) {
+	w.Warmup, w.Duration, w.Txns, w.Unit = 0, 0, (b.o.Rows+b.o.Chunk-1)/b.o.Chunk, "chunks"
+}
+
+func (b *bulkLoad) Progress(s results.Second) string { return fmt.Sprintf("%.0f rows/s", s.RowsPS) }
+
+func (b *bulkLoad) Hooks() Hooks {
+	if !b.after {
+		return Hooks{}
+	}
+	return Hooks{PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		t0 := time.Now()
+		if err := BuildIndexes(ctx, conn, tables[0]); err != nil {
+			return err
+		}
+		b.buildS = time.Since(t0).Seconds()
+		return nil
+	}}
+}
+
+func (b *bulkLoad) NewWorker(_ context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, _ int) (Worker, error) {
+	w := &loader{b: b, conn: conn, t: tables[0], next: 1}
+	if tables[0].Key.Gen != keys.GenServer {
+		w.stream = gen.Stream()
+	}
+	return w, nil
+}
+
+// loader loads the next chunk per transaction.
+type loader struct {
+	b      *bulkLoad
+	conn   *pgx.Conn
+	t      *Table
+	stream keys.Stream
+	next   int64
+}
+
+func (l *loader) Txn() (int, error) {
+	rows := l.b.o.Rows
+	if l.next > rows {
+		return 0, fmt.Errorf("the load is complete (%d rows)", rows)
+	}
+	lo, hi := l.next, min(l.next+l.b.o.Chunk-1, rows)
+	t0 := time.Now()
+	if err := loadChunk(context.Background(), l.conn, l.t, l.stream, lo, hi, rows, l.b.o.LoadMethod); err != nil {
+		return 0, err
+	}
+	secs := time.Since(t0).Seconds()
+	l.b.chunks = append(l.b.chunks, Chunk{RowsBefore: lo - 1, Rows: hi - lo + 1, Seconds: secs, RowsPerS: float64(hi-lo+1) / secs})
+	l.next = hi + 1
+	return int(hi - lo + 1), nil
+}
+
+// Summarize makes the cell a load's: its rate is the rows over the load
+// and the index build, its timeline and latencies are its chunks'.
+func (b *bulkLoad) Summarize(o *Outcome) error {
+	c, t := o.Cell, o.Tables[0]
+	sum := &LoadSummary{LatencyUnit: "one chunk of the load", Chunks: b.chunks, LoadS: o.Result.Elapsed.Seconds(),
+		LoadMethod: map[bool]string{true: "insert-select (keys made by the server)", false: b.o.LoadMethod}[t.Key.Gen == keys.GenServer]}
+	if b.after {
+		sum.IndexBuildS = results.Of(b.buildS)
+	} else {
+		sum.IndexBuildS = results.Unavailable[float64]("the indexes were in place during the load")
+	}
+	sum.TotalS = sum.LoadS + b.buildS
+	var rows int64
+	var ms []float64
+	c.Timeline = c.Timeline[:0]
+	for i, ch := range b.chunks {
+		rows += ch.Rows
+		c.Timeline = append(c.Timeline, results.Second{T: i + 1, Txns: ch.Rows, TPS: ch.RowsPerS, RowsPS: ch.RowsPerS})
+		ms = append(ms, ch.Seconds*1000)
+	}
+	if n := len(b.chunks); n > 0 {
+		sum.FirstChunkRowsPerS, sum.LastChunkRowsPerS = b.chunks[0].RowsPerS, b.chunks[n-1].RowsPerS
+		sum.LastToFirstChunk = b.chunks[n-1].RowsPerS / b.chunks[0].RowsPerS
+	}
+	c.DurationS, c.Txns, c.RowsInserted = sum.TotalS, rows, rows
+	c.TPS, c.RowsPerS = float64(rows)/sum.TotalS, float64(rows)/sum.TotalS
+	c.LatencyMS = chunkLatency(ms)
+	c.Metrics.Summary = sum
+	return nil
+}
+
+// chunkLatency summarises the chunks' durations in the latency fields.
+func chunkLatency(ms []float64) results.Latency {
+	if len(ms) == 0 {
+		return results.Latency{}
+	}
+	s := append([]float64(nil), ms...)
+	sort.Float64s(s)
+	q := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
+	mean := 0.0
+	for _, v := range s {
+		mean += v / float64(len(s))
+	}
+	return results.Latency{Mean: mean, P50: q(0.5), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: s[len(s)-1]}
 }
 
 // LoadSummary is a load's own figures (000, 003), flat in its cell's

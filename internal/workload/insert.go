@@ -48,16 +48,12 @@ func checkInsertBatch(batch int) error {
 	return nil
 }
 
-func (l *insertLoad) NeedsDataIndex() bool { return false }
+func (l *insertLoad) Tables(schema string, key *keys.Resolved) []*Table {
+	return []*Table{KeyedTable(schema, key, l.o)}
+}
 
-func (l *insertLoad) Prepare(context.Context, *pgx.Conn, *Table) error { return nil }
-
-func (l *insertLoad) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, id int) (Worker, error) {
-	ins, err := newInserter(ctx, conn, t, gen, l.o, id)
-	if err != nil {
-		return nil, err
-	}
-	return ins, nil
+func (l *insertLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
+	return newInserter(ctx, conn.PgConn(), tables[0], gen, l.o, id)
 }
 
 // inserter runs the prepared multi-row INSERT of the insert and insert-read workloads.

@@ -37,10 +37,17 @@ type insertRead struct {
 	format int16
 }
 
-func (l *insertRead) NeedsDataIndex() bool { return l.o.ReadBy == "data" }
+func (l *insertRead) Tables(schema string, key *keys.Resolved) []*Table {
+	t := KeyedTable(schema, key, l.o)
+	t.DataIndex = l.o.ReadBy == "data"
+	return []*Table{t}
+}
 
-// Prepare samples existing keys for reads by key: server-made keys are known only to the server.
-func (l *insertRead) Prepare(ctx context.Context, conn *pgx.Conn, t *Table) error {
+func (l *insertRead) Hooks() Hooks { return Hooks{PostLoad: l.sampleKeys} }
+
+// sampleKeys samples existing keys for reads by key: server-made keys are known only to the server.
+func (l *insertRead) sampleKeys(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+	t := tables[0]
 	if l.o.ReadBy != "key" {
 		return nil
 	}
@@ -69,7 +76,8 @@ func (l *insertRead) Prepare(ctx context.Context, conn *pgx.Conn, t *Table) erro
 
 const readStmt = "kb_read"
 
-func (l *insertRead) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, id int) (Worker, error) {
+func (l *insertRead) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
+	t, conn := tables[0], c.PgConn()
 	ins, err := newInserter(ctx, conn, t, gen, l.o, id)
 	if err != nil {
 		return nil, err

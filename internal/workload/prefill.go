@@ -75,51 +75,49 @@ func (h *History) epochSQL() string {
 
 // Prefill loads rows rows into the (index-less) table by the fastest path for
 // the key: INSERT ... SELECT generate_series when the server makes the keys,
-// binary COPY when keybench does. progress is called after each chunk with
-// the rows loaded so far.
+// binary COPY when keybench does. progress is called after each chunk of
+// PrefillChunk rows with the rows loaded so far.
 func Prefill(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, rows int64, progress func(int64)) error {
-	return Load(ctx, conn, t, gen, rows, PrefillChunk, LoadCopy, func(c Chunk) {
-		if progress != nil {
-			progress(c.RowsBefore + c.Rows)
-		}
-	})
-}
-
-// Load loads rows rows in chunks, timing each: INSERT ... SELECT when the
-// server makes the keys, else COPY or multi-row INSERT (method). Row i gets
-// the i-th data value of a permutation of 1..rows and the payload of Prefill.
-func Load(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, rows, chunk int64, method string, onChunk func(Chunk)) error {
 	var stream keys.Stream
 	if t.Key.Gen != keys.GenServer {
 		stream = gen.Stream()
 	}
-	for lo := int64(1); lo <= rows; lo += chunk {
-		hi := min(lo+chunk-1, rows)
-		t0 := time.Now()
-		var err error
-		switch {
-		case t.Key.Gen == keys.GenServer:
-			cols, id := "data, payload", ""
-			if t.History != nil {
-				if v, ok := t.Key.ServerValueAt(t.History.epochSQL()); ok {
-					cols, id = "id, "+cols, v+", "
-				}
+	for lo := int64(1); lo <= rows; lo += PrefillChunk {
+		hi := min(lo+PrefillChunk-1, rows)
+		if err := loadChunk(ctx, conn, t, stream, lo, hi, rows, LoadCopy); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(hi)
+		}
+	}
+	return nil
+}
+
+// loadChunk loads rows lo..hi of rows: INSERT ... SELECT when the server
+// makes the keys, else COPY or multi-row INSERT (method) of keys from
+// stream. Row i gets the i-th data value of a permutation of 1..rows and
+// the payload of payloadSQL.
+func loadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream, lo, hi, rows int64, method string) error {
+	var err error
+	switch {
+	case t.Key.Gen == keys.GenServer:
+		cols, id := "data, payload", ""
+		if t.History != nil {
+			if v, ok := t.Key.ServerValueAt(t.History.epochSQL()); ok {
+				cols, id = "id, "+cols, v+", "
 			}
-			_, err = conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s%s, %s FROM generate_series(%d::bigint, %d) i",
-				t.Qualified(), cols, id, t.dataValueSQL(rows), payloadSQL(t.Payload), lo, hi))
-		case method == LoadInsert:
-			err = insertRows(ctx, conn, t, stream, lo, hi, rows)
-		default:
-			src := &copySource{t: t, stream: stream, i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
-			_, err = conn.CopyFrom(ctx, pgx.Identifier{t.Schema, t.Name}, []string{"id", "data", "payload"}, src)
 		}
-		if err != nil {
-			return fmt.Errorf("loading rows %d-%d: %w", lo, hi, err)
-		}
-		if onChunk != nil {
-			secs := time.Since(t0).Seconds()
-			onChunk(Chunk{RowsBefore: lo - 1, Rows: hi - lo + 1, Seconds: secs, RowsPerS: float64(hi-lo+1) / secs})
-		}
+		_, err = conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s%s, %s FROM generate_series(%d::bigint, %d) i",
+			t.Qualified(), cols, id, t.dataValueSQL(rows), payloadSQL(t.Payload), lo, hi))
+	case method == LoadInsert:
+		err = insertRows(ctx, conn, t, stream, lo, hi, rows)
+	default:
+		src := &copySource{t: t, stream: stream, i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
+		_, err = conn.CopyFrom(ctx, pgx.Identifier{t.Schema, t.Name}, []string{"id", "data", "payload"}, src)
+	}
+	if err != nil {
+		return fmt.Errorf("loading rows %d-%d: %w", lo, hi, err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 )
 
 // Queue roles: producers insert batches, consumers delete them.
@@ -48,11 +49,6 @@ func init() {
 	}
 }
 
-// Partitioned is a workload whose table is partitioned.
-type Partitioned interface {
-	Partitions() int
-}
-
 // RoleWorker is a worker that has a role among the cell's clients.
 type RoleWorker interface {
 	Worker
@@ -64,14 +60,37 @@ type queue struct {
 	fifo bool
 }
 
-func (q *queue) NeedsDataIndex() bool                             { return false }
-func (q *queue) Prepare(context.Context, *pgx.Conn, *Table) error { return nil }
-func (q *queue) Partitions() int                                  { return q.o.Partitions }
+func (q *queue) Tables(schema string, key *keys.Resolved) []*Table {
+	t := KeyedTable(schema, key, q.o)
+	t.Partitions = q.o.Partitions
+	return []*Table{t}
+}
+
+// Progress shows both rates and the backlog (rows queued before the window, plus in, minus out).
+func (q *queue) Progress(s results.Second) string {
+	in, out := s.Roles[RoleIn], s.Roles[RoleOut]
+	return fmt.Sprintf("in %.0f rows/s, out %.0f rows/s, backlog %d", in.RowsPS, out.RowsPS, q.o.Rows+in.Total-out.Total)
+}
+
+// Summarize replaces the driver's figures by the queue's: the rows inserted
+// are the producers'; the server holds the prefill plus every row in, minus every row out.
+func (q *queue) Summarize(o *Outcome) error {
+	d := o.Result
+	in, out := d.Roles[RoleIn], d.Roles[RoleOut]
+	if in == nil || out == nil {
+		return fmt.Errorf("the queue's window has no producers or no consumers")
+	}
+	o.Cell.RowsInserted, o.Cell.RowsPerS = in.Rows, float64(in.Rows)/max(o.Cell.DurationS, 1e-9)
+	o.Inserted, o.Expected = in.TotalRows, q.o.Rows+in.TotalRows-out.TotalRows
+	o.Cell.Metrics.Summary = SummarizeQueue(d, q.o.Rows, q.o.Batch, o.Tables[0].Partitions, o.Cores)
+	return nil
+}
 
 // producers is how many of the cell's clients produce; the rest consume.
 func producers(clients int) int { return clients - clients/2 }
 
-func (q *queue) NewWorker(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, id int) (Worker, error) {
+func (q *queue) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
+	t, conn := tables[0], c.PgConn()
 	w := &queueWorker{conn: conn, rng: rand.New(rand.NewPCG(uint64(q.o.Seed), uint64(id)+1)), batch: q.o.Batch,
 		msgs: make([]*msgs, t.Partitions), role: RoleOut}
 	if id < producers(q.o.Clients) {

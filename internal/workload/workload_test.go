@@ -2,8 +2,11 @@ package workload
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
+
+	"github.com/keybench/keybench/internal/keys"
 )
 
 func TestDataValueIsAPermutation(t *testing.T) {
@@ -59,5 +62,33 @@ func TestHistoryClock(t *testing.T) {
 	}
 	if last := clock(); !last.Equal(end) {
 		t.Errorf("the 2,000,001st reading is %s, want the end %s", last, end)
+	}
+}
+
+// Every relation of a cell's tables has its role, partitions and their
+// indexes counting as the table's, and a workload's own table as its role.
+func TestRelations(t *testing.T) {
+	key := &keys.Resolved{Spec: &keys.Spec{Index: keys.IndexPK}}
+	keyed := &Table{Schema: "s", Name: CellTable, Key: key, DataIndex: true}
+	parts := &Table{Schema: "s", Name: CellTable, Key: &keys.Resolved{Spec: &keys.Spec{Index: keys.IndexBtree}}, Partitions: 2}
+	own := OwnTable("s", "child", "child", "parent_id uuid", Index{Suffix: "parent_idx", Columns: "parent_id"})
+	for _, tc := range []struct {
+		tables []*Table
+		want   map[string]string
+	}{
+		{[]*Table{keyed, own}, map[string]string{"kb_cell": "table", "kb_cell_pkey": "key_index", "kb_cell_data_idx": "data_index",
+			"kb_cell_child": "child", "kb_cell_child_parent_idx": "child_index"}},
+		{[]*Table{parts}, map[string]string{"kb_cell": "table", "kb_cell_p0": "table", "kb_cell_p1": "table",
+			"kb_cell_p0_id_idx": "key_index", "kb_cell_p1_id_idx": "key_index"}},
+	} {
+		if got := Relations(tc.tables); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Relations = %v, want %v", got, tc.want)
+		}
+	}
+	if got := IndexStatements(own); len(got) != 1 || got[0] != "CREATE INDEX kb_cell_child_parent_idx ON s.kb_cell_child (parent_id)" {
+		t.Errorf("own table's indexes: %q", got)
+	}
+	if got := LeafTables([]*Table{parts, own}); !reflect.DeepEqual(got, []string{"kb_cell_p0", "kb_cell_p1", "kb_cell_child"}) {
+		t.Errorf("LeafTables = %v", got)
 	}
 }

@@ -1,0 +1,296 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/keys"
+)
+
+// The names of keybench's relations in its schema live here, and only
+// here: the cell's tables start with CellTable, so that the workspace
+// recognises everything keybench made (the keys' own objects are named by
+// package keys: keys.SeqUUIDFunction, keys.SequenceSuffix).
+const (
+	// CellTable is the keyed table of every cell; a workload's other tables
+	// are named CellTable + "_" + their suffix.
+	CellTable = "kb_cell"
+
+	pkeySuffix      = "_pkey"
+	uniqueSuffix    = "_id_key"
+	keyIndexSuffix  = "_id_idx"
+	dataIndexSuffix = "_data_idx"
+)
+
+// Relation roles, by which the collectors attribute WAL and buffer cache.
+const (
+	RoleTable     = "table"
+	RoleKeyIndex  = "key_index"
+	RoleDataIndex = "data_index"
+)
+
+// Table is a table of a cell: the keyed table (id KEY, data bigint,
+// payload text), or a table of a workload's own (Columns set).
+type Table struct {
+	// Schema and Name are simple lower-case identifiers.
+	Schema, Name string
+	// Key is the key strategy bound to the server (the keyed table's; a
+	// table of the workload's own may carry the key's type in its columns).
+	Key *keys.Resolved
+	// Rows is how many rows keybench's prefill puts in the keyed table
+	// before the window (a table of the workload's own fills itself in Hooks.PostLoad).
+	Rows int64
+	// Payload is the length of the payload text per row (0: NULL).
+	Payload int
+	// DataIndex adds an index on data (reads by data need it).
+	DataIndex bool
+	// History, when set, is the time span the prefill stands for: server-made
+	// keys that can be made for another time are made at the history's times.
+	History *History
+	// Partitions, when positive, makes the table a parent partitioned by
+	// LIST (data) into partitions <name>_p0 … _p<n-1>, partition i holding
+	// data = i; each partition gets its own key index (a primary key on a
+	// partitioned parent would have to include data).
+	Partitions int
+	// DeferIndexes leaves the indexes out of the fill: the workload builds
+	// them itself (BuildIndexes), e.g. after a load.
+	DeferIndexes bool
+
+	// Columns, for a table of the workload's own, are its SQL column
+	// definitions; Role names its relation for the collectors (its
+	// indexes are Role + "_index"); Indexes are its indexes.
+	Columns string
+	Role    string
+	Indexes []Index
+}
+
+// Index is an index of a workload's own table.
+type Index struct {
+	// Suffix names it: <table>_<suffix>.
+	Suffix  string
+	Columns string
+	Unique  bool
+}
+
+// KeyedTable is the cell's keyed table, as most workloads declare it.
+func KeyedTable(schema string, key *keys.Resolved, o Options) *Table {
+	return &Table{Schema: schema, Name: CellTable, Key: key, Rows: o.Rows, Payload: o.Payload}
+}
+
+// OwnTable is a table of a workload's own, named CellTable_<suffix>.
+func OwnTable(schema, suffix, role, columns string, indexes ...Index) *Table {
+	return &Table{Schema: schema, Name: CellTable + "_" + suffix, Role: role, Columns: columns, Indexes: indexes}
+}
+
+// Keyed reports whether t is a keyed table (id KEY, data, payload).
+func (t *Table) Keyed() bool { return t.Columns == "" }
+
+// Partition is the qualified name of partition i.
+func (t *Table) Partition(i int) string { return fmt.Sprintf("%s_p%d", t.Qualified(), i) }
+
+// Qualified is the schema-qualified table name.
+func (t *Table) Qualified() string { return t.Schema + "." + t.Name }
+
+// dataValue is the data column of the i-th loaded row of n.
+func (t *Table) dataValue(i, n int64) int64 {
+	if t.Partitions > 0 {
+		return i % int64(t.Partitions)
+	}
+	return DataValue(i, n)
+}
+
+func (t *Table) dataValueSQL(n int64) string {
+	if t.Partitions > 0 {
+		return fmt.Sprintf("i %% %d", t.Partitions)
+	}
+	return dataValueSQL(n)
+}
+
+// scatterPrime spreads 1..n over a permutation: (i*p mod n)+1 is a bijection
+// on 1..n whenever p is a prime that does not divide n.
+const scatterPrime = 2147483647
+
+// DataValue is the data column of the i-th prefilled row (1-based) of n.
+func DataValue(i, n int64) int64 {
+	if n%scatterPrime == 0 {
+		return i
+	}
+	return (i%n)*scatterPrime%n + 1
+}
+
+// dataValueSQL is DataValue in SQL over a generate_series column named i.
+func dataValueSQL(n int64) string {
+	if n%scatterPrime == 0 {
+		return "i"
+	}
+	return fmt.Sprintf("(i %% %d) * %d %% %d + 1", n, scatterPrime, n)
+}
+
+// payloadSQL makes a payload of length n from the row number i.
+func payloadSQL(n int) string {
+	if n <= 0 {
+		return "NULL"
+	}
+	return fmt.Sprintf("left(repeat(md5(i::text), %d), %d)", (n+31)/32, n)
+}
+
+// CreateTable drops and creates a cell's table without indexes; its
+// indexes are built after the fill (IndexStatements).
+func CreateTable(ctx context.Context, conn *pgx.Conn, t *Table, sv keys.Server) error {
+	stmts := []string{"DROP TABLE IF EXISTS " + t.Qualified()}
+	if !t.Keyed() {
+		return execAll(ctx, conn, append(stmts, fmt.Sprintf("CREATE TABLE %s (%s)", t.Qualified(), t.Columns)))
+	}
+	if t.Key.Gen == keys.GenServer {
+		stmts = append(stmts, "DROP SEQUENCE IF EXISTS "+t.Qualified()+keys.SequenceSuffix)
+	}
+	stmts = append(stmts, t.Key.Setup(sv)...)
+	col := t.Key.ColumnType()
+	if t.Key.Gen == keys.GenServer {
+		col += " " + t.Key.ColumnDefault
+	}
+	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text)", t.Qualified(), col)
+	if t.Partitions > 0 {
+		create += " PARTITION BY LIST (data)"
+	}
+	stmts = append(stmts, create)
+	for i := 0; i < t.Partitions; i++ {
+		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES IN (%d)", t.Partition(i), t.Qualified(), i))
+	}
+	return execAll(ctx, conn, stmts)
+}
+
+// IndexStatements are the statements that build the table's indexes.
+func IndexStatements(t *Table) []string {
+	q := t.Qualified()
+	if !t.Keyed() {
+		var out []string
+		for _, ix := range t.Indexes {
+			unique := ""
+			if ix.Unique {
+				unique = "UNIQUE "
+			}
+			out = append(out, fmt.Sprintf("CREATE %sINDEX %s_%s ON %s (%s)", unique, t.Name, ix.Suffix, q, ix.Columns))
+		}
+		return out
+	}
+	if t.Partitions > 0 {
+		var out []string
+		for i := 0; i < t.Partitions; i++ {
+			p := *t
+			p.Name, p.Partitions = fmt.Sprintf("%s_p%d", t.Name, i), 0
+			out = append(out, IndexStatements(&p)...)
+		}
+		return out
+	}
+	var out []string
+	switch t.Key.Index {
+	case keys.IndexPK:
+		out = append(out, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s%s PRIMARY KEY (id)", q, t.Name, pkeySuffix))
+	case keys.IndexUnique:
+		out = append(out, fmt.Sprintf("CREATE UNIQUE INDEX %s%s ON %s (id)", t.Name, uniqueSuffix, q))
+	case keys.IndexBtree, keys.IndexHash, keys.IndexBrin:
+		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s USING %s (id)", t.Name, keyIndexSuffix, q, t.Key.Index))
+	}
+	if t.DataIndex {
+		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (data)", t.Name, dataIndexSuffix, q))
+	}
+	return out
+}
+
+// BuildIndexes builds the table's indexes on conn.
+func BuildIndexes(ctx context.Context, conn *pgx.Conn, t *Table) error {
+	return execAll(ctx, conn, IndexStatements(t))
+}
+
+// KeyIndexNames are the qualified names of the key's indexes: one, or one
+// per partition; none for index=none.
+func KeyIndexNames(t *Table) []string {
+	suffix := keyIndexSuffixOf(t.Key.Index)
+	if suffix == "" {
+		return nil
+	}
+	if t.Partitions == 0 {
+		return []string{t.Qualified() + suffix}
+	}
+	out := make([]string, t.Partitions)
+	for i := range out {
+		out[i] = t.Partition(i) + suffix
+	}
+	return out
+}
+
+func keyIndexSuffixOf(ix keys.Index) string {
+	switch ix {
+	case keys.IndexPK:
+		return pkeySuffix
+	case keys.IndexUnique:
+		return uniqueSuffix
+	case keys.IndexNone:
+		return ""
+	}
+	return keyIndexSuffix
+}
+
+// Relations maps the name of every relation of the tables (partitions and
+// indexes included) to its role: "table", "key_index" and "data_index" for
+// the keyed table, a table of the workload's own its Role and Role_index.
+func Relations(tables []*Table) map[string]string {
+	out := map[string]string{}
+	for _, t := range tables {
+		if !t.Keyed() {
+			out[t.Name] = t.Role
+			for _, ix := range t.Indexes {
+				out[t.Name+"_"+ix.Suffix] = t.Role + "_index"
+			}
+			continue
+		}
+		names := []string{t.Name}
+		for i := 0; i < t.Partitions; i++ {
+			names = append(names, fmt.Sprintf("%s_p%d", t.Name, i))
+		}
+		for i, n := range names {
+			if i > 0 || t.Partitions == 0 {
+				if s := keyIndexSuffixOf(t.Key.Index); s != "" {
+					out[n+s] = RoleKeyIndex
+				}
+				if t.DataIndex {
+					out[n+dataIndexSuffix] = RoleDataIndex
+				}
+			}
+			out[n] = RoleTable
+		}
+	}
+	return out
+}
+
+// LeafTables are the names of the tables that hold rows: partitions instead of their parent.
+func LeafTables(tables []*Table) []string {
+	var out []string
+	for _, t := range tables {
+		if t.Partitions == 0 {
+			out = append(out, t.Name)
+		}
+		for i := 0; i < t.Partitions; i++ {
+			out = append(out, fmt.Sprintf("%s_p%d", t.Name, i))
+		}
+	}
+	return out
+}
+
+func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {
+	for _, s := range stmts {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", firstLine(s), err)
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
