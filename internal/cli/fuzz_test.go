@@ -48,8 +48,8 @@ func FuzzRunFlags(f *testing.F) {
 			}
 			return
 		}
-		if cfg.Params.Repeat < 1 || cfg.Params.Batch < 1 || len(cfg.Specs) == 0 {
-			t.Fatalf("%q: accepted a plan that cannot run: %+v", line, cfg.Params)
+		if cfg.Plan.Params.Repeat < 1 || cfg.Plan.Params.Batch < 1 || len(cfg.Plan.Specs) == 0 {
+			t.Fatalf("%q: accepted a plan that cannot run: %+v", line, cfg.Plan.Params)
 		}
 	})
 }

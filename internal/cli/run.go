@@ -57,7 +57,7 @@ func (r *runCmd) Run(e *env) error {
 		return err
 	}
 	if cfg.Out == "" {
-		if cfg.Out, err = runner.MkUniqueOut("keybench-results", cfg.Scenario.Name+"-"+time.Now().Format("20060102-150405")); err != nil {
+		if cfg.Out, err = runner.MkUniqueOut("keybench-results", cfg.Plan.Scenario.Name+"-"+time.Now().Format("20060102-150405")); err != nil {
 			return usagef("cannot make a results directory under keybench-results (choose one with --out): %v", err)
 		}
 	} else if err := runner.MkOut(cfg.Out); err != nil {
@@ -157,23 +157,18 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 {
 		return runner.Config{}, usagef("--batch, --repeat, --partitions and --chunk must be positive")
 	}
-	if err := p.Validate(); err != nil {
-		return runner.Config{}, err
-	}
 	specs, err := keys.ParseList(strings.Join(p.Keys, ","))
 	if err != nil {
 		return runner.Config{}, err
 	}
-	if n, ok := scenario.CountCells(p, len(specs)); !ok {
-		return runner.Config{}, usagef("the plan would have %s cells (keys x workloads x clients x rows x repeats); at most %d can run", n, scenario.MaxCells)
-	}
-	if cells, skipped := scenario.Plan(p, specs); len(cells) == 0 {
-		return runner.Config{}, usagef("no cell to run: %s", strings.Join(skipped, "; "))
+	plan, err := scenario.Build(sc, p, specs)
+	if err != nil {
+		return runner.Config{}, err
 	}
 	if !validIdent(r.Schema) {
 		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)
 	}
-	cfg := runner.Config{Scenario: sc, Params: p, Specs: specs, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
+	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep}
 	settings := append([]server.Setting(nil), sc.Settings...)

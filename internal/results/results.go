@@ -88,6 +88,18 @@ type Plan struct {
 	OnError  string `json:"on_error,omitempty"`
 	// Pivot is how the scenario lays its summary table out (absent: one row per group).
 	Pivot *Pivot `json:"pivot,omitempty"`
+	// Cells is the number of cells planned (after workloads skipped keys they cannot run).
+	Cells int `json:"cells,omitempty"`
+	// Force and Keep are --force and --keep (a --dsn run's schema).
+	Force bool `json:"force,omitempty"`
+	Keep  bool `json:"keep,omitempty"`
+	// The embedded server as asked for: --pg-version, --pg-bin, --cache-mode
+	// and --pg-conf with the scenario's own settings (secrets redacted); the
+	// server as it ran is in environment.
+	PgVersion string   `json:"pg_version,omitempty"`
+	PgBin     string   `json:"pg_bin,omitempty"`
+	CacheMode string   `json:"cache_mode,omitempty"`
+	PgConf    []string `json:"pg_conf,omitempty"`
 }
 
 // Pivot lays the summary table out with keys down and one column per table

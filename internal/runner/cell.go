@@ -21,7 +21,7 @@ import (
 // interrupt, a lost server); a failure confined to the cell is recorded in
 // the cell and returns nil.
 func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, error) {
-	p := r.cfg.Params
+	p := r.cfg.Plan.Params
 	c := results.Cell{
 		Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload,
 		Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, WarmupS: p.Warmup.Seconds(),
@@ -29,10 +29,10 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	if r.emb != nil {
+	if exited := r.target.exited(); exited != nil {
 		go func() {
 			select {
-			case <-r.emb.Exited():
+			case <-exited:
 				cancel(errServerGone)
 			case <-ctx.Done():
 			}
@@ -46,7 +46,7 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 		c.Status, c.Error = results.StatusInterrupted, "interrupted"
 		return c, ErrInterrupted
 	case errors.Is(context.Cause(ctx), errServerGone) || r.serverGone():
-		c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.emb.Trouble())
+		c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.target.trouble())
 		return c, errors.New(c.Error)
 	default:
 		c.Status, c.Error = results.StatusFailed, err.Error()
@@ -57,15 +57,16 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 	}
 }
 
-// serverGone reports whether the embedded server has exited, waiting a
-// moment for it: a connection usually breaks just before the postmaster's
-// exit is seen.
+// serverGone reports whether the server has exited (when keybench can
+// tell), waiting a moment for it: a connection usually breaks just before
+// the postmaster's exit is seen.
 func (r *run) serverGone() bool {
-	if r.emb == nil || !r.admin.IsClosed() && r.admin.Ping(context.Background()) == nil {
+	exited := r.target.exited()
+	if exited == nil || !r.admin.IsClosed() && r.admin.Ping(context.Background()) == nil {
 		return false
 	}
 	select {
-	case <-r.emb.Exited():
+	case <-exited:
 		return true
 	case <-time.After(3 * time.Second):
 		return false
@@ -121,13 +122,10 @@ func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) er
 // setUp resolves the cell's key, configures its workload and creates the
 // tables the workload declares.
 func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell) (*cellRun, error) {
-	key, err := pc.Key.Resolve(r.keyServer())
-	if err != nil {
-		return nil, err
-	}
+	key := r.keys[pc.Key]
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	meta, _ := workload.Lookup(pc.Workload)
-	o := r.cfg.Params.Options(pc.Clients, pc.Rows, r.cfg.Seed)
+	o := r.cfg.Plan.Params.Options(pc.Clients, pc.Rows, r.cfg.Seed)
 	wl, err := meta.New(o)
 	if err != nil {
 		return nil, err
@@ -136,7 +134,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell) (*ce
 	if h, ok := wl.(workload.Hooked); ok {
 		cr.hooks = h.Hooks()
 	}
-	p := r.cfg.Params
+	p := r.cfg.Plan.Params
 	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns}
 	if w, ok := wl.(workload.Windowed); ok {
 		w.Window(&cr.win)
@@ -249,9 +247,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 func (cr *cellRun) summarize(dres *driver.Result) (*workload.Outcome, error) {
 	o := &workload.Outcome{Result: dres, Cell: cr.c, Tables: cr.tables,
 		Inserted: dres.TotalRows, Expected: cr.tables[0].Rows + dres.TotalRows}
-	if cr.r.emb != nil {
-		o.Cores = cr.r.res.Environment.Host.CPUs
-	}
+	o.Cores = cr.r.target.cores(cr.r.res.Environment.Host)
 	if s, ok := cr.wl.(workload.Summarizer); ok {
 		if err := s.Summarize(o); err != nil {
 			return nil, err
@@ -415,9 +411,7 @@ func (r *run) metricsEnv(tables []*workload.Table) metrics.Env {
 	if r.cfg.Sampling {
 		env.WaitEvery, env.CacheEvery = 500*time.Millisecond, 2*time.Second
 	}
-	if r.emb != nil {
-		env.ServerPID, env.DataDir = r.emb.PID(), r.emb.DataDir
-	}
+	env.ServerPID, env.DataDir = r.target.process()
 	return env
 }
 
@@ -502,7 +496,7 @@ func firstOr(s []string, d string) string {
 // the embedded server a failure is one.
 func (r *run) checkpoint(ctx context.Context) error {
 	_, err := r.admin.Exec(ctx, "CHECKPOINT")
-	if err != nil && r.emb == nil && ctx.Err() == nil {
+	if err != nil && !r.target.ownsCheckpoints() && ctx.Err() == nil {
 		r.noCheckpoint(err)
 		return nil
 	}

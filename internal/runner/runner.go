@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,14 +21,12 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
-	"github.com/keybench/keybench/internal/usage"
 )
 
 // Config is everything a run needs.
 type Config struct {
-	Scenario *scenario.Scenario
-	Params   scenario.Params
-	Specs    []*keys.Spec
+	// Plan is the run's plan (scenario.Build).
+	Plan *scenario.Plan
 	// Embedded configures the embedded server; ignored when ConnConfig is set.
 	Embedded server.Options
 	// ConnConfig is an existing server to run against (--dsn).
@@ -68,18 +65,21 @@ var ErrInterrupted = errors.New("interrupted")
 var errServerGone = errors.New("the PostgreSQL server exited during the cell")
 
 type run struct {
-	cfg   Config
-	ui    *UI
-	conn  *pgx.ConnConfig
-	emb   *server.Embedded
-	admin *pgx.Conn
-	major int
-	res   *results.Results
-	// ws is keybench's workspace on a server reached by --dsn (nil on the embedded one).
-	ws *workspace
+	cfg Config
+	ui  *UI
+	// target is the server; conn how keybench connects to it.
+	target target
+	conn   *pgx.ConnConfig
+	admin  *pgx.Conn
+	major  int
+	res    *results.Results
+	// ws is keybench's schema on the target.
+	ws workspace
 	// runID names this run's connections (application_name).
 	runID string
 	ext   *metrics.Extensions
+	// keys are the plan's keys resolved for this server, once.
+	keys map[*keys.Spec]*keys.Resolved
 	// checkpointNoted: the note that the role may not run CHECKPOINT is recorded.
 	checkpointNoted bool
 }
@@ -87,20 +87,29 @@ type run struct {
 // Run runs the plan and returns the results (also written to cfg.Out).
 func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 	r := &run{cfg: cfg, ui: cfg.UI, runID: newRunID()}
-	p := cfg.Params
+	p := cfg.Plan.Params
 	r.res = &results.Results{
-		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Scenario.Name,
+		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, WarmupS: p.Warmup.Seconds(),
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
-			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Scenario.Pivot},
+			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot},
 		Cells: []results.Cell{},
 	}
 	if p.Txns > 0 {
 		r.res.Plan.DurationS = 0
 	}
-	for _, s := range cfg.Specs {
+	r.res.Plan.Cells, r.res.Plan.Force, r.res.Plan.Keep = len(cfg.Plan.Cells), cfg.Force, cfg.Keep
+	if cfg.ConnConfig == nil {
+		e := cfg.Embedded
+		r.res.Plan.PgVersion, r.res.Plan.PgBin = e.Version, e.BinDir
+		r.res.Plan.CacheMode = map[bool]string{true: "cold", false: "warm"}[e.ColdCache]
+		for _, s := range e.Settings {
+			r.res.Plan.PgConf = append(r.res.Plan.PgConf, metrics.RedactSecrets(s.Name+"="+s.Value))
+		}
+	}
+	for _, s := range cfg.Plan.Specs {
 		r.res.Plan.Keys = append(r.res.Plan.Keys, s.Raw)
 	}
 	err := r.execute(ctx)
@@ -137,10 +146,8 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	r.ext = metrics.EnsureExtensions(ctx, r.admin, r.cfg.Schema)
-	if r.ws != nil {
-		if err := r.ws.addExtensions(ctx, r.admin, r.ext.Created); err != nil {
-			return err
-		}
+	if err := r.ws.addExtensions(ctx, r.admin, r.ext.Created); err != nil {
+		return err
 	}
 	for name, why := range r.ext.Missing {
 		r.ui.Logf("%s unavailable: %s", name, why)
@@ -150,19 +157,19 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	// A key this server cannot make (uuidv7:gen=server before 18) is bad
 	// input: say so before the first cell, not in the middle of the run.
-	for _, s := range r.cfg.Specs {
-		if _, err := s.Resolve(r.keyServer()); err != nil {
+	r.keys = map[*keys.Spec]*keys.Resolved{}
+	for _, s := range r.cfg.Plan.Specs {
+		k, err := s.Resolve(r.keyServer())
+		if err != nil {
 			return err
 		}
+		r.keys[s] = k
 	}
-	plan, skipped := scenario.Plan(r.cfg.Params, r.cfg.Specs)
-	for _, s := range skipped {
+	for _, s := range r.cfg.Plan.Skipped {
 		r.res.Notes = append(r.res.Notes, s)
 		r.ui.Logf("note: %s", s)
 	}
-	if len(plan) == 0 {
-		return &usage.Error{Msg: "no cell to run: " + strings.Join(skipped, "; ")}
-	}
+	plan := r.cfg.Plan.Cells
 	for i, pc := range plan {
 		if ctx.Err() != nil {
 			return ErrInterrupted
@@ -193,28 +200,22 @@ func (r *run) startServer(ctx context.Context) error {
 	env.Host = metrics.HostInfo()
 	env.Schema = r.cfg.Schema
 	if r.cfg.ConnConfig != nil {
-		r.conn = r.cfg.ConnConfig
-		env.ServerKind, env.CacheMode = "dsn", "as configured by the server's owner"
+		r.target = &dsnTarget{cc: r.cfg.ConnConfig}
 	} else {
 		o := r.cfg.Embedded
 		o.Logf, o.Progress = r.ui.Logf, r.ui.Download
 		r.ui.Logf("starting PostgreSQL %s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""])
-		e, err := server.Start(ctx, o)
+		t, err := startEmbedded(ctx, o)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ErrInterrupted
 			}
 			return err
 		}
-		r.emb = e
-		env.ServerKind, env.ServerBinDir, env.ServerUser, env.CacheMode = "embedded", e.BinDir, e.User, e.CacheMode
-		if o.BinDir != "" {
-			env.ServerKind = "pg-bin"
-		}
-		if r.conn, err = pgx.ParseConfig(e.ConnString()); err != nil {
-			return err
-		}
+		r.target = t
 	}
+	r.target.describe(env)
+	r.conn = r.target.connConfig().Copy()
 	r.conn.RuntimeParams["application_name"] = "keybench " + r.runID
 	// Every connection of keybench (clients, sampler, admin) blocks in its
 	// system calls: a single socket in Go's network poller makes every idle
@@ -242,9 +243,9 @@ func (r *run) startServer(ctx context.Context) error {
 	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
 	var sb int64
 	if err := r.admin.QueryRow(ctx, "SELECT pg_size_bytes(current_setting('shared_buffers'))").Scan(&sb); err == nil &&
-		r.cfg.Scenario.CacheRelative && !r.cfg.RowsGiven && sb != coldCacheBytes {
+		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && sb != coldCacheBytes {
 		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s's default table sizes are chosen for a %s cache; this server's shared_buffers is %s: "+
-			"scale --rows by %.1f for the same effect", r.cfg.Scenario.Name, results.Bytes(coldCacheBytes), results.Bytes(sb), float64(sb)/coldCacheBytes))
+			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(coldCacheBytes), results.Bytes(sb), float64(sb)/coldCacheBytes))
 		r.ui.Logf("note: %s", r.res.Notes[len(r.res.Notes)-1])
 	}
 	return nil
@@ -253,11 +254,7 @@ func (r *run) startServer(ctx context.Context) error {
 // prepareSchema makes keybench's schema: on the embedded server simply
 // created; on someone else's server a workspace (see workspace.go).
 func (r *run) prepareSchema(ctx context.Context) error {
-	if r.emb != nil {
-		_, err := r.admin.Exec(ctx, "CREATE SCHEMA "+r.cfg.Schema)
-		return err
-	}
-	ws, err := openWorkspace(ctx, r.admin, r.cfg.Schema, r.cfg.Force, r.cfg.Keep)
+	ws, err := r.target.openWorkspace(ctx, r.admin, r.cfg.Schema, r.cfg.Force, r.cfg.Keep)
 	if err != nil {
 		return err
 	}
@@ -278,8 +275,8 @@ func (r *run) cleanup() {
 			r.res.Notes = append(r.res.Notes, l)
 		}
 	}
-	if r.emb != nil {
-		if err := r.emb.Stop(); err != nil {
+	if r.target != nil {
+		if err := r.target.close(); err != nil {
 			r.ui.Logf("stopping the server: %v", err)
 		}
 	}

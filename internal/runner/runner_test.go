@@ -54,7 +54,11 @@ func config(t *testing.T, workload string, keyList string, p func(*scenario.Para
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runner.Config{Scenario: sc, Params: params, Specs: specs, ConnConfig: cc, Schema: "kbtest",
+	plan, err := scenario.Build(sc, params, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runner.Config{Plan: plan, ConnConfig: cc, Schema: "kbtest",
 		Out: t.TempDir(), Seed: 1, UI: runner.NewUI(io.Discard), Version: "test", Sampling: true}
 }
 
@@ -116,8 +120,8 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 		if res.Status != results.StatusOK || res.Environment.ServerVersion == "" || len(res.Environment.Settings) == 0 {
 			t.Fatalf("run: %+v", res)
 		}
-		if len(res.Cells) != len(cfg.Specs) {
-			t.Fatalf("%d cells, want %d", len(res.Cells), len(cfg.Specs))
+		if len(res.Cells) != len(cfg.Plan.Specs) {
+			t.Fatalf("%d cells, want %d", len(res.Cells), len(cfg.Plan.Specs))
 		}
 		for _, c := range res.Cells {
 			m := asJSON(t, &c)

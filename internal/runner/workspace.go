@@ -49,8 +49,8 @@ const ownFunction = keys.SeqUUIDFunction
 // tables, their partitions, indexes and sequences), as a LIKE pattern.
 const ownRelationPattern = workload.CellTable + "%"
 
-// workspace is keybench's schema on a server reached by --dsn.
-type workspace struct {
+// sharedSchema is the workspace on a server reached by --dsn.
+type sharedSchema struct {
 	schema string
 	// created: keybench created the schema in this run; marked: it carries
 	// keybench's mark (created now or kept by an earlier run).
@@ -75,7 +75,7 @@ func newRunID() string {
 }
 
 // openWorkspace takes the schema's lock and checks or creates the schema.
-func openWorkspace(ctx context.Context, conn *pgx.Conn, schema string, force, keep bool) (*workspace, error) {
+func openWorkspace(ctx context.Context, conn *pgx.Conn, schema string, force, keep bool) (*sharedSchema, error) {
 	var got bool
 	if err := conn.QueryRow(ctx, lockSQL("pg_try_advisory_lock"), schema).Scan(&got); err != nil {
 		return nil, fmt.Errorf("locking schema %s: %w", schema, err)
@@ -83,7 +83,7 @@ func openWorkspace(ctx context.Context, conn *pgx.Conn, schema string, force, ke
 	if !got {
 		return nil, &usage.Error{Msg: fmt.Sprintf("schema %q is in use by another keybench run on this database; wait for it to end or choose another --schema", schema)}
 	}
-	w := &workspace{schema: schema, forced: force}
+	w := &sharedSchema{schema: schema, forced: force}
 	var comment *string
 	err := conn.QueryRow(ctx, "SELECT obj_description(oid, 'pg_namespace') FROM pg_namespace WHERE nspname = $1", schema).Scan(&comment)
 	switch {
@@ -126,7 +126,7 @@ func openWorkspace(ctx context.Context, conn *pgx.Conn, schema string, force, ke
 }
 
 // writeMark records keybench's mark and the extensions it created in the schema's comment.
-func (w *workspace) writeMark(ctx context.Context, conn *pgx.Conn) error {
+func (w *sharedSchema) writeMark(ctx context.Context, conn *pgx.Conn) error {
 	if !w.marked || w.forced && !w.created {
 		return nil // never comment on a schema that is not keybench's
 	}
@@ -139,7 +139,7 @@ func (w *workspace) writeMark(ctx context.Context, conn *pgx.Conn) error {
 }
 
 // addExtensions records extensions keybench has just created in the schema.
-func (w *workspace) addExtensions(ctx context.Context, conn *pgx.Conn, created []string) error {
+func (w *sharedSchema) addExtensions(ctx context.Context, conn *pgx.Conn, created []string) error {
 	for _, e := range created {
 		if !slices.Contains(w.ownExtensions, e) {
 			w.ownExtensions = append(w.ownExtensions, e)
@@ -214,7 +214,7 @@ func isOwnName(kind, name string) bool {
 }
 
 // foreignObjects lists the schema's objects that keybench did not create.
-func (w *workspace) foreignObjects(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+func (w *sharedSchema) foreignObjects(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 	var out []string
 	err := w.eachObject(ctx, conn, func(kind, name string) {
 		if !isOwnName(kind, name) {
@@ -225,7 +225,7 @@ func (w *workspace) foreignObjects(ctx context.Context, conn *pgx.Conn) ([]strin
 }
 
 // ownObjects lists the schema's objects named like keybench's (outside its extensions).
-func (w *workspace) ownObjects(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+func (w *sharedSchema) ownObjects(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 	var out []string
 	err := w.eachObject(ctx, conn, func(kind, name string) {
 		if isOwnName(kind, name) {
@@ -235,7 +235,7 @@ func (w *workspace) ownObjects(ctx context.Context, conn *pgx.Conn) ([]string, e
 	return out, err
 }
 
-func (w *workspace) eachObject(ctx context.Context, conn *pgx.Conn, f func(kind, name string)) error {
+func (w *sharedSchema) eachObject(ctx context.Context, conn *pgx.Conn, f func(kind, name string)) error {
 	rows, err := conn.Query(ctx, namespaceObjects, w.schema, w.ownExtensions)
 	if err != nil {
 		return fmt.Errorf("listing the objects of schema %s: %w", w.schema, err)
@@ -262,7 +262,7 @@ const (
 // name and the schema when keybench owns it and it is empty (or keeps it
 // with --keep). It returns what was left on the server, each item with the
 // statement that removes it; nil when nothing was.
-func (w *workspace) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf func(string, ...any)) []string {
+func (w *sharedSchema) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf func(string, ...any)) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	c := cc.Copy()
@@ -280,7 +280,7 @@ func (w *workspace) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf fu
 	_, _ = conn.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
 		WHERE application_name LIKE '%' || $1 AND application_name LIKE 'keybench%' AND pid <> pg_backend_pid()`, " "+runID)
 	var locked bool
-	for i := 0; i < 50 && !locked; i++ { // the run's admin session may take a moment to end
+	for i := 0; i < 100 && !locked; i++ { // the run's admin session may take a moment to end (seconds on a loaded machine)
 		if err := conn.QueryRow(ctx, lockSQL("pg_try_advisory_lock"), w.schema).Scan(&locked); err != nil {
 			return w.leftovers(conn, fmt.Sprintf("could not lock schema %s to clean up (%v)", w.schema, err))
 		}
@@ -319,7 +319,7 @@ func (w *workspace) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf fu
 // dropStatements are the statements that drop keybench's objects in the
 // schema as they are now: tables and sequences named like its own, its
 // function, and its extensions (unless kept).
-func (w *workspace) dropStatements(ctx context.Context, conn *pgx.Conn, keepExtensions bool) []string {
+func (w *sharedSchema) dropStatements(ctx context.Context, conn *pgx.Conn, keepExtensions bool) []string {
 	var out []string
 	rows, err := conn.Query(ctx, `SELECT c.relkind::text, c.relname::text FROM pg_class c
 		WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND c.relname LIKE $2
@@ -351,7 +351,7 @@ func (w *workspace) dropStatements(ctx context.Context, conn *pgx.Conn, keepExte
 // leftovers describes what keybench created that is still on the server:
 // each item with the statement that removes it. why says why clean-up
 // could not run; conn, when not nil, is used to see what is there.
-func (w *workspace) leftovers(conn *pgx.Conn, why string) []string {
+func (w *sharedSchema) leftovers(conn *pgx.Conn, why string) []string {
 	var left []string
 	if conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

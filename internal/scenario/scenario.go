@@ -119,12 +119,42 @@ func All() []*Scenario {
 	return out
 }
 
-// Plan lists the cells: for each client count, table size and repetition,
+// Plan is a run's plan, built once (Build) from a scenario and the user's
+// overrides: the parameters, the keys, and the cells in the order they run.
+type Plan struct {
+	Scenario *Scenario
+	Params   Params
+	Specs    []*keys.Spec
+	Cells    []Cell
+	// Skipped says which keys a workload cannot run with, and why.
+	Skipped []string
+}
+
+// Build validates the parameters and keys and lays out the cells; every
+// error is a usage.Error.
+func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		return nil, usage.Errorf("no key to measure: give at least one key spec (see 'keybench keys')")
+	}
+	if n, ok := CountCells(p, len(specs)); !ok {
+		return nil, usage.Errorf("the plan would have %s cells (keys x workloads x clients x rows x repeats); at most %d can run", n, MaxCells)
+	}
+	cells, skipped := cellsOf(p, specs)
+	if len(cells) == 0 {
+		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
+	}
+	return &Plan{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}, nil
+}
+
+// cellsOf lists the cells: for each client count, table size and repetition,
 // every key in the given order, so that repetitions interleave (A B A B) and
 // drift in the machine spreads over all keys alike. A workload that cannot
 // run with a key (a FIFO queue needs an ordered index) skips it; skipped says
 // which and why.
-func Plan(p Params, specs []*keys.Spec) (cells []Cell, skipped []string) {
+func cellsOf(p Params, specs []*keys.Spec) (cells []Cell, skipped []string) {
 	seen := map[string]bool{}
 	for _, c := range p.Clients {
 		for _, rows := range p.Rows {
@@ -177,7 +207,7 @@ const (
 
 // Validate checks parameters after overrides.
 func (p *Params) Validate() error {
-	bad := func(f string, a ...any) error { return &usage.Error{Msg: fmt.Sprintf(f, a...)} }
+	bad := usage.Errorf
 	for _, w := range strings.Split(p.Workload, ",") {
 		if _, ok := workload.Lookup(w); !ok {
 			return bad("unknown workload %q", w)

@@ -12,7 +12,7 @@ func TestPlanInterleavesRepeats(t *testing.T) {
 	specs, _ := keys.ParseList("bigint,uuidv4")
 	p := Params{Workload: "insert", Clients: []int{16, 32}, Rows: []int64{0}, Repeat: 2}
 	var got []string
-	cells, _ := Plan(p, specs)
+	cells, _ := cellsOf(p, specs)
 	for _, c := range cells {
 		got = append(got, c.Key.Raw+"/"+string(rune('0'+c.Repeat)))
 	}

@@ -1,0 +1,113 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/server"
+)
+
+// target is the server a run measures: the embedded server keybench
+// started (and may do anything with), or someone else's reached by --dsn
+// (where keybench works only in its own schema, may lack rights, and
+// cannot see the server's processes and disks). The runner asks the target
+// instead of asking which kind of server it has.
+type target interface {
+	// connConfig is how to connect (without keybench's runtime parameters).
+	connConfig() *pgx.ConnConfig
+	// describe fills in the environment's server kind and cache mode.
+	describe(env *results.Environment)
+	// process is the postmaster's pid and data directory, when keybench
+	// can see them (0 and "" otherwise).
+	process() (pid int, dataDir string)
+	// cores is the cores the server shares with keybench (0: unknown, it runs elsewhere).
+	cores(host results.Host) int
+	// ownsCheckpoints says that a CHECKPOINT which fails is a failure; on
+	// someone else's server a role may lack the right, and the run goes on.
+	ownsCheckpoints() bool
+	// exited is closed when the server exits (nil: keybench cannot tell).
+	exited() <-chan struct{}
+	// trouble is what the server's log says went wrong ("" when unknown).
+	trouble() string
+	// openWorkspace makes keybench's schema on the server.
+	openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, force, keep bool) (workspace, error)
+	// close stops what keybench started.
+	close() error
+}
+
+// workspace is keybench's schema on a target: it creates the schema,
+// records the extensions keybench created in it, and at the end removes
+// exactly what keybench made, saying what it could not.
+type workspace interface {
+	addExtensions(ctx context.Context, admin *pgx.Conn, created []string) error
+	// cleanUp removes keybench's objects and returns what was left, with
+	// the statements that remove it.
+	cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf func(string, ...any)) []string
+}
+
+// embeddedTarget is the server keybench started; it is thrown away at the end.
+type embeddedTarget struct {
+	e      *server.Embedded
+	binDir bool // started from --pg-bin
+	cc     *pgx.ConnConfig
+}
+
+func startEmbedded(ctx context.Context, o server.Options) (*embeddedTarget, error) {
+	e, err := server.Start(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := pgx.ParseConfig(e.ConnString())
+	if err != nil {
+		_ = e.Stop()
+		return nil, err
+	}
+	return &embeddedTarget{e: e, binDir: o.BinDir != "", cc: cc}, nil
+}
+
+func (t *embeddedTarget) connConfig() *pgx.ConnConfig { return t.cc }
+
+func (t *embeddedTarget) describe(env *results.Environment) {
+	env.ServerKind, env.ServerBinDir, env.ServerUser, env.CacheMode = "embedded", t.e.BinDir, t.e.User, t.e.CacheMode
+	if t.binDir {
+		env.ServerKind = "pg-bin"
+	}
+}
+
+func (t *embeddedTarget) process() (int, string)   { return t.e.PID(), t.e.DataDir }
+func (t *embeddedTarget) cores(h results.Host) int { return h.CPUs }
+func (t *embeddedTarget) ownsCheckpoints() bool    { return true }
+func (t *embeddedTarget) exited() <-chan struct{}  { return t.e.Exited() }
+func (t *embeddedTarget) trouble() string          { return t.e.Trouble() }
+func (t *embeddedTarget) close() error             { return t.e.Stop() }
+func (t *embeddedTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, _, _ bool) (workspace, error) {
+	_, err := admin.Exec(ctx, "CREATE SCHEMA "+schema)
+	return throwaway{}, err
+}
+
+// throwaway is the workspace on the embedded server: the whole server goes at the end.
+type throwaway struct{}
+
+func (throwaway) addExtensions(context.Context, *pgx.Conn, []string) error { return nil }
+func (throwaway) cleanUp(*pgx.ConnConfig, string, bool, func(string, ...any)) []string {
+	return nil
+}
+
+// dsnTarget is someone else's server (--dsn).
+type dsnTarget struct{ cc *pgx.ConnConfig }
+
+func (t *dsnTarget) connConfig() *pgx.ConnConfig { return t.cc }
+func (t *dsnTarget) describe(env *results.Environment) {
+	env.ServerKind, env.CacheMode = "dsn", "as configured by the server's owner"
+}
+func (t *dsnTarget) process() (int, string)  { return 0, "" }
+func (t *dsnTarget) cores(results.Host) int  { return 0 }
+func (t *dsnTarget) ownsCheckpoints() bool   { return false }
+func (t *dsnTarget) exited() <-chan struct{} { return nil }
+func (t *dsnTarget) trouble() string         { return "" }
+func (t *dsnTarget) close() error            { return nil }
+func (t *dsnTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, force, keep bool) (workspace, error) {
+	return openWorkspace(ctx, admin, schema, force, keep)
+}
