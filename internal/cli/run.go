@@ -98,64 +98,9 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if err != nil {
 		return runner.Config{}, err
 	}
-	p := sc.Defaults
-	p.Keys = append([]string(nil), p.Keys...)
-	if r.Quick && sc.Quick != nil {
-		sc.Quick(&p)
-	}
-	if r.Keys != nil {
-		if strings.TrimSpace(*r.Keys) == "" {
-			return runner.Config{}, usagef("--keys is empty: give at least one key spec (see 'keybench keys')")
-		}
-		p.Keys = strings.Split(*r.Keys, ",")
-	}
-	if r.Clients != nil {
-		p.Clients = r.Clients
-	}
-	if r.Duration != nil && r.Txns != nil {
-		return runner.Config{}, usagef("--duration (-T) and --txns (-t) both set: a window is either a duration or a number of transactions")
-	}
-	if r.Duration != nil {
-		if *r.Duration < time.Second {
-			return runner.Config{}, usagef("--duration must be at least 1s, not %s", *r.Duration)
-		}
-		p.Duration, p.Txns = *r.Duration, 0
-	}
-	if r.Txns != nil {
-		if *r.Txns < 1 {
-			return runner.Config{}, usagef("--txns must be at least 1, not %d", *r.Txns)
-		}
-		p.Txns, p.Duration = *r.Txns, 0
-	}
-	if r.Warmup != -1 {
-		p.Warmup = r.Warmup
-	}
-	if r.Rows != nil {
-		p.Rows = r.Rows
-	}
-	if r.Batch != 0 {
-		p.Batch = r.Batch
-	}
-	if r.Chunk != 0 {
-		p.Chunk = r.Chunk
-	}
-	if r.LoadMethod != "" {
-		p.LoadMethod = r.LoadMethod
-	}
-	if r.ReadBy != "" {
-		p.ReadBy = r.ReadBy
-	}
-	if r.Partitions != 0 {
-		p.Partitions = r.Partitions
-	}
-	if r.Payload != -1 {
-		p.Payload = r.Payload
-	}
-	if r.Repeat != 0 {
-		p.Repeat = r.Repeat
-	}
-	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 {
-		return runner.Config{}, usagef("--batch, --repeat, --partitions and --chunk must be positive")
+	p, err := r.params(sc)
+	if err != nil {
+		return runner.Config{}, err
 	}
 	specs, err := keys.ParseList(strings.Join(p.Keys, ","))
 	if err != nil {
@@ -171,46 +116,111 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep}
+	return cfg, r.server(&cfg, sc)
+}
+
+// params are the scenario's parameters (scaled down by --quick) with the user's flags over them.
+func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
+	p := sc.Defaults
+	p.Keys = append([]string(nil), p.Keys...)
+	if r.Quick && sc.Quick != nil {
+		sc.Quick(&p)
+	}
+	if r.Keys != nil {
+		if strings.TrimSpace(*r.Keys) == "" {
+			return p, usagef("--keys is empty: give at least one key spec (see 'keybench keys')")
+		}
+		p.Keys = strings.Split(*r.Keys, ",")
+	}
+	if r.Clients != nil {
+		p.Clients = r.Clients
+	}
+	if r.Duration != nil && r.Txns != nil {
+		return p, usagef("--duration (-T) and --txns (-t) both set: a window is either a duration or a number of transactions")
+	}
+	if r.Duration != nil {
+		if *r.Duration < time.Second {
+			return p, usagef("--duration must be at least 1s, not %s", *r.Duration)
+		}
+		p.Duration, p.Txns = *r.Duration, 0
+	}
+	if r.Txns != nil {
+		if *r.Txns < 1 {
+			return p, usagef("--txns must be at least 1, not %d", *r.Txns)
+		}
+		p.Txns, p.Duration = *r.Txns, 0
+	}
+	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 {
+		return p, usagef("--batch, --repeat, --partitions and --chunk must be positive")
+	}
+	if r.Warmup != -1 {
+		p.Warmup = r.Warmup
+	}
+	if r.Rows != nil {
+		p.Rows = r.Rows
+	}
+	if r.Payload != -1 {
+		p.Payload = r.Payload
+	}
+	setIf(&p.Batch, r.Batch)
+	setIf(&p.Chunk, r.Chunk)
+	setIf(&p.LoadMethod, r.LoadMethod)
+	setIf(&p.ReadBy, r.ReadBy)
+	setIf(&p.Partitions, r.Partitions)
+	setIf(&p.Repeat, r.Repeat)
+	return p, nil
+}
+
+// setIf overrides a parameter with a flag the user set (not its zero value).
+func setIf[T comparable](p *T, flag T) {
+	var zero T
+	if flag != zero {
+		*p = flag
+	}
+}
+
+// server sets the server of the run: --dsn, or the embedded one with its settings.
+func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	settings := append([]server.Setting(nil), sc.Settings...)
 	for _, kv := range r.PgConf {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return runner.Config{}, usagef("--pg-conf must be key=value, not %q", kv)
+			return usagef("--pg-conf must be key=value, not %q", kv)
 		}
 		settings = append(settings, server.Setting{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
 	}
 	if r.Force && r.Keep {
-		return runner.Config{}, usagef("--keep keeps a schema keybench created; with --force keybench works in a schema of yours and removes its own objects at the end")
+		return usagef("--keep keeps a schema keybench created; with --force keybench works in a schema of yours and removes its own objects at the end")
 	}
 	if r.DSN == "" && (r.Force || r.Keep) {
-		return runner.Config{}, usagef("--force and --keep apply to --dsn; the embedded server is thrown away after the run")
+		return usagef("--force and --keep apply to --dsn; the embedded server is thrown away after the run")
 	}
 	if r.DSN != "" {
 		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 {
-			return runner.Config{}, usagef("--pg-version, --pg-bin and --pg-conf apply to the embedded server, not to --dsn")
+			return usagef("--pg-version, --pg-bin and --pg-conf apply to the embedded server, not to --dsn")
 		}
 		cc, err := pgx.ParseConfig(r.DSN)
 		if err != nil {
-			return runner.Config{}, usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), r.DSN))
+			return usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), r.DSN))
 		}
 		cfg.ConnConfig = cc
-		return cfg, nil
+		return nil
 	}
 	if r.PgBin == "" {
 		if _, err := server.ResolveVersion(r.PgVersion); err != nil {
-			return runner.Config{}, usagef("%v", err)
+			return usagef("%v", err)
 		}
 	} else {
 		dir, version, err := server.CheckBinDir(r.PgBin)
 		if err != nil {
-			return runner.Config{}, usagef("%v", err)
+			return usagef("%v", err)
 		}
 		if r.PgVersion != "" && !strings.HasPrefix(version+".", strings.SplitN(r.PgVersion, ".", 2)[0]+".") {
-			return runner.Config{}, usagef("--pg-bin %s holds PostgreSQL %s, not --pg-version %s; give one of the two", dir, version, r.PgVersion)
+			return usagef("--pg-bin %s holds PostgreSQL %s, not --pg-version %s; give one of the two", dir, version, r.PgVersion)
 		}
 	}
 	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold"}
-	return cfg, nil
+	return nil
 }
 
 // redactArgs is the command line as results.json records it: the value of

@@ -298,135 +298,106 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 	if cfg.Duration > 0 {
 		win.winEnd = win.winStart.Add(cfg.Duration)
 	}
-	var (
-		stop     = &win.stop
-		winStart = win.winStart
-		winEnd   = win.winEnd
-		lastEnd  = &win.lastEnd
-		wg       sync.WaitGroup
-	)
-	if loops := eventLoops(clients); loops > 0 {
+	done := win.start(ws)
+	res := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+	smp := newSecondSampler(ws, res, cfg.OnSecond)
+	tick, interrupted := win.sampleSeconds(ctx, done, smp, res)
+	win.stopClients(ws, done, res)
+	end := time.Now()
+	if cfg.Txns > 0 {
+		if le := win.lastEnd.Load(); le > 0 {
+			end = time.Unix(0, le)
+		}
+	} else if !interrupted && end.After(win.winEnd) {
+		end = win.winEnd
+	}
+	// The last partial second.
+	smp.sample(tick, end.Sub(win.winStart.Add(time.Duration(tick-1)*time.Second)))
+	res.Interrupted = interrupted
+	if end.After(win.winStart) {
+		res.Elapsed = end.Sub(win.winStart)
+	}
+	res.collect(ws)
+	res.ErrorSamples = win.samples
+	if res.ClientsLost == len(ws) {
+		return res, fmt.Errorf("all %d clients lost their connections: %s", len(ws), first(win.samples))
+	}
+	return res, nil
+}
+
+// start runs the clients, on event loops when they all can, else as a
+// goroutine each; done is closed when every client has ended.
+func (win *window) start(ws []*worker) <-chan struct{} {
+	var wg sync.WaitGroup
+	if loops := eventLoops(clientsOf(ws)); loops > 0 {
 		win.startLoops(ws, loops, &wg)
 	} else {
 		for _, w := range ws {
 			wg.Add(1)
-			go func(w *worker) {
+			go func() {
 				defer wg.Done()
-				var measured int64
-				lastYield := time.Now()
-				for !stop.Load() {
-					t0 := time.Now()
-					w.busySince.Store(t0.UnixNano())
-					rows, err := w.c.Txn()
-					t1 := time.Now()
-					// A client never parks (it blocks in system calls), so the
-					// runtime would preempt it at the end of every 10 ms time
-					// slice and take its P away, waking its monitor thread every
-					// 20 µs; yielding first starts a fresh slice at no such cost.
-					if t1.Sub(lastYield) > 8*time.Millisecond {
-						runtime.Gosched()
-						lastYield = t1
-					}
-					if !win.complete(w, t0, t1, rows, err, &measured) {
-						return
-					}
-				}
-			}(w)
+				win.runBlocking(w)
+			}()
 		}
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	return done
+}
 
-	res := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
-	secAgg := hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)
-	type roleAgg struct {
-		sec              *hdrhistogram.Histogram
-		txns, rows, errs int64
-		total            int64
+func clientsOf(ws []*worker) []Client {
+	out := make([]Client, len(ws))
+	for i, w := range ws {
+		out[i] = w.c
 	}
-	var roles map[string]*roleAgg
-	for _, w := range ws {
-		if w.c.Role == "" {
-			continue
+	return out
+}
+
+// runBlocking is a client's loop in its own goroutine, its transactions in
+// blocking system calls.
+func (win *window) runBlocking(w *worker) {
+	var measured int64
+	lastYield := time.Now()
+	for !win.stop.Load() {
+		t0 := time.Now()
+		w.busySince.Store(t0.UnixNano())
+		rows, err := w.c.Txn()
+		t1 := time.Now()
+		// A client never parks (it blocks in system calls), so the
+		// runtime would preempt it at the end of every 10 ms time
+		// slice and take its P away, waking its monitor thread every
+		// 20 µs; yielding first starts a fresh slice at no such cost.
+		if t1.Sub(lastYield) > 8*time.Millisecond {
+			runtime.Gosched()
+			lastYield = t1
 		}
-		if roles == nil {
-			roles, res.Roles = map[string]*roleAgg{}, map[string]*RoleResult{}
-		}
-		if roles[w.c.Role] == nil {
-			roles[w.c.Role] = &roleAgg{sec: hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)}
-			res.Roles[w.c.Role] = &RoleResult{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
-		}
-		res.Roles[w.c.Role].Clients++
-	}
-	sample := func(t int, length time.Duration) {
-		secAgg.Reset()
-		for _, ra := range roles {
-			ra.sec.Reset()
-			ra.txns, ra.rows, ra.errs, ra.total = 0, 0, 0, 0
-		}
-		var s Second
-		var txns, rows int64
-		for _, w := range ws {
-			w.mu.Lock()
-			secAgg.Merge(w.sec)
-			if ra := roles[w.c.Role]; ra != nil {
-				ra.sec.Merge(w.sec)
-				ra.txns, ra.rows, ra.errs = ra.txns+w.txns, ra.rows+w.rows, ra.errs+w.errs
-				ra.total += w.allRows.Load()
-				rr := res.Roles[w.c.Role]
-				rr.Txns, rr.Rows, rr.Errors = rr.Txns+w.txns, rr.Rows+w.rows, rr.Errors+w.errs
-			}
-			w.sec.Reset()
-			txns, rows, s.Errors = txns+w.txns, rows+w.rows, s.Errors+w.errs
-			res.Txns, res.Rows, res.Errors = res.Txns+w.txns, res.Rows+w.rows, res.Errors+w.errs
-			w.txns, w.rows, w.errs = 0, 0, 0
-			w.mu.Unlock()
-		}
-		if length <= 0 {
+		if !win.complete(w, t0, t1, rows, err, &measured) {
 			return
 		}
-		s.T, s.Txns = t, txns
-		s.TPS = float64(txns) / length.Seconds()
-		s.RowsPS = float64(rows) / length.Seconds()
-		if txns > 0 {
-			s.P99ms = float64(secAgg.ValueAtQuantile(99)) / 1000
-		}
-		if roles != nil {
-			s.Roles = map[string]RoleSecond{}
-			for name, ra := range roles {
-				rs := RoleSecond{Txns: ra.txns, RowsPS: float64(ra.rows) / length.Seconds(), Errors: ra.errs, Total: ra.total}
-				if ra.txns > 0 {
-					rs.P99ms = float64(ra.sec.ValueAtQuantile(99)) / 1000
-				}
-				s.Roles[name] = rs
-			}
-		}
-		res.Timeline = append(res.Timeline, s)
-		if cfg.OnSecond != nil {
-			cfg.OnSecond(s)
-		}
 	}
+}
 
-	// Wait out the warm-up, then sample once a second until the clients finish.
-	interrupted := false
+// sampleSeconds waits out the warm-up, then samples once a second until
+// the window ends, the clients finish or ctx is cancelled; it returns the
+// second under way and whether ctx stopped it. A wake-up far later than the
+// second it closes is a stall: keybench did not run in between.
+func (win *window) sampleSeconds(ctx context.Context, done <-chan struct{}, smp *secondSampler, res *Result) (tick int, interrupted bool) {
+	winStart, winEnd := win.winStart, win.winEnd
 	select {
 	case <-time.After(time.Until(winStart)):
 	case <-done:
 	case <-ctx.Done():
-		interrupted = true
+		return 1, true
 	}
-	tick := 1
+	tick = 1
 	lastWake := winStart
-sampling:
-	for !interrupted {
+	for {
 		next := winStart.Add(time.Duration(tick) * time.Second)
 		if !winEnd.IsZero() && next.After(winEnd) {
 			next = winEnd
 		}
 		select {
 		case <-time.After(time.Until(next)):
-			// A wake-up far later than the second it closes means keybench
-			// did not run in between (SIGSTOP, a starved machine).
 			now := time.Now()
 			// (After a late wake the next seconds are due at once: they expect no sleep.)
 			expected := max(next.Sub(later(lastWake, winStart.Add(time.Duration(tick-1)*time.Second))), 0)
@@ -435,54 +406,47 @@ sampling:
 				res.StalledS += gap.Seconds()
 			}
 			lastWake = now
-			sample(tick, next.Sub(winStart.Add(time.Duration(tick-1)*time.Second)))
+			smp.sample(tick, next.Sub(winStart.Add(time.Duration(tick-1)*time.Second)))
 			tick++
 			if !winEnd.IsZero() && !next.Before(winEnd) {
-				break sampling
+				return tick, false
 			}
 		case <-done:
-			break sampling
+			return tick, false
 		case <-ctx.Done():
-			interrupted = true
+			return tick, true
 		}
 	}
-	stop.Store(true)
+}
+
+// stopClients ends the window: the clients stop after their transaction.
+// One still in a transaction after stopGrace (another session's lock, a
+// slow server) has its time so far recorded as its latency, a lower bound
+// the figures must not leave out, and the transaction is cancelled; if the
+// cancel does not help within cancelGrace (a dead server), the sockets are cut.
+func (win *window) stopClients(ws []*worker, done <-chan struct{}, res *Result) {
+	win.stop.Store(true)
 	stopAt := time.Now()
 	select {
 	case <-done:
+		return
 	case <-time.After(stopGrace):
-		// A client is still in a transaction (another session's lock, a
-		// slow server): its time so far is its latency, a lower bound that
-		// the figures must not leave out, and the transaction is cancelled.
-		res.abandon(ws, winStart, stopAt)
-		select {
-		case <-done:
-		case <-time.After(cancelGrace):
-			// The cancel did not help (a dead server): cut the sockets.
-			for _, w := range ws {
-				if w.c.Conn != nil {
-					_ = w.c.Conn.SetDeadline(time.Now())
-				}
+	}
+	res.abandon(ws, win.winStart, stopAt)
+	select {
+	case <-done:
+	case <-time.After(cancelGrace):
+		for _, w := range ws {
+			if w.c.Conn != nil {
+				_ = w.c.Conn.SetDeadline(time.Now())
 			}
-			<-done
 		}
+		<-done
 	}
-	end := time.Now()
-	if cfg.Txns > 0 {
-		if le := lastEnd.Load(); le > 0 {
-			end = time.Unix(0, le)
-		}
-	} else if !interrupted && end.After(winEnd) {
-		end = winEnd
-	}
-	// The last partial second.
-	partial := end.Sub(winStart.Add(time.Duration(tick-1) * time.Second))
-	sample(tick, partial)
+}
 
-	res.Interrupted = interrupted
-	if end.After(winStart) {
-		res.Elapsed = end.Sub(winStart)
-	}
+// collect merges the clients' histograms and totals into the result.
+func (res *Result) collect(ws []*worker) {
 	for _, w := range ws {
 		for _, us := range w.abandoned {
 			_ = w.total.RecordValue(us)
@@ -498,11 +462,93 @@ sampling:
 			res.ClientsLost++
 		}
 	}
-	res.ErrorSamples = win.samples
-	if res.ClientsLost == len(ws) {
-		return res, fmt.Errorf("all %d clients lost their connections: %s", len(ws), first(win.samples))
+}
+
+// secondSampler builds the per-second timeline: each second it takes the
+// clients' counts and histograms of that second (swapping them under each
+// worker's lock), adds them to the window's totals and, per role, to the
+// roles' figures.
+type secondSampler struct {
+	ws       []*worker
+	res      *Result
+	onSecond func(Second)
+	agg      *hdrhistogram.Histogram
+	roles    map[string]*roleAgg
+}
+
+type roleAgg struct {
+	sec              *hdrhistogram.Histogram
+	txns, rows, errs int64
+	total            int64
+}
+
+func newSecondSampler(ws []*worker, res *Result, onSecond func(Second)) *secondSampler {
+	s := &secondSampler{ws: ws, res: res, onSecond: onSecond, agg: hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)}
+	for _, w := range ws {
+		if w.c.Role == "" {
+			continue
+		}
+		if s.roles == nil {
+			s.roles, res.Roles = map[string]*roleAgg{}, map[string]*RoleResult{}
+		}
+		if s.roles[w.c.Role] == nil {
+			s.roles[w.c.Role] = &roleAgg{sec: hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)}
+			res.Roles[w.c.Role] = &RoleResult{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+		}
+		res.Roles[w.c.Role].Clients++
 	}
-	return res, nil
+	return s
+}
+
+// sample closes second t, length long (the last one may be partial).
+func (smp *secondSampler) sample(t int, length time.Duration) {
+	res := smp.res
+	smp.agg.Reset()
+	for _, ra := range smp.roles {
+		ra.sec.Reset()
+		ra.txns, ra.rows, ra.errs, ra.total = 0, 0, 0, 0
+	}
+	var s Second
+	var txns, rows int64
+	for _, w := range smp.ws {
+		w.mu.Lock()
+		smp.agg.Merge(w.sec)
+		if ra := smp.roles[w.c.Role]; ra != nil {
+			ra.sec.Merge(w.sec)
+			ra.txns, ra.rows, ra.errs = ra.txns+w.txns, ra.rows+w.rows, ra.errs+w.errs
+			ra.total += w.allRows.Load()
+			rr := res.Roles[w.c.Role]
+			rr.Txns, rr.Rows, rr.Errors = rr.Txns+w.txns, rr.Rows+w.rows, rr.Errors+w.errs
+		}
+		w.sec.Reset()
+		txns, rows, s.Errors = txns+w.txns, rows+w.rows, s.Errors+w.errs
+		res.Txns, res.Rows, res.Errors = res.Txns+w.txns, res.Rows+w.rows, res.Errors+w.errs
+		w.txns, w.rows, w.errs = 0, 0, 0
+		w.mu.Unlock()
+	}
+	if length <= 0 {
+		return
+	}
+	s.T, s.Txns = t, txns
+	s.TPS = float64(txns) / length.Seconds()
+	s.RowsPS = float64(rows) / length.Seconds()
+	if txns > 0 {
+		s.P99ms = float64(smp.agg.ValueAtQuantile(99)) / 1000
+	}
+	if smp.roles != nil {
+		s.Roles = map[string]RoleSecond{}
+		for name, ra := range smp.roles {
+			rs := RoleSecond{Txns: ra.txns, RowsPS: float64(ra.rows) / length.Seconds(), Errors: ra.errs, Total: ra.total}
+			if ra.txns > 0 {
+				rs.P99ms = float64(ra.sec.ValueAtQuantile(99)) / 1000
+			}
+			s.Roles[name] = rs
+		}
+	}
+	res.Timeline = append(res.Timeline, s)
+	if smp.onSecond != nil {
+		smp.onSecond(s)
+	}
 }
 
 func later(a, b time.Time) time.Time {

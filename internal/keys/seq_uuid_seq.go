@@ -7,17 +7,11 @@ import (
 )
 
 func init() {
-	Register(&Strategy{
+	Register(seqUUID(Strategy{
 		Name:     "seq-uuid-seq",
 		Made:     "sequential-uuids' uuid_sequence_nextval: prefix = ((nextval-1) / block) mod count, rest random",
 		Ordering: "block-ordered (a new block every block values), wraps after block*count values",
-		Storages: uuidStorages,
-		Params: []ParamDef{
-			{Name: "block", Default: 65536, Min: 1, Max: 1<<31 - 1, Doc: "values per block"},
-			{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"},
-		},
-		Width:      16,
-		DefaultGen: GenClient,
+		Params:   []ParamDef{{Name: "block", Default: 65536, Min: 1, Max: 1<<31 - 1, Doc: "values per block"}},
 		ServerSetup: func(_ *Spec, sv Server) []string {
 			return []string{seqUUIDFunction(sv.Schema), "CREATE SEQUENCE " + sv.Table + SequenceSuffix}
 		},
@@ -28,7 +22,7 @@ func init() {
 		NewGenerator: func(s *Spec, _ func() time.Time) Generator {
 			return &seqSeqGen{block: s.Params["block"], count: s.Params["count"]}
 		},
-	})
+	}))
 }
 
 // seqSeqGen keeps the sequence in keybench: one counter shared by all workers.

@@ -6,18 +6,12 @@ import (
 )
 
 func init() {
-	Register(&Strategy{
+	Register(seqUUID(Strategy{
 		Name:     "seq-uuid-time",
 		Made:     "sequential-uuids' uuid_time_nextval: prefix = (unix seconds / interval) mod count, rest random",
 		Ordering: "block-ordered (a new block every interval seconds), wraps after interval*count seconds",
-		Storages: uuidStorages,
-		Params: []ParamDef{
-			{Name: "interval", Default: 60, Min: 1, Max: 1<<31 - 1, Doc: "seconds per block"},
-			{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"},
-		},
-		Width:      16,
-		Clock:      true,
-		DefaultGen: GenClient,
+		Params:   []ParamDef{{Name: "interval", Default: 60, Min: 1, Max: 1<<31 - 1, Doc: "seconds per block"}},
+		Clock:    true,
 		ServerSetup: func(_ *Spec, sv Server) []string {
 			return []string{seqUUIDFunction(sv.Schema)}
 		},
@@ -31,7 +25,7 @@ func init() {
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &seqTimeGen{clock: clock, interval: s.Params["interval"], count: s.Params["count"]}
 		},
-	})
+	}))
 }
 
 type seqTimeGen struct {

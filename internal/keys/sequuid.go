@@ -30,6 +30,16 @@ func putSeqUUID(dst []byte, r *randBuf, val, block, count int64) {
 	setVersion(dst, 4)
 }
 
+// seqUUID completes the strategy of a sequential-uuids generator (by
+// sequence or by time): both are uuids made by keybench unless asked
+// otherwise, and take, after their own block parameter, the count of
+// blocks before the prefix wraps.
+func seqUUID(s Strategy) *Strategy {
+	s.Storages, s.Width, s.DefaultGen = uuidStorages, 16, GenClient
+	s.Params = append(s.Params, ParamDef{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"})
+	return &s
+}
+
 // The objects keys make in keybench's schema, besides the table's column:
 // the sequential-uuid function, and a sequence per table named
 // <table>SequenceSuffix.

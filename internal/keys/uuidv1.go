@@ -12,16 +12,15 @@ var spacingParam = ParamDef{Name: "spacing", Default: 0, Min: 0, Max: 3_600_000_
 	Doc: "0: timestamps from the clock; N: each key's timestamp N µs after the previous one (keys made over a longer span than the run)"}
 
 func init() {
-	Register(&Strategy{
-		Name:         "uuidv1",
-		Made:         "RFC 9562 version 1: 60-bit 100ns timestamp split time_low|time_mid|time_hi, clock sequence, random node",
-		Ordering:     "poor: time_low leads and wraps every ~7 minutes",
-		Storages:     uuidStorages,
-		Params:       []ParamDef{spacingParam},
-		Width:        16,
-		Clock:        true,
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, putV1) },
-	})
+	Register(gregorian("uuidv1", "RFC 9562 version 1: 60-bit 100ns timestamp split time_low|time_mid|time_hi, clock sequence, random node",
+		"poor: time_low leads and wraps every ~7 minutes", putV1))
+}
+
+// gregorian is the strategy of a uuid of RFC 9562's Gregorian timestamp
+// (versions 1 and 6), whose layout put writes.
+func gregorian(name, made, ordering string, put func(dst []byte, ts uint64, seq uint16, node *[6]byte)) *Strategy {
+	return &Strategy{Name: name, Made: made, Ordering: ordering, Storages: uuidStorages, Params: []ParamDef{spacingParam}, Width: 16, Clock: true,
+		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, put) }}
 }
 
 // gregorianOffset is the number of 100ns intervals from 1582-10-15 to 1970-01-01.

@@ -1,18 +1,7 @@
 package keys
 
-import "time"
-
 func init() {
-	Register(&Strategy{
-		Name:         "uuidv6",
-		Made:         "RFC 9562 version 6: version 1's timestamp reordered most significant bits first",
-		Ordering:     "time-ordered",
-		Storages:     uuidStorages,
-		Params:       []ParamDef{spacingParam},
-		Width:        16,
-		Clock:        true,
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, putV6) },
-	})
+	Register(gregorian("uuidv6", "RFC 9562 version 6: version 1's timestamp reordered most significant bits first", "time-ordered", putV6))
 }
 
 func putV6(dst []byte, ts uint64, seq uint16, node *[6]byte) {

@@ -111,14 +111,11 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 
 func (ioCounter) report(b, a snapshot, rows int64, _ time.Duration, into *results.Metrics) {
 	before, after := b.(ioSnap), a.(ioSnap)
-	var all, cl [6]int64
-	for i := range all {
-		all[i], cl[i] = after.all[i]-before.all[i], after.clients[i]-before.clients[i]
+	out := results.IO{Source: "pg_stat_io (object relation; blocks of 8 kB)"}
+	for i := range out.All {
+		out.All[i], out.Clients[i] = after.all[i]-before.all[i], after.clients[i]-before.clients[i]
 	}
-	out := results.IO{Source: "pg_stat_io (object relation; blocks of 8 kB)",
-		AllReads: all[0], AllWrites: all[1], AllExtends: all[2], AllHits: all[3], AllEvictions: all[4], AllFsyncs: all[5],
-		ClientsReads: cl[0], ClientsWrites: cl[1], ClientsExtends: cl[2], ClientsHits: cl[3], ClientsEvicts: cl[4], ClientsFsyncs: cl[5]}
-	if r, h := out.ClientsReads, out.ClientsHits; r+h > 0 {
+	if r, h := out.Clients.Reads(), out.Clients.Hits(); r+h > 0 {
 		out.ClientsHitRatio = results.Of(float64(h) / float64(r+h))
 		out.ClientsReadsPerRow = results.PerRow(float64(r), rows)
 	}

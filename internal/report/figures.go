@@ -273,8 +273,8 @@ func (r *renderer) kindChart(spec results.ChartSpec) (Chart, string) {
 		if len(ss) == 0 {
 			return Chart{}, spec.Missing
 		}
-		if spec.Reference != nil {
-			if name, ys := spec.Reference(); len(ys) > 0 {
+		if spec.Reference != nil && len(r.headline) > 0 {
+			if name, ys := spec.Reference(r.cell(r.headline[0])); len(ys) > 0 {
 				ss = append(ss, series{name: name, color: color.Gray{Y: 150}, ys: ys})
 			}
 		}

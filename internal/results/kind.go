@@ -69,8 +69,9 @@ type ChartSpec struct {
 	// Categories and Values are grouped bars.
 	Categories []string
 	Values     func(c *Cell) ([]float64, bool)
-	// Reference, when it has figures, adds them as a grey series (a write-up's).
-	Reference func() (name string, ys []float64)
+	// Reference, when it has figures for the first key's cell, adds them
+	// as a grey series (a write-up's).
+	Reference func(c *Cell) (name string, ys []float64)
 	// Missing says why the chart is left out when no key has its data.
 	Missing string
 }

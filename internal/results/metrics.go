@@ -64,24 +64,59 @@ type Checkpoints struct {
 }
 
 // IO is pg_stat_io over the cell (PostgreSQL 16+), for relations, summed
-// over all backends and over client backends.
+// over all backends and over client backends. In results.json the counts
+// are flat: all_reads … all_fsyncs, clients_reads … clients_fsyncs.
 type IO struct {
-	Source         string `json:"source"`
-	AllReads       int64  `json:"all_reads"`
-	AllWrites      int64  `json:"all_writes"`
-	AllExtends     int64  `json:"all_extends"`
-	AllHits        int64  `json:"all_hits"`
-	AllEvictions   int64  `json:"all_evictions"`
-	AllFsyncs      int64  `json:"all_fsyncs"`
-	ClientsReads   int64  `json:"clients_reads"`
-	ClientsWrites  int64  `json:"clients_writes"`
-	ClientsExtends int64  `json:"clients_extends"`
-	ClientsHits    int64  `json:"clients_hits"`
-	ClientsEvicts  int64  `json:"clients_evictions"`
-	ClientsFsyncs  int64  `json:"clients_fsyncs"`
+	Source  string   `json:"source"`
+	All     IOCounts `json:"-"`
+	Clients IOCounts `json:"-"`
 	// Set when the clients touched any block.
 	ClientsHitRatio    M[float64] `json:"clients_hit_ratio,omitzero"`
 	ClientsReadsPerRow M[float64] `json:"clients_reads_per_row,omitzero"`
+}
+
+// IOCounts are pg_stat_io's counts: reads, writes, extends, hits, evictions, fsyncs.
+type IOCounts [6]int64
+
+// ioCountNames name IOCounts in results.json, after all_ or clients_.
+var ioCountNames = [6]string{"reads", "writes", "extends", "hits", "evictions", "fsyncs"}
+
+// Reads and Hits are the counts the summaries use.
+func (c IOCounts) Reads() int64 { return c[0] }
+func (c IOCounts) Hits() int64  { return c[3] }
+
+type ioJSON IO
+
+// MarshalJSON writes the counts flat beside the other fields.
+func (io IO) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(ioJSON(io))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for i, n := range ioCountNames {
+		m["all_"+n], _ = json.Marshal(io.All[i])
+		m["clients_"+n], _ = json.Marshal(io.Clients[i])
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the flat counts back.
+func (io *IO) UnmarshalJSON(b []byte) error {
+	var v ioJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var counts map[string]int64
+	_ = json.Unmarshal(b, &counts) // the non-count fields fail to decode as int64 and are skipped
+	*io = IO(v)
+	for i, n := range ioCountNames {
+		io.All[i], io.Clients[i] = counts["all_"+n], counts["clients_"+n]
+	}
+	return nil
 }
 
 // Blocks is pg_statio_user_tables over the cell for its table.

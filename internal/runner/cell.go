@@ -125,7 +125,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell) (*ce
 	key := r.keys[pc.Key]
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	meta, _ := workload.Lookup(pc.Workload)
-	o := r.cfg.Plan.Params.Options(pc.Clients, pc.Rows, r.cfg.Seed)
+	o := r.cfg.Plan.Options(pc, r.cfg.Seed)
 	wl, err := meta.New(o)
 	if err != nil {
 		return nil, err

@@ -82,7 +82,7 @@ func (q *queue) Summarize(o *Outcome) error {
 	}
 	o.Cell.RowsInserted, o.Cell.RowsPerS = in.Rows, float64(in.Rows)/max(o.Cell.DurationS, 1e-9)
 	o.Inserted, o.Expected = in.TotalRows, q.o.Rows+in.TotalRows-out.TotalRows
-	o.Cell.Metrics.Summary = SummarizeQueue(d, q.o.Rows, q.o.Batch, o.Tables[0].Partitions, o.Cores)
+	o.Cell.Metrics.Summary = summarizeQueue(d, q.o.Rows, q.o.Batch, o.Tables[0].Partitions, o.Cores, q.o.Reference)
 	return nil
 }
 

@@ -7,17 +7,6 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
-// 004's figures: 28 producers and 28 consumers on 56 cores, batches of
-// 1000 rows, 2048 partitions, no index.
-const (
-	ref004Cores   = 56
-	ref004InPerS  = 1_937_999 // 1938 insert batches/s × 1000 rows
-	ref004OutPerS = 4_181_104 // 4181 delete calls/s × 1000: calls, not rows found
-
-	ref004Reference = "004: 1.94M rows/s in and 4.18M rows/s out at once on 56 cores (28 + 28 clients, 2048 partitions, no index); " +
-		"its out figure counts 1000 rows per delete call whether or not the partition held them"
-)
-
 // QueueSummary is a queue cell's own figures, under "queue" in its metrics:
 // both rates measured at once, the backlog over time (exact, from the rows
 // every client handled, warm-up included), batch latencies per role and
@@ -66,25 +55,31 @@ type QueueSecond struct {
 	OutRowsPerS float64 `json:"out_rows_per_s"`
 }
 
-// PerCore are a queue's rates over the cores the server and keybench shared, beside 004's.
+// PerCore are a queue's rates over the cores the server and keybench
+// shared, beside the reference's (004's) over its cores.
 type PerCore struct {
 	Cores             int     `json:"cores"`
 	RowsInPerS        float64 `json:"rows_in_per_s"`
 	RowsOutPerS       float64 `json:"rows_out_per_s"`
-	Ref004RowsInPerS  float64 `json:"ref_004_rows_in_per_s"`
-	Ref004RowsOutPerS float64 `json:"ref_004_rows_out_per_s"`
+	Ref004RowsInPerS  float64 `json:"ref_004_rows_in_per_s,omitempty"`
+	Ref004RowsOutPerS float64 `json:"ref_004_rows_out_per_s,omitempty"`
+	Ref004Cores       int     `json:"ref_004_cores,omitempty"`
 }
 
 // Rate is the rows out of the queue per second: a row is done when it has left the queue.
 func (s *QueueSummary) Rate() (float64, bool) { return s.Queue.RowsOutPerS, true }
 
-// SummarizeQueue summarises a queue window; prefill is the rows queued
-// before it, cores those server and clients shared (0 when the server is elsewhere).
-func SummarizeQueue(d *driver.Result, prefill int64, batch, partitions, cores int) *QueueSummary {
+// summarizeQueue summarises a queue window; prefill is the rows queued
+// before it, cores those server and clients shared (0 when the server is
+// elsewhere), ref the write-up's figures (nil: none).
+func summarizeQueue(d *driver.Result, prefill int64, batch, partitions, cores int, ref *Reference) *QueueSummary {
 	in, out := d.Roles[RoleIn], d.Roles[RoleOut]
 	secs := d.Elapsed.Seconds()
 	q := QueueFigures{Producers: in.Clients, Consumers: out.Clients, Batch: batch, Partitions: partitions,
-		RowsIn: in.Rows, RowsOut: out.Rows, BatchesIn: in.Txns, BatchesOut: out.Txns, Reference004: ref004Reference}
+		RowsIn: in.Rows, RowsOut: out.Rows, BatchesIn: in.Txns, BatchesOut: out.Txns}
+	if ref != nil {
+		q.Reference004 = ref.Text
+	}
 	if secs > 0 {
 		q.RowsInPerS, q.RowsOutPerS = float64(in.Rows)/secs, float64(out.Rows)/secs
 		q.DeleteCallsRowsPerS = float64(out.Txns) * float64(batch) / secs
@@ -108,8 +103,11 @@ func SummarizeQueue(d *driver.Result, prefill int64, batch, partitions, cores in
 	q.Backlog.GrowthRowsPerS = slopeOf(ts, bs)
 	q.Backlog.Bounded = q.Backlog.GrowthRowsPerS <= 0.05*q.RowsInPerS
 	if cores > 0 {
-		q.PerCore = results.Of(PerCore{Cores: cores, RowsInPerS: q.RowsInPerS / float64(cores), RowsOutPerS: q.RowsOutPerS / float64(cores),
-			Ref004RowsInPerS: float64(ref004InPerS) / ref004Cores, Ref004RowsOutPerS: float64(ref004OutPerS) / ref004Cores})
+		pc := PerCore{Cores: cores, RowsInPerS: q.RowsInPerS / float64(cores), RowsOutPerS: q.RowsOutPerS / float64(cores)}
+		if ref != nil {
+			pc.Ref004RowsInPerS, pc.Ref004RowsOutPerS, pc.Ref004Cores = ref.InPerS/float64(ref.Cores), ref.OutPerS/float64(ref.Cores), ref.Cores
+		}
+		q.PerCore = results.Of(pc)
 	} else {
 		q.PerCore = results.Unavailable[PerCore]("the server runs on another machine: its cores are unknown")
 	}
@@ -178,15 +176,22 @@ func queueKind(fifo bool) results.Kind {
 				"in/out: rows inserted/deleted per second, both measured at once; out is the rate compared (a row is done when it has left the queue);",
 				"backlog: rows in the queue (exact: prefill + every row in - every row out), \"growing\" when it grew by more than 5% of the in rate;",
 			}
-			cores := 0
+			var pc PerCore
 			for gi := range groups {
 				if p, ok := q(r, &groups[gi]).PerCore.Get(); ok {
-					cores = p.Cores
+					pc = p
 				}
 			}
-			if cores > 0 {
-				notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared; 004: %s in / %s out per core (56 cores; its out counts 1000 rows per delete call, found or not).",
-					cores, results.Kilo(ref004InPerS/ref004Cores), results.Kilo(ref004OutPerS/ref004Cores)))
+			switch {
+			case pc.Cores > 0 && pc.Ref004RowsInPerS > 0:
+				refCores := "" // a schema-1 file did not record the write-up's cores
+				if pc.Ref004Cores > 0 {
+					refCores = fmt.Sprintf("%d cores; ", pc.Ref004Cores)
+				}
+				notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared; 004: %s in / %s out per core (%sits out counts 1000 rows per delete call, found or not).",
+					pc.Cores, results.Kilo(pc.Ref004RowsInPerS), results.Kilo(pc.Ref004RowsOutPerS), refCores))
+			case pc.Cores > 0:
+				notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared.", pc.Cores))
 			}
 			if fifo {
 				notes = append(notes, "queue-fifo: each partition's rows leave in key order, which is arrival order only for time-ordered keys (bigint, uuidv7); with uuidv4 it is random.")
@@ -204,8 +209,20 @@ func queueKind(fifo bool) results.Kind {
 				p, ok := s.Queue.PerCore.Get()
 				return []float64{p.RowsInPerS / 1000, p.RowsOutPerS / 1000}, ok
 			},
-			Reference: func() (string, []float64) {
-				return "004 (56 cores)", []float64{ref004InPerS / ref004Cores / 1000, ref004OutPerS / ref004Cores / 1000}
+			Reference: func(c *results.Cell) (string, []float64) {
+				s, ok := c.Metrics.Summary.(*QueueSummary)
+				if !ok {
+					return "", nil
+				}
+				p, _ := s.Queue.PerCore.Get()
+				if p.Ref004RowsInPerS == 0 {
+					return "", nil
+				}
+				name := "004"
+				if p.Ref004Cores > 0 {
+					name = fmt.Sprintf("004 (%d cores)", p.Ref004Cores)
+				}
+				return name, []float64{p.Ref004RowsInPerS / 1000, p.Ref004RowsOutPerS / 1000}
 			},
 			Caption: "Rows inserted and deleted per second, measured at once, divided by the cores the server and keybench shared; 004's figures divided by its 56 cores. " +
 				"004 counted 1000 rows per delete call whether or not the partition held them; keybench counts the rows deleted.",

@@ -49,6 +49,18 @@ type Options struct {
 	Partitions int
 	// Payload is the length of each row's payload text (0: NULL).
 	Payload int
+	// Reference is the source write-up's figures the cell is shown beside
+	// (the scenario that cites them sets it; nil: none).
+	Reference *Reference
+}
+
+// Reference is a source write-up's throughput, for the figures a workload
+// reproduces: rows per second in and out, on the cores it had.
+type Reference struct {
+	// Source names the write-up ("004"); Text says what was measured and how.
+	Source, Text    string
+	Cores           int
+	InPerS, OutPerS float64
 }
 
 // Worker is one client's transaction loop body, bound to its own connection.
