@@ -413,3 +413,18 @@ func BenchmarkGenerators(b *testing.B) {
 		})
 	}
 }
+
+// The same spec twice is an A/A test: its copies are labelled apart (issue 13).
+func TestSameSpecTwiceIsLabelledApart(t *testing.T) {
+	specs, err := ParseList("bigint,uuidv4,bigint, bigint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raws []string
+	for _, s := range specs {
+		raws = append(raws, s.Raw)
+	}
+	if strings.Join(raws, ",") != "bigint,uuidv4,bigint#2,bigint#3" || specs[2].String() != specs[0].String() {
+		t.Errorf("labels %v, canonical %s vs %s", raws, specs[2], specs[0])
+	}
+}

@@ -147,8 +147,13 @@ func Parse(raw string) (*Spec, error) {
 }
 
 // ParseList parses a comma-separated list of key specs.
+//
+// The same spec may be given more than once (an A/A test measures a key
+// against itself): its second and later copies are labelled apart, as
+// "bigint#2", "bigint#3", so that their cells stay apart.
 func ParseList(list string) ([]*Spec, error) {
 	var out []*Spec
+	seen := map[string]int{}
 	for _, raw := range strings.Split(list, ",") {
 		if strings.TrimSpace(raw) == "" {
 			continue
@@ -156,6 +161,9 @@ func ParseList(list string) ([]*Spec, error) {
 		s, err := Parse(raw)
 		if err != nil {
 			return nil, err
+		}
+		if seen[s.Raw]++; seen[s.Raw] > 1 {
+			s.Raw = fmt.Sprintf("%s#%d", s.Raw, seen[s.Raw])
 		}
 		out = append(out, s)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // WriteSummary prints the console summary of a run: one table of its
@@ -207,10 +209,27 @@ func pivot(w io.Writer, res *results.Results, groups []results.Group, p *results
 }
 
 func shortVersus(v *results.Versus) string {
-	if !v.Significant {
+	switch {
+	case v.TooFew:
+		return "(?)"
+	case !v.Significant:
 		return "(~)"
 	}
-	return fmt.Sprintf("(%+.0f%%)", (v.Ratio-1)*100)
+	return fmt.Sprintf("(%+.0f%%)", (v.Effect-1)*100)
+}
+
+// speedText says how a comparison came out: "12% faster [8-15%]", "~ same
+// speed", or that the samples were too few to tell.
+func speedText(v *results.Versus) string {
+	switch {
+	case v.TooFew:
+		return "? too few samples"
+	case !v.Significant:
+		return "~ same speed"
+	}
+	pct := func(r float64) float64 { return math.Abs(r-1) * 100 }
+	return fmt.Sprintf("%s [%.0f-%.0f%%]", results.Relative(v.Effect, "faster", "slower", "same speed"),
+		math.Min(pct(v.EffectLo), pct(v.EffectHi)), math.Max(pct(v.EffectLo), pct(v.EffectHi)))
 }
 
 // versus says how g compares with another group: "12% faster and 30% smaller than uuidv4", "~" within noise.
@@ -218,10 +237,7 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 	if v == nil {
 		return ""
 	}
-	speed := "~ same speed"
-	if v.Significant {
-		speed = results.Relative(v.Ratio, "faster", "slower", "same speed")
-	}
+	speed := speedText(v)
 	var other *results.Group
 	for i := range groups {
 		if o := &groups[i]; o.Key == v.Key && o.Workload == g.Workload && o.Clients == g.Clients && o.Rows == g.Rows {
@@ -245,11 +261,19 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 
 func unitNote(groups []results.Group) string {
 	for _, g := range groups {
-		if g.Unit == "seconds" {
-			return "samples are per-second rates (use --repeat 5 or more to compare whole runs)"
+		if !g.Independent() {
+			return fmt.Sprintf("one window per key: per-second rates are not independent samples, so nothing is tested (--rounds %d or more compares keys)", stats.MinSamples())
 		}
 	}
-	return "samples are whole runs"
+	for _, g := range groups {
+		if g.Correction != "" {
+			return "samples are " + g.Unit + "; p-values adjusted by " + strings.Replace(g.Correction, "holm", "Holm's method", 1) + "; [lo-hi]: the effect's 95% interval (Hodges-Lehmann)"
+		}
+	}
+	if len(groups) == 0 {
+		return "no samples"
+	}
+	return "samples are " + groups[0].Unit
 }
 
 func failures(w io.Writer, res *results.Results) {

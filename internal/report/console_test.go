@@ -19,7 +19,10 @@ import (
 // tables, columns, figures and notes, whatever the alignment. One note
 // differs by design: 004's core count now comes from the cells (the queue
 // preset's reference, per_core.ref_004_cores), which schema 1 did not
-// record, so the queue's per-core note leaves out "56 cores; ".
+// record, so the queue's per-core note leaves out "56 cores; ". And since
+// issue 13 the comparisons of these one-window-per-key runs say that their
+// samples are too few (per-second rates are never tested), where the old
+// keybench called differences from them.
 func TestSchemaOneSummaries(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
 		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))

@@ -158,12 +158,16 @@ func (r *renderer) verdict() (string, []Verdict) {
 			v.Versus = "fastest"
 			v.Significant = true
 		} else {
-			c := stats.Compare(best.Sample(), g.Sample())
+			c := versusOf(g, best.Key)
 			v.Significant = c.Significant
-			if c.Significant {
-				v.Versus = fmt.Sprintf("%.0f%% slower than %s (p=%.3g)", (1-c.Ratio)*100, r.label(best), c.P)
-			} else {
-				v.Versus = fmt.Sprintf("~ %s (within noise, p=%.2g)", r.label(best), c.P)
+			switch {
+			case c.TooFew:
+				v.Versus = fmt.Sprintf("? %s: too few samples to compare (%d rounds each needed)", r.label(best), c.Needed)
+			case c.Significant:
+				v.Versus = fmt.Sprintf("%.0f%% slower than %s [%.0f–%.0f%%] (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
+					(1-c.EffectHi)*100, (1-c.EffectLo)*100, c.PAdjusted, g.Correction)
+			default:
+				v.Versus = fmt.Sprintf("~ %s (within noise, p=%.2g)", r.label(best), c.PAdjusted)
 			}
 		}
 		v.Why = r.why(g, best)
@@ -296,4 +300,14 @@ func shellJoin(args []string) string {
 // DefaultPath is where a run's report goes: beside its results.json.
 func DefaultPath(resultsPath string) string {
 	return filepath.Join(filepath.Dir(resultsPath), "report.html")
+}
+
+// versusOf is g's comparison with the group of key other (of its shape).
+func versusOf(g *results.Group, other string) results.Versus {
+	for _, v := range g.Compared {
+		if v.Key == other {
+			return v
+		}
+	}
+	return results.Versus{Key: other, Comparison: stats.Comparison{TooFew: true, Needed: stats.MinSamples(), P: 1, PAdjusted: 1}}
 }

@@ -27,8 +27,12 @@ func fixture(t *testing.T) string {
 		for i := 0; i < 4; i++ {
 			samples = append(samples, results.CacheSample{T: float64(2 * i), Shares: map[string]float64{"key_index": cacheShare, "table": 0.3}})
 		}
+		var rounds []results.Round
+		for i := 1; i <= 5; i++ {
+			rounds = append(rounds, results.Round{Round: i, DurationS: 1.6, Txns: int64(tps * 1.6), Rate: tps + float64(i%3)*10})
+		}
 		return results.Cell{Key: key, Workload: "insert-read", Clients: 10, Status: results.StatusOK, RowsBefore: 1000000,
-			DurationS: 8, Txns: int64(tps * 8), TPS: tps, Timeline: tl,
+			DurationS: 8, Txns: int64(tps * 8), TPS: tps, Timeline: tl, Rounds: rounds,
 			LatencyMS: results.Latency{Mean: 1, P50: 1, P95: 2, P99: 3, P999: 5, Max: 9},
 			Metrics: results.Metrics{
 				TableBytes: results.Of[int64](100 << 20), KeyIndexBytes: results.Of[int64](40 << 20), KeyIndexBytesAfterReindex: results.Of[int64](30 << 20),

@@ -16,10 +16,16 @@ type Group struct {
 	Rows     int64  `json:"rows_before"`
 	// Cells are the indexes of the group's ok cells in Results.Cells.
 	Cells []int `json:"cells"`
-	// Unit says what the TPS sample holds: "runs" (one figure per repetition,
-	// with 5 or more) or "seconds" (the windows' per-second figures).
+	// Unit says what the TPS sample holds: "rounds" (one figure per round,
+	// --rounds), "runs" (one per repetition, --repeat) or "seconds" (one
+	// window's per-second figures: not independent, so never tested).
 	Unit string        `json:"unit"`
 	TPS  stats.Summary `json:"tps"`
+	// Compared is the group against every other key of the same shape
+	// (workload, clients, table size), its p-values adjusted together
+	// (Correction says how).
+	Compared   []Versus `json:"compared,omitempty"`
+	Correction string   `json:"correction,omitempty"`
 	// VsPrevious compares with the group listed before it in the same
 	// workload, clients and size; VsFirst with the first key at that size.
 	VsPrevious *Versus `json:"vs_previous,omitempty"`
@@ -28,16 +34,24 @@ type Group struct {
 	sample []float64
 }
 
-// Versus is a comparison with another group.
+// Versus is a comparison with another group: this group's rate over the other's.
 type Versus struct {
 	Key string `json:"key"`
 	stats.Comparison
 }
 
-// minRuns is the number of repetitions from which runs, not seconds, are the sample.
-const minRuns = 5
+// Independent says whether the group's samples may be tested.
+func (g *Group) Independent() bool { return g.Unit != UnitSeconds }
 
-// BuildGroups builds the groups of the ok cells in plan order.
+// Sample units.
+const (
+	UnitRounds  = "rounds"
+	UnitRuns    = "runs"
+	UnitSeconds = "seconds"
+)
+
+// BuildGroups builds the groups of the ok cells in plan order, and compares
+// every two keys of the same shape.
 func (r *Results) BuildGroups() []Group {
 	var out []Group
 	index := map[string]int{}
@@ -56,45 +70,129 @@ func (r *Results) BuildGroups() []Group {
 		out[g].Cells = append(out[g].Cells, i)
 	}
 	for gi := range out {
-		g := &out[gi]
-		if len(g.Cells) >= minRuns {
-			g.Unit = "runs"
-			for _, i := range g.Cells {
-				g.sample = append(g.sample, r.Cells[i].Rate())
+		r.sampleOf(&out[gi])
+	}
+	compareShapes(out)
+	return out
+}
+
+// sampleOf fills the group's sample: every round of its cells when they
+// ran in rounds, else one figure per cell when it was repeated, else the
+// per-second figures (for the charts and the median only).
+func (r *Results) sampleOf(g *Group) {
+	rounds := 0
+	for _, i := range g.Cells {
+		rounds += len(r.Cells[i].Rounds)
+	}
+	switch {
+	case rounds >= 2:
+		g.Unit = UnitRounds
+		for _, i := range g.Cells {
+			for _, rd := range r.Cells[i].Rounds {
+				g.sample = append(g.sample, rd.Rate)
 			}
-		} else {
-			g.Unit = "seconds"
-			for _, i := range g.Cells {
-				for _, s := range r.Cells[i].Timeline {
-					g.sample = append(g.sample, r.Cells[i].SecondRate(s))
+		}
+	case len(g.Cells) >= 2:
+		g.Unit = UnitRuns
+		for _, i := range g.Cells {
+			g.sample = append(g.sample, r.Cells[i].Rate())
+		}
+	default:
+		g.Unit = UnitSeconds
+		for _, i := range g.Cells {
+			for _, s := range r.Cells[i].Timeline {
+				g.sample = append(g.sample, r.Cells[i].SecondRate(s))
+			}
+		}
+	}
+	g.TPS = stats.Summarize(g.sample)
+}
+
+// compareShapes compares every two groups of the same shape (workload,
+// clients, table size), adjusts each shape's p-values with Holm's method,
+// and sets each group's comparison with the group before it and with the
+// shape's first. Groups whose samples are not independent are not tested:
+// their comparisons say how many samples are needed.
+func compareShapes(groups []Group) {
+	shape := func(g *Group) string { return fmt.Sprintf("%s\x00%d\x00%d", g.Workload, g.Clients, g.Rows) }
+	var order []string
+	members := map[string][]int{}
+	for i := range groups {
+		k := shape(&groups[i])
+		if _, ok := members[k]; !ok {
+			order = append(order, k)
+		}
+		members[k] = append(members[k], i)
+	}
+	for _, k := range order {
+		idx := members[k]
+		var tested []*stats.Comparison
+		pair := map[[2]int]*stats.Comparison{}
+		for x := 0; x < len(idx); x++ {
+			for y := x + 1; y < len(idx); y++ {
+				a, b := &groups[idx[x]], &groups[idx[y]]
+				c := compareGroups(a, b)
+				pair[[2]int{x, y}] = &c
+				if !c.TooFew {
+					tested = append(tested, &c)
 				}
 			}
 		}
-		g.TPS = stats.Summarize(g.sample)
+		stats.Holm(tested)
+		for x, gi := range idx {
+			g := &groups[gi]
+			if len(tested) > 0 {
+				g.Correction = fmt.Sprintf("holm over %d comparisons", len(tested))
+			}
+			for y, oi := range idx {
+				var c stats.Comparison
+				switch {
+				case x == y:
+					continue
+				case y < x: // stored as other → g: this group's rate over the other's
+					c = *pair[[2]int{y, x}]
+				default: // stored as g → other: invert
+					c = invert(*pair[[2]int{x, y}])
+				}
+				g.Compared = append(g.Compared, Versus{Key: groups[oi].Key, Comparison: c})
+			}
+			if x > 0 {
+				g.VsPrevious = &g.Compared[x-1]
+				g.VsFirst = &g.Compared[0]
+			}
+		}
 	}
-	var prev, first *Group
-	for gi := range out {
-		g := &out[gi]
-		same := func(o *Group) bool {
-			return o != nil && o.Workload == g.Workload && o.Clients == g.Clients && o.Rows == g.Rows
-		}
-		if !same(prev) {
-			prev, first = nil, nil
-		}
-		if prev != nil && len(prev.sample) > 0 && len(g.sample) > 0 {
-			g.VsPrevious = &Versus{Key: prev.Key, Comparison: stats.Compare(prev.sample, g.sample)}
-		}
-		if first != nil && first != prev && len(first.sample) > 0 && len(g.sample) > 0 {
-			g.VsFirst = &Versus{Key: first.Key, Comparison: stats.Compare(first.sample, g.sample)}
-		} else if first != nil && first == prev {
-			g.VsFirst = g.VsPrevious
-		}
-		if first == nil {
-			first = g
-		}
-		prev = g
+}
+
+// compareGroups is b against a: b's rate over a's.
+func compareGroups(a, b *Group) stats.Comparison {
+	if !a.Independent() || !b.Independent() {
+		n := stats.MinSamples()
+		return stats.Comparison{N: 0, M: 0, P: 1, PAdjusted: 1, TooFew: true, Needed: n,
+			Ratio: ratioOf(a.TPS.Median, b.TPS.Median)}
 	}
-	return out
+	return stats.Compare(a.sample, b.sample)
+}
+
+func ratioOf(a, b float64) float64 {
+	if a == 0 {
+		return 0
+	}
+	return b / a
+}
+
+// invert turns "b over a" into "a over b".
+func invert(c stats.Comparison) stats.Comparison {
+	c.N, c.M = c.M, c.N
+	inv := func(v float64) float64 {
+		if v == 0 {
+			return 0
+		}
+		return 1 / v
+	}
+	c.Ratio, c.Effect = inv(c.Ratio), inv(c.Effect)
+	c.EffectLo, c.EffectHi = inv(c.EffectHi), inv(c.EffectLo)
+	return c
 }
 
 // Sample is the group's TPS sample (per run or per second, as Unit says).

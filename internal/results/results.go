@@ -78,6 +78,8 @@ type Plan struct {
 	Payload    int      `json:"payload_bytes"`
 	Repeat     int      `json:"repeat"`
 	Seed       int64    `json:"seed"`
+	// Rounds splits each cell's window into rounds interleaved across the plan's cells.
+	Rounds int `json:"rounds,omitempty"`
 	Quick      bool     `json:"quick"`
 	// How loads and queues were run (bulk and queue workloads).
 	Chunk      int64  `json:"chunk,omitempty"`
@@ -169,7 +171,20 @@ type Cell struct {
 	Warnings []string  `json:"warnings,omitempty"`
 	RowCheck *RowCheck `json:"row_check,omitempty"`
 	Timeline []Second  `json:"timeline"`
-	Metrics  Metrics   `json:"metrics"`
+	// Rounds are the cell's window in rounds interleaved with the other
+	// cells' (--rounds), each one independent sample of the cell's rate.
+	Rounds  []Round `json:"rounds,omitempty"`
+	Metrics Metrics `json:"metrics"`
+}
+
+// Round is one round of a cell: when it ran (seconds since the run
+// started), how long its measured window was, and its rate.
+type Round struct {
+	Round     int     `json:"round"`
+	StartS    float64 `json:"start_s"`
+	DurationS float64 `json:"duration_s"`
+	Txns      int64   `json:"txns"`
+	Rate      float64 `json:"rate"`
 }
 
 // cellJSON has Cell's fields without its methods.

@@ -63,8 +63,30 @@ func TestReadRejectsOtherFiles(t *testing.T) {
 }
 
 func TestGroupsCompare(t *testing.T) {
-	if g := sample().BuildGroups(); len(g) != 3 || g[1].VsPrevious == nil || !g[1].VsPrevious.Significant || g[2].VsPrevious.Significant || g[2].VsFirst.Key != "uuidv4" {
-		t.Errorf("groups: %+v", g)
+	// One window per key: per-second rates are never tested.
+	if g := sample().BuildGroups(); len(g) != 3 || g[1].VsPrevious == nil || !g[1].VsPrevious.TooFew || g[1].VsPrevious.Significant || g[0].Independent() {
+		t.Errorf("one window per key: %+v", g)
+	}
+	// Five rounds per key: every pair of keys compared, adjusted together.
+	r := sample()
+	for i := range r.Cells {
+		for k := 1; k <= 5; k++ {
+			r.Cells[i].Rounds = append(r.Cells[i].Rounds, Round{Round: k, Rate: r.Cells[i].TPS + float64(k%3)*5})
+		}
+	}
+	g := r.BuildGroups()
+	if len(g) != 3 || g[0].Unit != UnitRounds || len(g[0].Compared) != 2 || g[1].Correction != "holm over 3 comparisons" {
+		t.Fatalf("groups: %+v", g)
+	}
+	v := g[1].VsPrevious // bigint over uuidv4
+	if v.Key != "uuidv4" || !v.Significant || v.N != 5 || v.M != 5 || v.EffectLo <= 1 || math.Abs(v.PAdjusted-3*v.P) > 1e-12 {
+		t.Errorf("bigint vs uuidv4: %+v", v)
+	}
+	if back := g[0].Compared[0]; back.Key != "bigint" || !back.Significant || back.EffectHi >= 1 {
+		t.Errorf("uuidv4 vs bigint: %+v", back)
+	}
+	if v := g[2].VsPrevious; v.Key != "bigint" || v.Significant || v.TooFew {
+		t.Errorf("uuidv7 vs bigint: %+v", v)
 	}
 }
 

@@ -1,21 +1,27 @@
 // Package stats decides whether keybench may name a winner.
 //
 // Its stance, after benchstat: a difference is reported only when a
-// Mann-Whitney U test over the samples rejects "same distribution" at α=0.05;
+// Mann-Whitney U test over independent samples rejects "same distribution"
+// at α=0.05 and the 95% interval of the effect excludes no change;
 // otherwise it is "~", however large it looks. Centres are medians and
-// intervals are distribution-free 95% confidence intervals of the median from
-// order statistics, so no normality is assumed. With too few samples for a
-// 95% interval the interval is the full range and says so.
+// intervals are distribution-free: the median's from order statistics, the
+// effect's (a ratio b/a) the Hodges–Lehmann interval of the shift between
+// the logarithms of the two samples, from the same rank distribution as
+// the test, so no normality is assumed.
 //
-// Samples are per-run figures when a cell was repeated enough (--repeat 5 or
-// more); otherwise the per-second figures of the window, which are not
-// independent (a slow second tends to follow a slow second), so their
-// p-values are optimistic: repeat runs for claims that matter.
+// Samples must be independent: one figure per round (a share of the window
+// interleaved with the other cells') or per repeated run. Per-second figures
+// of one window are not (a slow second follows a slow second, and a window
+// never sees the drift between cells run minutes apart): they draw charts,
+// never a p-value. With too few samples for any p-value below α (three
+// against three), there is no verdict, and Compare says how many are needed.
+// Several comparisons at once are corrected with Holm's step-down method.
 package stats
 
 import (
 	"math"
 	"sort"
+	"sync"
 )
 
 // Alpha is the significance level.
@@ -69,18 +75,35 @@ func median(sorted []float64) float64 {
 
 // Comparison is the verdict on two samples.
 type Comparison struct {
+	// N and M are the sizes of a and b.
+	N int `json:"n"`
+	M int `json:"m"`
 	// Ratio is median(b)/median(a).
 	Ratio float64 `json:"ratio"`
-	// P is the two-sided Mann-Whitney U p-value.
-	P float64 `json:"p"`
-	// Significant is P < Alpha.
+	// Effect is the Hodges–Lehmann estimate of b/a (exp of the median of
+	// the pairwise differences of the logarithms), with its interval
+	// [EffectLo, EffectHi] at EffectConfidence (about 0.95; 0 when there is none).
+	Effect           float64 `json:"effect,omitempty"`
+	EffectLo         float64 `json:"effect_lo,omitempty"`
+	EffectHi         float64 `json:"effect_hi,omitempty"`
+	EffectConfidence float64 `json:"effect_confidence,omitempty"`
+	// P is the two-sided Mann-Whitney U p-value; PAdjusted the same after
+	// Holm's correction for the comparisons made with it (equal to P alone).
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Significant is PAdjusted < Alpha with an effect interval that excludes 1.
 	Significant bool `json:"significant"`
+	// TooFew says the samples are too small for any p-value below Alpha;
+	// Needed is the samples per side that could be.
+	TooFew bool `json:"too_few,omitempty"`
+	Needed int  `json:"needed,omitempty"`
 }
 
-// Compare tests whether b differs from a.
+// Compare tests whether b differs from a (two independent samples).
 func Compare(a, b []float64) Comparison {
-	c := Comparison{P: 1}
+	c := Comparison{N: len(a), M: len(b), P: 1, PAdjusted: 1}
 	if len(a) == 0 || len(b) == 0 {
+		c.TooFew, c.Needed = true, MinSamples()
 		return c
 	}
 	sa, sb := Summarize(a), Summarize(b)
@@ -88,8 +111,95 @@ func Compare(a, b []float64) Comparison {
 		c.Ratio = sb.Median / sa.Median
 	}
 	c.P = MannWhitneyU(a, b)
-	c.Significant = c.P < Alpha
+	c.PAdjusted = c.P
+	c.Effect, c.EffectLo, c.EffectHi, c.EffectConfidence = RatioInterval(a, b)
+	if minP(len(a), len(b)) >= Alpha {
+		c.TooFew, c.Needed = true, MinSamples()
+	}
+	c.decide()
 	return c
+}
+
+func (c *Comparison) decide() {
+	c.Significant = !c.TooFew && c.PAdjusted < Alpha && c.EffectConfidence > 0 && (c.EffectLo > 1 || c.EffectHi < 1)
+}
+
+// minP is the smallest two-sided p-value samples of n and m can reach (completely separated).
+func minP(n, m int) float64 { return math.Min(1, 2*exactUCDF(0, n, m)) }
+
+// MinSamples is the smallest number of samples per side with which a
+// difference can be significant: 4 (completely separated samples of 4 and
+// 4 give p = 2/70 ≈ 0.029; 3 and 3 give 0.1).
+func MinSamples() int {
+	for n := 2; ; n++ {
+		if minP(n, n) < Alpha {
+			return n
+		}
+	}
+}
+
+// Holm adjusts the p-values of the comparisons made together (Holm's
+// step-down method: the i-th smallest of m is multiplied by m-i+1, and the
+// adjusted values are made non-decreasing), and decides them again.
+func Holm(cs []*Comparison) {
+	idx := make([]int, len(cs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return cs[idx[i]].P < cs[idx[j]].P })
+	running := 0.0
+	for rank, i := range idx {
+		adj := math.Min(1, float64(len(cs)-rank)*cs[i].P)
+		running = math.Max(running, adj)
+		cs[i].PAdjusted = running
+		cs[i].decide()
+	}
+}
+
+// RatioInterval is the Hodges–Lehmann estimate of b/a and its distribution-
+// free interval: over the logarithms, the median of the n·m differences
+// log b_j − log a_i and the order statistics [D(k), D(nm+1−k)] whose
+// coverage the Mann-Whitney distribution gives (k the largest with
+// P(U < k) <= 2.5%). confidence is 0 when no interval reaches 95% or a
+// value is not positive.
+func RatioInterval(a, b []float64) (effect, lo, hi, confidence float64) {
+	n, m := len(a), len(b)
+	if n == 0 || m == 0 {
+		return 0, 0, 0, 0
+	}
+	d := make([]float64, 0, n*m)
+	for _, x := range a {
+		for _, y := range b {
+			if x <= 0 || y <= 0 {
+				return 0, 0, 0, 0
+			}
+			d = append(d, math.Log(y)-math.Log(x))
+		}
+	}
+	sort.Float64s(d)
+	effect = math.Exp(median(d))
+	k, cover := 0, 0.0
+	for kk := 1; kk <= len(d)/2; kk++ {
+		tail := uCDF(kk-1, n, m) // P(U <= kk-1) = P(U < kk)
+		if 1-2*tail < 0.95 {
+			break
+		}
+		k, cover = kk, 1-2*tail
+	}
+	if k == 0 {
+		return effect, math.Exp(d[0]), math.Exp(d[len(d)-1]), 0
+	}
+	return effect, math.Exp(d[k-1]), math.Exp(d[len(d)-k]), cover
+}
+
+// uCDF is P(U <= u) under the null: exact for small samples, else normal.
+func uCDF(u, n, m int) float64 {
+	if n+m <= 40 {
+		return exactUCDF(u, n, m)
+	}
+	mu := float64(n*m) / 2
+	sigma := math.Sqrt(float64(n*m) * float64(n+m+1) / 12)
+	return 0.5 * math.Erfc(-(float64(u)+0.5-mu)/sigma/math.Sqrt2)
 }
 
 // MannWhitneyU returns the two-sided p-value of the Mann-Whitney U test: exact
@@ -153,35 +263,58 @@ func MannWhitneyU(a, b []float64) float64 {
 
 // exactUCDF is P(U <= u) for samples of sizes n1 and n2 without ties.
 func exactUCDF(u, n1, n2 int) float64 {
-	// f[i][j][s]: number of arrangements of i and j elements with U = s, by recursion on the largest element.
-	memo := map[[3]int]float64{}
-	var count func(i, j, s int) float64
-	count = func(i, j, s int) float64 {
-		if s < 0 {
-			return 0
-		}
-		if i == 0 || j == 0 {
-			if s == 0 {
-				return 1
+	cdf := uDistribution(n1, n2)
+	switch {
+	case u < 0:
+		return 0
+	case u >= len(cdf):
+		return 1
+	}
+	return cdf[u]
+}
+
+var uDistributions sync.Map // [2]int → []float64
+
+// uDistribution is the cumulative null distribution of U for samples of n1
+// and n2 without ties: cdf[s] = P(U <= s). The counts of arrangements
+// follow the recursion on the largest element (it belongs to the first
+// sample, adding n2 to U, or to the second), computed once per size pair.
+func uDistribution(n1, n2 int) []float64 {
+	key := [2]int{n1, n2}
+	if v, ok := uDistributions.Load(key); ok {
+		return v.([]float64)
+	}
+	// f[j][s] for the current i: arrangements of i and j elements with U = s.
+	prev := make([][]float64, n2+1)
+	for j := range prev {
+		prev[j] = []float64{1} // i = 0: U = 0 only
+	}
+	for i := 1; i <= n1; i++ {
+		cur := make([][]float64, n2+1)
+		cur[0] = []float64{1}
+		for j := 1; j <= n2; j++ {
+			f := make([]float64, i*j+1)
+			for s, c := range prev[j] { // largest in the first sample: adds j
+				f[s+j] += c
 			}
-			return 0
+			for s, c := range cur[j-1] { // largest in the second sample
+				f[s] += c
+			}
+			cur[j] = f
 		}
-		key := [3]int{i, j, s}
-		if v, ok := memo[key]; ok {
-			return v
-		}
-		// The largest element belongs to the first sample (adds j to U) or to the second.
-		v := count(i-1, j, s-j) + count(i, j-1, s)
-		memo[key] = v
-		return v
+		prev = cur
 	}
-	total, cum := 0.0, 0.0
-	for s := 0; s <= n1*n2; s++ {
-		c := count(n1, n2, s)
+	counts := prev[n2]
+	total := 0.0
+	for _, c := range counts {
 		total += c
-		if s <= u {
-			cum += c
-		}
 	}
-	return cum / total
+	cdf := make([]float64, len(counts))
+	cum := 0.0
+	for s, c := range counts {
+		cum += c
+		cdf[s] = cum / total
+	}
+	uDistributions.Store(key, cdf)
+	return cdf
 }
