@@ -34,7 +34,8 @@ type runCmd struct {
 	Partitions int            `help:"Queue workloads: partitions of the queue table."`
 	ReadBy     string         `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
 	Payload    int            `default:"-1" help:"Payload bytes per row."`
-	Repeat     int            `help:"Runs of every cell."`
+	Repeat     int            `help:"Runs of every cell, each on a fresh table."`
+	Rounds     int            `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
 	Seed       int64          `default:"1" help:"Seed of the workload's random choices."`
 	Quick      bool           `help:"A smoke run under a minute."`
 	DSN        string         `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
@@ -121,11 +122,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 
 // params are the scenario's parameters (scaled down by --quick) with the user's flags over them.
 func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
-	p := sc.Defaults
-	p.Keys = append([]string(nil), p.Keys...)
-	if r.Quick && sc.Quick != nil {
-		sc.Quick(&p)
-	}
+	p := sc.Params(r.Quick)
 	if r.Keys != nil {
 		if strings.TrimSpace(*r.Keys) == "" {
 			return p, usagef("--keys is empty: give at least one key spec (see 'keybench keys')")
@@ -150,8 +147,8 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 		}
 		p.Txns, p.Duration = *r.Txns, 0
 	}
-	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 {
-		return p, usagef("--batch, --repeat, --partitions and --chunk must be positive")
+	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 || r.Rounds < 0 {
+		return p, usagef("--batch, --repeat, --rounds, --partitions and --chunk must be positive")
 	}
 	if r.Warmup != -1 {
 		p.Warmup = r.Warmup
@@ -168,6 +165,10 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	setIf(&p.ReadBy, r.ReadBy)
 	setIf(&p.Partitions, r.Partitions)
 	setIf(&p.Repeat, r.Repeat)
+	if r.Rounds == 0 {
+		p.FitRounds() // the scenario's rounds, as many as a shortened window holds
+	}
+	setIf(&p.Rounds, r.Rounds)
 	return p, nil
 }
 

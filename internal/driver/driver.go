@@ -583,3 +583,60 @@ func LatencyMS(h *hdrhistogram.Histogram) results.Latency {
 	return results.Latency{Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
 		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max())}
 }
+
+// Merge joins the results of a cell's rounds into one, as if its window had
+// been one: counts and times add up, histograms merge, the timelines follow
+// each other (seconds renumbered, the roles' running totals carried on).
+func Merge(rounds []*Result) *Result {
+	if len(rounds) == 1 {
+		return rounds[0]
+	}
+	out := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+	seen := map[string]bool{}
+	carried := map[string]int64{} // each role's rows before the round
+	for _, r := range rounds {
+		out.Txns, out.Rows, out.Errors = out.Txns+r.Txns, out.Rows+r.Rows, out.Errors+r.Errors
+		out.Elapsed += r.Elapsed
+		out.TotalRows += r.TotalRows
+		out.WarmupTxns += r.WarmupTxns
+		out.Latency.Merge(r.Latency)
+		for _, s := range r.Timeline {
+			s.T = len(out.Timeline) + 1
+			if s.Roles != nil {
+				roles := make(map[string]RoleSecond, len(s.Roles))
+				for name, rs := range s.Roles {
+					rs.Total += carried[name]
+					roles[name] = rs
+				}
+				s.Roles = roles
+			}
+			out.Timeline = append(out.Timeline, s)
+		}
+		for _, e := range r.ErrorSamples {
+			if !seen[e] && len(out.ErrorSamples) < maxSamples {
+				seen[e] = true
+				out.ErrorSamples = append(out.ErrorSamples, e)
+			}
+		}
+		out.Interrupted = out.Interrupted || r.Interrupted
+		out.ClientsLost = max(out.ClientsLost, r.ClientsLost)
+		out.Unfinished += r.Unfinished
+		out.LongestUnfinished = max(out.LongestUnfinished, r.LongestUnfinished)
+		out.Stalls = append(out.Stalls, r.Stalls...)
+		out.StalledS += r.StalledS
+		for name, rr := range r.Roles {
+			if out.Roles == nil {
+				out.Roles = map[string]*RoleResult{}
+			}
+			o := out.Roles[name]
+			if o == nil {
+				o = &RoleResult{Clients: rr.Clients, Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+				out.Roles[name] = o
+			}
+			o.Txns, o.Rows, o.Errors, o.TotalRows = o.Txns+rr.Txns, o.Rows+rr.Rows, o.Errors+rr.Errors, o.TotalRows+rr.TotalRows
+			o.Latency.Merge(rr.Latency)
+			carried[name] += rr.TotalRows
+		}
+	}
+	return out
+}

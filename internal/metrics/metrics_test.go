@@ -8,7 +8,7 @@ import (
 func TestRole(t *testing.T) {
 	env := &Env{Relations: map[string]string{"kb_cell": "table", "kb_cell_pkey": "key_index"}}
 	for rel, want := range map[string]string{"kb_cell": "table", "kb_cell_pkey": "key_index", "pg_toast_16384": "toast",
-		"pg_toast_16384_index": "toast", "kb_cellar": "other:kb_cellar"} {
+		"pg_toast_16384_index": "toast", "kb_cellar": "other"} {
 		if got := env.role(rel); got != want {
 			t.Errorf("role(%s) = %s, want %s", rel, got, want)
 		}

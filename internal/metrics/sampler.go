@@ -185,7 +185,8 @@ func (s *sampler) sampleCache(ctx context.Context, conn *pgx.Conn, fn string) {
 
 // role names a relation of the cell by what it is (env.Relations: table,
 // key_index, data_index, a workload's own), so that cells with different
-// keys can be compared; TOAST is "toast", anything else "other:<name>".
+// keys can be compared; TOAST is "toast", anything else (another cell's
+// table, when cells run in rounds) "other".
 func (env *Env) role(rel string) string {
 	if r, ok := env.Relations[rel]; ok {
 		return r
@@ -193,7 +194,7 @@ func (env *Env) role(rel string) string {
 	if strings.HasPrefix(rel, "pg_toast") {
 		return "toast"
 	}
-	return "other:" + rel
+	return "other"
 }
 
 func (s *sampler) report(into *results.Metrics) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -190,9 +189,6 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 		role := rel
 		if rel != "other" {
 			role = s.env.role(rel)
-			if strings.HasPrefix(role, "other:") {
-				role = "other"
-			}
 		}
 		by[role] += n
 	}

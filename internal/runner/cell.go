@@ -17,15 +17,22 @@ import (
 	"github.com/keybench/keybench/internal/workload"
 )
 
-// cell measures one planned cell. The returned error stops the run (an
-// interrupt, a lost server); a failure confined to the cell is recorded in
-// the cell and returns nil.
-func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, error) {
+// group measures cells that run together: with --rounds, the cells of one
+// client count, table size and repetition, whose windows are split into
+// rounds interleaved across the cells (cell 1 round 1, cell 2 round 1, …),
+// each cell keeping its own table between its rounds; without, one cell.
+// It returns the cells as measured, and an error that stops the run (an
+// interrupt, a lost server); a failure confined to a cell is recorded in
+// the cell.
+func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]results.Cell, error) {
 	p := r.cfg.Plan.Params
-	c := results.Cell{
-		Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload,
-		Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, WarmupS: p.Warmup.Seconds(),
-		Status: results.StatusOK, Timeline: []results.Second{},
+	cs := make([]results.Cell, len(pcs))
+	for k, pc := range pcs {
+		cs[k] = results.Cell{
+			Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload,
+			Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, WarmupS: p.Warmup.Seconds(),
+			Status: results.StatusOK, Timeline: []results.Second{},
+		}
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
@@ -38,23 +45,26 @@ func (r *run) cell(parent context.Context, pc scenario.Cell) (results.Cell, erro
 			}
 		}()
 	}
-	err := r.measure(ctx, pc, &c)
-	switch {
-	case err == nil:
-		return c, nil
-	case parent.Err() != nil:
-		c.Status, c.Error = results.StatusInterrupted, "interrupted"
-		return c, ErrInterrupted
-	case errors.Is(context.Cause(ctx), errServerGone) || r.serverGone():
-		c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.target.trouble())
-		return c, errors.New(c.Error)
-	default:
-		c.Status, c.Error = results.StatusFailed, err.Error()
-		if r.admin.IsClosed() {
-			return c, fmt.Errorf("lost the connection to the server: %w", err)
+	errs := r.measureGroup(ctx, pcs, cs, rounds)
+	var stop error
+	for k, err := range errs {
+		c := &cs[k]
+		switch {
+		case err == nil:
+		case parent.Err() != nil:
+			c.Status, c.Error = results.StatusInterrupted, "interrupted"
+			stop = ErrInterrupted
+		case errors.Is(context.Cause(ctx), errServerGone) || r.serverGone():
+			c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.target.trouble())
+			stop = errors.New(c.Error)
+		default:
+			c.Status, c.Error = results.StatusFailed, err.Error()
+			if r.admin.IsClosed() {
+				stop = fmt.Errorf("lost the connection to the server: %w", err)
+			}
 		}
-		return c, nil
 	}
+	return cs, stop
 }
 
 // serverGone reports whether the server has exited (when keybench can
@@ -83,45 +93,150 @@ type cellRun struct {
 	hooks  workload.Hooks
 	key    *keys.Resolved
 	gen    keys.Generator
+	at     workload.Place
 	tables []*workload.Table
 	win    workload.Window
+	// filled is when the fill ended; results and metrics are the rounds' so far.
+	filled  time.Time
+	results []*driver.Result
+	metrics []results.Metrics
 }
 
-func (r *run) measure(ctx context.Context, pc scenario.Cell, c *results.Cell) error {
-	cr, err := r.setUp(ctx, pc, c)
-	if cr != nil {
-		defer cr.drop(ctx)
+// measureGroup runs the lifecycle of every cell of a group: set up and
+// fill them all, then their rounds in turn, then summarize, evidence and
+// drop each. A cell that fails leaves the group; the others go on.
+func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []results.Cell, rounds int) []error {
+	errs := make([]error, len(pcs))
+	crs := make([]*cellRun, len(pcs))
+	defer func() {
+		for _, cr := range crs {
+			if cr != nil {
+				cr.drop(ctx)
+			}
+		}
+	}()
+	for k, pc := range pcs {
+		if len(pcs) > 1 {
+			r.ui.Logf("  %s: setting up", pc.Key.Raw)
+		}
+		cr, err := r.setUp(ctx, pc, &cs[k], workload.PlaceOf(r.cfg.Schema, k+1), rounds)
+		crs[k] = cr
+		if err == nil {
+			err = cr.fill(ctx)
+		}
+		if errs[k] = err; err != nil && ctx.Err() != nil {
+			return fail(errs, err)
+		}
 	}
-	if err != nil {
-		return err
+	for round := 1; round <= rounds; round++ {
+		for k, cr := range crs {
+			if errs[k] != nil || cr == nil || round > cr.win.Rounds {
+				continue
+			}
+			if rounds > 1 {
+				r.ui.Logf("  round %d/%d: %s", round, rounds, pcs[k].Key.Raw)
+			}
+			if errs[k] = cr.round(ctx, round); errs[k] != nil && ctx.Err() != nil {
+				return fail(errs, errs[k])
+			}
+		}
 	}
-	if err := cr.fill(ctx); err != nil {
-		return err
+	for k, cr := range crs {
+		if errs[k] == nil {
+			errs[k] = cr.finish(ctx)
+		}
+		if errs[k] != nil && ctx.Err() != nil {
+			return fail(errs, errs[k])
+		}
 	}
-	filled := time.Now()
+	return errs
+}
+
+// fail marks every cell without an error of its own with err (the run stops).
+func fail(errs []error, err error) []error {
+	for k := range errs {
+		if errs[k] == nil {
+			errs[k] = err
+		}
+	}
+	return errs
+}
+
+// round runs one round of the cell: its clients connect, warm up and run
+// the round's share of the window while the metrics session watches.
+func (cr *cellRun) round(ctx context.Context, n int) error {
+	r := cr.r
+	win := cr.win
+	if cr.win.Rounds > 1 {
+		if win.Txns > 0 {
+			win.Txns = max(1, win.Txns/int64(cr.win.Rounds))
+		} else {
+			win.Duration = max(time.Second, win.Duration/time.Duration(cr.win.Rounds))
+		}
+		if n > 1 {
+			win.Warmup = min(win.Warmup, roundWarmup) // the table is warm: a short warm-up per round
+		}
+		// Every round starts from a checkpoint, as every cell does: full-page
+		// images per row stay comparable between rounds and cells.
+		if err := r.checkpoint(ctx); err != nil {
+			return err
+		}
+	}
 	conns, clients, err := cr.connectClients(ctx)
 	defer closeAll(conns)
 	if err != nil {
 		return err
 	}
-	if c.Prefill != nil && c.Prefill.History != nil {
-		c.Prefill.History.EndsBeforeWindowS += time.Since(filled).Seconds() + cr.win.Warmup.Seconds()
+	if n == 1 && cr.c.Prefill != nil && cr.c.Prefill.History != nil {
+		cr.c.Prefill.History.EndsBeforeWindowS += time.Since(cr.filled).Seconds() + win.Warmup.Seconds()
 	}
-	dres, sess, err := cr.window(ctx, conns, clients)
-	if err != nil {
-		return err
+	start := time.Since(r.started).Seconds() + win.Warmup.Seconds()
+	dres, sess, err := cr.window(ctx, conns, clients, win, n == cr.win.Rounds)
+	if dres != nil {
+		cr.results = append(cr.results, dres)
 	}
-	o, err := cr.summarize(dres)
 	if err != nil {
 		return err
 	}
 	r.waitForClientsGone(ctx)
-	return r.evidence(ctx, cr.tables[0], sess, o.Inserted, o.Expected, c)
+	var m results.Metrics
+	sess.Stop(ctx, 0, &m) // figures per row are taken over the whole cell (finish)
+	cr.metrics = append(cr.metrics, m)
+	if cr.win.Rounds > 1 {
+		secs := dres.Elapsed.Seconds()
+		rate := 0.0
+		if secs > 0 {
+			rate = float64(dres.Txns) / secs
+			if role := results.KindOf(cr.pc.Workload).RateRole; role != "" && dres.Roles[role] != nil {
+				rate = float64(dres.Roles[role].Rows) / secs
+			}
+		}
+		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate})
+	}
+	return nil
+}
+
+// roundWarmup is the warm-up of a cell's rounds after its first.
+const roundWarmup = time.Second
+
+// finish ends a cell after its rounds: the driver's results merged and
+// summarized by the workload, the rounds' metrics merged, then the evidence.
+func (cr *cellRun) finish(ctx context.Context) error {
+	dres := driver.Merge(cr.results)
+	fillDriverResult(cr.c, dres)
+	o, err := cr.summarize(dres)
+	if err != nil {
+		return err
+	}
+	summary := cr.c.Metrics.Summary
+	cr.c.Metrics = metrics.MergeRounds(cr.metrics, o.Inserted)
+	cr.c.Metrics.Summary = summary
+	return cr.r.evidence(ctx, cr.tables[0], o.Expected, cr.c)
 }
 
 // setUp resolves the cell's key, configures its workload and creates the
 // tables the workload declares.
-func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell) (*cellRun, error) {
+func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at workload.Place, rounds int) (*cellRun, error) {
 	key := r.keys[pc.Key]
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	meta, _ := workload.Lookup(pc.Workload)
@@ -130,21 +245,22 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell) (*ce
 	if err != nil {
 		return nil, err
 	}
-	cr := &cellRun{r: r, pc: pc, c: c, wl: wl, key: key, tables: wl.Tables(r.cfg.Schema, key)}
+	cr := &cellRun{r: r, pc: pc, c: c, wl: wl, key: key, at: at, tables: wl.Tables(at, key)}
 	if h, ok := wl.(workload.Hooked); ok {
 		cr.hooks = h.Hooks()
 	}
 	p := r.cfg.Plan.Params
-	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns}
+	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, Rounds: rounds}
 	if w, ok := wl.(workload.Windowed); ok {
 		w.Window(&cr.win)
 	}
+	cr.win.Rounds = max(1, min(cr.win.Rounds, rounds))
 	c.RowsBefore, c.WarmupS = cr.tables[0].Rows, cr.win.Warmup.Seconds()
 	if key.Gen == keys.GenClient {
 		cr.gen = pc.Key.NewGenerator()
 	}
 	for _, t := range cr.tables {
-		if err := workload.CreateTable(ctx, r.admin, t, r.keyServer()); err != nil {
+		if err := workload.CreateTable(ctx, r.admin, t, r.keyServer(at)); err != nil {
 			return cr, err
 		}
 	}
@@ -152,8 +268,8 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell) (*ce
 }
 
 // keyServer is what keys need to know of the server and the keyed table.
-func (r *run) keyServer() keys.Server {
-	return keys.Server{Major: r.major, Schema: r.cfg.Schema, Table: r.cfg.Schema + "." + workload.CellTable}
+func (r *run) keyServer(at workload.Place) keys.Server {
+	return keys.Server{Major: r.major, Schema: at.Schema, Table: at.Schema + "." + at.Table}
 }
 
 // drop drops the cell's tables. An interrupted run leaves them to the
@@ -178,23 +294,24 @@ func closeAll(conns []*pgx.Conn) {
 	}
 }
 
-// window runs the warm-up and the measured window while the metrics
-// session watches, then the workload's PostRun on the clients' first
-// connection; it closes the connections and returns the driver's result.
-func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driver.Client) (*driver.Result, *metrics.Session, error) {
+// window runs the warm-up and the measured window (win) while the metrics
+// session watches, then, after the last, the workload's PostRun on the
+// clients' first connection; it closes the connections and returns the
+// driver's result.
+func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driver.Client, win workload.Window, last bool) (*driver.Result, *metrics.Session, error) {
 	r, c := cr.r, cr.c
-	sess := metrics.Start(ctx, r.metricsEnv(cr.tables), cr.win.Warmup)
-	watch := r.watchStalls(ctx, cr.win.Warmup)
-	unit := map[bool]string{true: "txns", false: "s"}[cr.win.Txns > 0]
-	if cr.win.Unit != "" && cr.win.Txns > 0 {
-		unit = cr.win.Unit
+	sess := metrics.Start(ctx, r.metricsEnv(cr.tables), win.Warmup)
+	watch := r.watchStalls(ctx, win.Warmup)
+	unit := map[bool]string{true: "txns", false: "s"}[win.Txns > 0]
+	if win.Unit != "" && win.Txns > 0 {
+		unit = win.Unit
 	}
-	bar := r.ui.Phase("  measuring", windowUnits(cr.win, len(clients)), unit)
+	bar := r.ui.Phase("  measuring", windowUnits(win, len(clients)), unit)
 	progress, _ := cr.wl.(workload.Progresser)
 	var done int64
-	dres, err := driver.Run(ctx, driver.Config{Warmup: cr.win.Warmup, Duration: cr.win.Duration, Txns: cr.win.Txns, OnSecond: func(s driver.Second) {
+	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, Duration: win.Duration, Txns: win.Txns, OnSecond: func(s driver.Second) {
 		watch.second(s.Txns)
-		if cr.win.Txns > 0 {
+		if win.Txns > 0 {
 			done += s.Txns
 		} else {
 			done = int64(s.T)
@@ -207,7 +324,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}}, clients)
 	bar.Done()
 	watch.stop()
-	if err == nil && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
+	if err == nil && last && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
 		err = cr.hooks.PostRun(ctx, conns[0], cr.tables)
 	}
 	sess.StopSampling()
@@ -215,21 +332,18 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		metrics.FlushStats(ctx, cn.PgConn())
 	}
 	closeAll(conns)
-	if dres != nil {
-		fillDriverResult(c, dres)
-	}
 	if err != nil {
-		return nil, nil, err
+		return dres, nil, err
 	}
 	if dres.Interrupted {
-		return nil, nil, ErrInterrupted
+		return dres, nil, ErrInterrupted
 	}
 	if dres.ClientsLost > 0 {
 		// The window lost clients part-way: its figures are not those of the planned client count.
-		return nil, nil, fmt.Errorf("%d of %d clients lost their connections: %s", dres.ClientsLost, len(clients), firstOr(dres.ErrorSamples, "no error recorded"))
+		return dres, nil, fmt.Errorf("%d of %d clients lost their connections: %s", dres.ClientsLost, len(clients), firstOr(dres.ErrorSamples, "no error recorded"))
 	}
 	if err := windowFailure(dres); err != nil {
-		return nil, nil, err
+		return dres, nil, err
 	}
 	if dres.Unfinished > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d clients were still in a transaction when the window ended (the longest for %.1f s): "+
@@ -256,10 +370,9 @@ func (cr *cellRun) summarize(dres *driver.Result) (*workload.Outcome, error) {
 	return o, nil
 }
 
-// evidence ends a cell: the counters of the metrics session (inserted is
-// every row the cell wrote), sizes, the key index's density and bloat, and
-// the rows the server holds checked against expected.
-func (r *run) evidence(ctx context.Context, t *workload.Table, sess *metrics.Session, inserted, expected int64, c *results.Cell) error {
+// evidence ends a cell: sizes, the key index's density and bloat, and the
+// rows the server holds checked against expected.
+func (r *run) evidence(ctx context.Context, t *workload.Table, expected int64, c *results.Cell) error {
 	step := r.ui.Step("  collecting evidence (statistics, REINDEX, pgstatindex, WAL inspection)")
 	defer step.Done()
 	// Every collector needs the table: one probe fails the cell at once,
@@ -268,7 +381,6 @@ func (r *run) evidence(ctx context.Context, t *workload.Table, sess *metrics.Ses
 	if err := probeLock(ctx, r.admin, t.Qualified()); err != nil {
 		return err
 	}
-	sess.Stop(ctx, inserted, &c.Metrics)
 	metrics.Sizes(ctx, r.admin, t.Qualified(), &c.Metrics)
 	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, &c.Metrics)
 	var server int64
@@ -360,6 +472,7 @@ func (cr *cellRun) fill(ctx context.Context) error {
 		c.Prefill = pf
 		r.ui.Logf("  prefilled %d rows in %.1f s (%.0f rows/s, %s), indexes %.1f s", rows, pf.LoadS, pf.RowsPerS, pf.Method, pf.IndexBuildS)
 	}
+	cr.filled = time.Now()
 	return nil
 }
 

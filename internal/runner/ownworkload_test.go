@@ -56,10 +56,10 @@ func init() {
 				}}}}})
 }
 
-func (w *childInsert) Tables(schema string, key *keys.Resolved) []*workload.Table {
-	parent := workload.KeyedTable(schema, key, w.o)
+func (w *childInsert) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	parent := workload.KeyedTable(at, key, w.o)
 	parent.DataIndex = true // the clients find a parent by data
-	child := workload.OwnTable(schema, "child", "child", "parent_id "+key.ColumnType()+" NOT NULL, n bigint NOT NULL",
+	child := workload.OwnTable(at, "child", "child", "parent_id "+key.ColumnType()+" NOT NULL, n bigint NOT NULL",
 		workload.Index{Suffix: "parent_idx", Columns: "parent_id"})
 	return []*workload.Table{parent, child}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // Config is everything a run needs.
@@ -78,6 +79,8 @@ type run struct {
 	// runID names this run's connections (application_name).
 	runID string
 	ext   *metrics.Extensions
+	// started is when the run began (rounds record their start from it).
+	started time.Time
 	// keys are the plan's keys resolved for this server, once.
 	keys map[*keys.Spec]*keys.Resolved
 	// checkpointNoted: the note that the role may not run CHECKPOINT is recorded.
@@ -86,7 +89,7 @@ type run struct {
 
 // Run runs the plan and returns the results (also written to cfg.Out).
 func Run(ctx context.Context, cfg Config) (*results.Results, error) {
-	r := &run{cfg: cfg, ui: cfg.UI, runID: newRunID()}
+	r := &run{cfg: cfg, ui: cfg.UI, runID: newRunID(), started: time.Now()}
 	p := cfg.Plan.Params
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
@@ -94,7 +97,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, WarmupS: p.Warmup.Seconds(),
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
-			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot},
+			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Rounds: p.Rounds},
 		Cells: []results.Cell{},
 	}
 	if p.Txns > 0 {
@@ -159,7 +162,7 @@ func (r *run) execute(ctx context.Context) error {
 	// input: say so before the first cell, not in the middle of the run.
 	r.keys = map[*keys.Spec]*keys.Resolved{}
 	for _, s := range r.cfg.Plan.Specs {
-		k, err := s.Resolve(r.keyServer())
+		k, err := s.Resolve(r.keyServer(workload.PlaceOf(r.cfg.Schema, 1)))
 		if err != nil {
 			return err
 		}
@@ -170,27 +173,42 @@ func (r *run) execute(ctx context.Context) error {
 		r.ui.Logf("note: %s", s)
 	}
 	plan := r.cfg.Plan.Cells
-	for i, pc := range plan {
+	rounds := max(r.cfg.Plan.Params.Rounds, 1)
+	for i := 0; i < len(plan); {
+		// With rounds, the cells of one client count, table size and
+		// repetition run together, their rounds interleaved.
+		j := i + 1
+		for rounds > 1 && j < len(plan) && plan[j].Clients == plan[i].Clients && plan[j].Rows == plan[i].Rows && plan[j].Repeat == plan[i].Repeat {
+			j++
+		}
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		r.ui.Logf("cell %d/%d: %s, %s, %d clients", i+1, len(plan), pc.Key.Raw, pc.Workload, pc.Clients)
-		c, err := r.cell(ctx, pc)
-		r.res.Cells = append(r.res.Cells, c)
+		if j-i == 1 {
+			pc := plan[i]
+			r.ui.Logf("cell %d/%d: %s, %s, %d clients", i+1, len(plan), pc.Key.Raw, pc.Workload, pc.Clients)
+		} else {
+			r.ui.Logf("cells %d-%d/%d: %d keys, %s, %d clients, %d rows, %d rounds each", i+1, j, len(plan), j-i, plan[i].Workload, plan[i].Clients, plan[i].Rows, rounds)
+		}
+		cs, err := r.group(ctx, plan[i:j], rounds)
+		r.res.Cells = append(r.res.Cells, cs...)
 		if werr := r.res.Write(r.cfg.Out); werr != nil {
 			return werr
 		}
-		if c.Status == results.StatusOK {
-			r.ui.Logf("  %.0f %s, p99 %.2f ms, %d rows in %.1f s", c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, c.RowsInserted, c.DurationS)
-		} else if err == nil {
-			r.ui.Logf("  cell %s: %s", c.Status, c.Error)
-			if r.cfg.OnError != "continue" {
-				return fmt.Errorf("cell %d/%d (%s, %s) %s: %s (--on-error continue runs the remaining cells)", i+1, len(plan), c.Key, c.Workload, c.Status, c.Error)
+		for k, c := range cs {
+			if c.Status == results.StatusOK {
+				r.ui.Logf("  %s: %.0f %s, p99 %.2f ms, %d rows in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, c.RowsInserted, c.DurationS)
+			} else if err == nil {
+				r.ui.Logf("  cell %s: %s: %s", c.Key, c.Status, c.Error)
+				if r.cfg.OnError != "continue" {
+					return fmt.Errorf("cell %d/%d (%s, %s) %s: %s (--on-error continue runs the remaining cells)", i+k+1, len(plan), c.Key, c.Workload, c.Status, c.Error)
+				}
 			}
 		}
 		if err != nil {
 			return err
 		}
+		i = j
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ func config(t *testing.T, workload string, keyList string, p func(*scenario.Para
 		t.Fatal(err)
 	}
 	params := sc.Defaults
-	params.Rows, params.Warmup, params.Duration, params.Clients = []int64{2000}, 200*time.Millisecond, time.Second, []int{3}
+	params.Rows, params.Warmup, params.Duration, params.Clients, params.Rounds = []int64{2000}, 200*time.Millisecond, time.Second, []int{3}, 1
 	if p != nil {
 		p(&params)
 	}
@@ -320,8 +320,8 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 // --batch 32768 once did ("too many parameter format codes").
 type failing struct{}
 
-func (failing) Tables(schema string, key *keys.Resolved) []*workload.Table {
-	return []*workload.Table{workload.KeyedTable(schema, key, workload.Options{})}
+func (failing) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	return []*workload.Table{workload.KeyedTable(at, key, workload.Options{})}
 }
 func (failing) NewWorker(context.Context, *pgx.Conn, []*workload.Table, keys.Generator, int) (workload.Worker, error) {
 	return failing{}, nil
@@ -437,4 +437,51 @@ func TestWarmupIsNoStall(t *testing.T) {
 	if strings.Contains(progress.String(), "no transaction completed") {
 		t.Errorf("a stall reported in a healthy run:\n%s", progress.String())
 	}
+}
+
+// TestRoundsInterleaveTheCells runs an A/A test in rounds (issue 13): the
+// same key twice, labelled apart, each cell's window split into rounds
+// that alternate between the cells on tables kept between their rounds.
+func TestRoundsInterleaveTheCells(t *testing.T) {
+	cfg := config(t, "insert", "bigint,bigint", func(p *scenario.Params) {
+		p.Rounds, p.Duration, p.Warmup, p.Rows = 4, 4*time.Second, 200*time.Millisecond, []int64{1000}
+	})
+	res, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 2 || res.Cells[1].Key != "bigint#2" || res.Plan.Rounds != 4 {
+		t.Fatalf("cells %d, second %q, plan %+v", len(res.Cells), res.Cells[1].Key, res.Plan)
+	}
+	a, b := res.Cells[0], res.Cells[1]
+	for _, c := range []results.Cell{a, b} {
+		if c.Status != results.StatusOK || len(c.Rounds) != 4 || c.RowCheck == nil || !c.RowCheck.OK || c.RowsBefore != 1000 {
+			t.Fatalf("%s: %s %s, %d rounds, row check %+v", c.Key, c.Status, c.Error, len(c.Rounds), c.RowCheck)
+		}
+		var txns int64
+		for _, rd := range c.Rounds {
+			txns += rd.Txns
+			if rd.Rate <= 0 || rd.DurationS < 0.9 || rd.DurationS > 1.5 {
+				t.Errorf("%s round %d: %+v", c.Key, rd.Round, rd)
+			}
+		}
+		if txns != c.Txns {
+			t.Errorf("%s: rounds hold %d transactions, the cell %d", c.Key, txns, c.Txns)
+		}
+		if v, ok := c.Metrics.WALBytesPerRow.Get(); !ok || v <= 0 {
+			t.Errorf("%s: WAL per row %+v", c.Key, c.Metrics.WALBytesPerRow)
+		}
+	}
+	// Interleaved: a's second round starts after b's first.
+	for i := 1; i < 4; i++ {
+		if !(a.Rounds[i-1].StartS < b.Rounds[i-1].StartS && b.Rounds[i-1].StartS < a.Rounds[i].StartS) {
+			t.Errorf("round %d not interleaved: a %.1f s, b %.1f s, a next %.1f s", i, a.Rounds[i-1].StartS, b.Rounds[i-1].StartS, a.Rounds[i].StartS)
+		}
+	}
+	g := res.Groups
+	if len(g) != 2 || g[0].Unit != results.UnitRounds || len(g[1].Compared) != 1 || g[1].Compared[0].N != 4 || g[1].Compared[0].TooFew {
+		t.Errorf("groups %+v", g)
+	}
+	t.Logf("A/A: %s over %s %.3f [%.3f, %.3f], p %.3f, significant %v", b.Key, a.Key, g[1].Compared[0].Effect,
+		g[1].Compared[0].EffectLo, g[1].Compared[0].EffectHi, g[1].Compared[0].P, g[1].Compared[0].Significant)
 }

@@ -206,7 +206,7 @@ ORDER BY kind, name`
 func isOwnName(kind, name string) bool {
 	switch kind {
 	case "table", "index", "sequence":
-		return name == workload.CellTable || strings.HasPrefix(name, workload.CellTable+"_")
+		return workload.IsCellRelation(name)
 	case "function":
 		return name == ownFunction
 	}

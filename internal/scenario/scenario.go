@@ -33,6 +33,9 @@ type Params struct {
 	ReadBy  string
 	Payload int
 	Repeat  int
+	// Rounds splits each cell's window into rounds interleaved across the
+	// cells of one client count and table size (1: one window per cell).
+	Rounds int
 	// Chunk and LoadMethod configure the bulk workloads.
 	Chunk      int64
 	LoadMethod string
@@ -59,6 +62,29 @@ type Scenario struct {
 	// against the cold-cache embedded server's shared_buffers: on a server
 	// with another cache they need --rows scaled to it.
 	CacheRelative bool
+}
+
+// Params are the scenario's parameters: its defaults, scaled down by
+// Quick for a smoke run, which has one round per cell and names no winner.
+func (s *Scenario) Params(quick bool) Params {
+	p := s.Defaults
+	p.Keys = append([]string(nil), p.Keys...)
+	if quick && s.Quick != nil {
+		s.Quick(&p)
+		p.Rounds = 1
+	}
+	return p
+}
+
+// FitRounds lowers the scenario's rounds to what the window holds (rounds
+// of at least a second, or a transaction per client), for a window the
+// user shortened without asking for rounds.
+func (p *Params) FitRounds() {
+	fit := int64(p.Duration / time.Second)
+	if p.Txns > 0 {
+		fit = p.Txns
+	}
+	p.Rounds = int(max(1, min(int64(p.Rounds), fit)))
 }
 
 // Cell is one planned measurement.
@@ -245,6 +271,12 @@ func (p *Params) Validate() error {
 		return bad("--batch %d x --payload %d sends %d MiB per statement; at most %d MiB", p.Batch, p.Payload, int64(p.Batch)*int64(p.Payload)>>20, MaxBatchBytes>>20)
 	case p.Repeat < 1 || p.Repeat > MaxCells:
 		return bad("--repeat must be from 1 to %d, not %d", MaxCells, p.Repeat)
+	case p.Rounds < 0 || p.Rounds > 100:
+		return bad("--rounds must be from 1 to 100, not %d", p.Rounds)
+	case p.Rounds > 1 && p.Txns > 0 && p.Txns < int64(p.Rounds):
+		return bad("--txns %d cannot be split into %d rounds", p.Txns, p.Rounds)
+	case p.Rounds > 1 && p.Txns == 0 && p.Duration < time.Duration(p.Rounds)*time.Second:
+		return bad("--duration %s cannot be split into %d rounds of at least 1s", p.Duration, p.Rounds)
 	case p.Txns == 0 && p.Duration < time.Second:
 		return bad("--duration must be at least 1s, not %s", p.Duration)
 	case p.Partitions < 0 || p.Partitions > 10000:
@@ -293,7 +325,7 @@ func init() {
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
 			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
-			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 10_000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1,
+			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 10_000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
@@ -311,7 +343,7 @@ func init() {
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"bigint", "uuidv7", "seq-uuid-time", "uuidv4", "uuidv4:index=btree", "uuidv4:index=unique", "uuidv4:index=none"},
 			Clients: []int{8}, Rows: []int64{0, 250_000, 1_000_000, 2_000_000}, Warmup: 2 * time.Second, Duration: 8 * time.Second,
-			Batch: 1, Payload: 32, Repeat: 1,
+			Batch: 1, Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Keys = []string{"bigint", "uuidv7", "uuidv4"}
@@ -332,7 +364,7 @@ func init() {
 			// the comparison about the keys (the server's INSERT ... SELECT
 			// path was 2-3x slower here whatever the key).
 			Workload: "bulk,bulk-index-after", Keys: []string{"bigint:gen=client", "uuidv7:gen=client", "uuidv6:spacing=10000", "uuidv1:spacing=10000", "uuidv4:gen=client"},
-			Clients: []int{1}, Rows: []int64{2_000_000}, Warmup: 0, Duration: time.Second, Batch: 1, Payload: 32, Repeat: 1,
+			Clients: []int{1}, Rows: []int64{2_000_000}, Warmup: 0, Duration: time.Second, Batch: 1, Payload: 32, Repeat: 1, Rounds: 1,
 			Chunk: 200_000, LoadMethod: "copy",
 		},
 		Quick: func(p *Params) {
@@ -355,7 +387,7 @@ func init() {
 		Defaults: Params{
 			Workload: "queue,queue-fifo", Keys: []string{"bigint:index=none", "bigint", "uuidv7", "uuidv4"},
 			Clients: []int{4}, Rows: []int64{0}, Warmup: 2 * time.Second, Duration: 15 * time.Second,
-			Batch: 1000, Payload: 0, Repeat: 1, Partitions: 64,
+			Batch: 1000, Payload: 0, Repeat: 1, Rounds: 5, Partitions: 64,
 		},
 		Quick: func(p *Params) {
 			p.Keys, p.Warmup, p.Duration, p.Partitions = []string{"bigint:index=none", "uuidv4"}, time.Second, 3*time.Second, 16
@@ -374,7 +406,7 @@ func init() {
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"bigint:cache=50", "uuidv4", "bigint", "uuidv7"},
 			Clients: []int{16, 32, 64}, Rows: []int64{0}, Warmup: time.Second, Duration: 10 * time.Second,
-			Batch: 1, Payload: 0, Repeat: 1,
+			Batch: 1, Payload: 0, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Clients, p.Duration = []int{16, 64}, 3*time.Second
@@ -393,7 +425,7 @@ func init() {
 			Description: "workload: " + m.Description,
 			Defaults: Params{
 				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{w.clients}, Rows: []int64{w.rows},
-				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: w.batch, ReadBy: "data", Payload: w.payload, Repeat: 1,
+				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: w.batch, ReadBy: "data", Payload: w.payload, Repeat: 1, Rounds: 5,
 				Partitions: w.partitions,
 			},
 			Quick: func(p *Params) {

@@ -25,10 +25,7 @@ func TestPlanInterleavesRepeats(t *testing.T) {
 func TestPresetsAreValid(t *testing.T) {
 	for _, s := range All() {
 		for _, quick := range []bool{false, true} {
-			p := s.Defaults
-			if quick && s.Quick != nil {
-				s.Quick(&p)
-			}
+			p := s.Params(quick)
 			if err := p.Validate(); err != nil {
 				t.Errorf("%s (quick %v): %v", s.Name, quick, err)
 			}

@@ -59,15 +59,15 @@ type bulkLoad struct {
 	buildS float64
 }
 
-func (b *bulkLoad) Tables(schema string, key *keys.Resolved) []*Table {
-	t := KeyedTable(schema, key, b.o)
+func (b *bulkLoad) Tables(at Place, key *keys.Resolved) []*Table {
+	t := KeyedTable(at, key, b.o)
 	t.Rows, t.DeferIndexes = 0, b.after // the rows are the window's load
 	return []*Table{t}
 }
 
 // Window: the chunks are the transactions, without warm-up.
 func (b *bulkLoad) Window(w *Window) {
-	w.Warmup, w.Duration, w.Txns, w.Unit = 0, 0, (b.o.Rows+b.o.Chunk-1)/b.o.Chunk, "chunks"
+	w.Warmup, w.Duration, w.Txns, w.Unit, w.Rounds = 0, 0, (b.o.Rows+b.o.Chunk-1)/b.o.Chunk, "chunks", 1
 }
 
 func (b *bulkLoad) Progress(s results.Second) string { return fmt.Sprintf("%.0f rows/s", s.RowsPS) }

@@ -48,8 +48,8 @@ func checkInsertBatch(batch int) error {
 	return nil
 }
 
-func (l *insertLoad) Tables(schema string, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(schema, key, l.o)}
+func (l *insertLoad) Tables(at Place, key *keys.Resolved) []*Table {
+	return []*Table{KeyedTable(at, key, l.o)}
 }
 
 func (l *insertLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {

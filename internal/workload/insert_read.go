@@ -37,8 +37,8 @@ type insertRead struct {
 	format int16
 }
 
-func (l *insertRead) Tables(schema string, key *keys.Resolved) []*Table {
-	t := KeyedTable(schema, key, l.o)
+func (l *insertRead) Tables(at Place, key *keys.Resolved) []*Table {
+	t := KeyedTable(at, key, l.o)
 	t.DataIndex = l.o.ReadBy == "data"
 	return []*Table{t}
 }

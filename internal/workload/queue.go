@@ -60,8 +60,8 @@ type queue struct {
 	fifo bool
 }
 
-func (q *queue) Tables(schema string, key *keys.Resolved) []*Table {
-	t := KeyedTable(schema, key, q.o)
+func (q *queue) Tables(at Place, key *keys.Resolved) []*Table {
+	t := KeyedTable(at, key, q.o)
 	t.Partitions = q.o.Partitions
 	return []*Table{t}
 }

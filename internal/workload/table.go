@@ -15,8 +15,9 @@ import (
 // recognises everything keybench made (the keys' own objects are named by
 // package keys: keys.SeqUUIDFunction, keys.SequenceSuffix).
 const (
-	// CellTable is the keyed table of every cell; a workload's other tables
-	// are named CellTable + "_" + their suffix.
+	// CellTable is the keyed table of every cell (of the n-th of several
+	// cells at once: CellTable<n>); a workload's other tables are named
+	// after it, <keyed table>_<suffix>.
 	CellTable = "kb_cell"
 
 	pkeySuffix      = "_pkey"
@@ -75,14 +76,28 @@ type Index struct {
 	Unique  bool
 }
 
-// KeyedTable is the cell's keyed table, as most workloads declare it.
-func KeyedTable(schema string, key *keys.Resolved, o Options) *Table {
-	return &Table{Schema: schema, Name: CellTable, Key: key, Rows: o.Rows, Payload: o.Payload}
+// Place is where a cell's tables go: keybench's schema, and the name of
+// the cell's keyed table (CellTable, or CellTable<n> when several cells'
+// tables live at once, as cells that run in rounds do); a workload's own
+// tables are named after it.
+type Place struct{ Schema, Table string }
+
+// PlaceOf is the place of the n-th cell whose tables live at once (n from 1).
+func PlaceOf(schema string, n int) Place {
+	if n <= 1 {
+		return Place{schema, CellTable}
+	}
+	return Place{schema, fmt.Sprintf("%s%d", CellTable, n)}
 }
 
-// OwnTable is a table of a workload's own, named CellTable_<suffix>.
-func OwnTable(schema, suffix, role, columns string, indexes ...Index) *Table {
-	return &Table{Schema: schema, Name: CellTable + "_" + suffix, Role: role, Columns: columns, Indexes: indexes}
+// KeyedTable is the cell's keyed table, as most workloads declare it.
+func KeyedTable(at Place, key *keys.Resolved, o Options) *Table {
+	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: o.Rows, Payload: o.Payload}
+}
+
+// OwnTable is a table of a workload's own, named <keyed table>_<suffix>.
+func OwnTable(at Place, suffix, role, columns string, indexes ...Index) *Table {
+	return &Table{Schema: at.Schema, Name: at.Table + "_" + suffix, Role: role, Columns: columns, Indexes: indexes}
 }
 
 // Keyed reports whether t is a keyed table (id KEY, data, payload).
@@ -293,4 +308,12 @@ func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// IsCellRelation says whether a relation's name is one of the cells' (a
+// keyed table, CellTable or CellTable<n>, or a table, partition, index or
+// sequence named after one).
+func IsCellRelation(name string) bool {
+	rest, ok := strings.CutPrefix(name, CellTable)
+	return ok && (rest == "" || rest[0] == '_' || rest[0] >= '0' && rest[0] <= '9')
 }

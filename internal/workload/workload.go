@@ -77,7 +77,7 @@ type Workload interface {
 	// Tables declares the cell's tables for its key; the first is the
 	// keyed table (KeyedTable) whose key the cell measures. The runner
 	// creates them, fills them and drops them.
-	Tables(schema string, key *keys.Resolved) []*Table
+	Tables(at Place, key *keys.Resolved) []*Table
 	// NewWorker prepares client id's statements on its own connection.
 	// gen makes the keys when keybench makes them (nil otherwise).
 	NewWorker(ctx context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error)
@@ -104,6 +104,10 @@ type Window struct {
 	Txns int64
 	// Unit names what the progress counts when Txns is set ("" reads "txns").
 	Unit string
+	// Rounds splits the window into rounds interleaved with the other
+	// cells' (the plan's --rounds); a workload whose window cannot be split
+	// (a load) sets 1.
+	Rounds int
 }
 
 // Windowed is a workload whose window is not the plan's (a load: its

@@ -71,7 +71,7 @@ func TestRelations(t *testing.T) {
 	key := &keys.Resolved{Spec: &keys.Spec{Index: keys.IndexPK}}
 	keyed := &Table{Schema: "s", Name: CellTable, Key: key, DataIndex: true}
 	parts := &Table{Schema: "s", Name: CellTable, Key: &keys.Resolved{Spec: &keys.Spec{Index: keys.IndexBtree}}, Partitions: 2}
-	own := OwnTable("s", "child", "child", "parent_id uuid", Index{Suffix: "parent_idx", Columns: "parent_id"})
+	own := OwnTable(Place{"s", CellTable}, "child", "child", "parent_id uuid", Index{Suffix: "parent_idx", Columns: "parent_id"})
 	for _, tc := range []struct {
 		tables []*Table
 		want   map[string]string
@@ -90,5 +90,20 @@ func TestRelations(t *testing.T) {
 	}
 	if got := LeafTables([]*Table{parts, own}); !reflect.DeepEqual(got, []string{"kb_cell_p0", "kb_cell_p1", "kb_cell_child"}) {
 		t.Errorf("LeafTables = %v", got)
+	}
+}
+
+func TestIsCellRelation(t *testing.T) {
+	for name, want := range map[string]bool{"kb_cell": true, "kb_cell_pkey": true, "kb_cell2": true, "kb_cell12_child_parent_idx": true,
+		"kb_cell_kbseq": true, "kb_cellar": false, "orders": false, "kb_cel": false} {
+		if IsCellRelation(name) != want {
+			t.Errorf("IsCellRelation(%s) != %v", name, want)
+		}
+	}
+	if p := PlaceOf("s", 1); p.Table != CellTable {
+		t.Errorf("the first place is %s", p.Table)
+	}
+	if p := PlaceOf("s", 3); p.Table != "kb_cell3" || !IsCellRelation(p.Table) {
+		t.Errorf("the third place is %s", p.Table)
 	}
 }

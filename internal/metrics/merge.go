@@ -1,0 +1,208 @@
+package metrics
+
+import "github.com/keybench/keybench/internal/results"
+
+// MergeRounds joins the session metrics of a cell's rounds (each round a
+// session of its own) into the cell's: counts add up, figures per row are
+// taken over the sums and total, every row the cell inserted; the
+// samplers' samples follow each other. A figure unavailable in any round
+// is unavailable for the cell, with that round's reason.
+func MergeRounds(ms []results.Metrics, total int64) results.Metrics {
+	var out results.Metrics
+	out.WALRecords = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALRecords })
+	out.WALFPI = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALFPI })
+	out.WALBytes = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALBytes })
+	out.WALBytesPerRow = perRowOf(out.WALBytes, total)
+	out.WALFPIPerRow = perRowOf(out.WALFPI, total)
+	out.WALRecordsPerRow = perRowOf(out.WALRecords, total)
+	out.WALFPIByRelation = combine(ms, func(m *results.Metrics) results.M[map[string]int64] { return m.WALFPIByRelation },
+		func(a, b map[string]int64) map[string]int64 {
+			c := map[string]int64{}
+			for k, v := range a {
+				c[k] += v
+			}
+			for k, v := range b {
+				c[k] += v
+			}
+			return c
+		})
+	if by, ok := out.WALFPIByRelation.Get(); ok {
+		out.KeyIndexFPIPerRow = results.PerRow(float64(by["key_index"]), total)
+	} else {
+		out.KeyIndexFPIPerRow = results.Unavailable[float64](out.WALFPIByRelation.Reason())
+	}
+	out.Checkpoints = combine(ms, func(m *results.Metrics) results.M[results.Checkpoints] { return m.Checkpoints },
+		func(a, b results.Checkpoints) results.Checkpoints {
+			return results.Checkpoints{Timed: a.Timed + b.Timed, Requested: a.Requested + b.Requested, Total: a.Total + b.Total}
+		})
+	out.IO = combine(ms, func(m *results.Metrics) results.M[results.IO] { return m.IO }, func(a, b results.IO) results.IO {
+		c := results.IO{Source: a.Source}
+		for i := range c.All {
+			c.All[i], c.Clients[i] = a.All[i]+b.All[i], a.Clients[i]+b.Clients[i]
+		}
+		return c
+	})
+	if io, ok := out.IO.Get(); ok {
+		if r, h := io.Clients.Reads(), io.Clients.Hits(); r+h > 0 {
+			io.ClientsHitRatio = results.Of(float64(h) / float64(r+h))
+			io.ClientsReadsPerRow = results.PerRow(float64(r), total)
+		}
+		out.IO = results.Of(io)
+	}
+	out.Blocks = combine(ms, func(m *results.Metrics) results.M[results.Blocks] { return m.Blocks }, func(a, b results.Blocks) results.Blocks {
+		return results.Blocks{HeapRead: a.HeapRead + b.HeapRead, HeapHit: a.HeapHit + b.HeapHit, IdxRead: a.IdxRead + b.IdxRead,
+			IdxHit: a.IdxHit + b.IdxHit, ToastRead: a.ToastRead + b.ToastRead, ToastHit: a.ToastHit + b.ToastHit}
+	})
+	out.Disk = mergeDisk(ms)
+	out.CPU = mergeCPU(ms)
+	out.Sampling = combine(ms, func(m *results.Metrics) results.M[results.Sampling] { return m.Sampling }, func(a, b results.Sampling) results.Sampling {
+		c := results.Sampling{Queries: a.Queries + b.Queries, BusyS: a.BusyS + b.BusyS, WindowS: a.WindowS + b.WindowS,
+			BufferCacheEveryS: max(a.BufferCacheEveryS, b.BufferCacheEveryS)}
+		if c.WindowS > 0 {
+			c.BusyShare = c.BusyS / c.WindowS
+		}
+		return c
+	})
+	out.WaitEvents = combine(ms, func(m *results.Metrics) results.M[results.WaitEvents] { return m.WaitEvents }, func(a, b results.WaitEvents) results.WaitEvents {
+		c := results.WaitEvents{Samples: a.Samples + b.Samples, EveryMS: a.EveryMS, Counts: map[string]int64{}}
+		for k, v := range a.Counts {
+			c.Counts[k] += v
+		}
+		for k, v := range b.Counts {
+			c.Counts[k] += v
+		}
+		c.Top = topWaits(c.Counts)
+		return c
+	})
+	out.BufferCache = mergeBufferCache(ms)
+	return out
+}
+
+// combine folds a figure over the rounds with add; unavailable in any round is unavailable.
+func combine[T any](ms []results.Metrics, get func(*results.Metrics) results.M[T], add func(a, b T) T) results.M[T] {
+	var acc T
+	for i := range ms {
+		f := get(&ms[i])
+		v, ok := f.Get()
+		if !ok {
+			if f.IsZero() {
+				return f
+			}
+			return results.Unavailable[T](f.Reason())
+		}
+		if i == 0 {
+			acc = v
+		} else {
+			acc = add(acc, v)
+		}
+	}
+	return results.Of(acc)
+}
+
+func sum(ms []results.Metrics, get func(*results.Metrics) results.M[int64]) results.M[int64] {
+	return combine(ms, get, func(a, b int64) int64 { return a + b })
+}
+
+func perRowOf(m results.M[int64], rows int64) results.M[float64] {
+	if v, ok := m.Get(); ok {
+		return results.PerRow(float64(v), rows)
+	}
+	if m.IsZero() {
+		return results.M[float64]{}
+	}
+	return results.Unavailable[float64](m.Reason())
+}
+
+// mergeDisk adds the rounds' device counts; busy fraction and waits are weighted by time and operations.
+func mergeDisk(ms []results.Metrics) results.M[results.Disk] {
+	type acc struct {
+		d                 results.Disk
+		busyMS, rMS, wMS  float64
+		elapsed, rAw, wAw float64
+	}
+	var a acc
+	for i := range ms {
+		d, ok := ms[i].Disk.Get()
+		if !ok {
+			return ms[i].Disk
+		}
+		el := 1.0
+		if c, ok := ms[i].CPU.Get(); ok && c.ElapsedS > 0 {
+			el = c.ElapsedS
+		}
+		a.d.Device = d.Device
+		a.d.Reads, a.d.ReadBytes, a.d.Writes, a.d.WriteBytes = a.d.Reads+d.Reads, a.d.ReadBytes+d.ReadBytes, a.d.Writes+d.Writes, a.d.WriteBytes+d.WriteBytes
+		a.busyMS += d.BusyFraction * el
+		a.elapsed += el
+		if v, ok := d.ReadAwaitMS.Get(); ok {
+			a.rMS += v * float64(d.Reads)
+			a.rAw += float64(d.Reads)
+		}
+		if v, ok := d.WriteAwaitMS.Get(); ok {
+			a.wMS += v * float64(d.Writes)
+			a.wAw += float64(d.Writes)
+		}
+	}
+	a.d.BusyFraction = a.busyMS / a.elapsed
+	a.d.ReadAwaitMS, a.d.WriteAwaitMS = weighted(a.rMS, a.rAw), weighted(a.wMS, a.wAw)
+	return results.Of(a.d)
+}
+
+func weighted(total, n float64) results.M[float64] {
+	if n == 0 {
+		return results.Unavailable[float64]("no operations")
+	}
+	return results.Of(total / n)
+}
+
+// mergeCPU adds the rounds' CPU seconds; cores are over the summed time.
+func mergeCPU(ms []results.Metrics) results.M[results.CPU] {
+	return combine(ms, func(m *results.Metrics) results.M[results.CPU] { return m.CPU }, func(a, b results.CPU) results.CPU {
+		c := results.CPU{ElapsedS: a.ElapsedS + b.ElapsedS, ClientS: a.ClientS + b.ClientS}
+		if c.ElapsedS > 0 {
+			c.ClientCores = c.ClientS / c.ElapsedS
+		}
+		sa, okA := a.ServerS.Get()
+		sb, okB := b.ServerS.Get()
+		switch {
+		case okA && okB:
+			c.ServerS = results.Of(sa + sb)
+			if c.ElapsedS > 0 {
+				c.ServerCores = results.Of((sa + sb) / c.ElapsedS)
+			}
+		case !okA:
+			c.ServerS = a.ServerS
+		default:
+			c.ServerS = b.ServerS
+		}
+		return c
+	})
+}
+
+// mergeBufferCache puts the rounds' samples one after the other (times
+// continuing from the previous round's window) and averages over all of them.
+func mergeBufferCache(ms []results.Metrics) results.M[results.BufferCache] {
+	var out results.BufferCache
+	offset := 0.0
+	for i := range ms {
+		bc, ok := ms[i].BufferCache.Get()
+		if !ok {
+			return ms[i].BufferCache
+		}
+		out.Buffers = bc.Buffers
+		for _, s := range bc.Samples {
+			out.Samples = append(out.Samples, results.CacheSample{T: s.T + offset, Shares: s.Shares})
+		}
+		out.FinalShare, out.UsageCountsFinal = bc.FinalShare, bc.UsageCountsFinal
+		if smp, ok := ms[i].Sampling.Get(); ok {
+			offset += smp.WindowS
+		}
+	}
+	out.MeanShare = map[string]float64{}
+	for _, s := range out.Samples {
+		for k, v := range s.Shares {
+			out.MeanShare[k] += v / float64(len(out.Samples))
+		}
+	}
+	return results.Of(out)
+}
