@@ -47,9 +47,12 @@ func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]
 	}
 	errs := r.measureGroup(ctx, pcs, cs, rounds)
 	var stop error
+	var out []results.Cell
 	for k, err := range errs {
 		c := &cs[k]
 		switch {
+		case errors.Is(err, errNotRun):
+			continue
 		case err == nil:
 		case parent.Err() != nil:
 			c.Status, c.Error = results.StatusInterrupted, "interrupted"
@@ -63,8 +66,9 @@ func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]
 				stop = fmt.Errorf("lost the connection to the server: %w", err)
 			}
 		}
+		out = append(out, *c)
 	}
-	return cs, stop
+	return out, stop
 }
 
 // serverGone reports whether the server has exited (when keybench can
@@ -104,9 +108,23 @@ type cellRun struct {
 
 // measureGroup runs the lifecycle of every cell of a group: set up and
 // fill them all, then their rounds in turn, then summarize, evidence and
-// drop each. A cell that fails leaves the group; the others go on.
+// drop each. A cell that fails leaves the group; the others go on, unless
+// a failed cell stops the run (--on-error stop): the cells not measured
+// then carry errNotRun.
 func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []results.Cell, rounds int) []error {
 	errs := make([]error, len(pcs))
+	// stop says whether cell k's failure ends the group: the run stops on a failed cell.
+	stop := func(k int) bool {
+		if errs[k] == nil || ctx.Err() == nil && r.cfg.OnError == "continue" {
+			return false
+		}
+		if ctx.Err() != nil {
+			fail(errs, errs[k])
+		} else {
+			fail(errs, errNotRun)
+		}
+		return true
+	}
 	crs := make([]*cellRun, len(pcs))
 	defer func() {
 		for _, cr := range crs {
@@ -124,8 +142,8 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 		if err == nil {
 			err = cr.fill(ctx)
 		}
-		if errs[k] = err; err != nil && ctx.Err() != nil {
-			return fail(errs, err)
+		if errs[k] = err; stop(k) {
+			return errs
 		}
 	}
 	for round := 1; round <= rounds; round++ {
@@ -136,21 +154,24 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 			if rounds > 1 {
 				r.ui.Logf("  round %d/%d: %s", round, rounds, pcs[k].Key.Raw)
 			}
-			if errs[k] = cr.round(ctx, round); errs[k] != nil && ctx.Err() != nil {
-				return fail(errs, errs[k])
+			if errs[k] = cr.round(ctx, round); stop(k) {
+				return errs
 			}
 		}
 	}
 	for k, cr := range crs {
-		if errs[k] == nil {
-			errs[k] = cr.finish(ctx)
+		if errs[k] != nil {
+			continue
 		}
-		if errs[k] != nil && ctx.Err() != nil {
-			return fail(errs, errs[k])
+		if errs[k] = cr.finish(ctx); stop(k) {
+			return errs
 		}
 	}
 	return errs
 }
+
+// errNotRun marks the cells of a group that a failed cell kept from running.
+var errNotRun = errors.New("not run: an earlier cell failed")
 
 // fail marks every cell without an error of its own with err (the run stops).
 func fail(errs []error, err error) []error {

@@ -425,7 +425,7 @@ func init() {
 			Description: "workload: " + m.Description,
 			Defaults: Params{
 				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{w.clients}, Rows: []int64{w.rows},
-				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: w.batch, ReadBy: "data", Payload: w.payload, Repeat: 1, Rounds: 5,
+				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: w.batch, ReadBy: "data", Payload: w.payload, Repeat: 1, Rounds: 1,
 				Partitions: w.partitions,
 			},
 			Quick: func(p *Params) {
