@@ -18,6 +18,7 @@ type Row struct {
 	Clients       int
 	Rows          int64
 	A, B          stats.Summary
+	UnitA, UnitB  string
 	Cmp           stats.Comparison
 	SizeA, SizeB  int64
 	HasSize       bool
@@ -43,7 +44,12 @@ func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 			continue
 		}
 		seen[id(x)] = true
-		r := Row{Key: x.Key, Workload: x.Workload, Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, Cmp: stats.Compare(x.Sample(), y.Sample())}
+		r := Row{Key: x.Key, Workload: x.Workload, Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, UnitA: x.Unit, UnitB: y.Unit}
+		if x.Independent() && y.Independent() {
+			r.Cmp = stats.Compare(x.Sample(), y.Sample())
+		} else { // one window per key: its per-second rates are never tested
+			r.Cmp = stats.Comparison{P: 1, PAdjusted: 1, TooFew: true, Needed: stats.MinSamples()}
+		}
 		total := func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.TotalBytes) }
 		sa, okA := a.Median(x, total)
 		sb, okB := b.Median(y, total)
@@ -59,10 +65,20 @@ func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 }
 
 func (r Row) delta() string {
-	if !r.Cmp.Significant {
+	switch {
+	case r.Cmp.TooFew:
+		return fmt.Sprintf("? too few samples (A: %s, B: %s; --rounds %d)", r.sampleCount(r.UnitA, r.A), r.sampleCount(r.UnitB, r.B), r.Cmp.Needed)
+	case !r.Cmp.Significant:
 		return fmt.Sprintf("~ (p=%.2g)", r.Cmp.P)
 	}
-	return fmt.Sprintf("%+.1f%% (p=%.2g)", (r.Cmp.Ratio-1)*100, r.Cmp.P)
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (r.Cmp.Effect-1)*100, (r.Cmp.EffectLo-1)*100, (r.Cmp.EffectHi-1)*100, r.Cmp.P)
+}
+
+func (r Row) sampleCount(unit string, s stats.Summary) string {
+	if unit == results.UnitSeconds {
+		return "one window"
+	}
+	return fmt.Sprintf("%d %s", s.N, unit)
 }
 
 func (r Row) sizeDelta() string {
@@ -77,12 +93,12 @@ func WriteComparison(w io.Writer, nameA, nameB string, rows []Row, onlyA, onlyB 
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	t.SetStyle(table.StyleLight)
-	t.AppendHeader(table.Row{"key", "workload", "clients", "rows before", "A: tps [95% CI]", "B: tps [95% CI]", "B vs A", "size A → B"})
+	t.AppendHeader(table.Row{"key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "size A → B"})
 	for _, r := range rows {
 		t.AppendRow(table.Row{r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta()})
 	}
 	t.Render()
-	fmt.Fprintf(w, "A: %s\nB: %s\n\"~\": within run-to-run noise (Mann-Whitney U, p >= %.2f).\n", nameA, nameB, stats.Alpha)
+	fmt.Fprintf(w, "A: %s\nB: %s\n\"~\": within run-to-run noise (Mann-Whitney U over each run's rounds or runs, p >= %.2f, or an interval of the effect that includes no change).\n", nameA, nameB, stats.Alpha)
 	for _, s := range onlyA {
 		fmt.Fprintf(w, "only in A: %s\n", s)
 	}
@@ -95,7 +111,7 @@ func ci(s stats.Summary) string {
 	if s.N == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f [%.0f-%.0f]", s.Median, s.Lo, s.Hi)
+	return fmt.Sprintf("%.0f [%.0f-%.0f, %.0f%%]", s.Median, s.Lo, s.Hi, 100*s.Confidence)
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.

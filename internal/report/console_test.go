@@ -22,7 +22,8 @@ import (
 // record, so the queue's per-core note leaves out "56 cores; ". And since
 // issue 13 the comparisons of these one-window-per-key runs say that their
 // samples are too few (per-second rates are never tested), where the old
-// keybench called differences from them.
+// keybench called differences from them; and a rate whose interval is
+// below 95% says its confidence.
 func TestSchemaOneSummaries(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
 		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))

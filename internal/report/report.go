@@ -150,6 +150,9 @@ func (r *renderer) verdict() (string, []Verdict) {
 	if k := r.kind(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
 	}
+	if d := drifted(r.headline); d != "" {
+		head += " " + d
+	}
 	var out []Verdict
 	for i, g := range ranked {
 		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g),
@@ -310,4 +313,19 @@ func versusOf(g *results.Group, other string) results.Versus {
 		}
 	}
 	return results.Versus{Key: other, Comparison: stats.Comparison{TooFew: true, Needed: stats.MinSamples(), P: 1, PAdjusted: 1}}
+}
+
+// drifted names the keys whose rounds trended with their order: their
+// verdict holds for the run's time, not for a steady state.
+func drifted(groups []*results.Group) string {
+	var out []string
+	for _, g := range groups {
+		if g.Drifted() {
+			out = append(out, fmt.Sprintf("%s (ρ = %+.2f)", g.Key, *g.Drift))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "Drift: the rates of " + strings.Join(out, ", ") + " rose or fell from round to round (Spearman's ρ with the round's order), so the table or the machine changed during the run: the ranking holds for this run's time, not for a steady state."
 }

@@ -52,7 +52,11 @@ func RateText(g *Group) string {
 	if s.N == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f %s [%.0f-%.0f]", s.Median, KindOf(g.Workload).Unit(), s.Lo, s.Hi)
+	text := fmt.Sprintf("%.0f %s [%.0f-%.0f", s.Median, KindOf(g.Workload).Unit(), s.Lo, s.Hi)
+	if s.Confidence < 0.95 { // too few samples for a 95% interval of the median: say what it is
+		text += fmt.Sprintf(", %.0f%%", 100*s.Confidence)
+	}
+	return text + "]"
 }
 
 // SizeText is the median total size of the group's tables at the end of their cells.

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -26,6 +27,10 @@ type Group struct {
 	// (Correction says how).
 	Compared   []Versus `json:"compared,omitempty"`
 	Correction string   `json:"correction,omitempty"`
+	// Drift is the rank correlation (Spearman) of the group's rounds with
+	// their order, when it ran five rounds or more: near ±1 the rate rose
+	// or fell from round to round (the table or the machine changed).
+	Drift *float64 `json:"drift,omitempty"`
 	// VsPrevious compares with the group listed before it in the same
 	// workload, clients and size; VsFirst with the first key at that size.
 	VsPrevious *Versus `json:"vs_previous,omitempty"`
@@ -106,7 +111,18 @@ func (r *Results) sampleOf(g *Group) {
 		}
 	}
 	g.TPS = stats.Summarize(g.sample)
+	if g.Unit == UnitRounds && len(g.Cells) == 1 && len(g.sample) >= 5 {
+		order := make([]float64, len(g.sample))
+		for i := range order {
+			order[i] = float64(i)
+		}
+		rho := stats.Spearman(order, g.sample)
+		g.Drift = &rho
+	}
 }
+
+// Drifted says whether the group's rounds trend with their order.
+func (g *Group) Drifted() bool { return g.Drift != nil && math.Abs(*g.Drift) >= stats.DriftThreshold }
 
 // compareShapes compares every two groups of the same shape (workload,
 // clients, table size), adjusts each shape's p-values with Holm's method,

@@ -79,8 +79,8 @@ type Plan struct {
 	Repeat     int      `json:"repeat"`
 	Seed       int64    `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the plan's cells.
-	Rounds int `json:"rounds,omitempty"`
-	Quick      bool     `json:"quick"`
+	Rounds int  `json:"rounds,omitempty"`
+	Quick  bool `json:"quick"`
 	// How loads and queues were run (bulk and queue workloads).
 	Chunk      int64  `json:"chunk,omitempty"`
 	LoadMethod string `json:"load_method,omitempty"`

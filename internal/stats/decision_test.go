@@ -143,3 +143,16 @@ func TestRoundsKeepTheFalsePositiveRate(t *testing.T) {
 		}
 	}
 }
+
+func TestSpearman(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5}
+	if r := Spearman(x, []float64{10, 20, 30, 40, 50}); math.Abs(r-1) > 1e-12 {
+		t.Errorf("rising: %g", r)
+	}
+	if r := Spearman(x, []float64{5, 4, 3, 2, 1}); math.Abs(r+1) > 1e-12 {
+		t.Errorf("falling: %g", r)
+	}
+	if r := Spearman(x, []float64{3, 1, 5, 2, 4}); math.Abs(r) > 0.5 {
+		t.Errorf("scattered: %g", r)
+	}
+}

@@ -318,3 +318,52 @@ func uDistribution(n1, n2 int) []float64 {
 	uDistributions.Store(key, cdf)
 	return cdf
 }
+
+// Spearman is the rank correlation of y with x (mid-ranks for ties): +1 when
+// y rises with x in every step, −1 when it falls, about 0 without a trend.
+func Spearman(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) < 2 {
+		return 0
+	}
+	rx, ry := ranks(x), ranks(y)
+	var mx, my float64
+	for i := range rx {
+		mx, my = mx+rx[i]/float64(len(rx)), my+ry[i]/float64(len(ry))
+	}
+	var sxy, sxx, syy float64
+	for i := range rx {
+		dx, dy := rx[i]-mx, ry[i]-my
+		sxy, sxx, syy = sxy+dx*dy, sxx+dx*dx, syy+dy*dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// ranks are the mid-ranks (1-based) of v.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	out := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j < len(idx) && v[idx[j]] == v[idx[i]] {
+			j++
+		}
+		for k := i; k < j; k++ {
+			out[idx[k]] = float64(i+j+1) / 2
+		}
+		i = j
+	}
+	return out
+}
+
+// DriftThreshold is the rank correlation of a key's rounds with their order
+// from which the verdict says the key drifted (the rates rose or fell from
+// round to round rather than scattering): with 5 rounds, |ρ| >= 0.9 leaves
+// one pair out of order at most.
+const DriftThreshold = 0.9
