@@ -18,6 +18,7 @@ import (
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 type runCmd struct {
@@ -165,8 +166,14 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	setIf(&p.ReadBy, r.ReadBy)
 	setIf(&p.Partitions, r.Partitions)
 	setIf(&p.Repeat, r.Repeat)
-	if r.Rounds == 0 {
-		p.FitRounds() // the scenario's rounds, as many as a shortened window holds
+	if r.Rounds == 0 && p.Rounds > 1 {
+		// The scenario's rounds, at least two more than the least with which
+		// a verdict over every two keys can be reached (so that a pair not
+		// completely apart can still be called), and as many as a shortened
+		// window holds.
+		n := len(p.Keys)
+		p.Rounds = max(p.Rounds, stats.MinSamplesFor(n*(n-1)/2)+2)
+		p.FitRounds()
 	}
 	setIf(&p.Rounds, r.Rounds)
 	return p, nil

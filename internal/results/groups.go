@@ -155,6 +155,7 @@ func compareShapes(groups []Group) {
 			}
 		}
 		stats.Holm(tested)
+		stats.TooFewFor(tested)
 		for x, gi := range idx {
 			g := &groups[gi]
 			if len(tested) > 0 {

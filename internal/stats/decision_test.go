@@ -156,3 +156,11 @@ func TestSpearman(t *testing.T) {
 		t.Errorf("scattered: %g", r)
 	}
 }
+
+func TestMinSamplesFor(t *testing.T) {
+	for comparisons, want := range map[int]int{1: 4, 3: 5, 6: 5, 15: 6, 21: 6, 28: 7} {
+		if got := MinSamplesFor(comparisons); got != want {
+			t.Errorf("MinSamplesFor(%d) = %d, want %d", comparisons, got, want)
+		}
+	}
+}

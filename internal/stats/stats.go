@@ -130,10 +130,27 @@ func minP(n, m int) float64 { return math.Min(1, 2*exactUCDF(0, n, m)) }
 // MinSamples is the smallest number of samples per side with which a
 // difference can be significant: 4 (completely separated samples of 4 and
 // 4 give p = 2/70 ≈ 0.029; 3 and 3 give 0.1).
-func MinSamples() int {
+func MinSamples() int { return MinSamplesFor(1) }
+
+// MinSamplesFor is the smallest number of samples per side with which a
+// difference can be significant after Holm's correction over comparisons
+// tests: the smallest p-value times the comparisons must stay below Alpha
+// (six keys, 15 comparisons: 6 samples each).
+func MinSamplesFor(comparisons int) int {
 	for n := 2; ; n++ {
-		if minP(n, n) < Alpha {
+		if minP(n, n)*float64(max(comparisons, 1)) < Alpha {
 			return n
+		}
+	}
+}
+
+// TooFewFor marks the comparisons that no outcome could make significant
+// after the correction over all of them, with the samples they would need.
+func TooFewFor(cs []*Comparison) {
+	for _, c := range cs {
+		if minP(c.N, c.M)*float64(len(cs)) >= Alpha {
+			c.TooFew, c.Needed = true, MinSamplesFor(len(cs))
+			c.decide()
 		}
 	}
 }
