@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // sleeper is a client whose transactions take d each and insert one row.
@@ -228,4 +230,24 @@ func stopTheWorld(d time.Duration) {
 	cmd := exec.Command("sh", "-c", fmt.Sprintf("kill -STOP %d; sleep %.3f; kill -CONT %d", os.Getpid(), d.Seconds(), os.Getpid()))
 	_ = cmd.Start()
 	_ = cmd.Wait()
+}
+
+// Rounds merged read as one window: counts and times add up, the seconds
+// follow each other, and a role's running total carries over the rounds.
+func TestMergeRounds(t *testing.T) {
+	round := func(txns, rows int64, total int64) *Result {
+		h := hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)
+		_ = h.RecordValue(1000)
+		rh := hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)
+		return &Result{Txns: txns, Rows: rows, TotalRows: total, Elapsed: time.Second, Latency: h,
+			Timeline: []Second{{T: 1, Txns: txns, Roles: map[string]RoleSecond{"in": {Total: total}}}},
+			Roles:    map[string]*RoleResult{"in": {Clients: 2, Txns: txns, Rows: rows, TotalRows: total, Latency: rh}}}
+	}
+	m := Merge([]*Result{round(10, 20, 25), round(30, 60, 70)})
+	if m.Txns != 40 || m.Rows != 80 || m.TotalRows != 95 || m.Elapsed != 2*time.Second || m.Latency.TotalCount() != 2 {
+		t.Errorf("merged %+v", m)
+	}
+	if len(m.Timeline) != 2 || m.Timeline[1].T != 2 || m.Timeline[1].Roles["in"].Total != 95 || m.Roles["in"].TotalRows != 95 || m.Roles["in"].Clients != 2 {
+		t.Errorf("timeline %+v, role %+v", m.Timeline, m.Roles["in"])
+	}
 }

@@ -153,14 +153,29 @@ func (r *renderer) verdict() (string, []Verdict) {
 	if d := drifted(r.headline); d != "" {
 		head += " " + d
 	}
+	// A run that could test nothing (one window per key: a --quick smoke
+	// run) names no winner.
+	smoke := true
+	for _, g := range ranked[1:] {
+		if !versusOf(g, best.Key).TooFew {
+			smoke = false
+		}
+	}
+	if smoke && len(ranked) > 1 {
+		head = fmt.Sprintf("A smoke test: one window per key, whose per-second rates are not independent samples, so no winner is named "+
+			"(keys listed by median rate; --rounds %d or more compares them).", stats.MinSamplesFor(len(ranked)*(len(ranked)-1)/2))
+	}
 	var out []Verdict
 	for i, g := range ranked {
 		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g),
 			TPS: fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.KindOf(g.Workload).Unit(), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
-		if i == 0 {
+		switch {
+		case i == 0 && smoke:
+			v.Versus = "highest median, not tested"
+		case i == 0:
 			v.Versus = "fastest"
 			v.Significant = true
-		} else {
+		default:
 			c := versusOf(g, best.Key)
 			v.Significant = c.Significant
 			switch {
@@ -183,7 +198,7 @@ func (r *renderer) verdict() (string, []Verdict) {
 func (r *renderer) why(g, best *results.Group) string {
 	c, b := r.cell(g), r.cell(best)
 	var parts []string
-	if share, ok := cacheShare(c); ok {
+	if share, ok := cacheShare(c); ok && hasKeyIndex(c) {
 		s := fmt.Sprintf("its key index held %.0f%% of the buffer cache", share*100)
 		if bs, ok := cacheShare(b); ok && g != best {
 			s += fmt.Sprintf(" (%s: %.0f%%)", r.label(best), bs*100)
@@ -328,4 +343,10 @@ func drifted(groups []*results.Group) string {
 		return ""
 	}
 	return "Drift: the rates of " + strings.Join(out, ", ") + " rose or fell from round to round (Spearman's ρ with the round's order), so the table or the machine changed during the run: the ranking holds for this run's time, not for a steady state."
+}
+
+// hasKeyIndex says whether the cell's key had an index (index=none has none to hold cache).
+func hasKeyIndex(c *results.Cell) bool {
+	_, ok := c.Metrics.KeyIndexBytes.Get()
+	return ok
 }
