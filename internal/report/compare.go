@@ -61,6 +61,15 @@ func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 			onlyB = append(onlyB, id(&gb[i]))
 		}
 	}
+	// The rows are tested together: their p-values are adjusted with Holm's method.
+	var tested []*stats.Comparison
+	for i := range rows {
+		if !rows[i].Cmp.TooFew {
+			tested = append(tested, &rows[i].Cmp)
+		}
+	}
+	stats.Holm(tested)
+	stats.TooFewFor(tested)
 	return rows, onlyA, onlyB
 }
 
@@ -69,9 +78,9 @@ func (r Row) delta() string {
 	case r.Cmp.TooFew:
 		return fmt.Sprintf("? too few samples (A: %s, B: %s; --rounds %d)", r.sampleCount(r.UnitA, r.A), r.sampleCount(r.UnitB, r.B), r.Cmp.Needed)
 	case !r.Cmp.Significant:
-		return fmt.Sprintf("~ (p=%.2g)", r.Cmp.P)
+		return fmt.Sprintf("~ (p=%.2g)", r.Cmp.PAdjusted)
 	}
-	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (r.Cmp.Effect-1)*100, (r.Cmp.EffectLo-1)*100, (r.Cmp.EffectHi-1)*100, r.Cmp.P)
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (r.Cmp.Effect-1)*100, (r.Cmp.EffectLo-1)*100, (r.Cmp.EffectHi-1)*100, r.Cmp.PAdjusted)
 }
 
 func (r Row) sampleCount(unit string, s stats.Summary) string {
@@ -98,7 +107,7 @@ func WriteComparison(w io.Writer, nameA, nameB string, rows []Row, onlyA, onlyB 
 		t.AppendRow(table.Row{r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta()})
 	}
 	t.Render()
-	fmt.Fprintf(w, "A: %s\nB: %s\n\"~\": within run-to-run noise (Mann-Whitney U over each run's rounds or runs, p >= %.2f, or an interval of the effect that includes no change).\n", nameA, nameB, stats.Alpha)
+	fmt.Fprintf(w, "A: %s\nB: %s\n\"~\": within run-to-run noise (Mann-Whitney U over each run's rounds or runs, p >= %.2f after Holm's correction over the rows, or an interval of the effect that includes no change).\n", nameA, nameB, stats.Alpha)
 	for _, s := range onlyA {
 		fmt.Fprintf(w, "only in A: %s\n", s)
 	}
