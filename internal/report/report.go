@@ -227,10 +227,13 @@ func (r *renderer) why(g, best *results.Group) string {
 }
 
 func unitWords(u string) string {
-	if u == "runs" {
-		return "one figure per run"
+	switch u {
+	case results.UnitRounds:
+		return "one sample per round, the rounds interleaved across the keys"
+	case results.UnitRuns:
+		return "one sample per run"
 	}
-	return "per-second rates; repeat with --repeat 5 to compare whole runs"
+	return "one window per key: its per-second rates are not tested"
 }
 
 func cacheShare(c *results.Cell) (float64, bool) {
