@@ -233,6 +233,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 			}
 		}
 		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate})
+		// The cell holds what its rounds measured so far: an interrupted
+		// run keeps it (the cell is then marked interrupted, not summarized).
+		fillDriverResult(cr.c, driver.Merge(cr.results))
 	}
 	return nil
 }

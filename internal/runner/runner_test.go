@@ -485,3 +485,27 @@ func TestRoundsInterleaveTheCells(t *testing.T) {
 	t.Logf("A/A: %s over %s %.3f [%.3f, %.3f], p %.3f, significant %v", b.Key, a.Key, g[1].Compared[0].Effect,
 		g[1].Compared[0].EffectLo, g[1].Compared[0].EffectHi, g[1].Compared[0].P, g[1].Compared[0].Significant)
 }
+
+// An interrupted group of rounds keeps what its finished rounds measured.
+func TestInterruptedRoundsKeepTheirFigures(t *testing.T) {
+	cfg := config(t, "insert", "bigint,uuidv4", func(p *scenario.Params) {
+		p.Rounds, p.Duration, p.Warmup, p.Rows = 4, 8*time.Second, 200*time.Millisecond, []int64{0}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { // after the first round of both cells (2 s each, with warm-up and checkpoint)
+		time.Sleep(6 * time.Second)
+		cancel()
+	}()
+	res, err := runner.Run(ctx, cfg)
+	if !errors.Is(err, runner.ErrInterrupted) || res.Status != results.StatusInterrupted || len(res.Cells) != 2 {
+		t.Fatalf("err %v, status %s, %d cells", err, res.Status, len(res.Cells))
+	}
+	c := res.Cells[0]
+	if c.Status != results.StatusInterrupted || len(c.Rounds) == 0 || c.Txns == 0 || c.TPS <= 0 {
+		t.Errorf("first cell: %s, %d rounds, %d txns, %.0f tps", c.Status, len(c.Rounds), c.Txns, c.TPS)
+	}
+	if schemaExists(t, "kbtest") {
+		t.Error("keybench left its schema behind")
+	}
+}
