@@ -59,7 +59,7 @@ var transactional = []results.Column{
 	{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 }
 
-const transactionalNote = "rate: median transactions (bulk: rows) per second with its 95% confidence interval (bulk: over the load's chunks); size: table + indexes at the end of the cell;"
+const transactionalNote = "rate: the median rate, in the unit beside it, with its confidence interval; size: table + indexes at the end of the cell;"
 
 // columnsOf are the columns of the run's table: the workloads' own when
 // every group's kind has the same ones, the transactional ones otherwise.

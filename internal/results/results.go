@@ -81,7 +81,7 @@ type Plan struct {
 	// Rounds splits each cell's window into rounds interleaved across the plan's cells.
 	Rounds int  `json:"rounds,omitempty"`
 	Quick  bool `json:"quick"`
-	// How loads and queues were run (bulk and queue workloads).
+	// How loads and queues were run (--chunk, --load-method, --partitions).
 	Chunk      int64  `json:"chunk,omitempty"`
 	LoadMethod string `json:"load_method,omitempty"`
 	Partitions int    `json:"partitions,omitempty"`
