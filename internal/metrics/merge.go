@@ -27,7 +27,7 @@ func MergeRounds(ms []results.Metrics, total int64) results.Metrics {
 			return c
 		})
 	if by, ok := out.WALFPIByRelation.Get(); ok {
-		out.KeyIndexFPIPerRow = results.PerRow(float64(by["key_index"]), total)
+		out.KeyIndexFPIPerRow = results.PerRow(float64(by[results.RoleKeyIndex]), total)
 	} else {
 		out.KeyIndexFPIPerRow = results.Unavailable[float64](out.WALFPIByRelation.Reason())
 	}

@@ -197,5 +197,5 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 		return
 	}
 	into.WALFPIByRelation = results.Of(by)
-	into.KeyIndexFPIPerRow = results.PerRow(float64(by["key_index"]), rows)
+	into.KeyIndexFPIPerRow = results.PerRow(float64(by[results.RoleKeyIndex]), rows)
 }

@@ -28,6 +28,7 @@ func WriteSummary(w io.Writer, res *results.Results) {
 	} else {
 		rowsTable(w, res, groups)
 	}
+	pairs(w, groups)
 	evidence(w, res, groups)
 	failures(w, res)
 	for _, n := range res.Notes {
@@ -249,20 +250,40 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 	if other != nil {
 		if a, ok := res.Median(g, total); ok {
 			if b, ok := res.Median(other, total); ok && int64(b) > 0 {
-				size = results.Relative(float64(int64(a))/float64(int64(b)), "larger", "smaller", "same size")
+				size = results.Relative(float64(int64(a))/float64(int64(b)), "larger", "smaller", "the same size")
 			}
 		}
 	}
-	if size == "" {
-		return speed + " than " + v.Key
+	text, last := speed, speed
+	if size != "" {
+		text, last = speed+", "+size, size
 	}
-	return speed + ", " + size + " than " + v.Key
+	switch {
+	case last == speedText(&results.Versus{Comparison: stats.Comparison{TooFew: true}}):
+		return text + " to compare with " + v.Key
+	case strings.HasPrefix(last, "~ ") || strings.HasPrefix(last, "the same "):
+		return text + " as " + v.Key
+	}
+	return text + " than " + v.Key
 }
 
 func unitNote(groups []results.Group) string {
+	need := stats.MinSamples() // the most samples an untested pair needs
+	for _, g := range groups {
+		for _, v := range g.Compared {
+			if v.TooFew {
+				need = max(need, v.Needed)
+			}
+		}
+	}
 	for _, g := range groups {
 		if !g.Independent() {
-			return fmt.Sprintf("one window per key: per-second rates are not independent samples, so nothing is tested (--rounds %d or more compares keys)", stats.MinSamples())
+			return fmt.Sprintf("one window per key: per-second rates are not independent samples, so nothing is tested (--rounds %d or more compares keys)", need)
+		}
+	}
+	for _, g := range groups {
+		if g.Unit == results.UnitRuns && g.TPS.N < 2 {
+			return fmt.Sprintf("one run per key: one sample each, so nothing is tested (--repeat %d or more compares keys)", need)
 		}
 	}
 	for _, g := range groups {
@@ -343,7 +364,12 @@ func evidence(w io.Writer, res *results.Results, groups []results.Group) {
 }
 
 func cacheShareText(m *results.Metrics) string {
-	return m.BufferCache.Text(func(b results.BufferCache) string { return fmt.Sprintf("%.0f%%", b.MeanShare["key_index"]*100) })
+	return m.BufferCache.Text(func(b results.BufferCache) string {
+		if share, ok := b.KeyIndexShare(); ok {
+			return fmt.Sprintf("%.0f%%", share*100)
+		}
+		return "no index then"
+	})
 }
 
 func topWaitsText(m *results.Metrics, n int) string {

@@ -22,8 +22,10 @@ import (
 // record, so the queue's per-core note leaves out "56 cores; ". And since
 // issue 13 the comparisons of these one-window-per-key runs say that their
 // samples are too few (per-second rates are never tested), where the old
-// keybench called differences from them; and a rate whose interval is
-// below 95% says its confidence.
+// keybench called differences from them, with the rounds the run's keys
+// would need; a rate whose interval is below 95% says its confidence; a
+// load is one run per key (its rate: rows over the whole load); and a key
+// without an index during the window says so instead of "0%" of the cache.
 func TestSchemaOneSummaries(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
 		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))

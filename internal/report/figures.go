@@ -166,7 +166,7 @@ func (r *renderer) fpiPerRow() (Chart, string) {
 		fpi, _ := results.Float(c.Metrics.WALFPI)
 		if by, ok := c.Metrics.WALFPIByRelation.Get(); ok && fpi > 0 && total > 0 {
 			rows := fpi / total
-			for i, role := range []string{"key_index", "data_index", "table"} {
+			for i, role := range []string{results.RoleKeyIndex, results.RoleDataIndex, results.RoleTable} {
 				out[i+1] = float64(by[role]) / rows
 			}
 		}
@@ -183,8 +183,11 @@ func (r *renderer) fpiPerRow() (Chart, string) {
 func (r *renderer) cacheOverTime() (Chart, string) {
 	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
 		bc, _ := c.Metrics.BufferCache.Get()
+		if _, ok := bc.KeyIndexShare(); !ok {
+			return nil, nil // no key index during the window: no line at 0%
+		}
 		for _, smp := range bc.Samples {
-			xs, ys = append(xs, smp.T), append(ys, smp.Shares["key_index"]*100)
+			xs, ys = append(xs, smp.T), append(ys, smp.Shares[results.RoleKeyIndex]*100)
 		}
 		return xs, ys
 	})

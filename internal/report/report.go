@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -49,6 +50,8 @@ type page struct {
 	Title, Status, Error string
 	Headline             string
 	Verdicts             []Verdict
+	Pairs                []PairTable
+	PairsNote            string
 	Charts               []Chart
 	Missing              []string
 	Summary              string
@@ -75,6 +78,7 @@ func Render(res *results.Results) ([]byte, error) {
 	r.pickHeadline()
 	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
 	p.Headline, p.Verdicts = r.verdict()
+	p.Pairs, p.PairsNote = pairTables(groups), pairsNote
 	add := func(c Chart, missing string) {
 		if missing != "" {
 			p.Missing = append(p.Missing, missing)
@@ -141,54 +145,158 @@ func (r *renderer) verdict() (string, []Verdict) {
 	if len(r.headline) == 0 {
 		return "No cell finished, so there is nothing to rank.", nil
 	}
+	if p := r.res.Plan.Pivot; p != nil && p.Bloat {
+		return r.bloatVerdict()
+	}
 	ranked := append([]*results.Group(nil), r.headline...)
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].TPS.Median > ranked[j].TPS.Median })
 	best := ranked[0]
-	g0 := ranked[0]
 	head := fmt.Sprintf("%s, %d clients, %s rows before each window: keys ranked by median throughput (%s).",
-		g0.Workload, g0.Clients, thousands(g0.Rows), unitWords(g0.Unit))
+		best.Workload, best.Clients, thousands(best.Rows), unitWords(best))
 	if k := r.kind(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
+	}
+	// A run whose samples could test nothing names no winner: a --quick
+	// smoke run, one window per key, or one load per key.
+	tested := false
+	for _, g := range ranked[1:] {
+		if !versusOf(g, best.Key).TooFew {
+			tested = true
+		}
+	}
+	switch {
+	case len(ranked) < 2 || tested:
+	case r.res.Plan.Quick:
+		smoke := fmt.Sprintf("A smoke test (--quick): %s, so no winner is named (keys listed by median rate; %s compares them).",
+			unitWords(best), moreSamples(best, ranked))
+		if k := r.kind(); k.Headline != nil {
+			smoke += " " + head
+		}
+		head = smoke
+	default:
+		head += fmt.Sprintf(" Not tested: %s, so no winner is named on the rate alone (%s compares them); the evidence beside each key is measured, not sampled.",
+			unitWords(best), moreSamples(best, ranked))
 	}
 	if d := drifted(r.headline); d != "" {
 		head += " " + d
 	}
-	// A run that could test nothing (one window per key: a --quick smoke
-	// run) names no winner.
-	smoke := true
-	for _, g := range ranked[1:] {
-		if !versusOf(g, best.Key).TooFew {
-			smoke = false
-		}
-	}
-	if smoke && len(ranked) > 1 {
-		head = fmt.Sprintf("A smoke test: one window per key, whose per-second rates are not independent samples, so no winner is named "+
-			"(keys listed by median rate; --rounds %d or more compares them).", stats.MinSamplesFor(len(ranked)*(len(ranked)-1)/2))
+	if m := machineDrift(r.res, r.headline); m != "" {
+		head += " " + m
 	}
 	var out []Verdict
 	for i, g := range ranked {
-		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g),
-			TPS: fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.KindOf(g.Workload).Unit(), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)}
+		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g), TPS: rateWithInterval(g)}
 		switch {
-		case i == 0 && smoke:
+		case i == 0 && !tested:
 			v.Versus = "highest median, not tested"
 		case i == 0:
 			v.Versus = "fastest"
 			v.Significant = true
 		default:
-			c := versusOf(g, best.Key)
-			v.Significant = c.Significant
-			switch {
-			case c.TooFew:
-				v.Versus = fmt.Sprintf("? %s: too few samples to compare (%d rounds each needed)", r.label(best), c.Needed)
-			case c.Significant:
-				v.Versus = fmt.Sprintf("%.0f%% slower than %s [%.0f–%.0f%%] (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
-					(1-c.EffectHi)*100, (1-c.EffectLo)*100, c.PAdjusted, g.Correction)
-			default:
-				v.Versus = fmt.Sprintf("~ %s (within noise, p=%.2g)", r.label(best), c.PAdjusted)
-			}
+			v.Versus, v.Significant = r.versusText(g, best)
 		}
 		v.Why = r.why(g, best)
+		out = append(out, v)
+	}
+	return head, out
+}
+
+// rateWithInterval is a group's median rate with its interval and the interval's confidence.
+func rateWithInterval(g *results.Group) string {
+	if g.TPS.N < 2 {
+		return fmt.Sprintf("%.0f %s (%s)", g.TPS.Median, results.KindOf(g.Workload).Unit(), unitWords(g))
+	}
+	return fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.KindOf(g.Workload).Unit(), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)
+}
+
+// versusText says how g compares with the best group, and whether the difference is significant.
+func (r *renderer) versusText(g, best *results.Group) (string, bool) {
+	c := versusOf(g, best.Key)
+	switch {
+	case c.TooFew:
+		return fmt.Sprintf("? %s: too few samples to compare (%d %s each needed)", r.label(best), c.Needed, sampleNoun(g)), false
+	case c.Significant:
+		return fmt.Sprintf("%.0f%% slower than %s [%.0f–%.0f%%] (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
+			(1-c.EffectHi)*100, (1-c.EffectLo)*100, c.PAdjusted, g.Correction), true
+	}
+	return fmt.Sprintf("~ %s (within noise, p=%.2g)", r.label(best), c.PAdjusted), false
+}
+
+// sampleNoun is what one more sample of the group would be.
+func sampleNoun(g *results.Group) string {
+	if g.Unit == results.UnitRuns {
+		return "runs"
+	}
+	return "rounds"
+}
+
+// moreSamples says which flag gives g's shape enough samples to compare
+// its keys (Holm's correction runs over the pairs of one shape).
+func moreSamples(g *results.Group, groups []*results.Group) string {
+	k := 0
+	for _, o := range groups {
+		if o.Workload == g.Workload && o.Clients == g.Clients && o.Rows == g.Rows {
+			k++
+		}
+	}
+	n := stats.MinSamplesFor(k * (k - 1) / 2)
+	if g.Unit == results.UnitRuns {
+		return fmt.Sprintf("--repeat %d or more", n)
+	}
+	return fmt.Sprintf("--rounds %d or more", n)
+}
+
+// bloatVerdict answers a scenario whose point is the key index's bloat
+// across client counts (002): keys ranked by bloat at the most clients,
+// each with its bloat at every client count. Bloat is a count of pages
+// (the index's size over its size after REINDEX), one figure per cell,
+// not a sample: it is reported as measured; the rates beside it are
+// compared as usual.
+func (r *renderer) bloatVerdict() (string, []Verdict) {
+	bloat := func(g *results.Group) (float64, bool) {
+		return r.res.Median(g, func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.BloatRatio) })
+	}
+	ranked := append([]*results.Group(nil), r.headline...)
+	sort.SliceStable(ranked, func(i, j int) bool {
+		a, aok := bloat(ranked[i])
+		b, bok := bloat(ranked[j])
+		return aok && (!bok || a < b)
+	})
+	byTPS := append([]*results.Group(nil), r.headline...)
+	sort.SliceStable(byTPS, func(i, j int) bool { return byTPS[i].TPS.Median > byTPS[j].TPS.Median })
+	fastest := byTPS[0]
+	g0 := ranked[0]
+	head := fmt.Sprintf("Keys ranked by their key index's bloat (its size over its size after REINDEX: pages, measured once per cell, not sampled) "+
+		"after %s with %d clients, lowest first, with the bloat at every client count: the sequence cache and random keys leave half-empty leaves "+
+		"where concurrent inserts split pages out of order (002). Rates are compared with the fastest key at %d clients.", g0.Workload, g0.Clients, g0.Clients)
+	if d := drifted(r.headline); d != "" {
+		head += " " + d
+	}
+	var out []Verdict
+	for i, g := range ranked {
+		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g)}
+		var at []string
+		for gi := range r.groups {
+			o := &r.groups[gi]
+			if o.Key == g.Key && o.Workload == g.Workload && o.Rows == g.Rows {
+				if b, ok := bloat(o); ok {
+					at = append(at, fmt.Sprintf("%.2f at %d", b, o.Clients))
+				}
+			}
+		}
+		if len(at) == 0 {
+			v.TPS = "bloat not measured"
+		} else {
+			v.TPS = "bloat " + strings.Join(at, ", ") + " clients"
+		}
+		v.TPS += "; " + rateWithInterval(g)
+		if g == fastest {
+			v.Versus = "fastest"
+			v.Significant = true
+		} else {
+			v.Versus, v.Significant = r.versusText(g, fastest)
+		}
+		v.Why = r.why(g, fastest)
 		out = append(out, v)
 	}
 	return head, out
@@ -217,6 +325,10 @@ func (r *renderer) why(g, best *results.Group) string {
 	if bl, ok := c.Metrics.BloatRatio.Get(); ok {
 		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
 	}
+	if b, ok := c.Metrics.Blocks.Get(); ok && c.RowsInserted > 0 {
+		read := b.HeapRead + b.IdxRead
+		parts = append(parts, fmt.Sprintf("it read %s blocks of its table and indexes from outside the buffer cache (%.3f per row)", thousands(read), float64(read)/float64(c.RowsInserted)))
+	}
 	if w, share, ok := topWait(c); ok {
 		parts = append(parts, fmt.Sprintf("clients waited most on %s (%.0f%% of samples)", w, share*100))
 	}
@@ -226,11 +338,14 @@ func (r *renderer) why(g, best *results.Group) string {
 	return strings.Join(parts, "; ")
 }
 
-func unitWords(u string) string {
-	switch u {
+func unitWords(g *results.Group) string {
+	switch g.Unit {
 	case results.UnitRounds:
 		return "one sample per round, the rounds interleaved across the keys"
 	case results.UnitRuns:
+		if g.TPS.N == 1 {
+			return "one run per key"
+		}
 		return "one sample per run"
 	}
 	return "one window per key: its per-second rates are not tested"
@@ -238,7 +353,10 @@ func unitWords(u string) string {
 
 func cacheShare(c *results.Cell) (float64, bool) {
 	bc, ok := c.Metrics.BufferCache.Get()
-	return bc.MeanShare["key_index"], ok
+	if !ok {
+		return 0, false
+	}
+	return bc.KeyIndexShare()
 }
 
 // waitCounts are the clients' wait-event counts and their total.
@@ -346,6 +464,37 @@ func drifted(groups []*results.Group) string {
 		return ""
 	}
 	return "Drift: the rates of " + strings.Join(out, ", ") + " rose or fell from round to round (Spearman's ρ with the round's order), so the table or the machine changed during the run: the ranking holds for this run's time, not for a steady state."
+}
+
+// machineShift is how far a reference's rate may move between its first
+// and last round before the verdict says so (round rates scatter ±20%
+// here, so a smaller shift is not told from noise).
+const machineShift = 0.15
+
+// machineDrift says when the reference cell (the first key) ran its last
+// round at a rate more than machineShift away from its first, and every
+// other key moved the same way: the machine's speed (or every table's
+// growth) changed during the run. Rounds interleave the keys, so the
+// comparison still holds, but the rates belong to the run's time.
+func machineDrift(res *results.Results, groups []*results.Group) string {
+	if len(groups) < 2 {
+		return ""
+	}
+	ref, ok := res.RoundShift(groups[0])
+	if !ok || math.Abs(ref-1) < machineShift {
+		return ""
+	}
+	lo, hi := ref, ref
+	for _, g := range groups[1:] {
+		s, ok := res.RoundShift(g)
+		if !ok || (s > 1) != (ref > 1) {
+			return ""
+		}
+		lo, hi = math.Min(lo, s), math.Max(hi, s)
+	}
+	return fmt.Sprintf("The machine moved: the reference, %s, ran its last round at %.2f× its first, and every key moved the same way (%.2f–%.2f×): "+
+		"the server's speed or every table's growth changed the rates during the run; the rounds interleave the keys, so the comparison holds for the run's time.",
+		groups[0].Key, ref, lo, hi)
 }
 
 // hasKeyIndex says whether the cell's key had an index (index=none has none to hold cache).

@@ -27,6 +27,11 @@ table.env { border-collapse: collapse; font-size: .9em; }
 table.env td { border-top: 1px solid #eee; padding: .2em .8em .2em 0; vertical-align: top; }
 code.cmd { display: block; background: #222; color: #eee; padding: .7em; border-radius: 4px; white-space: pre-wrap; word-break: break-all; }
 .missing { color: #777; font-size: .9em; }
+table.pairs { border-collapse: collapse; font-size: .82em; margin: .5em 0 1em; font-variant-numeric: tabular-nums; }
+table.pairs th, table.pairs td { border: 1px solid #ddd; padding: .25em .5em; text-align: right; }
+table.pairs th:first-child { text-align: left; }
+table.pairs td.sig { font-weight: bold; background: #eef6ee; }
+table.pairs td.noise { color: #777; }
 </style>
 </head>
 <body>
@@ -40,6 +45,13 @@ code.cmd { display: block; background: #222; color: #eee; padding: .7em; border-
 <span class="why">Why: {{.Why}}.</span></li>
 {{end}}</ol>
 {{range .Notes}}<p class="missing">Note: {{.}}.</p>{{end}}
+{{if .Pairs}}<h3 id="pairs">Every pair</h3>
+<p class="missing">{{.PairsNote}}; [lo–hi]: the effect's 95% interval; p: adjusted.</p>
+{{range .Pairs}}<table class="pairs"><caption>{{.Title}}</caption>
+<tr><th>row ÷ column</th>{{range .Keys}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th>{{.Key}}</th>{{range .Cells}}<td class="{{if .Significant}}sig{{else}}noise{{end}}">{{.Text}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{end}}
 
 <h2 id="charts">Charts</h2>
 {{range .Charts}}<figure>

@@ -18,7 +18,8 @@ type Group struct {
 	// Cells are the indexes of the group's ok cells in Results.Cells.
 	Cells []int `json:"cells"`
 	// Unit says what the TPS sample holds: "rounds" (one figure per round,
-	// --rounds), "runs" (one per repetition, --repeat) or "seconds" (one
+	// --rounds), "runs" (one per run: --repeat, or a load's one run, whose
+	// rate is its rows over the whole load) or "seconds" (one
 	// window's per-second figures: not independent, so never tested).
 	Unit string        `json:"unit"`
 	TPS  stats.Summary `json:"tps"`
@@ -97,7 +98,10 @@ func (r *Results) sampleOf(g *Group) {
 				g.sample = append(g.sample, rd.Rate)
 			}
 		}
-	case len(g.Cells) >= 2:
+	case len(g.Cells) >= 2 || !r.Cells[g.Cells[0]].Kind().SecondsTimeline:
+		// Repeated cells, or one cell whose timeline holds its workload's
+		// steps (a load's chunks): the cell's own rate is the sample (a
+		// load's is its rows over the whole load, index build included).
 		g.Unit = UnitRuns
 		for _, i := range g.Cells {
 			g.sample = append(g.sample, r.Cells[i].Rate())
@@ -119,6 +123,18 @@ func (r *Results) sampleOf(g *Group) {
 		rho := stats.Spearman(order, g.sample)
 		g.Drift = &rho
 	}
+}
+
+// RoundShift is the group's last round's rate over its first round's (of
+// its first cell that ran two rounds or more): how far the rate moved
+// between the start and the end of the run.
+func (r *Results) RoundShift(g *Group) (float64, bool) {
+	for _, i := range g.Cells {
+		if rd := r.Cells[i].Rounds; len(rd) >= 2 && rd[0].Rate > 0 {
+			return rd[len(rd)-1].Rate / rd[0].Rate, true
+		}
+	}
+	return 0, false
 }
 
 // Drifted says whether the group's rounds trend with their order.
@@ -156,6 +172,14 @@ func compareShapes(groups []Group) {
 		}
 		stats.Holm(tested)
 		stats.TooFewFor(tested)
+		// What an untestable pair needs: enough samples to survive the
+		// correction over every pair of the shape.
+		need := stats.MinSamplesFor(len(idx) * (len(idx) - 1) / 2)
+		for _, c := range pair {
+			if c.TooFew {
+				c.Needed = max(c.Needed, need)
+			}
+		}
 		for x, gi := range idx {
 			g := &groups[gi]
 			if len(tested) > 0 {

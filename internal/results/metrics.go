@@ -208,6 +208,27 @@ type BufferCache struct {
 	UsageCountsFinal M[[]UsageCount]    `json:"usage_counts_final,omitzero"`
 }
 
+// KeyIndexShare is the key index's mean share of the cache over the
+// window; ok false when no sample found a buffer of it: the key had no
+// index during the window (index=none, or an index built after a load),
+// so a share of 0% would misread as an index that stayed out of the cache.
+func (b BufferCache) KeyIndexShare() (float64, bool) {
+	for _, s := range b.Samples {
+		if _, ok := s.Shares[RoleKeyIndex]; ok {
+			return b.MeanShare[RoleKeyIndex], true
+		}
+	}
+	return 0, false
+}
+
+// Relation roles: what a relation of a cell is, by which the collectors
+// attribute WAL and buffer cache so that cells of different keys compare.
+const (
+	RoleTable     = "table"
+	RoleKeyIndex  = "key_index"
+	RoleDataIndex = "data_index"
+)
+
 // CacheSample is one sample of the buffer cache: seconds into the window and the roles' shares.
 type CacheSample struct {
 	T      float64            `json:"t"`

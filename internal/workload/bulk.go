@@ -223,6 +223,30 @@ func indexAfterVsDuring(r *results.Results, groups []results.Group) string {
 	return "index after the load vs during it, total time (index build included): " + strings.Join(lines, ", ") + "."
 }
 
+// slowestLoad names the load that took longest against the quickest, in
+// total time: "" with fewer than two loads.
+func slowestLoad(r *results.Results, groups []results.Group) string {
+	var fast, slow *results.Group
+	total := func(g *results.Group) float64 { return loadOf(r.Last(g)).TotalS }
+	for gi := range groups {
+		g := &groups[gi]
+		if total(g) <= 0 {
+			continue
+		}
+		if fast == nil || total(g) < total(fast) {
+			fast = g
+		}
+		if slow == nil || total(g) > total(slow) {
+			slow = g
+		}
+	}
+	if fast == nil || fast == slow {
+		return ""
+	}
+	return fmt.Sprintf("The slowest, %s, took %.1f× as long as the quickest, %s (%.1f s vs %.1f s).",
+		results.Label(groups, slow), total(slow)/total(fast), results.Label(groups, fast), total(slow), total(fast))
+}
+
 // loadKind is how a load's cells read: 000's and 003's table, 003's curve.
 var loadKind = results.Kind{
 	RateUnit: "rows/s", NewSummary: func() results.Summary { return &LoadSummary{} },
@@ -266,7 +290,10 @@ var loadKind = results.Kind{
 		return nil
 	},
 	Headline: func(r *results.Results, groups []results.Group) string {
-		head := "Loads ranked by the median rate of their chunks; a load that builds the index afterwards is ranked by its load alone."
+		head := "Loads ranked by their rows per second over the whole load, the index build included when the index came afterwards (000, 003: the time until the table is usable)."
+		if line := slowestLoad(r, groups); line != "" {
+			head += " " + line
+		}
 		if line := indexAfterVsDuring(r, groups); line != "" {
 			head += " " + strings.ToUpper(line[:1]) + line[1:]
 		}

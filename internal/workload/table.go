@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 )
 
 // The names of keybench's relations in its schema live here, and only
@@ -28,9 +29,9 @@ const (
 
 // Relation roles, by which the collectors attribute WAL and buffer cache.
 const (
-	RoleTable     = "table"
-	RoleKeyIndex  = "key_index"
-	RoleDataIndex = "data_index"
+	RoleTable     = results.RoleTable
+	RoleKeyIndex  = results.RoleKeyIndex
+	RoleDataIndex = results.RoleDataIndex
 )
 
 // Table is a table of a cell: the keyed table (id KEY, data bigint,

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// shape is the groups measured under the same conditions (workload,
+// clients, table size): the keys every comparison of groups[].compared
+// sets against each other.
+type shape struct {
+	Title  string
+	Groups []*results.Group
+}
+
+// shapesOf lists the run's shapes in plan order.
+func shapesOf(groups []results.Group) []shape {
+	var out []shape
+	at := map[string]int{}
+	for gi := range groups {
+		g := &groups[gi]
+		id := fmt.Sprintf("%s\x00%d\x00%d", g.Workload, g.Clients, g.Rows)
+		i, ok := at[id]
+		if !ok {
+			i = len(out)
+			at[id] = i
+			out = append(out, shape{Title: fmt.Sprintf("%s, %d clients, %s rows before", g.Workload, g.Clients, thousands(g.Rows))})
+		}
+		out[i].Groups = append(out[i].Groups, g)
+	}
+	return out
+}
+
+// tested says whether any pair of the shape could be tested.
+func (s shape) tested() bool {
+	for _, g := range s.Groups {
+		for _, v := range g.Compared {
+			if !v.TooFew {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pairCell is one comparison in a matrix: the row's rate over the
+// column's, "*" when significant after the correction, "~" within noise,
+// "?" with too few samples; long adds the effect's interval.
+func pairCell(row, col *results.Group, long bool) string {
+	if row == col {
+		return ""
+	}
+	v := versusOf(row, col.Key)
+	switch {
+	case v.TooFew:
+		return "?"
+	case !v.Significant && long:
+		return fmt.Sprintf("~ %.2f [%.2f–%.2f]", v.Effect, v.EffectLo, v.EffectHi)
+	case !v.Significant:
+		return fmt.Sprintf("~%.2f", v.Effect)
+	case long:
+		return fmt.Sprintf("%.2f [%.2f–%.2f] p=%.2g", v.Effect, v.EffectLo, v.EffectHi, v.PAdjusted)
+	}
+	return fmt.Sprintf("%.2f*", v.Effect)
+}
+
+// pairsNote explains the matrices.
+const pairsNote = "the row's rate over the column's (Hodges-Lehmann); * significant after Holm's correction within the table, ~ within noise"
+
+// pairs prints, for every shape with three keys or more and a tested pair,
+// every key against every other (results.json groups[].compared): the
+// summary table shows only each key against the row above or the first.
+func pairs(w io.Writer, groups []results.Group) {
+	for _, s := range shapesOf(groups) {
+		if len(s.Groups) < 3 || !s.tested() {
+			continue
+		}
+		t := newTable(w)
+		header := table.Row{"every pair: " + s.Title}
+		for i := range s.Groups {
+			header = append(header, fmt.Sprint(i+1))
+		}
+		t.AppendHeader(header)
+		var right []int
+		for i, row := range s.Groups {
+			r := table.Row{fmt.Sprintf("%d %s", i+1, row.Key)}
+			for _, col := range s.Groups {
+				r = append(r, pairCell(row, col, false))
+			}
+			t.AppendRow(r)
+			right = append(right, i+2)
+		}
+		t.SetColumnConfigs(rightAligned(right...))
+		t.Render()
+		fmt.Fprintln(w, strings.ToUpper(pairsNote[:1])+pairsNote[1:]+"; intervals in the report and in results.json.")
+	}
+}
+
+// PairTable is one shape's matrix of comparisons on the page.
+type PairTable struct {
+	Title string
+	Keys  []string
+	Rows  []PairRow
+}
+
+// PairRow is one key against every key of its shape.
+type PairRow struct {
+	Key   string
+	Cells []PairText
+}
+
+// PairText is one comparison's text, and whether it is significant.
+type PairText struct {
+	Text        string
+	Significant bool
+}
+
+// pairTables are the page's matrices: every shape with two keys or more
+// and a tested pair.
+func pairTables(groups []results.Group) []PairTable {
+	var out []PairTable
+	for _, s := range shapesOf(groups) {
+		if len(s.Groups) < 2 || !s.tested() {
+			continue
+		}
+		pt := PairTable{Title: s.Title}
+		for _, g := range s.Groups {
+			pt.Keys = append(pt.Keys, g.Key)
+		}
+		for _, row := range s.Groups {
+			pr := PairRow{Key: row.Key}
+			for _, col := range s.Groups {
+				pr.Cells = append(pr.Cells, PairText{Text: pairCell(row, col, true), Significant: row != col && versusOf(row, col.Key).Significant})
+			}
+			pt.Rows = append(pt.Rows, pr)
+		}
+		out = append(out, pt)
+	}
+	return out
+}

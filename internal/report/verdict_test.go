@@ -1,0 +1,90 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// TestEveryPairIsShown: with rounds, the console prints each key against
+// every other key of its shape, and the report has the same matrix with
+// the intervals (the summary table shows only the row above).
+func TestEveryPairIsShown(t *testing.T) {
+	r := read(t, fixture(t))
+	var sum strings.Builder
+	WriteSummary(&sum, r)
+	if !strings.Contains(sum.String(), "EVERY PAIR: INSERT-READ, 10 CLIENTS, 1,000,000 ROWS BEFORE") {
+		t.Fatalf("no matrix of every pair in the console summary:\n%s", sum.String())
+	}
+	for _, row := range []string{"1 uuidv4", "2 uuidv7", "3 bigint"} {
+		if !strings.Contains(sum.String(), row) {
+			t.Errorf("the matrix lacks the row %q", row)
+		}
+	}
+	b, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if !strings.Contains(page, `<h3 id="pairs">Every pair</h3>`) || strings.Count(page, `<td class="sig">`) < 2 {
+		t.Errorf("the report lacks the matrix of every pair with its significant cells")
+	}
+}
+
+// TestBulkVerdictRanksTotals: a load is ranked by its rows over the whole
+// load (index build included), so the index-in-place uuidv4 load, the
+// slowest in total, comes last and the headline names it; one load per
+// key tests nothing and names no winner.
+func TestBulkVerdictRanksTotals(t *testing.T) {
+	r, err := results.Read(filepath.Join("../results/testdata", "bulk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, quick := range []bool{true, false} {
+		r.Plan.Quick = quick
+		b, err := Render(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		untested := map[bool]string{true: "A smoke test (--quick): one run per key", false: "Not tested: one run per key"}[quick]
+		for _, want := range []string{"over the whole load", "The slowest, uuidv4 (bulk), took", untested, "highest median, not tested"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("quick %v: the bulk verdict lacks %q", quick, want)
+			}
+		}
+		if !strings.Contains(page, "4. uuidv4 (bulk)") {
+			t.Errorf("quick %v: uuidv4 with its index in place is not ranked last of four", quick)
+		}
+	}
+}
+
+// TestBloatVerdict: a scenario whose point is bloat across client counts
+// (002) ranks keys by their key index's bloat at the most clients and
+// gives each key's bloat at every client count.
+func TestBloatVerdict(t *testing.T) {
+	path := fixture(t)
+	r := read(t, path)
+	r.Plan.Pivot = &results.Pivot{By: results.PivotClients, Bloat: true}
+	var cells []results.Cell
+	for _, clients := range []int{16, 64} {
+		for i, c := range r.Cells {
+			c.Clients = clients
+			c.Metrics.BloatRatio = results.Of(1 + float64(clients)/64*float64(2-i)*0.2) // uuidv4 most bloated, bigint none
+			cells = append(cells, c)
+		}
+	}
+	r.Cells = cells
+	b, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"ranked by their key index", "1. bigint", "2. uuidv7", "3. uuidv4", "bloat 1.10 at 16, 1.40 at 64 clients"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the bloat verdict lacks %q", want)
+		}
+	}
+}
