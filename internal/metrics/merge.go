@@ -4,10 +4,11 @@ import "github.com/keybench/keybench/internal/results"
 
 // MergeRounds joins the session metrics of a cell's rounds (each round a
 // session of its own) into the cell's: counts add up, figures per row are
-// taken over the sums and total, every row the cell inserted; the
-// samplers' samples follow each other. A figure unavailable in any round
+// taken over the sums and total, every row the cell inserted, and figures
+// per transaction over txns, every transaction of the sessions (warm-ups
+// included); the samplers' samples follow each other. A figure unavailable in any round
 // is unavailable for the cell, with that round's reason.
-func MergeRounds(ms []results.Metrics, total int64) results.Metrics {
+func MergeRounds(ms []results.Metrics, total, txns int64) results.Metrics {
 	var out results.Metrics
 	out.WALRecords = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALRecords })
 	out.WALFPI = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALFPI })
@@ -31,6 +32,15 @@ func MergeRounds(ms []results.Metrics, total int64) results.Metrics {
 	} else {
 		out.KeyIndexFPIPerRow = results.Unavailable[float64](out.WALFPIByRelation.Reason())
 	}
+	out.BtreeSplits = combine(ms, func(m *results.Metrics) results.M[results.BtreeSplits] { return m.BtreeSplits },
+		func(a, b results.BtreeSplits) results.BtreeSplits {
+			return results.BtreeSplits{Left: a.Left + b.Left, Right: a.Right + b.Right, NewRoot: a.NewRoot + b.NewRoot}
+		})
+	if sp, ok := out.BtreeSplits.Get(); ok {
+		out.BtreeSplitsPerRow = results.PerRow(float64(sp.Splits()), total)
+	} else {
+		out.BtreeSplitsPerRow = results.Unavailable[float64](out.BtreeSplits.Reason())
+	}
 	out.Checkpoints = combine(ms, func(m *results.Metrics) results.M[results.Checkpoints] { return m.Checkpoints },
 		func(a, b results.Checkpoints) results.Checkpoints {
 			return results.Checkpoints{Timed: a.Timed + b.Timed, Requested: a.Requested + b.Requested, Total: a.Total + b.Total}
@@ -53,6 +63,15 @@ func MergeRounds(ms []results.Metrics, total int64) results.Metrics {
 		return results.Blocks{HeapRead: a.HeapRead + b.HeapRead, HeapHit: a.HeapHit + b.HeapHit, IdxRead: a.IdxRead + b.IdxRead,
 			IdxHit: a.IdxHit + b.IdxHit, ToastRead: a.ToastRead + b.ToastRead, ToastHit: a.ToastHit + b.ToastHit}
 	})
+	if txns > 0 {
+		if b, ok := out.Blocks.Get(); ok {
+			out.BlocksPerTxn = results.Of(results.BlocksPerTxn{Hit: float64(b.Hits()) / float64(txns), Read: float64(b.Reads()) / float64(txns)})
+		} else {
+			out.BlocksPerTxn = results.Unavailable[results.BlocksPerTxn](out.Blocks.Reason())
+		}
+	} else {
+		out.BlocksPerTxn = results.Unavailable[results.BlocksPerTxn]("no transaction completed")
+	}
 	out.Disk = mergeDisk(ms)
 	out.CPU = mergeCPU(ms)
 	out.Sampling = combine(ms, func(m *results.Metrics) results.M[results.Sampling] { return m.Sampling }, func(a, b results.Sampling) results.Sampling {

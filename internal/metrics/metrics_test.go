@@ -32,13 +32,15 @@ func TestMergeRounds(t *testing.T) {
 	round := func(wal int64, share float64) results.Metrics {
 		return results.Metrics{WALBytes: results.Of(wal), WALFPI: results.Of[int64](2), WALRecords: results.Of[int64](10),
 			WALFPIByRelation: results.Of(map[string]int64{"key_index": 1}),
+			BtreeSplits:      results.Of(results.BtreeSplits{Left: 1, Right: 4, NewRoot: 1}),
+			Blocks:           results.Of(results.Blocks{HeapHit: 100, IdxHit: 50, IdxRead: 25}),
 			Sampling:         results.Of(results.Sampling{Queries: 2, BusyS: 0.1, WindowS: 1}),
 			BufferCache:      results.Of(results.BufferCache{Samples: []results.CacheSample{{T: 0.5, Shares: map[string]float64{"key_index": share}}}}),
 			CPU:              results.Of(results.CPU{ElapsedS: 1, ClientS: 0.5, ServerS: results.Unavailable[float64]("elsewhere")})}
 	}
 	a, b := round(1000, 0.2), round(3000, 0.4)
 	b.IO = results.Unavailable[results.IO]("no permission")
-	m := MergeRounds([]results.Metrics{a, b}, 100)
+	m := MergeRounds([]results.Metrics{a, b}, 100, 50)
 	if v, _ := m.WALBytes.Get(); v != 4000 {
 		t.Errorf("WAL bytes %d", v)
 	}
@@ -47,6 +49,12 @@ func TestMergeRounds(t *testing.T) {
 	}
 	if v, _ := m.KeyIndexFPIPerRow.Get(); v != 0.02 {
 		t.Errorf("key index FPI per row %g", v)
+	}
+	if v, _ := m.BtreeSplitsPerRow.Get(); v != 0.1 {
+		t.Errorf("splits per row %g, want 10 splits / 100 rows", v)
+	}
+	if v, _ := m.BlocksPerTxn.Get(); v.Hit != 6 || v.Read != 1 {
+		t.Errorf("blocks per transaction %+v, want 300 hits and 50 reads over 50", v)
 	}
 	bc, _ := m.BufferCache.Get()
 	if len(bc.Samples) != 2 || bc.Samples[1].T != 1.5 || math.Abs(bc.MeanShare["key_index"]-0.3) > 1e-12 {
@@ -57,7 +65,7 @@ func TestMergeRounds(t *testing.T) {
 	}
 	c := round(1, 0)
 	c.IO = results.Unavailable[results.IO]("no permission")
-	if m := MergeRounds([]results.Metrics{c, c}, 1); m.IO.Reason() != "no permission" {
+	if m := MergeRounds([]results.Metrics{c, c}, 1, 1); m.IO.Reason() != "no permission" {
 		t.Errorf("io %+v", m.IO)
 	}
 	if s, _ := m.Sampling.Get(); s.Queries != 4 || math.Abs(s.BusyShare-0.1) > 1e-12 {

@@ -148,13 +148,17 @@ func FlushStats(ctx context.Context, conn *pgconn.PgConn) {
 	_, _ = conn.Exec(ctx, "SELECT pg_stat_force_next_flush()").ReadAll()
 }
 
-// walByRelation attributes the cell's WAL full-page images to the relations
-// they were taken of (pg_walinspect's pg_get_wal_block_info, PostgreSQL 16+):
-// wal_fpi_by_relation by role, and key_index_fpi_per_row.
+// walByRelation reads the cell's WAL back (pg_walinspect's
+// pg_get_wal_block_info, PostgreSQL 16+): its full-page images by the
+// relation they were taken of (wal_fpi_by_relation by role, and
+// key_index_fpi_per_row), and the key index's page splits (btree_splits:
+// its SPLIT_L, SPLIT_R and NEWROOT records; btree_splits_per_row).
 func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.Metrics) {
 	fail := func(reason string) {
 		into.WALFPIByRelation = unavailable[map[string]int64](reason)
 		into.KeyIndexFPIPerRow = unavailable[float64](reason)
+		into.BtreeSplits = unavailable[results.BtreeSplits](reason)
+		into.BtreeSplitsPerRow = unavailable[float64](reason)
 	}
 	if s.env.Major < 16 {
 		fail(fmt.Sprintf("pg_get_wal_block_info needs PostgreSQL 16 (this is %d)", s.env.Major))
@@ -169,9 +173,13 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 		fail(s.lsnErr.Error())
 		return
 	}
-	q := fmt.Sprintf(`SELECT coalesce(c.relname, 'other'), count(*) FROM %s($1::pg_lsn, pg_current_wal_insert_lsn(), false) b
+	q := fmt.Sprintf(`SELECT coalesce(c.relname, 'other'), count(*) FILTER (WHERE b.block_fpi_length > 0),
+			count(DISTINCT b.start_lsn) FILTER (WHERE b.resource_manager = 'Btree' AND b.record_type = 'SPLIT_L'),
+			count(DISTINCT b.start_lsn) FILTER (WHERE b.resource_manager = 'Btree' AND b.record_type = 'SPLIT_R'),
+			count(DISTINCT b.start_lsn) FILTER (WHERE b.resource_manager = 'Btree' AND b.record_type = 'NEWROOT')
+		FROM %s($1::pg_lsn, pg_current_wal_insert_lsn(), false) b
 		LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
-		WHERE b.block_fpi_length > 0 GROUP BY 1`, fn)
+		WHERE b.block_fpi_length > 0 OR b.resource_manager = 'Btree' AND b.record_type IN ('SPLIT_L', 'SPLIT_R', 'NEWROOT') GROUP BY 1`, fn)
 	res, err := s.env.Admin.Query(ctx, q, s.startLSN)
 	if err != nil {
 		fail(err.Error())
@@ -179,10 +187,11 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 	}
 	defer res.Close()
 	by := map[string]int64{}
+	var splits results.BtreeSplits
 	for res.Next() {
 		var rel string
-		var n int64
-		if err := res.Scan(&rel, &n); err != nil {
+		var fpi, left, right, root int64
+		if err := res.Scan(&rel, &fpi, &left, &right, &root); err != nil {
 			fail(err.Error())
 			return
 		}
@@ -190,7 +199,12 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 		if rel != "other" {
 			role = s.env.role(rel)
 		}
-		by[role] += n
+		if fpi > 0 {
+			by[role] += fpi
+		}
+		if role == results.RoleKeyIndex {
+			splits.Left, splits.Right, splits.NewRoot = splits.Left+left, splits.Right+right, splits.NewRoot+root
+		}
 	}
 	if err := res.Err(); err != nil {
 		fail(err.Error())
@@ -198,4 +212,6 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 	}
 	into.WALFPIByRelation = results.Of(by)
 	into.KeyIndexFPIPerRow = results.PerRow(float64(by[results.RoleKeyIndex]), rows)
+	into.BtreeSplits = results.Of(splits)
+	into.BtreeSplitsPerRow = results.PerRow(float64(splits.Splits()), rows)
 }

@@ -347,7 +347,7 @@ func evidence(w io.Writer, res *results.Results, groups []results.Group) {
 		return
 	}
 	t := newTable(w)
-	t.AppendHeader(table.Row{"why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "key index", "bloat", "leaf density", "top waits (share of samples)"})
+	t.AppendHeader(table.Row{"why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)"})
 	for _, k := range order {
 		g := last[k]
 		m := &res.Last(g).Metrics
@@ -355,12 +355,14 @@ func evidence(w io.Writer, res *results.Results, groups []results.Group) {
 			return func(v float64) string { return fmt.Sprintf(format, v*scale) }
 		}
 		t.AppendRow(table.Row{k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
-			m.WALFPIPerRow.Text(f("%.3f", 1)) + " (" + m.KeyIndexFPIPerRow.Text(f("%.3f", 1)) + ")",
+			m.WALFPIPerRow.Text(f("%.3f", 1)) + " (" + m.KeyIndexFPIPerRow.Text(f("%.3f", 1)) + ")", m.BtreeSplitsPerRow.Text(f("%.1f", 1000)),
+			m.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) }),
 			m.KeyIndexBytes.Text(results.Bytes), m.BloatRatio.Text(f("%.2f", 1)), m.LeafDensity.Text(f("%.0f%%", 100)), topWaitsText(m, 3)})
 	}
-	t.SetColumnConfigs(rightAligned(2, 3, 4, 5, 6, 7, 8, 9))
+	t.SetColumnConfigs(rightAligned(2, 3, 4, 5, 6, 7, 8, 9, 10, 11))
 	t.Render()
-	fmt.Fprintln(w, "key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; bloat: key index size / size after REINDEX.")
+	fmt.Fprintln(w, "key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; splits: the key index's page splits (pg_walinspect); "+
+		"blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included); bloat: key index size / size after REINDEX.")
 }
 
 func cacheShareText(m *results.Metrics) string {

@@ -322,6 +322,13 @@ func (r *renderer) why(g, best *results.Group) string {
 	} else if f, ok := c.Metrics.WALFPIPerRow.Get(); ok {
 		parts = append(parts, fmt.Sprintf("%.3f full-page images per row", f))
 	}
+	if sp, ok := c.Metrics.BtreeSplitsPerRow.Get(); ok && sp > 0 {
+		s := fmt.Sprintf("%.1f key index page splits per 1,000 rows", sp*1000)
+		if bs, ok := b.Metrics.BtreeSplitsPerRow.Get(); ok && g != best {
+			s += fmt.Sprintf(" (%s: %.1f)", r.label(best), bs*1000)
+		}
+		parts = append(parts, s)
+	}
 	if bl, ok := c.Metrics.BloatRatio.Get(); ok {
 		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
 	}

@@ -41,6 +41,16 @@ type Metrics struct {
 	WALFPIByRelation  M[map[string]int64] `json:"wal_fpi_by_relation,omitzero"`
 	KeyIndexFPIPerRow M[float64]          `json:"key_index_fpi_per_row,omitzero"`
 
+	// B-tree page splits of the key index over the cell (pg_walinspect's
+	// SPLIT_L, SPLIT_R and NEWROOT records), and splits per inserted row.
+	BtreeSplits       M[BtreeSplits] `json:"btree_splits,omitzero"`
+	BtreeSplitsPerRow M[float64]     `json:"btree_splits_per_row,omitzero"`
+	// BlocksPerTxn is the shared blocks found in the cache (hit) and read
+	// from outside it (read) per transaction, for the cell's tables and
+	// their indexes: pg_statio_user_tables' deltas over the cell's
+	// sessions (warm-up included) over the transactions of that time.
+	BlocksPerTxn M[BlocksPerTxn] `json:"blocks_per_txn,omitzero"`
+
 	Checkpoints M[Checkpoints] `json:"checkpoints,omitzero"`
 	IO          M[IO]          `json:"io,omitzero"`
 	Blocks      M[Blocks]      `json:"blocks,omitzero"`
@@ -74,6 +84,11 @@ type IO struct {
 	ClientsHitRatio    M[float64] `json:"clients_hit_ratio,omitzero"`
 	ClientsReadsPerRow M[float64] `json:"clients_reads_per_row,omitzero"`
 }
+
+// Hits and Reads are the blocks of the table, its indexes and TOAST found
+// in the cache and read from outside it.
+func (b Blocks) Hits() int64  { return b.HeapHit + b.IdxHit + b.ToastHit }
+func (b Blocks) Reads() int64 { return b.HeapRead + b.IdxRead + b.ToastRead }
 
 // IOCounts are pg_stat_io's counts: reads, writes, extends, hits, evictions, fsyncs.
 type IOCounts [6]int64
@@ -127,6 +142,25 @@ type Blocks struct {
 	IdxHit    int64 `json:"idx_blks_hit"`
 	ToastRead int64 `json:"toast_blks_read"`
 	ToastHit  int64 `json:"toast_blks_hit"`
+}
+
+// BtreeSplits counts the key index's page splits: a left or right split
+// (SPLIT_L, SPLIT_R: the new item went to the left or the right half) and
+// the new roots the splits made (the tree grew a level).
+type BtreeSplits struct {
+	Left    int64 `json:"split_l"`
+	Right   int64 `json:"split_r"`
+	NewRoot int64 `json:"new_root"`
+}
+
+// Splits is every page split.
+func (b BtreeSplits) Splits() int64 { return b.Left + b.Right }
+
+// BlocksPerTxn is shared blocks per transaction: found in the buffer cache,
+// and read from outside it (the OS cache or the disk).
+type BlocksPerTxn struct {
+	Hit  float64 `json:"hit"`
+	Read float64 `json:"read"`
 }
 
 // Disk is /proc/diskstats over the cell for the device of the embedded server's data.

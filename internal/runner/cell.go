@@ -253,7 +253,11 @@ func (cr *cellRun) finish(ctx context.Context) error {
 		return err
 	}
 	summary := cr.c.Metrics.Summary
-	cr.c.Metrics = metrics.MergeRounds(cr.metrics, o.Inserted)
+	var txns int64 // every transaction the sessions watched: the windows' and the warm-ups'
+	for _, d := range cr.results {
+		txns += d.Txns + d.WarmupTxns
+	}
+	cr.c.Metrics = metrics.MergeRounds(cr.metrics, o.Inserted, txns)
 	cr.c.Metrics.Summary = summary
 	return cr.r.evidence(ctx, cr.tables[0], o.Expected, cr.c)
 }
