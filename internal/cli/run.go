@@ -34,6 +34,9 @@ type runCmd struct {
 	LoadMethod string         `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
 	Partitions int            `help:"Queue workloads: partitions of the queue table."`
 	ReadBy     string         `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
+	Query      []string       `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
+	ReadDist   []string       `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
+	RecentRows float64        `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
 	Payload    int            `default:"-1" help:"Payload bytes per row."`
 	Repeat     int            `help:"Runs of every cell, each on a fresh table."`
 	Rounds     int            `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
@@ -164,6 +167,13 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	setIf(&p.Chunk, r.Chunk)
 	setIf(&p.LoadMethod, r.LoadMethod)
 	setIf(&p.ReadBy, r.ReadBy)
+	if r.Query != nil {
+		p.Query = r.Query
+	}
+	if r.ReadDist != nil {
+		p.ReadDist = r.ReadDist
+	}
+	setIf(&p.RecentRows, r.RecentRows)
 	setIf(&p.Partitions, r.Partitions)
 	setIf(&p.Repeat, r.Repeat)
 	if r.Rounds == 0 && p.Rounds > 1 {

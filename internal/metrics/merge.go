@@ -65,7 +65,8 @@ func MergeRounds(ms []results.Metrics, total, txns int64) results.Metrics {
 	})
 	if txns > 0 {
 		if b, ok := out.Blocks.Get(); ok {
-			out.BlocksPerTxn = results.Of(results.BlocksPerTxn{Hit: float64(b.Hits()) / float64(txns), Read: float64(b.Reads()) / float64(txns)})
+			out.BlocksPerTxn = results.Of(results.BlocksPerTxn{Hit: float64(b.Hits()) / float64(txns), Read: float64(b.Reads()) / float64(txns),
+				Heap: float64(b.HeapHit+b.HeapRead) / float64(txns)})
 		} else {
 			out.BlocksPerTxn = results.Unavailable[results.BlocksPerTxn](out.Blocks.Reason())
 		}

@@ -29,7 +29,7 @@ type Row struct {
 func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 	ga, gb := a.BuildGroups(), b.BuildGroups()
 	id := func(g *results.Group) string {
-		return fmt.Sprintf("%s, %s, %d clients, %d rows", g.Key, g.Workload, g.Clients, g.Rows)
+		return fmt.Sprintf("%s, %s, %d clients, %d rows", g.Key, g.Task(), g.Clients, g.Rows)
 	}
 	inB := map[string]*results.Group{}
 	for i := range gb {
@@ -44,7 +44,7 @@ func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 			continue
 		}
 		seen[id(x)] = true
-		r := Row{Key: x.Key, Workload: x.Workload, Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, UnitA: x.Unit, UnitB: y.Unit}
+		r := Row{Key: x.Key, Workload: x.Task(), Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, UnitA: x.Unit, UnitB: y.Unit}
 		if x.Independent() && y.Independent() {
 			r.Cmp = stats.Compare(x.Sample(), y.Sample())
 		} else { // one window per key: its per-second rates are never tested

@@ -101,7 +101,7 @@ func rowsTable(w io.Writer, res *results.Results, groups []results.Group) {
 	t.AppendHeader(append(header, "compared with the row above"))
 	for gi := range groups {
 		g := &groups[gi]
-		row := table.Row{g.Key, g.Workload}
+		row := table.Row{g.Key, g.Task()}
 		for _, c := range cols {
 			row = append(row, c.Text(res, g))
 		}
@@ -241,7 +241,7 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 	speed := speedText(v)
 	var other *results.Group
 	for i := range groups {
-		if o := &groups[i]; o.Key == v.Key && o.Workload == g.Workload && o.Clients == g.Clients && o.Rows == g.Rows {
+		if o := &groups[i]; o.Key == v.Key && o.SameShape(g) {
 			other = o
 		}
 	}
@@ -300,7 +300,7 @@ func unitNote(groups []results.Group) string {
 func failures(w io.Writer, res *results.Results) {
 	for _, c := range res.Cells {
 		if c.Status != results.StatusOK {
-			fmt.Fprintf(w, "cell %s (%s, %d clients, %d rows, run %d): %s: %s\n", c.Key, c.Workload, c.Clients, c.RowsBefore, c.Repeat, c.Status, c.Error)
+			fmt.Fprintf(w, "cell %s (%s, %d clients, %d rows, run %d): %s: %s\n", c.Key, c.Task(), c.Clients, c.RowsBefore, c.Repeat, c.Status, c.Error)
 		}
 	}
 }

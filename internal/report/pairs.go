@@ -24,12 +24,12 @@ func shapesOf(groups []results.Group) []shape {
 	at := map[string]int{}
 	for gi := range groups {
 		g := &groups[gi]
-		id := fmt.Sprintf("%s\x00%d\x00%d", g.Workload, g.Clients, g.Rows)
+		id := g.Shape()
 		i, ok := at[id]
 		if !ok {
 			i = len(out)
 			at[id] = i
-			out = append(out, shape{Title: fmt.Sprintf("%s, %d clients, %s rows before", g.Workload, g.Clients, thousands(g.Rows))})
+			out = append(out, shape{Title: fmt.Sprintf("%s, %d clients, %s rows before", g.Task(), g.Clients, thousands(g.Rows))})
 		}
 		out[i].Groups = append(out[i].Groups, g)
 	}

@@ -152,7 +152,7 @@ func (r *renderer) verdict() (string, []Verdict) {
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].TPS.Median > ranked[j].TPS.Median })
 	best := ranked[0]
 	head := fmt.Sprintf("%s, %d clients, %s rows before each window: keys ranked by median throughput (%s).",
-		best.Workload, best.Clients, thousands(best.Rows), unitWords(best))
+		best.Task(), best.Clients, thousands(best.Rows), unitWords(best))
 	if k := r.kind(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
 	}
@@ -235,7 +235,7 @@ func sampleNoun(g *results.Group) string {
 func moreSamples(g *results.Group, groups []*results.Group) string {
 	k := 0
 	for _, o := range groups {
-		if o.Workload == g.Workload && o.Clients == g.Clients && o.Rows == g.Rows {
+		if o.SameShape(g) {
 			k++
 		}
 	}
@@ -268,7 +268,7 @@ func (r *renderer) bloatVerdict() (string, []Verdict) {
 	g0 := ranked[0]
 	head := fmt.Sprintf("Keys ranked by their key index's bloat (its size over its size after REINDEX: pages, measured once per cell, not sampled) "+
 		"after %s with %d clients, lowest first, with the bloat at every client count: the sequence cache and random keys leave half-empty leaves "+
-		"where concurrent inserts split pages out of order (002). Rates are compared with the fastest key at %d clients.", g0.Workload, g0.Clients, g0.Clients)
+		"where concurrent inserts split pages out of order (002). Rates are compared with the fastest key at %d clients.", g0.Task(), g0.Clients, g0.Clients)
 	if d := drifted(r.headline); d != "" {
 		head += " " + d
 	}
@@ -278,7 +278,7 @@ func (r *renderer) bloatVerdict() (string, []Verdict) {
 		var at []string
 		for gi := range r.groups {
 			o := &r.groups[gi]
-			if o.Key == g.Key && o.Workload == g.Workload && o.Rows == g.Rows {
+			if o.Key == g.Key && o.Task() == g.Task() && o.Rows == g.Rows {
 				if b, ok := bloat(o); ok {
 					at = append(at, fmt.Sprintf("%.2f at %d", b, o.Clients))
 				}

@@ -70,8 +70,8 @@ func (r *Results) SizeText(g *Group) string {
 // Label names a group's key, with its workload when the run measured several.
 func Label(groups []Group, g *Group) string {
 	for _, o := range groups {
-		if o.Workload != g.Workload {
-			return g.Key + " (" + g.Workload + ")"
+		if o.Task() != g.Task() {
+			return g.Key + " (" + g.Task() + ")"
 		}
 	}
 	return g.Key

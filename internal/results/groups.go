@@ -13,6 +13,8 @@ import (
 type Group struct {
 	Key      string `json:"key"`
 	Workload string `json:"workload"`
+	Query    string `json:"query,omitempty"`
+	ReadDist string `json:"read_dist,omitempty"`
 	Clients  int    `json:"clients"`
 	Rows     int64  `json:"rows_before"`
 	// Cells are the indexes of the group's ok cells in Results.Cells.
@@ -46,6 +48,15 @@ type Versus struct {
 	stats.Comparison
 }
 
+// Task is what the group ran: its workload and read variant (Cell.Task).
+func (g *Group) Task() string { return task(g.Workload, g.Query, g.ReadDist) }
+
+// Shape is what the group's keys are compared under: the task, clients and table size.
+func (g *Group) Shape() string { return fmt.Sprintf("%s\x00%d\x00%d", g.Task(), g.Clients, g.Rows) }
+
+// SameShape says whether two groups were measured under the same conditions.
+func (g *Group) SameShape(o *Group) bool { return g.Shape() == o.Shape() }
+
 // Independent says whether the group's samples may be tested.
 func (g *Group) Independent() bool { return g.Unit != UnitSeconds }
 
@@ -66,12 +77,12 @@ func (r *Results) BuildGroups() []Group {
 		if c.Status != StatusOK {
 			continue
 		}
-		id := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Key, c.Workload, c.Clients, c.RowsBefore)
+		id := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Key, c.Task(), c.Clients, c.RowsBefore)
 		g, ok := index[id]
 		if !ok {
 			g = len(out)
 			index[id] = g
-			out = append(out, Group{Key: c.Key, Workload: c.Workload, Clients: c.Clients, Rows: c.RowsBefore})
+			out = append(out, Group{Key: c.Key, Workload: c.Workload, Query: c.Query, ReadDist: c.ReadDist, Clients: c.Clients, Rows: c.RowsBefore})
 		}
 		out[g].Cells = append(out[g].Cells, i)
 	}
@@ -146,7 +157,7 @@ func (g *Group) Drifted() bool { return g.Drift != nil && math.Abs(*g.Drift) >= 
 // shape's first. Groups whose samples are not independent are not tested:
 // their comparisons say how many samples are needed.
 func compareShapes(groups []Group) {
-	shape := func(g *Group) string { return fmt.Sprintf("%s\x00%d\x00%d", g.Workload, g.Clients, g.Rows) }
+	shape := func(g *Group) string { return g.Shape() }
 	var order []string
 	members := map[string][]int{}
 	for i := range groups {

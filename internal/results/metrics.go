@@ -161,6 +161,9 @@ func (b BtreeSplits) Splits() int64 { return b.Left + b.Right }
 type BlocksPerTxn struct {
 	Hit  float64 `json:"hit"`
 	Read float64 `json:"read"`
+	// Heap is the table's own blocks (hit and read) per transaction: the
+	// rows a read visits, apart from the index pages that find them.
+	Heap float64 `json:"heap"`
 }
 
 // Disk is /proc/diskstats over the cell for the device of the embedded server's data.

@@ -145,12 +145,21 @@ type Host struct {
 
 // Cell is one measured combination of key, workload and clients.
 type Cell struct {
-	Key          string   `json:"key"`
-	KeyCanonical string   `json:"key_canonical"`
-	KeyColumn    string   `json:"key_column"`
-	KeyGen       string   `json:"key_generated_by"`
-	KeyNote      string   `json:"key_note,omitempty"`
-	Workload     string   `json:"workload"`
+	Key          string `json:"key"`
+	KeyCanonical string `json:"key_canonical"`
+	KeyColumn    string `json:"key_column"`
+	KeyGen       string `json:"key_generated_by"`
+	KeyNote      string `json:"key_note,omitempty"`
+	Workload     string `json:"workload"`
+	// Query and ReadDist are a read workload's variant: the query kind
+	// (lookup's point, range, latest, count) and the read distribution
+	// over insertion order (uniform, recent, zipf).
+	Query    string `json:"query,omitempty"`
+	ReadDist string `json:"read_dist,omitempty"`
+	// PrefillKey is the key the table was filled with before the window,
+	// when it is not Key (a table switching keys: uuidv7 rows into a
+	// uuidv4 history).
+	PrefillKey   string   `json:"prefill_key,omitempty"`
 	Clients      int      `json:"clients"`
 	Repeat       int      `json:"repeat"`
 	Status       string   `json:"status"`
@@ -216,6 +225,20 @@ func (c *Cell) UnmarshalJSON(b []byte) error {
 
 // Kind is how the cell's workload reads (see Register).
 func (c *Cell) Kind() Kind { return KindOf(c.Workload) }
+
+// Task is what the cell ran: its workload and, for a read workload, its
+// query kind and read distribution ("lookup point recent").
+func (c *Cell) Task() string { return task(c.Workload, c.Query, c.ReadDist) }
+
+func task(workload, query, readDist string) string {
+	out := workload
+	for _, v := range []string{query, readDist} {
+		if v != "" {
+			out += " " + v
+		}
+	}
+	return out
+}
 
 // Prefill records how the table was filled before the window.
 type Prefill struct {

@@ -29,7 +29,7 @@ func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]
 	cs := make([]results.Cell, len(pcs))
 	for k, pc := range pcs {
 		cs[k] = results.Cell{
-			Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload,
+			Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload, Query: pc.Query, ReadDist: pc.ReadDist,
 			Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, WarmupS: p.Warmup.Seconds(),
 			Status: results.StatusOK, Timeline: []results.Second{},
 		}

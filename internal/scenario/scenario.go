@@ -41,6 +41,90 @@ type Params struct {
 	LoadMethod string
 	// Partitions is the queue workloads' partition count.
 	Partitions int
+	// Query and ReadDist list the read variants to run (--query,
+	// --read-dist) for the workloads that have them; a workload item may
+	// set its own ("lookup:query=range:read-dist=recent"). RecentRows is
+	// the newest share of rows a recent distribution favours.
+	Query      []string
+	ReadDist   []string
+	RecentRows float64
+}
+
+// Task is one workload of a plan in one read variant.
+type Task struct {
+	Workload, Query, ReadDist string
+}
+
+// Tasks are the plan's workloads, each item of Workload
+// ("name[:query=Q][:read-dist=D]") in every read variant it runs: its own,
+// or the --query and --read-dist lists for the workloads that have them.
+func (p *Params) Tasks() ([]Task, error) {
+	var out []Task
+	for _, item := range strings.Split(p.Workload, ",") {
+		parts := strings.Split(strings.TrimSpace(item), ":")
+		name := parts[0]
+		m, ok := workload.Lookup(name)
+		if !ok {
+			return nil, usage.Errorf("unknown workload %q (valid: %s)", name, strings.Join(workloadNames(), ", "))
+		}
+		queries, dists := p.Query, p.ReadDist
+		for _, kv := range parts[1:] {
+			k, v, ok := strings.Cut(kv, "=")
+			switch {
+			case !ok || v == "":
+				return nil, usage.Errorf("workload %q: %q must be name=value", item, kv)
+			case k == "query":
+				queries = []string{v}
+			case k == "read-dist":
+				dists = []string{v}
+			default:
+				return nil, usage.Errorf("workload %q: unknown option %q (valid: query, read-dist)", item, k)
+			}
+		}
+		v := m.Variants
+		if v == nil {
+			if len(queries) > 0 || len(dists) > 0 {
+				if len(parts) > 1 || len(strings.Split(p.Workload, ",")) == 1 {
+					return nil, usage.Errorf("%s has no --query or --read-dist", name)
+				}
+				queries, dists = nil, nil // the list is for the plan's other workloads
+			}
+			out = append(out, Task{Workload: name})
+			continue
+		}
+		if len(v.Queries) == 0 && len(queries) > 0 {
+			return nil, usage.Errorf("%s has no --query", name)
+		}
+		if len(queries) == 0 {
+			queries = []string{""}
+			if len(v.Queries) > 0 {
+				queries = v.Queries[:1]
+			}
+		}
+		for _, q := range queries {
+			ds := dists
+			if v.Distributed != nil && !v.Distributed(q) {
+				ds = []string{""}
+			} else if len(ds) == 0 {
+				ds = []string{""}
+				if len(v.Queries) > 0 {
+					ds = []string{workload.ReadUniform}
+				}
+			}
+			for _, d := range ds {
+				out = append(out, Task{Workload: name, Query: q, ReadDist: d})
+			}
+		}
+	}
+	return out, nil
+}
+
+func workloadNames() []string {
+	var out []string
+	for _, m := range workload.All() {
+		out = append(out, m.Name)
+	}
+	return out
 }
 
 // Scenario is a preset or a bare workload.
@@ -91,7 +175,9 @@ func (p *Params) FitRounds() {
 type Cell struct {
 	Key      *keys.Spec
 	Workload string
-	Clients  int
+	// Query and ReadDist are the cell's read variant ("" where none).
+	Query, ReadDist string
+	Clients         int
 	// Rows is the table's size before the window.
 	Rows   int64
 	Repeat int
@@ -170,7 +256,11 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 	if n, ok := CountCells(p, len(specs)); !ok {
 		return nil, usage.Errorf("the plan would have %s cells (keys x workloads x clients x rows x repeats); at most %d can run", n, MaxCells)
 	}
-	cells, skipped := cellsOf(p, specs)
+	tasks, err := p.Tasks()
+	if err != nil {
+		return nil, err
+	}
+	cells, skipped := cellsOf(p, tasks, specs)
 	if len(cells) == 0 {
 		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
 	}
@@ -182,12 +272,13 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 // drift in the machine spreads over all keys alike. A workload that cannot
 // run with a key (a FIFO queue needs an ordered index) skips it; skipped says
 // which and why.
-func cellsOf(p Params, specs []*keys.Spec) (cells []Cell, skipped []string) {
+func cellsOf(p Params, tasks []Task, specs []*keys.Spec) (cells []Cell, skipped []string) {
 	seen := map[string]bool{}
 	for _, c := range p.Clients {
 		for _, rows := range p.Rows {
 			for r := 1; r <= p.Repeat; r++ {
-				for _, w := range strings.Split(p.Workload, ",") {
+				for _, task := range tasks {
+					w := task.Workload
 					m, _ := workload.Lookup(w)
 					for _, k := range specs {
 						if m.Accepts != nil {
@@ -199,7 +290,7 @@ func cellsOf(p Params, specs []*keys.Spec) (cells []Cell, skipped []string) {
 								continue
 							}
 						}
-						cells = append(cells, Cell{Key: k, Workload: w, Clients: c, Rows: rows, Repeat: r})
+						cells = append(cells, Cell{Key: k, Workload: w, Query: task.Query, ReadDist: task.ReadDist, Clients: c, Rows: rows, Repeat: r})
 					}
 				}
 			}
@@ -217,7 +308,11 @@ const MaxCells = 10_000
 // exceeds MaxCells. The count is returned as text, since it may overflow.
 func CountCells(p Params, nkeys int) (string, bool) {
 	n := big.NewInt(int64(nkeys))
-	for _, f := range []int{len(strings.Split(p.Workload, ",")), len(p.Clients), len(p.Rows), max(p.Repeat, 1)} {
+	tasks := len(strings.Split(p.Workload, ","))
+	if t, err := p.Tasks(); err == nil {
+		tasks = len(t)
+	}
+	for _, f := range []int{tasks, len(p.Clients), len(p.Rows), max(p.Repeat, 1)} {
 		n.Mul(n, big.NewInt(int64(f)))
 	}
 	return n.String(), n.Cmp(big.NewInt(MaxCells)) <= 0
@@ -236,10 +331,9 @@ const (
 // Validate checks parameters after overrides.
 func (p *Params) Validate() error {
 	bad := usage.Errorf
-	for _, w := range strings.Split(p.Workload, ",") {
-		if _, ok := workload.Lookup(w); !ok {
-			return bad("unknown workload %q", w)
-		}
+	tasks, err := p.Tasks()
+	if err != nil {
+		return err
 	}
 	if len(p.Clients) == 0 {
 		return bad("--clients must be at least 1")
@@ -285,11 +379,11 @@ func (p *Params) Validate() error {
 		return bad("--chunk must be positive, not %d", p.Chunk)
 	}
 	// The workloads check their own options (e.g. a queue needs producers and consumers).
-	for _, w := range strings.Split(p.Workload, ",") {
-		m, _ := workload.Lookup(w)
+	for _, task := range tasks {
+		m, _ := workload.Lookup(task.Workload)
 		for _, c := range p.Clients {
 			for _, rows := range p.Rows {
-				if _, err := m.New(p.Options(c, rows, 0)); err != nil {
+				if _, err := m.New(p.Options(Cell{Workload: task.Workload, Query: task.Query, ReadDist: task.ReadDist, Clients: c, Rows: rows}, 0)); err != nil {
 					return bad("%v", err)
 				}
 			}
@@ -300,15 +394,16 @@ func (p *Params) Validate() error {
 
 // Options are the workload options of a planned cell.
 func (p *Plan) Options(c Cell, seed int64) workload.Options {
-	o := p.Params.Options(c.Clients, c.Rows, seed)
+	o := p.Params.Options(c, seed)
 	o.Reference = p.Scenario.Reference
 	return o
 }
 
-// Options are the workload options of a cell with c clients and rows prefilled rows.
-func (p *Params) Options(clients int, rows, seed int64) workload.Options {
-	return workload.Options{Rows: rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: seed, Chunk: p.Chunk,
-		LoadMethod: p.LoadMethod, Clients: clients, Partitions: p.Partitions, Payload: p.Payload}
+// Options are the workload options of a cell.
+func (p *Params) Options(c Cell, seed int64) workload.Options {
+	return workload.Options{Rows: c.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: seed, Chunk: p.Chunk,
+		LoadMethod: p.LoadMethod, Clients: c.Clients, Partitions: p.Partitions, Payload: p.Payload,
+		Query: c.Query, ReadDist: c.ReadDist, RecentRows: p.RecentRows}
 }
 
 // embeddedDefaults keep checkpoints out of short windows, as the source
@@ -418,7 +513,7 @@ func init() {
 		rows                    int64
 		clients, batch, payload int
 		partitions              int
-	}{{"insert", 0, 8, 1, 32, 0}, {"insert-read", 100_000, 8, 1, 32, 0}} {
+	}{{"insert", 0, 8, 1, 32, 0}, {"insert-read", 100_000, 8, 1, 32, 0}, {"lookup", 100_000, 8, 1, 32, 0}} {
 		m, _ := workload.Lookup(w.name)
 		register(&Scenario{
 			Name:        w.name,

@@ -12,7 +12,11 @@ func TestPlanInterleavesRepeats(t *testing.T) {
 	specs, _ := keys.ParseList("bigint,uuidv4")
 	p := Params{Workload: "insert", Clients: []int{16, 32}, Rows: []int64{0}, Repeat: 2}
 	var got []string
-	cells, _ := cellsOf(p, specs)
+	tasks, err := p.Tasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _ := cellsOf(p, tasks, specs)
 	for _, c := range cells {
 		got = append(got, c.Key.Raw+"/"+string(rune('0'+c.Repeat)))
 	}
@@ -57,5 +61,46 @@ func TestValidate(t *testing.T) {
 	}
 	if err := good.Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestTasksExpandReadVariants: a read workload runs in every query kind
+// and read distribution asked for (its own, or the flags' lists), a query
+// without a parameter in no distribution, and a workload without variants
+// refuses them.
+func TestTasksExpandReadVariants(t *testing.T) {
+	for _, tc := range []struct {
+		workload       string
+		query, dist    []string
+		want           string
+		wantErrContain string
+	}{
+		{workload: "lookup", want: "lookup/point/uniform"},
+		{workload: "lookup", query: []string{"point", "latest"}, dist: []string{"uniform", "recent"},
+			want: "lookup/point/uniform lookup/point/recent lookup/latest/"},
+		{workload: "lookup:query=range:read-dist=zipf,insert", dist: []string{"recent"}, want: "lookup/range/zipf insert//"},
+		{workload: "insert-read", dist: []string{"recent"}, want: "insert-read//recent"},
+		{workload: "insert", query: []string{"point"}, wantErrContain: "insert has no --query"},
+		{workload: "lookup:sort=asc", wantErrContain: "unknown option"},
+		{workload: "insert-read", query: []string{"point"}, wantErrContain: "insert-read has no --query"},
+	} {
+		p := Params{Workload: tc.workload, Query: tc.query, ReadDist: tc.dist}
+		tasks, err := p.Tasks()
+		if tc.wantErrContain != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErrContain) {
+				t.Errorf("%s: error %v, want %q", tc.workload, err, tc.wantErrContain)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.workload, err)
+		}
+		var got []string
+		for _, k := range tasks {
+			got = append(got, k.Workload+"/"+k.Query+"/"+k.ReadDist)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s %v %v: tasks %v, want %s", tc.workload, tc.query, tc.dist, got, tc.want)
+		}
 	}
 }

@@ -13,8 +13,10 @@ import (
 
 func init() {
 	Register(Meta{
-		Name:        "insert-read",
-		Description: "each transaction inserts one row and reads one existing row, by a random data value through its index (as in 001) or by key (--read-by key)",
+		Name: "insert-read",
+		Description: "each transaction inserts one row and reads one existing row, by a random data value through its index (as in 001) " +
+			"or by key (--read-by key), the key drawn over insertion order (--read-dist)",
+		Variants: &Variants{},
 		New: func(o Options) (Workload, error) {
 			if o.ReadBy == "" {
 				o.ReadBy = "data"
@@ -22,18 +24,26 @@ func init() {
 			if o.ReadBy != "data" && o.ReadBy != "key" {
 				return nil, fmt.Errorf("--read-by must be data or key, not %q", o.ReadBy)
 			}
+			if o.Query != "" {
+				return nil, fmt.Errorf("insert-read has no --query (lookup has)")
+			}
+			dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
+			if err != nil {
+				return nil, err
+			}
+			if o.ReadBy == "data" && dist.Kind != ReadUniform {
+				return nil, fmt.Errorf("--read-dist %s needs --read-by key: data values are scattered over insertion order", dist.Kind)
+			}
 			o.Batch = 1
-			return &insertRead{o: o}, nil
+			return &insertRead{o: o, dist: dist}, nil
 		},
 	})
 }
 
-// keySample is how many existing keys a read-by-key cell samples to choose from.
-const keySample = 100_000
-
 type insertRead struct {
 	o      Options
-	sample [][]byte // existing keys in wire form, for --read-by key
+	dist   ReadDist
+	pool   *KeyPool // existing keys in wire form, for --read-by key
 	format int16
 }
 
@@ -54,24 +64,10 @@ func (l *insertRead) sampleKeys(ctx context.Context, conn *pgx.Conn, tables []*T
 	if l.o.Rows <= 0 {
 		return fmt.Errorf("--read-by key needs a prefilled table (--rows > 0)")
 	}
-	pct := min(100, float64(keySample)*100/float64(l.o.Rows))
-	rows, err := conn.Query(ctx, fmt.Sprintf("SELECT id FROM %s TABLESAMPLE BERNOULLI (%g) REPEATABLE (%d)", t.Qualified(), pct, l.o.Seed),
-		pgx.QueryResultFormats{t.Key.WireFormat()})
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		l.sample = append(l.sample, append([]byte(nil), rows.RawValues()[0]...))
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(l.sample) == 0 {
-		return fmt.Errorf("no keys sampled to read")
-	}
+	var err error
+	l.pool, err = LoadKeyPool(ctx, conn, t, l.o.Rows, l.o.Seed, t.Key.WireFormat())
 	l.format = t.Key.WireFormat()
-	return nil
+	return err
 }
 
 const readStmt = "kb_read"
@@ -93,6 +89,7 @@ func (l *insertRead) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table
 	w := &insertReadWorker{ins: ins, l: l, read: sd, params: [][]byte{make([]byte, 8)}, formats: []int16{1}}
 	if l.o.ReadBy == "key" {
 		w.formats[0] = l.format
+		w.pick = l.dist.NewPicker(l.pool.Rows, ins.rng)
 	}
 	w.readMsgs = newMsgs(readStmt, w.params, w.formats)
 	return w, nil
@@ -104,6 +101,7 @@ type insertReadWorker struct {
 	read    *pgconn.StatementDescription
 	params  [][]byte
 	formats []int16
+	pick    *Picker // reads by key: positions over the prefill's insertion order
 	// The transaction as protocol messages (driver.Machine): step 0 the
 	// insert, step 1 the read, each a round trip of its own as in Txn.
 	readMsgs *msgs
@@ -114,8 +112,8 @@ type insertReadWorker struct {
 
 // chooseRead sets the read's parameter: a sampled key, or a data value.
 func (w *insertReadWorker) chooseRead() {
-	if w.l.sample != nil {
-		w.params[0] = w.l.sample[w.ins.rng.IntN(len(w.l.sample))]
+	if w.pick != nil {
+		w.params[0] = w.l.pool.Key(w.pick.Position())
 	} else {
 		binary.BigEndian.PutUint64(w.params[0], uint64(w.ins.rng.Int64N(w.ins.rows)+1))
 	}

@@ -49,6 +49,12 @@ type Options struct {
 	Partitions int
 	// Payload is the length of each row's payload text (0: NULL).
 	Payload int
+	// Query is a read workload's query kind; ReadDist its read
+	// distribution over insertion order, RecentRows the newest share of
+	// rows a recent distribution favours (0: DefaultRecentRows).
+	Query      string
+	ReadDist   string
+	RecentRows float64
 	// Reference is the source write-up's figures the cell is shown beside
 	// (the scenario that cites them sets it; nil: none).
 	Reference *Reference
@@ -146,6 +152,18 @@ type Meta struct {
 	// Kind says how the workload's cells read in results, the console and
 	// the report (the zero Kind: transactions per second over a window).
 	Kind results.Kind
+	// Variants, when set, are the read variants a plan runs the workload
+	// in (each its own cell, compared only with its own kind).
+	Variants *Variants
+}
+
+// Variants are a read workload's variants: its query kinds (the first is
+// the default) and which of them draw rows by a read distribution.
+type Variants struct {
+	Queries []string
+	// Distributed says whether a query kind reads rows drawn by a read
+	// distribution (nil: every one does; a query without parameter does not).
+	Distributed func(query string) bool
 }
 
 var registry = map[string]Meta{}

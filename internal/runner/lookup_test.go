@@ -1,0 +1,71 @@
+package runner_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/runner"
+	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/workload"
+)
+
+// TestLookupReadsByKey runs every query kind over a filled table: every
+// cell records its query and read distribution, reads find their rows
+// (a point read that misses fails its cell), the count is an index-only
+// scan, "latest" says whether it read the newest rows, and a keyset page
+// of a random key visits a heap block per row where a time-ordered key's
+// page shares a few.
+func TestLookupReadsByKey(t *testing.T) {
+	cfg := config(t, "lookup", "bigint,uuidv4", func(p *scenario.Params) {
+		p.Rows, p.Query, p.ReadDist = []int64{20_000}, []string{"point", "range", "latest", "count"}, []string{"uniform", "recent"}
+	})
+	res, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// point, range and count in two distributions, latest in none: 7 per key.
+	if len(res.Cells) != 14 {
+		t.Fatalf("%d cells, want 14", len(res.Cells))
+	}
+	heap := map[string]float64{}
+	for _, c := range res.Cells {
+		if c.Status != results.StatusOK || c.Txns == 0 {
+			t.Fatalf("%s %s: %s %s", c.Key, c.Task(), c.Status, c.Error)
+		}
+		wantDist := c.Query != workload.QueryLatest
+		if c.Query == "" || (c.ReadDist != "") != wantDist {
+			t.Errorf("%s: query %q read_dist %q", c.Task(), c.Query, c.ReadDist)
+		}
+		s, ok := c.Metrics.Summary.(*workload.LookupSummary)
+		if !ok {
+			t.Fatalf("%s: summary %T", c.Task(), c.Metrics.Summary)
+		}
+		b, ok := c.Metrics.BlocksPerTxn.Get()
+		if !ok {
+			t.Fatalf("%s: blocks per transaction %s", c.Task(), c.Metrics.BlocksPerTxn.Reason())
+		}
+		plan, ok := s.Plan.Get()
+		if !ok {
+			t.Fatalf("%s: plan %s", c.Task(), s.Plan.Reason())
+		}
+		switch c.Query {
+		case workload.QueryCount:
+			if plan.Scan != "Index Only Scan" || plan.HeapFetches == nil || *plan.HeapFetches != 0 {
+				t.Errorf("%s %s: count ran as %+v, want an index-only scan without heap fetches after VACUUM", c.Key, c.Task(), plan)
+			}
+		case workload.QueryLatest:
+			share, ok := s.LatestNewest.Get()
+			if want := map[string]float64{"bigint": 1, "uuidv4": 0}[c.Key]; !ok || c.Key == "bigint" && share != want || c.Key == "uuidv4" && share > 0.5 {
+				t.Errorf("%s latest: %v of its rows among the newest", c.Key, s.LatestNewest)
+			}
+		case workload.QueryRange:
+			heap[c.Key+" "+c.ReadDist] = b.Heap
+		}
+	}
+	for _, d := range []string{"uniform", "recent"} {
+		if v4, big := heap["uuidv4 "+d], heap["bigint "+d]; v4 < 10*big {
+			t.Errorf("range %s: uuidv4 touched %.1f heap blocks per page, bigint %.1f: want at least 10x", d, v4, big)
+		}
+	}
+}

@@ -1,0 +1,346 @@
+package workload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
+)
+
+// lookup's query kinds.
+const (
+	QueryPoint  = "point"  // WHERE id = $1
+	QueryRange  = "range"  // a keyset page: WHERE id > $1 ORDER BY id LIMIT 100
+	QueryLatest = "latest" // ORDER BY id DESC LIMIT 20
+	QueryCount  = "count"  // an index-only count of 1,000 keys from $1
+)
+
+// Sizes of lookup's queries.
+const (
+	rangePage  = 100
+	latestRows = 20
+	countKeys  = 1000
+)
+
+func init() {
+	Register(Meta{
+		Name: "lookup",
+		Description: "read-only: each transaction reads the filled table by key: a point read, a keyset page (range), the latest rows, " +
+			"or an index-only count (--query), of rows drawn over insertion order (--read-dist)",
+		Variants: &Variants{Queries: []string{QueryPoint, QueryRange, QueryLatest, QueryCount},
+			Distributed: func(q string) bool { return q != QueryLatest }},
+		Kind: lookupKind,
+		New: func(o Options) (Workload, error) {
+			l := &lookup{o: o}
+			if l.o.Query == "" {
+				l.o.Query = QueryPoint
+			}
+			switch l.o.Query {
+			case QueryPoint, QueryRange, QueryLatest, QueryCount:
+			default:
+				return nil, fmt.Errorf("--query must be point, range, latest or count, not %q", o.Query)
+			}
+			var err error
+			if l.dist, err = ParseReadDist(o.ReadDist, o.RecentRows); err != nil {
+				return nil, err
+			}
+			if o.Rows < 1 {
+				return nil, fmt.Errorf("lookup reads a filled table: --rows must be at least 1, not %d", o.Rows)
+			}
+			return l, nil
+		},
+	})
+}
+
+// lookup reads the prefilled table by key; it writes nothing.
+type lookup struct {
+	o    Options
+	dist ReadDist
+	pool *KeyPool
+	// After the window (PostRun): how the query ran, and for latest which rows it returns.
+	plan   queryPlan
+	newest results.M[float64]
+}
+
+func (l *lookup) Tables(at Place, key *keys.Resolved) []*Table {
+	return []*Table{KeyedTable(at, key, l.o)}
+}
+
+func (l *lookup) Hooks() Hooks {
+	return Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+			if l.o.Query == QueryLatest {
+				return nil // no parameter to draw
+			}
+			var err error
+			l.pool, err = LoadKeyPool(ctx, conn, tables[0], l.o.Rows, l.o.Seed, tables[0].Key.WireFormat())
+			return err
+		},
+		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+			l.plan = explainQuery(ctx, conn, tables[0], l.sql(tables[0]), l.param(tables[0]))
+			if l.o.Query == QueryLatest {
+				l.newest = latestNewest(ctx, conn, tables[0])
+			}
+			return nil
+		},
+	}
+}
+
+// sql is the cell's query.
+func (l *lookup) sql(t *Table) string {
+	q := t.Qualified()
+	switch l.o.Query {
+	case QueryRange:
+		return fmt.Sprintf("SELECT id, data, payload FROM %s WHERE id > $1 ORDER BY id LIMIT %d", q, rangePage)
+	case QueryLatest:
+		return fmt.Sprintf("SELECT id, data, payload FROM %s ORDER BY id DESC LIMIT %d", q, latestRows)
+	case QueryCount:
+		return fmt.Sprintf("SELECT count(*) FROM (SELECT 1 FROM %s WHERE id >= $1 ORDER BY id LIMIT %d) s", q, countKeys)
+	}
+	return fmt.Sprintf("SELECT id, data, payload FROM %s WHERE id = $1", q)
+}
+
+// param is a parameter of the query for EXPLAIN: the key in the middle of the insertion order.
+func (l *lookup) param(t *Table) []byte {
+	if l.pool == nil {
+		return nil
+	}
+	return l.pool.Key(l.pool.Rows / 2)
+}
+
+const lookupStmt = "kb_lookup"
+
+func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+	t, conn := tables[0], c.PgConn()
+	if _, err := conn.Prepare(ctx, lookupStmt, l.sql(t), nil); err != nil {
+		return nil, fmt.Errorf("prepare %s: %w", l.o.Query, err)
+	}
+	w := &lookupWorker{l: l, conn: conn}
+	if l.pool != nil {
+		w.params, w.formats = [][]byte{nil}, []int16{t.Key.WireFormat()}
+		w.pick = l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.o.Seed), uint64(id)+1)))
+	}
+	w.msgs = newMsgs(lookupStmt, w.params, w.formats)
+	return w, nil
+}
+
+// lookupWorker runs the query, one round trip per transaction, on the
+// driver's event loops (driver.Machine) or on its own (Txn).
+type lookupWorker struct {
+	l       *lookup
+	conn    *pgconn.PgConn
+	pick    *Picker
+	params  [][]byte
+	formats []int16
+	msgs    *msgs
+	sent    bool
+	res     execResult
+}
+
+func (w *lookupWorker) choose() {
+	if w.pick != nil {
+		w.params[0] = w.l.pool.Key(w.pick.Position())
+		w.msgs.bind.Parameters = w.params
+	}
+}
+
+func (w *lookupWorker) Next(dst []byte) []byte {
+	if w.sent {
+		return dst
+	}
+	w.sent = true
+	w.choose()
+	return w.msgs.appendTo(dst)
+}
+
+func (w *lookupWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+
+func (w *lookupWorker) Done() (int, error) {
+	w.sent = false
+	n, err := w.res.take()
+	return 0, w.found(n, err)
+}
+
+func (w *lookupWorker) Txn() (int, error) {
+	w.choose()
+	n, err := execNoResult(w.conn, w.msgs)
+	return 0, w.found(n, err)
+}
+
+// found checks that a read found its row: the keys read are the table's.
+func (w *lookupWorker) found(n int64, err error) error {
+	if err == nil && n == 0 && w.l.o.Query == QueryPoint {
+		return fmt.Errorf("a point read found no row (keys are drawn from the table's own)")
+	}
+	return err
+}
+
+// queryPlan is how the server ran one of the cell's queries after the
+// window (EXPLAIN (ANALYZE, BUFFERS) of the query with a key from the
+// middle of the table): the plan's scan, its heap fetches (an index-only
+// scan's visits to the heap) and the shared blocks it touched.
+type queryPlan struct {
+	Scan        string   `json:"scan"`
+	HeapFetches *float64 `json:"heap_fetches,omitempty"`
+	Blocks      int64    `json:"shared_blocks"`
+	Rows        float64  `json:"rows"`
+	err         error
+}
+
+// explainQuery runs EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) of sql with param.
+func explainQuery(ctx context.Context, conn *pgx.Conn, t *Table, sql string, param []byte) queryPlan {
+	var params [][]byte
+	var formats []int16
+	if param != nil {
+		params, formats = [][]byte{param}, []int16{t.Key.WireFormat()}
+	}
+	res := conn.PgConn().ExecParams(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, params, nil, formats, nil).Read()
+	if res.Err != nil {
+		return queryPlan{err: res.Err}
+	}
+	if len(res.Rows) == 0 {
+		return queryPlan{err: fmt.Errorf("EXPLAIN returned no plan")}
+	}
+	raw := res.Rows[0][0]
+	var doc []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc) == 0 {
+		return queryPlan{err: fmt.Errorf("reading the plan: %v", err)}
+	}
+	root := doc[0].Plan
+	p := queryPlan{Blocks: root.SharedHit + root.SharedRead, Rows: root.Rows}
+	// The scan of the table: the deepest node that names it.
+	var walk func(n *planNode)
+	walk = func(n *planNode) {
+		if n.Relation != "" && p.Scan == "" {
+			p.Scan = n.Type
+			p.HeapFetches = n.HeapFetches
+		}
+		for i := range n.Plans {
+			walk(&n.Plans[i])
+		}
+	}
+	walk(&root)
+	return p
+}
+
+type planNode struct {
+	Type        string     `json:"Node Type"`
+	Relation    string     `json:"Relation Name"`
+	HeapFetches *float64   `json:"Heap Fetches"`
+	Rows        float64    `json:"Actual Rows"` // a mean over loops: fractional on PostgreSQL 18
+	SharedHit   int64      `json:"Shared Hit Blocks"`
+	SharedRead  int64      `json:"Shared Read Blocks"`
+	Plans       []planNode `json:"Plans"`
+}
+
+// LookupSummary is a lookup cell's own figures: what it read, and how the
+// server ran its query after the window.
+type LookupSummary struct {
+	Query    string `json:"lookup_query"`
+	ReadDist string `json:"read_dist_drawn,omitempty"`
+	// Plan is EXPLAIN (ANALYZE, BUFFERS) of the query after the window.
+	Plan results.M[queryPlan] `json:"lookup_plan,omitzero"`
+	// LatestNewest is, for latest, the share of the rows it returned that
+	// were among the newest inserted: it reads the newest rows only for a
+	// time-ordered key.
+	LatestNewest results.M[float64] `json:"latest_newest_share,omitzero"`
+}
+
+// Rate: a lookup's rate is its transactions per second.
+func (*LookupSummary) Rate() (float64, bool) { return 0, false }
+
+func (l *lookup) Summarize(o *Outcome) error {
+	s := &LookupSummary{Query: l.o.Query}
+	if l.pool != nil {
+		s.ReadDist = l.dist.Describe(l.pool.Rows)
+	}
+	if l.plan.err != nil {
+		s.Plan = results.Unavailable[queryPlan](l.plan.err.Error())
+	} else {
+		s.Plan = results.Of(l.plan)
+	}
+	s.LatestNewest = l.newest
+	o.Cell.Metrics.Summary = s
+	return nil
+}
+
+// latestNewest measures which rows "latest" returns: of the latestRows
+// rows with the highest keys, the share that are among the latestRows
+// rows inserted last (the last in the heap, which a prefill writes in
+// insertion order).
+func latestNewest(ctx context.Context, conn *pgx.Conn, table *Table) results.M[float64] {
+	t := table.Qualified()
+	var n int64
+	q := fmt.Sprintf(`SELECT count(*) FROM (SELECT ctid FROM %s ORDER BY id DESC LIMIT %d) a
+		WHERE ctid IN (SELECT ctid FROM %s ORDER BY ctid DESC LIMIT %d)`, t, latestRows, t, latestRows)
+	if err := conn.QueryRow(ctx, q).Scan(&n); err != nil {
+		return results.Unavailable[float64](err.Error())
+	}
+	return results.Of(float64(n) / latestRows)
+}
+
+// Describe says how the distribution draws its reads over rows rows.
+func (d ReadDist) Describe(rows int64) string {
+	switch d.Kind {
+	case ReadRecent:
+		return fmt.Sprintf("recent: %.0f%% of reads uniform among the newest %.3g%% of rows (%d), the rest uniform over all %d", RecentHot*100, d.RecentRows*100, max(1, int64(float64(rows)*d.RecentRows)), rows)
+	case ReadZipf:
+		return fmt.Sprintf("zipf: the k-th newest row with probability ∝ (1+k)^-%g, over %d rows", d.ZipfS, rows)
+	}
+	return fmt.Sprintf("uniform over all %d rows", rows)
+}
+
+func lookupOf(c *results.Cell) *LookupSummary {
+	if s, ok := c.Metrics.Summary.(*LookupSummary); ok {
+		return s
+	}
+	return &LookupSummary{}
+}
+
+// lookupKind is how lookup cells read: per query kind, the rate, its
+// latency and the blocks each query touched.
+var lookupKind = results.Kind{
+	SecondsTimeline: true,
+	NewSummary:      func() results.Summary { return &LookupSummary{} },
+	Columns: []results.Column{
+		{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
+		{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
+			return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
+		}},
+		{Header: "blocks / query", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Hit+b.Read) })
+		}},
+		{Header: "read / query", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) })
+		}},
+		{Header: "heap blocks / query", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) })
+		}},
+		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
+			s := lookupOf(r.Last(g))
+			out := s.Plan.Text(func(p queryPlan) string {
+				out := p.Scan
+				if p.HeapFetches != nil {
+					out += fmt.Sprintf(", %.0f heap fetches", *p.HeapFetches)
+				}
+				return out
+			})
+			if !s.LatestNewest.IsZero() {
+				out += "; " + s.LatestNewest.Text(func(v float64) string { return fmt.Sprintf("%.0f%% of latest rows among the newest", v*100) })
+			}
+			return out
+		}},
+	},
+	Notes: func(*results.Results, []results.Group) []string {
+		return []string{"blocks / query: shared blocks of the table and its indexes per query, read: from outside the cache, heap: the table's own (pg_statio, warm-up included); " +
+			"plan: EXPLAIN ANALYZE of one query after the window; latest returns the newest rows only where the key is time-ordered;"}
+	},
+}
