@@ -22,38 +22,39 @@ import (
 )
 
 type runCmd struct {
-	Scenario   string         `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
-	Keys       *string        `help:"Comma-separated key specs (see 'keybench keys')."`
-	Clients    []int          `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
-	Duration   *time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
-	Txns       *int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
-	Warmup     time.Duration  `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
-	Rows       []int64        `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
-	Batch      int            `help:"Rows per insert transaction."`
-	Chunk      int64          `help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
-	LoadMethod string         `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
-	Partitions int            `help:"Queue workloads: partitions of the queue table."`
-	ReadBy     string         `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
-	Query      []string       `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
-	ReadDist   []string       `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
-	RecentRows float64        `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
-	Payload    int            `default:"-1" help:"Payload bytes per row."`
-	Repeat     int            `help:"Runs of every cell, each on a fresh table."`
-	Rounds     int            `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
-	Seed       int64          `default:"1" help:"Seed of the workload's random choices."`
-	Quick      bool           `help:"A smoke run under a minute."`
-	DSN        string         `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
-	Schema     string         `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
-	PgVersion  string         `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
-	PgBin      string         `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
-	PgConf     []string       `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
-	CacheMode  string         `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
-	Out        string         `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
-	JSON       bool           `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
-	Sampling   string         `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
-	OnError    string         `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
-	Force      bool           `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
-	Keep       bool           `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
+	Scenario      string         `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
+	Keys          *string        `help:"Comma-separated key specs (see 'keybench keys')."`
+	Clients       []int          `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
+	Duration      *time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
+	Txns          *int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
+	Warmup        time.Duration  `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
+	Rows          []int64        `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
+	Batch         int            `help:"Rows per insert transaction."`
+	Chunk         int64          `help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
+	LoadMethod    string         `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
+	Partitions    int            `help:"Queue workloads: partitions of the queue table."`
+	ReadBy        string         `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
+	Query         []string       `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
+	ReadDist      []string       `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
+	RecentRows    float64        `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
+	UpdateIndexed bool           `name:"update-indexed" help:"update: change an indexed column, so that no update is HOT and every index, the key's too, gets new entries."`
+	Payload       int            `default:"-1" help:"Payload bytes per row."`
+	Repeat        int            `help:"Runs of every cell, each on a fresh table."`
+	Rounds        int            `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
+	Seed          int64          `default:"1" help:"Seed of the workload's random choices."`
+	Quick         bool           `help:"A smoke run under a minute."`
+	DSN           string         `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
+	Schema        string         `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
+	PgVersion     string         `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
+	PgBin         string         `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
+	PgConf        []string       `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
+	CacheMode     string         `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
+	Out           string         `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
+	JSON          bool           `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
+	Sampling      string         `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
+	OnError       string         `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
+	Force         bool           `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
+	Keep          bool           `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -174,6 +175,7 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 		p.ReadDist = r.ReadDist
 	}
 	setIf(&p.RecentRows, r.RecentRows)
+	setIf(&p.UpdateIndexed, r.UpdateIndexed)
 	setIf(&p.Partitions, r.Partitions)
 	setIf(&p.Repeat, r.Repeat)
 	if r.Rounds == 0 && p.Rounds > 1 {

@@ -157,6 +157,32 @@ func (statioCounter) unavailable(reason string, into *results.Metrics) {
 	into.Blocks = unavailable[results.Blocks](reason)
 }
 
+// tupleCounter: pg_stat_user_tables' row counts for the cell's tables.
+type tupleCounter struct{}
+
+type tupleSnap [4]int64
+
+func (tupleCounter) name() string { return "tuples" }
+
+func (tupleCounter) read(ctx context.Context, env *Env) (snapshot, error) {
+	var s tupleSnap
+	err := env.Admin.QueryRow(ctx, `SELECT coalesce(sum(n_tup_ins),0)::bigint, coalesce(sum(n_tup_upd),0)::bigint,
+		coalesce(sum(n_tup_hot_upd),0)::bigint, coalesce(sum(n_tup_del),0)::bigint
+		FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, env.Schema, env.LeafTables).
+		Scan(&s[0], &s[1], &s[2], &s[3])
+	return s, err
+}
+
+func (tupleCounter) report(b, a snapshot, _ int64, _ time.Duration, into *results.Metrics) {
+	before, after := b.(tupleSnap), a.(tupleSnap)
+	into.Tuples = results.Of(results.Tuples{Inserted: after[0] - before[0], Updated: after[1] - before[1],
+		HOTUpdated: after[2] - before[2], Deleted: after[3] - before[3]})
+}
+
+func (tupleCounter) unavailable(reason string, into *results.Metrics) {
+	into.Tuples = unavailable[results.Tuples](reason)
+}
+
 // diskCounter: /proc/diskstats of the device holding the embedded server's
 // data directory (the whole device's traffic, which during a cell is mostly the server's).
 type diskCounter struct{}

@@ -78,7 +78,7 @@ func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
 	s := &Session{env: env, start: time.Now()}
 	s.winStart = s.start.Add(warmup)
 	s.lsnErr = env.Admin.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s.startLSN)
-	s.counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, diskCounter{}, cpuCounter{}}
+	s.counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
 	s.before = make([]snapshot, len(s.counters))
 	for i, c := range s.counters {
 		snap, err := c.read(ctx, &s.env)

@@ -51,6 +51,9 @@ type Metrics struct {
 	// sessions (warm-up included) over the transactions of that time.
 	BlocksPerTxn M[BlocksPerTxn] `json:"blocks_per_txn,omitzero"`
 
+	// Tuples are the rows the cell's sessions wrote, by kind (pg_stat_user_tables).
+	Tuples M[Tuples] `json:"tuples,omitzero"`
+
 	Checkpoints M[Checkpoints] `json:"checkpoints,omitzero"`
 	IO          M[IO]          `json:"io,omitzero"`
 	Blocks      M[Blocks]      `json:"blocks,omitzero"`
@@ -164,6 +167,25 @@ type BlocksPerTxn struct {
 	// Heap is the table's own blocks (hit and read) per transaction: the
 	// rows a read visits, apart from the index pages that find them.
 	Heap float64 `json:"heap"`
+}
+
+// Tuples counts rows written: inserted, updated (HOT: without new index
+// entries, on the same page), deleted.
+type Tuples struct {
+	Inserted   int64 `json:"inserted"`
+	Updated    int64 `json:"updated"`
+	HOTUpdated int64 `json:"hot_updated"`
+	Deleted    int64 `json:"deleted"`
+}
+
+// Maintenance is how long maintenance took on a cell's table after its
+// window, per command (003 timed them per key): VACUUM, ANALYZE, REINDEX
+// of the key index, and COPY of the table to the client.
+type Maintenance struct {
+	Vacuum  M[float64] `json:"vacuum"`
+	Analyze M[float64] `json:"analyze"`
+	Reindex M[float64] `json:"reindex"`
+	CopyTo  M[float64] `json:"copy_to"`
 }
 
 // Disk is /proc/diskstats over the cell for the device of the embedded server's data.

@@ -259,7 +259,15 @@ func (cr *cellRun) finish(ctx context.Context) error {
 	}
 	cr.c.Metrics = metrics.MergeRounds(cr.metrics, o.Inserted, txns)
 	cr.c.Metrics.Summary = summary
-	return cr.r.evidence(ctx, cr.tables[0], o.Expected, cr.c)
+	if err := cr.r.evidence(ctx, cr.tables[0], o.Expected, cr.c); err != nil {
+		return err
+	}
+	if cr.hooks.Maintain != nil {
+		step := cr.r.ui.Step("  timing maintenance (VACUUM, ANALYZE, REINDEX, COPY TO)")
+		defer step.Done()
+		return cr.hooks.Maintain(ctx, cr.r.admin, cr.tables)
+	}
+	return nil
 }
 
 // setUp resolves the cell's key, configures its workload and creates the

@@ -69,3 +69,52 @@ func TestLookupReadsByKey(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateAndMaintenance: updates find their rows; an indexed column
+// makes none of them HOT; VACUUM, ANALYZE, REINDEX and COPY TO are timed
+// after the update window and after a load (maintenance_s), while the key
+// index's bloat and density are read before that REINDEX.
+func TestUpdateAndMaintenance(t *testing.T) {
+	for _, tc := range []struct {
+		workload string
+		set      func(p *scenario.Params)
+	}{
+		{"update", func(p *scenario.Params) { p.Rows, p.UpdateIndexed = []int64{20_000}, true }},
+		{"bulk", func(p *scenario.Params) { p.Rows, p.Clients, p.Chunk = []int64{20_000}, []int{1}, 5000 }},
+	} {
+		cfg := config(t, tc.workload, "bigint,uuidv4", func(p *scenario.Params) {
+			p.Workload = tc.workload
+			tc.set(p)
+		})
+		res, err := runner.Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Cells {
+			if c.Status != results.StatusOK {
+				t.Fatalf("%s %s: %s %s", c.Key, c.Task(), c.Status, c.Error)
+			}
+			var m results.M[results.Maintenance]
+			switch s := c.Metrics.Summary.(type) {
+			case *workload.UpdateSummary:
+				m = s.Maintenance
+				if tu, ok := c.Metrics.Tuples.Get(); !ok || tu.Updated < c.Txns || tu.HOTUpdated != 0 {
+					t.Errorf("%s: tuples %+v after %d updates of an indexed column, want every one counted and none HOT", c.Key, c.Metrics.Tuples, c.Txns)
+				}
+			case *workload.LoadSummary:
+				m = s.Maintenance
+			default:
+				t.Fatalf("%s: summary %T", c.Task(), s)
+			}
+			mt, ok := m.Get()
+			if !ok {
+				t.Fatalf("%s %s: maintenance %s", c.Key, c.Task(), m.Reason())
+			}
+			for name, v := range map[string]results.M[float64]{"vacuum": mt.Vacuum, "analyze": mt.Analyze, "reindex": mt.Reindex, "copy to": mt.CopyTo} {
+				if s, ok := v.Get(); !ok || s <= 0 {
+					t.Errorf("%s %s: %s %v", c.Key, c.Task(), name, v)
+				}
+			}
+		}
+	}
+}

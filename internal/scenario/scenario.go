@@ -48,6 +48,8 @@ type Params struct {
 	Query      []string
 	ReadDist   []string
 	RecentRows float64
+	// UpdateIndexed makes update change an indexed column.
+	UpdateIndexed bool
 }
 
 // Task is one workload of a plan in one read variant.
@@ -403,7 +405,7 @@ func (p *Plan) Options(c Cell, seed int64) workload.Options {
 func (p *Params) Options(c Cell, seed int64) workload.Options {
 	return workload.Options{Rows: c.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: seed, Chunk: p.Chunk,
 		LoadMethod: p.LoadMethod, Clients: c.Clients, Partitions: p.Partitions, Payload: p.Payload,
-		Query: c.Query, ReadDist: c.ReadDist, RecentRows: p.RecentRows}
+		Query: c.Query, ReadDist: c.ReadDist, RecentRows: p.RecentRows, UpdateIndexed: p.UpdateIndexed}
 }
 
 // embeddedDefaults keep checkpoints out of short windows, as the source
@@ -513,7 +515,7 @@ func init() {
 		rows                    int64
 		clients, batch, payload int
 		partitions              int
-	}{{"insert", 0, 8, 1, 32, 0}, {"insert-read", 100_000, 8, 1, 32, 0}, {"lookup", 100_000, 8, 1, 32, 0}} {
+	}{{"insert", 0, 8, 1, 32, 0}, {"insert-read", 100_000, 8, 1, 32, 0}, {"lookup", 100_000, 8, 1, 32, 0}, {"update", 100_000, 8, 1, 32, 0}} {
 		m, _ := workload.Lookup(w.name)
 		register(&Scenario{
 			Name:        w.name,

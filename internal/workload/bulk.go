@@ -57,6 +57,7 @@ type bulkLoad struct {
 
 	chunks []Chunk // written by the one loading client, read after the window
 	buildS float64
+	sum    *LoadSummary // made by Summarize; Maintain adds its times
 }
 
 func (b *bulkLoad) Tables(at Place, key *keys.Resolved) []*Table {
@@ -73,17 +74,23 @@ func (b *bulkLoad) Window(w *Window) {
 func (b *bulkLoad) Progress(s results.Second) string { return fmt.Sprintf("%.0f rows/s", s.RowsPS) }
 
 func (b *bulkLoad) Hooks() Hooks {
-	if !b.after {
-		return Hooks{}
-	}
-	return Hooks{PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
-		t0 := time.Now()
-		if err := BuildIndexes(ctx, conn, tables[0]); err != nil {
-			return err
+	h := Hooks{Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		if b.sum != nil {
+			b.sum.Maintenance = results.Of(TimeMaintenance(ctx, conn, tables[0]))
 		}
-		b.buildS = time.Since(t0).Seconds()
 		return nil
 	}}
+	if b.after {
+		h.PostRun = func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+			t0 := time.Now()
+			if err := BuildIndexes(ctx, conn, tables[0]); err != nil {
+				return err
+			}
+			b.buildS = time.Since(t0).Seconds()
+			return nil
+		}
+	}
+	return h
 }
 
 func (b *bulkLoad) NewWorker(_ context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, _ int) (Worker, error) {
@@ -131,6 +138,8 @@ func (b *bulkLoad) Summarize(o *Outcome) error {
 		sum.IndexBuildS = results.Unavailable[float64]("the indexes were in place during the load")
 	}
 	sum.TotalS = sum.LoadS + b.buildS
+	sum.Maintenance = results.Unavailable[results.Maintenance]("not timed: the cell ended before")
+	b.sum = sum
 	var rows int64
 	var ms []float64
 	c.Timeline = c.Timeline[:0]
@@ -178,6 +187,8 @@ type LoadSummary struct {
 	FirstChunkRowsPerS float64            `json:"first_chunk_rows_per_s,omitempty"`
 	LastChunkRowsPerS  float64            `json:"last_chunk_rows_per_s,omitempty"`
 	LastToFirstChunk   float64            `json:"last_to_first_chunk,omitempty"`
+	// Maintenance is VACUUM, ANALYZE, REINDEX and COPY TO timed after the load (003).
+	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
 }
 
 // Rate: a load's tps is already its rows per second.
@@ -279,9 +290,13 @@ var loadKind = results.Kind{
 		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
 		}},
+		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
+			return loadOf(r.Last(g)).Maintenance.Text(maintenanceColumn)
+		}},
 	},
 	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"load: the rows loaded in timed chunks; total: load plus the index build when the index came afterwards; last / first: the last chunk's rate over the first's;"}
+		return []string{"load: the rows loaded in timed chunks; total: load plus the index build when the index came afterwards; last / first: the last chunk's rate over the first's; " +
+			"vacuum / analyze / reindex / copy to: seconds each took after the load, alone (003);"}
 	},
 	Remarks: func(r *results.Results, groups []results.Group) []string {
 		if line := indexAfterVsDuring(r, groups); line != "" {

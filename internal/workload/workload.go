@@ -9,7 +9,7 @@
 //
 //	set up (create Tables) → fill (each table's Rows, indexes, VACUUM
 //	ANALYZE, CHECKPOINT, Hooks.PostLoad) → clients (NewWorker) → warm-up
-//	and window → Hooks.PostRun → Summarize → evidence → drop.
+//	and window → Hooks.PostRun → Summarize → evidence → Hooks.Maintain → drop.
 //
 // The keyed table, (id KEY, data bigint, payload text), is created fresh for
 // each cell in keybench's schema. Prefilled rows carry data values that are
@@ -55,6 +55,8 @@ type Options struct {
 	Query      string
 	ReadDist   string
 	RecentRows float64
+	// UpdateIndexed makes update change an indexed column (no HOT update).
+	UpdateIndexed bool
 	// Reference is the source write-up's figures the cell is shown beside
 	// (the scenario that cites them sets it; nil: none).
 	Reference *Reference
@@ -97,6 +99,12 @@ type Hooks struct {
 	// indexes a load left out); it runs on the clients' first connection,
 	// so the samplers still watch it.
 	PostRun func(ctx context.Context, conn *pgx.Conn, tables []*Table) error
+	// Maintain runs last, after the summary and the evidence (the key
+	// index's size, density and bloat as the window left it), outside
+	// every measured session, on keybench's own connection: work a
+	// workload times apart from its window (VACUUM, REINDEX, COPY TO),
+	// recorded into the summary it made.
+	Maintain func(ctx context.Context, conn *pgx.Conn, tables []*Table) error
 }
 
 // Hooked is a workload with hooks.

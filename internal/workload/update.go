@@ -1,0 +1,197 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
+)
+
+func init() {
+	Register(Meta{
+		Name: "update",
+		Description: "each transaction updates one existing row by key, drawn over insertion order (--read-dist): a column without an index " +
+			"(HOT updates where the page has room), or an indexed one (--update-indexed: every update adds entries to every index, the key's too); " +
+			"VACUUM, ANALYZE, REINDEX and COPY TO timed after the window",
+		Variants: &Variants{},
+		Kind:     updateKind,
+		New: func(o Options) (Workload, error) {
+			dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
+			if err != nil {
+				return nil, err
+			}
+			if o.Query != "" {
+				return nil, fmt.Errorf("update has no --query (lookup has)")
+			}
+			if o.Rows < 1 {
+				return nil, fmt.Errorf("update changes rows of a filled table: --rows must be at least 1, not %d", o.Rows)
+			}
+			return &update{o: o, dist: dist}, nil
+		},
+	})
+}
+
+// update updates the data column of rows drawn by key. With --update-indexed
+// data has an index, so no update is HOT: each writes a new row version
+// with new entries in every index, the key index included, which the key's
+// order then places (at the right edge, or anywhere).
+type update struct {
+	o     Options
+	dist  ReadDist
+	pool *KeyPool
+	sum  *UpdateSummary // made by Summarize; Maintain adds its times
+}
+
+func (u *update) Tables(at Place, key *keys.Resolved) []*Table {
+	t := KeyedTable(at, key, u.o)
+	t.DataIndex = u.o.UpdateIndexed
+	return []*Table{t}
+}
+
+func (u *update) Hooks() Hooks {
+	return Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+			var err error
+			u.pool, err = LoadKeyPool(ctx, conn, tables[0], u.o.Rows, u.o.Seed, tables[0].Key.WireFormat())
+			return err
+		},
+		Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+			if u.sum != nil {
+				u.sum.Maintenance = results.Of(TimeMaintenance(ctx, conn, tables[0]))
+			}
+			return nil
+		},
+	}
+}
+
+const updateStmt = "kb_update"
+
+func (u *update) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+	t, conn := tables[0], c.PgConn()
+	if _, err := conn.Prepare(ctx, updateStmt, fmt.Sprintf("UPDATE %s SET data = data + 1 WHERE id = $1", t.Qualified()), nil); err != nil {
+		return nil, fmt.Errorf("prepare update: %w", err)
+	}
+	w := &updateWorker{u: u, conn: conn, params: [][]byte{nil}, formats: []int16{t.Key.WireFormat()},
+		pick: u.dist.NewPicker(u.pool.Rows, rand.New(rand.NewPCG(uint64(u.o.Seed), uint64(id)+1)))}
+	w.msgs = newMsgs(updateStmt, w.params, w.formats)
+	return w, nil
+}
+
+// updateWorker runs the update, one round trip per transaction.
+type updateWorker struct {
+	u       *update
+	conn    *pgconn.PgConn
+	pick    *Picker
+	params  [][]byte
+	formats []int16
+	msgs    *msgs
+	sent    bool
+	res     execResult
+}
+
+func (w *updateWorker) choose() {
+	w.params[0] = w.u.pool.Key(w.pick.Position())
+	w.msgs.bind.Parameters = w.params
+}
+
+func (w *updateWorker) Next(dst []byte) []byte {
+	if w.sent {
+		return dst
+	}
+	w.sent = true
+	w.choose()
+	return w.msgs.appendTo(dst)
+}
+
+func (w *updateWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+
+func (w *updateWorker) Done() (int, error) {
+	w.sent = false
+	return 0, updated(w.res.take())
+}
+
+func (w *updateWorker) Txn() (int, error) {
+	w.choose()
+	return 0, updated(execNoResult(w.conn, w.msgs))
+}
+
+// updated checks that an update found its row.
+func updated(n int64, err error) error {
+	if err == nil && n != 1 {
+		return fmt.Errorf("an update changed %d rows, not 1 (keys are drawn from the table's own)", n)
+	}
+	return err
+}
+
+// UpdateSummary is an update cell's own figures: how its rows were
+// drawn, the share of HOT updates, and the maintenance timed afterwards.
+type UpdateSummary struct {
+	ReadDist string `json:"read_dist_drawn"`
+	Indexed  bool   `json:"update_indexed"`
+	// Maintenance is VACUUM, ANALYZE, REINDEX and COPY TO timed after the window.
+	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
+}
+
+// Rate: an update's rate is its transactions per second.
+func (*UpdateSummary) Rate() (float64, bool) { return 0, false }
+
+func (u *update) Summarize(o *Outcome) error {
+	s := &UpdateSummary{Indexed: u.o.UpdateIndexed, Maintenance: results.Unavailable[results.Maintenance]("not timed: the cell ended before")}
+	if u.pool != nil {
+		s.ReadDist = u.dist.Describe(u.pool.Rows)
+	}
+	o.Cell.Metrics.Summary = s
+	u.sum = s
+	return nil
+}
+
+func updateOf(c *results.Cell) *UpdateSummary {
+	if s, ok := c.Metrics.Summary.(*UpdateSummary); ok {
+		return s
+	}
+	return &UpdateSummary{}
+}
+
+// updateKind is how update cells read: rate, latency, the HOT share, the
+// key index's state after the updates, and the maintenance after them.
+var updateKind = results.Kind{
+	SecondsTimeline: true,
+	NewSummary:      func() results.Summary { return &UpdateSummary{} },
+	Columns: []results.Column{
+		{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
+		{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
+			return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
+		}},
+		{Header: "HOT", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.Tuples.Text(func(t results.Tuples) string {
+				if t.Updated == 0 {
+					return "no update"
+				}
+				return fmt.Sprintf("%.0f%%", float64(t.HOTUpdated)*100/float64(t.Updated))
+			})
+		}},
+		{Header: "blocks / update (read)", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) })
+		}},
+		{Header: "key index", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.KeyIndexBytes.Text(results.Bytes)
+		}},
+		{Header: "bloat", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.BloatRatio.Text(func(v float64) string { return fmt.Sprintf("%.2f", v) })
+		}},
+		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
+		}},
+		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
+			return updateOf(r.Last(g)).Maintenance.Text(maintenanceColumn)
+		}},
+	},
+	Notes: func(*results.Results, []results.Group) []string {
+		return []string{"HOT: updates that added no index entry (pg_stat_user_tables); vacuum / analyze / reindex / copy to: seconds each took after the window, alone (003);"}
+	},
+}
