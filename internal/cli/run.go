@@ -37,6 +37,7 @@ type runCmd struct {
 	Query         []string       `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
 	ReadDist      []string       `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
 	RecentRows    float64        `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
+	PrefillKey    string         `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
 	UpdateIndexed bool           `name:"update-indexed" help:"update: change an indexed column, so that no update is HOT and every index, the key's too, gets new entries."`
 	Payload       int            `default:"-1" help:"Payload bytes per row."`
 	Repeat        int            `help:"Runs of every cell, each on a fresh table."`
@@ -133,6 +134,16 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 			return p, usagef("--keys is empty: give at least one key spec (see 'keybench keys')")
 		}
 		p.Keys = strings.Split(*r.Keys, ",")
+	}
+	if r.PrefillKey != "" {
+		if strings.Contains(r.PrefillKey, ":") {
+			return p, usagef("--prefill-key takes a key's name (its values are made in the window key's column type), not %q", r.PrefillKey)
+		}
+		for i, k := range p.Keys {
+			if !strings.Contains(k, ":prefill=") {
+				p.Keys[i] = k + ":prefill=" + r.PrefillKey
+			}
+		}
 	}
 	if r.Clients != nil {
 		p.Clients = r.Clients

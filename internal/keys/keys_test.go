@@ -428,3 +428,27 @@ func TestSameSpecTwiceIsLabelledApart(t *testing.T) {
 		t.Errorf("labels %v, canonical %s vs %s", raws, specs[2], specs[0])
 	}
 }
+
+// TestPrefillSpec: prefill=NAME fills the table with another key in the
+// window key's column type, made by keybench's generator; a key that
+// cannot fill that column, or has no client generator, is refused.
+func TestPrefillSpec(t *testing.T) {
+	s, err := Parse("uuidv7:prefill=uuidv4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Prefill == nil || s.Prefill.Strategy.Name != "uuidv4" || s.Prefill.As != s.As || s.Prefill.Gen != GenClient {
+		t.Fatalf("prefill %+v", s.Prefill)
+	}
+	if s.String() != "uuidv7:prefill=uuidv4" {
+		t.Errorf("canonical %q", s.String())
+	}
+	if s, err := Parse("uuidv7:as=text:prefill=uuidv4"); err != nil || s.Prefill.As != AsText {
+		t.Errorf("text prefill: %v %+v", err, s)
+	}
+	for _, bad := range []string{"uuidv7:prefill=bigint", "uuidv7:prefill=nosuch", "bigint:prefill=uuidv4"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

@@ -73,6 +73,11 @@ type Spec struct {
 	Index Index
 	// Params holds the strategy's own parameters with defaults filled in.
 	Params map[string]int64
+	// Prefill, when set (prefill=NAME), is the key the table is filled
+	// with before the window, in the same column type: a table that
+	// switches keys (a uuidv4 history, new rows uuidv7). Its values are
+	// made by keybench's generator, with the window key's storage.
+	Prefill *Spec
 }
 
 func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
@@ -121,6 +126,12 @@ func Parse(raw string) (*Spec, error) {
 				return nil, usagef("key %q: gen must be server or client, not %q", raw, v)
 			}
 			s.Gen = Gen(v)
+		case "prefill":
+			pf, err := Parse(v)
+			if err != nil {
+				return nil, usagef("key %q: prefill: %v", raw, err)
+			}
+			s.Prefill = pf
 		case "index":
 			if !containsIndex(Index(v)) {
 				return nil, usagef("key %q: index must be one of %s, not %q", raw, joinIndexes(), v)
@@ -142,6 +153,17 @@ func Parse(raw string) (*Spec, error) {
 		if err := st.Validate(s); err != nil {
 			return nil, usagef("key %q: %v", raw, err)
 		}
+	}
+	if s.Prefill != nil {
+		pf := s.Prefill
+		as, err := parseStorage(pf.Strategy, string(s.As))
+		if err != nil {
+			return nil, usagef("key %q: prefill=%s cannot fill a %s column: %v", raw, pf.Raw, s.ColumnType(), err)
+		}
+		if pf.Strategy.NewGenerator == nil {
+			return nil, usagef("key %q: prefill=%s: keybench fills the table with client-made keys, and %s has no client generator", raw, pf.Raw, pf.Strategy.Name)
+		}
+		pf.As, pf.Gen, pf.Index = as, GenClient, s.Index
 	}
 	return s, nil
 }
@@ -231,6 +253,9 @@ func (s *Spec) String() string {
 	}
 	if s.Index != IndexPK {
 		b.WriteString(":index=" + string(s.Index))
+	}
+	if s.Prefill != nil {
+		b.WriteString(":prefill=" + s.Prefill.Strategy.Name)
 	}
 	return b.String()
 }

@@ -59,6 +59,18 @@ func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, k
 	}
 }
 
+// KeyIndexBytes is the size of the key's indexes (none: the key has no index).
+func KeyIndexBytes(ctx context.Context, conn *pgx.Conn, keyIndexes []string) results.M[int64] {
+	if len(keyIndexes) == 0 {
+		return unavailable[int64]("the key has no index (index=none)")
+	}
+	n, err := relationsSize(ctx, conn, keyIndexes)
+	if err != nil {
+		return unavailable[int64](err.Error())
+	}
+	return results.Of(n)
+}
+
 func relationsSize(ctx context.Context, conn *pgx.Conn, rels []string) (int64, error) {
 	var n int64
 	err := conn.QueryRow(ctx, "SELECT coalesce(sum(pg_relation_size(r::regclass)), 0)::bigint FROM unnest($1::text[]) r", rels).Scan(&n)

@@ -58,9 +58,13 @@ var transactional = []results.Column{
 		return fmt.Sprintf("%.2f ms", medianOf(r, g, func(c *results.Cell) float64 { return c.LatencyMS.P99 }))
 	}},
 	{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
+	{Header: "key index growth / row", Text: func(r *results.Results, g *results.Group) string {
+		return r.Last(g).Metrics.KeyIndexGrowthPerRow.Text(func(v float64) string { return fmt.Sprintf("%.1f B", v) })
+	}},
 }
 
-const transactionalNote = "rate: the median rate, in the unit beside it, with its confidence interval; size: table + indexes at the end of the cell;"
+const transactionalNote = "rate: the median rate, in the unit beside it, with its confidence interval; size: table + indexes at the end of the cell; " +
+	"key index growth / row: the key index's growth over the cell per inserted row;"
 
 // columnsOf are the columns of the run's table: the workloads' own when
 // every group's kind has the same ones, the transactional ones otherwise.

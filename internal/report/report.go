@@ -177,6 +177,9 @@ func (r *renderer) verdict() (string, []Verdict) {
 		head += fmt.Sprintf(" Not tested: %s, so no winner is named on the rate alone (%s compares them); the evidence beside each key is measured, not sampled.",
 			unitWords(best), moreSamples(best, ranked))
 	}
+	if q := r.res.Plan.Question; q != "" {
+		head = q + " " + head
+	}
 	if d := drifted(r.headline); d != "" {
 		head += " " + d
 	}

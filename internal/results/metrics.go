@@ -26,6 +26,10 @@ type Metrics struct {
 	IndexBytesAfterReindex    M[int64]   `json:"index_bytes_after_reindex,omitzero"`
 	KeyIndexBytesAfterReindex M[int64]   `json:"key_index_bytes_after_reindex,omitzero"`
 	BloatRatio                M[float64] `json:"bloat_ratio,omitzero"`
+	// KeyIndexGrowthPerRow is the key index's growth over the cell (its
+	// size at the end less its size when the window began) per inserted
+	// row: the bytes each new key costs, splits and half-empty pages included.
+	KeyIndexGrowthPerRow M[float64] `json:"key_index_growth_per_row,omitzero"`
 	LeafDensity               M[float64] `json:"leaf_density,omitzero"`
 	LeafFragmentation         M[float64] `json:"leaf_fragmentation,omitzero"`
 	LeafPages                 M[int64]   `json:"leaf_pages,omitzero"`

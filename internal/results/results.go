@@ -90,6 +90,8 @@ type Plan struct {
 	OnError  string `json:"on_error,omitempty"`
 	// Pivot is how the scenario lays its summary table out (absent: one row per group).
 	Pivot *Pivot `json:"pivot,omitempty"`
+	// Question is what the preset asks (its verdict answers it).
+	Question string `json:"question,omitempty"`
 	// Cells is the number of cells planned (after workloads skipped keys they cannot run).
 	Cells int `json:"cells,omitempty"`
 	// Force and Keep are --force and --keep (a --dsn run's schema).

@@ -97,6 +97,10 @@ type cellRun struct {
 	hooks  workload.Hooks
 	key    *keys.Resolved
 	gen    keys.Generator
+	// prefill is the key the table is filled with when it is not key.
+	prefill *keys.Resolved
+	// keyIndexBefore is the key index's size when the fill ended.
+	keyIndexBefore results.M[int64]
 	at     workload.Place
 	tables []*workload.Table
 	win    workload.Window
@@ -240,6 +244,19 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	return nil
 }
 
+// growthPerRow is an index's growth from before to after over rows inserted rows.
+func growthPerRow(before, after results.M[int64], rows int64) results.M[float64] {
+	b, ok := before.Get()
+	if !ok {
+		return results.Unavailable[float64]("the key index's size before the window: " + before.Reason())
+	}
+	a, ok := after.Get()
+	if !ok {
+		return results.Unavailable[float64]("the key index's size after the window: " + after.Reason())
+	}
+	return results.PerRow(float64(a-b), rows)
+}
+
 // roundWarmup is the warm-up of a cell's rounds after its first.
 const roundWarmup = time.Second
 
@@ -262,6 +279,7 @@ func (cr *cellRun) finish(ctx context.Context) error {
 	if err := cr.r.evidence(ctx, cr.tables[0], o.Expected, cr.c); err != nil {
 		return err
 	}
+	cr.c.Metrics.KeyIndexGrowthPerRow = growthPerRow(cr.keyIndexBefore, cr.c.Metrics.KeyIndexBytes, o.Inserted)
 	if cr.hooks.Maintain != nil {
 		step := cr.r.ui.Step("  timing maintenance (VACUUM, ANALYZE, REINDEX, COPY TO)")
 		defer step.Done()
@@ -294,6 +312,12 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 	c.RowsBefore, c.WarmupS = cr.tables[0].Rows, cr.win.Warmup.Seconds()
 	if key.Gen == keys.GenClient {
 		cr.gen = pc.Key.NewGenerator()
+	}
+	if pf := pc.Key.Prefill; pf != nil {
+		if cr.prefill, err = pf.Resolve(r.keyServer(at)); err != nil {
+			return cr, err
+		}
+		c.PrefillKey = pf.Raw
 	}
 	for _, t := range cr.tables {
 		if err := workload.CreateTable(ctx, r.admin, t, r.keyServer(at)); err != nil {
@@ -436,6 +460,13 @@ func (r *run) evidence(ctx context.Context, t *workload.Table, expected int64, c
 // source benchmarks did: VACUUM ANALYZE, then CHECKPOINT.
 func (cr *cellRun) fill(ctx context.Context) error {
 	r, c, t, gen := cr.r, cr.c, cr.tables[0], cr.gen
+	if cr.prefill != nil {
+		// The table is filled with another key than the window's (a table
+		// switching keys): the fill sees a copy of it with that key.
+		pt := *t
+		pt.Key, t = cr.prefill, &pt
+		gen = cr.prefill.NewGenerator()
+	}
 	rows := t.Rows
 	pf := &results.Prefill{Rows: rows, Method: "insert-select"}
 	if t.Key.Gen == keys.GenClient {
@@ -500,6 +531,7 @@ func (cr *cellRun) fill(ctx context.Context) error {
 		return err
 	}
 	pf.VacuumS = time.Since(t2).Seconds()
+	cr.keyIndexBefore = metrics.KeyIndexBytes(ctx, r.admin, workload.KeyIndexNames(cr.tables[0]))
 	if hist != nil {
 		// The rest of the gap, to the window's start, is added by measure.
 		pf.History.EndsBeforeWindowS = time.Since(t0).Seconds()

@@ -118,3 +118,34 @@ func TestUpdateAndMaintenance(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchingKeys: a table filled with uuidv4 keys takes uuidv7 inserts
+// (prefill_key recorded); they land at one point inside the uuidv4 key
+// space and split leaves there, so the index grows by more per inserted
+// row than in an all-uuidv7 table, whose new keys fill its right edge.
+func TestSwitchingKeys(t *testing.T) {
+	cfg := config(t, "migrate", "uuidv7:prefill=uuidv4,uuidv7", func(p *scenario.Params) {
+		p.Rows, p.Duration, p.Clients = []int64{50_000}, 2e9, []int{4}
+	})
+	res, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	growth := map[string]float64{}
+	for _, c := range res.Cells {
+		if c.Status != results.StatusOK {
+			t.Fatalf("%s: %s %s", c.Key, c.Status, c.Error)
+		}
+		if want := map[string]string{"uuidv7:prefill=uuidv4": "uuidv4", "uuidv7": ""}[c.Key]; c.PrefillKey != want {
+			t.Errorf("%s: prefill_key %q, want %q", c.Key, c.PrefillKey, want)
+		}
+		g, ok := c.Metrics.KeyIndexGrowthPerRow.Get()
+		if !ok || g <= 0 {
+			t.Fatalf("%s: key index growth per row %v", c.Key, c.Metrics.KeyIndexGrowthPerRow)
+		}
+		growth[c.Key] = g
+	}
+	if growth["uuidv7:prefill=uuidv4"] <= growth["uuidv7"] {
+		t.Errorf("uuidv7 into a uuidv4 history grew its index by %.1f B per row, into an all-uuidv7 table %.1f B: want more", growth["uuidv7:prefill=uuidv4"], growth["uuidv7"])
+	}
+}

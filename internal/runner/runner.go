@@ -97,7 +97,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, WarmupS: p.Warmup.Seconds(),
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
-			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Rounds: p.Rounds},
+			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds},
 		Cells: []results.Cell{},
 	}
 	if p.Txns > 0 {

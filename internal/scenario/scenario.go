@@ -144,6 +144,8 @@ type Scenario struct {
 	Pivot *results.Pivot
 	// Reference is the figures of the write-up the preset cites, shown beside its cells.
 	Reference *workload.Reference
+	// Question is what the preset asks, said at the head of its verdict.
+	Question string
 	// CacheRelative marks presets whose default table sizes are chosen
 	// against the cold-cache embedded server's shared_buffers: on a server
 	// with another cache they need --rows scaled to it.
@@ -207,7 +209,7 @@ func Names() []string {
 }
 
 // presetOrder is the brief's order; presets not in it follow by name.
-var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue"}
+var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate"}
 
 // All returns the scenarios: presets in the brief's order, then bare workloads by name.
 func All() []*Scenario {
@@ -493,6 +495,25 @@ func init() {
 		// earlier deletes until it has cleaned a partition.
 		Settings: append([]server.Setting{{Name: "autovacuum_naptime", Value: "1s"}, {Name: "autovacuum_vacuum_cost_delay", Value: "0"},
 			{Name: "autovacuum_vacuum_scale_factor", Value: "0.01"}, {Name: "autovacuum_vacuum_insert_scale_factor", Value: "0.01"}}, embeddedDefaults...),
+	})
+	register(&Scenario{
+		Name:   "migrate",
+		Source: "users",
+		Question: "A table with a uuidv4 history: do new rows with uuidv7 (or ulid) keys insert faster, and what do they cost the index? " +
+			"Their keys land at one point inside the uuidv4 key space, so inserts are local but split leaves in the middle, not at the right edge: " +
+			"compare the index's growth per inserted row and its page splits with all-uuidv4 and all-uuidv7 tables.",
+		Description: "switching keys on a live table (the question of projects' pull requests): a uuidv4 history, then uuidv4, uuidv7 and ulid inserts into it, " +
+			"beside an all-uuidv7 table; insert rate, index growth per row, page splits and leaf density",
+		Defaults: Params{
+			Workload: "insert", Keys: []string{"uuidv4", "uuidv7:prefill=uuidv4", "ulid:prefill=uuidv4", "uuidv7"},
+			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: 20 * time.Second,
+			Batch: 1, Payload: 32, Repeat: 1, Rounds: 5,
+		},
+		Quick: func(p *Params) {
+			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"uuidv4", "uuidv7:prefill=uuidv4", "uuidv7"}, []int64{100_000}, time.Second, 3*time.Second
+		},
+		CacheRelative: true,
+		Settings:      embeddedDefaults,
 	})
 	register(&Scenario{
 		Name:   "sequence-cache",

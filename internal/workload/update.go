@@ -41,8 +41,8 @@ func init() {
 // with new entries in every index, the key index included, which the key's
 // order then places (at the right edge, or anywhere).
 type update struct {
-	o     Options
-	dist  ReadDist
+	o    Options
+	dist ReadDist
 	pool *KeyPool
 	sum  *UpdateSummary // made by Summarize; Maintain adds its times
 }
