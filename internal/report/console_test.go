@@ -27,7 +27,8 @@ import (
 // load is one run per key (its rate: rows over the whole load); and a key
 // without an index during the window says so instead of "0%" of the cache;
 // since issue 14 the evidence has page splits and blocks per transaction,
-// and loads their maintenance times, which schema 1 did not record ("n/a").
+// loads their maintenance times and transactional cells their key
+// index growth per row, which schema 1 did not record ("n/a").
 func TestSchemaOneSummaries(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
 		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))

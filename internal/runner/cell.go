@@ -90,20 +90,20 @@ func (r *run) serverGone() bool {
 // cellRun is one cell on its way through the lifecycle every workload
 // shares: set up → fill → clients → window → summarize → evidence → drop.
 type cellRun struct {
-	r      *run
-	pc     scenario.Cell
-	c      *results.Cell
-	wl     workload.Workload
-	hooks  workload.Hooks
-	key    *keys.Resolved
-	gen    keys.Generator
+	r     *run
+	pc    scenario.Cell
+	c     *results.Cell
+	wl    workload.Workload
+	hooks workload.Hooks
+	key   *keys.Resolved
+	gen   keys.Generator
 	// prefill is the key the table is filled with when it is not key.
 	prefill *keys.Resolved
 	// keyIndexBefore is the key index's size when the fill ended.
 	keyIndexBefore results.M[int64]
-	at     workload.Place
-	tables []*workload.Table
-	win    workload.Window
+	at             workload.Place
+	tables         []*workload.Table
+	win            workload.Window
 	// filled is when the fill ended; results and metrics are the rounds' so far.
 	filled  time.Time
 	results []*driver.Result
