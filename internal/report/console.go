@@ -90,8 +90,42 @@ func sameHeaders(a, b []results.Column) bool {
 	return slices.EqualFunc(a, b, func(x, y results.Column) bool { return x.Header == y.Header })
 }
 
-// rowsTable prints one row per group.
+// rowsTable prints one row per group: one table per set of columns when
+// the run's workloads read differently (a read's blocks per query, a
+// load's chunks), each with its own notes, then the noise line.
 func rowsTable(w io.Writer, res *results.Results, groups []results.Group) {
+	var order []string
+	parts := map[string][]results.Group{}
+	for _, g := range groups {
+		var hs []string
+		for _, c := range results.KindOf(g.Workload).Columns {
+			hs = append(hs, c.Header)
+		}
+		id := strings.Join(hs, "\x00")
+		if _, ok := parts[id]; !ok {
+			order = append(order, id)
+		}
+		parts[id] = append(parts[id], g)
+	}
+	for _, id := range order {
+		kindTable(w, res, parts[id])
+	}
+	fmt.Fprintln(w, noiseNote(groups))
+	for _, n := range kindLines(res, groups, kindsOf(groups), func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Remarks }) {
+		fmt.Fprintln(w, n)
+	}
+}
+
+func kindsOf(groups []results.Group) []results.Kind {
+	var out []results.Kind
+	for _, g := range groups {
+		out = append(out, results.KindOf(g.Workload))
+	}
+	return out
+}
+
+// kindTable prints the groups of one kind's columns.
+func kindTable(w io.Writer, res *results.Results, groups []results.Group) {
 	cols, kinds := columnsOf(groups)
 	t := newTable(w)
 	header := table.Row{"key", "workload"}
@@ -117,8 +151,7 @@ func rowsTable(w io.Writer, res *results.Results, groups []results.Group) {
 	if sameHeaders(cols, transactional) {
 		notes = append(notes, transactionalNote)
 	}
-	notes = append(append(notes, kindLines(res, groups, kinds, func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Notes })...), noiseNote(groups))
-	notes = append(notes, kindLines(res, groups, kinds, func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Remarks })...)
+	notes = append(notes, kindLines(res, groups, kinds, func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Notes })...)
 	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}

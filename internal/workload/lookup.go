@@ -121,7 +121,7 @@ func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ 
 	if _, err := conn.Prepare(ctx, lookupStmt, l.sql(t), nil); err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", l.o.Query, err)
 	}
-	w := &lookupWorker{l: l, conn: conn}
+	w := &lookupWorker{conn: conn, pool: l.pool, mustFind: l.o.Query == QueryPoint}
 	if l.pool != nil {
 		w.params, w.formats = [][]byte{nil}, []int16{t.Key.WireFormat()}
 		w.pick = l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.o.Seed), uint64(id)+1)))
@@ -130,22 +130,25 @@ func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ 
 	return w, nil
 }
 
-// lookupWorker runs the query, one round trip per transaction, on the
-// driver's event loops (driver.Machine) or on its own (Txn).
+// lookupWorker runs a read by key, one round trip per transaction, on the
+// driver's event loops (driver.Machine) or on its own (Txn): its
+// parameter, when it has one, a key of pool drawn by pick.
 type lookupWorker struct {
-	l       *lookup
-	conn    *pgconn.PgConn
-	pick    *Picker
-	params  [][]byte
-	formats []int16
-	msgs    *msgs
-	sent    bool
-	res     execResult
+	conn *pgconn.PgConn
+	pool *KeyPool
+	// mustFind fails a read that returns no row (a point read, a join by key).
+	mustFind bool
+	pick     *Picker
+	params   [][]byte
+	formats  []int16
+	msgs     *msgs
+	sent     bool
+	res      execResult
 }
 
 func (w *lookupWorker) choose() {
 	if w.pick != nil {
-		w.params[0] = w.l.pool.Key(w.pick.Position())
+		w.params[0] = w.pool.Key(w.pick.Position())
 		w.msgs.bind.Parameters = w.params
 	}
 }
@@ -175,8 +178,8 @@ func (w *lookupWorker) Txn() (int, error) {
 
 // found checks that a read found its row: the keys read are the table's.
 func (w *lookupWorker) found(n int64, err error) error {
-	if err == nil && n == 0 && w.l.o.Query == QueryPoint {
-		return fmt.Errorf("a point read found no row (keys are drawn from the table's own)")
+	if err == nil && n == 0 && w.mustFind {
+		return fmt.Errorf("a read by key found no row (keys are drawn from the table's own)")
 	}
 	return err
 }

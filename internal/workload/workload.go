@@ -57,6 +57,9 @@ type Options struct {
 	RecentRows float64
 	// UpdateIndexed makes update change an indexed column (no HOT update).
 	UpdateIndexed bool
+	// Children is the child rows per parent row for the workloads with a
+	// child table (fk-insert, join).
+	Children int
 	// Reference is the source write-up's figures the cell is shown beside
 	// (the scenario that cites them sets it; nil: none).
 	Reference *Reference

@@ -1,0 +1,178 @@
+package workload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
+)
+
+func init() {
+	Register(Meta{
+		Name: "join",
+		Description: "each transaction reads one parent with its children by key (a parent drawn over insertion order, --read-dist); " +
+			"after the window, an analytic join of the whole parent and child tables is timed with its plan's join method (001's readers: int4 vs int8 vs uuid)",
+		Variants: &Variants{},
+		Accepts:  acceptsForeignKey,
+		Kind:     joinKind,
+		New: func(o Options) (Workload, error) {
+			dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
+			if err != nil {
+				return nil, err
+			}
+			if o.Query != "" {
+				return nil, fmt.Errorf("join has no --query (lookup has)")
+			}
+			if o.Rows < 1 || o.Children < 1 {
+				return nil, fmt.Errorf("join reads parents with their children: --rows and --children must be at least 1, not %d and %d", o.Rows, o.Children)
+			}
+			return &join{o: o, dist: dist}, nil
+		},
+	})
+}
+
+// join reads parents with their children.
+type join struct {
+	o        Options
+	dist     ReadDist
+	pool     *KeyPool
+	analytic results.M[AnalyticJoin]
+}
+
+func (j *join) Tables(at Place, key *keys.Resolved) []*Table {
+	return []*Table{KeyedTable(at, key, j.o), childTable(at, key)}
+}
+
+// analyticRuns is how many times the analytic join is timed after the window.
+const analyticRuns = 3
+
+func (j *join) Hooks() Hooks {
+	return Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+			if err := fillChildren(ctx, conn, tables[0], tables[1], j.o.Children); err != nil {
+				return err
+			}
+			var err error
+			j.pool, err = LoadKeyPool(ctx, conn, tables[0], j.o.Rows, j.o.Seed, tables[0].Key.WireFormat())
+			return err
+		},
+		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+			j.analytic = analyticJoin(ctx, conn, tables[0], tables[1])
+			return nil
+		},
+	}
+}
+
+// analyticJoin times the join of the whole tables (EXPLAIN ANALYZE without
+// per-node timing, analyticRuns times) and records the plan's join method.
+func analyticJoin(ctx context.Context, conn *pgx.Conn, parent, child *Table) results.M[AnalyticJoin] {
+	sql := fmt.Sprintf("SELECT count(*), sum(c.data) FROM %s p JOIN %s c ON c.parent_id = p.id", parent.Qualified(), child.Qualified())
+	var out AnalyticJoin
+	for i := 0; i < analyticRuns; i++ {
+		var raw []byte
+		if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, TIMING OFF, BUFFERS, FORMAT JSON) "+sql).Scan(&raw); err != nil {
+			return results.Unavailable[AnalyticJoin](err.Error())
+		}
+		var doc []struct {
+			Plan          planNode `json:"Plan"`
+			ExecutionTime float64  `json:"Execution Time"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil || len(doc) == 0 {
+			return results.Unavailable[AnalyticJoin](fmt.Sprintf("reading the plan: %v", err))
+		}
+		out.RunsMS = append(out.RunsMS, doc[0].ExecutionTime)
+		out.Method = joinMethod(&doc[0].Plan)
+		out.Blocks = doc[0].Plan.SharedHit + doc[0].Plan.SharedRead
+	}
+	s := append([]float64(nil), out.RunsMS...)
+	sort.Float64s(s)
+	out.MedianMS = s[len(s)/2]
+	return results.Of(out)
+}
+
+// joinMethod is the first join node of a plan (Hash Join, Merge Join, Nested Loop).
+func joinMethod(n *planNode) string {
+	switch n.Type {
+	case "Hash Join", "Merge Join", "Nested Loop":
+		return n.Type
+	}
+	for i := range n.Plans {
+		if m := joinMethod(&n.Plans[i]); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// AnalyticJoin is the join of the whole tables, timed after the window.
+type AnalyticJoin struct {
+	Method   string    `json:"method"`
+	MedianMS float64   `json:"median_ms"`
+	RunsMS   []float64 `json:"runs_ms"`
+	Blocks   int64     `json:"shared_blocks"`
+}
+
+const joinStmt = "kb_join"
+
+func (j *join) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+	conn := c.PgConn()
+	sql := fmt.Sprintf("SELECT p.id, p.data, c.id, c.data FROM %s p JOIN %s c ON c.parent_id = p.id WHERE p.id = $1", tables[0].Qualified(), tables[1].Qualified())
+	if _, err := conn.Prepare(ctx, joinStmt, sql, nil); err != nil {
+		return nil, fmt.Errorf("prepare join: %w", err)
+	}
+	w := &lookupWorker{conn: conn, params: [][]byte{nil}, formats: []int16{tables[0].Key.WireFormat()}, pool: j.pool,
+		pick: j.dist.NewPicker(j.pool.Rows, rand.New(rand.NewPCG(uint64(j.o.Seed), uint64(id)+1))), mustFind: true}
+	w.msgs = newMsgs(joinStmt, w.params, w.formats)
+	return w, nil
+}
+
+// JoinSummary is a join cell's own figures.
+type JoinSummary struct {
+	ReadDist string                  `json:"read_dist_drawn"`
+	Children int                     `json:"children_per_parent"`
+	Analytic results.M[AnalyticJoin] `json:"analytic_join,omitzero"`
+}
+
+// Rate: a join's rate is its transactions per second.
+func (*JoinSummary) Rate() (float64, bool) { return 0, false }
+
+func (j *join) Summarize(o *Outcome) error {
+	o.Cell.Metrics.Summary = &JoinSummary{ReadDist: j.dist.Describe(j.pool.Rows), Children: j.o.Children, Analytic: j.analytic}
+	return nil
+}
+
+func joinOf(c *results.Cell) *JoinSummary {
+	if s, ok := c.Metrics.Summary.(*JoinSummary); ok {
+		return s
+	}
+	return &JoinSummary{}
+}
+
+// joinKind is how join cells read: the per-parent join's rate and blocks,
+// and the analytic join's time and method.
+var joinKind = results.Kind{
+	SecondsTimeline: true,
+	NewSummary:      func() results.Summary { return &JoinSummary{} },
+	Columns: []results.Column{
+		{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
+		{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
+			return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
+		}},
+		{Header: "blocks / join (read)", Text: func(r *results.Results, g *results.Group) string {
+			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) })
+		}},
+		{Header: "analytic join", Text: func(r *results.Results, g *results.Group) string {
+			return joinOf(r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
+		}},
+		{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
+	},
+	Notes: func(*results.Results, []results.Group) []string {
+		return []string{"rate: one parent with its children per transaction; analytic join: the whole tables joined after the window (median of 3, EXPLAIN ANALYZE without per-node timing) and the plan's join method;"}
+	},
+}
