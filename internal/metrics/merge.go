@@ -98,6 +98,7 @@ func MergeRounds(ms []results.Metrics, total, txns int64) results.Metrics {
 		return c
 	})
 	out.BufferCache = mergeBufferCache(ms)
+	out.SizesOverTime = mergeSizes(ms)
 	return out
 }
 
@@ -225,6 +226,26 @@ func mergeBufferCache(ms []results.Metrics) results.M[results.BufferCache] {
 	for _, s := range out.Samples {
 		for k, v := range s.Shares {
 			out.MeanShare[k] += v / float64(len(out.Samples))
+		}
+	}
+	return results.Of(out)
+}
+
+// mergeSizes joins the rounds' size samples, each round's times after the
+// rounds before it (their windows' lengths).
+func mergeSizes(ms []results.Metrics) results.M[[]results.SizeSample] {
+	var out []results.SizeSample
+	offset := 0.0
+	for i := range ms {
+		ss, ok := ms[i].SizesOverTime.Get()
+		if !ok {
+			return ms[i].SizesOverTime
+		}
+		for _, s := range ss {
+			out = append(out, results.SizeSample{T: s.T + offset, Bytes: s.Bytes})
+		}
+		if smp, ok := ms[i].Sampling.Get(); ok {
+			offset += smp.WindowS
 		}
 	}
 	return results.Of(out)

@@ -23,8 +23,12 @@ type sampler struct {
 	waitSamples int64
 	waitErr     error
 
-	cache      []results.CacheSample
-	usage      [][]results.UsageCount
+	cache []results.CacheSample
+	usage [][]results.UsageCount
+	// sizes are the cell's relations' sizes by role, sampled like the
+	// cache (001 tracked them every 15 s over its hours).
+	sizes      []results.SizeSample
+	sizesErr   error
 	cacheTotal int64
 	cacheErr   error
 
@@ -93,6 +97,10 @@ func (s *sampler) run(ctx context.Context) {
 	if s.cacheErr == nil && s.env.CacheEvery > 0 {
 		sampleCache()
 	}
+	sizeTick := ticker(s.env.CacheEvery)
+	if s.env.CacheEvery > 0 {
+		timed(func() { s.sampleSizes(ctx, conn) })
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -104,6 +112,10 @@ func (s *sampler) run(ctx context.Context) {
 		case <-cacheTick:
 			if s.cacheErr == nil {
 				sampleCache()
+			}
+		case <-sizeTick:
+			if s.sizesErr == nil {
+				timed(func() { s.sampleSizes(ctx, conn) })
 			}
 		}
 	}
@@ -134,6 +146,34 @@ func (s *sampler) sampleWaits(ctx context.Context, conn *pgx.Conn) {
 	}
 	if rows.Err() == nil {
 		s.waitSamples++
+	}
+}
+
+// sampleSizes reads the sizes of the cell's relations, summed by role.
+func (s *sampler) sampleSizes(ctx context.Context, conn *pgx.Conn) {
+	names := make([]string, 0, len(s.env.Relations))
+	for n := range s.env.Relations {
+		names = append(names, n)
+	}
+	rows, err := conn.Query(ctx, `SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c
+		WHERE c.relnamespace = $1::regnamespace AND c.relname = ANY($2)`, s.env.Schema, names)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.sizesErr = err
+		}
+		return
+	}
+	defer rows.Close()
+	smp := results.SizeSample{T: time.Since(s.winStart).Seconds(), Bytes: map[string]int64{}}
+	for rows.Next() {
+		var rel string
+		var n int64
+		if rows.Scan(&rel, &n) == nil {
+			smp.Bytes[s.env.role(rel)] += n
+		}
+	}
+	if rows.Err() == nil {
+		s.sizes = append(s.sizes, smp)
 	}
 }
 
@@ -216,6 +256,16 @@ func (s *sampler) report(into *results.Metrics) {
 		into.WaitEvents = unavailable[results.WaitEvents]("the window ended before the first sample")
 	default:
 		into.WaitEvents = results.Of(results.WaitEvents{Samples: s.waitSamples, EveryMS: s.env.WaitEvery.Milliseconds(), Counts: s.waits, Top: topWaits(s.waits)})
+	}
+	switch {
+	case s.env.CacheEvery <= 0:
+		into.SizesOverTime = unavailable[[]results.SizeSample]("sampling switched off")
+	case s.sizesErr != nil:
+		into.SizesOverTime = unavailable[[]results.SizeSample](s.sizesErr.Error())
+	case len(s.sizes) == 0:
+		into.SizesOverTime = unavailable[[]results.SizeSample]("the window ended before the first sample")
+	default:
+		into.SizesOverTime = results.Of(s.sizes)
 	}
 	switch {
 	case s.env.CacheEvery <= 0:

@@ -133,6 +133,7 @@ func (s *Session) Stop(ctx context.Context, rows int64, into *results.Metrics) {
 	} else {
 		const off = "sampling switched off (--sampling off)"
 		into.WaitEvents, into.BufferCache, into.Sampling = unavailable[results.WaitEvents](off), unavailable[results.BufferCache](off), unavailable[results.Sampling](off)
+		into.SizesOverTime = unavailable[[]results.SizeSample](off)
 	}
 }
 

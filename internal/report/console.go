@@ -417,6 +417,9 @@ func topWaitsText(m *results.Metrics, n int) string {
 		for _, s := range we.Shares(n) {
 			parts = append(parts, fmt.Sprintf("%s %.0f%%", s.Name, s.Share*100))
 		}
+		if len(parts) == 0 {
+			return fmt.Sprintf("no client active in %d samples", we.Samples)
+		}
 		return strings.Join(parts, ", ")
 	})
 }

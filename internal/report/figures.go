@@ -144,6 +144,26 @@ func (r *renderer) sizes() (Chart, string) {
 	return r.chart("Sizes and bloat", "Relation sizes at the end of each key's first run. The gap between the key index and its size after REINDEX is bloat (the bloat ratio is their quotient).", svg, err)
 }
 
+// sizesOverTime draws each key's key index size over its window, as 001
+// tracked its relations' sizes while it ran.
+func (r *renderer) sizesOverTime() (Chart, string) {
+	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
+		samples, _ := c.Metrics.SizesOverTime.Get()
+		for _, s := range samples {
+			if b, ok := s.Bytes[results.RoleKeyIndex]; ok {
+				xs, ys = append(xs, s.T), append(ys, float64(b)/mib)
+			}
+		}
+		return xs, ys
+	})
+	if len(ss) == 0 {
+		return Chart{}, "sizes over time: not sampled (sampling off, no key index, or windows shorter than two samples)"
+	}
+	svg, err := lines("Key index size during the window", "seconds into the measured window (rounds one after another)", "MiB", ss)
+	return r.chart("Sizes over time", "The key index's size sampled every 2 s during each key's window (001 tracked its relations every 15 s): "+
+		"an index whose inserts scatter grows faster than its rows, its split pages half empty.", svg, err)
+}
+
 func (r *renderer) walPerRow() (Chart, string) {
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
 		b, ok := c.Metrics.WALBytesPerRow.Get()

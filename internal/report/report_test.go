@@ -41,7 +41,9 @@ func fixture(t *testing.T) string {
 				WALFPIByRelation:  results.Of(map[string]int64{"key_index": int64(fpi * 60000), "data_index": 2743, "table": 5}),
 				KeyIndexFPIPerRow: results.Of(fpi * 0.6),
 				BufferCache:       results.Of(results.BufferCache{MeanShare: map[string]float64{"key_index": cacheShare}, Samples: samples}),
-				WaitEvents:        results.Of(results.WaitEvents{Counts: map[string]int64{"IO:DataFileRead": 30, "CPU": 50, "LWLock:WALWrite": 20}}),
+				SizesOverTime: results.Of([]results.SizeSample{{T: 0, Bytes: map[string]int64{"key_index": 30 << 20}},
+					{T: 2, Bytes: map[string]int64{"key_index": 35 << 20}}, {T: 4, Bytes: map[string]int64{"key_index": 40 << 20}}}),
+				WaitEvents: results.Of(results.WaitEvents{Counts: map[string]int64{"IO:DataFileRead": 30, "CPU": 50, "LWLock:WALWrite": 20}}),
 			}}
 	}
 	r := &results.Results{SchemaVersion: results.SchemaVersion, Status: results.StatusOK, Scenario: "war",
@@ -107,7 +109,7 @@ func TestReportIsSelfContainedWithChartsAndVerdict(t *testing.T) {
 		t.Error("no verdict")
 	}
 	s := string(b)
-	for _, want := range []string{"1. bigint", "uuidv4", "slower than bigint", "key index held 26% of the buffer cache", "keybench run --keys uuidv4,uuidv7,bigint", "shared_buffers"} {
+	for _, want := range []string{"1. bigint", "uuidv4", "slower than bigint", "Sizes over time", "key index held 26% of the buffer cache", "keybench run --keys uuidv4,uuidv7,bigint", "shared_buffers"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -68,6 +68,9 @@ type Metrics struct {
 	Sampling    M[Sampling]    `json:"sampling,omitzero"`
 	WaitEvents  M[WaitEvents]  `json:"wait_events,omitzero"`
 	BufferCache M[BufferCache] `json:"buffercache,omitzero"`
+	// SizesOverTime samples the sizes of the cell's relations by role
+	// during the window (with the buffer cache's period).
+	SizesOverTime M[[]SizeSample] `json:"sizes_over_time,omitzero"`
 
 	// Summary is the workload's own summary of the cell (nil when it has none).
 	Summary Summary `json:"-"`
@@ -291,6 +294,13 @@ const (
 	RoleKeyIndex  = "key_index"
 	RoleDataIndex = "data_index"
 )
+
+// SizeSample is one sample of the cell's relation sizes: seconds into the
+// window and bytes by role (table, key_index, …).
+type SizeSample struct {
+	T     float64          `json:"t"`
+	Bytes map[string]int64 `json:"bytes"`
+}
 
 // CacheSample is one sample of the buffer cache: seconds into the window and the roles' shares.
 type CacheSample struct {
