@@ -327,7 +327,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 	dsn := restrictedDB(t, "appdb", "kbuser", "Role-pw-7f3a")
 	app := superuser(t, "appdb")
 	before := catalogDump(t, app)
-	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue"} {
+	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate"} {
 		out := t.TempDir()
 		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
 		if preset == "bulk" || preset == "queue" {
@@ -347,6 +347,14 @@ func TestOtherPeoplesServer(t *testing.T) {
 		json.Unmarshal(b, &r)
 		if !strings.Contains(strings.Join(r.Notes, "\n"), "may not run CHECKPOINT") {
 			t.Errorf("%s: no note that the role may not checkpoint: %q", preset, r.Notes)
+		}
+		// Every cell says what it measured of splits and blocks, or why not.
+		for i, c := range r.Cells {
+			for _, name := range []string{"btree_splits_per_row", "blocks_per_txn"} {
+				if c.Metrics[name] == nil {
+					t.Errorf("%s cell %d: no %s", preset, i, name)
+				}
+			}
 		}
 		unavailable := map[string]string{}
 		for name, v := range r.Cells[0].Metrics {
