@@ -725,3 +725,38 @@ func waitTable(t *testing.T, c *pgx.Conn, schema string) {
 		}
 	}
 }
+
+// TestInterruptedJoinLeavesNothing: a cell with a child table whose
+// foreign key references the keyed table, interrupted in its window, is
+// cleaned up without CASCADE: the child first, then its parent.
+func TestInterruptedJoinLeavesNothing(t *testing.T) {
+	dsn := restrictedDB(t, "joindb", "kbjoin", "Join-pw-91")
+	app := superuser(t, "joindb")
+	before := catalogDump(t, app)
+	cmd := exec.Command(bin, "run", "join", "--dsn", dsn, "--schema", "kbjoin", "--out", t.TempDir(), "--rows", "20000", "--children", "2",
+		"--keys", "uuidv4", "-T", "30s", "--warmup", "0s", "-c", "2")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		_ = app.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE datname = 'joindb' AND query LIKE 'SELECT p.id%'").Scan(&n)
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the join window never started: %s", stderr.String())
+		}
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	code, took := exitOf(cmd, start)
+	if code != 130 || took > 15*time.Second {
+		t.Errorf("exit %d after %s, want 130: %s", code, took, stderr.String())
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s\n%s", before, after, stderr.String())
+	}
+}

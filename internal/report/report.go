@@ -48,8 +48,9 @@ type Verdict struct {
 
 type page struct {
 	Title, Status, Error string
-	Headline             string
-	Verdicts             []Verdict
+	Question             string
+	Blocks               []VerdictBlock
+	ChartsOf             string
 	Pairs                []PairTable
 	PairsNote            string
 	Charts               []Chart
@@ -77,7 +78,10 @@ func Render(res *results.Results) ([]byte, error) {
 	}
 	r.pickHeadline()
 	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
-	p.Headline, p.Verdicts = r.verdict()
+	p.Blocks, p.Question = r.verdicts(), res.Plan.Question
+	if len(p.Blocks) > 1 {
+		p.ChartsOf = p.Blocks[0].Title
+	}
 	p.Pairs, p.PairsNote = pairTables(groups), pairsNote
 	add := func(c Chart, missing string) {
 		if missing != "" {
@@ -110,6 +114,10 @@ type renderer struct {
 	groups   []results.Group
 	colors   map[string]int
 	headline []*results.Group // one group per key at the largest table size and client count
+	// blocks are the headline's groups as the verdict ranks them: one block
+	// per task (workload and read variant), or all together when their
+	// kind says what it ranks across its workloads (a load's Headline).
+	blocks [][]*results.Group
 }
 
 // pickHeadline chooses what the verdict ranks: every key at the largest table size and client count of the run.
@@ -121,11 +129,56 @@ func (r *renderer) pickHeadline() {
 			rows, clients = g.Rows, g.Clients
 		}
 	}
+	at := map[string]int{}
 	for i := range r.groups {
 		if g := &r.groups[i]; g.Rows == rows && g.Clients == clients {
 			r.headline = append(r.headline, g)
+			task := g.Task()
+			if results.KindOf(g.Workload).Headline != nil {
+				task = "" // the kind ranks its workloads together
+			}
+			b, ok := at[task]
+			if !ok {
+				b = len(r.blocks)
+				at[task] = b
+				r.blocks = append(r.blocks, nil)
+			}
+			r.blocks[b] = append(r.blocks[b], g)
 		}
 	}
+}
+
+// VerdictBlock is the verdict of one task: its title (none when the run
+// had one), what it ranks, and the keys ranked.
+type VerdictBlock struct {
+	Title    string
+	Headline string
+	Verdicts []Verdict
+}
+
+// verdicts ranks each block; the charts then draw the first block's groups.
+func (r *renderer) verdicts() []VerdictBlock {
+	all := r.headline
+	var out []VerdictBlock
+	for _, b := range r.blocks {
+		r.headline = b
+		head, vs := r.verdict()
+		title := ""
+		if len(r.blocks) > 1 {
+			title = b[0].Task()
+		}
+		out = append(out, VerdictBlock{Title: title, Headline: head, Verdicts: vs})
+	}
+	if len(r.blocks) > 1 {
+		r.headline = r.blocks[0]
+	} else {
+		r.headline = all
+	}
+	if len(out) == 0 {
+		head, vs := r.verdict()
+		out = append(out, VerdictBlock{Headline: head, Verdicts: vs})
+	}
+	return out
 }
 
 // label names a group in charts and the verdict: its key, with the workload when the run measured several.
@@ -176,9 +229,6 @@ func (r *renderer) verdict() (string, []Verdict) {
 	default:
 		head += fmt.Sprintf(" Not tested: %s, so no winner is named on the rate alone (%s compares them); the evidence beside each key is measured, not sampled.",
 			unitWords(best), moreSamples(best, ranked))
-	}
-	if q := r.res.Plan.Question; q != "" {
-		head = q + " " + head
 	}
 	if d := drifted(r.headline); d != "" {
 		head += " " + d
@@ -334,6 +384,13 @@ func (r *renderer) why(g, best *results.Group) string {
 	}
 	if bl, ok := c.Metrics.BloatRatio.Get(); ok {
 		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
+	}
+	if bt, ok := c.Metrics.BlocksPerTxn.Get(); ok {
+		s := fmt.Sprintf("%.1f blocks per transaction, %.2f of them read from outside the cache", bt.Hit+bt.Read, bt.Read)
+		if bb, ok := b.Metrics.BlocksPerTxn.Get(); ok && g != best {
+			s += fmt.Sprintf(" (%s: %.1f, %.2f)", r.label(best), bb.Hit+bb.Read, bb.Read)
+		}
+		parts = append(parts, s)
 	}
 	if b, ok := c.Metrics.Blocks.Get(); ok && c.RowsInserted > 0 {
 		read := b.HeapRead + b.IdxRead

@@ -39,12 +39,14 @@ table.pairs td.noise { color: #777; }
 <p class="status {{.Status}}">status: {{.Status}}{{if .Error}} — {{.Error}}{{end}}</p>
 
 <h2 id="verdict">Verdict</h2>
+{{if .Question}}<p class="question"><b>{{.Question}}</b></p>{{end}}
+{{range .Blocks}}{{if .Title}}<h3 class="task">{{.Title}}</h3>{{end}}
 <p>{{.Headline}}</p>
 <ol class="verdict">
 {{range .Verdicts}}<li style="border-color: {{.Color}}"><span class="key">{{.Rank}}. {{.Key}}</span> — <span class="tps">{{.TPS}}</span>, <span class="{{if not .Significant}}noise{{end}}">{{.Versus}}</span>
 <span class="why">Why: {{.Why}}.</span></li>
 {{end}}</ol>
-{{range .Notes}}<p class="missing">Note: {{.}}.</p>{{end}}
+{{end}}{{range .Notes}}<p class="missing">Note: {{.}}.</p>{{end}}
 {{if .Pairs}}<h3 id="pairs">Every pair</h3>
 <p class="missing">{{.PairsNote}}; [lo–hi]: the effect's 95% interval; p: adjusted.</p>
 {{range .Pairs}}<table class="pairs"><caption>{{.Title}}</caption>
@@ -54,6 +56,7 @@ table.pairs td.noise { color: #777; }
 {{end}}{{end}}
 
 <h2 id="charts">Charts</h2>
+{{if .ChartsOf}}<p class="missing">The charts draw {{.ChartsOf}}; the summary tables below have every task.</p>{{end}}
 {{range .Charts}}<figure>
 {{.SVG}}
 <figcaption><b>{{.Title}}.</b> {{.Caption}}</figcaption>

@@ -317,15 +317,16 @@ func (w *sharedSchema) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf
 }
 
 // dropStatements are the statements that drop keybench's objects in the
-// schema as they are now: tables and sequences named like its own, its
-// function, and its extensions (unless kept).
+// schema as they are now: tables (those with foreign keys first: a child
+// table before its parent, as nothing is dropped with CASCADE) and
+// sequences named like its own, its function, and its extensions (unless kept).
 func (w *sharedSchema) dropStatements(ctx context.Context, conn *pgx.Conn, keepExtensions bool) []string {
 	var out []string
 	rows, err := conn.Query(ctx, `SELECT c.relkind::text, c.relname::text FROM pg_class c
 		WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND c.relname LIKE $2
 		  AND c.relkind IN ('r', 'p', 'S') AND NOT c.relispartition
 		  AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i', 'e'))
-		ORDER BY c.relkind DESC, c.relname`, w.schema, ownRelationPattern)
+		ORDER BY c.relkind DESC, EXISTS (SELECT 1 FROM pg_constraint f WHERE f.conrelid = c.oid AND f.contype = 'f') DESC, c.relname DESC`, w.schema, ownRelationPattern)
 	if err == nil {
 		for rows.Next() {
 			var kind, name string
