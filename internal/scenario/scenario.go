@@ -506,7 +506,7 @@ func init() {
 	register(&Scenario{
 		Name:   "reads",
 		Source: "001",
-		Question: "What does the key cost after the insert? Reads by key of a table four times the cache: point reads (uniform, and of the newest rows), " +
+		Question: "What does the key cost after the insert? Reads by key of a table four times the cache: point reads (uniform, and 90% among the newest 5% of rows), " +
 			"keyset pages, the latest rows, index-only counts, child inserts whose foreign-key check reads the parent's key, joins, and updates.",
 		Description: "the rest of a key's life (001's readers' questions): lookups, ranges, latest, counts, foreign keys, joins and updates " +
 			"on a table four times the cache, for bigint, int, uuidv7, uuidv4 and uuidv4 as text",
@@ -514,8 +514,8 @@ func init() {
 			Workload: "lookup:query=point:read-dist=uniform,lookup:query=point:read-dist=recent,lookup:query=range:read-dist=uniform," +
 				"lookup:query=latest,lookup:query=count:read-dist=uniform,fk-insert:read-dist=recent,join:read-dist=uniform,update:read-dist=uniform",
 			Keys:    []string{"bigint", "int", "uuidv7", "uuidv4", "uuidv4:as=text"},
-			Clients: []int{8}, Rows: []int64{600_000}, Warmup: 2 * time.Second, Duration: 6 * time.Second,
-			Batch: 1, Payload: 64, Repeat: 1, Rounds: 6, Children: 2,
+			Clients: []int{8}, Rows: []int64{600_000}, Warmup: time.Second, Duration: 6 * time.Second,
+			Batch: 1, Payload: 64, Repeat: 1, Rounds: 6, Children: 2, RecentRows: 0.05,
 		},
 		Quick: func(p *Params) {
 			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"bigint", "uuidv7", "uuidv4"}, []int64{50_000}, time.Second, 2*time.Second
