@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"sync"
 )
@@ -152,3 +153,20 @@ func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summ
 	}
 	return raw, nil
 }
+
+// Columns the workloads' tables share.
+var (
+	// RateColumn is the group's median rate with its interval.
+	RateColumn = Column{Header: "rate (95% CI)", Text: func(_ *Results, g *Group) string { return RateText(g) }}
+	// P99Column is the group's 99th-percentile latency (of its last cell).
+	P99Column = Column{Header: "p99", Text: func(r *Results, g *Group) string { return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99) }}
+)
+
+// BlocksColumn shows the blocks per transaction of the group's last cell
+// under header, as text renders them.
+func BlocksColumn(header string, text func(BlocksPerTxn) string) Column {
+	return Column{Header: header, Text: func(r *Results, g *Group) string { return r.Last(g).Metrics.BlocksPerTxn.Text(text) }}
+}
+
+// BlocksAndReads renders blocks per transaction as "touched (read)".
+func BlocksAndReads(b BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) }

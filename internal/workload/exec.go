@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -108,3 +109,63 @@ func rowsAffected(tag []byte) int64 {
 	}
 	return n
 }
+
+// stmtWorker runs one prepared statement per transaction, one round trip,
+// on the driver's event loops (driver.Machine) or on its own (Txn). set,
+// when not nil, fills the statement's parameters before each run; done
+// turns the rows the statement affected or returned, and its error, into
+// the transaction's rows written and error (a read that must find a row
+// says so there). The read and update workloads are configurations of it.
+type stmtWorker struct {
+	conn   *pgconn.PgConn
+	msgs   *msgs
+	params [][]byte
+	set    func(params [][]byte)
+	done   func(n int64, err error) (int, error)
+	sent   bool
+	res    execResult
+}
+
+func newStmtWorker(conn *pgconn.PgConn, stmt string, params [][]byte, formats []int16, set func([][]byte), done func(int64, error) (int, error)) *stmtWorker {
+	return &stmtWorker{conn: conn, msgs: newMsgs(stmt, params, formats), params: params, set: set, done: done}
+}
+
+func (w *stmtWorker) prepare() {
+	if w.set != nil {
+		w.set(w.params)
+		w.msgs.bind.Parameters = w.params
+	}
+}
+
+func (w *stmtWorker) Next(dst []byte) []byte {
+	if w.sent {
+		return dst
+	}
+	w.sent = true
+	w.prepare()
+	return w.msgs.appendTo(dst)
+}
+
+func (w *stmtWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+
+func (w *stmtWorker) Done() (int, error) {
+	w.sent = false
+	return w.done(w.res.take())
+}
+
+func (w *stmtWorker) Txn() (int, error) {
+	w.prepare()
+	return w.done(execNoResult(w.conn, w.msgs))
+}
+
+// mustFind fails a read by key that returned no row: its keys are drawn
+// from the table's own, so a miss means the table lost rows.
+func mustFind(n int64, err error) (int, error) {
+	if err == nil && n == 0 {
+		return 0, fmt.Errorf("a read by key found no row (keys are drawn from the table's own)")
+	}
+	return 0, err
+}
+
+// anyRows accepts whatever a read returned.
+func anyRows(_ int64, err error) (int, error) { return 0, err }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/keys"
 )
@@ -20,15 +19,9 @@ func init() {
 		Variants: &Variants{},
 		Accepts:  acceptsForeignKey,
 		New: func(o Options) (Workload, error) {
-			dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
+			dist, err := drawnRows("fk-insert", "references the parents", o)
 			if err != nil {
 				return nil, err
-			}
-			if o.Query != "" {
-				return nil, fmt.Errorf("fk-insert has no --query (lookup has)")
-			}
-			if o.Rows < 1 {
-				return nil, fmt.Errorf("fk-insert references parents: --rows must be at least 1, not %d", o.Rows)
 			}
 			if o.Children < 0 {
 				return nil, fmt.Errorf("--children must be 0 or more, not %d", o.Children)
@@ -67,53 +60,15 @@ func (f *fkInsert) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, 
 	if _, err := conn.Prepare(ctx, fkInsertStmt, fmt.Sprintf("INSERT INTO %s (parent_id, data) VALUES ($1, $2)", tables[1].Qualified()), nil); err != nil {
 		return nil, fmt.Errorf("prepare child insert: %w", err)
 	}
-	w := &fkWorker{f: f, conn: conn, params: [][]byte{nil, nil}, formats: []int16{tables[0].Key.WireFormat(), 0},
-		pick: f.dist.NewPicker(f.pool.Rows, rand.New(rand.NewPCG(uint64(f.o.Seed), uint64(id)+1)))}
-	w.msgs = newMsgs(fkInsertStmt, w.params, w.formats)
-	return w, nil
-}
-
-// fkWorker inserts one child per transaction, one round trip.
-type fkWorker struct {
-	f       *fkInsert
-	conn    *pgconn.PgConn
-	pick    *Picker
-	params  [][]byte
-	formats []int16
-	msgs    *msgs
-	n       int64
-	sent    bool
-	res     execResult
-}
-
-func (w *fkWorker) choose() {
-	w.n++
-	w.params[0] = w.f.pool.Key(w.pick.Position())
-	w.params[1] = strconv.AppendInt(w.params[1][:0], w.n, 10)
-	w.msgs.bind.Parameters = w.params
-}
-
-func (w *fkWorker) Next(dst []byte) []byte {
-	if w.sent {
-		return dst
+	pick := f.dist.NewPicker(f.pool.Rows, rand.New(rand.NewPCG(uint64(f.o.Seed), uint64(id)+1)))
+	parent, n := drawKeys(f.pool, pick), int64(0)
+	set := func(p [][]byte) {
+		parent(p)
+		n++
+		p[1] = strconv.AppendInt(p[1][:0], n, 10)
 	}
-	w.sent = true
-	w.choose()
-	return w.msgs.appendTo(dst)
-}
-
-func (w *fkWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
-
-func (w *fkWorker) Done() (int, error) {
-	w.sent = false
-	n, err := w.res.take()
-	return int(n), err
-}
-
-func (w *fkWorker) Txn() (int, error) {
-	w.choose()
-	n, err := execNoResult(w.conn, w.msgs)
-	return int(n), err
+	inserted := func(rows int64, err error) (int, error) { return int(rows), err }
+	return newStmtWorker(conn, fkInsertStmt, [][]byte{nil, nil}, []int16{tables[0].Key.WireFormat(), 0}, set, inserted), nil
 }
 
 // Summarize: the rows inserted are children; the parent table keeps its rows.

@@ -22,15 +22,12 @@ func init() {
 		Accepts:  acceptsForeignKey,
 		Kind:     joinKind,
 		New: func(o Options) (Workload, error) {
-			dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
+			dist, err := drawnRows("join", "reads the parents", o)
 			if err != nil {
 				return nil, err
 			}
-			if o.Query != "" {
-				return nil, fmt.Errorf("join has no --query (lookup has)")
-			}
-			if o.Rows < 1 || o.Children < 1 {
-				return nil, fmt.Errorf("join reads parents with their children: --rows and --children must be at least 1, not %d and %d", o.Rows, o.Children)
+			if o.Children < 1 {
+				return nil, fmt.Errorf("join reads parents with their children: --children must be at least 1, not %d", o.Children)
 			}
 			return &join{o: o, dist: dist}, nil
 		},
@@ -126,10 +123,8 @@ func (j *join) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ ke
 	if _, err := conn.Prepare(ctx, joinStmt, sql, nil); err != nil {
 		return nil, fmt.Errorf("prepare join: %w", err)
 	}
-	w := &lookupWorker{conn: conn, params: [][]byte{nil}, formats: []int16{tables[0].Key.WireFormat()}, pool: j.pool,
-		pick: j.dist.NewPicker(j.pool.Rows, rand.New(rand.NewPCG(uint64(j.o.Seed), uint64(id)+1))), mustFind: true}
-	w.msgs = newMsgs(joinStmt, w.params, w.formats)
-	return w, nil
+	pick := j.dist.NewPicker(j.pool.Rows, rand.New(rand.NewPCG(uint64(j.o.Seed), uint64(id)+1)))
+	return newStmtWorker(conn, joinStmt, [][]byte{nil}, []int16{tables[0].Key.WireFormat()}, drawKeys(j.pool, pick), mustFind), nil
 }
 
 // JoinSummary is a join cell's own figures.
@@ -160,13 +155,8 @@ var joinKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &JoinSummary{} },
 	Columns: []results.Column{
-		{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
-		{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
-		}},
-		{Header: "blocks / join (read)", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) })
-		}},
+		results.RateColumn, results.P99Column,
+		results.BlocksColumn("blocks / join (read)", results.BlocksAndReads),
 		{Header: "analytic join", Text: func(r *results.Results, g *results.Group) string {
 			return joinOf(r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
 		}},

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
@@ -121,67 +120,23 @@ func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ 
 	if _, err := conn.Prepare(ctx, lookupStmt, l.sql(t), nil); err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", l.o.Query, err)
 	}
-	w := &lookupWorker{conn: conn, pool: l.pool, mustFind: l.o.Query == QueryPoint}
+	var params [][]byte
+	var formats []int16
+	var set func([][]byte)
 	if l.pool != nil {
-		w.params, w.formats = [][]byte{nil}, []int16{t.Key.WireFormat()}
-		w.pick = l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.o.Seed), uint64(id)+1)))
+		params, formats = [][]byte{nil}, []int16{t.Key.WireFormat()}
+		set = drawKeys(l.pool, l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.o.Seed), uint64(id)+1))))
 	}
-	w.msgs = newMsgs(lookupStmt, w.params, w.formats)
-	return w, nil
-}
-
-// lookupWorker runs a read by key, one round trip per transaction, on the
-// driver's event loops (driver.Machine) or on its own (Txn): its
-// parameter, when it has one, a key of pool drawn by pick.
-type lookupWorker struct {
-	conn *pgconn.PgConn
-	pool *KeyPool
-	// mustFind fails a read that returns no row (a point read, a join by key).
-	mustFind bool
-	pick     *Picker
-	params   [][]byte
-	formats  []int16
-	msgs     *msgs
-	sent     bool
-	res      execResult
-}
-
-func (w *lookupWorker) choose() {
-	if w.pick != nil {
-		w.params[0] = w.pool.Key(w.pick.Position())
-		w.msgs.bind.Parameters = w.params
+	done := anyRows
+	if l.o.Query == QueryPoint {
+		done = mustFind
 	}
+	return newStmtWorker(conn, lookupStmt, params, formats, set, done), nil
 }
 
-func (w *lookupWorker) Next(dst []byte) []byte {
-	if w.sent {
-		return dst
-	}
-	w.sent = true
-	w.choose()
-	return w.msgs.appendTo(dst)
-}
-
-func (w *lookupWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
-
-func (w *lookupWorker) Done() (int, error) {
-	w.sent = false
-	n, err := w.res.take()
-	return 0, w.found(n, err)
-}
-
-func (w *lookupWorker) Txn() (int, error) {
-	w.choose()
-	n, err := execNoResult(w.conn, w.msgs)
-	return 0, w.found(n, err)
-}
-
-// found checks that a read found its row: the keys read are the table's.
-func (w *lookupWorker) found(n int64, err error) error {
-	if err == nil && n == 0 && w.mustFind {
-		return fmt.Errorf("a read by key found no row (keys are drawn from the table's own)")
-	}
-	return err
+// drawKeys sets a statement's first parameter to a key of pool at a position pick draws.
+func drawKeys(pool *KeyPool, pick *Picker) func([][]byte) {
+	return func(p [][]byte) { p[0] = pool.Key(pick.Position()) }
 }
 
 // queryPlan is how the server ran one of the cell's queries after the
@@ -314,19 +269,10 @@ var lookupKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &LookupSummary{} },
 	Columns: []results.Column{
-		{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
-		{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
-		}},
-		{Header: "blocks / query", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Hit+b.Read) })
-		}},
-		{Header: "read / query", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) })
-		}},
-		{Header: "heap blocks / query", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) })
-		}},
+		results.RateColumn, results.P99Column,
+		results.BlocksColumn("blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Hit+b.Read) }),
+		results.BlocksColumn("read / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) }),
+		results.BlocksColumn("heap blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) }),
 		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
 			s := lookupOf(r.Last(g))
 			out := s.Plan.Text(func(p queryPlan) string {

@@ -59,6 +59,23 @@ func ParseReadDist(kind string, recentRows float64) (ReadDist, error) {
 	return ReadDist{Kind: kind, RecentRows: recentRows, ZipfS: DefaultZipfS}, nil
 }
 
+// drawnRows checks the options of a workload that draws existing rows by
+// key (what, e.g. "update changes rows"): a read distribution, no query
+// kind (lookup's), and a filled table to draw from.
+func drawnRows(name, what string, o Options) (ReadDist, error) {
+	dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
+	if err != nil {
+		return dist, err
+	}
+	if o.Query != "" {
+		return dist, fmt.Errorf("%s has no --query (lookup has)", name)
+	}
+	if o.Rows < 1 {
+		return dist, fmt.Errorf("%s %s of a filled table: --rows must be at least 1, not %d", name, what, o.Rows)
+	}
+	return dist, nil
+}
+
 // Picker draws positions for one client: it is not safe for concurrent use.
 type Picker struct {
 	d    ReadDist

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
@@ -21,15 +20,9 @@ func init() {
 		Variants: &Variants{},
 		Kind:     updateKind,
 		New: func(o Options) (Workload, error) {
-			dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
+			dist, err := drawnRows("update", "changes rows", o)
 			if err != nil {
 				return nil, err
-			}
-			if o.Query != "" {
-				return nil, fmt.Errorf("update has no --query (lookup has)")
-			}
-			if o.Rows < 1 {
-				return nil, fmt.Errorf("update changes rows of a filled table: --rows must be at least 1, not %d", o.Rows)
 			}
 			return &update{o: o, dist: dist}, nil
 		},
@@ -76,56 +69,16 @@ func (u *update) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ 
 	if _, err := conn.Prepare(ctx, updateStmt, fmt.Sprintf("UPDATE %s SET data = data + 1 WHERE id = $1", t.Qualified()), nil); err != nil {
 		return nil, fmt.Errorf("prepare update: %w", err)
 	}
-	w := &updateWorker{u: u, conn: conn, params: [][]byte{nil}, formats: []int16{t.Key.WireFormat()},
-		pick: u.dist.NewPicker(u.pool.Rows, rand.New(rand.NewPCG(uint64(u.o.Seed), uint64(id)+1)))}
-	w.msgs = newMsgs(updateStmt, w.params, w.formats)
-	return w, nil
-}
-
-// updateWorker runs the update, one round trip per transaction.
-type updateWorker struct {
-	u       *update
-	conn    *pgconn.PgConn
-	pick    *Picker
-	params  [][]byte
-	formats []int16
-	msgs    *msgs
-	sent    bool
-	res     execResult
-}
-
-func (w *updateWorker) choose() {
-	w.params[0] = w.u.pool.Key(w.pick.Position())
-	w.msgs.bind.Parameters = w.params
-}
-
-func (w *updateWorker) Next(dst []byte) []byte {
-	if w.sent {
-		return dst
-	}
-	w.sent = true
-	w.choose()
-	return w.msgs.appendTo(dst)
-}
-
-func (w *updateWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
-
-func (w *updateWorker) Done() (int, error) {
-	w.sent = false
-	return 0, updated(w.res.take())
-}
-
-func (w *updateWorker) Txn() (int, error) {
-	w.choose()
-	return 0, updated(execNoResult(w.conn, w.msgs))
+	pick := u.dist.NewPicker(u.pool.Rows, rand.New(rand.NewPCG(uint64(u.o.Seed), uint64(id)+1)))
+	return newStmtWorker(conn, updateStmt, [][]byte{nil}, []int16{t.Key.WireFormat()}, drawKeys(u.pool, pick), updated), nil
 }
 
 // updated checks that an update found its row.
-func updated(n int64, err error) error {
+func updated(n int64, err error) (int, error) {
 	if err == nil && n != 1 {
-		return fmt.Errorf("an update changed %d rows, not 1 (keys are drawn from the table's own)", n)
+		return 0, fmt.Errorf("an update changed %d rows, not 1 (keys are drawn from the table's own)", n)
 	}
-	return err
+	return 0, err
 }
 
 // UpdateSummary is an update cell's own figures: how its rows were
@@ -163,10 +116,7 @@ var updateKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &UpdateSummary{} },
 	Columns: []results.Column{
-		{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
-		{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
-		}},
+		results.RateColumn, results.P99Column,
 		{Header: "HOT", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.Tuples.Text(func(t results.Tuples) string {
 				if t.Updated == 0 {
@@ -175,9 +125,7 @@ var updateKind = results.Kind{
 				return fmt.Sprintf("%.0f%%", float64(t.HOTUpdated)*100/float64(t.Updated))
 			})
 		}},
-		{Header: "blocks / update (read)", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) })
-		}},
+		results.BlocksColumn("blocks / update (read)", results.BlocksAndReads),
 		{Header: "key index", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.KeyIndexBytes.Text(results.Bytes)
 		}},
