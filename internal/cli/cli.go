@@ -19,6 +19,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/usage"
 )
 
@@ -93,12 +94,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 				exitCode = code
 			}
 		}),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}))
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.Vars{"presets": strings.Join(scenario.Presets(), ", "), "workloads": strings.Join(scenario.Bare(), ", ")})
 	if err != nil {
 		fmt.Fprintln(stderr, "keybench: internal error:", err)
 		return ExitFailed
 	}
-	kctx, err := parser.Parse(args)
+	kctx, err := parser.Parse(negativeValues(args))
 	if exitCode >= 0 { // --help or --version
 		return exitCode
 	}
@@ -194,4 +195,28 @@ func (p *printable) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// negativeValues joins a flag and a value that starts with a minus and a
+// digit (-c -4, --rows -1) into one argument (-c=-4), so that the value's
+// check says what is wrong with it instead of taking it for a flag.
+func negativeValues(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && len(a) > 1 && i+1 < len(args) {
+			next := args[i+1]
+			if len(next) > 1 && next[0] == '-' && next[1] >= '0' && next[1] <= '9' {
+				if strings.HasPrefix(a, "--") {
+					out = append(out, a+"="+next)
+				} else {
+					out = append(out, a+next) // a short flag takes its value attached: -c-4
+				}
+				i++
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }

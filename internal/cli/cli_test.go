@@ -111,6 +111,19 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "--txns", "10", "--duration", "5s"},
 		{"run", "bulk", "--rows", "0"},
 		{"run", "bulk", "--rows", "1000,0"},
+		// Issue 14: the read workloads' options.
+		{"run", "lookup", "--query", "scan"},
+		{"run", "lookup", "--read-dist", "gaussian"},
+		{"run", "insert", "--query", "point"},
+		{"run", "war", "--read-dist", "recent"},
+		{"run", "lookup", "--rows", "0"},
+		{"run", "join", "--children", "0"},
+		{"run", "--keys", "uuidv7:prefill=bigint"},
+		{"run", "--prefill-key", "uuidv4:gen=server"},
+		// Issue 15: pgbench habits.
+		{"run", "-M", "simple"},
+		{"run", "-c", "-4"},
+		{"run", "-T", "abc"},
 	} {
 		_, errOut, code := keybench(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
@@ -127,6 +140,16 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 	}
 	if _, errOut, _ := keybench(t, "run", "--keys", "nosuch"); !strings.Contains(errOut, "valid: bigint, int, uuidv4") {
 		t.Errorf("unknown key error does not list the valid names: %s", errOut)
+	}
+	for args, want := range map[string]string{
+		"gen uuid7":       `did you mean "uuidv7"?`,
+		"run warr":        `did you mean "war"?`,
+		"run -c -4":       "--clients must be at least 1, not -4",
+		"run --clinets 4": `did you mean "--clients"?`,
+	} {
+		if _, errOut, _ := keybench(t, strings.Fields(args)...); !strings.Contains(errOut, want) {
+			t.Errorf("keybench %s: %q lacks %q", args, errOut, want)
+		}
 	}
 }
 

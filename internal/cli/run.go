@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,41 +23,44 @@ import (
 )
 
 type runCmd struct {
-	Scenario      string         `arg:"" optional:"" default:"war" help:"Preset (war) or bare workload (insert, insert-read); see 'keybench scenarios'."`
-	Keys          *string        `help:"Comma-separated key specs (see 'keybench keys')."`
-	Clients       []int          `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
-	Duration      *time.Duration `short:"T" help:"Measured window per cell (pgbench -T)."`
-	Txns          *int64         `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
-	Warmup        time.Duration  `default:"-1ns" help:"Warm-up before each window, excluded from every figure."`
-	Rows          []int64        `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
-	Batch         int            `help:"Rows per insert transaction."`
-	Chunk         int64          `help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
-	LoadMethod    string         `name:"load-method" enum:",copy,insert" default:"" help:"Bulk workloads, client-made keys: copy (binary COPY) or insert (multi-row INSERT)."`
-	Partitions    int            `help:"Queue workloads: partitions of the queue table."`
-	ReadBy        string         `name:"read-by" enum:",data,key" default:"" help:"insert-read reads by data (its index) or key."`
-	Query         []string       `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
-	ReadDist      []string       `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
-	RecentRows    float64        `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
-	Children      int            `help:"fk-insert and join: child rows per parent row, in a child table whose foreign key has the key's type."`
-	PrefillKey    string         `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
-	UpdateIndexed bool           `name:"update-indexed" help:"update: change an indexed column, so that no update is HOT and every index, the key's too, gets new entries."`
-	Payload       int            `default:"-1" help:"Payload bytes per row."`
-	Repeat        int            `help:"Runs of every cell, each on a fresh table."`
-	Rounds        int            `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
-	Seed          int64          `default:"1" help:"Seed of the workload's random choices."`
-	Quick         bool           `help:"A smoke run under a minute."`
-	DSN           string         `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
-	Schema        string         `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
-	PgVersion     string         `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
-	PgBin         string         `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
-	PgConf        []string       `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
-	CacheMode     string         `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
-	Out           string         `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
-	JSON          bool           `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
-	Sampling      string         `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
-	OnError       string         `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
-	Force         bool           `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
-	Keep          bool           `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
+	Scenario      string      `arg:"" optional:"" default:"war" help:"A preset (${presets}) or a bare workload (${workloads}); see 'keybench scenarios'."`
+	Keys          *string     `help:"Comma-separated key specs (see 'keybench keys')."`
+	Clients       []int       `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
+	Duration      *pgDuration `short:"T" placeholder:"SECONDS" help:"Measured window per cell, in seconds as pgbench -T takes it (10) or as a duration (1m30s); default: the preset's."`
+	Txns          *int64      `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
+	Warmup        *pgDuration `placeholder:"SECONDS" help:"Warm-up before each window, excluded from every figure (seconds or a duration); default: the preset's."`
+	Rows          []int64     `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
+	Batch         int         `help:"Rows per insert transaction."`
+	Chunk         int64       `placeholder:"ROWS" help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
+	LoadMethod    string      `name:"load-method" placeholder:"copy|insert" help:"Bulk workloads, client-made keys: copy (binary COPY, the default) or insert (multi-row INSERT)."`
+	Partitions    int         `help:"Queue workloads: partitions of the queue table."`
+	ReadBy        string      `name:"read-by" placeholder:"data|key" help:"insert-read reads by data (its index, the default) or by key."`
+	Query         []string    `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
+	ReadDist      []string    `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
+	RecentRows    float64     `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
+	Children      int         `help:"fk-insert and join: child rows per parent row, in a child table whose foreign key has the key's type."`
+	PrefillKey    string      `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
+	UpdateIndexed bool        `name:"update-indexed" help:"update: change an indexed column, so that no update is HOT and every index, the key's too, gets new entries."`
+	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
+	Repeat        int         `help:"Runs of every cell, each on a fresh table."`
+	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
+	Seed          int64       `default:"1" help:"Seed of the workload's random choices."`
+	Progress      int         `short:"P" placeholder:"SECONDS" help:"Progress line every N seconds of a window (pgbench -P); default: a tenth of the window, or live on a terminal."`
+	Jobs          int         `short:"j" placeholder:"N" help:"Accepted for pgbench habits: keybench always runs one connection per client on one event loop per core."`
+	Mode          string      `short:"M" placeholder:"prepared" help:"Accepted for pgbench habits: keybench always uses prepared statements (-M prepared); other modes are refused."`
+	Quick         bool        `help:"A smoke run under a minute."`
+	DSN           string      `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
+	Schema        string      `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
+	PgVersion     string      `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
+	PgBin         string      `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
+	PgConf        []string    `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
+	CacheMode     string      `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
+	Out           string      `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
+	JSON          bool        `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
+	Sampling      string      `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
+	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
+	Force         bool        `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
+	Keep          bool        `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -123,7 +127,13 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	}
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
-		OnError: r.OnError, Force: r.Force, Keep: r.Keep}
+		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress}
+	if r.Jobs > 0 {
+		cfg.UI.Logf("note: -j %d: keybench runs one connection per client, spread over one event loop per core (pgbench -j at its best), whatever -j says", r.Jobs)
+	}
+	if r.Mode == "prepared" {
+		cfg.UI.Logf("note: -M prepared: keybench always prepares its statements")
+	}
 	return cfg, r.server(&cfg, sc)
 }
 
@@ -153,10 +163,11 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 		return p, usagef("--duration (-T) and --txns (-t) both set: a window is either a duration or a number of transactions")
 	}
 	if r.Duration != nil {
-		if *r.Duration < time.Second {
-			return p, usagef("--duration must be at least 1s, not %s", *r.Duration)
+		d := time.Duration(*r.Duration)
+		if d < time.Second {
+			return p, usagef("--duration must be at least 1s, not %s", d)
 		}
-		p.Duration, p.Txns = *r.Duration, 0
+		p.Duration, p.Txns = d, 0
 	}
 	if r.Txns != nil {
 		if *r.Txns < 1 {
@@ -167,14 +178,28 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 || r.Rounds < 0 {
 		return p, usagef("--batch, --repeat, --rounds, --partitions and --chunk must be positive")
 	}
-	if r.Warmup != -1 {
-		p.Warmup = r.Warmup
+	if r.Warmup != nil {
+		p.Warmup = time.Duration(*r.Warmup)
 	}
 	if r.Rows != nil {
 		p.Rows = r.Rows
 	}
-	if r.Payload != -1 {
-		p.Payload = r.Payload
+	if r.Payload != nil {
+		p.Payload = *r.Payload
+	}
+	switch r.Mode {
+	case "", "prepared":
+	default:
+		return p, usagef("-M %s: keybench always uses prepared statements (-M prepared), as the fastest pgbench mode", r.Mode)
+	}
+	if r.Jobs < 0 || r.Progress < 0 {
+		return p, usagef("-j and -P must be positive")
+	}
+	if r.LoadMethod != "" && r.LoadMethod != "copy" && r.LoadMethod != "insert" {
+		return p, usagef("--load-method must be copy or insert, not %q", r.LoadMethod)
+	}
+	if r.ReadBy != "" && r.ReadBy != "data" && r.ReadBy != "key" {
+		return p, usagef("--read-by must be data or key, not %q", r.ReadBy)
 	}
 	setIf(&p.Batch, r.Batch)
 	setIf(&p.Chunk, r.Chunk)
@@ -349,4 +374,22 @@ func writeReport(path string) error {
 		return err
 	}
 	return report.WriteFile(res, report.DefaultPath(path))
+}
+
+// pgDuration is a duration flag as pgbench takes it: a bare number is
+// seconds (-T 10, -T 2.5), or a Go duration (10s, 1m30s, 500ms).
+type pgDuration time.Duration
+
+func (d *pgDuration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		*d = pgDuration(time.Duration(v * float64(time.Second)))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is neither seconds (10) nor a duration (10s, 1m30s)", s)
+	}
+	*d = pgDuration(v)
+	return nil
 }

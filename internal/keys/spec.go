@@ -89,7 +89,7 @@ func Parse(raw string) (*Spec, error) {
 	name := parts[0]
 	st := Lookup(name)
 	if st == nil {
-		return nil, usagef("unknown key %q (valid: %s)", name, strings.Join(Names(), ", "))
+		return nil, usagef("unknown key %q%s (valid: %s)", name, usage.Suggest(name, Names()), strings.Join(Names(), ", "))
 	}
 	s := &Spec{Raw: raw, Strategy: st, As: st.Storages[0], Index: IndexPK, Params: map[string]int64{}}
 	for _, p := range st.Params {

@@ -367,6 +367,9 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		unit = win.Unit
 	}
 	bar := r.ui.Phase("  measuring", windowUnits(win, len(clients)), unit)
+	if unit == "s" {
+		bar.Every(int64(r.cfg.ProgressEvery))
+	}
 	progress, _ := cr.wl.(workload.Progresser)
 	var done int64
 	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, Duration: win.Duration, Txns: win.Txns, OnSecond: func(s driver.Second) {

@@ -46,6 +46,9 @@ type Config struct {
 	// OnError is what a failed cell does to the run: "stop" it (the
 	// default) or "continue" with the next cell.
 	OnError string
+	// ProgressEvery, when positive, logs a progress line every so many
+	// seconds of a window (pgbench -P).
+	ProgressEvery int
 	// Force lets keybench work in an existing schema it did not create
 	// (it still creates and drops only its own objects there); Keep leaves
 	// keybench's schema in place at the end.

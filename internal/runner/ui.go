@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
@@ -52,6 +53,10 @@ type Bar struct {
 	step  int64
 	next  int64
 	start time.Time
+	// lines logs a line every step units on a terminal too (-P).
+	lines bool
+	// detail is the latest detail, shown in a terminal's bar.
+	detail atomic.Value
 }
 
 // Phase starts a bar for a phase of total units; on a non-terminal it logs every tenth.
@@ -69,17 +74,34 @@ func (u *UI) Phase(name string, total int64, unit string) *Bar {
 	}
 	b.bar = u.p.AddBar(b.total,
 		mpb.PrependDecorators(decor.Name(name+" ", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d "+unit, decor.WCSyncWidth)),
-		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO)),
+		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO),
+			decor.Any(func(decor.Statistics) string {
+				if s, ok := b.detail.Load().(string); ok && s != "" {
+					return "  " + s
+				}
+				return ""
+			})),
 		mpb.BarRemoveOnComplete(),
 	)
 	return b
 }
 
-// Set reports progress; detail is shown in plain-line mode.
+// Every makes the bar log a line each n units (pgbench -P), also on a terminal.
+func (b *Bar) Every(n int64) {
+	if n > 0 {
+		b.step, b.next, b.lines = n, n, true
+	}
+}
+
+// Set reports progress; detail is shown in plain-line mode, and in a
+// terminal's bar.
 func (b *Bar) Set(done int64, detail string) {
 	if b.bar != nil {
+		b.detail.Store(detail)
 		b.bar.SetCurrent(min(done, b.total))
-		return
+		if !b.lines {
+			return
+		}
 	}
 	if done >= b.next && done < b.total {
 		b.u.Logf("  %s %d/%d %s %s", b.name, done, b.total, b.unit, detail)

@@ -69,7 +69,7 @@ func (p *Params) Tasks() ([]Task, error) {
 		name := parts[0]
 		m, ok := workload.Lookup(name)
 		if !ok {
-			return nil, usage.Errorf("unknown workload %q (valid: %s)", name, strings.Join(workloadNames(), ", "))
+			return nil, usage.Errorf("unknown workload %q%s (valid: %s)", name, usage.Suggest(name, workloadNames()), strings.Join(workloadNames(), ", "))
 		}
 		queries, dists := p.Query, p.ReadDist
 		for _, kv := range parts[1:] {
@@ -203,7 +203,23 @@ func Lookup(name string) (*Scenario, error) {
 	if s, ok := registry[name]; ok {
 		return s, nil
 	}
-	return nil, &usage.Error{Msg: fmt.Sprintf("unknown scenario %q (valid: %s)", name, strings.Join(Names(), ", "))}
+	return nil, &usage.Error{Msg: fmt.Sprintf("unknown scenario %q%s (valid: %s)", name, usage.Suggest(name, Names()), strings.Join(Names(), ", "))}
+}
+
+// Presets lists the presets' names in the brief's order; Bare the bare workloads'.
+func Presets() []string { return namesWhere(func(s *Scenario) bool { return s.Source != "" }) }
+
+// Bare lists the bare workloads' names.
+func Bare() []string { return namesWhere(func(s *Scenario) bool { return s.Source == "" }) }
+
+func namesWhere(keep func(*Scenario) bool) []string {
+	var out []string
+	for _, s := range All() {
+		if keep(s) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // Names lists scenario names: presets first, then bare workloads.
@@ -350,8 +366,11 @@ func (p *Params) Validate() error {
 		return bad("--clients must be at least 1")
 	}
 	for _, c := range p.Clients {
-		if c < 1 || c > 10000 {
-			return bad("--clients must be from 1 to 10000, not %d", c)
+		if c < 1 {
+			return bad("--clients must be at least 1, not %d", c)
+		}
+		if c > 10000 {
+			return bad("--clients must be at most 10000, not %d", c)
 		}
 	}
 	for _, r := range p.Rows {
