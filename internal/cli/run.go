@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -80,6 +81,12 @@ func (r *runCmd) Run(e *env) error {
 		human = &printable{w: e.stderr}
 	}
 	res, err := runner.Run(e.ctx, cfg)
+	if err != nil && (res == nil || len(res.Cells) == 0) {
+		// Nothing was measured (the server could not be reached, a key
+		// could not be made): leave no results behind, only the error.
+		removeOut(cfg.Out)
+		res = nil
+	}
 	if res != nil && len(res.Cells) > 0 {
 		fmt.Fprintln(human)
 		report.WriteSummary(human, res)
@@ -392,4 +399,13 @@ func (d *pgDuration) UnmarshalText(b []byte) error {
 	}
 	*d = pgDuration(v)
 	return nil
+}
+
+// removeOut removes what a run wrote in dir, and dir when that leaves it
+// empty (a directory of the user's with other files stays).
+func removeOut(dir string) {
+	for _, name := range []string{"results.json", "samples.csv", "report.html"} {
+		_ = os.Remove(filepath.Join(dir, name))
+	}
+	_ = os.Remove(dir)
 }

@@ -29,7 +29,7 @@ type Row struct {
 func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 	ga, gb := a.BuildGroups(), b.BuildGroups()
 	id := func(g *results.Group) string {
-		return fmt.Sprintf("%s, %s, %d clients, %d rows", g.Key, g.Task(), g.Clients, g.Rows)
+		return fmt.Sprintf("%s, %s, %s, %d rows", g.Key, g.Task(), results.Clients(g.Clients), g.Rows)
 	}
 	inB := map[string]*results.Group{}
 	for i := range gb {

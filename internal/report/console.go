@@ -23,9 +23,15 @@ import (
 // notes. The report shows the same text.
 func WriteSummary(w io.Writer, res *results.Results) {
 	groups := res.BuildGroups()
-	if p := res.Plan.Pivot; p != nil && p.By != "" {
+	if res.Status != results.StatusOK {
+		fmt.Fprintf(w, "the run %s\n", results.StatusText(res.Status, res.Error))
+	}
+	switch p := res.Plan.Pivot; {
+	case len(groups) == 0:
+		fmt.Fprintln(w, "no cell finished: there is nothing to summarise")
+	case p != nil && p.By != "":
 		pivot(w, res, groups, p)
-	} else {
+	default:
 		rowsTable(w, res, groups)
 	}
 	pairs(w, groups)
@@ -337,7 +343,7 @@ func unitNote(groups []results.Group) string {
 func failures(w io.Writer, res *results.Results) {
 	for _, c := range res.Cells {
 		if c.Status != results.StatusOK {
-			fmt.Fprintf(w, "cell %s (%s, %d clients, %d rows, run %d): %s: %s\n", c.Key, c.Task(), c.Clients, c.RowsBefore, c.Repeat, c.Status, c.Error)
+			fmt.Fprintf(w, "cell %s (%s, %s, %d rows, run %d): %s\n", c.Key, c.Task(), results.Clients(c.Clients), c.RowsBefore, c.Repeat, results.StatusText(c.Status, c.Error))
 		}
 	}
 }

@@ -29,7 +29,7 @@ func shapesOf(groups []results.Group) []shape {
 		if !ok {
 			i = len(out)
 			at[id] = i
-			out = append(out, shape{Title: fmt.Sprintf("%s, %d clients, %s rows before", g.Task(), g.Clients, thousands(g.Rows))})
+			out = append(out, shape{Title: fmt.Sprintf("%s, %s, %s rows before", g.Task(), results.Clients(g.Clients), thousands(g.Rows))})
 		}
 		out[i].Groups = append(out[i].Groups, g)
 	}

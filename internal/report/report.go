@@ -204,8 +204,8 @@ func (r *renderer) verdict() (string, []Verdict) {
 	ranked := append([]*results.Group(nil), r.headline...)
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].TPS.Median > ranked[j].TPS.Median })
 	best := ranked[0]
-	head := fmt.Sprintf("%s, %d clients, %s rows before each window: keys ranked by median throughput (%s).",
-		best.Task(), best.Clients, thousands(best.Rows), unitWords(best))
+	head := fmt.Sprintf("%s, %s, %s rows before each window: keys ranked by median throughput (%s).",
+		best.Task(), results.Clients(best.Clients), thousands(best.Rows), unitWords(best))
 	if k := r.kind(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
 	}
@@ -320,8 +320,8 @@ func (r *renderer) bloatVerdict() (string, []Verdict) {
 	fastest := byTPS[0]
 	g0 := ranked[0]
 	head := fmt.Sprintf("Keys ranked by their key index's bloat (its size over its size after REINDEX: pages, measured once per cell, not sampled) "+
-		"after %s with %d clients, lowest first, with the bloat at every client count: the sequence cache and random keys leave half-empty leaves "+
-		"where concurrent inserts split pages out of order (002). Rates are compared with the fastest key at %d clients.", g0.Task(), g0.Clients, g0.Clients)
+		"after %s with %s, lowest first, with the bloat at every client count: the sequence cache and random keys leave half-empty leaves "+
+		"where concurrent inserts split pages out of order (002). Rates are compared with the fastest key at %s.", g0.Task(), results.Clients(g0.Clients), results.Clients(g0.Clients))
 	if d := drifted(r.headline); d != "" {
 		head += " " + d
 	}

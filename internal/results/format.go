@@ -76,3 +76,20 @@ func Label(groups []Group, g *Group) string {
 	}
 	return g.Key
 }
+
+// Clients is "1 client" or "n clients".
+func Clients(n int) string {
+	if n == 1 {
+		return "1 client"
+	}
+	return fmt.Sprintf("%d clients", n)
+}
+
+// StatusText is a cell's status with its error, once: "failed: the reason"
+// ("interrupted" alone, not "interrupted: interrupted").
+func StatusText(status, err string) string {
+	if err == "" || err == status {
+		return status
+	}
+	return status + ": " + err
+}

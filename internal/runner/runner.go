@@ -189,9 +189,9 @@ func (r *run) execute(ctx context.Context) error {
 		}
 		if j-i == 1 {
 			pc := plan[i]
-			r.ui.Logf("cell %d/%d: %s, %s, %d clients", i+1, len(plan), pc.Key.Raw, pc.Workload, pc.Clients)
+			r.ui.Logf("cell %d/%d: %s, %s, %s", i+1, len(plan), pc.Key.Raw, pc.Workload, results.Clients(pc.Clients))
 		} else {
-			r.ui.Logf("cells %d-%d/%d: %d keys, %s, %d clients, %d rows, %d rounds each", i+1, j, len(plan), j-i, plan[i].Workload, plan[i].Clients, plan[i].Rows, rounds)
+			r.ui.Logf("cells %d-%d/%d: %d cells, %s, %d rows, %d rounds each", i+1, j, len(plan), j-i, results.Clients(plan[i].Clients), plan[i].Rows, rounds)
 		}
 		cs, err := r.group(ctx, plan[i:j], rounds)
 		r.res.Cells = append(r.res.Cells, cs...)
@@ -202,7 +202,7 @@ func (r *run) execute(ctx context.Context) error {
 			if c.Status == results.StatusOK {
 				r.ui.Logf("  %s: %.0f %s, p99 %.2f ms, %d rows in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, c.RowsInserted, c.DurationS)
 			} else if err == nil {
-				r.ui.Logf("  cell %s: %s: %s", c.Key, c.Status, c.Error)
+				r.ui.Logf("  cell %s: %s", c.Key, results.StatusText(c.Status, c.Error))
 				if r.cfg.OnError != "continue" {
 					return fmt.Errorf("cell %d/%d (%s, %s) %s: %s (--on-error continue runs the remaining cells)", i+k+1, len(plan), c.Key, c.Workload, c.Status, c.Error)
 				}

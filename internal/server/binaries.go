@@ -119,6 +119,7 @@ func Binaries(ctx context.Context, version string, logf func(string, ...any), pr
 	}
 	defer lock.unlock()
 	sweepStaleTrees(filepath.Dir(dir))
+	sweepStaleTrees(filepath.Dir(jar))
 	want, err := expectedSHA256(ctx, plat, version)
 	if err != nil {
 		if _, statErr := os.Stat(jar); statErr == nil {
@@ -328,13 +329,19 @@ const staleTreePrefix = ".stale-"
 // may still run from it.
 const staleTreeAge = 24 * time.Hour
 
+// staleDownloadAge is how long a partial download is left for the run
+// that may still be writing it (a download takes a minute here).
+const staleDownloadAge = time.Hour
+
 // sweepStaleTrees removes trees moved aside more than staleTreeAge ago,
-// and temporary extraction directories of runs that died a day ago.
+// temporary extraction directories of runs that died a day ago, and the
+// partial downloads of runs killed while downloading (an interrupted run
+// removes its own).
 func sweepStaleTrees(dir string) {
-	for _, pattern := range []string{staleTreePrefix + "*", ".extract-*"} {
+	for pattern, age := range map[string]time.Duration{staleTreePrefix + "*": staleTreeAge, ".extract-*": staleTreeAge, ".download-*": staleDownloadAge} {
 		old, _ := filepath.Glob(filepath.Join(dir, pattern))
 		for _, d := range old {
-			if st, err := os.Stat(d); err == nil && time.Since(st.ModTime()) > staleTreeAge {
+			if st, err := os.Stat(d); err == nil && time.Since(st.ModTime()) > age {
 				_ = os.RemoveAll(d)
 			}
 		}
