@@ -12,6 +12,7 @@ type serverCmd struct {
 	PgBin     string   `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
 	PgConf    []string `name:"pg-conf" help:"Server setting key=value (repeatable)."`
 	TCP       bool     `name:"tcp" help:"Also listen on 127.0.0.1 (password authentication)."`
+	CacheMode string   `name:"cache-mode" enum:"cold,warm" default:"cold" help:"cold (small shared_buffers, direct IO on 16+: what keybench run measures with) or warm (PostgreSQL's defaults)."`
 }
 
 func (s *serverCmd) Run(e *env) error {
@@ -29,7 +30,7 @@ func (s *serverCmd) Run(e *env) error {
 		settings = append(settings, server.Setting{Name: k, Value: v})
 	}
 	logf := func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) }
-	srv, err := server.Start(e.ctx, server.Options{Version: s.PgVersion, BinDir: s.PgBin, Settings: settings, TCP: s.TCP, Logf: logf})
+	srv, err := server.Start(e.ctx, server.Options{Version: s.PgVersion, BinDir: s.PgBin, Settings: settings, TCP: s.TCP, Logf: logf, ColdCache: s.CacheMode == "cold"})
 	if err != nil {
 		if e.ctx.Err() != nil {
 			return errInterrupted
@@ -37,7 +38,7 @@ func (s *serverCmd) Run(e *env) error {
 		return err
 	}
 	defer srv.Stop()
-	fmt.Fprintf(e.stdout, "PostgreSQL %s running as user %s (pid %d)\n", srv.Version, srv.User, srv.PID())
+	fmt.Fprintf(e.stdout, "PostgreSQL %s running as user %s (pid %d), %s cache as keybench run's --cache-mode %s\n", srv.Version, srv.User, srv.PID(), s.CacheMode, s.CacheMode)
 	fmt.Fprintf(e.stdout, "DSN: %s\n", srv.ConnString())
 	if srv.TCP {
 		fmt.Fprintf(e.stdout, "TCP: %s\n", srv.TCPURL())

@@ -91,3 +91,16 @@ func HostInfo() results.Host {
 	}
 	return h
 }
+
+// LoadAvg reads the machine's load averages (1, 5, 15 minutes).
+func LoadAvg() ([3]float64, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return [3]float64{}, err
+	}
+	l, err := fs.LoadAvg()
+	if err != nil {
+		return [3]float64{}, err
+	}
+	return [3]float64{l.Load1, l.Load5, l.Load15}, nil
+}

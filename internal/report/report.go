@@ -59,6 +59,7 @@ type page struct {
 	Env                  [][2]string
 	Settings             [][2]string
 	Command              string
+	DDL                  [][2]string
 	Notes                []string
 }
 
@@ -101,6 +102,7 @@ func Render(res *results.Results) ([]byte, error) {
 	WriteSummary(&sum, res)
 	p.Summary = sum.String()
 	p.Env, p.Settings = environment(res)
+	p.DDL = ddlOf(res)
 	p.Command = shellJoin(res.Keybench.Command)
 	var out bytes.Buffer
 	if err := pageTemplate.Execute(&out, p); err != nil {
@@ -480,12 +482,30 @@ func environment(res *results.Results) ([][2]string, [][2]string) {
 		{"server", e.ServerVersion + " (" + e.ServerKind + ")"}, {"cache mode", e.CacheMode}, {"schema", e.Schema},
 		{"host", fmt.Sprintf("%s, %d CPUs (%s), %s memory, %s/%s, kernel %s", h.Hostname, h.CPUs, h.CPUModel, results.Bytes(int64(h.MemBytes)), h.OS, h.Arch, h.Kernel)},
 		{"started", res.StartedAt.Format("2006-01-02 15:04:05 MST")},
+		{"load average (1, 5, 15 min)", res.Environment.LoadAverage.Text(func(l results.LoadAverage) string {
+			return fmt.Sprintf("%.2f, %.2f, %.2f at the start; %.2f, %.2f, %.2f at the end", l.Start[0], l.Start[1], l.Start[2], l.End[0], l.End[1], l.End[2])
+		})},
 	}
 	var settings [][2]string
 	for _, k := range sortedKeys(e.Settings) {
 		settings = append(settings, [2]string{k, e.Settings[k]})
 	}
 	return env, settings
+}
+
+// ddlOf is the SQL of each key's tables, from its first cell: the key's
+// helpers, the tables and their indexes as keybench made them.
+func ddlOf(res *results.Results) [][2]string {
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, c := range res.Cells {
+		if len(c.DDL) == 0 || seen[c.Key] {
+			continue
+		}
+		seen[c.Key] = true
+		out = append(out, [2]string{c.Key + " (" + c.Task() + ")", strings.Join(c.DDL, ";\n") + ";"})
+	}
+	return out
 }
 
 // shellJoin quotes a command line for a POSIX shell.

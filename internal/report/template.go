@@ -70,7 +70,9 @@ table.pairs td.noise { color: #777; }
 <table class="env">
 {{range .Env}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}</table>
-<h3>Server settings recorded</h3>
+{{if .DDL}}<h3>Tables, as keybench made them</h3>
+{{range .DDL}}<p class="missing">{{index . 0}}</p><pre>{{index . 1}}</pre>
+{{end}}{{end}}<h3>Server settings recorded</h3>
 <table class="env">
 {{range .Settings}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}</table>

@@ -131,6 +131,16 @@ type Environment struct {
 	CacheMode     string            `json:"cache_mode"`
 	Settings      map[string]string `json:"settings"`
 	Host          Host              `json:"host"`
+	// LoadAverage is the machine's load (1, 5 and 15 minutes) when the
+	// run started and when it finished: a busy machine explains noisy
+	// rates (it is keybench's machine, the server's only when embedded).
+	LoadAverage M[LoadAverage] `json:"load_average,omitzero"`
+}
+
+// LoadAverage is /proc/loadavg at the run's start and end.
+type LoadAverage struct {
+	Start [3]float64 `json:"start"`
+	End   [3]float64 `json:"end"`
 }
 
 // Host describes the machine keybench ran on.
@@ -182,6 +192,9 @@ type Cell struct {
 	Warnings []string  `json:"warnings,omitempty"`
 	RowCheck *RowCheck `json:"row_check,omitempty"`
 	Timeline []Second  `json:"timeline"`
+	// DDL is the SQL that made the cell's tables (the key's helpers, the
+	// tables, their indexes), to read or run again.
+	DDL []string `json:"ddl,omitempty"`
 	// Rounds are the cell's window in rounds interleaved with the other
 	// cells' (--rounds), each one independent sample of the cell's rate.
 	Rounds  []Round `json:"rounds,omitempty"`

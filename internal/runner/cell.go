@@ -323,6 +323,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 		if err := workload.CreateTable(ctx, r.admin, t, r.keyServer(at)); err != nil {
 			return cr, err
 		}
+		c.DDL = append(c.DDL, workload.DDL(t, r.keyServer(at))...)
 	}
 	return cr, nil
 }

@@ -118,10 +118,16 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 	for _, s := range cfg.Plan.Specs {
 		r.res.Plan.Keys = append(r.res.Plan.Keys, s.Raw)
 	}
+	loadStart, loadErr := metrics.LoadAvg()
 	err := r.execute(ctx)
 	r.cleanup()
 	now := time.Now().UTC()
 	r.res.FinishedAt = &now
+	if loadEnd, endErr := metrics.LoadAvg(); loadErr == nil && endErr == nil {
+		r.res.Environment.LoadAverage = results.Of(results.LoadAverage{Start: loadStart, End: loadEnd})
+	} else {
+		r.res.Environment.LoadAverage = results.Unavailable[results.LoadAverage](fmt.Sprint(errors.Join(loadErr, endErr)))
+	}
 	switch {
 	case errors.Is(err, ErrInterrupted) || (err != nil && ctx.Err() != nil):
 		r.res.Status, err = results.StatusInterrupted, ErrInterrupted

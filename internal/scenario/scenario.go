@@ -533,8 +533,8 @@ func init() {
 			Workload: "lookup:query=point:read-dist=uniform,lookup:query=point:read-dist=recent,lookup:query=range:read-dist=uniform," +
 				"lookup:query=latest,lookup:query=count:read-dist=uniform,fk-insert:read-dist=recent,join:read-dist=uniform,update:read-dist=uniform",
 			Keys:    []string{"bigint", "int", "uuidv7", "uuidv4", "uuidv4:as=text"},
-			Clients: []int{8}, Rows: []int64{600_000}, Warmup: time.Second, Duration: 6 * time.Second,
-			Batch: 1, Payload: 64, Repeat: 1, Rounds: 6, Children: 2, RecentRows: 0.05,
+			Clients: []int{8}, Rows: []int64{500_000}, Warmup: time.Second, Duration: 6 * time.Second,
+			Batch: 1, Payload: 96, Repeat: 1, Rounds: 6, Children: 2, RecentRows: 0.05,
 		},
 		Quick: func(p *Params) {
 			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"bigint", "uuidv7", "uuidv4"}, []int64{50_000}, time.Second, 2*time.Second

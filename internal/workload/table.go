@@ -156,10 +156,21 @@ func payloadSQL(n int) string {
 // CreateTable drops and creates a cell's table without indexes; its
 // indexes are built after the fill (IndexStatements).
 func CreateTable(ctx context.Context, conn *pgx.Conn, t *Table, sv keys.Server) error {
-	stmts := []string{"DROP TABLE IF EXISTS " + t.Qualified()}
+	return execAll(ctx, conn, append([]string{"DROP TABLE IF EXISTS " + t.Qualified()}, createStatements(t, sv)...))
+}
+
+// DDL is the SQL that makes the table as keybench makes it: its key's
+// helpers, the table, its indexes (built after the fill).
+func DDL(t *Table, sv keys.Server) []string {
+	return append(createStatements(t, sv), IndexStatements(t)...)
+}
+
+// createStatements create the table without its indexes.
+func createStatements(t *Table, sv keys.Server) []string {
 	if !t.Keyed() {
-		return execAll(ctx, conn, append(stmts, fmt.Sprintf("CREATE TABLE %s (%s)", t.Qualified(), t.Columns)))
+		return []string{fmt.Sprintf("CREATE TABLE %s (%s)", t.Qualified(), t.Columns)}
 	}
+	var stmts []string
 	if t.Key.Gen == keys.GenServer {
 		stmts = append(stmts, "DROP SEQUENCE IF EXISTS "+t.Qualified()+keys.SequenceSuffix)
 	}
@@ -176,7 +187,7 @@ func CreateTable(ctx context.Context, conn *pgx.Conn, t *Table, sv keys.Server) 
 	for i := 0; i < t.Partitions; i++ {
 		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES IN (%d)", t.Partition(i), t.Qualified(), i))
 	}
-	return execAll(ctx, conn, stmts)
+	return stmts
 }
 
 // IndexStatements are the statements that build the table's indexes.
