@@ -294,7 +294,7 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 			return usagef("--pg-bin %s holds PostgreSQL %s, not --pg-version %s; give one of the two", dir, version, r.PgVersion)
 		}
 	}
-	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold"}
+	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold", ColdCacheMB: sc.ColdCacheMB}
 	return nil
 }
 

@@ -55,8 +55,11 @@ type Config struct {
 	Force, Keep bool
 }
 
-// coldCacheBytes is the embedded server's cold-cache shared_buffers.
-const coldCacheBytes = server.ColdSharedBuffersMB << 20
+// presetCache is the cache the preset's table sizes are chosen for: the
+// embedded server's cold cache, the preset's own when it sets one.
+func (r *run) presetCache() int64 {
+	return int64(server.Options{ColdCacheMB: r.cfg.Plan.Scenario.ColdCacheMB}.ColdMB()) << 20
+}
 
 // adminLockTimeout bounds how long keybench's own statements (set-up,
 // evidence, drops) wait for a lock another session holds.
@@ -270,9 +273,9 @@ func (r *run) startServer(ctx context.Context) error {
 	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
 	var sb int64
 	if err := r.admin.QueryRow(ctx, "SELECT pg_size_bytes(current_setting('shared_buffers'))").Scan(&sb); err == nil &&
-		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && sb != coldCacheBytes {
+		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && sb != r.presetCache() {
 		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s's default table sizes are chosen for a %s cache; this server's shared_buffers is %s: "+
-			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(coldCacheBytes), results.Bytes(sb), float64(sb)/coldCacheBytes))
+			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(r.presetCache()), results.Bytes(sb), float64(sb)/float64(r.presetCache())))
 		r.ui.Logf("note: %s", r.res.Notes[len(r.res.Notes)-1])
 	}
 	return nil

@@ -36,6 +36,8 @@ type Options struct {
 	// source benchmarks: a small shared_buffers and, on PostgreSQL 16+, direct
 	// IO for data files so the OS page cache cannot hide the misses.
 	ColdCache bool
+	// ColdCacheMB is shared_buffers in cold-cache mode (0: ColdSharedBuffersMB).
+	ColdCacheMB int
 	// Logf reports slow steps; nil is silent.
 	Logf func(string, ...any)
 	// Progress shows the download of the binaries; nil shows nothing.
@@ -66,6 +68,14 @@ type Embedded struct {
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
+}
+
+// ColdMB is the cold-cache mode's shared_buffers in MB.
+func (o Options) ColdMB() int {
+	if o.ColdCacheMB > 0 {
+		return o.ColdCacheMB
+	}
+	return ColdSharedBuffersMB
 }
 
 // ColdSharedBuffers is shared_buffers in cold-cache mode: small enough that
@@ -158,7 +168,7 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	settings := o.Settings
 	e.CacheMode = "warm"
 	if o.ColdCache {
-		sb := fmt.Sprintf("%dMB", ColdSharedBuffersMB)
+		sb := fmt.Sprintf("%dMB", o.ColdMB())
 		cold := []Setting{{"shared_buffers", sb}}
 		e.CacheMode = "cold: shared_buffers=" + sb
 		if major(e.Version) >= 16 {
