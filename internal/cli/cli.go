@@ -94,7 +94,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 				exitCode = code
 			}
 		}),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}), kong.Vars{"presets": strings.Join(scenario.Presets(), ", "), "workloads": strings.Join(scenario.Bare(), ", ")})
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}), helpVars())
 	if err != nil {
 		fmt.Fprintln(stderr, "keybench: internal error:", err)
 		return ExitFailed
@@ -195,6 +195,11 @@ func (p *printable) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
+}
+
+// helpVars are the names --help lists (the presets and bare workloads).
+func helpVars() kong.Vars {
+	return kong.Vars{"presets": strings.Join(scenario.Presets(), ", "), "workloads": strings.Join(scenario.Bare(), ", ")}
 }
 
 // negativeValues joins a flag and a value that starts with a minus and a

@@ -29,7 +29,7 @@ func FuzzRunFlags(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Fields(line)
 		var c cli
-		parser, err := kong.New(&c, kong.Name("keybench"), kong.Writers(io.Discard, io.Discard), kong.Exit(func(int) {}))
+		parser, err := kong.New(&c, kong.Name("keybench"), kong.Writers(io.Discard, io.Discard), kong.Exit(func(int) {}), helpVars())
 		if err != nil {
 			t.Fatal(err)
 		}

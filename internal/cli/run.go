@@ -39,7 +39,7 @@ type runCmd struct {
 	Query         []string    `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
 	ReadDist      []string    `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
 	RecentRows    float64     `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
-	Children      int         `help:"fk-insert and join: child rows per parent row, in a child table whose foreign key has the key's type."`
+	Children      *int        `help:"fk-insert and join: child rows per parent row, in a child table whose foreign key has the key's type."`
 	PrefillKey    string      `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
 	UpdateIndexed bool        `name:"update-indexed" help:"update: change an indexed column, so that no update is HOT and every index, the key's too, gets new entries."`
 	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
@@ -220,7 +220,9 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	}
 	setIf(&p.RecentRows, r.RecentRows)
 	setIf(&p.UpdateIndexed, r.UpdateIndexed)
-	setIf(&p.Children, r.Children)
+	if r.Children != nil {
+		p.Children = *r.Children
+	}
 	setIf(&p.Partitions, r.Partitions)
 	setIf(&p.Repeat, r.Repeat)
 	if r.Rounds == 0 && p.Rounds > 1 {

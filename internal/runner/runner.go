@@ -209,7 +209,11 @@ func (r *run) execute(ctx context.Context) error {
 		}
 		for k, c := range cs {
 			if c.Status == results.StatusOK {
-				r.ui.Logf("  %s: %.0f %s, p99 %.2f ms, %d rows in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, c.RowsInserted, c.DurationS)
+				wrote := ""
+				if c.RowsInserted > 0 {
+					wrote = fmt.Sprintf(", %d rows", c.RowsInserted)
+				}
+				r.ui.Logf("  %s: %.0f %s, p99 %.2f ms%s in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, wrote, c.DurationS)
 			} else if err == nil {
 				r.ui.Logf("  cell %s: %s", c.Key, results.StatusText(c.Status, c.Error))
 				if r.cfg.OnError != "continue" {
