@@ -150,7 +150,13 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 			return errs
 		}
 	}
+	roundsStart := time.Now()
 	for round := 1; round <= rounds; round++ {
+		if round > 1 && len(pcs) > 1 {
+			perRound := time.Since(roundsStart) / time.Duration(round-1)
+			left := perRound*time.Duration(rounds-round+1) + time.Duration(len(pcs))*3*time.Second
+			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s", round-1, rounds, time.Since(roundsStart).Round(time.Second), left.Round(time.Second))
+		}
 		for k, cr := range crs {
 			if errs[k] != nil || cr == nil || round > cr.win.Rounds {
 				continue
@@ -367,13 +373,25 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	if win.Unit != "" && win.Txns > 0 {
 		unit = win.Unit
 	}
-	bar := r.ui.Phase("  measuring", windowUnits(win, len(clients)), unit)
-	if unit == "s" {
-		bar.Every(int64(r.cfg.ProgressEvery))
+	// The warm-up is a phase of its own: the window's bar (and its ETA)
+	// starts with the window's first second.
+	if win.Warmup > 0 {
+		r.ui.Logf("  warming up for %s (not measured)", win.Warmup)
+	}
+	var bar *Bar
+	startBar := func() {
+		if bar != nil {
+			return
+		}
+		bar = r.ui.Phase("  measuring", windowUnits(win, len(clients)), unit)
+		if unit == "s" {
+			bar.Every(int64(r.cfg.ProgressEvery))
+		}
 	}
 	progress, _ := cr.wl.(workload.Progresser)
 	var done int64
 	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, Duration: win.Duration, Txns: win.Txns, OnSecond: func(s driver.Second) {
+		startBar()
 		watch.second(s.Txns)
 		if win.Txns > 0 {
 			done += s.Txns
@@ -386,7 +404,9 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 			bar.Set(done, fmt.Sprintf("%.0f tps, p99 %.2f ms", s.TPS, s.P99ms))
 		}
 	}}, clients)
-	bar.Done()
+	if bar != nil {
+		bar.Done()
+	}
 	watch.stop()
 	if err == nil && last && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
 		err = cr.hooks.PostRun(ctx, conns[0], cr.tables)

@@ -186,6 +186,8 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	plan := r.cfg.Plan.Cells
 	rounds := max(r.cfg.Plan.Params.Rounds, 1)
+	r.ui.Logf("plan: %s", r.cfg.Plan.Describe())
+	r.ui.Logf("estimated time: %s; results in %s", r.cfg.Plan.Estimate(), r.cfg.Out)
 	for i := 0; i < len(plan); {
 		// With rounds, the cells of one client count, table size and
 		// repetition run together, their rounds interleaved.

@@ -104,3 +104,23 @@ func TestTasksExpandReadVariants(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimate: the estimate adds the phases of every cell; a window in
+// transactions counts at the assumed rate.
+func TestEstimate(t *testing.T) {
+	specs, _ := keys.ParseList("bigint,uuidv4")
+	p, err := Build(&Scenario{Name: "t"}, Params{Workload: "insert", Clients: []int{8}, Rows: []int64{120_000}, Warmup: 2 * time.Second,
+		Duration: 10 * time.Second, Batch: 1, Repeat: 1, Rounds: 5}, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := p.Estimate()
+	// Per cell: 1 s of fill; 10 s of windows, 2 s + 4 × 1 s of warm-up, 5 round overheads; 3 s of evidence.
+	want := estServer + 2*(time.Second+10*time.Second+6*time.Second+5*estRoundOverhead+estEvidence)
+	if e.Total != want || e.Cells != 2 {
+		t.Errorf("estimate %v (%d cells), want %v", e.Total, e.Cells, want)
+	}
+	if !strings.Contains(p.Describe(), "2 cells: bigint, uuidv4 × insert") {
+		t.Errorf("describe: %s", p.Describe())
+	}
+}
