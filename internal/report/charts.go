@@ -7,13 +7,33 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
-// keyColor gives every key the same colour in every chart: the plotutil
-// palette by the key's position in the run's plan.
-func keyColor(i int) color.Color { return plotutil.Color(i) }
+// palette is twelve colours told apart on a white page and by most colour
+// blind readers: Okabe and Ito's eight (yellow left out), then Tableau's
+// brown, purple, grey, olive and cyan.
+var palette = []color.RGBA{
+	{0x00, 0x72, 0xb2, 0xff}, {0xd5, 0x5e, 0x00, 0xff}, {0x00, 0x9e, 0x73, 0xff}, {0xcc, 0x79, 0xa7, 0xff},
+	{0xe6, 0x9f, 0x00, 0xff}, {0x56, 0xb4, 0xe9, 0xff}, {0x00, 0x00, 0x00, 0xff}, {0x8c, 0x56, 0x4b, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x7f, 0x7f, 0x7f, 0xff}, {0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff},
+}
+
+// keyColor gives every key the same colour in every chart: the palette by
+// the key's position in the run's plan (beyond twelve keys, colours repeat).
+func keyColor(i int) color.Color { return palette[i%len(palette)] }
+
+// lighter mixes c with white, more for a later task (0: c itself), so that
+// one key's cells of two workloads share its hue and stay apart.
+func lighter(c color.Color, task int) color.Color {
+	if task == 0 {
+		return c
+	}
+	f := min(0.45+0.15*float64(task-1), 0.75)
+	r, g, b, _ := c.RGBA()
+	mix := func(v uint32) uint8 { return uint8(float64(v>>8) + (255-float64(v>>8))*f) }
+	return color.RGBA{mix(r), mix(g), mix(b), 0xff}
+}
 
 type series struct {
 	name  string

@@ -66,15 +66,18 @@ type page struct {
 // Render builds the page.
 func Render(res *results.Results) ([]byte, error) {
 	groups := res.BuildGroups()
-	r := &renderer{res: res, groups: groups, colors: map[string]int{}}
+	r := &renderer{res: res, groups: groups, colors: map[string]int{}, tasks: map[string]int{}}
 	for _, k := range res.Plan.Keys {
 		if _, ok := r.colors[k]; !ok {
 			r.colors[k] = len(r.colors)
 		}
 	}
 	for i := range groups {
-		if _, ok := r.colors[r.label(&groups[i])]; !ok {
-			r.colors[r.label(&groups[i])] = len(r.colors)
+		if _, ok := r.colors[groups[i].Key]; !ok {
+			r.colors[groups[i].Key] = len(r.colors)
+		}
+		if _, ok := r.tasks[groups[i].Task()]; !ok {
+			r.tasks[groups[i].Task()] = len(r.tasks)
 		}
 	}
 	r.pickHeadline()
@@ -114,7 +117,8 @@ func Render(res *results.Results) ([]byte, error) {
 type renderer struct {
 	res      *results.Results
 	groups   []results.Group
-	colors   map[string]int
+	colors   map[string]int // a key's place in the palette: one colour per key in every chart
+	tasks    map[string]int // a task's place in the run: later tasks draw their key's colour lighter
 	headline []*results.Group // one group per key at the largest table size and client count
 	// blocks are the headline's groups as the verdict ranks them: one block
 	// per task (workload and read variant), or all together when their
@@ -186,7 +190,9 @@ func (r *renderer) verdicts() []VerdictBlock {
 // label names a group in charts and the verdict: its key, with the workload when the run measured several.
 func (r *renderer) label(g *results.Group) string { return results.Label(r.groups, g) }
 
-func (r *renderer) keyColor(g *results.Group) color.Color { return keyColor(r.colors[r.label(g)]) }
+func (r *renderer) keyColor(g *results.Group) color.Color {
+	return lighter(keyColor(r.colors[g.Key]), r.tasks[g.Task()])
+}
 
 func (r *renderer) color(g *results.Group) string {
 	c := r.keyColor(g)

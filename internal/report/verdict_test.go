@@ -88,3 +88,44 @@ func TestBloatVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestOneColourPerKey: each key has one colour in every chart and the
+// verdict, the keys' colours differ, and a key's cells of another task
+// (a load with the index built afterwards) draw its colour lighter.
+func TestOneColourPerKey(t *testing.T) {
+	r, err := results.Read(filepath.Join("../results/testdata", "bulk.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := r.BuildGroups()
+	rd := &renderer{res: r, groups: groups, colors: map[string]int{}, tasks: map[string]int{}}
+	for i := range groups {
+		if _, ok := rd.colors[groups[i].Key]; !ok {
+			rd.colors[groups[i].Key] = len(rd.colors)
+		}
+		if _, ok := rd.tasks[groups[i].Task()]; !ok {
+			rd.tasks[groups[i].Task()] = len(rd.tasks)
+		}
+	}
+	seen := map[string]string{}
+	for i := range groups {
+		g := &groups[i]
+		c := rd.color(g)
+		if other, ok := seen[c]; ok {
+			t.Errorf("%s and %s share the colour %s", other, rd.label(g), c)
+		}
+		seen[c] = rd.label(g)
+	}
+	if len(seen) != len(groups) {
+		t.Errorf("%d colours for %d series", len(seen), len(groups))
+	}
+	b, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range seen {
+		if !strings.Contains(strings.ToLower(string(b)), c) {
+			t.Errorf("colour %s (%s) is in no chart or verdict", c, seen[c])
+		}
+	}
+}
