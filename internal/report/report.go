@@ -117,8 +117,8 @@ func Render(res *results.Results) ([]byte, error) {
 type renderer struct {
 	res      *results.Results
 	groups   []results.Group
-	colors   map[string]int // a key's place in the palette: one colour per key in every chart
-	tasks    map[string]int // a task's place in the run: later tasks draw their key's colour lighter
+	colors   map[string]int   // a key's place in the palette: one colour per key in every chart
+	tasks    map[string]int   // a task's place in the run: later tasks draw their key's colour lighter
 	headline []*results.Group // one group per key at the largest table size and client count
 	// blocks are the headline's groups as the verdict ranks them: one block
 	// per task (workload and read variant), or all together when their
