@@ -250,6 +250,8 @@ func (r *renderer) verdict() (string, []Verdict) {
 		switch {
 		case i == 0 && !tested:
 			v.Versus = "highest median, not tested"
+		case i == 0 && len(ranked) > 1 && !versusOf(ranked[1], best.Key).Significant:
+			v.Versus = "highest median; the next is within noise of it"
 		case i == 0:
 			v.Versus = "fastest"
 			v.Significant = true
