@@ -264,7 +264,7 @@ func growthPerRow(before, after results.M[int64], rows int64) results.M[float64]
 }
 
 // roundWarmup is the warm-up of a cell's rounds after its first.
-const roundWarmup = time.Second
+const roundWarmup = scenario.RoundWarmup
 
 // finish ends a cell after its rounds: the driver's results merged and
 // summarized by the workload, the rounds' metrics merged, then the evidence.

@@ -23,6 +23,10 @@ const (
 	estServer = 3 * time.Second
 )
 
+// RoundWarmup is the warm-up of a cell's rounds after its first: its
+// table is filled and was warm a round ago, so half a second settles it.
+const RoundWarmup = 500 * time.Millisecond
+
 // Estimate is how long a plan should take, by phase.
 type Estimate struct {
 	Cells                          int
@@ -40,7 +44,7 @@ func (p *Plan) Estimate() Estimate {
 		if pp.Txns > 0 {
 			window = time.Duration(float64(pp.Txns*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
 		}
-		warm := pp.Warmup + time.Duration(rounds-1)*min(pp.Warmup, time.Second)
+		warm := pp.Warmup + time.Duration(rounds-1)*min(pp.Warmup, RoundWarmup)
 		e.Windows += window + warm + time.Duration(rounds)*estRoundOverhead
 		e.Evidence += estEvidence
 	}

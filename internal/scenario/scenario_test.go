@@ -115,8 +115,8 @@ func TestEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := p.Estimate()
-	// Per cell: 1 s of fill; 10 s of windows, 2 s + 4 × 1 s of warm-up, 5 round overheads; 3 s of evidence.
-	want := estServer + 2*(time.Second+10*time.Second+6*time.Second+5*estRoundOverhead+estEvidence)
+	// Per cell: 1 s of fill; 10 s of windows, 2 s + 4 × 0.5 s of warm-up, 5 round overheads; 3 s of evidence.
+	want := estServer + 2*(time.Second+10*time.Second+4*time.Second+5*estRoundOverhead+estEvidence)
 	if e.Total != want || e.Cells != 2 {
 		t.Errorf("estimate %v (%d cells), want %v", e.Total, e.Cells, want)
 	}
