@@ -69,7 +69,7 @@ func (r *renderer) tpsOverTime() (Chart, string) {
 	return r.chart("Throughput over time", "Per-second throughput of each key's first run in the measured window (warm-up excluded).", svg, err)
 }
 
-// tpsVsScale plots median throughput against table size (growth) or clients (sequence-cache).
+// tpsVsScale plots median throughput against table size or clients (the plan's pivot).
 func (r *renderer) tpsVsScale() (Chart, string) {
 	rowsSet, clientsSet := map[int64]bool{}, map[int]bool{}
 	for _, g := range r.groups {

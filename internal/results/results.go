@@ -164,7 +164,7 @@ type Cell struct {
 	KeyNote      string `json:"key_note,omitempty"`
 	Workload     string `json:"workload"`
 	// Query and ReadDist are a read workload's variant: the query kind
-	// (lookup's point, range, latest, count) and the read distribution
+	// (a point read, a range, …) and the read distribution
 	// over insertion order (uniform, recent, zipf).
 	Query    string `json:"query,omitempty"`
 	ReadDist string `json:"read_dist,omitempty"`
@@ -242,7 +242,7 @@ func (c *Cell) UnmarshalJSON(b []byte) error {
 func (c *Cell) Kind() Kind { return KindOf(c.Workload) }
 
 // Task is what the cell ran: its workload and, for a read workload, its
-// query kind and read distribution ("lookup point recent").
+// query kind and read distribution ("<workload> point recent").
 func (c *Cell) Task() string { return task(c.Workload, c.Query, c.ReadDist) }
 
 func task(workload, query, readDist string) string {
