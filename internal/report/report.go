@@ -164,11 +164,13 @@ type VerdictBlock struct {
 
 // verdicts ranks each block; the charts then draw the first block's groups.
 func (r *renderer) verdicts() []VerdictBlock {
-	all := r.headline
+	if len(r.blocks) == 0 {
+		head, vs := r.verdict(nil)
+		return []VerdictBlock{{Headline: head, Verdicts: vs}}
+	}
 	var out []VerdictBlock
 	for _, b := range r.blocks {
-		r.headline = b
-		head, vs := r.verdict()
+		head, vs := r.verdict(b)
 		title := ""
 		if len(r.blocks) > 1 {
 			title = b[0].Task()
@@ -177,12 +179,6 @@ func (r *renderer) verdicts() []VerdictBlock {
 	}
 	if len(r.blocks) > 1 {
 		r.headline = r.blocks[0]
-	} else {
-		r.headline = all
-	}
-	if len(out) == 0 {
-		head, vs := r.verdict()
-		out = append(out, VerdictBlock{Headline: head, Verdicts: vs})
 	}
 	return out
 }
@@ -202,14 +198,15 @@ func (r *renderer) color(g *results.Group) string {
 
 func (r *renderer) cell(g *results.Group) *results.Cell { return &r.res.Cells[g.Cells[0]] }
 
-func (r *renderer) verdict() (string, []Verdict) {
-	if len(r.headline) == 0 {
+// verdict ranks one block of groups (one task's keys at the headline's scale).
+func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
+	if len(block) == 0 {
 		return "No cell finished, so there is nothing to rank.", nil
 	}
 	if p := r.res.Plan.Pivot; p != nil && p.Bloat {
-		return r.bloatVerdict()
+		return r.bloatVerdict(block)
 	}
-	ranked := append([]*results.Group(nil), r.headline...)
+	ranked := append([]*results.Group(nil), block...)
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].TPS.Median > ranked[j].TPS.Median })
 	best := ranked[0]
 	head := fmt.Sprintf("%s, %s, %s rows before each window: keys ranked by median throughput (%s).",
@@ -229,19 +226,19 @@ func (r *renderer) verdict() (string, []Verdict) {
 	case len(ranked) < 2 || tested:
 	case r.res.Plan.Quick:
 		smoke := fmt.Sprintf("A smoke test (--quick): %s, so no winner is named (keys listed by median rate; %s compares them).",
-			unitWords(best), moreSamples(best, ranked))
+			unitWords(best), moreSamples(best))
 		if k := r.kind(); k.Headline != nil {
 			smoke += " " + head
 		}
 		head = smoke
 	default:
 		head += fmt.Sprintf(" Not tested: %s, so no winner is named on the rate alone (%s compares them); the evidence beside each key is measured, not sampled.",
-			unitWords(best), moreSamples(best, ranked))
+			unitWords(best), moreSamples(best))
 	}
-	if d := drifted(r.headline); d != "" {
+	if d := drifted(block); d != "" {
 		head += " " + d
 	}
-	if m := machineDrift(r.res, r.headline); m != "" {
+	if m := machineDrift(r.res, block); m != "" {
 		head += " " + m
 	}
 	var out []Verdict
@@ -295,13 +292,8 @@ func sampleNoun(g *results.Group) string {
 
 // moreSamples says which flag gives g's shape enough samples to compare
 // its keys (Holm's correction runs over the pairs of one shape).
-func moreSamples(g *results.Group, groups []*results.Group) string {
-	k := 0
-	for _, o := range groups {
-		if o.SameShape(g) {
-			k++
-		}
-	}
+func moreSamples(g *results.Group) string {
+	k := len(g.Compared) + 1 // the keys of g's shape
 	n := stats.MinSamplesFor(k * (k - 1) / 2)
 	if g.Unit == results.UnitRuns {
 		return fmt.Sprintf("--repeat %d or more", n)
@@ -315,24 +307,24 @@ func moreSamples(g *results.Group, groups []*results.Group) string {
 // (the index's size over its size after REINDEX), one figure per cell,
 // not a sample: it is reported as measured; the rates beside it are
 // compared as usual.
-func (r *renderer) bloatVerdict() (string, []Verdict) {
+func (r *renderer) bloatVerdict(block []*results.Group) (string, []Verdict) {
 	bloat := func(g *results.Group) (float64, bool) {
 		return r.res.Median(g, func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.BloatRatio) })
 	}
-	ranked := append([]*results.Group(nil), r.headline...)
+	ranked := append([]*results.Group(nil), block...)
 	sort.SliceStable(ranked, func(i, j int) bool {
 		a, aok := bloat(ranked[i])
 		b, bok := bloat(ranked[j])
 		return aok && (!bok || a < b)
 	})
-	byTPS := append([]*results.Group(nil), r.headline...)
+	byTPS := append([]*results.Group(nil), block...)
 	sort.SliceStable(byTPS, func(i, j int) bool { return byTPS[i].TPS.Median > byTPS[j].TPS.Median })
 	fastest := byTPS[0]
 	g0 := ranked[0]
 	head := fmt.Sprintf("Keys ranked by their key index's bloat (its size over its size after REINDEX: pages, measured once per cell, not sampled) "+
 		"after %s with %s, lowest first, with the bloat at every client count: the sequence cache and random keys leave half-empty leaves "+
 		"where concurrent inserts split pages out of order (002). Rates are compared with the fastest key at %s.", g0.Task(), results.Clients(g0.Clients), results.Clients(g0.Clients))
-	if d := drifted(r.headline); d != "" {
+	if d := drifted(block); d != "" {
 		head += " " + d
 	}
 	var out []Verdict

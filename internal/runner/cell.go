@@ -492,10 +492,7 @@ func (cr *cellRun) fill(ctx context.Context) error {
 		gen = cr.prefill.NewGenerator()
 	}
 	rows := t.Rows
-	pf := &results.Prefill{Rows: rows, Method: "insert-select"}
-	if t.Key.Gen == keys.GenClient {
-		pf.Method = "copy"
-	}
+	pf := &results.Prefill{Rows: rows, Method: workload.PrefillMethod(t)}
 	t0 := time.Now()
 	var hist *workload.History
 	if rows > 0 && t.Key.UsesWallClock() {

@@ -194,13 +194,6 @@ type LoadSummary struct {
 // Rate: a load's tps is already its rows per second.
 func (s *LoadSummary) Rate() (float64, bool) { return 0, false }
 
-func loadOf(c *results.Cell) *LoadSummary {
-	if s, ok := c.Metrics.Summary.(*LoadSummary); ok {
-		return s
-	}
-	return &LoadSummary{}
-}
-
 // indexAfterVsDuring compares, per key, the total time of a load that
 // built the index afterwards (build included) with one that had it in
 // place: "" when the run did not measure both.
@@ -210,7 +203,7 @@ func indexAfterVsDuring(r *results.Results, groups []results.Group) string {
 	var order []string
 	for gi := range groups {
 		g := &groups[gi]
-		total := loadOf(r.Last(g)).TotalS
+		total := summaryOf[LoadSummary](r.Last(g)).TotalS
 		if byKey[g.Key] == nil {
 			byKey[g.Key] = &totals{}
 			order = append(order, g.Key)
@@ -238,7 +231,7 @@ func indexAfterVsDuring(r *results.Results, groups []results.Group) string {
 // total time: "" with fewer than two loads.
 func slowestLoad(r *results.Results, groups []results.Group) string {
 	var fast, slow *results.Group
-	total := func(g *results.Group) float64 { return loadOf(r.Last(g)).TotalS }
+	total := func(g *results.Group) float64 { return summaryOf[LoadSummary](r.Last(g)).TotalS }
 	for gi := range groups {
 		g := &groups[gi]
 		if total(g) <= 0 {
@@ -263,35 +256,35 @@ var loadKind = results.Kind{
 	RateUnit: "rows/s", NewSummary: func() results.Summary { return &LoadSummary{} },
 	Columns: []results.Column{
 		{Header: "method", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			m, _, _ := strings.Cut(loadOf(r.Last(g)).LoadMethod, " (")
+			m, _, _ := strings.Cut(summaryOf[LoadSummary](r.Last(g)).LoadMethod, " (")
 			return m
 		}},
 		{Header: "rows", Text: func(r *results.Results, g *results.Group) string { return fmt.Sprint(r.First(g).RowsInserted) }},
 		{Header: "load", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.1f s", loadOf(r.Last(g)).LoadS)
+			return fmt.Sprintf("%.1f s", summaryOf[LoadSummary](r.Last(g)).LoadS)
 		}},
 		{Header: "index build", Text: func(r *results.Results, g *results.Group) string {
-			if v, ok := loadOf(r.Last(g)).IndexBuildS.Get(); ok {
+			if v, ok := summaryOf[LoadSummary](r.Last(g)).IndexBuildS.Get(); ok {
 				return fmt.Sprintf("%.1f s", v)
 			}
 			return "with the load"
 		}},
 		{Header: "total", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.1f s", loadOf(r.Last(g)).TotalS)
+			return fmt.Sprintf("%.1f s", summaryOf[LoadSummary](r.Last(g)).TotalS)
 		}},
 		{Header: "first → last chunk (rows/s)", Text: func(r *results.Results, g *results.Group) string {
-			s := loadOf(r.Last(g))
+			s := summaryOf[LoadSummary](r.Last(g))
 			return fmt.Sprintf("%s → %s", results.Kilo(s.FirstChunkRowsPerS), results.Kilo(s.LastChunkRowsPerS))
 		}},
 		{Header: "last / first", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.2f", loadOf(r.Last(g)).LastToFirstChunk)
+			return fmt.Sprintf("%.2f", summaryOf[LoadSummary](r.Last(g)).LastToFirstChunk)
 		}},
 		{Header: "size", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
 		}},
 		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
-			return loadOf(r.Last(g)).Maintenance.Text(maintenanceColumn)
+			return summaryOf[LoadSummary](r.Last(g)).Maintenance.Text(maintenanceColumn)
 		}},
 	},
 	Notes: func(*results.Results, []results.Group) []string {
@@ -328,7 +321,7 @@ var loadKind = results.Kind{
 			return true
 		},
 		Points: func(c *results.Cell) (xs, ys []float64) {
-			for _, ch := range loadOf(c).Chunks {
+			for _, ch := range summaryOf[LoadSummary](c).Chunks {
 				xs, ys = append(xs, float64(ch.RowsBefore+ch.Rows)/1e6), append(ys, ch.RowsPerS/1000)
 			}
 			return xs, ys

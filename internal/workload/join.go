@@ -142,13 +142,6 @@ func (j *join) Summarize(o *Outcome) error {
 	return nil
 }
 
-func joinOf(c *results.Cell) *JoinSummary {
-	if s, ok := c.Metrics.Summary.(*JoinSummary); ok {
-		return s
-	}
-	return &JoinSummary{}
-}
-
 // joinKind is how join cells read: the per-parent join's rate and blocks,
 // and the analytic join's time and method.
 var joinKind = results.Kind{
@@ -158,7 +151,7 @@ var joinKind = results.Kind{
 		results.RateColumn, results.P99Column,
 		results.BlocksColumn("blocks / join (read)", results.BlocksAndReads),
 		{Header: "analytic join", Text: func(r *results.Results, g *results.Group) string {
-			return joinOf(r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
+			return summaryOf[JoinSummary](r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
 		}},
 		{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	},

@@ -82,7 +82,7 @@ func (l *lookup) Hooks() Hooks {
 			return err
 		},
 		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
-			l.plan = explainQuery(ctx, conn, tables[0], l.sql(tables[0]), l.param(tables[0]))
+			l.plan = explainQuery(ctx, conn, tables[0], l.sql(tables[0]), l.param())
 			if l.o.Query == QueryLatest {
 				l.newest = latestNewest(ctx, conn, tables[0])
 			}
@@ -106,7 +106,7 @@ func (l *lookup) sql(t *Table) string {
 }
 
 // param is a parameter of the query for EXPLAIN: the key in the middle of the insertion order.
-func (l *lookup) param(t *Table) []byte {
+func (l *lookup) param() []byte {
 	if l.pool == nil {
 		return nil
 	}
@@ -256,13 +256,6 @@ func (d ReadDist) Describe(rows int64) string {
 	return fmt.Sprintf("uniform over all %d rows", rows)
 }
 
-func lookupOf(c *results.Cell) *LookupSummary {
-	if s, ok := c.Metrics.Summary.(*LookupSummary); ok {
-		return s
-	}
-	return &LookupSummary{}
-}
-
 // lookupKind is how lookup cells read: per query kind, the rate, its
 // latency and the blocks each query touched.
 var lookupKind = results.Kind{
@@ -274,7 +267,7 @@ var lookupKind = results.Kind{
 		results.BlocksColumn("read / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) }),
 		results.BlocksColumn("heap blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) }),
 		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := lookupOf(r.Last(g))
+			s := summaryOf[LookupSummary](r.Last(g))
 			out := s.Plan.Text(func(p queryPlan) string {
 				out := p.Scan
 				if p.HeapFetches != nil {

@@ -73,6 +73,15 @@ func (h *History) epochSQL() string {
 	return fmt.Sprintf("(%.6f + (i - 1) / %g::float8)", float64(h.Start.UnixMicro())/1e6, h.RowsPerS)
 }
 
+// PrefillMethod names how Prefill loads the table: "insert-select" when
+// the server makes the keys, "copy" when keybench does.
+func PrefillMethod(t *Table) string {
+	if t.Key.Gen == keys.GenServer {
+		return "insert-select"
+	}
+	return LoadCopy
+}
+
 // Prefill loads rows rows into the (index-less) table by the fastest path for
 // the key: INSERT ... SELECT generate_series when the server makes the keys,
 // binary COPY when keybench does. progress is called after each chunk of

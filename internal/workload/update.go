@@ -103,13 +103,6 @@ func (u *update) Summarize(o *Outcome) error {
 	return nil
 }
 
-func updateOf(c *results.Cell) *UpdateSummary {
-	if s, ok := c.Metrics.Summary.(*UpdateSummary); ok {
-		return s
-	}
-	return &UpdateSummary{}
-}
-
 // updateKind is how update cells read: rate, latency, the HOT share, the
 // key index's state after the updates, and the maintenance after them.
 var updateKind = results.Kind{
@@ -136,7 +129,7 @@ var updateKind = results.Kind{
 			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
 		}},
 		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
-			return updateOf(r.Last(g)).Maintenance.Text(maintenanceColumn)
+			return summaryOf[UpdateSummary](r.Last(g)).Maintenance.Text(maintenanceColumn)
 		}},
 	},
 	Notes: func(*results.Results, []results.Group) []string {

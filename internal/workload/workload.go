@@ -200,3 +200,12 @@ func All() []Meta {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// summaryOf is a cell's summary as a workload's own type S, or an empty S
+// when the cell has none of that type (a results file of another version).
+func summaryOf[S any](c *results.Cell) *S {
+	if s, ok := any(c.Metrics.Summary).(*S); ok {
+		return s
+	}
+	return new(S)
+}

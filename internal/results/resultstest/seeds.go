@@ -1,5 +1,5 @@
 // Package resultstest gives fuzz targets that read results files their
-// seeds: results.json files of real quick runs (war, queue, bulk) kept in
+// seeds: results.json files of real quick runs of three presets kept in
 // internal/results/testdata.
 package resultstest
 
