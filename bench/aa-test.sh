@@ -2,8 +2,8 @@
 # Does keybench name false winners? An A/A test: the same key twice
 # (bigint and bigint#2, two tables, the same workload) in interleaved
 # rounds, RUNS times; every run's verdict on the pair is printed with its
-# p-value and effect interval. A sound method calls the two different in
-# about 5% of runs (at α = 0.05); before rounds, 4 of 6 such runs did.
+# test, p-value and effect interval. A sound method calls the two different
+# in about 5% of runs (at α = 0.05); before rounds, 4 of 6 such runs did.
 #
 # Usage: bench/aa-test.sh [RUNS] [SECONDS] [CLIENTS] [ROUNDS]   (defaults 10 5 8 5)
 runs=${1:-10}; secs=${2:-5}; clients=${3:-8}; rounds=${4:-5}
@@ -18,8 +18,8 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 v = r["groups"][1]["compared"][0]
 rates = lambda c: " ".join("%.0f" % x["rate"] for x in c["rounds"])
-print("run %2s: bigint#2 / bigint %.3f [%.3f, %.3f], p %.4f (adjusted %.4f), %s; rounds %s | %s" % (
-    sys.argv[2], v["effect"], v["effect_lo"], v["effect_hi"], v["p"], v["p_adjusted"],
+print("run %2s: bigint#2 / bigint %.3f [%.3f, %.3f], %s p %.4f (adjusted %.4f), %s; rounds %s | %s" % (
+    sys.argv[2], v["effect"], v.get("effect_lo", 0), v.get("effect_hi", 0), v.get("test", "?"), v["p"], v["p_adjusted"],
     "SIGNIFICANT" if v["significant"] else "~", rates(r["cells"][0]), rates(r["cells"][1])))
 PY
   tail -1 "$WORK/verdicts"

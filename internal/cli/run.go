@@ -227,9 +227,10 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	setIf(&p.Repeat, r.Repeat)
 	if r.Rounds == 0 && p.Rounds > 1 {
 		// The scenario's rounds, at least extraRounds more than the least
-		// with which a verdict over every two keys can be reached (so that
-		// pairs not completely apart can still be called), and as many as a
-		// shortened window holds.
+		// with which the rank test can reach a verdict over every two keys:
+		// within the run three rounds make a block layout, but `compare`
+		// of two runs ranks their rounds as independent samples; and as
+		// many as a shortened window holds.
 		n := len(p.Keys)
 		margin := extraRounds
 		if sc.NoRoundsMargin {
@@ -242,10 +243,11 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	return p, nil
 }
 
-// extraRounds is how many rounds a preset runs beyond the least that
-// could reach a verdict after Holm's correction: measured on this project's
-// 2-core machine, war's rounds scatter by ±20%, and with 8 rounds (6 + 2)
-// uuidv4 against bigint came out at an adjusted p of 0.051 in one run of two.
+// extraRounds is how many rounds a preset runs beyond the least with which
+// the rank test could reach a verdict after Holm's correction: measured on
+// this project's 2-core machine, war's rounds scatter by ±20%, and with 8
+// rounds (6 + 2) uuidv4 against bigint came out at an adjusted p of 0.051
+// in one run of two.
 const extraRounds = 4
 
 // setIf overrides a parameter with a flag the user set (not its zero value).

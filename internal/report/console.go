@@ -183,7 +183,27 @@ func kindLines(res *results.Results, groups []results.Group, kinds []results.Kin
 }
 
 func noiseNote(groups []results.Group) string {
-	return "\"~\": the difference is within run-to-run noise (Mann-Whitney U, p >= 0.05); " + unitNote(groups) + "."
+	test := testOf(groups)
+	if test == "" { // nothing tested: no "~" to explain
+		note := unitNote(groups)
+		return strings.ToUpper(note[:1]) + note[1:] + "."
+	}
+	how, _ := stats.Describe(test)
+	return "\"~\": the difference is within run-to-run noise (" + how + ", p >= 0.05); " + unitNote(groups) + "."
+}
+
+// testOf is the test that compared the groups' keys (the first tested
+// comparison's: a run compares all its shapes alike, within rounds when
+// they ran in them), or "" when none was tested.
+func testOf(groups []results.Group) string {
+	for _, g := range groups {
+		for _, v := range g.Compared {
+			if !v.TooFew && v.Test != "" {
+				return v.Test
+			}
+		}
+	}
+	return ""
 }
 
 // pivot prints keys down and one column per value of the plan's pivot (table size or clients).
@@ -249,7 +269,12 @@ func pivot(w io.Writer, res *results.Results, groups []results.Group, p *results
 	if len(keysOrder) > 0 {
 		first = keysOrder[0]
 	}
-	fmt.Fprintf(w, "median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (Mann-Whitney U, p >= 0.05); %s.\n", first, unitNote(groups))
+	if test := testOf(groups); test != "" {
+		how, _ := stats.Describe(test)
+		fmt.Fprintf(w, "median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (%s, p >= 0.05); %s.\n", first, how, unitNote(groups))
+	} else {
+		fmt.Fprintf(w, "median tps per cell; %s.\n", unitNote(groups))
+	}
 }
 
 func shortVersus(v *results.Versus) string {
@@ -311,7 +336,7 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 }
 
 func unitNote(groups []results.Group) string {
-	need := stats.MinSamples() // the most samples an untested pair needs
+	need := stats.MinBlocks // the most samples an untested pair needs
 	for _, g := range groups {
 		for _, v := range g.Compared {
 			if v.TooFew {
@@ -331,7 +356,8 @@ func unitNote(groups []results.Group) string {
 	}
 	for _, g := range groups {
 		if g.Correction != "" {
-			return "samples are " + g.Unit + "; p-values adjusted by " + strings.Replace(g.Correction, "holm", "Holm's method", 1) + "; [lo-hi]: the effect's 95% interval (Hodges-Lehmann)"
+			_, effect := stats.Describe(testOf(groups))
+			return "samples are " + g.Unit + "; p-values adjusted by " + strings.Replace(g.Correction, "holm", "Holm's method", 1) + "; [lo-hi]: the effect's 95% interval (" + effect + ")"
 		}
 	}
 	if len(groups) == 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // shape is the groups measured under the same conditions (workload,
@@ -70,7 +71,10 @@ func pairCell(row, col *results.Group, long bool) string {
 }
 
 // pairsNote explains the matrices.
-const pairsNote = "the row's rate over the column's (Hodges-Lehmann); * significant after Holm's correction within the table, ~ within noise"
+func pairsNote(groups []results.Group) string {
+	_, effect := stats.Describe(testOf(groups))
+	return "the row's rate over the column's (" + effect + "); * significant after Holm's correction within the table, ~ within noise"
+}
 
 // pairs prints, for every shape with three keys or more and a tested pair,
 // every key against every other (results.json groups[].compared): the
@@ -97,7 +101,8 @@ func pairs(w io.Writer, groups []results.Group) {
 		}
 		t.SetColumnConfigs(rightAligned(right...))
 		t.Render()
-		fmt.Fprintln(w, strings.ToUpper(pairsNote[:1])+pairsNote[1:]+"; intervals in the report and in results.json.")
+		note := pairsNote(groups)
+		fmt.Fprintln(w, strings.ToUpper(note[:1])+note[1:]+"; intervals in the report and in results.json.")
 	}
 }
 

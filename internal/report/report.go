@@ -86,7 +86,7 @@ func Render(res *results.Results) ([]byte, error) {
 	if len(p.Blocks) > 1 {
 		p.ChartsOf = p.Blocks[0].Title
 	}
-	p.Pairs, p.PairsNote = pairTables(groups), pairsNote
+	p.Pairs, p.PairsNote = pairTables(groups), pairsNote(groups)
 	add := func(c Chart, missing string) {
 		if missing != "" {
 			p.Missing = append(p.Missing, missing)
@@ -291,10 +291,9 @@ func sampleNoun(g *results.Group) string {
 }
 
 // moreSamples says which flag gives g's shape enough samples to compare
-// its keys (Holm's correction runs over the pairs of one shape).
+// its keys: rounds (or repeats) enough for a block layout.
 func moreSamples(g *results.Group) string {
-	k := len(g.Compared) + 1 // the keys of g's shape
-	n := stats.MinSamplesFor(k * (k - 1) / 2)
+	n := stats.MinBlocks
 	if g.Unit == results.UnitRuns {
 		return fmt.Sprintf("--repeat %d or more", n)
 	}
@@ -535,7 +534,7 @@ func versusOf(g *results.Group, other string) results.Versus {
 			return v
 		}
 	}
-	return results.Versus{Key: other, Comparison: stats.Comparison{TooFew: true, Needed: stats.MinSamples(), P: 1, PAdjusted: 1}}
+	return results.Versus{Key: other, Comparison: stats.Comparison{TooFew: true, Needed: stats.MinBlocks, P: 1, PAdjusted: 1}}
 }
 
 // drifted names the keys whose rounds trended with their order: their

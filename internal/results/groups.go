@@ -40,7 +40,15 @@ type Group struct {
 	VsFirst    *Versus `json:"vs_first,omitempty"`
 
 	sample []float64
+	// blocks are the sample's blocks: blocks[i] is where sample[i] ran
+	// (its repeat and round); none for per-second samples.
+	blocks []block
 }
+
+// block is a round of one repeat: the cells of a run's group ran their
+// round r together, interleaved, so their rates in it share the machine's
+// moment. A repeat without rounds is one block.
+type block struct{ repeat, round int }
 
 // Versus is a comparison with another group: this group's rate over the other's.
 type Versus struct {
@@ -107,6 +115,7 @@ func (r *Results) sampleOf(g *Group) {
 		for _, i := range g.Cells {
 			for _, rd := range r.Cells[i].Rounds {
 				g.sample = append(g.sample, rd.Rate)
+				g.blocks = append(g.blocks, block{r.Cells[i].Repeat, rd.Round})
 			}
 		}
 	case len(g.Cells) >= 2 || !r.Cells[g.Cells[0]].Kind().SecondsTimeline:
@@ -116,6 +125,7 @@ func (r *Results) sampleOf(g *Group) {
 		g.Unit = UnitRuns
 		for _, i := range g.Cells {
 			g.sample = append(g.sample, r.Cells[i].Rate())
+			g.blocks = append(g.blocks, block{r.Cells[i].Repeat, 0})
 		}
 	default:
 		g.Unit = UnitSeconds
@@ -154,14 +164,15 @@ func (g *Group) Drifted() bool { return g.Drift != nil && math.Abs(*g.Drift) >= 
 // compareShapes compares every two groups of the same shape (workload,
 // clients, table size), adjusts each shape's p-values with Holm's method,
 // and sets each group's comparison with the group before it and with the
-// shape's first. Groups whose samples are not independent are not tested:
-// their comparisons say how many samples are needed.
+// shape's first. Keys that ran in the same blocks (rounds or repeats) are
+// compared within them (stats.Blocks); others by ranks. Groups whose
+// samples are not independent are not tested: their comparisons say how
+// many samples are needed.
 func compareShapes(groups []Group) {
-	shape := func(g *Group) string { return g.Shape() }
 	var order []string
 	members := map[string][]int{}
 	for i := range groups {
-		k := shape(&groups[i])
+		k := groups[i].Shape()
 		if _, ok := members[k]; !ok {
 			order = append(order, k)
 		}
@@ -169,12 +180,21 @@ func compareShapes(groups []Group) {
 	}
 	for _, k := range order {
 		idx := members[k]
+		shape := make([]*Group, len(idx))
+		for x, gi := range idx {
+			shape[x] = &groups[gi]
+		}
+		layout := commonBlocks(shape)
 		var tested []*stats.Comparison
 		pair := map[[2]int]*stats.Comparison{}
 		for x := 0; x < len(idx); x++ {
 			for y := x + 1; y < len(idx); y++ {
-				a, b := &groups[idx[x]], &groups[idx[y]]
-				c := compareGroups(a, b)
+				var c stats.Comparison
+				if layout != nil {
+					c = layout.Compare(x, y)
+				} else {
+					c = compareGroups(shape[x], shape[y])
+				}
 				pair[[2]int{x, y}] = &c
 				if !c.TooFew {
 					tested = append(tested, &c)
@@ -183,20 +203,18 @@ func compareShapes(groups []Group) {
 		}
 		stats.Holm(tested)
 		stats.TooFewFor(tested)
-		// What an untestable pair needs: enough samples to survive the
-		// correction over every pair of the shape.
-		need := stats.MinSamplesFor(len(idx) * (len(idx) - 1) / 2)
+		// What an untestable pair needs: rounds (or repeats) enough for
+		// a block layout, whatever the number of keys.
 		for _, c := range pair {
 			if c.TooFew {
-				c.Needed = max(c.Needed, need)
+				c.Needed = stats.MinBlocks
 			}
 		}
-		for x, gi := range idx {
-			g := &groups[gi]
+		for x, g := range shape {
 			if len(tested) > 0 {
 				g.Correction = fmt.Sprintf("holm over %d comparisons", len(tested))
 			}
-			for y, oi := range idx {
+			for y, other := range shape {
 				var c stats.Comparison
 				switch {
 				case x == y:
@@ -206,7 +224,7 @@ func compareShapes(groups []Group) {
 				default: // stored as g → other: invert
 					c = invert(*pair[[2]int{x, y}])
 				}
-				g.Compared = append(g.Compared, Versus{Key: groups[oi].Key, Comparison: c})
+				g.Compared = append(g.Compared, Versus{Key: other.Key, Comparison: c})
 			}
 			if x > 0 {
 				g.VsPrevious = &g.Compared[x-1]
@@ -216,11 +234,52 @@ func compareShapes(groups []Group) {
 	}
 }
 
-// compareGroups is b against a: b's rate over a's.
+// commonBlocks lays out the shape's samples by the blocks every group ran
+// in (their rounds, or repeats), or returns nil when there are fewer than
+// stats.MinBlocks of them: a group without blocks (per-second samples), or
+// keys that did not run together.
+func commonBlocks(shape []*Group) *stats.Blocks {
+	count := map[block]int{}
+	for _, g := range shape {
+		seen := map[block]bool{}
+		for _, b := range g.blocks {
+			if seen[b] {
+				return nil // two samples in one block: not a block layout
+			}
+			seen[b] = true
+			count[b]++
+		}
+	}
+	var common []block
+	for _, b := range shape[0].blocks { // in the order the first group ran them
+		if count[b] == len(shape) {
+			common = append(common, b)
+		}
+	}
+	if len(common) < stats.MinBlocks {
+		return nil
+	}
+	rates := make([][]float64, len(shape))
+	for x, g := range shape {
+		at := map[block]float64{}
+		for i, b := range g.blocks {
+			at[b] = g.sample[i]
+		}
+		for _, b := range common {
+			rates[x] = append(rates[x], at[b])
+		}
+	}
+	l, ok := stats.NewBlocks(rates)
+	if !ok {
+		return nil
+	}
+	return l
+}
+
+// compareGroups is b against a by ranks: b's rate over a's.
 func compareGroups(a, b *Group) stats.Comparison {
 	if !a.Independent() || !b.Independent() {
-		n := stats.MinSamples()
-		return stats.Comparison{N: 0, M: 0, P: 1, PAdjusted: 1, TooFew: true, Needed: n,
+		return stats.Comparison{N: 0, M: 0, P: 1, PAdjusted: 1, TooFew: true, Needed: stats.MinBlocks,
 			Ratio: ratioOf(a.TPS.Median, b.TPS.Median)}
 	}
 	return stats.Compare(a.sample, b.sample)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keybench/keybench/internal/stats"
 )
 
 func sample() *Results {
@@ -87,6 +89,33 @@ func TestGroupsCompare(t *testing.T) {
 	}
 	if v := g[2].VsPrevious; v.Key != "bigint" || v.Significant || v.TooFew {
 		t.Errorf("uuidv7 vs bigint: %+v", v)
+	}
+}
+
+// TestGroupsCompareWithinRounds: keys that ran their rounds together are
+// compared within them, so a machine whose speed swings from round to
+// round (the same for both keys) hides no 10% difference; keys whose rounds
+// do not line up are compared by ranks, where the swing drowns it.
+func TestGroupsCompareWithinRounds(t *testing.T) {
+	speed := []float64{0.6, 1.4, 0.8, 1.2, 1.0, 0.7, 1.3, 0.9, 1.1, 1.0}
+	jitter := []float64{1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.0}
+	run := func(shiftB int) []Group {
+		r := &Results{SchemaVersion: SchemaVersion, Cells: []Cell{
+			{Key: "uuidv4", Workload: "insert", Clients: 8, Status: StatusOK},
+			{Key: "bigint", Workload: "insert", Clients: 8, Status: StatusOK}}}
+		for i, s := range speed {
+			r.Cells[0].Rounds = append(r.Cells[0].Rounds, Round{Round: i + 1, Rate: 1000 * s})
+			r.Cells[1].Rounds = append(r.Cells[1].Rounds, Round{Round: i + 1 + shiftB, Rate: 1100 * s * jitter[i]})
+		}
+		return r.BuildGroups()
+	}
+	v := run(0)[1].Compared[0] // bigint over uuidv4, round by round
+	if v.Test != stats.TestBlocked || !v.Significant || v.N != 10 || math.Abs(v.Effect-1.1) > 0.01 || v.EffectLo <= 1 {
+		t.Errorf("within rounds: %+v", v)
+	}
+	v = run(10)[1].Compared[0] // no round in common
+	if v.Test != stats.TestMannWhitney || v.Significant {
+		t.Errorf("rounds that do not line up: %+v", v)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -157,7 +158,8 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 			left := perRound*time.Duration(rounds-round+1) + time.Duration(len(pcs))*3*time.Second
 			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s", round-1, rounds, time.Since(roundsStart).Round(time.Second), left.Round(time.Second))
 		}
-		for k, cr := range crs {
+		for _, k := range r.order(len(crs), round) {
+			cr := crs[k]
 			if errs[k] != nil || cr == nil || round > cr.win.Rounds {
 				continue
 			}
@@ -178,6 +180,17 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 		}
 	}
 	return errs
+}
+
+// order is the order the cells of a group run in in a round: drawn anew
+// for every round (from the run's seed: the same seed, the same orders),
+// so that no key always runs first or after the same key.
+// A fixed order would put a slow drift of the machine into every
+// comparison of two keys in the same direction, and the comparison within
+// rounds would take it for a difference.
+func (r *run) order(cells, round int) []int {
+	rng := rand.New(rand.NewPCG(uint64(r.cfg.Seed), uint64(round)))
+	return rng.Perm(cells)
 }
 
 // errNotRun marks the cells of a group that a failed cell kept from running.

@@ -23,6 +23,7 @@ import (
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -479,14 +480,24 @@ func TestRoundsInterleaveTheCells(t *testing.T) {
 			t.Errorf("%s: WAL per row %+v", c.Key, c.Metrics.WALBytesPerRow)
 		}
 	}
-	// Interleaved: a's second round starts after b's first.
-	for i := 1; i < 4; i++ {
-		if !(a.Rounds[i-1].StartS < b.Rounds[i-1].StartS && b.Rounds[i-1].StartS < a.Rounds[i].StartS) {
-			t.Errorf("round %d not interleaved: a %.1f s, b %.1f s, a next %.1f s", i, a.Rounds[i-1].StartS, b.Rounds[i-1].StartS, a.Rounds[i].StartS)
+	// Interleaved: both keys' round i start before either's round i+1, in
+	// an order drawn for each round (seed 1: b first in three, a in one).
+	firsts := map[string]int{}
+	for i := 0; i < 4; i++ {
+		if i > 0 && max(a.Rounds[i-1].StartS, b.Rounds[i-1].StartS) > min(a.Rounds[i].StartS, b.Rounds[i].StartS) {
+			t.Errorf("round %d not interleaved: a %.1f s, b %.1f s, next a %.1f s, b %.1f s", i, a.Rounds[i-1].StartS, b.Rounds[i-1].StartS, a.Rounds[i].StartS, b.Rounds[i].StartS)
+		}
+		if a.Rounds[i].StartS < b.Rounds[i].StartS {
+			firsts[a.Key]++
+		} else {
+			firsts[b.Key]++
 		}
 	}
+	if firsts[a.Key] != 1 || firsts[b.Key] != 3 {
+		t.Errorf("who ran first in a round: %v, want bigint once and bigint#2 three times (seed 1)", firsts)
+	}
 	g := res.Groups
-	if len(g) != 2 || g[0].Unit != results.UnitRounds || len(g[1].Compared) != 1 || g[1].Compared[0].N != 4 || g[1].Compared[0].TooFew {
+	if len(g) != 2 || g[0].Unit != results.UnitRounds || len(g[1].Compared) != 1 || g[1].Compared[0].N != 4 || g[1].Compared[0].TooFew || g[1].Compared[0].Test != stats.TestBlocked {
 		t.Errorf("groups %+v", g)
 	}
 	t.Logf("A/A: %s over %s %.3f [%.3f, %.3f], p %.3f, significant %v", b.Key, a.Key, g[1].Compared[0].Effect,

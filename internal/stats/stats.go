@@ -1,21 +1,36 @@
 // Package stats decides whether keybench may name a winner.
 //
-// Its stance, after benchstat: a difference is reported only when a
-// Mann-Whitney U test over independent samples rejects "same distribution"
-// at α=0.05 and the 95% interval of the effect excludes no change;
-// otherwise it is "~", however large it looks. Centres are medians and
-// intervals are distribution-free: the median's from order statistics, the
-// effect's (a ratio b/a) the Hodges–Lehmann interval of the shift between
-// the logarithms of the two samples, from the same rank distribution as
-// the test, so no normality is assumed.
+// Its stance, after benchstat: a difference is reported only when a test
+// over independent samples rejects "no difference" at α=0.05 after Holm's
+// correction for the comparisons made together, and the 95% interval of
+// the effect (a ratio b/a) excludes no change; otherwise it is "~", however
+// large it looks. With too few samples for any p-value below α, there is
+// no verdict, and the comparison says how many are needed.
 //
 // Samples must be independent: one figure per round (a share of the window
-// interleaved with the other cells') or per repeated run. Per-second figures
+// interleaved with the other keys') or per repeated run. Per-second figures
 // of one window are not (a slow second follows a slow second, and a window
 // never sees the drift between cells run minutes apart): they draw charts,
-// never a p-value. With too few samples for any p-value below α (three
-// against three), there is no verdict, and Compare says how many are needed.
-// Several comparisons at once are corrected with Holm's step-down method.
+// never a p-value.
+//
+// Two tests, for two designs:
+//
+//   - Keys that ran in the same blocks (the rounds of one interleaved run,
+//     or its repeats) are compared within the blocks (Blocks): the machine's
+//     speed at a moment lands on every key of that round alike and cancels
+//     in their ratio. The test is Student's t on the mean log ratio, its
+//     noise pooled over every key of the layout (a two-way, additive model
+//     in logarithms: it assumes about normal noise of about equal spread,
+//     and the tests measure what happens when it is not). The effect is the
+//     geometric mean of the per-round ratios.
+//   - Samples that share no blocks (two runs given to compare, or keys
+//     that did not run together) are compared with the Mann-Whitney U test
+//     (exact for small samples), the effect the Hodges–Lehmann estimate of
+//     the ratio with the interval from the same rank distribution: nothing
+//     is assumed of the distribution, but a drift of the machine during the
+//     run is in the samples and costs power.
+//
+// Centres are medians with distribution-free intervals from order statistics.
 package stats
 
 import (
@@ -75,7 +90,10 @@ func median(sorted []float64) float64 {
 
 // Comparison is the verdict on two samples.
 type Comparison struct {
-	// N and M are the sizes of a and b.
+	// Test is how the two were compared: TestMannWhitney (independent
+	// samples) or TestBlocked (paired by the blocks both ran in).
+	Test string `json:"test,omitempty"`
+	// N and M are the sizes of a and b (for TestBlocked, the blocks).
 	N int `json:"n"`
 	M int `json:"m"`
 	// Ratio is median(b)/median(a).
@@ -101,7 +119,7 @@ type Comparison struct {
 
 // Compare tests whether b differs from a (two independent samples).
 func Compare(a, b []float64) Comparison {
-	c := Comparison{N: len(a), M: len(b), P: 1, PAdjusted: 1}
+	c := Comparison{Test: TestMannWhitney, N: len(a), M: len(b), P: 1, PAdjusted: 1}
 	if len(a) == 0 || len(b) == 0 {
 		c.TooFew, c.Needed = true, MinSamples()
 		return c
@@ -144,11 +162,12 @@ func MinSamplesFor(comparisons int) int {
 	}
 }
 
-// TooFewFor marks the comparisons that no outcome could make significant
-// after the correction over all of them, with the samples they would need.
+// TooFewFor marks the rank comparisons that no outcome could make
+// significant after the correction over all of them, with the samples they
+// would need (a t test has no such floor: Blocks needs MinBlocks).
 func TooFewFor(cs []*Comparison) {
 	for _, c := range cs {
-		if minP(c.N, c.M)*float64(len(cs)) >= Alpha {
+		if c.Test == TestMannWhitney && minP(c.N, c.M)*float64(len(cs)) >= Alpha {
 			c.TooFew, c.Needed = true, MinSamplesFor(len(cs))
 			c.decide()
 		}

@@ -1,0 +1,181 @@
+package stats
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Tests a Comparison can come from.
+const (
+	// TestMannWhitney compares two independent samples by their ranks
+	// (Compare): the samples of two runs, or of keys that did not run in
+	// the same blocks.
+	TestMannWhitney = "mann-whitney-u"
+	// TestBlocked compares two keys within the blocks they ran in together
+	// (Blocks.Compare): the rounds of one interleaved run, or its repeats.
+	TestBlocked = "blocked-t"
+)
+
+// MinBlocks is the fewest blocks (rounds or repeats every key of a shape
+// ran in) with which Blocks compares: with two, the noise of a key's rates
+// from block to block rests on too few figures to trust its normality.
+const MinBlocks = 3
+
+// Blocks is a randomized complete block layout: k keys, each measured once
+// in each of b blocks (a round of an interleaved run: every key's round r
+// ran within seconds of the others'). Its model is the textbook two-way
+// one, additive in logarithms:
+//
+//	log rate[key][block] = key effect + block effect + the key's noise
+//
+// The block effect is the machine's speed at that moment — another
+// tenant's burst, a drift over the run — and lands on every key of the
+// block alike, so it cancels in the ratio of two keys' rates in the same
+// block. What remains is the two keys' noise. Each key's noise variance is
+// estimated from the residuals of the whole layout (a key's deviations
+// from its mean and the round's), so that six keys in ten rounds tell a 20%
+// difference apart on a machine whose speed moves by 30% during the run,
+// where a rank test over the rounds as independent samples cannot (the
+// drift is in its samples). Keys need not be equally noisy (a slow key's
+// rounds often scatter more): with a variance per key, a noisy key does not
+// make its comparisons look surer than they are, as one variance pooled
+// over the layout would.
+//
+// The assumptions are the price: the noise is about normal (Student's t,
+// with Welch–Satterthwaite degrees of freedom) and independent from block
+// to block. The tests measure the false-positive rate with heavy-tailed
+// noise, unequal noise and a drifting machine.
+type Blocks struct {
+	logs [][]float64 // logs[key][block]
+	// variance is each key's noise variance (three keys or more; with two,
+	// Compare uses the variance of their differences directly).
+	variance []float64
+}
+
+// NewBlocks lays out rates[key][block]. It returns false when the layout
+// cannot be compared: fewer than two keys or MinBlocks blocks, keys with
+// different block counts, or a rate that is not positive.
+func NewBlocks(rates [][]float64) (*Blocks, bool) {
+	k := len(rates)
+	if k < 2 {
+		return nil, false
+	}
+	b := len(rates[0])
+	if b < MinBlocks {
+		return nil, false
+	}
+	l := &Blocks{logs: make([][]float64, k)}
+	rowMean := make([]float64, k)
+	colMean := make([]float64, b)
+	grand := 0.0
+	for i, row := range rates {
+		if len(row) != b {
+			return nil, false
+		}
+		l.logs[i] = make([]float64, b)
+		for j, v := range row {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, false
+			}
+			y := math.Log(v)
+			l.logs[i][j] = y
+			rowMean[i] += y / float64(b)
+			colMean[j] += y / float64(k)
+			grand += y / float64(k*b)
+		}
+	}
+	if k == 2 {
+		return l, true
+	}
+	// A key's residuals e[i][j] = y − its mean − the block's mean + the
+	// grand mean have, summed in squares over the blocks, the expectation
+	// (b−1)·(σᵢ²·(1−2/k) + S/k²) with S the sum of every key's σ²; so with
+	// wᵢ = Σⱼ e[i][j]²/(b−1), S = k/(k−1)·Σ wᵢ and σᵢ² = (wᵢ − S/k²)/(1−2/k).
+	// An estimate below a tenth of the layout's mean variance (S/k) is
+	// raised to it: a key cannot be trusted to be noiseless.
+	w := make([]float64, k)
+	sumW := 0.0
+	for i := range l.logs {
+		for j, y := range l.logs[i] {
+			e := y - rowMean[i] - colMean[j] + grand
+			w[i] += e * e / float64(b-1)
+		}
+		sumW += w[i]
+	}
+	total := sumW * float64(k) / float64(k-1)
+	l.variance = make([]float64, k)
+	for i := range w {
+		l.variance[i] = math.Max((w[i]-total/float64(k*k))/(1-2/float64(k)), total/float64(k)/10)
+	}
+	return l, true
+}
+
+// Keys is the number of keys in the layout.
+func (l *Blocks) Keys() int { return len(l.logs) }
+
+// Compare is key b against key a: the effect is the geometric mean over
+// the blocks of b's rate over a's in the same block, with its 95% interval
+// and the two-sided p-value from Student's t.
+func (l *Blocks) Compare(a, b int) Comparison {
+	n := len(l.logs[a])
+	c := Comparison{Test: TestBlocked, N: n, M: n, P: 1, PAdjusted: 1}
+	c.Ratio = ratioOfMedians(l.logs[a], l.logs[b])
+	d := make([]float64, n)
+	mean := 0.0
+	for j := range d {
+		d[j] = l.logs[b][j] - l.logs[a][j]
+		mean += d[j] / float64(n)
+	}
+	var variance, df float64 // of one block's difference, and its degrees of freedom
+	if l.variance == nil {   // two keys: the paired t test
+		for _, x := range d {
+			variance += (x - mean) * (x - mean) / float64(n-1)
+		}
+		df = float64(n - 1)
+	} else { // Welch–Satterthwaite over the two keys' variances, each from n−1 blocks
+		va, vb := l.variance[a], l.variance[b]
+		variance = va + vb
+		df = variance * variance / ((va*va + vb*vb) / float64(n-1))
+	}
+	se := math.Sqrt(variance / float64(n))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	q := t.Quantile(0.975)
+	c.Effect, c.EffectLo, c.EffectHi, c.EffectConfidence = math.Exp(mean), math.Exp(mean-q*se), math.Exp(mean+q*se), 0.95
+	switch {
+	case se > 0:
+		c.P = math.Min(1, 2*t.Survival(math.Abs(mean)/se))
+	case mean != 0: // no noise at all, and a difference: as certain as it gets
+		c.P = 0
+	}
+	c.PAdjusted = c.P
+	c.decide()
+	return c
+}
+
+// ratioOfMedians is the median of exp(b) over the median of exp(a).
+func ratioOfMedians(logA, logB []float64) float64 {
+	ma, mb := Summarize(expAll(logA)).Median, Summarize(expAll(logB)).Median
+	if ma == 0 {
+		return 0
+	}
+	return mb / ma
+}
+
+func expAll(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = math.Exp(x)
+	}
+	return out
+}
+
+// Describe says in words how comparisons made with test were decided and
+// what their effect is, for the notes under a table.
+func Describe(test string) (how, effect string) {
+	if test == TestBlocked {
+		return "compared within rounds: Student's t on the per-round log ratios, each key's noise its own",
+			"the geometric mean of the per-round ratios"
+	}
+	return "Mann-Whitney U", "Hodges-Lehmann"
+}
