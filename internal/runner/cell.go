@@ -182,15 +182,26 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 	return errs
 }
 
-// order is the order the cells of a group run in in a round: drawn anew
-// for every round (from the run's seed: the same seed, the same orders),
-// so that no key always runs first or after the same key.
-// A fixed order would put a slow drift of the machine into every
-// comparison of two keys in the same direction, and the comparison within
-// rounds would take it for a difference.
-func (r *run) order(cells, round int) []int {
-	rng := rand.New(rand.NewPCG(uint64(r.cfg.Seed), uint64(round)))
-	return rng.Perm(cells)
+// order is the order the cells of a group run in in a round.
+func (r *run) order(cells, round int) []int { return RoundOrder(r.cfg.Seed, cells, round) }
+
+// RoundOrder is the order n cells run in in round (1-based): random and
+// balanced. Rounds go in batches of n; in a batch every cell runs once in
+// every position (a Latin square: the cells' cyclic order and the rounds'
+// order within the batch drawn from the seed, anew for each batch). A
+// fixed order would put a slow drift of the machine, or a cost of running
+// first after a checkpoint, into every comparison of two keys in the same
+// direction, and the comparison within rounds would take it for a
+// difference; the same seed gives the same orders.
+func RoundOrder(seed int64, n, round int) []int {
+	batch, at := (round-1)/n, (round-1)%n
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(batch)))
+	cycle, rows := rng.Perm(n), rng.Perm(n)
+	out := make([]int, n)
+	for i := range out {
+		out[i] = cycle[(i+rows[at])%n]
+	}
+	return out
 }
 
 // errNotRun marks the cells of a group that a failed cell kept from running.
