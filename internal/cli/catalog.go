@@ -4,20 +4,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/jedib0t/go-pretty/v6/table"
-	"github.com/jedib0t/go-pretty/v6/text"
-
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/scenario"
 )
 
 type keysCmd struct{}
 
 func (keysCmd) Run(e *env) error {
-	t := table.NewWriter()
-	t.SetOutputMirror(e.stdout)
-	t.SetStyle(table.StyleLight)
-	t.AppendHeader(table.Row{"name", "column", "generated", "ordering", "bytes", "parameters", "how values are made"})
+	t := report.NewTable("name", "column", "generated", "ordering", "bytes", "parameters", "how values are made").AlignRight(4)
 	for _, st := range keys.All() {
 		s, _ := keys.Parse(st.Name)
 		var params []string
@@ -31,11 +26,12 @@ func (keysCmd) Run(e *env) error {
 		if len(as) > 1 {
 			params = append(params, "as="+strings.Join(as, "|"))
 		}
-		t.AppendRow(table.Row{st.Name, s.ColumnType(), st.GeneratedWhere(), st.Ordering, s.StoredBytes(), strings.Join(params, " "), st.Made})
+		t.AppendRow(st.Name, s.ColumnType(), st.GeneratedWhere(), st.Ordering, s.StoredBytes(), strings.Join(params, " "), st.Made)
 	}
-	t.SetColumnConfigs([]table.ColumnConfig{{Number: 4, WidthMax: 40, WidthMaxEnforcer: text.WrapSoft}, {Number: 7, WidthMax: 60, WidthMaxEnforcer: text.WrapSoft}})
-	t.Render()
-	fmt.Fprintln(e.stdout, "every key also takes gen=server|client and index=pk|unique|btree|hash|brin|none; bytes: stored size of one value in its default column type.")
+	d := &report.Doc{}
+	d.Add(t)
+	d.Println("every key also takes gen=server|client and index=pk|unique|btree|hash|brin|none; bytes: stored size of one value in its default column type.")
+	d.Write(e.stdout, e.catalogWidth())
 	return nil
 }
 
@@ -67,21 +63,27 @@ func (g *genCmd) Run(e *env) error {
 	return w.Flush()
 }
 
+// catalogWidth is the width the catalogs fit: the console's, or 160
+// columns when there is none (a file or pipe: their long descriptions read
+// better wrapped than on lines of hundreds of columns); whole with --wide.
+func (e *env) catalogWidth() int {
+	if n := e.width(e.stdout); n > 0 || e.wide {
+		return n
+	}
+	return 160
+}
+
 type scenariosCmd struct{}
 
 func (scenariosCmd) Run(e *env) error {
-	t := table.NewWriter()
-	t.SetOutputMirror(e.stdout)
-	t.SetStyle(table.StyleLight)
-	t.AppendHeader(table.Row{"scenario", "kind", "description"})
+	t := report.NewTable("scenario", "kind", "description")
 	for _, s := range scenario.All() {
 		kind := "workload"
 		if s.Source != "" {
 			kind = "preset (" + s.Source + ")"
 		}
-		t.AppendRow(table.Row{s.Name, kind, s.Description})
+		t.AppendRow(s.Name, kind, s.Description)
 	}
-	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, WidthMax: 100, WidthMaxEnforcer: text.WrapSoft}})
-	t.Render()
+	t.Write(e.stdout, e.catalogWidth())
 	return nil
 }

@@ -13,11 +13,13 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/alecthomas/kong"
+	"golang.org/x/term"
 
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/usage"
@@ -43,6 +45,7 @@ type cli struct {
 	Compare   compareCmd   `cmd:"" help:"Compare two results.json side by side; differences within noise are marked ~."`
 	Server    serverCmd    `cmd:"" help:"Start the embedded server, print its DSN, stop on Ctrl-C."`
 	Version   versionFlag  `name:"version" help:"Print the version and exit."`
+	Wide      bool         `name:"wide" help:"Print tables whole, however wide (by default they fit the terminal: wrapped or split, nothing cut)."`
 }
 
 type versionFlag bool
@@ -70,6 +73,25 @@ type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
 	args           []string
+	wide           bool // --wide: tables whole
+}
+
+// width is the width the tables printed on w fit: a terminal's, else
+// $COLUMNS when set, else 0 (whole: a file or pipe keeps every column on
+// one line); 0 with --wide.
+func (e *env) width(w io.Writer) int {
+	if e.wide {
+		return 0
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
@@ -113,7 +135,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"keybench"}, args...)}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"keybench"}, args...), wide: c.Wide}
 	err = kctx.Run(e)
 	return exitFor(err, stderr)
 }

@@ -30,7 +30,7 @@ func (c *compareCmd) run(e *env) error {
 	if len(rows) == 0 {
 		return usagef("%s and %s have no measurement in common (same key, workload, clients and table size)", c.A, c.B)
 	}
-	report.WriteComparison(&printable{w: e.stdout}, c.A, c.B, rows, onlyA, onlyB)
+	report.WriteComparison(&printable{w: e.stdout}, e.width(e.stdout), c.A, c.B, rows, onlyA, onlyB)
 	if c.HTML != "" {
 		page, err := report.RenderComparison(c.A, c.B, rows, onlyA, onlyB)
 		if err != nil {

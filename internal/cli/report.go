@@ -22,7 +22,7 @@ func (r *reportCmd) run(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	report.WriteSummary(&printable{w: e.stdout}, res)
+	report.WriteSummary(&printable{w: e.stdout}, res, e.width(e.stdout))
 	out := r.HTML
 	if out == "" {
 		out = report.DefaultPath(r.Results)

@@ -76,10 +76,11 @@ func (r *runCmd) Run(e *env) error {
 	} else if err := runner.MkOut(cfg.Out); err != nil {
 		return usagef("--out %s is not a writable directory: %v", cfg.Out, err)
 	}
-	var human io.Writer = &printable{w: e.stdout}
+	humanFile := e.stdout
 	if r.JSON {
-		human = &printable{w: e.stderr}
+		humanFile = e.stderr
 	}
+	var human io.Writer = &printable{w: humanFile}
 	res, err := runner.Run(e.ctx, cfg)
 	if err != nil && (res == nil || len(res.Cells) == 0) {
 		// Nothing was measured (the server could not be reached, a key
@@ -89,7 +90,7 @@ func (r *runCmd) Run(e *env) error {
 	}
 	if res != nil && len(res.Cells) > 0 {
 		fmt.Fprintln(human)
-		report.WriteSummary(human, res)
+		report.WriteSummary(human, res, e.width(humanFile))
 	}
 	if res != nil {
 		path := filepath.Join(cfg.Out, "results.json")

@@ -2,12 +2,19 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"html"
 	"image/color"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // palette is twelve colours told apart on a white page and by most colour
@@ -44,6 +51,17 @@ type series struct {
 
 // groupedBars draws one bar per series in each category.
 func groupedBars(title, yLabel string, categories []string, ss []series) (string, error) {
+	p, err := barsPlot(title, yLabel, categories, ss)
+	if err != nil {
+		return "", err
+	}
+	return svg(p, 8, 3.6, ss)
+}
+
+// barsPlot lays out one bar per series in each category, the categories'
+// names broken into lines at a colon (wait events: "LWLock:\nWALWrite") so
+// that neighbours do not run together.
+func barsPlot(title, yLabel string, categories []string, ss []series) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = yLabel
@@ -54,17 +72,33 @@ func groupedBars(title, yLabel string, categories []string, ss []series) (string
 		copy(vals, s.ys)
 		b, err := plotter.NewBarChart(vals, w)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		b.Color, b.LineStyle.Width = s.color, 0
 		b.Offset = w * vg.Length(float64(i)-float64(len(ss)-1)/2)
 		p.Add(b)
 		p.Legend.Add(s.name, b)
 	}
-	p.NominalX(categories...)
+	names := make([]string, len(categories))
+	for i, c := range categories {
+		names[i] = strings.Replace(c, ":", ":\n", 1)
+	}
+	p.NominalX(names...)
 	p.Y.Min = 0
-	p.Y.Max = headroom(ss)
-	return svg(p, 8, 3.6)
+	p.Y.Max = top(ss) * 1.05
+	p.Y.Tick.Marker = tidyTicks{}
+	return p, nil
+}
+
+// percentBars is groupedBars of shares in percent: the axis ends at 100%
+// or below.
+func percentBars(title, yLabel string, categories []string, ss []series) (string, error) {
+	p, err := barsPlot(title, yLabel, categories, ss)
+	if err != nil {
+		return "", err
+	}
+	p.Y.Max = min(100, p.Y.Max)
+	return svg(p, 8, 3.6, ss)
 }
 
 // lines draws one line per series.
@@ -88,37 +122,120 @@ func lines(title, xLabel, yLabel string, ss []series) (string, error) {
 		p.Legend.Add(s.name, l)
 	}
 	p.Y.Min = 0
-	p.Y.Max = headroom(ss)
-	return svg(p, 8, 3.6)
+	p.Y.Max = top(ss) * 1.05
+	if strings.HasPrefix(yLabel, "%") { // an axis of percentages ends at 100%
+		p.Y.Max = min(100, p.Y.Max)
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = tidyTicks{}, tidyTicks{}
+	return svg(p, 8, 3.6, ss)
 }
 
-// svg renders a plot as an inline <svg> element.
-func svg(p *plot.Plot, wIn, hIn float64) (string, error) {
-	var buf bytes.Buffer
-	wt, err := p.WriterTo(vg.Length(wIn)*vg.Inch, vg.Length(hIn)*vg.Inch, "svg")
-	if err != nil {
-		return "", err
+// svg renders a plot as an inline <svg> element, its legend beside the
+// plot rather than over the data, its text in the page's font, and a
+// <desc> that names each series and its colour (for screen readers, and
+// for the tests that check the colours of every chart).
+func svg(p *plot.Plot, wIn, hIn float64, ss []series) (string, error) {
+	legend := p.Legend
+	p.Legend = plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.Padding = vg.Points(2)
+	pad := vg.Points(10)
+	lw := vg.Length(0)
+	if r := legend.Rectangle(draw.Canvas{}); r.Max.X > r.Min.X {
+		// A fifth more than gonum measures: the page's font may run wider
+		// than Liberation Sans, and a cut name is worse than a margin.
+		lw = (r.Max.X-r.Min.X)*6/5 + pad
 	}
-	if _, err := wt.WriteTo(&buf); err != nil {
+	w, h := vg.Length(wIn)*vg.Inch+lw, vg.Length(hIn)*vg.Inch
+	c := vgsvg.New(w, h)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	if lw > 0 {
+		title := vg.Length(0)
+		if p.Title.Text != "" {
+			title = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+		}
+		legend.Draw(draw.Crop(dc, w-lw+pad/2, 0, 0, -title-pad/2))
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
 		return "", err
 	}
 	s := buf.String()
 	if i := strings.Index(s, "<svg"); i >= 0 {
 		s = s[i:]
 	}
-	return s, nil
+	if i := strings.Index(s, ">"); i >= 0 {
+		s = s[:i+1] + "<desc>" + html.EscapeString(describeSeries(ss)) + "</desc>" + s[i+1:]
+	}
+	return pageFont.ReplaceAllString(s, "font-family:"+chartFont), nil
 }
 
-// headroom is a y-axis maximum that leaves room above the data for the legend (top right).
-func headroom(ss []series) float64 {
-	top := 0.0
+// seriesPrefix starts a chart's description of its series.
+const seriesPrefix = "series: "
+
+// describeSeries names each series and its colour: "series: uuidv4 #0072b2; bigint #d55e00".
+func describeSeries(ss []series) string {
+	var parts []string
+	for _, s := range ss {
+		parts = append(parts, s.name+" "+hexColor(s.color))
+	}
+	return seriesPrefix + strings.Join(parts, "; ")
+}
+
+// hexColor is c as #rrggbb.
+func hexColor(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// chartFont is the page's font (the report's CSS), given to the charts'
+// text; gonum measures it with Liberation Sans, whose widths Arial and
+// Helvetica share.
+const chartFont = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
+
+var pageFont = regexp.MustCompile(`font-family:[^;"]*`)
+
+// top is the largest value of the series (1 when none is positive).
+func top(ss []series) float64 {
+	m := 0.0
 	for _, s := range ss {
 		for _, v := range s.ys {
-			top = max(top, v)
+			m = max(m, v)
 		}
 	}
-	if top <= 0 {
+	if m <= 0 {
 		return 1
 	}
-	return top * (1.15 + 0.07*float64(len(ss)))
+	return m
+}
+
+// tidyTicks are gonum's default ticks with labels written as short as
+// they are exact: "2", not "2.00"; "250k", not "250000".
+type tidyTicks struct{}
+
+func (tidyTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(ts[i].Label, 64)
+		if err != nil {
+			continue
+		}
+		ts[i].Label = tickLabel(v)
+	}
+	return ts
+}
+
+// tickLabel writes v without trailing zeros, thousands as k and millions as M.
+func tickLabel(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6 && math.Mod(a, 1e5) == 0:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case a >= 1e4 && math.Mod(a, 100) == 0:
+		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }

@@ -6,8 +6,6 @@ import (
 	"html/template"
 	"io"
 
-	"github.com/jedib0t/go-pretty/v6/table"
-
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -97,23 +95,24 @@ func (r Row) sizeDelta() string {
 	return fmt.Sprintf("%s → %s (%+.0f%%)", results.Bytes(r.SizeA), results.Bytes(r.SizeB), (float64(r.SizeB)/float64(r.SizeA)-1)*100)
 }
 
-// WriteComparison prints the comparison as a table.
-func WriteComparison(w io.Writer, nameA, nameB string, rows []Row, onlyA, onlyB []string) {
-	t := table.NewWriter()
-	t.SetOutputMirror(w)
-	t.SetStyle(table.StyleLight)
-	t.AppendHeader(table.Row{"key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "size A → B"})
+// WriteComparison prints the comparison as a table fitted to width columns (0: whole).
+func WriteComparison(w io.Writer, width int, nameA, nameB string, rows []Row, onlyA, onlyB []string) {
+	t := NewTable("key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "size A → B").AlignRight(2, 3, 4, 5, 7)
 	for _, r := range rows {
-		t.AppendRow(table.Row{r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta()})
+		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta())
 	}
-	t.Render()
-	fmt.Fprintf(w, "A: %s\nB: %s\n\"~\": within run-to-run noise (Mann-Whitney U over each run's rounds or runs, p >= %.2f after Holm's correction over the rows, or an interval of the effect that includes no change).\n", nameA, nameB, stats.Alpha)
+	d := &Doc{}
+	d.Add(t)
+	d.Printf("A: %s", nameA)
+	d.Printf("B: %s", nameB)
+	d.Printf("\"~\": within run-to-run noise (Mann-Whitney U over each run's rounds or runs, p >= %.2f after Holm's correction over the rows, or an interval of the effect that includes no change).", stats.Alpha)
 	for _, s := range onlyA {
-		fmt.Fprintf(w, "only in A: %s\n", s)
+		d.Printf("only in A: %s", s)
 	}
 	for _, s := range onlyB {
-		fmt.Fprintf(w, "only in B: %s\n", s)
+		d.Printf("only in B: %s", s)
 	}
+	d.Write(w, width)
 }
 
 func ci(s stats.Summary) string {
@@ -141,7 +140,7 @@ func RenderComparison(nameA, nameB string, rows []Row, onlyA, onlyB []string) ([
 		svgText = s
 	}
 	var txt bytes.Buffer
-	WriteComparison(&txt, nameA, nameB, rows, onlyA, onlyB)
+	WriteComparison(&txt, 0, nameA, nameB, rows, onlyA, onlyB)
 	var out bytes.Buffer
 	err := compareTemplate.Execute(&out, map[string]any{"A": nameA, "B": nameB, "Chart": template.HTML(svgText), "Table": txt.String()})
 	return out.Bytes(), err

@@ -8,45 +8,48 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/jedib0t/go-pretty/v6/table"
-	"github.com/jedib0t/go-pretty/v6/text"
-
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
 
-// WriteSummary prints the console summary of a run: one table of its
-// groups laid out as the run's plan says (a pivot of keys against table
-// sizes or clients, as 000 and 002 showed theirs, or one row per group as
-// "UUID Benchmark War" (001) did, with the workload's own columns when its
-// kind has them), then the evidence that explains the rates, failures and
-// notes. The report shows the same text.
-func WriteSummary(w io.Writer, res *results.Results) {
+// WriteSummary prints the summary of a run fitted to a console width
+// columns wide (0: every table whole).
+func WriteSummary(w io.Writer, res *results.Results, width int) { Summary(res).Write(w, width) }
+
+// Summary is the summary of a run: one table of its groups laid out as the
+// run's plan says (a pivot of keys against table sizes or clients, as 000
+// and 002 showed theirs, or one row per group as "UUID Benchmark War" (001)
+// did, with the workload's own columns when its kind has them), then the
+// evidence that explains the rates, failures and notes. The console and
+// the report show the same doc.
+func Summary(res *results.Results) *Doc {
+	d := &Doc{}
 	groups := res.BuildGroups()
 	if res.Status != results.StatusOK {
-		fmt.Fprintf(w, "the run %s\n", results.StatusText(res.Status, res.Error))
+		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
 	switch p := res.Plan.Pivot; {
 	case len(groups) == 0:
-		fmt.Fprintln(w, "no cell finished: there is nothing to summarise")
+		d.Println("no cell finished: there is nothing to summarise")
 	case p != nil && p.By != "":
-		pivot(w, res, groups, p)
+		pivot(d, res, groups, p)
 	default:
-		rowsTable(w, res, groups)
+		rowsTable(d, res, groups)
 	}
-	pairs(w, groups)
-	evidence(w, res, groups)
-	failures(w, res)
+	pairs(d, groups)
+	evidence(d, res, groups)
+	failures(d, res)
 	for _, n := range res.Notes {
-		fmt.Fprintf(w, "note: %s.\n", n)
+		d.Printf("note: %s.", n)
 	}
 	seen := map[string]bool{}
 	for _, c := range res.Cells {
 		if c.KeyNote != "" && !seen[c.Key+c.KeyNote] {
 			seen[c.Key+c.KeyNote] = true
-			fmt.Fprintf(w, "note: %s: %s.\n", c.Key, c.KeyNote)
+			d.Printf("note: %s: %s.", c.Key, c.KeyNote)
 		}
 	}
+	return d
 }
 
 // transactional are the columns of a workload whose kind has none of its own.
@@ -99,7 +102,7 @@ func sameHeaders(a, b []results.Column) bool {
 // rowsTable prints one row per group: one table per set of columns when
 // the run's workloads read differently (a read's blocks per query, a
 // load's chunks), each with its own notes, then the noise line.
-func rowsTable(w io.Writer, res *results.Results, groups []results.Group) {
+func rowsTable(d *Doc, res *results.Results, groups []results.Group) {
 	var order []string
 	parts := map[string][]results.Group{}
 	for _, g := range groups {
@@ -114,11 +117,11 @@ func rowsTable(w io.Writer, res *results.Results, groups []results.Group) {
 		parts[id] = append(parts[id], g)
 	}
 	for _, id := range order {
-		kindTable(w, res, parts[id])
+		kindTable(d, res, parts[id])
 	}
-	fmt.Fprintln(w, noiseNote(groups))
+	d.Println(noiseNote(groups))
 	for _, n := range kindLines(res, groups, kindsOf(groups), func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Remarks }) {
-		fmt.Fprintln(w, n)
+		d.Println(n)
 	}
 }
 
@@ -131,35 +134,33 @@ func kindsOf(groups []results.Group) []results.Kind {
 }
 
 // kindTable prints the groups of one kind's columns.
-func kindTable(w io.Writer, res *results.Results, groups []results.Group) {
+func kindTable(d *Doc, res *results.Results, groups []results.Group) {
 	cols, kinds := columnsOf(groups)
-	t := newTable(w)
-	header := table.Row{"key", "workload"}
-	var configs []table.ColumnConfig
+	header := []string{"key", "workload"}
+	var right []int
 	for i, c := range cols {
 		header = append(header, c.Header)
 		if !c.Left {
-			configs = append(configs, table.ColumnConfig{Number: i + 3, Align: text.AlignRight})
+			right = append(right, i+2)
 		}
 	}
-	t.AppendHeader(append(header, "compared with the row above"))
+	t := NewTable(append(header, "compared with the row above")...).AlignRight(right...)
 	for gi := range groups {
 		g := &groups[gi]
-		row := table.Row{g.Key, g.Task()}
+		row := []any{g.Key, g.Task()}
 		for _, c := range cols {
 			row = append(row, c.Text(res, g))
 		}
-		t.AppendRow(append(row, versus(res, groups, g, g.VsPrevious)))
+		t.AppendRow(append(row, versus(res, groups, g, g.VsPrevious))...)
 	}
-	t.SetColumnConfigs(configs)
-	t.Render()
+	d.Add(t)
 	var notes []string
 	if sameHeaders(cols, transactional) {
 		notes = append(notes, transactionalNote)
 	}
 	notes = append(notes, kindLines(res, groups, kinds, func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Notes })...)
 	for _, n := range notes {
-		fmt.Fprintln(w, n)
+		d.Println(n)
 	}
 }
 
@@ -207,7 +208,7 @@ func testOf(groups []results.Group) string {
 }
 
 // pivot prints keys down and one column per value of the plan's pivot (table size or clients).
-func pivot(w io.Writer, res *results.Results, groups []results.Group, p *results.Pivot) {
+func pivot(d *Doc, res *results.Results, groups []results.Group, p *results.Pivot) {
 	by := func(g *results.Group) int64 { return g.Rows }
 	byName := "rows before"
 	if p.By == results.PivotClients {
@@ -232,14 +233,13 @@ func pivot(w io.Writer, res *results.Results, groups []results.Group, p *results
 		at[fmt.Sprintf("%s\x00%d", g.Key, v)] = g
 	}
 	sort.Slice(cols, func(i, j int) bool { return cols[i] < cols[j] })
-	t := newTable(w)
-	header := table.Row{"key \\ " + byName}
+	header := []string{"key \\ " + byName}
 	for _, c := range cols {
-		header = append(header, c)
+		header = append(header, fmt.Sprint(c))
 	}
-	t.AppendHeader(header)
+	t := NewTable(header...)
 	for _, k := range keysOrder {
-		row := table.Row{k}
+		row := []any{k}
 		for _, c := range cols {
 			g := at[fmt.Sprintf("%s\x00%d", k, c)]
 			if g == nil {
@@ -257,23 +257,21 @@ func pivot(w io.Writer, res *results.Results, groups []results.Group, p *results
 			}
 			row = append(row, s)
 		}
-		t.AppendRow(row)
+		t.AppendRow(row...)
 	}
-	var right []int
 	for i := range cols {
-		right = append(right, i+2)
+		t.AlignRight(i + 1)
 	}
-	t.SetColumnConfigs(rightAligned(right...))
-	t.Render()
+	d.Add(t)
 	first := ""
 	if len(keysOrder) > 0 {
 		first = keysOrder[0]
 	}
 	if test := testOf(groups); test != "" {
 		how, _ := stats.Describe(test)
-		fmt.Fprintf(w, "median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (%s, p >= 0.05); %s.\n", first, how, unitNote(groups))
+		d.Printf("median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (%s, p >= 0.05); %s.", first, how, unitNote(groups))
 	} else {
-		fmt.Fprintf(w, "median tps per cell; %s.\n", unitNote(groups))
+		d.Printf("median tps per cell; %s.", unitNote(groups))
 	}
 }
 
@@ -366,27 +364,12 @@ func unitNote(groups []results.Group) string {
 	return "samples are " + groups[0].Unit
 }
 
-func failures(w io.Writer, res *results.Results) {
+func failures(d *Doc, res *results.Results) {
 	for _, c := range res.Cells {
 		if c.Status != results.StatusOK {
-			fmt.Fprintf(w, "cell %s (%s, %s, %d rows, run %d): %s\n", c.Key, c.Task(), results.Clients(c.Clients), c.RowsBefore, c.Repeat, results.StatusText(c.Status, c.Error))
+			d.Printf("cell %s (%s, %s, %d rows, run %d): %s\n", c.Key, c.Task(), results.Clients(c.Clients), c.RowsBefore, c.Repeat, results.StatusText(c.Status, c.Error))
 		}
 	}
-}
-
-func newTable(w io.Writer) table.Writer {
-	t := table.NewWriter()
-	t.SetOutputMirror(w)
-	t.SetStyle(table.StyleLight)
-	return t
-}
-
-func rightAligned(cols ...int) []table.ColumnConfig {
-	var out []table.ColumnConfig
-	for _, c := range cols {
-		out = append(out, table.ColumnConfig{Number: c, Align: text.AlignRight})
-	}
-	return out
 }
 
 // medianOf is the median of a figure every cell of the group has.
@@ -399,7 +382,7 @@ func medianOf(r *results.Results, g *results.Group, f func(c *results.Cell) floa
 // client count: the key index's share of the buffer cache, WAL and full-page
 // images per inserted row, bloat and leaf density of the key index, and the
 // clients' most frequent wait events.
-func evidence(w io.Writer, res *results.Results, groups []results.Group) {
+func evidence(d *Doc, res *results.Results, groups []results.Group) {
 	last := map[string]*results.Group{}
 	var order []string
 	for gi := range groups {
@@ -415,22 +398,20 @@ func evidence(w io.Writer, res *results.Results, groups []results.Group) {
 	if len(order) == 0 {
 		return
 	}
-	t := newTable(w)
-	t.AppendHeader(table.Row{"why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)"})
+	t := NewTable("why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)").AlignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 	for _, k := range order {
 		g := last[k]
 		m := &res.Last(g).Metrics
 		f := func(format string, scale float64) func(float64) string {
 			return func(v float64) string { return fmt.Sprintf(format, v*scale) }
 		}
-		t.AppendRow(table.Row{k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
-			m.WALFPIPerRow.Text(f("%.3f", 1)) + " (" + m.KeyIndexFPIPerRow.Text(f("%.3f", 1)) + ")", m.BtreeSplitsPerRow.Text(f("%.1f", 1000)),
+		t.AppendRow(k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
+			m.WALFPIPerRow.Text(f("%.3f", 1))+" ("+m.KeyIndexFPIPerRow.Text(f("%.3f", 1))+")", m.BtreeSplitsPerRow.Text(f("%.1f", 1000)),
 			m.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) }),
-			m.KeyIndexBytes.Text(results.Bytes), m.BloatRatio.Text(f("%.2f", 1)), m.LeafDensity.Text(f("%.0f%%", 100)), topWaitsText(m, 3)})
+			m.KeyIndexBytes.Text(results.Bytes), m.BloatRatio.Text(f("%.2f", 1)), m.LeafDensity.Text(f("%.0f%%", 100)), topWaitsText(m, 3))
 	}
-	t.SetColumnConfigs(rightAligned(2, 3, 4, 5, 6, 7, 8, 9, 10, 11))
-	t.Render()
-	fmt.Fprintln(w, "key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; splits: the key index's page splits (pg_walinspect); "+
+	d.Add(t)
+	d.Println("key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; splits: the key index's page splits (pg_walinspect); " +
 		"blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included); bloat: key index size / size after REINDEX.")
 }
 

@@ -43,7 +43,7 @@ func TestSchemaOneSummaries(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got strings.Builder
-		WriteSummary(&got, r)
+		WriteSummary(&got, r, 0)
 		if os.Getenv("KEYBENCH_UPDATE_GOLDEN") != "" {
 			if err := os.WriteFile(filepath.Join("testdata", name+".summary.txt"), []byte(got.String()), 0o644); err != nil {
 				t.Fatal(err)

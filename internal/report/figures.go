@@ -11,11 +11,32 @@ import (
 
 const mib = 1 << 20
 
+// chart is a drawn chart with its caption, which says at which table size
+// and client count it draws the keys.
 func (r *renderer) chart(title, caption, svg string, err error) (Chart, string) {
+	return r.chartAs(title, caption+" "+r.scope(), svg, err)
+}
+
+func (r *renderer) chartAs(title, caption, svg string, err error) (Chart, string) {
 	if err != nil {
 		return Chart{}, fmt.Sprintf("%s: %v", title, err)
 	}
 	return Chart{Title: title, Caption: caption, SVG: template.HTML(svg)}, ""
+}
+
+// scope says what the headline's cells ran at: "At 1,000,000 rows before
+// the window, 10 clients." (each key at its own when they differ).
+func (r *renderer) scope() string {
+	if len(r.headline) == 0 {
+		return ""
+	}
+	g := r.headline[0]
+	for _, o := range r.headline[1:] {
+		if o.Rows != g.Rows || o.Clients != g.Clients {
+			return "Each key at its largest table and client count."
+		}
+	}
+	return fmt.Sprintf("At %s rows before the window, %s.", thousands(g.Rows), results.Clients(g.Clients))
 }
 
 // barsPerKey makes one series per headline key from a per-cell extractor (NaN-free; ok=false skips the key).
@@ -114,11 +135,13 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 		ss = append(ss, *s)
 	}
 	title, xl := "Throughput vs table size", "rows in the table before the window (millions)"
+	at := fmt.Sprintf("At %s.", results.Clients(r.headline[0].Clients))
 	if !byRows {
 		title, xl = "Throughput vs clients", "clients"
+		at = fmt.Sprintf("At %s rows before the window.", thousands(r.headline[0].Rows))
 	}
 	svg, err := lines(title, xl, "median transactions per second", ss)
-	return r.chart(title, "Median throughput of each key at each scale.", svg, err)
+	return r.chartAs(title, "Median throughput of each key at each scale. "+at, svg, err)
 }
 
 func (r *renderer) sizes() (Chart, string) {
@@ -177,10 +200,23 @@ func (r *renderer) walPerRow() (Chart, string) {
 }
 
 func (r *renderer) fpiPerRow() (Chart, string) {
+	// Where the images were taken is drawn only when every key measured
+	// it: a bar at zero would read as "none".
+	byRelation, why := true, ""
+	for _, g := range r.headline {
+		if by := r.cell(g).Metrics.WALFPIByRelation; by.IsZero() {
+			byRelation, why = false, "not recorded"
+		} else if _, ok := by.Get(); !ok {
+			byRelation, why = false, by.Reason()
+		}
+	}
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
 		total, ok := c.Metrics.WALFPIPerRow.Get()
 		if !ok {
 			return nil, false
+		}
+		if !byRelation {
+			return []float64{total}, true
 		}
 		out := []float64{total, 0, 0, 0}
 		fpi, _ := results.Float(c.Metrics.WALFPI)
@@ -195,9 +231,14 @@ func (r *renderer) fpiPerRow() (Chart, string) {
 	if len(ss) == 0 {
 		return Chart{}, "full-page images per row: not collected"
 	}
-	svg, err := groupedBars("WAL full-page images per inserted row", "full-page images per row",
-		[]string{"all relations", "key index", "data index", "table"}, ss)
-	return r.chart("Full-page images per row", "Full-page images (pg_stat_wal), and where they were taken (pg_walinspect, PostgreSQL 16+; zero where not measured). Random keys touch many index pages after each checkpoint; each first touch writes a whole 8 kB page to the WAL.", svg, err)
+	categories := []string{"all relations", "key index", "data index", "table"}
+	caption := "Full-page images (pg_stat_wal), and where they were taken (pg_walinspect)."
+	if !byRelation {
+		categories = categories[:1]
+		caption = "Full-page images (pg_stat_wal); where they were taken was not measured (" + why + ")."
+	}
+	svg, err := groupedBars("WAL full-page images per inserted row", "full-page images per row", categories, ss)
+	return r.chart("Full-page images per row", caption+" Random keys touch many index pages after each checkpoint; each first touch writes a whole 8 kB page to the WAL.", svg, err)
 }
 
 func (r *renderer) cacheOverTime() (Chart, string) {
@@ -245,7 +286,7 @@ func (r *renderer) waits() (Chart, string) {
 		}
 		return out, true
 	})
-	svg, err := groupedBars("What the clients' backends were doing", "% of samples", events, ss)
+	svg, err := percentBars("What the clients' backends were doing", "% of samples", events, ss)
 	return r.chart("Wait events", "Share of pg_stat_activity samples of the clients' backends per wait event (CPU: running, not waiting), most frequent overall first.", svg, err)
 }
 

@@ -21,7 +21,8 @@ func FuzzRender(f *testing.F) {
 		}
 		_, _ = Render(r)
 		rows, onlyA, onlyB := Compare(r, r)
-		WriteComparison(io.Discard, "a", "b", rows, onlyA, onlyB)
+		WriteSummary(io.Discard, r, 60)
+		WriteComparison(io.Discard, 50, "a", "b", rows, onlyA, onlyB)
 		_, _ = RenderComparison("a", "b", rows, onlyA, onlyB)
 	})
 }

@@ -2,10 +2,7 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
-
-	"github.com/jedib0t/go-pretty/v6/table"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -79,30 +76,27 @@ func pairsNote(groups []results.Group) string {
 // pairs prints, for every shape with three keys or more and a tested pair,
 // every key against every other (results.json groups[].compared): the
 // summary table shows only each key against the row above or the first.
-func pairs(w io.Writer, groups []results.Group) {
+func pairs(d *Doc, groups []results.Group) {
 	for _, s := range shapesOf(groups) {
 		if len(s.Groups) < 3 || !s.tested() {
 			continue
 		}
-		t := newTable(w)
-		header := table.Row{"every pair: " + s.Title}
+		header := []string{"every pair: " + s.Title}
 		for i := range s.Groups {
 			header = append(header, fmt.Sprint(i+1))
 		}
-		t.AppendHeader(header)
-		var right []int
+		t := NewTable(header...)
 		for i, row := range s.Groups {
-			r := table.Row{fmt.Sprintf("%d %s", i+1, row.Key)}
+			r := []any{fmt.Sprintf("%d %s", i+1, row.Key)}
 			for _, col := range s.Groups {
 				r = append(r, pairCell(row, col, false))
 			}
-			t.AppendRow(r)
-			right = append(right, i+2)
+			t.AppendRow(r...)
+			t.AlignRight(i + 1)
 		}
-		t.SetColumnConfigs(rightAligned(right...))
-		t.Render()
+		d.Add(t)
 		note := pairsNote(groups)
-		fmt.Fprintln(w, strings.ToUpper(note[:1])+note[1:]+"; intervals in the report and in results.json.")
+		d.Println(strings.ToUpper(note[:1]) + note[1:] + "; intervals in the report and in results.json.")
 	}
 }
 

@@ -55,7 +55,7 @@ type page struct {
 	PairsNote            string
 	Charts               []Chart
 	Missing              []string
-	Summary              string
+	Summary              *Doc
 	Env                  [][2]string
 	Settings             [][2]string
 	Command              string
@@ -101,9 +101,7 @@ func Render(res *results.Results) ([]byte, error) {
 	for _, build := range []func() (Chart, string){r.sizes, r.sizesOverTime, r.walPerRow, r.fpiPerRow, r.cacheOverTime, r.waits, r.latency} {
 		add(build())
 	}
-	var sum bytes.Buffer
-	WriteSummary(&sum, res)
-	p.Summary = sum.String()
+	p.Summary = Summary(res)
 	p.Env, p.Settings = environment(res)
 	p.DDL = ddlOf(res)
 	p.Command = shellJoin(res.Keybench.Command)
@@ -190,11 +188,7 @@ func (r *renderer) keyColor(g *results.Group) color.Color {
 	return lighter(keyColor(r.colors[g.Key]), r.tasks[g.Task()])
 }
 
-func (r *renderer) color(g *results.Group) string {
-	c := r.keyColor(g)
-	rr, gg, bb, _ := c.RGBA()
-	return fmt.Sprintf("#%02x%02x%02x", rr>>8, gg>>8, bb>>8)
-}
+func (r *renderer) color(g *results.Group) string { return hexColor(r.keyColor(g)) }
 
 func (r *renderer) cell(g *results.Group) *results.Cell { return &r.res.Cells[g.Cells[0]] }
 

@@ -32,6 +32,10 @@ table.pairs th, table.pairs td { border: 1px solid #ddd; padding: .25em .5em; te
 table.pairs th:first-child { text-align: left; }
 table.pairs td.sig { font-weight: bold; background: #eef6ee; }
 table.pairs td.noise { color: #777; }
+table.summary { border-collapse: collapse; font-size: .82em; margin: .5em 0 .3em; font-variant-numeric: tabular-nums; }
+table.summary th, table.summary td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; vertical-align: top; }
+table.summary th { background: #f4f4f4; font-weight: 600; }
+table.summary td.num { text-align: right; white-space: nowrap; }
 </style>
 </head>
 <body>
@@ -64,7 +68,12 @@ table.pairs td.noise { color: #777; }
 {{end}}{{if .Missing}}<p class="missing">Not drawn: {{range $i, $m := .Missing}}{{if $i}}; {{end}}{{$m}}{{end}}.</p>{{end}}
 
 <h2 id="summary">Summary tables</h2>
-<pre>{{.Summary}}</pre>
+{{range .Summary.Blocks}}{{if .Table}}{{$t := .Table}}<table class="summary">
+<tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range $i, $v := .}}<td{{if index $t.Right $i}} class="num"{{end}}>{{$v}}</td>{{end}}</tr>
+{{end}}</table>
+{{else}}<p class="missing">{{.Text}}</p>
+{{end}}{{end}}
 
 <h2 id="environment">Environment</h2>
 <table class="env">

@@ -14,7 +14,7 @@ import (
 func TestEveryPairIsShown(t *testing.T) {
 	r := read(t, fixture(t))
 	var sum strings.Builder
-	WriteSummary(&sum, r)
+	WriteSummary(&sum, r, 0)
 	if !strings.Contains(sum.String(), "EVERY PAIR: INSERT-READ, 10 CLIENTS, 1,000,000 ROWS BEFORE") {
 		t.Fatalf("no matrix of every pair in the console summary:\n%s", sum.String())
 	}

@@ -127,7 +127,7 @@ func TestAWorkloadOfItsOwnRunsEndToEnd(t *testing.T) {
 		}
 	}
 	var sum strings.Builder
-	report.WriteSummary(&sum, back)
+	report.WriteSummary(&sum, back, 0)
 	if !strings.Contains(sum.String(), "CHILDREN BEFORE → AFTER") || !strings.Contains(sum.String(), "4000 → ") {
 		t.Errorf("summary:\n%s", sum.String())
 	}

@@ -317,7 +317,7 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 		}
 	}
 	var sum strings.Builder
-	report.WriteSummary(&sum, res)
+	report.WriteSummary(&sum, res, 0)
 	for _, want := range []string{"IN ROWS/S", "OUT ROWS/S", "BACKLOG END / MAX", "uuidv4 (queue-fifo)"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())

@@ -81,6 +81,7 @@ func (b *bulkLoad) Hooks() Hooks {
 		return nil
 	}}
 	if b.after {
+		h.PostRunStep = "building the indexes after the load"
 		h.PostRun = func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
 			t0 := time.Now()
 			if err := BuildIndexes(ctx, conn, tables[0]); err != nil {

@@ -102,6 +102,9 @@ type Hooks struct {
 	// indexes a load left out); it runs on the clients' first connection,
 	// so the samplers still watch it.
 	PostRun func(ctx context.Context, conn *pgx.Conn, tables []*Table) error
+	// PostRunStep names what PostRun does in the progress ("building the
+	// indexes"), printed with its time when it ends.
+	PostRunStep string
 	// Maintain runs last, after the summary and the evidence (the key
 	// index's size, density and bloat as the window left it), outside
 	// every measured session, on keybench's own connection: work a
