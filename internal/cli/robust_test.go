@@ -593,7 +593,7 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 			t.Errorf("%s: exit %d after %s, want %d: %s", tc.name, code, took, tc.code, stderr.String())
 		}
 		if after := catalogDump(t, app); after != before {
-			t.Errorf("%s: the database changed:\nbefore:\n%s\nafter:\n%s", tc.name, before, after)
+			t.Errorf("%s: the database changed:\nbefore:\n%s\nafter:\n%s\nkeybench said:\n%s", tc.name, before, after, stderr.String())
 		}
 	}
 	// Another session locks keybench's table while the run inserts: the

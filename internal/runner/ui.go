@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
@@ -16,26 +18,35 @@ import (
 // UI reports progress: bars with an ETA on a terminal, plain timestamped
 // lines otherwise (CI, pipes, files).
 type UI struct {
-	w   io.Writer
-	tty bool
-	mu  sync.Mutex
-	p   *mpb.Progress
+	w     io.Writer
+	tty   bool
+	width int // a terminal's columns: lines are wrapped to them (0: not wrapped)
+	mu    sync.Mutex
+	p     *mpb.Progress
 }
 
-// NewUI writes progress to w (a terminal gets bars).
+// NewUI writes progress to w (a terminal gets bars, and lines wrapped to its width).
 func NewUI(w io.Writer) *UI {
 	u := &UI{w: w}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		u.tty = true
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil {
+			u.width = cols
+		}
 	}
 	return u
 }
 
-// Logf prints one timestamped line.
+// Logf prints one timestamped line, wrapped on a terminal to its width
+// (continued lines indented under the text).
 func (u *UI) Logf(format string, a ...any) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	line := time.Now().Format("15:04:05") + " " + fmt.Sprintf(format, a...) + "\n"
+	line := time.Now().Format("15:04:05") + " " + fmt.Sprintf(format, a...)
+	if u.width > 20 {
+		line = wrapIndented(line, u.width, 9)
+	}
+	line += "\n"
 	if u.p != nil {
 		_, _ = u.p.Write([]byte(line))
 		return
@@ -194,4 +205,35 @@ func (w *progressWriter) Write(p []byte) (int, error) {
 	w.n += int64(len(p))
 	w.bar.Set(w.n/1024, "")
 	return len(p), nil
+}
+
+// wrapIndented breaks s into lines of width columns at most, between words
+// (a word too long for a line is broken), the lines after the first
+// indented by indent blanks.
+func wrapIndented(s string, width, indent int) string {
+	size := text.RuneWidthWithoutEscSequences
+	if size(s) <= width {
+		return s
+	}
+	var lines []string
+	cur, room := "", width
+	for _, w := range strings.Fields(s) {
+		if cur != "" && size(cur)+1+size(w) <= room {
+			cur += " " + w
+			continue
+		}
+		if cur != "" {
+			lines, cur, room = append(lines, cur), "", width-indent
+		}
+		for size(w) > room {
+			r := []rune(w)
+			lines, w, room = append(lines, string(r[:room])), string(r[room:]), width-indent
+		}
+		cur = w
+	}
+	lines = append(lines, cur)
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.Repeat(" ", indent) + lines[i]
+	}
+	return strings.Join(lines, "\n")
 }

@@ -270,7 +270,17 @@ func (w *sharedSchema) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf
 	c.RuntimeParams["application_name"] = "keybench cleanup " + runID
 	c.RuntimeParams["lock_timeout"] = cleanupLockTimeout
 	c.RuntimeParams["statement_timeout"] = "15s"
-	conn, err := pgx.ConnectConfig(ctx, c)
+	// The server may refuse a moment longer than the run's own sessions
+	// take to end (its connection slots, a loaded machine): try again for
+	// a while before leaving anything behind.
+	var conn *pgx.Conn
+	var err error
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if conn, err = pgx.ConnectConfig(ctx, c); err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		logf("connecting to clean up: %v; trying again", err)
+	}
 	if err != nil {
 		return w.leftovers(nil, fmt.Sprintf("could not connect to clean up (%v)", err))
 	}
