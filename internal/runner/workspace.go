@@ -303,10 +303,20 @@ func (w *sharedSchema) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf
 	}
 	defer func() { _, _ = conn.Exec(context.Background(), lockSQL("pg_advisory_unlock"), w.schema) }()
 	keepExt := keep && w.marked
-	for _, s := range w.dropStatements(ctx, conn, keepExt) {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			logf("could not clean up (%s): %v", s, err)
+	// Drop, then look again: a session of the run that was ending as the
+	// clean-up began may commit a table the first look did not see yet
+	// (an interrupted prefill's first chunk).
+	for pass := 0; pass < 5; pass++ {
+		stmts := w.dropStatements(ctx, conn, keepExt)
+		if pass > 0 && !dropsTables(stmts) {
+			break
 		}
+		for _, s := range stmts {
+			if _, err := conn.Exec(ctx, s); err != nil {
+				logf("could not clean up (%s): %v", s, err)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	if keep {
 		if w.marked {
@@ -324,6 +334,16 @@ func (w *sharedSchema) cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf
 		}
 	}
 	return w.leftovers(conn, "")
+}
+
+// dropsTables says whether statements drop a table or sequence.
+func dropsTables(statements []string) bool {
+	for _, s := range statements {
+		if strings.HasPrefix(s, "DROP TABLE") || strings.HasPrefix(s, "DROP SEQUENCE") {
+			return true
+		}
+	}
+	return false
 }
 
 // dropStatements are the statements that drop keybench's objects in the
