@@ -62,7 +62,7 @@ var transactional = []results.Column{
 	{Header: "txns", Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.0f", medianOf(r, g, func(c *results.Cell) float64 { return float64(c.Txns) }))
 	}},
-	{Header: "rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
+	{Header: "median rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
 	{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.2f ms", medianOf(r, g, func(c *results.Cell) float64 { return c.LatencyMS.P99 }))
 	}},

@@ -157,7 +157,7 @@ func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summ
 // Columns the workloads' tables share.
 var (
 	// RateColumn is the group's median rate with its interval.
-	RateColumn = Column{Header: "rate (95% CI)", Text: func(_ *Results, g *Group) string { return RateText(g) }}
+	RateColumn = Column{Header: "median rate (95% CI)", Text: func(_ *Results, g *Group) string { return RateText(g) }}
 	// P99Column is the group's 99th-percentile latency (of its last cell).
 	P99Column = Column{Header: "p99", Text: func(r *Results, g *Group) string { return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99) }}
 )

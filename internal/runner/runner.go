@@ -215,7 +215,9 @@ func (r *run) execute(ctx context.Context) error {
 				if c.RowsInserted > 0 {
 					wrote = fmt.Sprintf(", %d rows", c.RowsInserted)
 				}
-				r.ui.Logf("  %s: %.0f %s, p99 %.2f ms%s in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, wrote, c.DurationS)
+				// The mean over the whole window; the summary's rate is the
+				// median of its rounds (or seconds), and says so.
+				r.ui.Logf("  %s: %.0f %s on average, p99 %.2f ms%s in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, wrote, c.DurationS)
 			} else if err == nil {
 				r.ui.Logf("  cell %s: %s", c.Key, results.StatusText(c.Status, c.Error))
 				if r.cfg.OnError != "continue" {
