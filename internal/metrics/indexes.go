@@ -108,3 +108,25 @@ func leafStats(ctx context.Context, conn *pgx.Conn, ext *Extensions, indexes []s
 	}
 	into.LeafDensity, into.LeafFragmentation, into.LeafPages = results.Of(density/100), results.Of(frag/100), results.Of(leaves)
 }
+
+// Cache records the cache the cell ran with (shared_buffers) and the key
+// index's and table's sizes (already in into) relative to it.
+func Cache(ctx context.Context, conn *pgx.Conn, into *results.Metrics) {
+	var cache int64
+	if err := conn.QueryRow(ctx, "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'").Scan(&cache); err != nil || cache <= 0 {
+		why := "shared_buffers could not be read"
+		if err != nil {
+			why += ": " + err.Error()
+		}
+		into.CacheBytes, into.KeyIndexCacheRatio, into.TableCacheRatio = unavailable[int64](why), unavailable[float64](why), unavailable[float64](why)
+		return
+	}
+	into.CacheBytes = results.Of(cache)
+	ratio := func(size results.M[int64]) results.M[float64] {
+		if v, ok := size.Get(); ok {
+			return results.Of(float64(v) / float64(cache))
+		}
+		return unavailable[float64](size.Reason())
+	}
+	into.KeyIndexCacheRatio, into.TableCacheRatio = ratio(into.KeyIndexBytes), ratio(into.TableBytes)
+}

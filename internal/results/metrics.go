@@ -30,9 +30,15 @@ type Metrics struct {
 	// size at the end less its size when the window began) per inserted
 	// row: the bytes each new key costs, splits and half-empty pages included.
 	KeyIndexGrowthPerRow M[float64] `json:"key_index_growth_per_row,omitzero"`
-	LeafDensity          M[float64] `json:"leaf_density,omitzero"`
-	LeafFragmentation    M[float64] `json:"leaf_fragmentation,omitzero"`
-	LeafPages            M[int64]   `json:"leaf_pages,omitzero"`
+	// CacheBytes is the shared_buffers the cell ran with; the key index's
+	// and the table's sizes at the end over it are what drive a key's cost
+	// (a projection to another scale reads them, not row counts).
+	CacheBytes         M[int64]   `json:"cache_bytes,omitzero"`
+	KeyIndexCacheRatio M[float64] `json:"key_index_cache_ratio,omitzero"`
+	TableCacheRatio    M[float64] `json:"table_cache_ratio,omitzero"`
+	LeafDensity        M[float64] `json:"leaf_density,omitzero"`
+	LeafFragmentation  M[float64] `json:"leaf_fragmentation,omitzero"`
+	LeafPages          M[int64]   `json:"leaf_pages,omitzero"`
 
 	// WAL over the cell (pg_stat_wal), per inserted row, and its full-page
 	// images by relation role (pg_walinspect).

@@ -497,6 +497,7 @@ func (r *run) evidence(ctx context.Context, t *workload.Table, expected int64, c
 	}
 	metrics.Sizes(ctx, r.admin, t.Qualified(), &c.Metrics)
 	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, &c.Metrics)
+	metrics.Cache(ctx, r.admin, &c.Metrics)
 	var server int64
 	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
 		return explainLockTimeout(err, "counting the rows the server holds")

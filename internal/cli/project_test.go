@@ -1,0 +1,55 @@
+package cli_test
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// growthRun writes the growth preset's recorded run (report's seeds) to a
+// file and returns its path.
+func growthRun(t *testing.T) string {
+	f, err := os.Open("../report/testdata/runs/growth.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "results.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestProject(t *testing.T) {
+	path := growthRun(t)
+	out, errOut, code := keybench(t, "project", path, "--rows", "1000000000", "--ram", "64GB", "--insert-rate", "2000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"1,000,000,000 rows", "16.0 GiB", "uuidv4", "bigint", "LEAVE-ONE-OUT", "WAL / DAY", "000 ran uuidv4", "assumes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	for _, bad := range [][]string{
+		{"project", path, "--rows", "lots", "--ram", "64GB"},
+		{"project", path, "--rows", "1e9", "--ram", "64XB"},
+		{"project", path, "--rows", "1e9", "--ram", "8GB", "--shared-buffers", "16GB"},
+	} {
+		if _, errOut, code := keybench(t, bad...); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q", bad, code, errOut)
+		}
+	}
+}

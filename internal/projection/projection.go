@@ -1,0 +1,314 @@
+// Package projection carries a run's measurements to the user's scale:
+// sizes at their row count, the key index's size against their cache, and
+// the insert rate to expect there relative to a reference key, read off the
+// curve the run measured.
+//
+// Its stance: a key's cost is driven by its index's size relative to the
+// cache, not by row counts (a uuidv4 index that fits the cache costs little
+// more than bigint's; one sixteen times the cache costs a read per insert).
+// So every measured point is placed by that ratio, and a projection is read
+// off the key's curve of "rate relative to the reference key at the same
+// table size" against log(ratio): interpolated between measured points, and
+// extrapolated from the last two beyond them — marked "outside the
+// measured range", which a user should read as a trend, not a measurement.
+// Every projection carries its own check: the largest measured size left
+// out and projected from the others (leave-one-out), with the error.
+//
+// What it assumes: the same class of hardware (a disk and CPU like the
+// run's: rates relative to the reference key travel better than rates), the
+// same workload shape (clients, statement mix, row size), and the cache
+// ratio as the variable that drives the difference. What it ignores: the
+// OS page cache beyond shared_buffers (the embedded server ran cold, with
+// direct IO), autovacuum and checkpoints at a scale the run never reached,
+// replication, and anything else on the user's server.
+package projection
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// Point is one measured size of a key: its key index's size over the
+// cache it ran with, and its rate over the reference key's at that size.
+type Point struct {
+	RowsBefore int64   `json:"rows_before"`
+	Ratio      float64 `json:"key_index_cache_ratio"`
+	Relative   float64 `json:"relative_rate"`
+}
+
+// Curve is a key's measured points, by ratio.
+type Curve struct {
+	Key    string  `json:"key"`
+	Points []Point `json:"points"`
+}
+
+// At reads the curve at ratio: interpolated in log(ratio) between the
+// points around it, or extrapolated from the two nearest when outside them
+// (outside is true then). A curve of one point answers its value, outside
+// unless ratio is that point's.
+func (c Curve) At(ratio float64) (value float64, outside bool) {
+	p := c.Points
+	switch {
+	case len(p) == 0 || ratio <= 0:
+		return math.NaN(), true
+	case len(p) == 1:
+		return p[0].Relative, ratio != p[0].Ratio
+	}
+	x := math.Log(ratio)
+	i := sort.Search(len(p), func(i int) bool { return p[i].Ratio >= ratio })
+	outside = i == 0 && ratio < p[0].Ratio || i == len(p)
+	switch {
+	case i == 0:
+		i = 1
+	case i == len(p):
+		i = len(p) - 1
+	}
+	x0, x1 := math.Log(p[i-1].Ratio), math.Log(p[i].Ratio)
+	y0, y1 := p[i-1].Relative, p[i].Relative
+	if x1 == x0 {
+		return (y0 + y1) / 2, outside
+	}
+	v := y0 + (y1-y0)*(x-x0)/(x1-x0)
+	return math.Max(v, 0), outside
+}
+
+// RatioWhere is the smallest ratio at which the measured curve (between
+// its points, not beyond) comes down to relative, or false when it never does.
+func (c Curve) RatioWhere(relative float64) (float64, bool) {
+	p := c.Points
+	for i := 1; i < len(p); i++ {
+		y0, y1 := p[i-1].Relative, p[i].Relative
+		if (y0-relative)*(y1-relative) <= 0 && y0 != y1 {
+			f := (relative - y0) / (y1 - y0)
+			return math.Exp(math.Log(p[i-1].Ratio) + f*(math.Log(p[i].Ratio)-math.Log(p[i-1].Ratio))), true
+		}
+	}
+	return 0, false
+}
+
+// LeaveOneOut projects the curve's last (largest) point from the others and
+// returns the projection's error relative to the measurement: +0.1 when it
+// said 10% more than was measured. It needs three points.
+func (c Curve) LeaveOneOut() (float64, bool) {
+	if len(c.Points) < 3 {
+		return 0, false
+	}
+	last := c.Points[len(c.Points)-1]
+	rest := Curve{Key: c.Key, Points: c.Points[:len(c.Points)-1]}
+	v, _ := rest.At(last.Ratio)
+	if last.Relative == 0 || math.IsNaN(v) {
+		return 0, false
+	}
+	return v/last.Relative - 1, true
+}
+
+// Curves are the run's keys' curves: for every key and table size with a
+// key index, its rate over the reference key's rate at the same size and
+// clients, placed at its key index's ratio to the cache. ref is the
+// reference key ("bigint" when the run has it, else its first key).
+func Curves(r *results.Results) (curves []Curve, ref string, err error) {
+	groups := r.BuildGroups()
+	ref = ""
+	for _, g := range groups {
+		if g.Key == "bigint" {
+			ref = "bigint"
+		}
+	}
+	if ref == "" && len(groups) > 0 {
+		ref = groups[0].Key
+	}
+	refRate := map[string]float64{}
+	for _, g := range groups {
+		if g.Key == ref {
+			refRate[fmt.Sprintf("%d/%d", g.Rows, g.Clients)] = g.TPS.Median
+		}
+	}
+	byKey := map[string]*Curve{}
+	var order []string
+	for i := range groups {
+		g := &groups[i]
+		base := refRate[fmt.Sprintf("%d/%d", g.Rows, g.Clients)]
+		ratio, ok := cacheRatio(r, r.Last(g))
+		if !ok || base <= 0 || g.TPS.Median <= 0 {
+			continue
+		}
+		c := byKey[g.Key]
+		if c == nil {
+			c = &Curve{Key: g.Key}
+			byKey[g.Key] = c
+			order = append(order, g.Key)
+		}
+		c.Points = append(c.Points, Point{RowsBefore: g.Rows, Ratio: ratio, Relative: g.TPS.Median / base})
+	}
+	for _, k := range order {
+		c := byKey[k]
+		sort.Slice(c.Points, func(i, j int) bool { return c.Points[i].Ratio < c.Points[j].Ratio })
+		curves = append(curves, *c)
+	}
+	if len(curves) == 0 {
+		return nil, ref, fmt.Errorf("no cell recorded its key index's ratio to the cache (a run of keybench 0.1 before the projection, or keys without an index)")
+	}
+	return curves, ref, nil
+}
+
+// Scale is the user's: rows, the cache their key index competes for, and
+// the insert rate for the WAL estimate (0: not estimated).
+type Scale struct {
+	Rows  int64
+	Cache int64 // bytes of shared_buffers
+	// InsertRate is rows inserted per second, for WAL per day.
+	InsertRate float64
+	// RowBytes, when set, replaces the measured table bytes per row (the
+	// user's rows are wider or narrower than the run's).
+	RowBytes float64
+}
+
+// Projection is one key at the user's scale.
+type Projection struct {
+	Key string `json:"key"`
+	// TableBytes and KeyIndexBytes are the sizes at Scale.Rows: the run's
+	// bytes per row at its largest table times the rows.
+	TableBytes    int64 `json:"table_bytes"`
+	KeyIndexBytes int64 `json:"key_index_bytes"`
+	// Ratio is the key index over the cache.
+	Ratio float64 `json:"key_index_cache_ratio"`
+	// Relative is the insert rate to expect relative to the reference key,
+	// Outside when read beyond the measured ratios (extrapolated).
+	Relative float64 `json:"relative_rate"`
+	Outside  bool    `json:"outside_measured_range,omitempty"`
+	// WALPerDay is the WAL written per day at Scale.InsertRate (the run's
+	// WAL per row at the measured ratio nearest), and FPIShare the share of
+	// it that is full-page images (counted as 8 kB each: an upper bound,
+	// less with wal_compression or pages with holes).
+	WALPerDay results.M[float64] `json:"wal_bytes_per_day,omitzero"`
+	FPIShare  results.M[float64] `json:"fpi_share,omitzero"`
+	// LeaveOneOut is the error of projecting the key's largest measured
+	// size from its smaller ones (+0.1: 10% too optimistic).
+	LeaveOneOut results.M[float64] `json:"leave_one_out_error"`
+	Curve       Curve              `json:"curve"`
+}
+
+// Project carries every key of the run with a curve to the scale.
+func Project(r *results.Results, s Scale) ([]Projection, string, error) {
+	if s.Rows <= 0 || s.Cache <= 0 {
+		return nil, "", fmt.Errorf("the rows and the cache to project to must be positive")
+	}
+	curves, ref, err := Curves(r)
+	if err != nil {
+		return nil, ref, err
+	}
+	var out []Projection
+	for _, c := range curves {
+		largest := largestCell(r, c.Key)
+		if largest == nil {
+			continue
+		}
+		rows := float64(rowsAtEnd(largest))
+		tb, ok1 := largest.Metrics.TableBytes.Get()
+		kb, ok2 := largest.Metrics.KeyIndexBytes.Get()
+		if !ok1 || !ok2 || rows <= 0 {
+			continue
+		}
+		perRow := float64(tb) / rows
+		if s.RowBytes > 0 {
+			perRow = s.RowBytes
+		}
+		p := Projection{Key: c.Key, Curve: c,
+			TableBytes:    int64(perRow * float64(s.Rows)),
+			KeyIndexBytes: int64(float64(kb) / rows * float64(s.Rows))}
+		p.Ratio = float64(p.KeyIndexBytes) / float64(s.Cache)
+		p.Relative, p.Outside = c.At(p.Ratio)
+		if e, ok := c.LeaveOneOut(); ok {
+			p.LeaveOneOut = results.Of(e)
+		} else {
+			p.LeaveOneOut = results.Unavailable[float64]("fewer than three measured sizes")
+		}
+		p.WALPerDay, p.FPIShare = wal(r, c.Key, p.Ratio, s.InsertRate)
+		out = append(out, p)
+	}
+	return out, ref, nil
+}
+
+// wal is the WAL per day at rate rows per second and its full-page image
+// share, from the key's cell whose ratio is nearest to ratio.
+func wal(r *results.Results, key string, ratio, rate float64) (results.M[float64], results.M[float64]) {
+	if rate <= 0 {
+		return results.Unavailable[float64]("no --insert-rate given"), results.Unavailable[float64]("no --insert-rate given")
+	}
+	var best *results.Cell
+	bestD := math.Inf(1)
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		cr, ok := cacheRatio(r, c)
+		if c.Key != key || c.Status != results.StatusOK || !ok || cr <= 0 {
+			continue
+		}
+		if d := math.Abs(math.Log(cr / ratio)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == nil {
+		return results.Unavailable[float64]("no cell of the key measured WAL"), results.Unavailable[float64]("no cell of the key measured WAL")
+	}
+	perRow, ok := best.Metrics.WALBytesPerRow.Get()
+	if !ok {
+		why := "WAL per row: " + best.Metrics.WALBytesPerRow.Reason()
+		return results.Unavailable[float64](why), results.Unavailable[float64](why)
+	}
+	day := results.Of(perRow * rate * 86400)
+	fpi, ok := best.Metrics.WALFPIPerRow.Get()
+	if !ok || perRow <= 0 {
+		return day, results.Unavailable[float64]("full-page images per row: " + best.Metrics.WALFPIPerRow.Reason())
+	}
+	return day, results.Of(math.Min(1, fpi*8192/perRow))
+}
+
+// cacheRatio is the cell's key index over the cache it ran with: recorded
+// by the run, or, for a run that did not record it, its key index's size
+// over the shared_buffers of the run's settings.
+func cacheRatio(r *results.Results, c *results.Cell) (float64, bool) {
+	if v, ok := c.Metrics.KeyIndexCacheRatio.Get(); ok {
+		return v, true
+	}
+	kb, ok := c.Metrics.KeyIndexBytes.Get()
+	if !ok || !c.Metrics.KeyIndexCacheRatio.IsZero() {
+		return 0, false
+	}
+	cache, err := ParseBytes(r.Environment.Settings["shared_buffers"])
+	if err != nil {
+		return 0, false
+	}
+	return float64(kb) / float64(cache), true
+}
+
+// Report is a run carried to a scale, as `keybench project --json` prints it.
+type Report struct {
+	Reference  string       `json:"reference"`
+	Rows       int64        `json:"rows"`
+	CacheBytes int64        `json:"cache_bytes"`
+	InsertRate float64      `json:"insert_rate,omitempty"`
+	Keys       []Projection `json:"keys"`
+}
+
+// largestCell is the key's ok cell with the most rows before its window.
+func largestCell(r *results.Results, key string) *results.Cell {
+	var best *results.Cell
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Key == key && c.Status == results.StatusOK && (best == nil || c.RowsBefore > best.RowsBefore) {
+			best = c
+		}
+	}
+	return best
+}
+
+// rowsAtEnd is the rows the cell's table held at its end (the server's count when checked).
+func rowsAtEnd(c *results.Cell) int64 {
+	if c.RowCheck != nil && c.RowCheck.Server > 0 {
+		return c.RowCheck.Server
+	}
+	return c.RowsBefore + c.RowsInserted
+}

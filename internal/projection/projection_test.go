@@ -1,0 +1,110 @@
+package projection
+
+import (
+	"math"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]int64{"64GB": 64 << 30, "64G": 64 << 30, "512MB": 512 << 20, "16kB": 16 << 10, "1TB": 1 << 40, "4096": 4096, "1.5GiB": 3 << 29} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]int64{"1000000000": 1e9, "1e9": 1e9, "1B": 1e9, "800M": 8e8, "2.5k": 2500} {
+		if got, err := ParseCount(in); err != nil || got != want {
+			t.Errorf("ParseCount(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-1GB", "12XB", "GB", "1e999"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCurveAt(t *testing.T) {
+	c := Curve{Points: []Point{{Ratio: 0.5, Relative: 1}, {Ratio: 2, Relative: 0.8}, {Ratio: 8, Relative: 0.4}}}
+	for _, tc := range []struct {
+		ratio, want float64
+		outside     bool
+	}{
+		{0.5, 1, false}, {1, 0.9, false}, {4, 0.6, false}, {8, 0.4, false},
+		{16, 0.2, true},   // extrapolated from the last two: 0.2 per doubling
+		{64, 0, true},     // not below zero
+		{0.25, 1.1, true}, // and below the first
+	} {
+		got, out := c.At(tc.ratio)
+		if math.Abs(got-tc.want) > 1e-9 || out != tc.outside {
+			t.Errorf("At(%g) = %g, %v; want %g, %v", tc.ratio, got, out, tc.want, tc.outside)
+		}
+	}
+	if r, ok := c.RatioWhere(0.6); !ok || math.Abs(r-4) > 1e-9 {
+		t.Errorf("RatioWhere(0.6) = %g, %v", r, ok)
+	}
+	if _, ok := c.RatioWhere(0.1); ok {
+		t.Error("RatioWhere beyond the measured points")
+	}
+	// Left out, the last point (8, 0.4) is projected from (0.5, 1) and (2, 0.8): 0.6, 50% too high.
+	if e, ok := c.LeaveOneOut(); !ok || math.Abs(e-0.5) > 1e-9 {
+		t.Errorf("LeaveOneOut = %g, %v", e, ok)
+	}
+}
+
+// run is a growth-like run: bigint and uuidv4 at three sizes, the uuidv4
+// index outgrowing a 16 MiB cache.
+func run() *results.Results {
+	const cache = 16 << 20
+	cell := func(key string, rows int64, tps float64, table, index int64) results.Cell {
+		return results.Cell{Key: key, Workload: "insert", Clients: 8, RowsBefore: rows, RowsInserted: 100_000, Status: results.StatusOK, TPS: tps,
+			RowCheck: &results.RowCheck{Expected: rows + 100_000, Server: rows + 100_000, OK: true},
+			Timeline: []results.Second{{T: 1, TPS: tps}, {T: 2, TPS: tps}},
+			Metrics: results.Metrics{TableBytes: results.Of(table), KeyIndexBytes: results.Of(index), CacheBytes: results.Of[int64](cache),
+				KeyIndexCacheRatio: results.Of(float64(index) / cache), WALBytesPerRow: results.Of(500.0), WALFPIPerRow: results.Of(0.03)}}
+	}
+	return &results.Results{SchemaVersion: results.SchemaVersion, Cells: []results.Cell{
+		cell("bigint", 0, 1000, 10<<20, 2<<20), cell("uuidv4", 0, 1000, 10<<20, 4<<20),
+		cell("bigint", 1_000_000, 1000, 110<<20, 22<<20), cell("uuidv4", 1_000_000, 700, 110<<20, 44<<20),
+		cell("bigint", 4_000_000, 1000, 410<<20, 82<<20), cell("uuidv4", 4_000_000, 400, 410<<20, 164<<20),
+	}}
+}
+
+// TestProjectSizes: sizes scale with rows (twice the rows, twice the
+// bytes), the ratio is over the given cache, the relative rate comes off
+// the measured curve, and every projection has its leave-one-out error.
+func TestProjectSizes(t *testing.T) {
+	r := run()
+	one, ref, err := Project(r, Scale{Rows: 1_000_000_000, Cache: 16 << 30, InsertRate: 2000})
+	if err != nil || ref != "bigint" || len(one) != 2 {
+		t.Fatalf("%v %q %+v", err, ref, one)
+	}
+	two, _, _ := Project(r, Scale{Rows: 2_000_000_000, Cache: 16 << 30, InsertRate: 2000})
+	for i := range one {
+		if d := float64(two[i].TableBytes)/float64(one[i].TableBytes) - 2; math.Abs(d) > 1e-6 {
+			t.Errorf("%s: table at 2B rows / at 1B = %g", one[i].Key, 2+d)
+		}
+		if d := float64(two[i].KeyIndexBytes)/float64(one[i].KeyIndexBytes) - 2; math.Abs(d) > 1e-6 {
+			t.Errorf("%s: key index at 2B rows / at 1B = %g", one[i].Key, 2+d)
+		}
+		if _, ok := one[i].LeaveOneOut.Get(); !ok {
+			t.Errorf("%s: no leave-one-out error: %s", one[i].Key, one[i].LeaveOneOut.Reason())
+		}
+	}
+	u := one[1]
+	// 164 MiB over 4.1M rows: 40 B per row; at 1B rows 40 GB, 2.5 times a 16 GiB cache.
+	wantIndex := float64(164<<20) / 4_100_000 * 1e9
+	if u.Key != "uuidv4" || math.Abs(float64(u.KeyIndexBytes)/wantIndex-1) > 1e-6 || math.Abs(u.Ratio-wantIndex/float64(16<<30)) > 1e-6 {
+		t.Errorf("uuidv4: %+v", u)
+	}
+	if want, _ := u.Curve.At(u.Ratio); u.Relative != want || u.Outside {
+		t.Errorf("uuidv4 relative %g (outside %v), the curve says %g", u.Relative, u.Outside, want)
+	}
+	if w, ok := u.WALPerDay.Get(); !ok || math.Abs(w-500*2000*86400) > 1 {
+		t.Errorf("WAL per day %+v", u.WALPerDay)
+	}
+	if _, _, err := Project(r, Scale{Rows: 0, Cache: 1}); err == nil {
+		t.Error("no rows accepted")
+	}
+}
