@@ -2,9 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
+	"github.com/keybench/keybench/internal/results"
 )
 
 type projectCmd struct {
@@ -15,6 +17,7 @@ type projectCmd struct {
 	InsertRate    float64 `name:"insert-rate" help:"Rows you insert per second, for WAL per day."`
 	RowBytes      float64 `name:"row-bytes" help:"Your table's bytes per row, when its rows are wider or narrower than the run's."`
 	JSON          bool    `name:"json" help:"Print the projections as JSON."`
+	HTML          string  `name:"html" help:"Also write the run's report with an \"At your scale\" section."`
 }
 
 func (p *projectCmd) Run(e *env) error {
@@ -26,27 +29,10 @@ func (p *projectCmd) run(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	rows, err := projection.ParseCount(p.Rows)
+	scale, err := scaleOf("", p.Rows, p.RAM, p.SharedBuffers, p.InsertRate, p.RowBytes)
 	if err != nil {
-		return usagef("--rows %v", err)
+		return err
 	}
-	ram, err := projection.ParseBytes(p.RAM)
-	if err != nil {
-		return usagef("--ram %v", err)
-	}
-	cache := ram / 4
-	if p.SharedBuffers != "" {
-		if cache, err = projection.ParseBytes(p.SharedBuffers); err != nil {
-			return usagef("--shared-buffers %v", err)
-		}
-		if cache > ram {
-			return usagef("--shared-buffers %s is more than --ram %s", p.SharedBuffers, p.RAM)
-		}
-	}
-	if p.InsertRate < 0 || p.RowBytes < 0 {
-		return usagef("--insert-rate and --row-bytes must not be negative")
-	}
-	scale := projection.Scale{Rows: rows, Cache: cache, InsertRate: p.InsertRate, RowBytes: p.RowBytes}
 	ps, ref, err := projection.Project(res, scale)
 	if err != nil {
 		return usagef("%s: %v", p.Results, err)
@@ -54,8 +40,42 @@ func (p *projectCmd) run(e *env) error {
 	if p.JSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(projection.Report{Reference: ref, Rows: rows, CacheBytes: cache, InsertRate: p.InsertRate, Keys: ps})
+		return enc.Encode(projection.Report{Reference: ref, Rows: scale.Rows, CacheBytes: scale.CacheBytes, InsertRate: scale.InsertRate, Keys: ps})
 	}
 	report.WriteProjection(&printable{w: e.stdout}, e.width(e.stdout), ps, ref, scale)
+	if p.HTML != "" {
+		res.Plan.AtScale = &scale
+		if err := report.WriteFile(res, p.HTML); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "report: %s\n", p.HTML)
+	}
 	return nil
+}
+
+// scaleOf reads a user's scale from flags (prefix names them in errors:
+// "" for project's, "project-" for run's): rows, RAM, shared_buffers (a
+// quarter of the RAM unless given), insert rate and bytes per row.
+func scaleOf(prefix, rowsFlag, ramFlag, sbFlag string, rate, rowBytes float64) (results.Scale, error) {
+	rows, err := projection.ParseCount(rowsFlag)
+	if err != nil {
+		return results.Scale{}, usagef("--%srows %v", prefix, err)
+	}
+	ram, err := projection.ParseBytes(ramFlag)
+	if err != nil {
+		return results.Scale{}, usagef("--%sram %v", prefix, err)
+	}
+	cache := ram / 4
+	if sbFlag != "" {
+		if cache, err = projection.ParseBytes(sbFlag); err != nil {
+			return results.Scale{}, usagef("--%sshared-buffers %v", prefix, err)
+		}
+		if cache > ram {
+			return results.Scale{}, usagef("--%sshared-buffers %s is more than --%sram %s", prefix, sbFlag, prefix, ramFlag)
+		}
+	}
+	if rate < 0 || rowBytes < 0 {
+		return results.Scale{}, usagef("--%sinsert-rate and --%srow-bytes must not be negative", prefix, prefix)
+	}
+	return results.Scale{Rows: rows, CacheBytes: cache, InsertRate: rate, RowBytes: rowBytes}, nil
 }

@@ -43,7 +43,17 @@ func TestProject(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
+	page := filepath.Join(t.TempDir(), "scale.html")
+	if _, errOut, code := keybench(t, "project", path, "--rows", "800M", "--ram", "32GB", "--shared-buffers", "8GB", "--html", page); code != 0 {
+		t.Fatalf("--html: exit %d: %s", code, errOut)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "At your scale") || !strings.Contains(string(b), "800,000,000 rows") {
+		t.Errorf("the page has no projection (%v)", err)
+	}
 	for _, bad := range [][]string{
+		{"run", "--project-rows", "1e9"},
+		{"run", "--project-ram", "64GB", "--project-insert-rate", "10"},
+		{"run", "--project-rows", "1e9", "--project-ram", "lots"},
 		{"project", path, "--rows", "lots", "--ram", "64GB"},
 		{"project", path, "--rows", "1e9", "--ram", "64XB"},
 		{"project", path, "--rows", "1e9", "--ram", "8GB", "--shared-buffers", "16GB"},

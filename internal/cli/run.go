@@ -62,6 +62,10 @@ type runCmd struct {
 	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
 	Force         bool        `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
 	Keep          bool        `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
+	ProjectRows   string      `name:"project-rows" help:"With --project-ram: carry the run to your table's rows in the report (\"At your scale\"), e.g. 1e9."`
+	ProjectRAM    string      `name:"project-ram" help:"Your server's memory for --project-rows, e.g. 64GB."`
+	ProjectSB     string      `name:"project-shared-buffers" help:"Your shared_buffers for --project-rows (default: a quarter of --project-ram)."`
+	ProjectRate   float64     `name:"project-insert-rate" help:"Rows you insert per second, for WAL per day in the projection."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -136,6 +140,16 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress}
+	switch {
+	case r.ProjectRows != "" && r.ProjectRAM != "":
+		scale, err := scaleOf("project-", r.ProjectRows, r.ProjectRAM, r.ProjectSB, r.ProjectRate, 0)
+		if err != nil {
+			return runner.Config{}, err
+		}
+		cfg.AtScale = &scale
+	case r.ProjectRows != "" || r.ProjectRAM != "" || r.ProjectSB != "" || r.ProjectRate != 0:
+		return runner.Config{}, usagef("--project-rows and --project-ram go together (the other --project- flags need them)")
+	}
 	if r.Jobs > 0 {
 		cfg.UI.Logf("note: -j %d: keybench runs one connection per client, spread over one event loop per core (pgbench -j at its best), whatever -j says", r.Jobs)
 	}

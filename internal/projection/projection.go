@@ -154,17 +154,8 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 	return curves, ref, nil
 }
 
-// Scale is the user's: rows, the cache their key index competes for, and
-// the insert rate for the WAL estimate (0: not estimated).
-type Scale struct {
-	Rows  int64
-	Cache int64 // bytes of shared_buffers
-	// InsertRate is rows inserted per second, for WAL per day.
-	InsertRate float64
-	// RowBytes, when set, replaces the measured table bytes per row (the
-	// user's rows are wider or narrower than the run's).
-	RowBytes float64
-}
+// Scale is the user's: rows, cache, insert rate, bytes per row (results.Scale).
+type Scale = results.Scale
 
 // Projection is one key at the user's scale.
 type Projection struct {
@@ -193,7 +184,7 @@ type Projection struct {
 
 // Project carries every key of the run with a curve to the scale.
 func Project(r *results.Results, s Scale) ([]Projection, string, error) {
-	if s.Rows <= 0 || s.Cache <= 0 {
+	if s.Rows <= 0 || s.CacheBytes <= 0 {
 		return nil, "", fmt.Errorf("the rows and the cache to project to must be positive")
 	}
 	curves, ref, err := Curves(r)
@@ -219,7 +210,7 @@ func Project(r *results.Results, s Scale) ([]Projection, string, error) {
 		p := Projection{Key: c.Key, Curve: c,
 			TableBytes:    int64(perRow * float64(s.Rows)),
 			KeyIndexBytes: int64(float64(kb) / rows * float64(s.Rows))}
-		p.Ratio = float64(p.KeyIndexBytes) / float64(s.Cache)
+		p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
 		p.Relative, p.Outside = c.At(p.Ratio)
 		if e, ok := c.LeaveOneOut(); ok {
 			p.LeaveOneOut = results.Of(e)

@@ -76,11 +76,11 @@ func run() *results.Results {
 // the measured curve, and every projection has its leave-one-out error.
 func TestProjectSizes(t *testing.T) {
 	r := run()
-	one, ref, err := Project(r, Scale{Rows: 1_000_000_000, Cache: 16 << 30, InsertRate: 2000})
+	one, ref, err := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30, InsertRate: 2000})
 	if err != nil || ref != "bigint" || len(one) != 2 {
 		t.Fatalf("%v %q %+v", err, ref, one)
 	}
-	two, _, _ := Project(r, Scale{Rows: 2_000_000_000, Cache: 16 << 30, InsertRate: 2000})
+	two, _, _ := Project(r, Scale{Rows: 2_000_000_000, CacheBytes: 16 << 30, InsertRate: 2000})
 	for i := range one {
 		if d := float64(two[i].TableBytes)/float64(one[i].TableBytes) - 2; math.Abs(d) > 1e-6 {
 			t.Errorf("%s: table at 2B rows / at 1B = %g", one[i].Key, 2+d)
@@ -104,7 +104,7 @@ func TestProjectSizes(t *testing.T) {
 	if w, ok := u.WALPerDay.Get(); !ok || math.Abs(w-500*2000*86400) > 1 {
 		t.Errorf("WAL per day %+v", u.WALPerDay)
 	}
-	if _, _, err := Project(r, Scale{Rows: 0, Cache: 1}); err == nil {
+	if _, _, err := Project(r, Scale{Rows: 0, CacheBytes: 1}); err == nil {
 		t.Error("no rows accepted")
 	}
 }

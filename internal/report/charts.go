@@ -103,10 +103,63 @@ func percentBars(title, yLabel string, categories []string, ss []series) (string
 
 // lines draws one line per series.
 func lines(title, xLabel, yLabel string, ss []series) (string, error) {
+	p, err := linesPlot(title, xLabel, yLabel, ss)
+	if err != nil {
+		return "", err
+	}
+	return svg(p, 8, 3.6, ss)
+}
+
+// logLines draws one line per series against a logarithmic x axis (ratios
+// spanning orders of magnitude), each point marked.
+func logLines(title, xLabel, yLabel string, ss []series) (string, error) {
+	p, err := linesPlot(title, xLabel, yLabel, ss)
+	if err != nil {
+		return "", err
+	}
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, tidyLogTicks{}
+	for _, s := range ss {
+		pts := make(plotter.XYs, len(s.xs))
+		for i := range s.xs {
+			pts[i].X, pts[i].Y = s.xs[i], s.ys[i]
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return "", err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = s.color, vg.Points(2.5)
+		p.Add(sc)
+	}
+	return svg(p, 8, 3.6, ss)
+}
+
+// tidyLogTicks mark the powers of two of a logarithmic axis ("0.5×",
+// "1×", "2×", …; every other power when there would be more than ten).
+type tidyLogTicks struct{}
+
+func (tidyLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return plot.LogTicks{Prec: -1}.Ticks(math.Max(lo, 1e-9), math.Max(hi, 1e-9))
+	}
+	first, last := math.Floor(math.Log2(lo)), math.Ceil(math.Log2(hi))
+	step := 1.0
+	if last-first > 10 {
+		step = 2
+	}
+	var ts []plot.Tick
+	for e := first; e <= last; e += step {
+		v := math.Pow(2, e)
+		if v >= lo && v <= hi {
+			ts = append(ts, plot.Tick{Value: v, Label: tickLabel(v) + "×"})
+		}
+	}
+	return ts
+}
+
+func linesPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
-	p.Legend.Top = true
 	p.Add(plotter.NewGrid())
 	for _, s := range ss {
 		pts := make(plotter.XYs, len(s.xs))
@@ -115,7 +168,7 @@ func lines(title, xLabel, yLabel string, ss []series) (string, error) {
 		}
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		l.Color, l.Width = s.color, vg.Points(1.5)
 		p.Add(l)
@@ -127,7 +180,7 @@ func lines(title, xLabel, yLabel string, ss []series) (string, error) {
 		p.Y.Max = min(100, p.Y.Max)
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = tidyTicks{}, tidyTicks{}
-	return svg(p, 8, 3.6, ss)
+	return p, nil
 }
 
 // svg renders a plot as an inline <svg> element, its legend beside the

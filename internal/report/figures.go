@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"sort"
 
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -142,6 +143,40 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 	}
 	svg, err := lines(title, xl, "median transactions per second", ss)
 	return r.chartAs(title, "Median throughput of each key at each scale. "+at, svg, err)
+}
+
+// relativeVsCache draws each key's insert rate relative to the reference
+// key against its key index's size over the cache (the curve `keybench
+// project` reads), when the run measured a key at two sizes or more.
+func (r *renderer) relativeVsCache() (Chart, string) {
+	curves, ref, err := projection.Curves(r.res)
+	if err != nil {
+		return Chart{}, ""
+	}
+	colors := map[string]color.Color{}
+	for i := range r.groups {
+		if _, ok := colors[r.groups[i].Key]; !ok {
+			colors[r.groups[i].Key] = r.keyColor(&r.groups[i])
+		}
+	}
+	var ss []series
+	for _, c := range curves {
+		if len(c.Points) < 2 || c.Key == ref {
+			continue
+		}
+		s := series{name: c.Key, color: colors[c.Key]}
+		for _, p := range c.Points {
+			s.xs, s.ys = append(s.xs, p.Ratio), append(s.ys, p.Relative)
+		}
+		ss = append(ss, s)
+	}
+	if len(ss) == 0 {
+		return Chart{}, ""
+	}
+	title := "Insert rate relative to " + ref + " vs key index size / cache"
+	svg, err := logLines(title, "key index size at the end of the cell / shared_buffers (log scale)", "rate / "+ref+"'s at the same size", ss)
+	return r.chartAs(title, "Each key's median rate over "+ref+"'s at the same table size and clients, placed at its key index's size over the cache it ran with: "+
+		"the curve `keybench project` reads to carry a key to another scale.", svg, err)
 }
 
 func (r *renderer) sizes() (Chart, string) {

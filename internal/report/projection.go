@@ -14,9 +14,14 @@ import (
 // with the error of its own leave-one-out check, and what the projection
 // assumes, fitted to width columns (0: whole).
 func WriteProjection(w io.Writer, width int, ps []projection.Projection, ref string, s projection.Scale) {
+	projectionDoc(ps, ref, s).Write(w, width)
+}
+
+// projectionDoc is the projection as the console and the page show it.
+func projectionDoc(ps []projection.Projection, ref string, s projection.Scale) *Doc {
 	d := &Doc{}
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; insert rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache.",
-		thousands(s.Rows), results.Bytes(s.Cache), insertRate(s), ref)
+		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
 	t := NewTable("key", "table", "key index", "index / cache", "rate vs "+ref, "leave-one-out error", "measured at (index / cache)", "WAL / day (FPI share)").AlignRight(1, 2, 3, 4, 5)
 	for _, p := range ps {
 		rel := fmt.Sprintf("%.2f", p.Relative)
@@ -63,7 +68,7 @@ func WriteProjection(w io.Writer, width int, ps []projection.Projection, ref str
 	d.Println("The projection assumes the same class of hardware as the run, the same workload shape (clients, statements, row width unless --row-bytes), " +
 		"and that the key index's size over the cache drives the difference between keys; it ignores the OS page cache beyond shared_buffers, " +
 		"autovacuum and checkpoints at a scale the run never reached, replication, and whatever else runs on the server.")
-	d.Write(w, width)
+	return d
 }
 
 func insertRate(s projection.Scale) string {

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -56,6 +57,7 @@ type page struct {
 	Charts               []Chart
 	Missing              []string
 	Summary              *Doc
+	AtScale              *Doc // the run carried to the user's scale, when asked
 	Env                  [][2]string
 	Settings             [][2]string
 	Command              string
@@ -96,12 +98,20 @@ func Render(res *results.Results) ([]byte, error) {
 	}
 	add(r.tpsOverTime())
 	add(r.tpsVsScale())
+	add(r.relativeVsCache())
 	own, missing := r.kindCharts() // the workload's own charts come next: they explain its rate
 	p.Charts, p.Missing = append(p.Charts, own...), append(p.Missing, missing...)
 	for _, build := range []func() (Chart, string){r.sizes, r.sizesOverTime, r.walPerRow, r.fpiPerRow, r.cacheOverTime, r.waits, r.latency} {
 		add(build())
 	}
 	p.Summary = Summary(res)
+	if sc := res.Plan.AtScale; sc != nil {
+		if ps, ref, err := projection.Project(res, *sc); err != nil {
+			p.AtScale = &Doc{Blocks: []Block{{Text: "No projection: " + err.Error() + "."}}}
+		} else {
+			p.AtScale = projectionDoc(ps, ref, *sc)
+		}
+	}
 	p.Env, p.Settings = environment(res)
 	p.DDL = ddlOf(res)
 	p.Command = shellJoin(res.Keybench.Command)

@@ -59,6 +59,8 @@ table.summary td.num { text-align: right; white-space: nowrap; }
 {{end}}</table>
 {{end}}{{end}}
 
+{{if .AtScale}}<h2 id="at-scale">At your scale</h2>
+{{template "doc" .AtScale}}{{end}}
 <h2 id="charts">Charts</h2>
 {{if .ChartsOf}}<p class="missing">The charts draw {{.ChartsOf}}; the summary tables below have every task.</p>{{end}}
 {{range .Charts}}<figure>
@@ -68,12 +70,7 @@ table.summary td.num { text-align: right; white-space: nowrap; }
 {{end}}{{if .Missing}}<p class="missing">Not drawn: {{range $i, $m := .Missing}}{{if $i}}; {{end}}{{$m}}{{end}}.</p>{{end}}
 
 <h2 id="summary">Summary tables</h2>
-{{range .Summary.Blocks}}{{if .Table}}{{$t := .Table}}<table class="summary">
-<tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Table.Rows}}<tr>{{range $i, $v := .}}<td{{if index $t.Right $i}} class="num"{{end}}>{{$v}}</td>{{end}}</tr>
-{{end}}</table>
-{{else}}<p class="missing">{{.Text}}</p>
-{{end}}{{end}}
+{{template "doc" .Summary}}
 
 <h2 id="environment">Environment</h2>
 <table class="env">
@@ -90,4 +87,9 @@ table.summary td.num { text-align: right; white-space: nowrap; }
 <code class="cmd">{{.Command}}</code>
 </body>
 </html>
-`))
+{{define "doc"}}{{range .Blocks}}{{if .Table}}{{$t := .Table}}<table class="summary">
+<tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range $i, $v := .}}<td{{if index $t.Right $i}} class="num"{{end}}>{{$v}}</td>{{end}}</tr>
+{{end}}</table>
+{{else}}<p class="missing">{{.Text}}</p>
+{{end}}{{end}}{{end}}`))

@@ -31,8 +31,10 @@ type Metrics struct {
 	// row: the bytes each new key costs, splits and half-empty pages included.
 	KeyIndexGrowthPerRow M[float64] `json:"key_index_growth_per_row,omitzero"`
 	// CacheBytes is the shared_buffers the cell ran with; the key index's
-	// and the table's sizes at the end over it are what drive a key's cost
-	// (a projection to another scale reads them, not row counts).
+	// size over it (its mean over the window: halfway between its size
+	// when the window began and at the end) and the table's (at the end)
+	// are what drive a key's cost (a projection to another scale reads
+	// them, not row counts).
 	CacheBytes         M[int64]   `json:"cache_bytes,omitzero"`
 	KeyIndexCacheRatio M[float64] `json:"key_index_cache_ratio,omitzero"`
 	TableCacheRatio    M[float64] `json:"table_cache_ratio,omitzero"`

@@ -65,6 +65,16 @@ type Tool struct {
 }
 
 // Plan records the parameters the run was planned with.
+// Scale is a user's table and server, to carry a run to: rows, the cache
+// (shared_buffers) the key index competes for, the insert rate for WAL per
+// day (0: none given) and, when set, the table's bytes per row.
+type Scale struct {
+	Rows       int64   `json:"rows"`
+	CacheBytes int64   `json:"cache_bytes"`
+	InsertRate float64 `json:"insert_rate,omitempty"`
+	RowBytes   float64 `json:"row_bytes,omitempty"`
+}
+
 type Plan struct {
 	Keys       []string `json:"keys"`
 	Workload   string   `json:"workload"`
@@ -94,6 +104,9 @@ type Plan struct {
 	Question string `json:"question,omitempty"`
 	// Cells is the number of cells planned (after workloads skipped keys they cannot run).
 	Cells int `json:"cells,omitempty"`
+	// AtScale is the user's scale the report carries the run to
+	// (run --project-rows and --project-ram), when given.
+	AtScale *Scale `json:"at_scale,omitempty"`
 	// Force and Keep are --force and --keep (a --dsn run's schema).
 	Force bool `json:"force,omitempty"`
 	Keep  bool `json:"keep,omitempty"`

@@ -287,6 +287,25 @@ func growthPerRow(before, after results.M[int64], rows int64) results.M[float64]
 	return results.PerRow(float64(a-b), rows)
 }
 
+// meanRatio is the key index's mean size over the cell (halfway between
+// its size when the window began and at its end) over the cache: what the
+// cell's inserts met on average. A table that starts empty ends with the
+// index its window wrote, and its rate was measured with less.
+func meanRatio(before, after results.M[int64], cache results.M[int64]) results.M[float64] {
+	c, ok := cache.Get()
+	if !ok {
+		return results.Unavailable[float64]("the cache: " + cache.Reason())
+	}
+	a, ok := after.Get()
+	if !ok {
+		return results.Unavailable[float64]("the key index's size: " + after.Reason())
+	}
+	if b, ok := before.Get(); ok {
+		a = (a + b) / 2
+	}
+	return results.Of(float64(a) / float64(c))
+}
+
 // roundWarmup is the warm-up of a cell's rounds after its first.
 const roundWarmup = scenario.RoundWarmup
 
@@ -310,6 +329,7 @@ func (cr *cellRun) finish(ctx context.Context) error {
 		return err
 	}
 	cr.c.Metrics.KeyIndexGrowthPerRow = growthPerRow(cr.keyIndexBefore, cr.c.Metrics.KeyIndexBytes, o.Inserted)
+	cr.c.Metrics.KeyIndexCacheRatio = meanRatio(cr.keyIndexBefore, cr.c.Metrics.KeyIndexBytes, cr.c.Metrics.CacheBytes)
 	if cr.hooks.Maintain != nil {
 		step := cr.r.ui.Step("  timing maintenance (VACUUM, ANALYZE, REINDEX, COPY TO)")
 		defer step.Done()

@@ -49,6 +49,8 @@ type Config struct {
 	// ProgressEvery, when positive, logs a progress line every so many
 	// seconds of a window (pgbench -P).
 	ProgressEvery int
+	// AtScale is the user's scale the report carries the run to (run --project-rows).
+	AtScale *results.Scale
 	// Force lets keybench work in an existing schema it did not create
 	// (it still creates and drops only its own objects there); Keep leaves
 	// keybench's schema in place at the end.
@@ -109,7 +111,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 	if p.Txns > 0 {
 		r.res.Plan.DurationS = 0
 	}
-	r.res.Plan.Cells, r.res.Plan.Force, r.res.Plan.Keep = len(cfg.Plan.Cells), cfg.Force, cfg.Keep
+	r.res.Plan.Cells, r.res.Plan.Force, r.res.Plan.Keep, r.res.Plan.AtScale = len(cfg.Plan.Cells), cfg.Force, cfg.Keep, cfg.AtScale
 	if cfg.ConnConfig == nil {
 		e := cfg.Embedded
 		r.res.Plan.PgVersion, r.res.Plan.PgBin = e.Version, e.BinDir
