@@ -49,6 +49,15 @@ type series struct {
 	xs    []float64 // lines only
 }
 
+// points are a line's (x, y) pairs.
+func (s series) points() plotter.XYs {
+	pts := make(plotter.XYs, len(s.xs))
+	for i := range s.xs {
+		pts[i].X, pts[i].Y = s.xs[i], s.ys[i]
+	}
+	return pts
+}
+
 // groupedBars draws one bar per series in each category.
 func groupedBars(title, yLabel string, categories []string, ss []series) (string, error) {
 	p, err := barsPlot(title, yLabel, categories, ss)
@@ -119,11 +128,7 @@ func logLines(title, xLabel, yLabel string, ss []series) (string, error) {
 	}
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, tidyLogTicks{}
 	for _, s := range ss {
-		pts := make(plotter.XYs, len(s.xs))
-		for i := range s.xs {
-			pts[i].X, pts[i].Y = s.xs[i], s.ys[i]
-		}
-		sc, err := plotter.NewScatter(pts)
+		sc, err := plotter.NewScatter(s.points())
 		if err != nil {
 			return "", err
 		}
@@ -162,11 +167,7 @@ func linesPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	p.Add(plotter.NewGrid())
 	for _, s := range ss {
-		pts := make(plotter.XYs, len(s.xs))
-		for i := range s.xs {
-			pts[i].X, pts[i].Y = s.xs[i], s.ys[i]
-		}
-		l, err := plotter.NewLine(pts)
+		l, err := plotter.NewLine(s.points())
 		if err != nil {
 			return nil, err
 		}
