@@ -40,13 +40,13 @@ func projectionDoc(ps []projection.Projection, ref string, s projection.Scale) *
 		if r := p.WALPerDay.Reason(); r != "" {
 			walText = r
 		} else {
-			walText += " (" + p.FPIShare.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }) + ")"
+			walText += " (" + p.FPIShare.Text(func(v float64) string { return fmt.Sprintf("≤ %.0f%%", v*100) }) + ")"
 		}
 		t.AppendRow(p.Key, results.Bytes(p.TableBytes), results.Bytes(p.KeyIndexBytes), fmt.Sprintf("%.2g×", p.Ratio), rel, loo, strings.Join(at, ", "), walText)
 	}
 	d.Add(t)
 	d.Println("leave-one-out error: each key's largest measured size projected from its smaller ones, against what was measured (+10%: the projection said 10% faster); " +
-		"FPI share: full-page images counted as 8 kB each (an upper bound).")
+		"FPI share: full-page images counted as 8 kB each, an upper bound (an index page's image leaves its free space out).")
 	for _, p := range ps {
 		if p.Key != "uuidv4" {
 			continue

@@ -138,6 +138,9 @@ func (l *Blocks) Compare(a, b int) Comparison {
 		variance = va + vb
 		df = variance * variance / ((va*va + vb*vb) / float64(n-1))
 	}
+	if !(df > 0) { // no noise at all (0/0): the degrees of freedom of the blocks
+		df = float64(n - 1)
+	}
 	se := math.Sqrt(variance / float64(n))
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	q := t.Quantile(0.975)

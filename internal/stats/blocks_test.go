@@ -55,6 +55,27 @@ func TestBlocksOfTwoKeysArePairedT(t *testing.T) {
 	}
 }
 
+// Identical rounds (no noise at all) give finite figures: JSON cannot hold a NaN.
+func TestBlocksWithoutNoise(t *testing.T) {
+	l, ok := NewBlocks([][]float64{{100, 200, 300}, {110, 220, 330}, {100, 200, 300}})
+	if !ok {
+		t.Fatal("refused")
+	}
+	for _, c := range []Comparison{l.Compare(0, 1), l.Compare(0, 2)} {
+		for _, v := range []float64{c.P, c.Effect, c.EffectLo, c.EffectHi} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("%+v", c)
+			}
+		}
+	}
+	if c := l.Compare(0, 1); !c.Significant || math.Abs(c.Effect-1.1) > 1e-9 {
+		t.Errorf("a 10%% difference in every round, no noise: %+v", c)
+	}
+	if c := l.Compare(0, 2); c.Significant || c.P != 1 {
+		t.Errorf("the same: %+v", c)
+	}
+}
+
 func TestBlocksRefusesWhatCannotBeCompared(t *testing.T) {
 	for name, rates := range map[string][][]float64{
 		"one key":      {{1, 2, 3}},
