@@ -105,12 +105,21 @@ func (c Curve) LeaveOneOut() (float64, bool) {
 	return v/last.Relative - 1, true
 }
 
-// Curves are the run's keys' curves: for every key and table size with a
-// key index, its rate over the reference key's rate at the same size and
-// clients, placed at its key index's ratio to the cache. ref is the
+// Curves are the run's keys' curves (of its first task: workload and read
+// variant): for every key and table size with a key index, its rate over
+// the reference key's rate at the same size and clients, placed at its key
+// index's ratio to the cache. ref is the
 // reference key ("bigint" when the run has it, else its first key).
 func Curves(r *results.Results) (curves []Curve, ref string, err error) {
-	groups := r.BuildGroups()
+	all := r.BuildGroups()
+	// One task's curves: the run's first (a key's rates under two
+	// workloads are not one curve).
+	var groups []results.Group
+	for _, g := range all {
+		if g.Task() == all[0].Task() {
+			groups = append(groups, g)
+		}
+	}
 	ref = ""
 	for _, g := range groups {
 		if g.Key == "bigint" {
@@ -147,6 +156,9 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 		c := byKey[k]
 		sort.Slice(c.Points, func(i, j int) bool { return c.Points[i].Ratio < c.Points[j].Ratio })
 		curves = append(curves, *c)
+	}
+	if len(all) == 0 {
+		return nil, "", fmt.Errorf("no cell finished")
 	}
 	if len(curves) == 0 {
 		return nil, ref, fmt.Errorf("no cell recorded its key index's ratio to the cache (a run of keybench 0.1 before the projection, or keys without an index)")

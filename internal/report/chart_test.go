@@ -107,3 +107,12 @@ func rgbOf(hex string) string {
 	_, _ = fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b)
 	return fmt.Sprintf("rgb(%d,%d,%d)", r, g, b)
 }
+
+// A chart gonum cannot draw (a log axis reaching zero) is an error, not a
+// panic: the page is still written, the chart listed as not drawn.
+func TestUndrawableChartIsAnError(t *testing.T) {
+	_, err := logLines("t", "x", "y", []series{{name: "a", xs: []float64{0, 0}, ys: []float64{1, 2}}})
+	if err == nil {
+		t.Error("a log axis from zero drew")
+	}
+}

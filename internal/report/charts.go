@@ -188,7 +188,14 @@ func linesPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
 // plot rather than over the data, its text in the page's font, and a
 // <desc> that names each series and its colour (for screen readers, and
 // for the tests that check the colours of every chart).
-func svg(p *plot.Plot, wIn, hIn float64, ss []series) (string, error) {
+func svg(p *plot.Plot, wIn, hIn float64, ss []series) (out string, err error) {
+	// gonum panics on a range it cannot draw (a log axis reaching zero):
+	// the chart is then not drawn, with the reason, and the page still is.
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = "", fmt.Errorf("could not draw: %v", v)
+		}
+	}()
 	legend := p.Legend
 	p.Legend = plot.NewLegend()
 	legend.Top, legend.Left = true, true

@@ -161,7 +161,7 @@ func (r *renderer) relativeVsCache() (Chart, string) {
 	}
 	var ss []series
 	for _, c := range curves {
-		if len(c.Points) < 2 || c.Key == ref {
+		if len(c.Points) < 2 || c.Key == ref || c.Points[0].Ratio == c.Points[len(c.Points)-1].Ratio {
 			continue
 		}
 		s := series{name: c.Key, color: colors[c.Key]}
