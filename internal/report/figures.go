@@ -145,7 +145,7 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 	return r.chartAs(title, "Median throughput of each key at each scale. "+at, svg, err)
 }
 
-// relativeVsCache draws each key's insert rate relative to the reference
+// relativeVsCache draws each key's rate relative to the reference
 // key against its key index's size over the cache (the curve `keybench
 // project` reads), when the run measured a key at two sizes or more.
 func (r *renderer) relativeVsCache() (Chart, string) {
@@ -173,9 +173,9 @@ func (r *renderer) relativeVsCache() (Chart, string) {
 	if len(ss) == 0 {
 		return Chart{}, ""
 	}
-	title := "Insert rate relative to " + ref + " vs key index size / cache"
+	title := "Rate relative to " + ref + " vs key index size / cache"
 	svg, err := logLines(title, "key index size at the end of the cell / shared_buffers (log scale)", "rate / "+ref+"'s at the same size", ss)
-	return r.chartAs(title, "Each key's median rate over "+ref+"'s at the same table size and clients, placed at its key index's size over the cache it ran with: "+
+	return r.chartAs(title, "Each key's median rate over "+ref+"'s at the same table size and clients (the run's first task), placed at its key index's mean size over the cache it ran with: "+
 		"the curve `keybench project` reads to carry a key to another scale.", svg, err)
 }
 

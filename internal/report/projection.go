@@ -20,7 +20,7 @@ func WriteProjection(w io.Writer, width int, ps []projection.Projection, ref str
 // projectionDoc is the projection as the console and the page show it.
 func projectionDoc(ps []projection.Projection, ref string, s projection.Scale) *Doc {
 	d := &Doc{}
-	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; insert rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache.",
+	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
 	t := NewTable("key", "table", "key index", "index / cache", "rate vs "+ref, "leave-one-out error", "measured at (index / cache)", "WAL / day (FPI share)").AlignRight(1, 2, 3, 4, 5)
 	for _, p := range ps {
