@@ -1,32 +1,19 @@
 package cli_test
 
 import (
-	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keybench/keybench/internal/results/resultstest"
 )
 
 // growthRun writes the growth preset's recorded run (report's seeds) to a
 // file and returns its path.
 func growthRun(t *testing.T) string {
-	f, err := os.Open("../report/testdata/runs/growth.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "results.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := os.WriteFile(path, resultstest.ReadGzip(t, "../report/testdata/runs/growth.json.gz"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path

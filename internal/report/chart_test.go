@@ -1,16 +1,14 @@
 package report
 
 import (
-	"compress/gzip"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
 )
 
 // seedRuns are real runs of every preset: the schema-1 seeds and, gzipped,
@@ -26,20 +24,7 @@ func seedRuns(t *testing.T) map[string]*results.Results {
 	}
 	files, _ := filepath.Glob("testdata/runs/*.json.gz")
 	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(fh)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(zr)
-		fh.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := results.Parse(b, f)
+		r, err := results.Parse(resultstest.ReadGzip(t, f), f)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

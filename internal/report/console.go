@@ -184,13 +184,22 @@ func kindLines(res *results.Results, groups []results.Group, kinds []results.Kin
 }
 
 func noiseNote(groups []results.Group) string {
+	if how := noiseTest(groups); how != "" {
+		return "\"~\": the difference is within run-to-run noise (" + how + "); " + unitNote(groups) + "."
+	}
+	note := unitNote(groups) // nothing tested: no "~" to explain
+	return strings.ToUpper(note[:1]) + note[1:] + "."
+}
+
+// noiseTest names the test behind the groups' "~" and its level, or ""
+// when none of their comparisons was tested.
+func noiseTest(groups []results.Group) string {
 	test := testOf(groups)
-	if test == "" { // nothing tested: no "~" to explain
-		note := unitNote(groups)
-		return strings.ToUpper(note[:1]) + note[1:] + "."
+	if test == "" {
+		return ""
 	}
 	how, _ := stats.Describe(test)
-	return "\"~\": the difference is within run-to-run noise (" + how + ", p >= 0.05); " + unitNote(groups) + "."
+	return how + ", p >= 0.05"
 }
 
 // testOf is the test that compared the groups' keys (the first tested
@@ -267,9 +276,8 @@ func pivot(d *Doc, res *results.Results, groups []results.Group, p *results.Pivo
 	if len(keysOrder) > 0 {
 		first = keysOrder[0]
 	}
-	if test := testOf(groups); test != "" {
-		how, _ := stats.Describe(test)
-		d.Printf("median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (%s, p >= 0.05); %s.", first, how, unitNote(groups))
+	if how := noiseTest(groups); how != "" {
+		d.Printf("median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (%s); %s.", first, how, unitNote(groups))
 	} else {
 		d.Printf("median tps per cell; %s.", unitNote(groups))
 	}

@@ -153,18 +153,12 @@ func (r *renderer) relativeVsCache() (Chart, string) {
 	if err != nil {
 		return Chart{}, ""
 	}
-	colors := map[string]color.Color{}
-	for i := range r.groups {
-		if _, ok := colors[r.groups[i].Key]; !ok {
-			colors[r.groups[i].Key] = r.keyColor(&r.groups[i])
-		}
-	}
 	var ss []series
 	for _, c := range curves {
 		if len(c.Points) < 2 || c.Key == ref || c.Points[0].Ratio == c.Points[len(c.Points)-1].Ratio {
 			continue
 		}
-		s := series{name: c.Key, color: colors[c.Key]}
+		s := series{name: c.Key, color: keyColor(r.colors[c.Key])} // the key's colour in every chart
 		for _, p := range c.Points {
 			s.xs, s.ys = append(s.xs, p.Ratio), append(s.ys, p.Relative)
 		}

@@ -453,12 +453,13 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	watch.stop()
 	if err == nil && last && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
+		var step *Step
 		if name := cr.hooks.PostRunStep; name != "" {
-			step := r.ui.Step("  " + name)
-			err = cr.hooks.PostRun(ctx, conns[0], cr.tables)
+			step = r.ui.Step("  " + name)
+		}
+		err = cr.hooks.PostRun(ctx, conns[0], cr.tables)
+		if step != nil {
 			step.Done()
-		} else {
-			err = cr.hooks.PostRun(ctx, conns[0], cr.tables)
 		}
 	}
 	sess.StopSampling()

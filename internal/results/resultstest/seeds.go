@@ -4,6 +4,8 @@
 package resultstest
 
 import (
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,4 +25,24 @@ func AddSeeds(f *testing.F, dir string) {
 		}
 		f.Add(b)
 	}
+}
+
+// ReadGzip is the content of a gzipped results file (the recorded full
+// runs kept compressed beside the report's tests).
+func ReadGzip(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
 }
