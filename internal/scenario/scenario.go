@@ -454,7 +454,7 @@ func init() {
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
 			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
-			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 8_000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1, Rounds: 5,
+			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 7_000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
