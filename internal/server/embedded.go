@@ -65,6 +65,10 @@ type Embedded struct {
 
 	dir     string
 	logPath string
+	// run is the user the postmaster runs as; args its command line
+	// (Restart starts it again with them).
+	run     *runAs
+	args    []string
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
@@ -116,7 +120,7 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 		return nil, err
 	}
 	sweepStale(logf, run.uid)
-	e := &Embedded{BinDir: bin, User: run.name, Port: 5432, TCP: o.TCP, exited: make(chan struct{})}
+	e := &Embedded{BinDir: bin, User: run.name, Port: 5432, TCP: o.TCP}
 	e.dir, err = os.MkdirTemp("", tempPrefix+"*")
 	if err != nil {
 		return nil, err
@@ -182,25 +186,52 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	for _, s := range settings {
 		args = append(args, "-c", s.Name+"="+s.Value)
 	}
-	logFile, err := os.OpenFile(e.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close()
-	e.cmd = run.command(context.Background(), filepath.Join(bin, "postgres"), args...)
-	e.cmd.Stdout, e.cmd.Stderr = logFile, logFile
-	tieToParent(e.cmd.SysProcAttr)
-	if err := e.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting postgres: %w", err)
-	}
-	go func() {
-		e.waitErr = e.cmd.Wait()
-		close(e.exited)
-	}()
-	if err := e.waitReady(ctx, 60*time.Second); err != nil {
+	e.run, e.args = run, args
+	if err := e.launch(ctx, nil); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// launch starts the postmaster with the server's arguments and extra
+// settings after them (later settings win), and waits until it accepts
+// connections.
+func (e *Embedded) launch(ctx context.Context, extra []Setting) error {
+	args := append([]string(nil), e.args...)
+	for _, s := range extra {
+		args = append(args, "-c", s.Name+"="+s.Value)
+	}
+	logFile, err := os.OpenFile(e.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	cmd := e.run.command(context.Background(), filepath.Join(e.BinDir, "postgres"), args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	tieToParent(cmd.SysProcAttr)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting postgres: %w", err)
+	}
+	exited := make(chan struct{})
+	e.cmd, e.exited = cmd, exited
+	go func() {
+		e.waitErr = cmd.Wait()
+		close(exited)
+	}()
+	return e.waitReady(ctx, 60*time.Second)
+}
+
+// Restart stops the postmaster (a fast shutdown: its data stays) and
+// starts it again on the same data directory with extra settings after
+// the ones it started with: a setting that needs a restart
+// (shared_buffers) changes without a new cluster. Exited answers a new
+// channel afterwards.
+func (e *Embedded) Restart(ctx context.Context, extra []Setting) error {
+	if e.cmd == nil || e.dir == "" {
+		return errors.New("the server is not running")
+	}
+	e.signalUntilExit()
+	return e.launch(ctx, extra)
 }
 
 func binDir(ctx context.Context, o Options, logf func(string, ...any)) (string, error) {

@@ -81,3 +81,61 @@ func TestStopRemovesEverything(t *testing.T) {
 		t.Errorf("second Stop: %v", err)
 	}
 }
+
+// TestRestartChangesASetting restarts a server with another shared_buffers
+// (what --shared-buffers does between caches): the data stays, the setting
+// changes, the old postmaster is gone and Exited follows the new one.
+func TestRestartChangesASetting(t *testing.T) {
+	ctx := context.Background()
+	s, err := server.Start(ctx, server.Options{ColdCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	exec := func(sql string) string {
+		t.Helper()
+		c, err := pgx.Connect(ctx, s.ConnString())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		var out string
+		if err := c.QueryRow(ctx, sql).Scan(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if c, err := pgx.Connect(ctx, s.ConnString()); err != nil {
+		t.Fatal(err)
+	} else if _, err := c.Exec(ctx, "CREATE TABLE kept AS SELECT 42::text AS v"); err != nil {
+		t.Fatal(err)
+	} else {
+		c.Close(ctx)
+	}
+	oldPID, oldExited := s.PID(), s.Exited()
+	if err := s.Restart(ctx, []server.Setting{{Name: "shared_buffers", Value: "3MB"}}); err != nil {
+		t.Fatal(err)
+	}
+	if sb := exec("SELECT current_setting('shared_buffers')"); sb != "3MB" {
+		t.Errorf("shared_buffers after the restart: %s", sb)
+	}
+	if v := exec("SELECT v FROM kept"); v != "42" {
+		t.Errorf("the table's row after the restart: %q", v)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", oldPID)); err == nil || s.PID() == oldPID {
+		t.Errorf("old postmaster %d still there (new %d)", oldPID, s.PID())
+	}
+	select {
+	case <-oldExited:
+	default:
+		t.Error("the old Exited channel is open")
+	}
+	select {
+	case <-s.Exited():
+		t.Error("Exited is closed while the restarted server runs")
+	default:
+	}
+	if err := s.Restart(ctx, []server.Setting{{Name: "shared_buffers", Value: "nonsense"}}); err == nil {
+		t.Error("a restart with a setting PostgreSQL refuses succeeded")
+	}
+}
