@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofrs/uuid/v5"
 
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
 )
@@ -90,6 +91,11 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "--force"},
 		{"run", "--keep"},
 		{"run", "--dsn", "postgres://u@h/db", "--pg-version", "18"},
+		{"run", "--dsn", "postgres://u@h/db", "--shared-buffers", "16MB"},
+		{"run", "--shared-buffers", "64kB"},
+		{"run", "--shared-buffers", "16MB,16MB"},
+		{"run", "--shared-buffers", "16XB"},
+		{"run", "--shared-buffers", "16MB", "--pg-conf", "shared_buffers=32MB"},
 		{"run", "--keys", "uuidv1:spacing=-1"},
 		{"run", "--keys", "uuidv7:gen=server", "--pg-version", "15", "--out", os.TempDir() + "/keybench-test-badkey"},
 		{"report", "/etc/passwd"},
@@ -389,6 +395,64 @@ func TestQuickRun(t *testing.T) {
 			t.Errorf("summary lacks %s:\n%s", k, stdout)
 		}
 	}
+}
+
+// TestSharedBuffersList runs every key at two caches on the embedded
+// server (--shared-buffers), restarting it between them: each cell ran
+// with the cache it says, keys are compared only within a cache, and the
+// report draws a curve per key and cache.
+func TestSharedBuffersList(t *testing.T) {
+	out := t.TempDir()
+	_, stderr, code := keybench(t, "run", "insert", "--keys", "bigint,uuidv4", "--rows", "0,5000", "--shared-buffers", "1MB,2MB",
+		"-T", "1", "--warmup", "0", "--rounds", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(stderr, "restarting PostgreSQL with shared_buffers=2.0 MiB"); n != 1 {
+		t.Errorf("%d restarts to 2 MiB logged, want 1:\n%s", n, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r results.Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Cells) != 8 || fmt.Sprint(r.Plan.SharedBuffers) != "[1048576 2097152]" {
+		t.Fatalf("%d cells, plan's shared_buffers %v", len(r.Cells), r.Plan.SharedBuffers)
+	}
+	for i, c := range r.Cells {
+		want := int64(1<<20) << (i / 4) // the cache is the plan's outer loop
+		got, ok := c.Metrics.CacheBytes.Get()
+		if c.Status != results.StatusOK || c.SharedBuffers != want || !ok || got != want {
+			t.Errorf("cell %d (%s, %d rows): status %s, shared_buffers %d, measured cache %v; want %d", i, c.Key, c.RowsBefore, c.Status, c.SharedBuffers, c.Metrics.CacheBytes, want)
+		}
+	}
+	groups := r.BuildGroups()
+	if len(groups) != 8 {
+		t.Errorf("%d groups, want one per key, size and cache", len(groups))
+	}
+	for _, g := range groups {
+		for _, v := range g.Compared {
+			if o := findGroup(groups, v.Key, g.Shape()); o == nil {
+				t.Errorf("%s compared with %s of another cache", results.Label(groups, &g), v.Key)
+			}
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !strings.Contains(string(page), "uuidv4 at 1.0 MiB #") || !strings.Contains(string(page), "uuidv4 at 2.0 MiB #") {
+		t.Error("the report does not draw uuidv4's curve at both caches")
+	}
+}
+
+func findGroup(groups []results.Group, key, shape string) *results.Group {
+	for i := range groups {
+		if groups[i].Key == key && groups[i].Shape() == shape {
+			return &groups[i]
+		}
+	}
+	return nil
 }
 
 // childNamed is a child process of pid whose command is name, or 0.

@@ -16,7 +16,9 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
@@ -55,6 +57,7 @@ type runCmd struct {
 	PgVersion     string      `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
 	PgBin         string      `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
 	PgConf        []string    `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
+	SharedBuffers []string    `name:"shared-buffers" sep:"," placeholder:"SIZE" help:"Embedded server: shared_buffers sizes (e.g. 16MB,64MB) to measure every cell at, restarting the server between them; default: the cache mode's."`
 	CacheMode     string      `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
 	Out           string      `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
 	JSON          bool        `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
@@ -209,6 +212,19 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.Payload != nil {
 		p.Payload = *r.Payload
 	}
+	p.Caches = nil
+	seen := map[int64]bool{}
+	for _, v := range r.SharedBuffers {
+		b, err := projection.ParseBytes(v)
+		if err != nil {
+			return p, usagef("--shared-buffers: %v", err)
+		}
+		if seen[b] {
+			return p, usagef("--shared-buffers lists %s twice", results.Bytes(b))
+		}
+		seen[b] = true
+		p.Caches = append(p.Caches, b)
+	}
 	switch r.Mode {
 	case "", "prepared":
 	default:
@@ -289,9 +305,18 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	if r.DSN == "" && (r.Force || r.Keep) {
 		return usagef("--force and --keep apply to --dsn; the embedded server is thrown away after the run")
 	}
+	if len(r.SharedBuffers) > 0 {
+		for _, kv := range r.PgConf {
+			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "shared_buffers" {
+				return usagef("--shared-buffers and --pg-conf shared_buffers both set: give the sizes to --shared-buffers")
+			}
+		}
+		// The server starts with the first size: no restart before the first cell.
+		settings = append(settings, server.Setting{Name: "shared_buffers", Value: fmt.Sprintf("%dkB", cfg.Plan.Params.Caches[0]>>10)})
+	}
 	if r.DSN != "" {
-		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 {
-			return usagef("--pg-version, --pg-bin and --pg-conf apply to the embedded server, not to --dsn")
+		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 || len(r.SharedBuffers) > 0 {
+			return usagef("--pg-version, --pg-bin, --pg-conf and --shared-buffers apply to the embedded server, not to --dsn")
 		}
 		cc, err := pgx.ParseConfig(r.DSN)
 		if err != nil {

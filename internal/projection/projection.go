@@ -34,9 +34,12 @@ import (
 // Point is one measured size of a key: its key index's size over the
 // cache it ran with, and its rate over the reference key's at that size.
 type Point struct {
-	RowsBefore int64   `json:"rows_before"`
-	Ratio      float64 `json:"key_index_cache_ratio"`
-	Relative   float64 `json:"relative_rate"`
+	RowsBefore int64 `json:"rows_before"`
+	// SharedBuffers is the cache the point was measured at when the run
+	// measured several (--shared-buffers; 0: the run's one cache).
+	SharedBuffers int64   `json:"shared_buffers,omitempty"`
+	Ratio         float64 `json:"key_index_cache_ratio"`
+	Relative      float64 `json:"relative_rate"`
 }
 
 // Curve is a key's measured points, by ratio.
@@ -105,18 +108,21 @@ func (c Curve) LeaveOneOut() (float64, bool) {
 	return v/last.Relative - 1, true
 }
 
-// Curves are the run's keys' curves (of its first task: workload and read
-// variant): for every key and table size with a key index, its rate over
-// the reference key's rate at the same size and clients, placed at its key
-// index's ratio to the cache. ref is the
-// reference key ("bigint" when the run has it, else its first key).
+// Curves are the run's keys' curves (of its first workload and read
+// variant): for every key, table size and cache with a key index, its rate
+// over the reference key's rate at the same size, clients and cache,
+// placed at its key index's ratio to the cache. A run that measured
+// several caches (--shared-buffers) puts all of them on one curve: the
+// ratio is the variable, and points of two caches that fall on one line
+// are the evidence that it is. ref is the reference key ("bigint" when the
+// run has it, else its first key).
 func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 	all := r.BuildGroups()
-	// One task's curves: the run's first (a key's rates under two
+	// One workload's curves: the run's first (a key's rates under two
 	// workloads are not one curve).
 	var groups []results.Group
 	for _, g := range all {
-		if g.Task() == all[0].Task() {
+		if g.Workload == all[0].Workload && g.Query == all[0].Query && g.ReadDist == all[0].ReadDist {
 			groups = append(groups, g)
 		}
 	}
@@ -132,14 +138,14 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 	refRate := map[string]float64{}
 	for _, g := range groups {
 		if g.Key == ref {
-			refRate[fmt.Sprintf("%d/%d", g.Rows, g.Clients)] = g.TPS.Median
+			refRate[g.Shape()] = g.TPS.Median
 		}
 	}
 	byKey := map[string]*Curve{}
 	var order []string
 	for i := range groups {
 		g := &groups[i]
-		base := refRate[fmt.Sprintf("%d/%d", g.Rows, g.Clients)]
+		base := refRate[g.Shape()]
 		ratio, ok := cacheRatio(r, r.Last(g))
 		if !ok || base <= 0 || g.TPS.Median <= 0 {
 			continue
@@ -150,7 +156,7 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 			byKey[g.Key] = c
 			order = append(order, g.Key)
 		}
-		c.Points = append(c.Points, Point{RowsBefore: g.Rows, Ratio: ratio, Relative: g.TPS.Median / base})
+		c.Points = append(c.Points, Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.TPS.Median / base})
 	}
 	for _, k := range order {
 		c := byKey[k]

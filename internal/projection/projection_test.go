@@ -108,3 +108,44 @@ func TestProjectSizes(t *testing.T) {
 		t.Error("no rows accepted")
 	}
 }
+
+// TestCurvesPoolCaches: a run at two caches (--shared-buffers) gives each
+// key one curve with the points of both, each relative to the reference
+// key at its own cache (never at the other's), ordered by ratio.
+func TestCurvesPoolCaches(t *testing.T) {
+	r := run()
+	var both []results.Cell
+	for _, cache := range []int64{16 << 20, 64 << 20} {
+		for _, c := range run().Cells {
+			c.SharedBuffers = cache
+			kb, _ := c.Metrics.KeyIndexBytes.Get()
+			c.Metrics.CacheBytes, c.Metrics.KeyIndexCacheRatio = results.Of(cache), results.Of(float64(kb)/float64(cache))
+			if cache == 64<<20 && c.Key == "bigint" {
+				c.TPS *= 2 // the reference twice as fast at the larger cache
+				c.Timeline = []results.Second{{T: 1, TPS: c.TPS}, {T: 2, TPS: c.TPS}}
+			}
+			both = append(both, c)
+		}
+	}
+	r.Cells = both
+	curves, ref, err := Curves(r)
+	if err != nil || ref != "bigint" || len(curves) != 2 {
+		t.Fatalf("%v %q %+v", err, ref, curves)
+	}
+	u := curves[1]
+	if u.Key != "uuidv4" || len(u.Points) != 6 {
+		t.Fatalf("uuidv4's curve: %+v", u)
+	}
+	for i, p := range u.Points {
+		if i > 0 && p.Ratio < u.Points[i-1].Ratio {
+			t.Errorf("points out of order: %+v", u.Points)
+		}
+		want := map[int64]float64{0: 1, 1_000_000: 0.7, 4_000_000: 0.4}[p.RowsBefore]
+		if p.SharedBuffers == 64<<20 {
+			want /= 2
+		}
+		if math.Abs(p.Relative-want) > 1e-9 {
+			t.Errorf("%d rows at %d: relative %g, want %g (against bigint at the same cache)", p.RowsBefore, p.SharedBuffers, p.Relative, want)
+		}
+	}
+}

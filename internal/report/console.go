@@ -235,11 +235,13 @@ func pivot(d *Doc, res *results.Results, groups []results.Group, p *results.Pivo
 			seenCol[v] = true
 			cols = append(cols, v)
 		}
-		if !seenKey[g.Key] {
-			seenKey[g.Key] = true
-			keysOrder = append(keysOrder, g.Key)
+		// A key under several tasks (or caches) has a row for each.
+		label := results.Label(groups, g)
+		if !seenKey[label] {
+			seenKey[label] = true
+			keysOrder = append(keysOrder, label)
 		}
-		at[fmt.Sprintf("%s\x00%d", g.Key, v)] = g
+		at[fmt.Sprintf("%s\x00%d", label, v)] = g
 	}
 	sort.Slice(cols, func(i, j int) bool { return cols[i] < cols[j] })
 	header := []string{"key \\ " + byName}
@@ -272,9 +274,9 @@ func pivot(d *Doc, res *results.Results, groups []results.Group, p *results.Pivo
 		t.AlignRight(i + 1)
 	}
 	d.Add(t)
-	first := ""
-	if len(keysOrder) > 0 {
-		first = keysOrder[0]
+	first := groups[0].Key
+	if results.Label(groups, &groups[0]) != first {
+		first += " of the same task"
 	}
 	if how := noiseTest(groups); how != "" {
 		d.Printf("median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (%s); %s.", first, how, unitNote(groups))

@@ -153,24 +153,50 @@ func (r *renderer) relativeVsCache() (Chart, string) {
 	if err != nil {
 		return Chart{}, ""
 	}
+	// One line per key and cache (--shared-buffers): a key's lines of two
+	// caches share its hue, and lying on one another they show that the
+	// ratio, not the table size, sets the cost.
+	caches := map[int64]int{}
+	for _, c := range r.res.Plan.SharedBuffers {
+		caches[c] = len(caches)
+	}
 	var ss []series
 	for _, c := range curves {
-		if len(c.Points) < 2 || c.Key == ref || c.Points[0].Ratio == c.Points[len(c.Points)-1].Ratio {
+		if c.Key == ref {
 			continue
 		}
-		s := series{name: c.Key, color: keyColor(r.colors[c.Key])} // the key's colour in every chart
+		var order []int64
+		byCache := map[int64]*series{}
 		for _, p := range c.Points {
+			s := byCache[p.SharedBuffers]
+			if s == nil {
+				s = &series{name: c.Key, color: lighter(keyColor(r.colors[c.Key]), caches[p.SharedBuffers])} // the key's colour in every chart
+				if p.SharedBuffers > 0 {
+					s.name += " at " + results.Bytes(p.SharedBuffers)
+				}
+				byCache[p.SharedBuffers] = s
+				order = append(order, p.SharedBuffers)
+			}
 			s.xs, s.ys = append(s.xs, p.Ratio), append(s.ys, p.Relative)
 		}
-		ss = append(ss, s)
+		sort.Slice(order, func(i, j int) bool { return order[i] < order[j] })
+		for _, cache := range order {
+			if s := byCache[cache]; len(s.xs) >= 2 && s.xs[0] != s.xs[len(s.xs)-1] {
+				ss = append(ss, *s)
+			}
+		}
 	}
 	if len(ss) == 0 {
 		return Chart{}, ""
 	}
 	title := "Rate relative to " + ref + " vs key index size / cache"
-	svg, err := logLines(title, "key index size at the end of the cell / shared_buffers (log scale)", "rate / "+ref+"'s at the same size", ss)
-	return r.chartAs(title, "Each key's median rate over "+ref+"'s at the same table size and clients (the run's first task), placed at its key index's mean size over the cache it ran with: "+
-		"the curve `keybench project` reads to carry a key to another scale.", svg, err)
+	caption := "Each key's median rate over " + ref + "'s at the same table size and clients (the run's first task), placed at its key index's mean size over the cache it ran with: " +
+		"the curve `keybench project` reads to carry a key to another scale."
+	if len(caches) > 1 {
+		caption += " One line per key and shared_buffers (the lighter, the larger the cache): where a key's lines coincide, the ratio to the cache, not the table's size, sets its cost."
+	}
+	svg, err := logLines(title, "key index's mean size over the window / shared_buffers (log scale)", "rate / "+ref+"'s at the same size and cache", ss)
+	return r.chartAs(title, caption, svg, err)
 }
 
 func (r *renderer) sizes() (Chart, string) {

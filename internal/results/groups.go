@@ -17,6 +17,9 @@ type Group struct {
 	ReadDist string `json:"read_dist,omitempty"`
 	Clients  int    `json:"clients"`
 	Rows     int64  `json:"rows_before"`
+	// SharedBuffers is the cache the group ran at when the run measured
+	// several (Cell.SharedBuffers).
+	SharedBuffers int64 `json:"shared_buffers,omitempty"`
 	// Cells are the indexes of the group's ok cells in Results.Cells.
 	Cells []int `json:"cells"`
 	// Unit says what the TPS sample holds: "rounds" (one figure per round,
@@ -57,7 +60,7 @@ type Versus struct {
 }
 
 // Task is what the group ran: its workload and read variant (Cell.Task).
-func (g *Group) Task() string { return task(g.Workload, g.Query, g.ReadDist) }
+func (g *Group) Task() string { return task(g.Workload, g.Query, g.ReadDist, g.SharedBuffers) }
 
 // Shape is what the group's keys are compared under: the task, clients and table size.
 func (g *Group) Shape() string { return fmt.Sprintf("%s\x00%d\x00%d", g.Task(), g.Clients, g.Rows) }
@@ -90,7 +93,7 @@ func (r *Results) BuildGroups() []Group {
 		if !ok {
 			g = len(out)
 			index[id] = g
-			out = append(out, Group{Key: c.Key, Workload: c.Workload, Query: c.Query, ReadDist: c.ReadDist, Clients: c.Clients, Rows: c.RowsBefore})
+			out = append(out, Group{Key: c.Key, Workload: c.Workload, Query: c.Query, ReadDist: c.ReadDist, SharedBuffers: c.SharedBuffers, Clients: c.Clients, Rows: c.RowsBefore})
 		}
 		out[g].Cells = append(out[g].Cells, i)
 	}

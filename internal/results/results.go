@@ -76,18 +76,21 @@ type Scale struct {
 }
 
 type Plan struct {
-	Keys       []string `json:"keys"`
-	Workload   string   `json:"workload"`
-	Clients    []int    `json:"clients"`
-	Rows       []int64  `json:"rows"`
-	WarmupS    float64  `json:"warmup_s"`
-	DurationS  float64  `json:"duration_s,omitempty"`
-	TxnsPerCli int64    `json:"txns_per_client,omitempty"`
-	Batch      int      `json:"batch"`
-	ReadBy     string   `json:"read_by,omitempty"`
-	Payload    int      `json:"payload_bytes"`
-	Repeat     int      `json:"repeat"`
-	Seed       int64    `json:"seed"`
+	Keys     []string `json:"keys"`
+	Workload string   `json:"workload"`
+	Clients  []int    `json:"clients"`
+	Rows     []int64  `json:"rows"`
+	// SharedBuffers are the caches (bytes) every cell ran at, the
+	// embedded server restarted between them (--shared-buffers).
+	SharedBuffers []int64 `json:"shared_buffers,omitempty"`
+	WarmupS       float64 `json:"warmup_s"`
+	DurationS     float64 `json:"duration_s,omitempty"`
+	TxnsPerCli    int64   `json:"txns_per_client,omitempty"`
+	Batch         int     `json:"batch"`
+	ReadBy        string  `json:"read_by,omitempty"`
+	Payload       int     `json:"payload_bytes"`
+	Repeat        int     `json:"repeat"`
+	Seed          int64   `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the plan's cells.
 	Rounds int  `json:"rounds,omitempty"`
 	Quick  bool `json:"quick"`
@@ -184,22 +187,26 @@ type Cell struct {
 	// PrefillKey is the key the table was filled with before the window,
 	// when it is not Key (a table switching keys: uuidv7 rows into a
 	// uuidv4 history).
-	PrefillKey   string   `json:"prefill_key,omitempty"`
-	Clients      int      `json:"clients"`
-	Repeat       int      `json:"repeat"`
-	Status       string   `json:"status"`
-	Error        string   `json:"error,omitempty"`
-	RowsBefore   int64    `json:"rows_before"`
-	Prefill      *Prefill `json:"prefill,omitempty"`
-	WarmupS      float64  `json:"warmup_s"`
-	DurationS    float64  `json:"duration_s"`
-	Txns         int64    `json:"txns"`
-	RowsInserted int64    `json:"rows_inserted"`
-	TPS          float64  `json:"tps"`
-	RowsPerS     float64  `json:"rows_per_s"`
-	LatencyMS    Latency  `json:"latency_ms"`
-	Errors       int64    `json:"errors"`
-	ErrorSamples []string `json:"error_samples,omitempty"`
+	PrefillKey string `json:"prefill_key,omitempty"`
+	// SharedBuffers is the cache (bytes) the server was restarted with for
+	// the cell when the run measured several (--shared-buffers); 0: the
+	// server's own, one for the whole run.
+	SharedBuffers int64    `json:"shared_buffers,omitempty"`
+	Clients       int      `json:"clients"`
+	Repeat        int      `json:"repeat"`
+	Status        string   `json:"status"`
+	Error         string   `json:"error,omitempty"`
+	RowsBefore    int64    `json:"rows_before"`
+	Prefill       *Prefill `json:"prefill,omitempty"`
+	WarmupS       float64  `json:"warmup_s"`
+	DurationS     float64  `json:"duration_s"`
+	Txns          int64    `json:"txns"`
+	RowsInserted  int64    `json:"rows_inserted"`
+	TPS           float64  `json:"tps"`
+	RowsPerS      float64  `json:"rows_per_s"`
+	LatencyMS     Latency  `json:"latency_ms"`
+	Errors        int64    `json:"errors"`
+	ErrorSamples  []string `json:"error_samples,omitempty"`
 	// Warnings are caveats about the cell's figures that do not invalidate
 	// them (clients still waiting when the window ended, a lock met).
 	Warnings []string  `json:"warnings,omitempty"`
@@ -256,14 +263,20 @@ func (c *Cell) Kind() Kind { return KindOf(c.Workload) }
 
 // Task is what the cell ran: its workload and, for a read workload, its
 // query kind and read distribution ("<workload> point recent").
-func (c *Cell) Task() string { return task(c.Workload, c.Query, c.ReadDist) }
+func (c *Cell) Task() string { return task(c.Workload, c.Query, c.ReadDist, c.SharedBuffers) }
 
-func task(workload, query, readDist string) string {
+// task names what a cell or group ran: its workload, read variant, and
+// the cache when the run measured several ("insert at shared_buffers
+// 16.0 MiB"): keys are compared only under the same task.
+func task(workload, query, readDist string, cache int64) string {
 	out := workload
 	for _, v := range []string{query, readDist} {
 		if v != "" {
 			out += " " + v
 		}
+	}
+	if cache > 0 {
+		out += " at shared_buffers " + Bytes(cache)
 	}
 	return out
 }

@@ -31,7 +31,7 @@ func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]
 	for k, pc := range pcs {
 		cs[k] = results.Cell{
 			Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Workload, Query: pc.Query, ReadDist: pc.ReadDist,
-			Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, WarmupS: p.Warmup.Seconds(),
+			Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, SharedBuffers: pc.Cache, WarmupS: p.Warmup.Seconds(),
 			Status: results.StatusOK, Timeline: []results.Second{},
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -93,6 +94,9 @@ type run struct {
 	keys map[*keys.Spec]*keys.Resolved
 	// checkpointNoted: the note that the role may not run CHECKPOINT is recorded.
 	checkpointNoted bool
+	// cache is the shared_buffers the server runs with (bytes), once a
+	// cell asked for its own (--shared-buffers).
+	cache int64
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
@@ -102,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
-		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, WarmupS: p.Warmup.Seconds(),
+		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(),
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
 			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds},
@@ -194,11 +198,14 @@ func (r *run) execute(ctx context.Context) error {
 		// With rounds, the cells of one client count, table size and
 		// repetition run together, their rounds interleaved.
 		j := i + 1
-		for rounds > 1 && j < len(plan) && plan[j].Clients == plan[i].Clients && plan[j].Rows == plan[i].Rows && plan[j].Repeat == plan[i].Repeat {
+		for rounds > 1 && j < len(plan) && plan[j].Clients == plan[i].Clients && plan[j].Rows == plan[i].Rows && plan[j].Repeat == plan[i].Repeat && plan[j].Cache == plan[i].Cache {
 			j++
 		}
 		if ctx.Err() != nil {
 			return ErrInterrupted
+		}
+		if err := r.useCache(ctx, plan[i].Cache); err != nil {
+			return err
 		}
 		if j-i == 1 {
 			pc := plan[i]
@@ -282,11 +289,51 @@ func (r *run) startServer(ctx context.Context) error {
 	}
 	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
 	var sb int64
-	if err := r.admin.QueryRow(ctx, "SELECT pg_size_bytes(current_setting('shared_buffers'))").Scan(&sb); err == nil &&
-		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && sb != r.presetCache() {
+	if cs := r.cfg.Plan.Params.Caches; len(cs) > 1 {
+		var list []string
+		for _, c := range cs {
+			list = append(list, results.Bytes(c))
+		}
+		env.CacheMode += "; shared_buffers " + strings.Join(list, ", ") + " in turn (--shared-buffers, the server restarted between them)"
+	}
+	sbErr := r.admin.QueryRow(ctx, "SELECT pg_size_bytes(current_setting('shared_buffers'))").Scan(&sb)
+	if sbErr == nil {
+		r.cache = sb
+	}
+	if sbErr == nil &&
+		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && len(r.cfg.Plan.Params.Caches) == 0 && sb != r.presetCache() {
 		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s's default table sizes are chosen for a %s cache; this server's shared_buffers is %s: "+
 			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(r.presetCache()), results.Bytes(sb), float64(sb)/float64(r.presetCache())))
 		r.ui.Logf("note: %s", r.res.Notes[len(r.res.Notes)-1])
+	}
+	return nil
+}
+
+// useCache restarts the server with the cell's cache (--shared-buffers)
+// when it differs from the one it runs with, and reconnects keybench's
+// own connection; a cell without its own cache runs on the server as it is.
+func (r *run) useCache(ctx context.Context, cache int64) error {
+	if cache == 0 || cache == r.cache {
+		return nil
+	}
+	r.ui.Logf("restarting PostgreSQL with shared_buffers=%s", results.Bytes(cache))
+	_ = r.admin.Close(ctx)
+	if err := r.target.useCache(ctx, cache); err != nil {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		return fmt.Errorf("restarting the server with shared_buffers=%s: %w", results.Bytes(cache), err)
+	}
+	admin, err := pgx.ConnectConfig(ctx, r.admin.Config())
+	if err != nil {
+		return fmt.Errorf("connecting to the restarted server: %w", err)
+	}
+	r.admin = admin
+	if err := r.admin.QueryRow(ctx, "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'").Scan(&r.cache); err != nil {
+		return err
+	}
+	if r.cache != cache {
+		return fmt.Errorf("the server restarted with shared_buffers=%s, not the %s asked for", results.Bytes(r.cache), results.Bytes(cache))
 	}
 	return nil
 }

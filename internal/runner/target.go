@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -33,6 +35,9 @@ type target interface {
 	trouble() string
 	// openWorkspace makes keybench's schema on the server.
 	openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, force, keep bool) (workspace, error)
+	// useCache restarts the server with shared_buffers of the given
+	// bytes (--shared-buffers): only a server keybench started can.
+	useCache(ctx context.Context, bytes int64) error
 	// close stops what keybench started.
 	close() error
 }
@@ -82,6 +87,9 @@ func (t *embeddedTarget) ownsCheckpoints() bool    { return true }
 func (t *embeddedTarget) exited() <-chan struct{}  { return t.e.Exited() }
 func (t *embeddedTarget) trouble() string          { return t.e.Trouble() }
 func (t *embeddedTarget) close() error             { return t.e.Stop() }
+func (t *embeddedTarget) useCache(ctx context.Context, bytes int64) error {
+	return t.e.Restart(ctx, []server.Setting{{Name: "shared_buffers", Value: fmt.Sprintf("%dkB", bytes>>10)}})
+}
 func (t *embeddedTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, _, _ bool) (workspace, error) {
 	_, err := admin.Exec(ctx, "CREATE SCHEMA "+schema)
 	return throwaway{}, err
@@ -108,6 +116,9 @@ func (t *dsnTarget) ownsCheckpoints() bool   { return false }
 func (t *dsnTarget) exited() <-chan struct{} { return nil }
 func (t *dsnTarget) trouble() string         { return "" }
 func (t *dsnTarget) close() error            { return nil }
+func (t *dsnTarget) useCache(context.Context, int64) error {
+	return errors.New("keybench cannot restart someone else's server with another shared_buffers (--shared-buffers is for the embedded server)")
+}
 func (t *dsnTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, force, keep bool) (workspace, error) {
 	return openWorkspace(ctx, admin, schema, force, keep)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/keybench/keybench/internal/results"
 )
 
 // Rates the estimate assumes, measured on this project's 2-core machine
@@ -48,7 +50,8 @@ func (p *Plan) Estimate() Estimate {
 		e.Windows += window + warm + time.Duration(rounds)*estRoundOverhead
 		e.Evidence += estEvidence
 	}
-	e.Total = estServer + e.Fill + e.Windows + e.Evidence
+	// Every cache after the first restarts the server (--shared-buffers).
+	e.Total = time.Duration(max(len(pp.Caches), 1))*estServer + e.Fill + e.Windows + e.Evidence
 	return e
 }
 
@@ -72,8 +75,16 @@ func (p *Plan) Describe() string {
 	for _, t := range tasks {
 		names = append(names, strings.TrimSpace(t.Workload+" "+t.Query+" "+t.ReadDist))
 	}
-	return fmt.Sprintf("%d cells: %s × %s × clients %v × rows %v; %s, %s after a %s warm-up",
-		len(p.Cells), strings.Join(keys, ", "), strings.Join(names, ", "), pp.Clients, pp.Rows, window, rounds, pp.Warmup)
+	caches := ""
+	if len(pp.Caches) > 0 {
+		var list []string
+		for _, c := range pp.Caches {
+			list = append(list, results.Bytes(c))
+		}
+		caches = " × shared_buffers " + strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%d cells: %s × %s × clients %v × rows %v%s; %s, %s after a %s warm-up",
+		len(p.Cells), strings.Join(keys, ", "), strings.Join(names, ", "), pp.Clients, pp.Rows, caches, window, rounds, pp.Warmup)
 }
 
 // String is an estimate in minutes and seconds.

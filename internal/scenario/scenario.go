@@ -24,7 +24,11 @@ type Params struct {
 	Keys     []string
 	Clients  []int
 	// Rows lists the table sizes (prefilled rows) to measure at.
-	Rows     []int64
+	Rows []int64
+	// Caches lists the embedded server's shared_buffers sizes, in bytes,
+	// to measure every other combination at (--shared-buffers); none: the
+	// cache the server started with. The server restarts between them.
+	Caches   []int64
 	Warmup   time.Duration
 	Duration time.Duration
 	// Txns is per client; when set it replaces Duration (pgbench -t).
@@ -196,6 +200,8 @@ type Cell struct {
 	// Rows is the table's size before the window.
 	Rows   int64
 	Repeat int
+	// Cache is the shared_buffers the cell runs with (0: the server's own).
+	Cache int64
 }
 
 var registry = map[string]*Scenario{}
@@ -305,23 +311,30 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 // which and why.
 func cellsOf(p Params, tasks []Task, specs []*keys.Spec) (cells []Cell, skipped []string) {
 	seen := map[string]bool{}
-	for _, c := range p.Clients {
-		for _, rows := range p.Rows {
-			for r := 1; r <= p.Repeat; r++ {
-				for _, task := range tasks {
-					w := task.Workload
-					m, _ := workload.Lookup(w)
-					for _, k := range specs {
-						if m.Accepts != nil {
-							if why := m.Accepts(k); why != "" {
-								if msg := fmt.Sprintf("%s skips %s: %s", w, k.Raw, why); !seen[msg] {
-									seen[msg] = true
-									skipped = append(skipped, msg)
+	caches := p.Caches
+	if len(caches) == 0 {
+		caches = []int64{0}
+	}
+	// The cache is the outermost loop: the server restarts once per size.
+	for _, cache := range caches {
+		for _, c := range p.Clients {
+			for _, rows := range p.Rows {
+				for r := 1; r <= p.Repeat; r++ {
+					for _, task := range tasks {
+						w := task.Workload
+						m, _ := workload.Lookup(w)
+						for _, k := range specs {
+							if m.Accepts != nil {
+								if why := m.Accepts(k); why != "" {
+									if msg := fmt.Sprintf("%s skips %s: %s", w, k.Raw, why); !seen[msg] {
+										seen[msg] = true
+										skipped = append(skipped, msg)
+									}
+									continue
 								}
-								continue
 							}
+							cells = append(cells, Cell{Key: k, Workload: w, Query: task.Query, ReadDist: task.ReadDist, Clients: c, Rows: rows, Repeat: r, Cache: cache})
 						}
-						cells = append(cells, Cell{Key: k, Workload: w, Query: task.Query, ReadDist: task.ReadDist, Clients: c, Rows: rows, Repeat: r})
 					}
 				}
 			}
@@ -343,7 +356,7 @@ func CountCells(p Params, nkeys int) (string, bool) {
 	if t, err := p.Tasks(); err == nil {
 		tasks = len(t)
 	}
-	for _, f := range []int{tasks, len(p.Clients), len(p.Rows), max(p.Repeat, 1)} {
+	for _, f := range []int{tasks, len(p.Clients), len(p.Rows), max(p.Repeat, 1), max(len(p.Caches), 1)} {
 		n.Mul(n, big.NewInt(int64(f)))
 	}
 	return n.String(), n.Cmp(big.NewInt(MaxCells)) <= 0
@@ -351,6 +364,8 @@ func CountCells(p Params, nkeys int) (string, bool) {
 
 // Limits of what a cell can run, checked before anything is allocated.
 const (
+	// MinCache is the smallest shared_buffers PostgreSQL starts with: 16 buffers of 8 kB.
+	MinCache = 128 << 10
 	// MaxPayload is the largest payload per row: a row of keybench's table is a key, a bigint and this text.
 	MaxPayload = 1 << 20
 	// MaxBatch is the largest batch of rows per transaction.
@@ -380,6 +395,14 @@ func (p *Params) Validate() error {
 	for _, r := range p.Rows {
 		if r < 0 {
 			return bad("--rows must be 0 or more, not %d", r)
+		}
+	}
+	for _, c := range p.Caches {
+		if c < MinCache {
+			return bad("--shared-buffers must be at least %s (PostgreSQL's 16 buffers), not %s", results.Bytes(MinCache), results.Bytes(c))
+		}
+		if c%1024 != 0 {
+			return bad("--shared-buffers must be whole kilobytes, not %d bytes", c)
 		}
 	}
 	switch {

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,40 @@ func TestEstimate(t *testing.T) {
 	}
 	if !strings.Contains(p.Describe(), "2 cells: bigint, uuidv4 × insert") {
 		t.Errorf("describe: %s", p.Describe())
+	}
+}
+
+// TestCachesAreTheOuterLoop: with --shared-buffers every cell runs at
+// every cache, the cache changing least often (the server restarts once
+// per size); sizes below PostgreSQL's 16 buffers are refused.
+func TestCachesAreTheOuterLoop(t *testing.T) {
+	specs, _ := keys.ParseList("bigint,uuidv4")
+	p := Params{Workload: "insert", Clients: []int{8}, Rows: []int64{0, 1000}, Repeat: 1, Caches: []int64{1 << 20, 4 << 20}}
+	tasks, err := p.Tasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, _ := cellsOf(p, tasks, specs)
+	var got []string
+	for _, c := range cells {
+		got = append(got, fmt.Sprintf("%s/%d/%dM", c.Key.Raw, c.Rows, c.Cache>>20))
+	}
+	want := "bigint/0/1M uuidv4/0/1M bigint/1000/1M uuidv4/1000/1M bigint/0/4M uuidv4/0/4M bigint/1000/4M uuidv4/1000/4M"
+	if strings.Join(got, " ") != want {
+		t.Errorf("plan %v, want %s", got, want)
+	}
+	if n, ok := CountCells(p, len(specs)); n != "8" || !ok {
+		t.Errorf("CountCells = %s", n)
+	}
+	good := Params{Workload: "insert", Clients: []int{1}, Rows: []int64{0}, Duration: time.Second, Batch: 1, Repeat: 1, Caches: []int64{128 << 10, 1 << 30}}
+	if err := good.Validate(); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range [][]int64{{64 << 10}, {1<<20 + 1}} {
+		p := good
+		p.Caches = bad
+		if err := p.Validate(); err == nil {
+			t.Errorf("--shared-buffers %v accepted", bad)
+		}
 	}
 }

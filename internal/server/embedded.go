@@ -184,6 +184,11 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 		settings = append(cold, settings...)
 	}
 	for _, s := range settings {
+		if s.Name == "shared_buffers" && o.ColdCache { // a later setting wins: say the one the server runs with
+			e.CacheMode = strings.Replace(e.CacheMode, "shared_buffers="+fmt.Sprintf("%dMB", o.ColdMB()), "shared_buffers="+s.Value, 1)
+		}
+	}
+	for _, s := range settings {
 		args = append(args, "-c", s.Name+"="+s.Value)
 	}
 	e.run, e.args = run, args
