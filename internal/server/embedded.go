@@ -38,6 +38,9 @@ type Options struct {
 	ColdCache bool
 	// ColdCacheMB is shared_buffers in cold-cache mode (0: ColdSharedBuffersMB).
 	ColdCacheMB int
+	// Replicas is the number of streaming standbys to start beside the
+	// server, each with its settings (standby.go).
+	Replicas int
 	// Logf reports slow steps; nil is silent.
 	Logf func(string, ...any)
 	// Progress shows the download of the binaries; nil shows nothing.
@@ -62,13 +65,16 @@ type Embedded struct {
 	TCP bool
 	// CacheMode describes the cache mode the server runs in.
 	CacheMode string
+	// Standbys are the streaming standbys of this server (Options.Replicas).
+	Standbys []*Embedded
 
 	dir     string
 	logPath string
 	// run is the user the postmaster runs as; args its command line
-	// (Restart starts it again with them).
-	run     *runAs
-	args    []string
+	// (Restart starts it again with them), conf the settings in it.
+	run  *runAs
+	args []string
+	conf []string
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
@@ -189,10 +195,19 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 		}
 	}
 	for _, s := range settings {
-		args = append(args, "-c", s.Name+"="+s.Value)
+		e.conf = append(e.conf, "-c", s.Name+"="+s.Value)
 	}
-	e.run, e.args = run, args
+	e.run, e.args = run, append(args, e.conf...)
+	var standbyDirs []string
+	if o.Replicas > 0 {
+		if standbyDirs, err = e.copyForStandbys(ctx, o.Replicas); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.launch(ctx, nil); err != nil {
+		return nil, err
+	}
+	if err := e.startStandbys(ctx, standbyDirs); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -363,6 +378,12 @@ func (e *Embedded) Trouble() string {
 // to its whole process group) and removes its directory. It is safe to call
 // more than once and on a server that failed to start.
 func (e *Embedded) Stop() error {
+	// The standbys first: they would only retry their primary.
+	for _, s := range e.Standbys {
+		if s.cmd != nil && s.cmd.Process != nil {
+			s.signalUntilExit()
+		}
+	}
 	if e.cmd != nil && e.cmd.Process != nil {
 		e.signalUntilExit()
 	}

@@ -139,3 +139,59 @@ func TestRestartChangesASetting(t *testing.T) {
 		t.Error("a restart with a setting PostgreSQL refuses succeeded")
 	}
 }
+
+// TestStandbyStreams starts a server with a streaming standby: a row
+// written on the primary is read on the standby, and Stop ends both.
+func TestStandbyStreams(t *testing.T) {
+	ctx := context.Background()
+	s, err := server.Start(ctx, server.Options{ColdCache: true, Replicas: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if len(s.Standbys) != 1 {
+		t.Fatalf("%d standbys", len(s.Standbys))
+	}
+	sb := s.Standbys[0]
+	p, err := pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	if _, err := p.Exec(ctx, "CREATE TABLE shipped AS SELECT 7 AS v"); err != nil {
+		t.Fatal(err)
+	}
+	var app, state string
+	if err := p.QueryRow(ctx, "SELECT application_name, state FROM pg_stat_replication").Scan(&app, &state); err != nil || app != server.StandbyName(1) || state != "streaming" {
+		t.Errorf("pg_stat_replication: %q %q %v", app, state, err)
+	}
+	c, err := pgx.Connect(ctx, sb.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var v int
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err = c.QueryRow(ctx, "SELECT v FROM shipped").Scan(&v)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var recovering bool
+	_ = c.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovering)
+	if err != nil || v != 7 || !recovering {
+		t.Errorf("standby read %d (%v), in recovery %v", v, err, recovering)
+	}
+	pids := []int{s.PID(), sb.PID()}
+	c.Close(ctx)
+	p.Close(ctx)
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range pids {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			t.Errorf("postmaster %d still exists after Stop", pid)
+		}
+	}
+}
