@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -261,8 +262,12 @@ func startRun(t *testing.T, out string, minCells int, args ...string) *exec.Cmd 
 
 func TestSIGINTKeepsResultsAndStopsTheServer(t *testing.T) {
 	out := t.TempDir()
-	cmd := startRun(t, out, 1, "insert", "--keys", "bigint,uuidv4,uuidv7", "-T", "2s", "--warmup", "0s", "-c", "2")
+	// With a streaming standby: it goes down with the primary.
+	cmd := startRun(t, out, 1, "insert", "--keys", "bigint,uuidv4,uuidv7", "-T", "2s", "--warmup", "0s", "-c", "2", "--replicas", "1")
 	servers := postgresChildren(cmd.Process.Pid)
+	if len(servers) != 2 {
+		t.Errorf("%d postmasters (%v), want the primary and its standby", len(servers), servers)
+	}
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	err := cmd.Wait()
@@ -289,16 +294,19 @@ func TestSIGINTKeepsResultsAndStopsTheServer(t *testing.T) {
 
 func TestSIGKILLTakesTheServerDown(t *testing.T) {
 	out := t.TempDir()
-	cmd := startRun(t, out, 0, "insert", "--keys", "bigint", "-T", "60s", "--warmup", "0s", "-c", "2")
+	cmd := startRun(t, out, 0, "insert", "--keys", "bigint", "-T", "60s", "--warmup", "0s", "-c", "2", "--replicas", "1")
 	var servers []int
-	for i := 0; i < 100 && len(servers) == 0; i++ {
+	for i := 0; i < 100 && len(servers) < 2; i++ {
 		servers = postgresChildren(cmd.Process.Pid)
 		time.Sleep(100 * time.Millisecond)
 	}
-	if len(servers) == 0 {
-		t.Fatal("no postgres child found")
+	if len(servers) != 2 {
+		t.Fatalf("%d postgres children (%v), want the primary and its standby", len(servers), servers)
 	}
-	backends := postgresChildren(servers[0])
+	var backends []int
+	for _, s := range servers {
+		backends = append(backends, postgresChildren(s)...)
+	}
 	// The killed server's private directory, from the postmaster's -D argument.
 	args, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", servers[0]))
 	parts := strings.Split(string(args), "\x00")
@@ -443,6 +451,55 @@ func TestSharedBuffersList(t *testing.T) {
 	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
 	if !strings.Contains(string(page), "uuidv4 at 1.0 MiB #") || !strings.Contains(string(page), "uuidv4 at 2.0 MiB #") {
 		t.Error("the report does not draw uuidv4's curve at both caches")
+	}
+}
+
+// TestReplicasRecordTheStandby runs two keys with a streaming standby
+// (--replicas 1): every cell records the WAL shipped to it (close to the
+// WAL the primary wrote), its lags sampled in the window and its catch-up,
+// and the console and report show them.
+func TestReplicasRecordTheStandby(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := keybench(t, "run", "insert", "--keys", "bigint,uuidv4", "--rows", "20000", "--replicas", "1",
+		"-T", "2", "--warmup", "0", "--rounds", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r results.Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(r.Environment.Standbys) != "[keybench_standby_1]" {
+		t.Errorf("standbys %v", r.Environment.Standbys)
+	}
+	for _, c := range r.Cells {
+		ss, ok := c.Metrics.Replication.Get()
+		if !ok || len(ss) != 1 {
+			t.Errorf("%s: replication %+v", c.Key, c.Metrics.Replication)
+			continue
+		}
+		s := ss[0]
+		shipped, _ := s.ShippedBytesPerRow.Get()
+		wal, _ := c.Metrics.WALBytesPerRow.Get()
+		if s.Name != "keybench_standby_1" || shipped <= 0 || math.Abs(shipped/wal-1) > 0.25 {
+			t.Errorf("%s: shipped %.0f B per row, the primary wrote %.0f", c.Key, shipped, wal)
+		}
+		if _, ok := s.CatchUpS.Get(); !ok || len(s.Lag) < 4 || s.WindowS <= 0 || s.PrimaryBytes <= 0 {
+			t.Errorf("%s: catch-up %+v, %d lag samples, window %.1f s, primary bytes %d", c.Key, s.CatchUpS, len(s.Lag), s.WindowS, s.PrimaryBytes)
+		}
+	}
+	if !strings.Contains(stdout, "REPLICAS: KEY") && !strings.Contains(stdout, "replicas: key") {
+		t.Errorf("no replicas table in the summary:\n%s", stdout)
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	for _, chart := range []string{"WAL shipped to each standby per inserted row", "Standby replay lag during the window"} {
+		if !strings.Contains(string(page), chart) {
+			t.Errorf("the report lacks %q", chart)
+		}
 	}
 }
 

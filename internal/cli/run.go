@@ -58,6 +58,7 @@ type runCmd struct {
 	PgBin         string      `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
 	PgConf        []string    `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
 	SharedBuffers []string    `name:"shared-buffers" sep:"," placeholder:"SIZE" help:"Embedded server: shared_buffers sizes (e.g. 16MB,64MB) to measure every cell at, restarting the server between them; default: the cache mode's."`
+	Replicas      *int        `placeholder:"N" help:"Embedded server: start N streaming standbys beside it and measure what each key's WAL costs them (WAL shipped per row, replay lag, catch-up); default: the preset's (replicas: 1)."`
 	CacheMode     string      `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
 	Out           string      `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
 	JSON          bool        `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
@@ -314,9 +315,16 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 		// The server starts with the first size: no restart before the first cell.
 		settings = append(settings, server.Setting{Name: "shared_buffers", Value: fmt.Sprintf("%dkB", cfg.Plan.Params.Caches[0]>>10)})
 	}
+	replicas := sc.Replicas
+	if r.Replicas != nil {
+		if *r.Replicas < 0 || *r.Replicas > MaxReplicas {
+			return usagef("--replicas must be from 0 to %d, not %d", MaxReplicas, *r.Replicas)
+		}
+		replicas = *r.Replicas
+	}
 	if r.DSN != "" {
-		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 || len(r.SharedBuffers) > 0 {
-			return usagef("--pg-version, --pg-bin, --pg-conf and --shared-buffers apply to the embedded server, not to --dsn")
+		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 || len(r.SharedBuffers) > 0 || r.Replicas != nil && *r.Replicas > 0 {
+			return usagef("--pg-version, --pg-bin, --pg-conf, --shared-buffers and --replicas apply to the embedded server, not to --dsn (its standbys are measured when it has them)")
 		}
 		cc, err := pgx.ParseConfig(r.DSN)
 		if err != nil {
@@ -338,9 +346,12 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 			return usagef("--pg-bin %s holds PostgreSQL %s, not --pg-version %s; give one of the two", dir, version, r.PgVersion)
 		}
 	}
-	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold", ColdCacheMB: sc.ColdCacheMB}
+	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold", ColdCacheMB: sc.ColdCacheMB, Replicas: replicas}
 	return nil
 }
+
+// MaxReplicas bounds --replicas: each standby is a whole server on the same machine.
+const MaxReplicas = 8
 
 // redactArgs is the command line as results.json records it: the value of
 // --dsn with its password replaced.

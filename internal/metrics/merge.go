@@ -76,6 +76,7 @@ func MergeRounds(ms []results.Metrics, total, txns int64) results.Metrics {
 	out.Tuples = combine(ms, func(m *results.Metrics) results.M[results.Tuples] { return m.Tuples }, func(a, b results.Tuples) results.Tuples {
 		return results.Tuples{Inserted: a.Inserted + b.Inserted, Updated: a.Updated + b.Updated, HOTUpdated: a.HOTUpdated + b.HOTUpdated, Deleted: a.Deleted + b.Deleted}
 	})
+	out.Replication = mergeReplication(ms, total)
 	out.Disk = mergeDisk(ms)
 	out.CPU = mergeCPU(ms)
 	out.Sampling = combine(ms, func(m *results.Metrics) results.M[results.Sampling] { return m.Sampling }, func(a, b results.Sampling) results.Sampling {

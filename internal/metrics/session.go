@@ -36,6 +36,9 @@ type Env struct {
 	ClientApp string
 	// WaitEvery and CacheEvery are the sampling periods; zero disables sampling.
 	WaitEvery, CacheEvery time.Duration
+	// NoStandby is why a server without streaming standbys has none (the
+	// replication figures' reason); "" says pg_stat_replication was empty.
+	NoStandby string
 }
 
 // Session collects one cell's server metrics. Counters are read at Start,
@@ -55,6 +58,10 @@ type Session struct {
 	cancel    context.CancelFunc
 	startLSN  string
 	lsnErr    error
+	// repl watches the standbys; replCancel ends its sampling.
+	repl       *replication
+	replCancel context.CancelFunc
+	replWG     sync.WaitGroup
 }
 
 // counter is a cumulative statistic read before and after the cell.
@@ -88,6 +95,18 @@ func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
 		}
 		s.before[i] = snap
 	}
+	s.repl = startReplication(ctx, &s.env)
+	if s.repl.err == nil {
+		// The standbys' lags are sampled even with --sampling off: they are
+		// what a run with replicas is for, and one query every half second costs little.
+		rctx, cancel := context.WithCancel(ctx)
+		s.replCancel = cancel
+		s.replWG.Add(1)
+		go func() {
+			defer s.replWG.Done()
+			s.sampleReplication(rctx)
+		}()
+	}
 	if env.WaitEvery > 0 || env.CacheEvery > 0 {
 		sctx, cancel := context.WithCancel(ctx)
 		s.cancel = cancel
@@ -103,6 +122,11 @@ func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
 
 // StopSampling ends the window's sampling; call it when the window ends.
 func (s *Session) StopSampling() {
+	if s.replCancel != nil {
+		s.replCancel()
+		s.replWG.Wait()
+		s.replCancel = nil
+	}
 	if s.cancel != nil {
 		s.cancel()
 		s.samplerWG.Wait()
@@ -128,6 +152,7 @@ func (s *Session) Stop(ctx context.Context, rows int64, into *results.Metrics) {
 		c.report(s.before[i], after, rows, elapsed, into)
 	}
 	s.walByRelation(ctx, rows, into)
+	s.repl.stop(ctx, into)
 	if s.sampler != nil {
 		s.sampler.report(into)
 	} else {
@@ -215,4 +240,35 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 	into.KeyIndexFPIPerRow = results.PerRow(float64(by[results.RoleKeyIndex]), rows)
 	into.BtreeSplits = results.Of(splits)
 	into.BtreeSplitsPerRow = results.PerRow(float64(splits.Splits()), rows)
+}
+
+// sampleReplication samples the standbys every half second of the window
+// from a connection of its own.
+func (s *Session) sampleReplication(ctx context.Context) {
+	cc := s.env.ConnConfig.Copy()
+	cc.RuntimeParams["application_name"] = "keybench replication"
+	cc.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.repl.sampErr = err
+		}
+		return
+	}
+	defer conn.Close(context.Background())
+	select {
+	case <-time.After(time.Until(s.winStart)):
+	case <-ctx.Done():
+		return
+	}
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.repl.sample(ctx, conn, s.winStart)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

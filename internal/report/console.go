@@ -423,6 +423,46 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 	d.Add(t)
 	d.Println("key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; splits: the key index's page splits (pg_walinspect); " +
 		"blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included); bloat: key index size / size after REINDEX.")
+	replicationTable(d, res, order, last)
+}
+
+// replicationTable prints what each key's WAL cost the standbys, when the
+// run had any: one row per key and standby, or the reason it has none
+// when the run asked for standbys.
+func replicationTable(d *Doc, res *results.Results, order []string, last map[string]*results.Group) {
+	t := NewTable("replicas: key", "standby", "WAL shipped / row", "replay lag p50 / p99 / max", "replay behind (max)", "replayed / written per s", "catch-up after the cell", "kept up").AlignRight(2, 3, 4, 5, 6)
+	var why string
+	for _, k := range order {
+		m := &res.Last(last[k]).Metrics
+		ss, ok := m.Replication.Get()
+		if !ok {
+			why = m.Replication.Reason()
+			continue
+		}
+		for _, s := range ss {
+			l := s.ReplayLagMS
+			t.AppendRow(k, s.Name, s.ShippedBytesPerRow.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
+				fmt.Sprintf("%s / %s / %s", millis(l.P50), millis(l.P99), millis(l.Max)), results.Bytes(int64(s.ReplayLagBytes.Max)),
+				fmt.Sprintf("%s / %s", results.Bytes(int64(s.ReplayBytesPerS)), results.Bytes(int64(s.PrimaryBytesPerS))),
+				s.CatchUpS.Text(func(v float64) string { return fmt.Sprintf("%.2f s", v) }), map[bool]string{true: "yes", false: "no"}[s.KeptUp])
+		}
+	}
+	switch {
+	case len(t.Rows) > 0:
+		d.Add(t)
+		d.Println("replicas: from the primary's pg_stat_replication; WAL shipped: the WAL sent to the standby over the cell per inserted row; replay lag: from a record's flush on the primary to its replay " +
+			"on the standby, sampled every 0.5 s of the window; replay behind: bytes between the primary's WAL position and the standby's replay; kept up: the standby replayed all of the cell's WAL within 1 s of its end.")
+	case len(res.Environment.Standbys) > 0:
+		d.Printf("replicas: %s.", why)
+	}
+}
+
+// millis is a duration in milliseconds, as seconds from 1 s up.
+func millis(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
 }
 
 func cacheShareText(m *results.Metrics) string {

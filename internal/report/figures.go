@@ -254,6 +254,61 @@ func (r *renderer) walPerRow() (Chart, string) {
 	return r.chart("WAL bytes per row", "WAL the whole cluster wrote during the cell (pg_stat_wal), divided by the rows the clients inserted.", svg, err)
 }
 
+// shippedPerRow and replayLag are the standbys' figures (--replicas): the WAL shipped to
+// a standby per row and its replay lag over the window; not drawn for a
+// run without standbys.
+func (r *renderer) shippedPerRow() (Chart, string) {
+	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
+		st, ok := c.Metrics.Replication.Get()
+		if !ok || len(st) == 0 {
+			return nil, false
+		}
+		b, ok := st[0].ShippedBytesPerRow.Get()
+		return []float64{b}, ok
+	})
+	if len(ss) == 0 {
+		return Chart{}, r.noReplicas()
+	}
+	svg, err := groupedBars("WAL shipped to each standby per inserted row", "bytes per row", []string{"WAL sent / row"}, ss)
+	return r.chart("WAL shipped per row", "WAL the primary sent to its (first) standby over the cell (pg_stat_replication's sent_lsn), divided by the rows the clients inserted: "+
+		"every replica and WAL archive receives it again.", svg, err)
+}
+
+func (r *renderer) replayLag() (Chart, string) {
+	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
+		st, ok := c.Metrics.Replication.Get()
+		if !ok || len(st) == 0 {
+			return nil, nil
+		}
+		for _, l := range st[0].Lag {
+			xs, ys = append(xs, l.T), append(ys, l.ReplayMS)
+		}
+		return xs, ys
+	})
+	if len(ss) == 0 {
+		return Chart{}, r.noReplicas()
+	}
+	svg, err := lines("Standby replay lag during the window", "seconds into the measured window (rounds one after another)", "replay lag (ms)", ss)
+	return r.chart("Replay lag", "The (first) standby's replay_lag sampled every 0.5 s: the time from a WAL record's flush on the primary to its replay on the standby, "+
+		"whose single startup process must read every index page a record changes.", svg, err)
+}
+
+// noReplicas is why the standby charts are missing: "" (not applicable)
+// when the run had no standbys, the cells' reason when it had some.
+func (r *renderer) noReplicas() string {
+	if len(r.res.Environment.Standbys) == 0 {
+		return ""
+	}
+	for _, g := range r.headline {
+		if m := r.cell(g).Metrics.Replication; !m.IsZero() {
+			if _, ok := m.Get(); !ok {
+				return "replicas: " + m.Reason()
+			}
+		}
+	}
+	return "replicas: not measured"
+}
+
 func (r *renderer) fpiPerRow() (Chart, string) {
 	// Where the images were taken is drawn only when every key measured
 	// it: a bar at zero would read as "none".

@@ -66,6 +66,10 @@ type Metrics struct {
 	// Tuples are the rows the cell's sessions wrote, by kind (pg_stat_user_tables).
 	Tuples M[Tuples] `json:"tuples,omitzero"`
 
+	// Replication is what the cell's WAL cost each streaming standby
+	// (pg_stat_replication on the primary).
+	Replication M[[]Standby] `json:"replication,omitzero"`
+
 	Checkpoints M[Checkpoints] `json:"checkpoints,omitzero"`
 	IO          M[IO]          `json:"io,omitzero"`
 	Blocks      M[Blocks]      `json:"blocks,omitzero"`

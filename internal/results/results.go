@@ -139,14 +139,17 @@ const (
 
 // Environment is where the run happened.
 type Environment struct {
-	ServerVersion string            `json:"server_version"`
-	ServerKind    string            `json:"server_kind"` // embedded, pg-bin or dsn
-	ServerBinDir  string            `json:"server_bin_dir,omitempty"`
-	ServerUser    string            `json:"server_os_user,omitempty"`
-	Schema        string            `json:"schema"`
-	CacheMode     string            `json:"cache_mode"`
-	Settings      map[string]string `json:"settings"`
-	Host          Host              `json:"host"`
+	ServerVersion string `json:"server_version"`
+	ServerKind    string `json:"server_kind"` // embedded, pg-bin or dsn
+	ServerBinDir  string `json:"server_bin_dir,omitempty"`
+	ServerUser    string `json:"server_os_user,omitempty"`
+	Schema        string `json:"schema"`
+	CacheMode     string `json:"cache_mode"`
+	// Standbys are the streaming standbys keybench started beside the
+	// embedded server (--replicas): their names (application_name).
+	Standbys []string          `json:"standbys,omitempty"`
+	Settings map[string]string `json:"settings"`
+	Host     Host              `json:"host"`
 	// LoadAverage is the machine's load (1, 5 and 15 minutes) when the
 	// run started and when it finished: a busy machine explains noisy
 	// rates (it is keybench's machine, the server's only when embedded).

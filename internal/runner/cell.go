@@ -670,6 +670,7 @@ func (r *run) metricsEnv(tables []*workload.Table) metrics.Env {
 		env.WaitEvery, env.CacheEvery = 500*time.Millisecond, 2*time.Second
 	}
 	env.ServerPID, env.DataDir = r.target.process()
+	_, env.NoStandby = r.target.standbys()
 	return env
 }
 

@@ -251,7 +251,11 @@ func (r *run) startServer(ctx context.Context) error {
 	} else {
 		o := r.cfg.Embedded
 		o.Logf, o.Progress = r.ui.Logf, r.ui.Download
-		r.ui.Logf("starting PostgreSQL %s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""])
+		standbys := ""
+		if o.Replicas > 0 {
+			standbys = fmt.Sprintf(" with %d streaming %s", o.Replicas, map[bool]string{true: "standby", false: "standbys"}[o.Replicas == 1])
+		}
+		r.ui.Logf("starting PostgreSQL %s%s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""], standbys)
 		t, err := startEmbedded(ctx, o)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -262,6 +266,7 @@ func (r *run) startServer(ctx context.Context) error {
 		r.target = t
 	}
 	r.target.describe(env)
+	env.Standbys, _ = r.target.standbys()
 	r.conn = r.target.connConfig().Copy()
 	r.conn.RuntimeParams["application_name"] = "keybench " + r.runID
 	// Every connection of keybench (clients, sampler, admin) blocks in its

@@ -67,7 +67,7 @@ func config(t *testing.T, workload string, keyList string, p func(*scenario.Para
 var allMetrics = []string{"table_bytes", "toast_bytes", "index_bytes", "total_bytes", "index_bytes_after_reindex",
 	"key_index_bytes", "key_index_bytes_after_reindex", "bloat_ratio", "leaf_density", "leaf_fragmentation",
 	"wal_bytes", "wal_records", "wal_fpi", "wal_bytes_per_row", "wal_fpi_per_row", "wal_records_per_row",
-	"wal_fpi_by_relation", "key_index_fpi_per_row", "btree_splits", "btree_splits_per_row", "blocks_per_txn", "tuples", "key_index_growth_per_row", "cache_bytes", "key_index_cache_ratio", "table_cache_ratio", "sizes_over_time", "buffercache", "wait_events", "sampling", "io", "blocks", "disk", "checkpoints", "cpu"}
+	"wal_fpi_by_relation", "key_index_fpi_per_row", "btree_splits", "btree_splits_per_row", "blocks_per_txn", "tuples", "key_index_growth_per_row", "cache_bytes", "key_index_cache_ratio", "table_cache_ratio", "replication", "sizes_over_time", "buffercache", "wait_events", "sampling", "io", "blocks", "disk", "checkpoints", "cpu"}
 
 // asJSON is the cell's metrics as a tool reading results.json sees them.
 func asJSON(t *testing.T, c *results.Cell) map[string]any {

@@ -35,6 +35,9 @@ type target interface {
 	trouble() string
 	// openWorkspace makes keybench's schema on the server.
 	openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, force, keep bool) (workspace, error)
+	// standbys are the standbys keybench started (their names), and why
+	// there are none ("" when the server's own may stream elsewhere).
+	standbys() (names []string, noneWhy string)
 	// useCache restarts the server with shared_buffers of the given
 	// bytes (--shared-buffers): only a server keybench started can.
 	useCache(ctx context.Context, bytes int64) error
@@ -87,6 +90,13 @@ func (t *embeddedTarget) ownsCheckpoints() bool    { return true }
 func (t *embeddedTarget) exited() <-chan struct{}  { return t.e.Exited() }
 func (t *embeddedTarget) trouble() string          { return t.e.Trouble() }
 func (t *embeddedTarget) close() error             { return t.e.Stop() }
+func (t *embeddedTarget) standbys() ([]string, string) {
+	var names []string
+	for i := range t.e.Standbys {
+		names = append(names, server.StandbyName(i+1))
+	}
+	return names, "no standby: the embedded server ran without --replicas"
+}
 func (t *embeddedTarget) useCache(ctx context.Context, bytes int64) error {
 	return t.e.Restart(ctx, []server.Setting{{Name: "shared_buffers", Value: fmt.Sprintf("%dkB", bytes>>10)}})
 }
@@ -110,12 +120,13 @@ func (t *dsnTarget) connConfig() *pgx.ConnConfig { return t.cc }
 func (t *dsnTarget) describe(env *results.Environment) {
 	env.ServerKind, env.CacheMode = "dsn", "as configured by the server's owner"
 }
-func (t *dsnTarget) process() (int, string)  { return 0, "" }
-func (t *dsnTarget) cores(results.Host) int  { return 0 }
-func (t *dsnTarget) ownsCheckpoints() bool   { return false }
-func (t *dsnTarget) exited() <-chan struct{} { return nil }
-func (t *dsnTarget) trouble() string         { return "" }
-func (t *dsnTarget) close() error            { return nil }
+func (t *dsnTarget) process() (int, string)       { return 0, "" }
+func (t *dsnTarget) cores(results.Host) int       { return 0 }
+func (t *dsnTarget) ownsCheckpoints() bool        { return false }
+func (t *dsnTarget) exited() <-chan struct{}      { return nil }
+func (t *dsnTarget) trouble() string              { return "" }
+func (t *dsnTarget) close() error                 { return nil }
+func (t *dsnTarget) standbys() ([]string, string) { return nil, "" }
 func (t *dsnTarget) useCache(context.Context, int64) error {
 	return errors.New("keybench cannot restart someone else's server with another shared_buffers (--shared-buffers is for the embedded server)")
 }

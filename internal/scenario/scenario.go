@@ -161,6 +161,9 @@ type Scenario struct {
 	// (shared_buffers) for this preset instead of the default 16 MB: a
 	// smaller cache keeps a table many times the cache quick to fill.
 	ColdCacheMB int
+	// Replicas is the streaming standbys the embedded server starts with
+	// for this preset (--replicas overrides it).
+	Replicas int
 	// CacheRelative marks presets whose default table sizes are chosen
 	// against the cold-cache embedded server's shared_buffers: on a server
 	// with another cache they need --rows scaled to it.
@@ -507,6 +510,26 @@ func init() {
 		// rows for, five times the fill (issue 16's sweep); with 4 MB and
 		// 2.5M rows the run took 14.5 minutes here.
 		ColdCacheMB:   3,
+		CacheRelative: true,
+	})
+	register(&Scenario{
+		Name:   "replicas",
+		Source: "users",
+		Question: "What does each key cost a streaming replica? Every byte of WAL an insert writes, full-page images of random index pages above all, " +
+			"is sent to every standby and replayed there by a single process that must read each page a record changes: compare the WAL shipped per row and the replay lag.",
+		Description: "a key's cost to a streaming standby (users' question): 8 clients insert into a 1M-row table, several times the 16 MB cache, " +
+			"with one physical standby of the embedded server; WAL shipped per row, replay lag and catch-up per key",
+		Defaults: Params{
+			Workload: "insert", Keys: []string{"uuidv4", "uuidv7", "bigint", "uuidv4:as=text"},
+			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: 20 * time.Second,
+			Batch: 1, Payload: 32, Repeat: 1, Rounds: 5,
+		},
+		Quick: func(p *Params) {
+			p.Keys = []string{"uuidv4", "bigint"}
+			p.Rows, p.Warmup, p.Duration = []int64{50_000}, time.Second, 3*time.Second
+		},
+		Settings:      embeddedDefaults,
+		Replicas:      1,
 		CacheRelative: true,
 	})
 	register(&Scenario{

@@ -72,9 +72,9 @@ type Embedded struct {
 	logPath string
 	// run is the user the postmaster runs as; args its command line
 	// (Restart starts it again with them), conf the settings in it.
-	run  *runAs
-	args []string
-	conf []string
+	run     *runAs
+	args    []string
+	conf    []string
 	cmd     *exec.Cmd
 	exited  chan struct{}
 	waitErr error
