@@ -327,7 +327,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 	dsn := restrictedDB(t, "appdb", "kbuser", "Role-pw-7f3a")
 	app := superuser(t, "appdb")
 	before := catalogDump(t, app)
-	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate"} {
+	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "replicas"} {
 		out := t.TempDir()
 		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
 		if preset == "bulk" || preset == "queue" {
@@ -761,5 +761,27 @@ func TestInterruptedJoinLeavesNothing(t *testing.T) {
 	}
 	if after := catalogDump(t, app); after != before {
 		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s\n%s", before, after, stderr.String())
+	}
+}
+
+// TestDistributeNeedsCitus: --distribute against a server without the
+// citus extension is bad input, said in one line, before keybench makes
+// anything there.
+func TestDistributeNeedsCitus(t *testing.T) {
+	dsn := restrictedDB(t, "appdb_dist", "kbuser_dist", "Dist-pw-51c2")
+	app := superuser(t, "appdb_dist")
+	before := catalogDump(t, app)
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--distribute", "--shard-count", "4", "--keys", "bigint", "-T", "1", "--out", out)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	last := lines[len(lines)-1]
+	if code != 2 || strings.Count(stderr, "keybench: ") != 1 || !strings.HasPrefix(last, "keybench: error: --distribute needs Citus, and the server at --dsn is PostgreSQL 18") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("the database changed:\n%s\n---\n%s", before, after)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+		t.Error("a run that measured nothing left results.json")
 	}
 }

@@ -64,6 +64,8 @@ type runCmd struct {
 	JSON          bool        `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
 	Sampling      string      `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
 	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
+	Distribute    bool        `help:"With --dsn on Citus: make each cell's table a distributed table sharded on its key (child tables co-located with their parents)."`
+	ShardCount    int         `name:"shard-count" placeholder:"N" help:"With --distribute: shards per distributed table (default: Citus's citus.shard_count)."`
 	Force         bool        `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
 	Keep          bool        `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 	ProjectRows   string      `name:"project-rows" help:"With --project-ram: carry the run to your table's rows in the report (\"At your scale\"), e.g. 1e9."`
@@ -306,6 +308,15 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	if r.DSN == "" && (r.Force || r.Keep) {
 		return usagef("--force and --keep apply to --dsn; the embedded server is thrown away after the run")
 	}
+	switch {
+	case r.ShardCount < 0 || r.ShardCount > 64000:
+		return usagef("--shard-count must be from 1 to 64000, not %d", r.ShardCount)
+	case r.ShardCount > 0 && !r.Distribute:
+		return usagef("--shard-count goes with --distribute")
+	case r.Distribute && r.DSN == "":
+		return usagef("--distribute needs a Citus server (--dsn): the embedded server is plain PostgreSQL")
+	}
+	cfg.Distribute, cfg.ShardCount = r.Distribute, r.ShardCount
 	if len(r.SharedBuffers) > 0 {
 		for _, kv := range r.PgConf {
 			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "shared_buffers" {

@@ -9,8 +9,9 @@
 // So every measured point is placed by that ratio, and a projection is read
 // off the key's curve of "rate relative to the reference key at the same
 // table size" against log(ratio): interpolated between measured points, and
-// extrapolated from the last two beyond them — marked "outside the
-// measured range", which a user should read as a trend, not a measurement.
+// extrapolated beyond them along the least-squares line through the nearer
+// half of the points — marked "outside the measured range", which a user
+// should read as a trend, not a measurement.
 // Every projection carries its own check: the largest measured size left
 // out and projected from the others (leave-one-out), with the error.
 //
@@ -49,8 +50,9 @@ type Curve struct {
 }
 
 // At reads the curve at ratio: interpolated in log(ratio) between the
-// points around it, or extrapolated from the two nearest when outside them
-// (outside is true then). A curve of one point answers its value, outside
+// points around it, or extrapolated along the least-squares line through
+// the nearer half of the points (two at least) when outside them (outside
+// is true then). A curve of one point answers its value, outside
 // unless ratio is that point's.
 func (c Curve) At(ratio float64) (value float64, outside bool) {
 	p := c.Points
@@ -63,11 +65,19 @@ func (c Curve) At(ratio float64) (value float64, outside bool) {
 	x := math.Log(ratio)
 	i := sort.Search(len(p), func(i int) bool { return p[i].Ratio >= ratio })
 	outside = i == 0 && ratio < p[0].Ratio || i == len(p)
-	switch {
-	case i == 0:
+	if outside {
+		// Beyond the points: the least-squares line through the nearer
+		// half of them (two at least), not through the last two alone,
+		// whose noise a long extrapolation would multiply.
+		n := max(2, (len(p)+1)/2)
+		tail := p[len(p)-n:]
+		if i == 0 {
+			tail = p[:n]
+		}
+		return math.Max(fitLog(tail, x), 0), true
+	}
+	if i == 0 {
 		i = 1
-	case i == len(p):
-		i = len(p) - 1
 	}
 	x0, x1 := math.Log(p[i-1].Ratio), math.Log(p[i].Ratio)
 	y0, y1 := p[i-1].Relative, p[i].Relative
@@ -76,6 +86,23 @@ func (c Curve) At(ratio float64) (value float64, outside bool) {
 	}
 	v := y0 + (y1-y0)*(x-x0)/(x1-x0)
 	return math.Max(v, 0), outside
+}
+
+// fitLog is the least-squares line of Relative over log(Ratio) through
+// the points, read at x (their mean where every ratio is the same).
+func fitLog(p []Point, x float64) float64 {
+	var sx, sy, sxx, sxy float64
+	n := float64(len(p))
+	for _, q := range p {
+		lx := math.Log(q.Ratio)
+		sx, sy, sxx, sxy = sx+lx, sy+q.Relative, sxx+lx*lx, sxy+lx*q.Relative
+	}
+	d := n*sxx - sx*sx
+	if d <= 1e-12*n*n {
+		return sy / n
+	}
+	b := (n*sxy - sx*sy) / d
+	return sy/n + b*(x-sx/n)
 }
 
 // RatioWhere is the smallest ratio at which the measured curve (between

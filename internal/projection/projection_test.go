@@ -47,6 +47,12 @@ func TestCurveAt(t *testing.T) {
 	if _, ok := c.RatioWhere(0.1); ok {
 		t.Error("RatioWhere beyond the measured points")
 	}
+	// Beyond five points, the line through the nearer three (4, 0.8),
+	// (8, 0.85), (16, 0.6): -0.1 per doubling from 0.75 at 8, so 0.55 at 32.
+	five := Curve{Points: []Point{{Ratio: 1, Relative: 1}, {Ratio: 2, Relative: 0.9}, {Ratio: 4, Relative: 0.8}, {Ratio: 8, Relative: 0.85}, {Ratio: 16, Relative: 0.6}}}
+	if got, out := five.At(32); math.Abs(got-0.55) > 1e-9 || !out {
+		t.Errorf("five points: At(32) = %g, %v; want 0.55, true", got, out)
+	}
 	// Left out, the last point (8, 0.4) is projected from (0.5, 1) and (2, 0.8): 0.6, 50% too high.
 	if e, ok := c.LeaveOneOut(); !ok || math.Abs(e-0.5) > 1e-9 {
 		t.Errorf("LeaveOneOut = %g, %v", e, ok)

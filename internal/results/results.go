@@ -18,6 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/keybench/keybench/internal/engine"
 	"strconv"
 	"time"
 )
@@ -141,10 +143,12 @@ const (
 type Environment struct {
 	ServerVersion string `json:"server_version"`
 	ServerKind    string `json:"server_kind"` // embedded, pg-bin or dsn
-	ServerBinDir  string `json:"server_bin_dir,omitempty"`
-	ServerUser    string `json:"server_os_user,omitempty"`
-	Schema        string `json:"schema"`
-	CacheMode     string `json:"cache_mode"`
+	// Engine is what answered: PostgreSQL, Citus (with its workers), CockroachDB, YugabyteDB.
+	Engine       engine.Engine `json:"engine,omitzero"`
+	ServerBinDir string        `json:"server_bin_dir,omitempty"`
+	ServerUser   string        `json:"server_os_user,omitempty"`
+	Schema       string        `json:"schema"`
+	CacheMode    string        `json:"cache_mode"`
 	// Standbys are the streaming standbys keybench started beside the
 	// embedded server (--replicas): their names (application_name).
 	Standbys []string          `json:"standbys,omitempty"`

@@ -330,6 +330,10 @@ func (cr *cellRun) finish(ctx context.Context) error {
 	}
 	cr.c.Metrics.KeyIndexGrowthPerRow = growthPerRow(cr.keyIndexBefore, cr.c.Metrics.KeyIndexBytes, o.Inserted)
 	cr.c.Metrics.KeyIndexCacheRatio = meanRatio(cr.keyIndexBefore, cr.c.Metrics.KeyIndexBytes, cr.c.Metrics.CacheBytes)
+	if cr.r.engine.Distributed() {
+		// What the server keybench reaches saw is not where the rows are.
+		metrics.Elsewhere(ctx, cr.r.admin, cr.r.engine, cr.tables[0].Qualified(), &cr.c.Metrics)
+	}
 	if cr.hooks.Maintain != nil {
 		step := cr.r.ui.Step("  timing maintenance (VACUUM, ANALYZE, REINDEX, COPY TO)")
 		defer step.Done()
@@ -373,7 +377,20 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 		if err := workload.CreateTable(ctx, r.admin, t, r.keyServer(at)); err != nil {
 			return cr, err
 		}
-		c.DDL = append(c.DDL, workload.DDL(t, r.keyServer(at))...)
+		ddl := workload.DDL(t, r.keyServer(at))
+		if r.cfg.Distribute {
+			// Sharded right after it is made, before its fill and its indexes.
+			stmt, err := workload.DistributeStatement(t, r.cfg.ShardCount)
+			if err != nil {
+				return cr, err
+			}
+			if _, err := r.admin.Exec(ctx, stmt); err != nil {
+				return cr, fmt.Errorf("distributing %s: %w", t.Qualified(), err)
+			}
+			at := len(ddl) - len(workload.IndexStatements(t))
+			ddl = append(ddl[:at], append([]string{stmt}, ddl[at:]...)...)
+		}
+		c.DDL = append(c.DDL, ddl...)
 	}
 	return cr, nil
 }

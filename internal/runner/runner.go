@@ -17,11 +17,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/driver"
+	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -52,6 +54,11 @@ type Config struct {
 	ProgressEvery int
 	// AtScale is the user's scale the report carries the run to (run --project-rows).
 	AtScale *results.Scale
+	// Distribute makes each cell's tables Citus distributed tables on
+	// their keys (children co-located with their parents), ShardCount
+	// shards each (0: Citus's default); the --dsn server must have Citus.
+	Distribute bool
+	ShardCount int
 	// Force lets keybench work in an existing schema it did not create
 	// (it still creates and drops only its own objects there); Keep leaves
 	// keybench's schema in place at the end.
@@ -97,6 +104,8 @@ type run struct {
 	// cache is the shared_buffers the server runs with (bytes), once a
 	// cell asked for its own (--shared-buffers).
 	cache int64
+	// engine is what answers on the other end (PostgreSQL, Citus, …).
+	engine engine.Engine
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
@@ -289,6 +298,9 @@ func (r *run) startServer(ctx context.Context) error {
 		return err
 	}
 	r.major = num / 10000
+	if err := r.detectEngine(ctx); err != nil {
+		return err
+	}
 	if env.Settings, err = metrics.Settings(ctx, r.admin); err != nil {
 		return fmt.Errorf("reading settings: %w", err)
 	}
@@ -339,6 +351,35 @@ func (r *run) useCache(ctx context.Context, cache int64) error {
 	}
 	if r.cache != cache {
 		return fmt.Errorf("the server restarted with shared_buffers=%s, not the %s asked for", results.Bytes(r.cache), results.Bytes(cache))
+	}
+	return nil
+}
+
+// detectEngine tells the engine (engine.Detect) and records it; --distribute
+// on a server without Citus is bad input.
+func (r *run) detectEngine(ctx context.Context) error {
+	var version, citus string
+	var workers int
+	if err := r.admin.QueryRow(ctx, engine.VersionQuery).Scan(&version); err != nil {
+		return fmt.Errorf("reading version(): %w", err)
+	}
+	if err := r.admin.QueryRow(ctx, engine.CitusQuery).Scan(&citus); err != nil {
+		citus = "" // an engine without pg_extension is no Citus
+	}
+	if citus != "" {
+		if err := r.admin.QueryRow(ctx, engine.WorkersQuery).Scan(&workers); err != nil {
+			return fmt.Errorf("counting Citus's workers: %w", err)
+		}
+	}
+	r.engine = engine.Detect(version, citus, workers)
+	r.res.Environment.Engine = r.engine
+	switch {
+	case r.cfg.Distribute && r.engine.Kind != engine.Citus:
+		return usage.Errorf("--distribute needs Citus, and the server at --dsn is %s without the citus extension", r.engine)
+	case r.cfg.Distribute && workers == 0:
+		return usage.Errorf("--distribute: Citus %s has no active worker node (citus_add_node adds one)", citus)
+	case r.engine.Distributed():
+		r.ui.Logf("note: %s: %s; figures read from this server's pages, WAL and caches are recorded as unavailable", r.engine, r.engine.Blind())
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ func childTable(at Place, key *keys.Resolved) *Table {
 		fmt.Sprintf("id bigint GENERATED ALWAYS AS IDENTITY, parent_id %s NOT NULL, data bigint NOT NULL", key.ColumnType()),
 		Index{Suffix: "parent_idx", Columns: "parent_id"})
 	t.DeferIndexes = true
+	t.DistributeBy, t.ColocateWith = "parent_id", at.Schema+"."+at.Table
 	return t
 }
 

@@ -67,6 +67,13 @@ type Table struct {
 	Columns string
 	Role    string
 	Indexes []Index
+
+	// DistributeBy is the column a distributed engine (Citus, --distribute)
+	// shards a table of the workload's own on, and ColocateWith the table
+	// whose shards its rows share (a child with its parent, so that the
+	// foreign key and the join stay on one worker). A keyed table is
+	// distributed on its key.
+	DistributeBy, ColocateWith string
 }
 
 // Index is an index of a workload's own table.
@@ -188,6 +195,29 @@ func createStatements(t *Table, sv keys.Server) []string {
 		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES IN (%d)", t.Partition(i), t.Qualified(), i))
 	}
 	return stmts
+}
+
+// DistributeStatement makes the table a Citus distributed table, sharded
+// on its key (a keyed table) or on its DistributeBy column, with
+// shardCount shards (0: Citus's default) or in its ColocateWith table's
+// shards. It is run right after the table is created, before its fill.
+func DistributeStatement(t *Table, shardCount int) (string, error) {
+	col := t.DistributeBy
+	if col == "" && t.Keyed() {
+		col = "id"
+	}
+	if col == "" {
+		return "", fmt.Errorf("table %s has no column to distribute it on", t.Qualified())
+	}
+	if t.ColocateWith != "" {
+		// Citus takes the shard count of the table it co-locates with.
+		return fmt.Sprintf("SELECT create_distributed_table('%s', '%s', colocate_with => '%s')", t.Qualified(), col, t.ColocateWith), nil
+	}
+	stmt := fmt.Sprintf("SELECT create_distributed_table('%s', '%s', colocate_with => 'none'", t.Qualified(), col)
+	if shardCount > 0 {
+		stmt += fmt.Sprintf(", shard_count => %d", shardCount)
+	}
+	return stmt + ")", nil
 }
 
 // IndexStatements are the statements that build the table's indexes.

@@ -107,3 +107,32 @@ func TestIsCellRelation(t *testing.T) {
 		t.Errorf("the third place is %s", p.Table)
 	}
 }
+
+// TestDistributeStatement: a keyed table is sharded on its key with the
+// asked shard count, a child table on its parent column in its parent's
+// shards (Citus refuses a shard count beside colocate_with), and a table
+// with no column to shard on is refused.
+func TestDistributeStatement(t *testing.T) {
+	at := PlaceOf("keybench", 2)
+	k := &keys.Resolved{}
+	parent := KeyedTable(at, k, Options{})
+	got, err := DistributeStatement(parent, 32)
+	if want := "SELECT create_distributed_table('keybench.kb_cell2', 'id', colocate_with => 'none', shard_count => 32)"; err != nil || got != want {
+		t.Errorf("parent: %q %v, want %q", got, err, want)
+	}
+	if got, _ := DistributeStatement(parent, 0); got != "SELECT create_distributed_table('keybench.kb_cell2', 'id', colocate_with => 'none')" {
+		t.Errorf("default shard count: %q", got)
+	}
+	spec, err := keys.Parse("bigint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := childTable(at, &keys.Resolved{Spec: spec})
+	got, err = DistributeStatement(child, 32)
+	if want := "SELECT create_distributed_table('keybench.kb_cell2_child', 'parent_id', colocate_with => 'keybench.kb_cell2')"; err != nil || got != want {
+		t.Errorf("child: %q %v, want %q", got, err, want)
+	}
+	if _, err := DistributeStatement(OwnTable(at, "x", "x", "a int"), 4); err == nil {
+		t.Error("a table without a distribution column was distributed")
+	}
+}
