@@ -423,14 +423,7 @@ func TestSharedBuffersList(t *testing.T) {
 	if n := strings.Count(stderr, "restarting PostgreSQL with shared_buffers=2.0 MiB"); n != 1 {
 		t.Errorf("%d restarts to 2 MiB logged, want 1:\n%s", n, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r results.Results
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readRun(t, out)
 	if len(r.Cells) != 8 || fmt.Sprint(r.Plan.SharedBuffers) != "[1048576 2097152]" {
 		t.Fatalf("%d cells, plan's shared_buffers %v", len(r.Cells), r.Plan.SharedBuffers)
 	}
@@ -469,14 +462,7 @@ func TestReplicasRecordTheStandby(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r results.Results
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readRun(t, out)
 	if fmt.Sprint(r.Environment.Standbys) != "[keybench_standby_1]" {
 		t.Errorf("standbys %v", r.Environment.Standbys)
 	}
@@ -505,6 +491,20 @@ func TestReplicasRecordTheStandby(t *testing.T) {
 			t.Errorf("the report lacks %q", chart)
 		}
 	}
+}
+
+// readRun reads a run's results.json into keybench's own structs.
+func readRun(t *testing.T, out string) *results.Results {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r results.Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
 }
 
 func findGroup(groups []results.Group, key, shape string) *results.Group {

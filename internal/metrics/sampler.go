@@ -50,11 +50,17 @@ func newSampler(env *Env, winStart time.Time) *sampler {
 	return &sampler{env: env, winStart: winStart, waits: map[string]int64{}}
 }
 
-func (s *sampler) run(ctx context.Context) {
-	cc := s.env.ConnConfig.Copy()
-	cc.RuntimeParams["application_name"] = "keybench sampler"
+// watcherConn is a connection of a watcher of its own, named app: its
+// statements run against the cell's changing tables, so none is cached.
+func (env *Env) watcherConn(ctx context.Context, app string) (*pgx.Conn, error) {
+	cc := env.ConnConfig.Copy()
+	cc.RuntimeParams["application_name"] = app
 	cc.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
-	conn, err := pgx.ConnectConfig(ctx, cc)
+	return pgx.ConnectConfig(ctx, cc)
+}
+
+func (s *sampler) run(ctx context.Context) {
+	conn, err := s.env.watcherConn(ctx, "keybench sampler")
 	if err != nil {
 		s.waitErr, s.cacheErr = err, err
 		return

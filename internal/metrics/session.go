@@ -245,10 +245,7 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 // sampleReplication samples the standbys every half second of the window
 // from a connection of its own.
 func (s *Session) sampleReplication(ctx context.Context) {
-	cc := s.env.ConnConfig.Copy()
-	cc.RuntimeParams["application_name"] = "keybench replication"
-	cc.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
-	conn, err := pgx.ConnectConfig(ctx, cc)
+	conn, err := s.env.watcherConn(ctx, "keybench replication")
 	if err != nil {
 		if ctx.Err() == nil {
 			s.repl.sampErr = err

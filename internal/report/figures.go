@@ -195,7 +195,7 @@ func (r *renderer) relativeVsCache() (Chart, string) {
 	if len(caches) > 1 {
 		caption += " One line per key and shared_buffers (the lighter, the larger the cache): where a key's lines coincide, the ratio to the cache, not the table's size, sets its cost."
 	}
-	svg, err := logLines(title, "key index's mean size over the window / shared_buffers (log scale)", "rate / "+ref+"'s at the same size and cache", ss)
+	svg, err := logLines(title, "key index's mean size over the window / shared_buffers (log scale)", "rate / "+ref+"'s (same size, cache)", ss)
 	return r.chartAs(title, caption, svg, err)
 }
 
