@@ -101,3 +101,21 @@ func TestUndrawableChartIsAnError(t *testing.T) {
 		t.Error("a log axis from zero drew")
 	}
 }
+
+// TestCurvesPerCache: a run at two caches (--shared-buffers 3MB,12MB)
+// draws each key's rate-against-ratio curve once per cache.
+func TestCurvesPerCache(t *testing.T) {
+	r := seedRuns(t)["growth-two-caches"]
+	if r == nil {
+		t.Fatal("no growth-two-caches seed")
+	}
+	page, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"uuidv4 at 3.0 MiB #", "uuidv4 at 12.0 MiB #", "uuidv7 at 3.0 MiB #", "uuidv7 at 12.0 MiB #"} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("no curve %q", strings.TrimSuffix(s, " #"))
+		}
+	}
+}

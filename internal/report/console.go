@@ -408,6 +408,18 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 	if len(order) == 0 {
 		return
 	}
+	if e := res.Environment.Engine; e.Distributed() {
+		// The server's own pages, WAL and caches are not the rows': only
+		// what the clients' sessions waited on is the cell's.
+		t := NewTable("why: key", "rows before", "clients", "top waits (share of samples)").AlignRight(1, 2)
+		for _, k := range order {
+			g := last[k]
+			t.AppendRow(k, g.Rows, g.Clients, topWaitsText(&res.Last(g).Metrics, 3))
+		}
+		d.Add(t)
+		d.Printf("Not measured on %s: the key index's size, bloat and share of the cache, WAL and full-page images per row, page splits, blocks per transaction (%s).", e, e.Blind())
+		return
+	}
 	t := NewTable("why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)").AlignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
 	for _, k := range order {
 		g := last[k]

@@ -317,7 +317,7 @@ func (r *run) startServer(ctx context.Context) error {
 	if sbErr == nil {
 		r.cache = sb
 	}
-	if sbErr == nil &&
+	if sbErr == nil && !r.engine.Distributed() &&
 		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && len(r.cfg.Plan.Params.Caches) == 0 && sb != r.presetCache() {
 		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s's default table sizes are chosen for a %s cache; this server's shared_buffers is %s: "+
 			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(r.presetCache()), results.Bytes(sb), float64(sb)/float64(r.presetCache())))
