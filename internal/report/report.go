@@ -489,6 +489,12 @@ func environment(res *results.Results) ([][2]string, [][2]string) {
 			return fmt.Sprintf("%.2f, %.2f, %.2f at the start; %.2f, %.2f, %.2f at the end", l.Start[0], l.Start[1], l.Start[2], l.End[0], l.End[1], l.End[2])
 		})},
 	}
+	if e.Engine.Kind != "" {
+		env = append(env, [2]string{"engine", e.Engine.String()})
+	}
+	if len(e.Standbys) > 0 {
+		env = append(env, [2]string{"streaming standbys", strings.Join(e.Standbys, ", ") + " (started by keybench, on this machine)"})
+	}
 	var settings [][2]string
 	for _, k := range sortedKeys(e.Settings) {
 		settings = append(settings, [2]string{k, e.Settings[k]})
