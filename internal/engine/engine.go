@@ -72,8 +72,10 @@ func (e Engine) String() string {
 }
 
 // Distributed says that the rows live elsewhere than the server keybench
-// talks to: sizes, pages, WAL and caches there are not the cell's.
-func (e Engine) Distributed() bool { return e.Kind != PostgreSQL }
+// talks to: sizes, pages, WAL and caches there are not the cell's. An
+// engine not recorded (a run from before engines were told apart) was
+// PostgreSQL.
+func (e Engine) Distributed() bool { return e.Kind == Citus || e.Foreign() }
 
 // Foreign says the engine is not PostgreSQL's code: PostgreSQL's
 // statistics views and functions may be missing or mean something else.

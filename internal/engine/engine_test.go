@@ -22,6 +22,9 @@ func TestDetect(t *testing.T) {
 			t.Errorf("Detect(%q, %q) = %+v (distributed %v, blind %q), want %+v", c.version, c.citus, got, got.Distributed(), got.Blind(), c.want)
 		}
 	}
+	if (Engine{}).Distributed() {
+		t.Error("an engine not recorded (an older run's) is distributed")
+	}
 	if s := Detect("PostgreSQL 15.18", "13.2-1", 2).String(); s != "Citus 13.2-1 (2 workers)" {
 		t.Errorf("String = %q", s)
 	}
