@@ -34,7 +34,7 @@ stamp="$($PG_CONFIG --pkglibdir)/citus.so.keybench-src"
 want="$src $(git -C "$src" rev-parse HEAD 2>/dev/null || echo unknown)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "== building Citus from $src against $($PG_CONFIG --version)"
-  # PostgreSQL 15.14 and later export have_createdb_privilege(), which
+  # Recent PostgreSQL 15 releases (15.20 here) export have_createdb_privilege(), which
   # Citus 13.2's compatibility header still defines as a static copy for
   # 15: the two clash. Rename Citus's copy (unused then); PostgreSQL's own
   # is the same function.

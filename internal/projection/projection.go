@@ -209,6 +209,11 @@ type Projection struct {
 	// bytes per row at its largest table times the rows.
 	TableBytes    int64 `json:"table_bytes"`
 	KeyIndexBytes int64 `json:"key_index_bytes"`
+	// KeyIndexDensity is the key index's leaf density the size assumes,
+	// and DensityFrom the cell it was measured in (0 and "": the largest
+	// cell's size taken as it was, its density unknown).
+	KeyIndexDensity float64 `json:"key_index_leaf_density,omitempty"`
+	DensityFrom     string  `json:"key_index_density_from,omitempty"`
 	// Ratio is the key index over the cache.
 	Ratio float64 `json:"key_index_cache_ratio"`
 	// Relative is the insert rate to expect relative to the reference key,
@@ -255,6 +260,18 @@ func Project(r *results.Results, s Scale) ([]Projection, string, error) {
 		p := Projection{Key: c.Key, Curve: c,
 			TableBytes:    int64(perRow * float64(s.Rows)),
 			KeyIndexBytes: int64(float64(kb) / rows * float64(s.Rows))}
+		// A table that reaches the user's rows by inserts has the leaf
+		// density inserts leave, not the largest cell's (built by CREATE
+		// INDEX after its fill, then one window of inserts).
+		if at, ok := largest.Metrics.LeafDensity.Get(); ok && at > 0 {
+			p.KeyIndexDensity, p.DensityFrom = at, fmt.Sprintf("the largest cell's (%d rows before)", largest.RowsBefore)
+			if grown := grownCell(r, c.Key); grown != nil {
+				if d, ok := grown.Metrics.LeafDensity.Get(); ok && d > 0 {
+					p.KeyIndexBytes = int64(float64(p.KeyIndexBytes) * at / d)
+					p.KeyIndexDensity, p.DensityFrom = d, fmt.Sprintf("its index grown by inserts alone (the cell from an empty table, %d rows)", rowsAtEnd(grown))
+				}
+			}
+		}
 		p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
 		p.Relative, p.Outside = c.At(p.Ratio)
 		if e, ok := c.LeaveOneOut(); ok {
@@ -335,6 +352,19 @@ func largestCell(r *results.Results, key string) *results.Cell {
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		if c.Key == key && c.Status == results.StatusOK && (best == nil || c.RowsBefore > best.RowsBefore) {
+			best = c
+		}
+	}
+	return best
+}
+
+// grownCell is the key's ok cell that began with an empty table (its
+// index grown by the window's inserts alone), the one that inserted most.
+func grownCell(r *results.Results, key string) *results.Cell {
+	var best *results.Cell
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Key == key && c.Status == results.StatusOK && c.RowsBefore == 0 && c.RowsInserted > 0 && (best == nil || c.RowsInserted > best.RowsInserted) {
 			best = c
 		}
 	}

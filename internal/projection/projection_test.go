@@ -110,6 +110,22 @@ func TestProjectSizes(t *testing.T) {
 	if w, ok := u.WALPerDay.Get(); !ok || math.Abs(w-500*2000*86400) > 1 {
 		t.Errorf("WAL per day %+v", u.WALPerDay)
 	}
+	// With leaf densities: the largest cell's index (90% full after CREATE
+	// INDEX) is carried at the density the empty-table cell's inserts left (70%).
+	for i := range r.Cells {
+		d := 0.9
+		if r.Cells[i].Key == "uuidv4" && r.Cells[i].RowsBefore == 0 {
+			d = 0.7
+		}
+		r.Cells[i].Metrics.LeafDensity = results.Of(d)
+	}
+	dense, _, _ := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30})
+	if got := float64(dense[1].KeyIndexBytes) / float64(one[1].KeyIndexBytes); math.Abs(got-0.9/0.7) > 1e-6 || dense[1].KeyIndexDensity != 0.7 {
+		t.Errorf("uuidv4 at the inserts' density: %g× the size (want %g), density %g from %q", got, 0.9/0.7, dense[1].KeyIndexDensity, dense[1].DensityFrom)
+	}
+	if dense[0].KeyIndexBytes != one[0].KeyIndexBytes {
+		t.Errorf("bigint (90%% either way) changed: %d vs %d", dense[0].KeyIndexBytes, one[0].KeyIndexBytes)
+	}
 	if _, _, err := Project(r, Scale{Rows: 0, CacheBytes: 1}); err == nil {
 		t.Error("no rows accepted")
 	}

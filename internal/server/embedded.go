@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/usage"
@@ -251,7 +252,15 @@ func (e *Embedded) Restart(ctx context.Context, extra []Setting) error {
 		return errors.New("the server is not running")
 	}
 	e.signalUntilExit()
-	return e.launch(ctx, extra)
+	if err := e.launch(ctx, extra); err != nil || len(e.Standbys) == 0 {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, e.ConnString())
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return e.waitStreaming(ctx, conn)
 }
 
 func binDir(ctx context.Context, o Options, logf func(string, ...any)) (string, error) {

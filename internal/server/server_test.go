@@ -183,9 +183,22 @@ func TestStandbyStreams(t *testing.T) {
 	if err != nil || v != 7 || !recovering {
 		t.Errorf("standby read %d (%v), in recovery %v", v, err, recovering)
 	}
-	pids := []int{s.PID(), sb.PID()}
 	c.Close(ctx)
 	p.Close(ctx)
+	// A restart of the primary (--shared-buffers) returns once the standby streams again.
+	if err := s.Restart(ctx, []server.Setting{{Name: "shared_buffers", Value: "4MB"}}); err != nil {
+		t.Fatal(err)
+	}
+	p, err = pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streaming int
+	if err := p.QueryRow(ctx, "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'").Scan(&streaming); err != nil || streaming != 1 {
+		t.Errorf("%d standbys streaming after the restart (%v)", streaming, err)
+	}
+	p.Close(ctx)
+	pids := []int{s.PID(), sb.PID()}
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -68,17 +68,23 @@ func (e *Embedded) startStandbys(ctx context.Context, dirs []string) error {
 			return fmt.Errorf("standby %d: %w", i+1, err)
 		}
 	}
+	return e.waitStreaming(ctx, conn)
+}
+
+// waitStreaming waits until every standby streams from the primary (after
+// a start, or a restart of the primary, which they reconnect to).
+func (e *Embedded) waitStreaming(ctx context.Context, conn *pgx.Conn) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		var streaming int
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming' AND application_name LIKE 'keybench_standby_%'").Scan(&streaming); err != nil {
 			return err
 		}
-		if streaming == len(dirs) {
+		if streaming == len(e.Standbys) {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d of %d standbys streaming after 60 s: %s", streaming, len(dirs), e.Standbys[len(e.Standbys)-1].LogTail(3))
+			return fmt.Errorf("%d of %d standbys streaming after 60 s: %s", streaming, len(e.Standbys), e.Standbys[len(e.Standbys)-1].LogTail(3))
 		}
 		select {
 		case <-ctx.Done():
