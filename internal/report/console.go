@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -418,6 +419,10 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 		}
 		d.Add(t)
 		d.Printf("Not measured on %s: the key index's size, bloat and share of the cache, WAL and full-page images per row, page splits, blocks per transaction (%s).", e, e.Blind())
+		if e.Kind == engine.Citus {
+			// adaptive_executor.c waits on its worker connections with WAIT_EVENT_CLIENT_READ.
+			d.Println("On Citus, Client:ClientRead in the coordinator's sessions is mostly its executor waiting for the workers' answers: Citus reports that wait as ClientRead.")
+		}
 		return
 	}
 	t := NewTable("why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)").AlignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/results"
 	_ "github.com/keybench/keybench/internal/workload" // the workloads' kinds: their columns, notes and charts
 )
@@ -104,5 +105,26 @@ func TestSchemaOneMetricsRoundTrip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSummaryOnCitus: on a distributed engine the why-table keeps the
+// sessions' wait events only and says once what was not measured and why.
+func TestSummaryOnCitus(t *testing.T) {
+	r, err := results.Read(filepath.Join("../results/testdata", "war.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Environment.Engine = engine.Detect("PostgreSQL 15.20 on x86_64-pc-linux-gnu", "13.2-1", 2)
+	var got strings.Builder
+	WriteSummary(&got, r, 0)
+	s := got.String()
+	for _, want := range []string{"Not measured on Citus 13.2-1 (2 workers)", "on the 2 workers", "Citus reports that wait as ClientRead", "TOP WAITS"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "KEY INDEX IN CACHE") || strings.Contains(s, "LEAF DENSITY") {
+		t.Errorf("the summary shows figures the coordinator cannot see:\n%s", s)
 	}
 }
