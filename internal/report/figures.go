@@ -290,7 +290,7 @@ func (r *renderer) replayLag() (Chart, string) {
 	}
 	svg, err := lines("Standby replay lag during the window", "seconds into the measured window (rounds one after another)", "replay lag (ms)", ss)
 	return r.chart("Replay lag", "The (first) standby's replay_lag sampled every 0.5 s: the time from a WAL record's flush on the primary to its replay on the standby, "+
-		"whose single startup process must read every index page a record changes.", svg, err)
+		"whose single startup process must read every index page a record changes: a line that climbs through a round is a standby falling behind.", svg, err)
 }
 
 // noReplicas is why the standby charts are missing: "" (not applicable)
