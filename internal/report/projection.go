@@ -52,7 +52,9 @@ func projectionDoc(ps []projection.Projection, ref string, s projection.Scale) *
 	d.Println("key index: its bytes per row at the run's largest table, at the leaf density an index grown by inserts alone had in the run (the cell that began empty), where the run had one; " +
 		"a key whose inserts scatter leaves its pages about 70% full, not the 90% CREATE INDEX packs.")
 	d.Println("leave-one-out error: each key's largest measured size projected from its smaller ones, against what was measured (+10%: the projection said 10% faster); " +
-		"FPI share: full-page images counted as 8 kB each, an upper bound (an index page's image leaves its free space out).")
+		"FPI share: full-page images counted as 8 kB each, an upper bound (an index page's image leaves its free space out). " +
+		"WAL per day takes the run's WAL per row as measured, each window starting at a checkpoint: the images per row depend on how many of the index's pages " +
+		"the inserts between two checkpoints touch for the first time, nearly all of them for a random key whose index has millions of pages.")
 	for _, p := range ps {
 		if p.Key != "uuidv4" {
 			continue
