@@ -10,7 +10,8 @@
 #   CITUS_SOURCE_DIR  a checkout of github.com/citusdata/citus at a release
 #                     that supports PostgreSQL 15 (13.2.x: git checkout v13.2.2)
 #   PRESET            war (default) or reads, or any scenario
-# Environment: SHARDS (default 8) is --shard-count; KEEP=1 leaves the
+# Environment: SHARDS (default 8) is --shard-count; SHARED_BUFFERS (default
+# 64MB) each node's shared_buffers; KEEP=1 leaves the
 # cluster running (its directory is printed); PG_BIN overrides
 # /usr/lib/postgresql/15/bin.
 #
@@ -72,7 +73,7 @@ shared_preload_libraries = 'citus'
 listen_addresses = '127.0.0.1'
 port = ${ports[$i]}
 unix_socket_directories = '$dir'
-shared_buffers = 64MB
+shared_buffers = ${SHARED_BUFFERS:-64MB}
 max_wal_size = 4GB
 checkpoint_timeout = 30min
 max_connections = 200

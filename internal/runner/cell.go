@@ -217,6 +217,17 @@ func fail(errs []error, err error) []error {
 	return errs
 }
 
+// roundShare is round n's share (from 1) of a window of total transactions
+// per client split into rounds: the first total%rounds rounds run one more,
+// so that the rounds add up to the total asked for (pgbench -t is exact).
+func roundShare(total int64, rounds, n int) int64 {
+	share := total / int64(rounds)
+	if int64(n) <= total%int64(rounds) {
+		share++
+	}
+	return max(1, share)
+}
+
 // round runs one round of the cell: its clients connect, warm up and run
 // the round's share of the window while the metrics session watches.
 func (cr *cellRun) round(ctx context.Context, n int) error {
@@ -224,7 +235,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	win := cr.win
 	if cr.win.Rounds > 1 {
 		if win.Txns > 0 {
-			win.Txns = max(1, win.Txns/int64(cr.win.Rounds))
+			win.Txns = roundShare(win.Txns, cr.win.Rounds, n)
 		} else {
 			win.Duration = max(time.Second, win.Duration/time.Duration(cr.win.Rounds))
 		}
