@@ -109,11 +109,18 @@ func leafStats(ctx context.Context, conn *pgx.Conn, ext *Extensions, indexes []s
 	into.LeafDensity, into.LeafFragmentation, into.LeafPages = results.Of(density/100), results.Of(frag/100), results.Of(leaves)
 }
 
+// SharedBuffers is the server's cache (shared_buffers) in bytes.
+func SharedBuffers(ctx context.Context, conn *pgx.Conn) (int64, error) {
+	var cache int64
+	err := conn.QueryRow(ctx, "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'").Scan(&cache)
+	return cache, err
+}
+
 // Cache records the cache the cell ran with (shared_buffers) and the key
 // index's and table's sizes (already in into) relative to it.
 func Cache(ctx context.Context, conn *pgx.Conn, into *results.Metrics) {
-	var cache int64
-	if err := conn.QueryRow(ctx, "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'").Scan(&cache); err != nil || cache <= 0 {
+	cache, err := SharedBuffers(ctx, conn)
+	if err != nil || cache <= 0 {
 		why := "shared_buffers could not be read"
 		if err != nil {
 			why += ": " + err.Error()

@@ -81,12 +81,7 @@ func startReplication(ctx context.Context, env *Env) *replication {
 	// The standbys first replay what came before the cell (its table's
 	// fill, the checkpoint): the cell's lags are its own.
 	if rows, err := readReplication(ctx, env.Admin); err == nil && len(rows) > 0 {
-		w.order = nil
-		for _, r := range rows {
-			w.order = append(w.order, r.name)
-		}
-		w.waitForReplay(ctx, rows[0].current)
-		w.order = nil
+		w.waitForReplay(ctx, rows[0].current, len(rows))
 	}
 	rows, err := readReplication(ctx, env.Admin)
 	switch {
@@ -158,7 +153,7 @@ func (w *replication) stop(ctx context.Context, into *results.Metrics) {
 		after[r.name] = r
 		target = r.current
 	}
-	caughtUp := w.waitForReplay(ctx, target)
+	caughtUp := w.waitForReplay(ctx, target, len(w.order))
 	var out []results.Standby
 	for _, name := range w.order {
 		a, ok := after[name]
@@ -183,9 +178,9 @@ func (w *replication) stop(ctx context.Context, into *results.Metrics) {
 	into.Replication = results.Of(out)
 }
 
-// waitForReplay polls until each standby's replay reaches target (up to
-// catchUpLimit) and returns how long each took.
-func (w *replication) waitForReplay(ctx context.Context, target int64) map[string]time.Duration {
+// waitForReplay polls until the standbys' (n of them) replay reaches
+// target (up to catchUpLimit) and returns how long each took.
+func (w *replication) waitForReplay(ctx context.Context, target int64, n int) map[string]time.Duration {
 	start := time.Now()
 	done := map[string]time.Duration{}
 	for {
@@ -198,7 +193,7 @@ func (w *replication) waitForReplay(ctx context.Context, target int64) map[strin
 				done[r.name] = time.Since(start)
 			}
 		}
-		if len(done) >= len(w.order) || time.Since(start) > catchUpLimit {
+		if len(done) >= n || time.Since(start) > catchUpLimit {
 			return done
 		}
 		select {

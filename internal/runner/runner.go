@@ -305,7 +305,6 @@ func (r *run) startServer(ctx context.Context) error {
 		return fmt.Errorf("reading settings: %w", err)
 	}
 	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
-	var sb int64
 	if cs := r.cfg.Plan.Params.Caches; len(cs) > 1 {
 		var list []string
 		for _, c := range cs {
@@ -313,7 +312,7 @@ func (r *run) startServer(ctx context.Context) error {
 		}
 		env.CacheMode += "; shared_buffers " + strings.Join(list, ", ") + " in turn (--shared-buffers, the server restarted between them)"
 	}
-	sbErr := r.admin.QueryRow(ctx, "SELECT pg_size_bytes(current_setting('shared_buffers'))").Scan(&sb)
+	sb, sbErr := metrics.SharedBuffers(ctx, r.admin)
 	if sbErr == nil {
 		r.cache = sb
 	}
@@ -346,7 +345,7 @@ func (r *run) useCache(ctx context.Context, cache int64) error {
 		return fmt.Errorf("connecting to the restarted server: %w", err)
 	}
 	r.admin = admin
-	if err := r.admin.QueryRow(ctx, "SELECT setting::bigint * current_setting('block_size')::bigint FROM pg_settings WHERE name = 'shared_buffers'").Scan(&r.cache); err != nil {
+	if r.cache, err = metrics.SharedBuffers(ctx, r.admin); err != nil {
 		return err
 	}
 	if r.cache != cache {
