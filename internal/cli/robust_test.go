@@ -239,67 +239,8 @@ func TestDiskFullDuringPrefill(t *testing.T) {
 	}
 }
 
-// catalogDump is a schema dump of a database made by SQL (the embedded
-// binaries have no pg_dump): every schema, relation, column, constraint,
-// index, function, sequence, extension, comment and privilege outside the
-// system schemas, and the contents of every user table, in a stable order.
-func catalogDump(t *testing.T, c *pgx.Conn) string {
-	t.Helper()
-	const user = "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%' AND n.nspname NOT LIKE 'pg_temp%'"
-	queries := []string{
-		`SELECT 'schema ' || n.nspname || ' owner ' || n.nspowner::regrole || ' acl ' || coalesce(n.nspacl::text, '-') || ' comment ' || coalesce(obj_description(n.oid, 'pg_namespace'), '-')
-			FROM pg_namespace n WHERE ` + user,
-		`SELECT 'relation ' || n.nspname || '.' || c.relname || ' kind ' || c.relkind::text || ' owner ' || c.relowner::regrole || ' acl ' || coalesce(c.relacl::text, '-')
-			|| ' options ' || coalesce(c.reloptions::text, '-') || ' comment ' || coalesce(obj_description(c.oid, 'pg_class'), '-')
-			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + user,
-		`SELECT 'column ' || n.nspname || '.' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' notnull ' || a.attnotnull
-			|| ' default ' || coalesce(pg_get_expr(d.adbin, d.adrelid), '-')
-			FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-			LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attnum > 0 AND NOT a.attisdropped AND ` + user,
-		`SELECT 'constraint ' || n.nspname || '.' || co.conname || ' ' || pg_get_constraintdef(co.oid) FROM pg_constraint co JOIN pg_namespace n ON n.oid = co.connamespace WHERE ` + user,
-		`SELECT 'index ' || pg_get_indexdef(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE ` + user,
-		`SELECT 'function ' || pg_get_functiondef(p.oid) || ' acl ' || coalesce(p.proacl::text, '-') FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.prokind IN ('f', 'p') AND ` + user,
-		`SELECT 'sequence ' || s.schemaname || '.' || s.sequencename || ' last ' || coalesce(s.last_value::text, '-') FROM pg_sequences s`,
-		`SELECT 'extension ' || e.extname || ' ' || e.extversion || ' in ' || e.extnamespace::regnamespace FROM pg_extension e`,
-		`SELECT 'trigger ' || pg_get_triggerdef(tg.oid) FROM pg_trigger tg WHERE NOT tg.tgisinternal`,
-		`SELECT 'type ' || n.nspname || '.' || ty.typname || ' ' || ty.typtype::text FROM pg_type ty JOIN pg_namespace n ON n.oid = ty.typnamespace WHERE ` + user,
-		`SELECT 'database acl ' || coalesce(datacl::text, '-') FROM pg_database WHERE datname = current_database()`,
-	}
-	var lines []string
-	for _, q := range queries {
-		rows, err := c.Query(context.Background(), q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, s)
-		}
-		if rows.Err() != nil {
-			t.Fatal(rows.Err())
-		}
-	}
-	// The contents of every user table.
-	var tables []string
-	rows, _ := c.Query(context.Background(), `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)
-	for rows.Next() {
-		var s string
-		rows.Scan(&s)
-		tables = append(tables, s)
-	}
-	for _, tb := range tables {
-		var sum string
-		if err := c.QueryRow(context.Background(), fmt.Sprintf("SELECT count(*) || ' rows, md5 ' || coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), '-') FROM %s t", tb)).Scan(&sum); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, "data "+tb+" "+sum)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
+// catalogDump is servertest.Dump: the database's catalog and contents.
+func catalogDump(t *testing.T, c *pgx.Conn) string { t.Helper(); return servertest.Dump(t, c) }
 
 // restrictedDB makes a database of "someone else's": a role with only
 // CREATE on it and no superuser rights, and a schema of the owner's with a
@@ -496,6 +437,84 @@ func TestKeptSchemaKeepsTheUsersObjects(t *testing.T) {
 	for _, l := range strings.Split(left, "\n") {
 		if strings.Contains(l, "kbkeep") && (strings.Contains(l, "kb_cell") || strings.Contains(l, "kb_seq_uuid") || strings.HasPrefix(l, "extension ")) {
 			t.Errorf("keybench's object left after --force: %s", l)
+		}
+	}
+}
+
+// TestForceNeverDropsTheUsersTables is issue 24's data loss, as the
+// hostile trial reproduced it: with --force in a schema of the user's,
+// keybench dropped kb_cells and kb_cellar (they matched LIKE 'kb_cell%');
+// in a schema it had kept, it took the user's kb_cell_archive for its own
+// and dropped it, and the schema after it. Now every object of the user's
+// survives with its rows, whatever its name, and a name keybench needs that
+// the user holds is a refusal.
+func TestForceNeverDropsTheUsersTables(t *testing.T) {
+	dsn := restrictedDB(t, "lossdb", "kbloss", "Loss-pw-24")
+	app := superuser(t, "lossdb")
+	exec1(t, app, "CREATE SCHEMA app2", "GRANT USAGE, CREATE ON SCHEMA app2 TO kbloss")
+	// The user's objects are the role's own: keybench, running as that
+	// role, could drop every one of them.
+	owner := connectAs(t, dsn)
+	userTables := func(rows map[string]int) {
+		for tb, n := range rows {
+			exec1(t, owner, fmt.Sprintf("CREATE TABLE app2.%s AS SELECT i, md5(i::text) AS v FROM generate_series(1, %d) i", tb, n))
+		}
+	}
+	trial := func() {
+		t.Helper()
+		// The trial's command: each key alone on kb_cell, which is free.
+		before := catalogDump(t, app)
+		if _, stderr, code := keybench(t, "run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--keys", "bigint,uuidv4",
+			"--dsn", dsn, "--schema", "app2", "--force", "--out", t.TempDir()); code != 0 {
+			t.Fatalf("--force beside the user's tables: exit %d: %s", code, stderr)
+		}
+		if after := catalogDump(t, app); after != before {
+			t.Fatalf("the user's schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+	}
+	// The trial's schema: names LIKE 'kb_cell%' matched, which the old refusal missed.
+	userTables(map[string]int{"kb_cells": 100, "kb_cellar": 10, "kbxcellfoo": 10})
+	exec1(t, owner, "CREATE FUNCTION app2.kb_seq_uuid_mine() RETURNS int LANGUAGE sql AS 'SELECT 1'")
+	trial()
+	// Names the old rule refused in a new schema but took for keybench's in a kept one, and keybench's function's own name.
+	userTables(map[string]int{"kb_cell_history": 10, "kb_cell2": 10})
+	exec1(t, owner, "CREATE FUNCTION app2.kb_seq_uuid(a bigint, b bigint, c bigint) RETURNS uuid LANGUAGE sql AS 'SELECT gen_random_uuid()'")
+	trial()
+	before := catalogDump(t, app)
+	// Names the user holds: kb_cell2 (a second key in rounds), kb_seq_uuid (a server-made sequential uuid).
+	for _, args := range [][]string{{"--keys", "bigint,uuidv4", "--rounds", "2"}, {"--keys", "seq-uuid-time:gen=server"}} {
+		_, stderr, code := keybench(t, append([]string{"run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--dsn", dsn, "--schema", "app2", "--force", "--out", t.TempDir()}, args...)...)
+		if code != 2 || len(errorLines(stderr)) != 1 || !strings.Contains(stderr, "did not create") {
+			t.Errorf("%v over the user's names: exit %d: %s", args, code, stderr)
+		}
+		t.Logf("%v: %s", args, lastLine(stderr))
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("a refused run changed the user's schema:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// --keep, then the user's kb_cell_archive in keybench's schema: the rerun
+	// is refused naming it (and kb_cells beside it); --force drops only keybench's.
+	if _, stderr, code := keybench(t, "run", "insert", "--rows", "1000", "-T", "1s", "--keys", "bigint", "--dsn", dsn, "--schema", "kbk", "--keep", "--out", t.TempDir()); code != 0 {
+		t.Fatalf("--keep: exit %d: %s", code, stderr)
+	}
+	user := connectAs(t, dsn)
+	exec1(t, user, "CREATE TABLE kbk.kb_cell_archive AS SELECT i FROM generate_series(1, 50) i", "CREATE TABLE kbk.kb_cells AS SELECT i FROM generate_series(1, 60) i")
+	kept := catalogDump(t, app)
+	_, stderr, code := keybench(t, "run", "insert", "--rows", "1000", "-T", "1s", "--keys", "bigint", "--dsn", dsn, "--schema", "kbk", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "kb_cell_archive") || !strings.Contains(stderr, "kb_cells") {
+		t.Errorf("a kept schema holding the user's tables: exit %d: %s", code, stderr)
+	}
+	if after := catalogDump(t, app); after != kept {
+		t.Errorf("the refused run changed the database")
+	}
+	_, stderr, code = keybench(t, "run", "insert", "--rows", "1000", "-T", "1s", "--keys", "bigint", "--dsn", dsn, "--schema", "kbk", "--force", "--out", t.TempDir())
+	if code != 0 || strings.Contains(stderr, "DROP TABLE kbk.kb_cell_archive") || strings.Contains(stderr, "DROP TABLE kbk.kb_cells") {
+		t.Errorf("--force in the kept schema: exit %d: %s", code, stderr)
+	}
+	for tb, rows := range map[string]int{"kb_cell_archive": 50, "kb_cells": 60} {
+		var n int
+		if err := app.QueryRow(context.Background(), "SELECT count(*) FROM kbk."+tb).Scan(&n); err != nil || n != rows {
+			t.Errorf("%s after --force: %d rows, %v", tb, n, err)
 		}
 	}
 }

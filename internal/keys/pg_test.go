@@ -12,19 +12,12 @@ import (
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 func TestMain(m *testing.M) { os.Exit(servertest.Main(m, server.Options{})) }
 
-func connect(t *testing.T) *pgx.Conn {
-	t.Helper()
-	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
-}
+func connect(t *testing.T) *pgx.Conn { t.Helper(); return servertest.Connect(t) }
 
 func parse(t *testing.T, raw string) *keys.Spec {
 	t.Helper()
@@ -131,16 +124,12 @@ func TestSeqUUIDServerTwin(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t)
 	s := parse(t, "seq-uuid-seq:block=10:count=256")
-	sv := keys.Server{Major: 18, Schema: "public", Table: "public.t"}
+	sv := keys.Server{Major: 18, Schema: "public", Table: "t"}
 	r, err := parse(t, "seq-uuid-seq:block=10:count=256:gen=server").Resolve(sv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range r.Setup(sv)[:1] { // the function; the sequence is per table
-		if _, err := c.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createObjects(t, c, r.Setup(sv)[:1]) // the function; the sequence is per table
 	st := s.NewGenerator().Stream()
 	raw := make([]byte, 16)
 	for i := int64(0); i < 300; i += 7 {
@@ -163,7 +152,7 @@ func TestSeqUUIDServerTwin(t *testing.T) {
 func TestServerValuesAtAnotherTime(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t)
-	sv := keys.Server{Major: 18, Schema: "public", Table: "public.t"}
+	sv := keys.Server{Major: 18, Schema: "public", Table: "t"}
 	at := time.Now().Add(-3 * time.Hour).Truncate(time.Second)
 	epoch := fmt.Sprintf("%d", at.Unix())
 	// uuidv7: the timestamp PostgreSQL reads back is the one asked for.
@@ -187,11 +176,7 @@ func TestServerValuesAtAnotherTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range r.Setup(sv) {
-		if _, err := c.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createObjects(t, c, r.Setup(sv))
 	expr, _ = r.ServerValueAt(epoch)
 	var server []byte
 	if err := c.QueryRow(ctx, "SELECT uuid_send("+expr+")").Scan(&server); err != nil {
@@ -206,6 +191,24 @@ func TestServerValuesAtAnotherTime(t *testing.T) {
 	if r, _ := parse(t, "bigint").Resolve(sv); r != nil {
 		if _, ok := r.ServerValueAt(epoch); ok || parse(t, "bigint").UsesWallClock() || !parse(t, "uuidv7").UsesWallClock() || parse(t, "uuidv1:spacing=10").UsesWallClock() {
 			t.Error("UsesWallClock or ServerValueAt wrong for bigint, uuidv7 or uuidv1 with spacing")
+		}
+	}
+}
+
+// createObjects makes a key's helper objects afresh.
+func createObjects(t *testing.T, c *pgx.Conn, objs []workspace.Object) {
+	t.Helper()
+	ctx := context.Background()
+	for _, o := range objs {
+		if o.Kind == workspace.Function {
+			if _, err := c.Exec(ctx, fmt.Sprintf("DROP FUNCTION IF EXISTS public.%s(%s)", o.Name, o.Args)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, stmt := range o.SQL {
+			if _, err := c.Exec(ctx, stmt); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

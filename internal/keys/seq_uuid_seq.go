@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 func init() {
@@ -12,12 +14,13 @@ func init() {
 		Made:     "sequential-uuids' uuid_sequence_nextval: prefix = ((nextval-1) / block) mod count, rest random",
 		Ordering: "block-ordered (a new block every block values), wraps after block*count values",
 		Params:   []ParamDef{{Name: "block", Default: 65536, Min: 1, Max: 1<<31 - 1, Doc: "values per block"}},
-		ServerSetup: func(_ *Spec, sv Server) []string {
-			return []string{seqUUIDFunction(sv.Schema), "CREATE SEQUENCE " + sv.Table + SequenceSuffix}
+		ServerSetup: func(_ *Spec, sv Server) []workspace.Object {
+			seq := sv.Table + SequenceSuffix
+			return []workspace.Object{seqUUIDFunction(sv.Schema), {Kind: workspace.Sequence, Name: seq, SQL: []string{"CREATE SEQUENCE " + sv.Schema + "." + seq}}}
 		},
 		ServerDefault: func(s *Spec, sv Server) (string, error) {
 			return uuidServerDefault(s, fmt.Sprintf("%s.%s(nextval('%s%s') - 1, %d, %d)",
-				sv.Schema, SeqUUIDFunction, sv.Table, SequenceSuffix, s.Params["block"], s.Params["count"])), nil
+				sv.Schema, SeqUUIDFunction, sv.Qualified(), SequenceSuffix, s.Params["block"], s.Params["count"])), nil
 		},
 		NewGenerator: func(s *Spec, _ func() time.Time) Generator {
 			return &seqSeqGen{block: s.Params["block"], count: s.Params["count"]}

@@ -3,6 +3,8 @@ package keys
 import (
 	"fmt"
 	"time"
+
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 func init() {
@@ -12,8 +14,8 @@ func init() {
 		Ordering: "block-ordered (a new block every interval seconds), wraps after interval*count seconds",
 		Params:   []ParamDef{{Name: "interval", Default: 60, Min: 1, Max: 1<<31 - 1, Doc: "seconds per block"}},
 		Clock:    true,
-		ServerSetup: func(_ *Spec, sv Server) []string {
-			return []string{seqUUIDFunction(sv.Schema)}
+		ServerSetup: func(_ *Spec, sv Server) []workspace.Object {
+			return []workspace.Object{seqUUIDFunction(sv.Schema)}
 		},
 		ServerDefault: func(s *Spec, sv Server) (string, error) {
 			return uuidServerDefault(s, fmt.Sprintf("%s.%s(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",

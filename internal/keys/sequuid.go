@@ -1,6 +1,10 @@
 package keys
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/keybench/keybench/internal/workspace"
+)
 
 // seqPrefix computes the block prefix of the sequential-uuids extension's
 // generators: the smallest whole number of bytes able to number count blocks,
@@ -48,10 +52,17 @@ const (
 	SequenceSuffix  = "_kbseq"
 )
 
+// SeqUUIDArgs are the argument types of SeqUUIDFunction.
+const SeqUUIDArgs = "bigint, bigint, bigint"
+
 // seqUUIDFunction is the server-side twin of seqPrefix/putSeqUUID, in PL/pgSQL
 // because the sequential-uuids extension is not part of PostgreSQL.
-func seqUUIDFunction(schema string) string {
-	return strings.ReplaceAll(`CREATE OR REPLACE FUNCTION @.`+SeqUUIDFunction+`(val bigint, block_size bigint, block_count bigint)
+func seqUUIDFunction(schema string) workspace.Object {
+	return workspace.Object{Kind: workspace.Function, Name: SeqUUIDFunction, Args: SeqUUIDArgs, SQL: []string{seqUUIDFunctionSQL(schema)}}
+}
+
+func seqUUIDFunctionSQL(schema string) string {
+	return strings.ReplaceAll(`CREATE FUNCTION @.`+SeqUUIDFunction+`(val bigint, block_size bigint, block_count bigint)
 RETURNS uuid LANGUAGE plpgsql VOLATILE AS $f$
 DECLARE
   nbytes int := 1;

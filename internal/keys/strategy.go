@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 // Strategy is one entry of the catalog.
@@ -35,9 +37,10 @@ type Strategy struct {
 	TextForm func(raw []byte) string
 	// TextLen is the length of TextForm's output (36 for the uuid form).
 	TextLen int
-	// ServerSetup returns statements to run before the table is created when
-	// the server makes the values (helper functions, sequences).
-	ServerSetup func(s *Spec, sv Server) []string
+	// ServerSetup returns the objects to create before the table when the
+	// server makes the values (helper functions, sequences), each with the
+	// statements that make it: keybench records them in its workspace.
+	ServerSetup func(s *Spec, sv Server) []workspace.Object
 	// DefaultGen is who makes values when the spec does not say; GenAuto
 	// means the server when it can, else the client.
 	DefaultGen Gen
@@ -68,10 +71,13 @@ type Server struct {
 	Major int
 	// Schema is keybench's schema, where helper functions live (quoted as needed).
 	Schema string
-	// Table is the qualified name of the table the key is for; per-table
+	// Table is the name of the table the key is for, in Schema; per-table
 	// objects (sequences) are named after it.
 	Table string
 }
+
+// Qualified is the table's schema-qualified name.
+func (sv Server) Qualified() string { return sv.Schema + "." + sv.Table }
 
 // Generator makes key values on the client. One Generator serves a whole
 // run and holds the state its ordering needs (it is safe for concurrent use);
@@ -229,8 +235,8 @@ func (s *Spec) Resolve(sv Server) (*Resolved, error) {
 	return r, nil
 }
 
-// Setup is the SQL to run before creating the table (empty unless the server makes values and needs helpers).
-func (r *Resolved) Setup(sv Server) []string {
+// Setup are the objects to create before the table (none unless the server makes values and needs helpers).
+func (r *Resolved) Setup(sv Server) []workspace.Object {
 	if r.Gen != GenServer || r.Strategy.ServerSetup == nil {
 		return nil
 	}

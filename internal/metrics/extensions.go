@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 // Extensions records where pg_buffercache, pgstattuple and pg_walinspect are, creating them
@@ -16,12 +18,14 @@ type Extensions struct {
 	Schema map[string]string
 	// Missing maps an unusable extension to the reason.
 	Missing map[string]string
-	// Created lists the extensions keybench created (dropped with its schema).
+	// Created lists the extensions keybench created (recorded in its workspace, dropped at the end).
 	Created []string
 }
 
-// EnsureExtensions finds or creates the extensions the collectors use.
-func EnsureExtensions(ctx context.Context, conn *pgx.Conn, schema string) *Extensions {
+// EnsureExtensions finds the extensions the collectors use, or creates
+// them in keybench's workspace, which records each.
+func EnsureExtensions(ctx context.Context, conn *pgx.Conn, ws *workspace.Workspace) *Extensions {
+	schema := ws.Schema()
 	e := &Extensions{Schema: map[string]string{}, Missing: map[string]string{}}
 	for _, name := range []string{"pg_buffercache", "pgstattuple", "pg_walinspect"} {
 		var ns string
@@ -34,7 +38,8 @@ func EnsureExtensions(ctx context.Context, conn *pgx.Conn, schema string) *Exten
 			e.Missing[name] = err.Error()
 			continue
 		}
-		if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE EXTENSION %s SCHEMA %s", name, schema)); err != nil {
+		create := workspace.Object{Kind: workspace.Extension, Name: name, SQL: []string{fmt.Sprintf("CREATE EXTENSION %s SCHEMA %s", name, schema)}}
+		if err := ws.Create(ctx, conn, create); err != nil {
 			e.Missing[name] = fmt.Sprintf("extension %s is not installed and could not be created: %v", name, err)
 			continue
 		}

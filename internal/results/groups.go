@@ -36,7 +36,7 @@ type Group struct {
 	// Drift is the rank correlation (Spearman) of the group's rounds with
 	// their order, when it ran five rounds or more: near ±1 the rate rose
 	// or fell from round to round (the table or the machine changed).
-	Drift *float64 `json:"drift,omitempty"`
+	Drift *float64 `json:"drift,omitempty" kb:"signed"`
 	// VsPrevious compares with the group listed before it in the same
 	// workload, clients and size; VsFirst with the first key at that size.
 	VsPrevious *Versus `json:"vs_previous,omitempty"`

@@ -438,5 +438,8 @@ func Parse(b []byte, name string) (*Results, error) {
 	if r.Cells == nil {
 		return nil, errors.New(name + " has no cells")
 	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
 	return &r, nil
 }

@@ -385,7 +385,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 		c.PrefillKey = pf.Raw
 	}
 	for _, t := range cr.tables {
-		if err := workload.CreateTable(ctx, r.admin, t, r.keyServer(at)); err != nil {
+		if err := r.ws.Create(ctx, r.admin, workload.Objects(t, r.keyServer(at))...); err != nil {
 			return cr, err
 		}
 		ddl := workload.DDL(t, r.keyServer(at))
@@ -408,7 +408,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 
 // keyServer is what keys need to know of the server and the keyed table.
 func (r *run) keyServer(at workload.Place) keys.Server {
-	return keys.Server{Major: r.major, Schema: at.Schema, Table: at.Schema + "." + at.Table}
+	return keys.Server{Major: r.major, Schema: at.Schema, Table: at.Table}
 }
 
 // drop drops the cell's tables. An interrupted run leaves them to the
@@ -420,9 +420,12 @@ func (cr *cellRun) drop(ctx context.Context) {
 	}
 	dctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	for i := len(cr.tables) - 1; i >= 0; i-- {
-		_, _ = cr.r.admin.Exec(dctx, "DROP TABLE IF EXISTS "+cr.tables[i].Qualified())
+	names := make([]string, len(cr.tables))
+	for i, t := range cr.tables {
+		names[i] = t.Name
 	}
+	// Only what the workspace recorded creating; a failure leaves it to the clean-up.
+	_ = cr.r.ws.DropTables(dctx, cr.r.admin, names...)
 }
 
 func closeAll(conns []*pgx.Conn) {

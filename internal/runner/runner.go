@@ -7,6 +7,8 @@ package runner
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -25,6 +27,7 @@ import (
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 // Config is everything a run needs.
@@ -90,8 +93,8 @@ type run struct {
 	admin  *pgx.Conn
 	major  int
 	res    *results.Results
-	// ws is keybench's schema on the target.
-	ws workspace
+	// ws is keybench's schema on the target, with its ledger.
+	ws *workspace.Workspace
 	// runID names this run's connections (application_name).
 	runID string
 	ext   *metrics.Extensions
@@ -175,10 +178,7 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.prepareSchema(ctx); err != nil {
 		return err
 	}
-	r.ext = metrics.EnsureExtensions(ctx, r.admin, r.cfg.Schema)
-	if err := r.ws.addExtensions(ctx, r.admin, r.ext.Created); err != nil {
-		return err
-	}
+	r.ext = metrics.EnsureExtensions(ctx, r.admin, r.ws)
 	for name, why := range r.ext.Missing {
 		r.ui.Logf("%s unavailable: %s", name, why)
 	}
@@ -195,6 +195,11 @@ func (r *run) execute(ctx context.Context) error {
 		}
 		r.keys[s] = k
 	}
+	// Every name a cell will take must be free or keybench's own: a
+	// refusal now, not after the first cells.
+	if err := r.reserve(ctx); err != nil {
+		return err
+	}
 	for _, s := range r.cfg.Plan.Skipped {
 		r.res.Notes = append(r.res.Notes, s)
 		r.ui.Logf("note: %s", s)
@@ -203,13 +208,9 @@ func (r *run) execute(ctx context.Context) error {
 	rounds := max(r.cfg.Plan.Params.Rounds, 1)
 	r.ui.Logf("plan: %s", r.cfg.Plan.Describe())
 	r.ui.Logf("estimated time: %s; results in %s", r.cfg.Plan.Estimate(), r.cfg.Out)
-	for i := 0; i < len(plan); {
-		// With rounds, the cells of one client count, table size and
-		// repetition run together, their rounds interleaved.
-		j := i + 1
-		for rounds > 1 && j < len(plan) && plan[j].Clients == plan[i].Clients && plan[j].Rows == plan[i].Rows && plan[j].Repeat == plan[i].Repeat && plan[j].Cache == plan[i].Cache {
-			j++
-		}
+	i := 0
+	for _, g := range groups(plan, rounds) {
+		j := i + len(g)
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
@@ -249,6 +250,27 @@ func (r *run) execute(ctx context.Context) error {
 		i = j
 	}
 	return nil
+}
+
+// reserve checks, before the first cell, that every name the plan's
+// cells take in keybench's schema (tables, partitions, indexes, the keys'
+// helpers) is free or held by an object keybench recorded creating.
+func (r *run) reserve(ctx context.Context) error {
+	var objs []workspace.Object
+	for _, g := range groups(r.cfg.Plan.Cells, max(r.cfg.Plan.Params.Rounds, 1)) {
+		for k, pc := range g {
+			at := workload.PlaceOf(r.cfg.Schema, k+1)
+			meta, _ := workload.Lookup(pc.Workload)
+			wl, err := meta.New(r.cfg.Plan.Options(pc, r.cfg.Seed))
+			if err != nil {
+				return err
+			}
+			for _, t := range wl.Tables(at, r.keys[pc.Key]) {
+				objs = append(objs, workload.Names(t, r.keyServer(at))...)
+			}
+		}
+	}
+	return r.ws.Reserve(ctx, r.admin, objs)
 }
 
 func (r *run) startServer(ctx context.Context) error {
@@ -386,7 +408,7 @@ func (r *run) detectEngine(ctx context.Context) error {
 // prepareSchema makes keybench's schema: on the embedded server simply
 // created; on someone else's server a workspace (see workspace.go).
 func (r *run) prepareSchema(ctx context.Context) error {
-	ws, err := r.target.openWorkspace(ctx, r.admin, r.cfg.Schema, r.cfg.Force, r.cfg.Keep)
+	ws, err := r.target.openWorkspace(ctx, r.admin, workspace.Options{Schema: r.cfg.Schema, Force: r.cfg.Force, Keep: r.cfg.Keep, RunID: r.runID})
 	if err != nil {
 		return err
 	}
@@ -401,7 +423,7 @@ func (r *run) cleanup() {
 		cancel()
 	}
 	if r.ws != nil {
-		left := r.ws.cleanUp(r.conn, r.runID, r.cfg.Keep, r.ui.Logf)
+		left := r.ws.CleanUp(r.conn, r.ui.Logf)
 		for _, l := range left {
 			r.ui.Logf("%s", l)
 			r.res.Notes = append(r.res.Notes, l)
@@ -456,4 +478,12 @@ func MkOut(dir string) error {
 	}
 	f.Close()
 	return os.Remove(filepath.Join(dir, filepath.Base(f.Name())))
+}
+
+// newRunID names this run's connections (application_name), so that
+// clean-up can end exactly its own backends.
+func newRunID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

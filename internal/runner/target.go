@@ -9,6 +9,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 // target is the server a run measures: the embedded server keybench
@@ -33,8 +34,8 @@ type target interface {
 	exited() <-chan struct{}
 	// trouble is what the server's log says went wrong ("" when unknown).
 	trouble() string
-	// openWorkspace makes keybench's schema on the server.
-	openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, force, keep bool) (workspace, error)
+	// openWorkspace makes (or checks) keybench's schema on the server and its ledger.
+	openWorkspace(ctx context.Context, admin *pgx.Conn, o workspace.Options) (*workspace.Workspace, error)
 	// standbys are the standbys keybench started (their names), and why
 	// there are none ("" when the server's own may stream elsewhere).
 	standbys() (names []string, noneWhy string)
@@ -43,16 +44,6 @@ type target interface {
 	useCache(ctx context.Context, bytes int64) error
 	// close stops what keybench started.
 	close() error
-}
-
-// workspace is keybench's schema on a target: it creates the schema,
-// records the extensions keybench created in it, and at the end removes
-// exactly what keybench made, saying what it could not.
-type workspace interface {
-	addExtensions(ctx context.Context, admin *pgx.Conn, created []string) error
-	// cleanUp removes keybench's objects and returns what was left, with
-	// the statements that remove it.
-	cleanUp(cc *pgx.ConnConfig, runID string, keep bool, logf func(string, ...any)) []string
 }
 
 // embeddedTarget is the server keybench started; it is thrown away at the end.
@@ -100,17 +91,11 @@ func (t *embeddedTarget) standbys() ([]string, string) {
 func (t *embeddedTarget) useCache(ctx context.Context, bytes int64) error {
 	return t.e.Restart(ctx, []server.Setting{{Name: "shared_buffers", Value: fmt.Sprintf("%dkB", bytes>>10)}})
 }
-func (t *embeddedTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, _, _ bool) (workspace, error) {
-	_, err := admin.Exec(ctx, "CREATE SCHEMA "+schema)
-	return throwaway{}, err
-}
 
-// throwaway is the workspace on the embedded server: the whole server goes at the end.
-type throwaway struct{}
-
-func (throwaway) addExtensions(context.Context, *pgx.Conn, []string) error { return nil }
-func (throwaway) cleanUp(*pgx.ConnConfig, string, bool, func(string, ...any)) []string {
-	return nil
+// openWorkspace: the whole server goes at the end, and the workspace with it.
+func (t *embeddedTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, o workspace.Options) (*workspace.Workspace, error) {
+	o.Disposable = true
+	return workspace.Open(ctx, admin, o)
 }
 
 // dsnTarget is someone else's server (--dsn).
@@ -130,6 +115,6 @@ func (t *dsnTarget) standbys() ([]string, string) { return nil, "" }
 func (t *dsnTarget) useCache(context.Context, int64) error {
 	return errors.New("keybench cannot restart someone else's server with another shared_buffers (--shared-buffers is for the embedded server)")
 }
-func (t *dsnTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, schema string, force, keep bool) (workspace, error) {
-	return openWorkspace(ctx, admin, schema, force, keep)
+func (t *dsnTarget) openWorkspace(ctx context.Context, admin *pgx.Conn, o workspace.Options) (*workspace.Workspace, error) {
+	return workspace.Open(ctx, admin, o)
 }

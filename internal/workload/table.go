@@ -9,12 +9,14 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workspace"
 )
 
 // The names of keybench's relations in its schema live here, and only
-// here: the cell's tables start with CellTable, so that the workspace
-// recognises everything keybench made (the keys' own objects are named by
-// package keys: keys.SeqUUIDFunction, keys.SequenceSuffix).
+// here (the keys' own objects are named by package keys:
+// keys.SeqUUIDFunction, keys.SequenceSuffix). Names say what a relation is
+// to a person reading the schema; they never decide what keybench drops:
+// the workspace's ledger does.
 const (
 	// CellTable is the keyed table of every cell (of the n-th of several
 	// cells at once: CellTable<n>); a workload's other tables are named
@@ -160,28 +162,45 @@ func payloadSQL(n int) string {
 	return fmt.Sprintf("left(repeat(md5(i::text), %d), %d)", (n+31)/32, n)
 }
 
-// CreateTable drops and creates a cell's table without indexes; its
-// indexes are built after the fill (IndexStatements).
-func CreateTable(ctx context.Context, conn *pgx.Conn, t *Table, sv keys.Server) error {
-	return execAll(ctx, conn, append([]string{"DROP TABLE IF EXISTS " + t.Qualified()}, createStatements(t, sv)...))
+// Objects are what creating the table makes in keybench's schema, in
+// order, each with its statements: its key's helpers (a function, a
+// sequence), then the table with its partitions, without indexes (built
+// after the fill: IndexStatements). The runner creates them through the
+// workspace, which records each.
+func Objects(t *Table, sv keys.Server) []workspace.Object {
+	if !t.Keyed() {
+		return []workspace.Object{{Kind: workspace.Table, Name: t.Name, SQL: []string{fmt.Sprintf("CREATE TABLE %s (%s)", t.Qualified(), t.Columns)}}}
+	}
+	return append(t.Key.Setup(sv), workspace.Object{Kind: workspace.Table, Name: t.Name, SQL: createStatements(t)})
+}
+
+// Names are every object the table takes a name for (Objects, its
+// partitions and its indexes): the names keybench needs free.
+func Names(t *Table, sv keys.Server) []workspace.Object {
+	out := Objects(t, sv)
+	for name, role := range Relations([]*Table{t}) {
+		kind := workspace.Table
+		if strings.HasSuffix(role, "index") {
+			kind = workspace.Index
+		}
+		out = append(out, workspace.Object{Kind: kind, Name: name})
+	}
+	return out
 }
 
 // DDL is the SQL that makes the table as keybench makes it: its key's
 // helpers, the table, its indexes (built after the fill).
 func DDL(t *Table, sv keys.Server) []string {
-	return append(createStatements(t, sv), IndexStatements(t)...)
+	var out []string
+	for _, o := range Objects(t, sv) {
+		out = append(out, o.SQL...)
+	}
+	return append(out, IndexStatements(t)...)
 }
 
-// createStatements create the table without its indexes.
-func createStatements(t *Table, sv keys.Server) []string {
-	if !t.Keyed() {
-		return []string{fmt.Sprintf("CREATE TABLE %s (%s)", t.Qualified(), t.Columns)}
-	}
+// createStatements create the keyed table and its partitions, without indexes.
+func createStatements(t *Table) []string {
 	var stmts []string
-	if t.Key.Gen == keys.GenServer {
-		stmts = append(stmts, "DROP SEQUENCE IF EXISTS "+t.Qualified()+keys.SequenceSuffix)
-	}
-	stmts = append(stmts, t.Key.Setup(sv)...)
 	col := t.Key.ColumnType()
 	if t.Key.Gen == keys.GenServer {
 		col += " " + t.Key.ColumnDefault
@@ -350,12 +369,4 @@ func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
-}
-
-// IsCellRelation says whether a relation's name is one of the cells' (a
-// keyed table, CellTable or CellTable<n>, or a table, partition, index or
-// sequence named after one).
-func IsCellRelation(name string) bool {
-	rest, ok := strings.CutPrefix(name, CellTable)
-	return ok && (rest == "" || rest[0] == '_' || rest[0] >= '0' && rest[0] <= '9')
 }

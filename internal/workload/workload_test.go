@@ -93,17 +93,11 @@ func TestRelations(t *testing.T) {
 	}
 }
 
-func TestIsCellRelation(t *testing.T) {
-	for name, want := range map[string]bool{"kb_cell": true, "kb_cell_pkey": true, "kb_cell2": true, "kb_cell12_child_parent_idx": true,
-		"kb_cell_kbseq": true, "kb_cellar": false, "orders": false, "kb_cel": false} {
-		if IsCellRelation(name) != want {
-			t.Errorf("IsCellRelation(%s) != %v", name, want)
-		}
-	}
+func TestPlaceOf(t *testing.T) {
 	if p := PlaceOf("s", 1); p.Table != CellTable {
 		t.Errorf("the first place is %s", p.Table)
 	}
-	if p := PlaceOf("s", 3); p.Table != "kb_cell3" || !IsCellRelation(p.Table) {
+	if p := PlaceOf("s", 3); p.Table != "kb_cell3" {
 		t.Errorf("the third place is %s", p.Table)
 	}
 }
