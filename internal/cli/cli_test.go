@@ -131,6 +131,16 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "join", "--children", "0"},
 		{"run", "--keys", "uuidv7:prefill=bigint"},
 		{"run", "--prefill-key", "uuidv4:gen=server"},
+		// Issue 24: floats that are no figure, reserved schemas.
+		{"run", "lookup", "--recent-rows", "NaN"},
+		{"run", "lookup", "--recent-rows", "0"},
+		{"run", "lookup", "--recent-rows", "+Inf"},
+		{"run", "-T", "NaN"},
+		{"run", "--warmup", "Inf"},
+		{"run", "--schema", "pg_temp"},
+		{"run", "--schema", "information_schema"},
+		{"run", "--project-rows", "1e9", "--project-ram", "64GB", "--project-insert-rate", "NaN"},
+		{"run", "--project-rows", "1e9", "--project-ram", "64GB", "--project-insert-rate", "0"},
 		// Issue 15: pgbench habits.
 		{"run", "-M", "simple"},
 		{"run", "-c", "-4"},

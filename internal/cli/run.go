@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ type runCmd struct {
 	ReadBy        string      `name:"read-by" placeholder:"data|key" help:"insert-read reads by data (its index, the default) or by key."`
 	Query         []string    `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
 	ReadDist      []string    `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
-	RecentRows    float64     `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
+	RecentRows    *float64    `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
 	Children      *int        `help:"fk-insert and join: child rows per parent row, in a child table whose foreign key has the key's type."`
 	PrefillKey    string      `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
 	UpdateIndexed bool        `name:"update-indexed" help:"update: change an indexed column, so that no update is HOT and every index, the key's too, gets new entries."`
@@ -71,7 +72,7 @@ type runCmd struct {
 	ProjectRows   string      `name:"project-rows" help:"With --project-ram: carry the run to your table's rows in the report (\"At your scale\"), e.g. 1e9."`
 	ProjectRAM    string      `name:"project-ram" help:"Your server's memory for --project-rows, e.g. 64GB."`
 	ProjectSB     string      `name:"project-shared-buffers" help:"Your shared_buffers for --project-rows (default: a quarter of --project-ram)."`
-	ProjectRate   float64     `name:"project-insert-rate" help:"Rows you insert per second, for WAL per day in the projection."`
+	ProjectRate   *float64    `name:"project-insert-rate" help:"Rows you insert per second, for WAL per day in the projection."`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -85,6 +86,8 @@ func (r *runCmd) Run(e *env) error {
 		}
 	} else if err := runner.MkOut(cfg.Out); err != nil {
 		return usagef("--out %s is not a writable directory: %v", cfg.Out, err)
+	} else if held := runner.EarlierRun(cfg.Out); held != "" {
+		return usagef("--out %s holds an earlier run's %s: a measurement is data too; give a new or empty directory", cfg.Out, held)
 	}
 	humanFile := e.stdout
 	if r.JSON {
@@ -143,17 +146,20 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if !validIdent(r.Schema) {
 		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)
 	}
+	if strings.HasPrefix(r.Schema, "pg_") || r.Schema == "information_schema" {
+		return runner.Config{}, usagef("--schema %s is a name PostgreSQL reserves for its own schemas (pg_*, information_schema); choose another", r.Schema)
+	}
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress}
 	switch {
 	case r.ProjectRows != "" && r.ProjectRAM != "":
-		scale, err := scaleOf("project-", r.ProjectRows, r.ProjectRAM, r.ProjectSB, r.ProjectRate, 0)
+		scale, err := scaleOf("project-", r.ProjectRows, r.ProjectRAM, r.ProjectSB, r.ProjectRate, nil)
 		if err != nil {
 			return runner.Config{}, err
 		}
 		cfg.AtScale = &scale
-	case r.ProjectRows != "" || r.ProjectRAM != "" || r.ProjectSB != "" || r.ProjectRate != 0:
+	case r.ProjectRows != "" || r.ProjectRAM != "" || r.ProjectSB != "" || r.ProjectRate != nil:
 		return runner.Config{}, usagef("--project-rows and --project-ram go together (the other --project- flags need them)")
 	}
 	if r.Jobs > 0 {
@@ -252,7 +258,12 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.ReadDist != nil {
 		p.ReadDist = r.ReadDist
 	}
-	setIf(&p.RecentRows, r.RecentRows)
+	if r.RecentRows != nil {
+		if v := *r.RecentRows; !(v > 0 && v <= 1) {
+			return p, usagef("--recent-rows must be a share of the rows above 0 and at most 1, not %g", v)
+		}
+		p.RecentRows = *r.RecentRows
+	}
 	setIf(&p.UpdateIndexed, r.UpdateIndexed)
 	if r.Children != nil {
 		p.Children = *r.Children
@@ -456,6 +467,9 @@ type pgDuration time.Duration
 func (d *pgDuration) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > float64(math.MaxInt64)/float64(time.Second) {
+			return fmt.Errorf("%q is not a number of seconds", s)
+		}
 		*d = pgDuration(time.Duration(v * float64(time.Second)))
 		return nil
 	}

@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -17,8 +18,15 @@ func ParseBytes(s string) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("%q: the unit must be B, kB, MB, GB or TB", s)
 	}
-	return scaled(s, num, mult)
+	return scaled(s, num, mult, MaxBytes, "bytes")
 }
+
+// The largest sizes and counts a projection takes: an exbibyte, and a
+// quadrillion rows (PostgreSQL's largest table, 32 TB, holds about 10^12).
+const (
+	MaxBytes = 1 << 60
+	MaxCount = 1e15
+)
 
 // ParseCount reads a count: digits, a float ("1e9"), or a number with K, M
 // or B (thousand, million, billion: "800M", "1B").
@@ -28,7 +36,7 @@ func ParseCount(s string) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("%q: a count is a number, with K, M or B (thousand, million, billion) at most", s)
 	}
-	return scaled(s, num, mult)
+	return scaled(s, num, mult, MaxCount, "")
 }
 
 func splitUnit(s string) (num, unit string) {
@@ -43,10 +51,15 @@ func splitUnit(s string) (num, unit string) {
 	return strings.TrimSpace(s[:i]), s[i:]
 }
 
-func scaled(s, num string, mult float64) (int64, error) {
+func scaled(s, num string, mult, most float64, unit string) (int64, error) {
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v <= 0 || math.IsInf(v, 0) || v*mult >= math.MaxInt64 {
-		return 0, fmt.Errorf("%q is not a positive size", s)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange) || math.IsNaN(v):
+		return 0, fmt.Errorf("%q is not a number", s)
+	case v <= 0:
+		return 0, fmt.Errorf("%q must be positive", s)
+	case v*mult > most || math.IsInf(v, 0):
+		return 0, fmt.Errorf("%q is too large: at most %s", s, strings.TrimSpace(fmt.Sprintf("%g %s", most, unit)))
 	}
 	return int64(math.Round(v * mult)), nil
 }

@@ -232,34 +232,56 @@ type Projection struct {
 	Curve       Curve              `json:"curve"`
 }
 
-// Project carries every key of the run with a curve to the scale.
-func Project(r *results.Results, s Scale) ([]Projection, string, error) {
+// MinPoints is the fewest measured sizes of a key a projection reads a
+// curve from: one point is a level, not a curve, and carried hundreds of
+// times beyond itself it would be a guess.
+const MinPoints = 2
+
+// Project carries every key of the run with a curve to the scale; every
+// other key of the run is named in the report's NotProjected with why.
+func Project(r *results.Results, s Scale) (Report, error) {
+	rep := Report{Rows: s.Rows, CacheBytes: s.CacheBytes, InsertRate: s.InsertRate}
 	if s.Rows <= 0 || s.CacheBytes <= 0 {
-		return nil, "", fmt.Errorf("the rows and the cache to project to must be positive")
+		return rep, fmt.Errorf("the rows and the cache to project to must be positive")
 	}
 	curves, ref, err := Curves(r)
+	rep.Reference = ref
 	if err != nil {
-		return nil, ref, err
+		return rep, err
 	}
-	var out []Projection
+	have := map[string]bool{}
+	skip := func(key, why string) {
+		if !have[key] {
+			have[key] = true
+			rep.NotProjected = append(rep.NotProjected, NotProjected{Key: key, Why: why})
+		}
+	}
 	for _, c := range curves {
+		if len(c.Points) < MinPoints {
+			skip(c.Key, fmt.Sprintf("measured at %d size (a curve needs %d: a growth run measures several)", len(c.Points), MinPoints))
+			continue
+		}
 		largest := largestCell(r, c.Key)
 		if largest == nil {
+			skip(c.Key, "no cell of the key finished")
 			continue
 		}
 		rows := float64(rowsAtEnd(largest))
 		tb, ok1 := largest.Metrics.TableBytes.Get()
 		kb, ok2 := largest.Metrics.KeyIndexBytes.Get()
 		if !ok1 || !ok2 || rows <= 0 {
+			skip(c.Key, "its largest cell recorded no table or key index size")
 			continue
 		}
 		perRow := float64(tb) / rows
 		if s.RowBytes > 0 {
 			perRow = s.RowBytes
 		}
-		p := Projection{Key: c.Key, Curve: c,
-			TableBytes:    int64(perRow * float64(s.Rows)),
-			KeyIndexBytes: int64(float64(kb) / rows * float64(s.Rows))}
+		tableBytes, indexBytes := perRow*float64(s.Rows), float64(kb)/rows*float64(s.Rows)
+		if tableBytes >= math.MaxInt64/2 || indexBytes >= math.MaxInt64/2 {
+			return rep, fmt.Errorf("%s: at %d rows its table would be %g bytes: beyond any size", c.Key, s.Rows, tableBytes)
+		}
+		p := Projection{Key: c.Key, Curve: c, TableBytes: int64(tableBytes), KeyIndexBytes: int64(indexBytes)}
 		// A table that reaches the user's rows by inserts has the leaf
 		// density inserts leave, not the largest cell's (built by CREATE
 		// INDEX after its fill, then one window of inserts).
@@ -280,9 +302,45 @@ func Project(r *results.Results, s Scale) ([]Projection, string, error) {
 			p.LeaveOneOut = results.Unavailable[float64]("fewer than three measured sizes")
 		}
 		p.WALPerDay, p.FPIShare = wal(r, c.Key, p.Ratio, s.InsertRate)
-		out = append(out, p)
+		if err := p.check(); err != nil {
+			return rep, err
+		}
+		have[c.Key] = true
+		rep.Keys = append(rep.Keys, p)
 	}
-	return out, ref, nil
+	// The run's other keys: no curve of the projection's task.
+	for _, c := range r.Cells {
+		if have[c.Key] {
+			continue
+		}
+		switch {
+		case c.Status != results.StatusOK:
+			skip(c.Key, "its cells did not finish")
+		case c.Metrics.KeyIndexBytes.Reason() != "" || c.Metrics.KeyIndexBytes.IsZero():
+			skip(c.Key, "no key index to measure against the cache (index=none, or its size unavailable)")
+		default:
+			skip(c.Key, "not measured under the projection's task, or beside no "+ref+" of the same shape")
+		}
+	}
+	return rep, nil
+}
+
+// check refuses a projection whose figures are not numbers a size or a
+// rate can be: what a results file's figures carried far enough give.
+func (p Projection) check() error {
+	for name, v := range map[string]float64{"table size": float64(p.TableBytes), "key index size": float64(p.KeyIndexBytes),
+		"key index / cache": p.Ratio, "relative rate": p.Relative} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v >= math.MaxInt64/2 {
+			return fmt.Errorf("%s: the %s comes out as %g: the results file's figures are beyond what can be projected", p.Key, name, v)
+		}
+	}
+	return nil
+}
+
+// NotProjected is a key of the run the projection could not carry, and why.
+type NotProjected struct {
+	Key string `json:"key"`
+	Why string `json:"why"`
 }
 
 // wal is the WAL per day at rate rows per second and its full-page image
@@ -337,13 +395,15 @@ func cacheRatio(r *results.Results, c *results.Cell) (float64, bool) {
 	return float64(kb) / float64(cache), true
 }
 
-// Report is a run carried to a scale, as `keybench project --json` prints it.
+// Report is a run carried to a scale, as `keybench project --json` prints
+// it: every key of the run, projected (Keys) or not, with why (NotProjected).
 type Report struct {
-	Reference  string       `json:"reference"`
-	Rows       int64        `json:"rows"`
-	CacheBytes int64        `json:"cache_bytes"`
-	InsertRate float64      `json:"insert_rate,omitempty"`
-	Keys       []Projection `json:"keys"`
+	Reference    string         `json:"reference"`
+	Rows         int64          `json:"rows"`
+	CacheBytes   int64          `json:"cache_bytes"`
+	InsertRate   float64        `json:"insert_rate,omitempty"`
+	Keys         []Projection   `json:"keys"`
+	NotProjected []NotProjected `json:"not_projected,omitempty"`
 }
 
 // largestCell is the key's ok cell with the most rows before its window.

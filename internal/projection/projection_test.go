@@ -2,6 +2,7 @@ package projection
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
@@ -82,11 +83,13 @@ func run() *results.Results {
 // the measured curve, and every projection has its leave-one-out error.
 func TestProjectSizes(t *testing.T) {
 	r := run()
-	one, ref, err := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30, InsertRate: 2000})
-	if err != nil || ref != "bigint" || len(one) != 2 {
-		t.Fatalf("%v %q %+v", err, ref, one)
+	rep, err := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30, InsertRate: 2000})
+	one := rep.Keys
+	if err != nil || rep.Reference != "bigint" || len(one) != 2 {
+		t.Fatalf("%v %q %+v", err, rep.Reference, one)
 	}
-	two, _, _ := Project(r, Scale{Rows: 2_000_000_000, CacheBytes: 16 << 30, InsertRate: 2000})
+	rep2, _ := Project(r, Scale{Rows: 2_000_000_000, CacheBytes: 16 << 30, InsertRate: 2000})
+	two := rep2.Keys
 	for i := range one {
 		if d := float64(two[i].TableBytes)/float64(one[i].TableBytes) - 2; math.Abs(d) > 1e-6 {
 			t.Errorf("%s: table at 2B rows / at 1B = %g", one[i].Key, 2+d)
@@ -119,14 +122,15 @@ func TestProjectSizes(t *testing.T) {
 		}
 		r.Cells[i].Metrics.LeafDensity = results.Of(d)
 	}
-	dense, _, _ := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30})
+	repDense, _ := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30})
+	dense := repDense.Keys
 	if got := float64(dense[1].KeyIndexBytes) / float64(one[1].KeyIndexBytes); math.Abs(got-0.9/0.7) > 1e-6 || dense[1].KeyIndexDensity != 0.7 {
 		t.Errorf("uuidv4 at the inserts' density: %g× the size (want %g), density %g from %q", got, 0.9/0.7, dense[1].KeyIndexDensity, dense[1].DensityFrom)
 	}
 	if dense[0].KeyIndexBytes != one[0].KeyIndexBytes {
 		t.Errorf("bigint (90%% either way) changed: %d vs %d", dense[0].KeyIndexBytes, one[0].KeyIndexBytes)
 	}
-	if _, _, err := Project(r, Scale{Rows: 0, CacheBytes: 1}); err == nil {
+	if _, err := Project(r, Scale{Rows: 0, CacheBytes: 1}); err == nil {
 		t.Error("no rows accepted")
 	}
 }
@@ -169,5 +173,42 @@ func TestCurvesPoolCaches(t *testing.T) {
 		if math.Abs(p.Relative-want) > 1e-9 {
 			t.Errorf("%d rows at %d: relative %g, want %g (against bigint at the same cache)", p.RowsBefore, p.SharedBuffers, p.Relative, want)
 		}
+	}
+}
+
+// TestEveryKeyIsNamed is issue 24's: a key measured at one size is not
+// projected (it was carried ~500 times beyond its one point), a key without
+// a key index vanished from the table; each is now named with why.
+func TestEveryKeyIsNamed(t *testing.T) {
+	r := run()
+	one := r.Cells[0]
+	one.Key, one.RowsBefore = "uuidv7", 1_000_000
+	none := r.Cells[1]
+	none.Key, none.Metrics.KeyIndexBytes, none.Metrics.KeyIndexCacheRatio = "uuidv4:index=none", results.Unavailable[int64]("no key index"), results.Unavailable[float64]("no key index")
+	r.Cells = append(r.Cells, one, none)
+	rep, err := Project(r, Scale{Rows: 1e9, CacheBytes: 16 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := map[string]string{}
+	for _, n := range rep.NotProjected {
+		why[n.Key] = n.Why
+	}
+	if len(rep.Keys) != 2 || !strings.Contains(why["uuidv7"], "1 size") || !strings.Contains(why["uuidv4:index=none"], "no key index") {
+		t.Errorf("projected %d keys; not projected: %v", len(rep.Keys), why)
+	}
+}
+
+// TestAbsurdFiguresAreRefused: figures that carry beyond any size (an
+// edited file's 1e300 ratio) are an error, never a NaN rate or a negative size.
+func TestAbsurdFiguresAreRefused(t *testing.T) {
+	r := run()
+	for i := range r.Cells {
+		if r.Cells[i].Key == "uuidv4" {
+			r.Cells[i].Metrics.KeyIndexBytes = results.Of[int64](1 << 62)
+		}
+	}
+	if rep, err := Project(r, Scale{Rows: 1e12, CacheBytes: 16 << 30}); err == nil {
+		t.Errorf("projected %+v", rep.Keys)
 	}
 }

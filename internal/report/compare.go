@@ -119,6 +119,9 @@ func ci(s stats.Summary) string {
 	if s.N == 0 {
 		return "-"
 	}
+	if !s.HasInterval() {
+		return fmt.Sprintf("%.0f", s.Median)
+	}
 	return fmt.Sprintf("%.0f [%.0f-%.0f, %.0f%%]", s.Median, s.Lo, s.Hi, 100*s.Confidence)
 }
 

@@ -185,11 +185,32 @@ func kindLines(res *results.Results, groups []results.Group, kinds []results.Kin
 }
 
 func noiseNote(groups []results.Group) string {
+	bare := ""
+	for _, g := range groups {
+		if g.TPS.N > 0 && !g.TPS.HasInterval() && showsRate(results.KindOf(g.Workload)) {
+			bare = fmt.Sprintf(" A rate of fewer than %d samples is shown without an interval: fewer cannot cover its median with %.0f%% confidence.",
+				stats.MinIntervalSamples(), 100*stats.MinIntervalConfidence)
+			break
+		}
+	}
 	if how := noiseTest(groups); how != "" {
-		return "\"~\": the difference is within run-to-run noise (" + how + "); " + unitNote(groups) + "."
+		return "\"~\": the difference is within run-to-run noise (" + how + "); " + unitNote(groups) + "." + bare
 	}
 	note := unitNote(groups) // nothing tested: no "~" to explain
-	return strings.ToUpper(note[:1]) + note[1:] + "."
+	return strings.ToUpper(note[:1]) + note[1:] + "." + bare
+}
+
+// showsRate says whether a kind's table has the median rate column.
+func showsRate(k results.Kind) bool {
+	if k.Columns == nil {
+		return true // the transactional columns
+	}
+	for _, c := range k.Columns {
+		if c.Header == results.RateColumn.Header {
+			return true
+		}
+	}
+	return false
 }
 
 // noiseTest names the test behind the groups' "~" and its level, or ""

@@ -13,12 +13,13 @@ import (
 // WriteProjection prints a run's keys carried to the user's scale, each
 // with the error of its own leave-one-out check, and what the projection
 // assumes, fitted to width columns (0: whole).
-func WriteProjection(w io.Writer, width int, ps []projection.Projection, ref string, s projection.Scale) {
-	projectionDoc(ps, ref, s).Write(w, width)
+func WriteProjection(w io.Writer, width int, rep projection.Report, s projection.Scale) {
+	projectionDoc(rep, s).Write(w, width)
 }
 
 // projectionDoc is the projection as the console and the page show it.
-func projectionDoc(ps []projection.Projection, ref string, s projection.Scale) *Doc {
+func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
+	ps, ref := rep.Keys, rep.Reference
 	d := &Doc{}
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
@@ -49,6 +50,9 @@ func projectionDoc(ps []projection.Projection, ref string, s projection.Scale) *
 		t.AppendRow(p.Key, results.Bytes(p.TableBytes), index, fmt.Sprintf("%.2g×", p.Ratio), rel, loo, strings.Join(at, ", "), walText)
 	}
 	d.Add(t)
+	for _, n := range rep.NotProjected {
+		d.Printf("%s is not projected: %s.", n.Key, n.Why)
+	}
 	d.Println("key index: its bytes per row at the run's largest table, at the leaf density an index grown by inserts alone had in the run (the cell that began empty), where the run had one; " +
 		"a key whose inserts scatter leaves its pages about 70% full, not the 90% CREATE INDEX packs.")
 	d.Println("leave-one-out error: each key's largest measured size projected from its smaller ones, against what was measured (+10%: the projection said 10% faster); " +

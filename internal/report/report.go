@@ -106,10 +106,10 @@ func Render(res *results.Results) ([]byte, error) {
 	}
 	p.Summary = Summary(res)
 	if sc := res.Plan.AtScale; sc != nil {
-		if ps, ref, err := projection.Project(res, *sc); err != nil {
+		if rep, err := projection.Project(res, *sc); err != nil {
 			p.AtScale = &Doc{Blocks: []Block{{Text: "No projection: " + err.Error() + "."}}}
 		} else {
-			p.AtScale = projectionDoc(ps, ref, *sc)
+			p.AtScale = projectionDoc(rep, *sc)
 		}
 	}
 	p.Env, p.Settings = environment(res)
@@ -248,15 +248,9 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	var out []Verdict
 	for i, g := range ranked {
 		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g), TPS: rateWithInterval(g)}
-		switch {
-		case i == 0 && !tested:
-			v.Versus = "highest median, not tested"
-		case i == 0 && len(ranked) > 1 && !versusOf(ranked[1], best.Key).Significant:
-			v.Versus = "highest median; the next is within noise of it"
-		case i == 0:
-			v.Versus = "fastest"
-			v.Significant = true
-		default:
+		if i == 0 {
+			v.Versus, v.Significant = r.bestText(ranked, "highest median")
+		} else {
 			v.Versus, v.Significant = r.versusText(g, best)
 		}
 		v.Why = r.why(g, best)
@@ -265,9 +259,41 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	return head, out
 }
 
+// bestText names the first of ranked (the highest median): "fastest" only
+// when every other key's comparison with it is significant (each key has
+// its own noise: the third can be within noise of the first when the
+// second is not), else what it is: the highest median, with the keys
+// within noise of it, or untested.
+func (r *renderer) bestText(ranked []*results.Group, highest string) (string, bool) {
+	best := ranked[0]
+	if len(ranked) < 2 {
+		return highest, false
+	}
+	var near []string
+	tested := false
+	for _, g := range ranked[1:] {
+		c := versusOf(g, best.Key)
+		if !c.TooFew && c.Test != "" {
+			tested = true
+		}
+		if !c.Significant {
+			near = append(near, r.label(g))
+		}
+	}
+	switch {
+	case !tested:
+		return highest + ", not tested", false
+	case len(near) == 0:
+		return "fastest: every other key's difference from it is significant", true
+	case len(near) == len(ranked)-1:
+		return highest + "; every other key is within noise of it", false
+	}
+	return highest + "; within noise of it: " + strings.Join(near, ", "), false
+}
+
 // rateWithInterval is a group's median rate with its interval and the interval's confidence.
 func rateWithInterval(g *results.Group) string {
-	if g.TPS.N < 2 {
+	if !g.TPS.HasInterval() {
 		return fmt.Sprintf("%.0f %s (%s)", g.TPS.Median, results.KindOf(g.Workload).Unit(), unitWords(g))
 	}
 	return fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.KindOf(g.Workload).Unit(), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)
@@ -326,7 +352,7 @@ func (r *renderer) bloatVerdict(block []*results.Group) (string, []Verdict) {
 	g0 := ranked[0]
 	head := fmt.Sprintf("Keys ranked by their key index's bloat (its size over its size after REINDEX: pages, measured once per cell, not sampled) "+
 		"after %s with %s, lowest first, with the bloat at every client count: the sequence cache and random keys leave half-empty leaves "+
-		"where concurrent inserts split pages out of order (002). Rates are compared with the fastest key at %s.", g0.Task(), results.Clients(g0.Clients), results.Clients(g0.Clients))
+		"where concurrent inserts split pages out of order (002). Rates are compared with the key of the highest median rate at %s.", g0.Task(), results.Clients(g0.Clients), results.Clients(g0.Clients))
 	if d := drifted(block); d != "" {
 		head += " " + d
 	}
@@ -349,8 +375,7 @@ func (r *renderer) bloatVerdict(block []*results.Group) (string, []Verdict) {
 		}
 		v.TPS += "; " + rateWithInterval(g)
 		if g == fastest {
-			v.Versus = "fastest"
-			v.Significant = true
+			v.Versus, v.Significant = r.bestText(byTPS, "highest median rate")
 		} else {
 			v.Versus, v.Significant = r.versusText(g, fastest)
 		}

@@ -129,3 +129,47 @@ func TestOneColourPerKey(t *testing.T) {
 		}
 	}
 }
+
+// TestFastestOnlyWhenEveryComparisonIsSignificant is issue 24's: the
+// verdict called a key "fastest" after testing only the second-ranked key
+// against it, although each key has its own noise and the third can still
+// be within noise of the first; and the bloat verdict called the highest
+// median "fastest", styled as significant, in --quick runs that test nothing.
+func TestFastestOnlyWhenEveryComparisonIsSignificant(t *testing.T) {
+	sig := func(key string, s bool) results.Versus {
+		v := results.Versus{Key: key}
+		v.Test, v.Significant, v.P, v.PAdjusted = "blocked-t", s, 0.5, 0.5
+		if s {
+			v.P, v.PAdjusted = 0.001, 0.003
+		}
+		return v
+	}
+	best := &results.Group{Key: "bigint"}
+	second := &results.Group{Key: "uuidv7", Compared: []results.Versus{sig("bigint", true)}}
+	third := &results.Group{Key: "ulid", Compared: []results.Versus{sig("bigint", false)}}
+	rd := &renderer{}
+	if text, s := rd.bestText([]*results.Group{best, second, third}, "highest median"); s || strings.Contains(text, "fastest") || !strings.Contains(text, "ulid") {
+		t.Errorf("the third within noise of the first: %q (significant %v)", text, s)
+	}
+	third.Compared[0] = sig("bigint", true)
+	if text, s := rd.bestText([]*results.Group{best, second, third}, "highest median"); !s || !strings.HasPrefix(text, "fastest") {
+		t.Errorf("every comparison significant: %q (significant %v)", text, s)
+	}
+	untested := &results.Group{Key: "uuidv4"}
+	if text, s := rd.bestText([]*results.Group{best, untested}, "highest median rate"); s || text != "highest median rate, not tested" {
+		t.Errorf("untested (--quick): %q (significant %v)", text, s)
+	}
+	// The bloat verdict of a --quick run (one window per key) names no fastest key.
+	r := read(t, fixture(t))
+	r.Plan.Quick, r.Plan.Pivot = true, &results.Pivot{By: results.PivotClients, Bloat: true}
+	for i := range r.Cells {
+		r.Cells[i].Rounds = nil
+	}
+	b, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := string(b); strings.Contains(page, "fastest") || !strings.Contains(page, "highest median rate, not tested") {
+		t.Errorf("a quick bloat verdict names a fastest key")
+	}
+}

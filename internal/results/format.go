@@ -46,11 +46,16 @@ func Relative(ratio float64, up, down, same string) string {
 	}
 }
 
-// RateText is a group's median rate with its 95% interval: "1234 tps [1200-1260]".
+// RateText is a group's median rate with its 95% interval: "1234 tps
+// [1200-1260]"; of too few samples for an interval (stats.HasInterval),
+// the median alone.
 func RateText(g *Group) string {
 	s := g.TPS
 	if s.N == 0 {
 		return "-"
+	}
+	if !s.HasInterval() {
+		return fmt.Sprintf("%.0f %s", s.Median, KindOf(g.Workload).Unit())
 	}
 	text := fmt.Sprintf("%.0f %s [%.0f-%.0f", s.Median, KindOf(g.Workload).Unit(), s.Lo, s.Hi)
 	if s.Confidence < 0.95 { // too few samples for a 95% interval of the median: say what it is

@@ -90,9 +90,11 @@ type Plan struct {
 	TxnsPerCli    int64   `json:"txns_per_client,omitempty"`
 	Batch         int     `json:"batch"`
 	ReadBy        string  `json:"read_by,omitempty"`
-	Payload       int     `json:"payload_bytes"`
-	Repeat        int     `json:"repeat"`
-	Seed          int64   `json:"seed"`
+	// RecentRows is the newest share of rows a recent read distribution favours (--recent-rows).
+	RecentRows float64 `json:"recent_rows,omitempty"`
+	Payload    int     `json:"payload_bytes"`
+	Repeat     int     `json:"repeat"`
+	Seed       int64   `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the plan's cells.
 	Rounds int  `json:"rounds,omitempty"`
 	Quick  bool `json:"quick"`

@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(),
-			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, Payload: p.Payload,
+			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, RecentRows: p.RecentRows, Payload: p.Payload,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
 			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds},
 		Cells: []results.Cell{},
@@ -486,4 +486,17 @@ func newRunID() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// EarlierRun names the files of an earlier run in dir (results.json,
+// samples.csv, report.html), "" when it holds none: a run never writes over
+// another's measurement.
+func EarlierRun(dir string) string {
+	var held []string
+	for _, name := range []string{"results.json", "samples.csv", "report.html"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			held = append(held, name)
+		}
+	}
+	return strings.Join(held, ", ")
 }

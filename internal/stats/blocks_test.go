@@ -9,7 +9,9 @@ import (
 // TestBlocksAgainstReference checks the blocked comparison against the
 // same layout computed independently (NumPy and SciPy: residuals of the
 // additive model in logarithms, a variance per key, Student's t with
-// Welch–Satterthwaite degrees of freedom; for two keys SciPy's ttest_rel).
+// Satterthwaite's degrees of freedom from the moments of the estimate as a
+// Gaussian quadratic form, built as the Kronecker product (C_b ⊗ M) over
+// I_b ⊗ D; for two keys SciPy's ttest_rel).
 func TestBlocksAgainstReference(t *testing.T) {
 	l, ok := NewBlocks([][]float64{{100, 90, 110, 105}, {120, 100, 125, 130}, {101, 93, 108, 104}})
 	if !ok {
@@ -20,8 +22,8 @@ func TestBlocksAgainstReference(t *testing.T) {
 		effect, lo, hi, p float64
 		significant       bool
 	}{
-		{1, 1.1703143478, 1.0755890442, 1.2733819484, 0.008726289513, true},
-		{2, 1.0037122644, 0.9566967739, 1.0530382639, 0.8361075818, false},
+		{1, 1.1703143478, 1.0623139621, 1.2892946168, 0.01612125549, true},
+		{2, 1.0037122644, 0.8921727358, 1.1291964766, 0.8532072257, false},
 	} {
 		c := l.Compare(0, tc.b)
 		if c.Test != TestBlocked || c.N != 4 || c.M != 4 || c.EffectConfidence != 0.95 {
@@ -68,11 +70,17 @@ func TestBlocksWithoutNoise(t *testing.T) {
 			}
 		}
 	}
-	if c := l.Compare(0, 1); !c.Significant || math.Abs(c.Effect-1.1) > 1e-9 {
+	// Issue 24: equal per-round ratios gave p = 0 and a zero-width
+	// interval, "certain"; too few distinct samples is no proof.
+	if c := l.Compare(0, 1); c.Significant || !c.Degenerate || math.Abs(c.Effect-1.1) > 1e-9 || c.EffectConfidence != 0 {
 		t.Errorf("a 10%% difference in every round, no noise: %+v", c)
 	}
-	if c := l.Compare(0, 2); c.Significant || c.P != 1 {
+	if c := l.Compare(0, 2); c.Significant || c.P != 1 || !c.Degenerate {
 		t.Errorf("the same: %+v", c)
+	}
+	two, _ := NewBlocks([][]float64{{100, 200, 300}, {110, 220, 330}})
+	if c := two.Compare(0, 1); c.Significant || !c.Degenerate {
+		t.Errorf("two keys, a 10%% difference in every round: %+v", c)
 	}
 }
 
@@ -216,5 +224,74 @@ func TestBlocksOnADriftingMachine(t *testing.T) {
 	}
 	if rate(foundRank) > 0.5 {
 		t.Errorf("ranked: found in %.1f%% of trials: the drift was expected to cost it most of them", 100*rate(foundRank))
+	}
+}
+
+// Layouts are the keys × rounds of every preset's verdict (the rounds the
+// plan runs), and 3 × 3, the least a verdict is drawn from: the layouts
+// whose error rates this package's tests show.
+var layouts = []struct{ keys, rounds int }{{3, 3}, {3, 9}, {4, 5}, {4, 9}, {5, 6}, {6, 10}, {7, 10}}
+
+// familyRates simulates trials layouts of k keys in b rounds, Gaussian
+// noise of sd per key and round (in logarithms, the same for every key) on
+// a machine whose speed moves by drift from round to round, the first key
+// slower by slower (0: no difference), all pairs compared together with
+// Holm's correction. It returns how often any pair was called different
+// (with no difference: a false winner) and how often the slower key was
+// called slower than every other.
+func familyRates(rng *rand.Rand, trials, k, b int, sd, drift, slower float64) (anyCalled, allFound float64) {
+	var nAny, nAll int
+	for range trials {
+		effects := make([]float64, k)
+		effects[0] = math.Log(1 - slower)
+		rates := make([][]float64, k)
+		speed := make([]float64, b)
+		for j := range speed {
+			speed[j] = drift * rng.NormFloat64()
+		}
+		for i := range rates {
+			rates[i] = make([]float64, b)
+			for j := range rates[i] {
+				rates[i][j] = 5000 * math.Exp(effects[i]+speed[j]+sd*rng.NormFloat64())
+			}
+		}
+		d := decideAll(rates, true)
+		found, all := false, true
+		for pair, s := range d {
+			found = found || s
+			if pair[0] == 0 && !s {
+				all = false
+			}
+		}
+		if found {
+			nAny++
+		}
+		if all {
+			nAll++
+		}
+	}
+	return float64(nAny) / float64(trials), float64(nAll) / float64(trials)
+}
+
+// TestFalseWinnersInEveryLayout is issue 24's: with three keys or more the
+// blocked test gave each key's variance b−1 degrees of freedom of its own
+// and named false winners in 5.7–7.5% of runs of the presets' layouts
+// where "at most about 5%" was promised. With Satterthwaite's degrees of
+// freedom for the estimate as made, the family-wise rate is at most 5%
+// (within the simulation's error) in every layout; the test prints the
+// power for a key 15% and 25% slower than the others (noise 8% per round).
+func TestFalseWinnersInEveryLayout(t *testing.T) {
+	const trials = 4000
+	mc := 2 * math.Sqrt(Alpha*(1-Alpha)/trials) // two standard errors of a 5% rate
+	rng := rand.New(rand.NewPCG(24, 5))
+	for _, l := range layouts {
+		fw, _ := familyRates(rng, trials, l.keys, l.rounds, 0.08, 0.12, 0)
+		_, p15 := familyRates(rng, trials/4, l.keys, l.rounds, 0.08, 0.12, 0.15)
+		_, p25 := familyRates(rng, trials/4, l.keys, l.rounds, 0.08, 0.12, 0.25)
+		t.Logf("%d keys x %2d rounds: false winners %.2f%% (±%.2f%%); a key 15%% slower found against all others in %3.0f%%, 25%% slower in %3.0f%%",
+			l.keys, l.rounds, 100*fw, 100*mc/2, 100*p15, 100*p25)
+		if fw > Alpha+mc {
+			t.Errorf("%d keys x %d rounds: false winners in %.2f%% of runs, above 5%%", l.keys, l.rounds, 100*fw)
+		}
 	}
 }

@@ -53,7 +53,7 @@ func ParseReadDist(kind string, recentRows float64) (ReadDist, error) {
 	default:
 		return ReadDist{}, fmt.Errorf("--read-dist must be uniform, recent or zipf, not %q", kind)
 	}
-	if recentRows <= 0 || recentRows > 1 {
+	if !(recentRows > 0 && recentRows <= 1) { // NaN too
 		return ReadDist{}, fmt.Errorf("--recent-rows must be a share of the rows above 0 and at most 1, not %g", recentRows)
 	}
 	return ReadDist{Kind: kind, RecentRows: recentRows, ZipfS: DefaultZipfS}, nil
