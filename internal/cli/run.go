@@ -59,6 +59,7 @@ type runCmd struct {
 	PgBin         string      `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
 	PgConf        []string    `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
 	SharedBuffers []string    `name:"shared-buffers" sep:"," placeholder:"SIZE" help:"Embedded server: shared_buffers sizes (e.g. 16MB,64MB) to measure every cell at, restarting the server between them; default: the cache mode's."`
+	StandbyWait   *pgDuration `name:"standby-wait" placeholder:"SECONDS" help:"How long keybench waits, before and after each cell, for a standby to replay what the primary wrote (default 30s); one that does not is recorded as falling behind and not waited for again."`
 	Replicas      *int        `placeholder:"N" help:"Embedded server: start N streaming standbys beside it and measure what each key's WAL costs them (WAL shipped per row, replay lag, catch-up); default: the preset's (replicas: 1)."`
 	CacheMode     string      `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
 	Out           string      `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
@@ -152,6 +153,12 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress}
+	if r.StandbyWait != nil {
+		if d := time.Duration(*r.StandbyWait); d < 100*time.Millisecond || d > time.Hour {
+			return runner.Config{}, usagef("--standby-wait must be from 0.1 s to 1 h, not %s", d)
+		}
+		cfg.StandbyWait = time.Duration(*r.StandbyWait)
+	}
 	switch {
 	case r.ProjectRows != "" && r.ProjectRAM != "":
 		scale, err := scaleOf("project-", r.ProjectRows, r.ProjectRAM, r.ProjectSB, r.ProjectRate, nil)

@@ -29,11 +29,11 @@ func TestMergeReplication(t *testing.T) {
 	if s.ShippedBytes != 10000 || mustGet(t, s.ShippedBytesPerRow) != 100 || len(s.Lag) != 7 || s.Lag[3].T != 2 || s.Lag[6].T != 3.5 {
 		t.Errorf("merged %+v", s)
 	}
-	if s.ReplayLagMS != (results.Spread{P50: 10, P99: 40, Max: 40}) || s.ReplayLagBytes.Max != 400 {
+	if s.ReplayLagMS.Value() != (results.Spread{P50: 10, P99: 40, Max: 40}) || s.ReplayLagBytes.Value().Max != 400 {
 		t.Errorf("spreads %+v %+v", s.ReplayLagMS, s.ReplayLagBytes)
 	}
-	if mustGet(t, s.CatchUpS) != 3 || s.KeptUp || math.Abs(s.ReplayBytesPerS-500) > 1e-9 || math.Abs(s.PrimaryBytesPerS-1000) > 1e-9 {
-		t.Errorf("catch-up %+v kept up %v, rates %g %g", s.CatchUpS, s.KeptUp, s.ReplayBytesPerS, s.PrimaryBytesPerS)
+	if mustGet(t, s.CatchUpS) != 3 || s.KeptUp || math.Abs(mustGet(t, s.ReplayBytesPerS)-500) > 1e-9 || math.Abs(mustGet(t, s.PrimaryBytesPerS)-1000) > 1e-9 {
+		t.Errorf("catch-up %+v kept up %v, rates %+v %+v", s.CatchUpS, s.KeptUp, s.ReplayBytesPerS, s.PrimaryBytesPerS)
 	}
 	none := results.Metrics{Replication: results.Unavailable[[]results.Standby]("no standby")}
 	if m := mergeReplication([]results.Metrics{round(1, []float64{1}, 0), none}, 1); m.Reason() != "no standby" {
@@ -55,10 +55,16 @@ func TestSpreadOf(t *testing.T) {
 	for i := range v {
 		v[i] = float64(200 - i) // 200 … 1
 	}
-	if s := results.SpreadOf(v); s != (results.Spread{P50: 100, P99: 198, Max: 200}) {
+	if s := results.SpreadOf(v); s.Value() != (results.Spread{P50: 100, P99: 198, Max: 200}) {
 		t.Errorf("%+v", s)
 	}
-	if s := results.SpreadOf(nil); s != (results.Spread{}) {
+	// Issue 24: no sample was printed as "0 ms / 0 ms / 0 ms".
+	if s := results.SpreadOf(nil); s.Reason() == "" {
 		t.Errorf("empty: %+v", s)
+	}
+	one := results.Standby{Lag: []results.LagSample{{T: 1, ReplayMS: 5}}, WindowS: 0}
+	one.Summarize()
+	if _, ok := one.ReplayBytesPerS.Get(); ok {
+		t.Errorf("one sample gave a replay rate: %+v", one.ReplayBytesPerS)
 	}
 }

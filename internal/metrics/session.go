@@ -39,6 +39,20 @@ type Env struct {
 	// NoStandby is why a server without streaming standbys has none (the
 	// replication figures' reason); "" says pg_stat_replication was empty.
 	NoStandby string
+	// StandbyWait bounds each wait for the standbys to replay what the
+	// primary wrote (0: DefaultStandbyWait); Lagging, shared by the run's
+	// cells, names the standbys that did not catch up within it once (not
+	// waited for again). Logf says in the progress output what keybench
+	// waits for (nil: nothing is said).
+	StandbyWait time.Duration
+	Lagging     map[string]bool
+	Logf        func(format string, a ...any)
+}
+
+func (env *Env) logf(format string, a ...any) {
+	if env.Logf != nil {
+		env.Logf(format, a...)
+	}
 }
 
 // Session collects one cell's server metrics. Counters are read at Start,

@@ -478,10 +478,14 @@ func replicationTable(d *Doc, res *results.Results, order []string, last map[str
 			continue
 		}
 		for _, s := range ss {
-			l := s.ReplayLagMS
+			bytesPerS := func(v float64) string { return results.Bytes(int64(v)) }
+			behind := s.ReplayLagBytes.Text(func(l results.Spread) string { return results.Bytes(int64(l.Max)) })
+			if s.BehindAtStartBytes > 0 {
+				behind += fmt.Sprintf(" (%s at the start)", results.Bytes(s.BehindAtStartBytes))
+			}
 			t.AppendRow(k, s.Name, s.ShippedBytesPerRow.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
-				fmt.Sprintf("%s / %s / %s", millis(l.P50), millis(l.P99), millis(l.Max)), results.Bytes(int64(s.ReplayLagBytes.Max)),
-				fmt.Sprintf("%s / %s", results.Bytes(int64(s.ReplayBytesPerS)), results.Bytes(int64(s.PrimaryBytesPerS))),
+				s.ReplayLagMS.Text(func(l results.Spread) string { return fmt.Sprintf("%s / %s / %s", millis(l.P50), millis(l.P99), millis(l.Max)) }), behind,
+				fmt.Sprintf("%s / %s", s.ReplayBytesPerS.Text(bytesPerS), s.PrimaryBytesPerS.Text(bytesPerS)),
 				s.CatchUpS.Text(func(v float64) string { return fmt.Sprintf("%.2f s", v) }), map[bool]string{true: "yes", false: "no"}[s.KeptUp])
 		}
 	}

@@ -696,7 +696,8 @@ func (r *run) clientApp() string { return "keybench client " + r.runID }
 
 func (r *run) metricsEnv(tables []*workload.Table) metrics.Env {
 	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: tables[0].Schema, Table: tables[0].Name, Major: r.major, Ext: r.ext, ClientApp: r.clientApp(),
-		Relations: workload.Relations(tables), LeafTables: workload.LeafTables(tables)}
+		Relations: workload.Relations(tables), LeafTables: workload.LeafTables(tables),
+		StandbyWait: r.cfg.StandbyWait, Lagging: r.lagging, Logf: func(f string, a ...any) { r.ui.Logf("  "+f, a...) }}
 	if r.cfg.Sampling {
 		env.WaitEvery, env.CacheEvery = 500*time.Millisecond, 2*time.Second
 	}

@@ -62,6 +62,9 @@ type Config struct {
 	// shards each (0: Citus's default); the --dsn server must have Citus.
 	Distribute bool
 	ShardCount int
+	// StandbyWait bounds each wait for the standbys to replay what the
+	// primary wrote (0: metrics.DefaultStandbyWait, --standby-wait).
+	StandbyWait time.Duration
 	// Force lets keybench work in an existing schema it did not create
 	// (it still creates and drops only its own objects there); Keep leaves
 	// keybench's schema in place at the end.
@@ -109,11 +112,14 @@ type run struct {
 	cache int64
 	// engine is what answers on the other end (PostgreSQL, Citus, …).
 	engine engine.Engine
+	// lagging names the standbys that did not catch up within the wait's
+	// budget once: the run's later cells do not wait for them again.
+	lagging map[string]bool
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
 func Run(ctx context.Context, cfg Config) (*results.Results, error) {
-	r := &run{cfg: cfg, ui: cfg.UI, runID: newRunID(), started: time.Now()}
+	r := &run{cfg: cfg, ui: cfg.UI, runID: newRunID(), started: time.Now(), lagging: map[string]bool{}}
 	p := cfg.Plan.Params
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
