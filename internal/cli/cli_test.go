@@ -21,6 +21,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/testenv"
 )
 
 var bin string
@@ -539,7 +540,7 @@ func childNamed(pid int, name string) int {
 func orphanSegments(t *testing.T) int {
 	b, err := os.ReadFile("/proc/sysvipc/shm")
 	if err != nil {
-		t.Skipf("no /proc/sysvipc/shm: %v", err)
+		testenv.Skip(t, "no /proc/sysvipc/shm: %v", err)
 	}
 	n := 0
 	for i, line := range strings.Split(string(b), "\n") {

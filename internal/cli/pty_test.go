@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keybench/keybench/internal/testenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,7 +26,7 @@ func openPTY(t *testing.T) (ctl, tty *os.File) {
 	t.Helper()
 	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
+		testenv.Skip(t, "no pseudo-terminals here: %v", err)
 	}
 	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
 		t.Fatal(err)

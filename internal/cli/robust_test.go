@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/testenv"
 )
 
 type savedResults struct {
@@ -210,7 +211,7 @@ func TestDiskFullDuringPrefill(t *testing.T) {
 	}
 	defer os.Remove(small)
 	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=80m,mode=1777"); err != nil {
-		t.Skipf("cannot mount a small filesystem here (needs root): %v", err)
+		testenv.Skip(t, "cannot mount a small filesystem here (needs root): %v", err)
 	}
 	defer syscall.Unmount(small, syscall.MNT_DETACH)
 	out := t.TempDir()
@@ -272,6 +273,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 		out := t.TempDir()
 		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
 		if preset == "bulk" || preset == "queue" {
+			out = t.TempDir()
 			stdout, stderr, code = keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "--rows", "20000")
 		}
 		if code != 0 {

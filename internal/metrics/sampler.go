@@ -291,7 +291,7 @@ func (s *sampler) report(into *results.Metrics) {
 		if len(s.usage) > 0 {
 			out.UsageCountsFinal = results.Of(s.usage[len(s.usage)-1])
 		} else if s.env.Major < 16 {
-			out.UsageCountsFinal = unavailable[[]results.UsageCount]("pg_buffercache_usage_counts() needs PostgreSQL 16")
+			out.UsageCountsFinal = unavailable[[]results.UsageCount](fmt.Sprintf("pg_buffercache_usage_counts() needs PostgreSQL 16 (this is %d)", s.env.Major))
 		}
 		into.BufferCache = results.Of(out)
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/testenv"
 )
 
 // fixture is a small run of three keys with the metrics a real run records,
@@ -153,7 +154,7 @@ func TestReportRendersInChromium(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatal("chromium is not installed; .ci/run installs it")
 		}
-		t.Skip("chromium not installed (apt-get install chromium)")
+		testenv.Skip(t, "chromium not installed (apt-get install chromium)")
 	}
 	path := fixture(t)
 	dir := filepath.Dir(path)
