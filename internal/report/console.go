@@ -484,7 +484,9 @@ func replicationTable(d *Doc, res *results.Results, order []string, last map[str
 				behind += fmt.Sprintf(" (%s at the start)", results.Bytes(s.BehindAtStartBytes))
 			}
 			t.AppendRow(k, s.Name, s.ShippedBytesPerRow.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
-				s.ReplayLagMS.Text(func(l results.Spread) string { return fmt.Sprintf("%s / %s / %s", millis(l.P50), millis(l.P99), millis(l.Max)) }), behind,
+				s.ReplayLagMS.Text(func(l results.Spread) string {
+					return fmt.Sprintf("%s / %s / %s", millis(l.P50), millis(l.P99), millis(l.Max))
+				}), behind,
 				fmt.Sprintf("%s / %s", s.ReplayBytesPerS.Text(bytesPerS), s.PrimaryBytesPerS.Text(bytesPerS)),
 				s.CatchUpS.Text(func(v float64) string { return fmt.Sprintf("%.2f s", v) }), map[bool]string{true: "yes", false: "no"}[s.KeptUp])
 		}
