@@ -7,6 +7,7 @@ import (
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 type keysCmd struct{}
@@ -85,5 +86,29 @@ func (scenariosCmd) Run(e *env) error {
 		t.AppendRow(s.Name, kind, s.Description)
 	}
 	t.Write(e.stdout, e.catalogWidth())
+	return nil
+}
+
+type workloadsCmd struct{}
+
+// Run lists every workload with its options, as keybench keys lists the
+// key strategies with their parameters.
+func (workloadsCmd) Run(e *env) error {
+	t := report.NewTable("workload: option", "values (default)", "what it is")
+	for _, m := range workload.All() {
+		t.AppendRow(m.Name, "", m.Description)
+		for _, o := range m.New().Options() {
+			doc := o.Doc
+			if o.Variant {
+				doc += " (a list runs each value as its own task)"
+			}
+			t.AppendRow("  "+o.Name, fmt.Sprintf("%s (%s)", o.Range(), o.Default), doc)
+		}
+	}
+	d := &report.Doc{}
+	d.Add(t)
+	d.Println("set an option for one workload as NAME:OPTION=VALUE (keybench run lookup:query=range:read-dist=recent), " +
+		"or for every workload of the plan that has it as --OPTION VALUE (keybench run reads --recent-rows 0.05); each cell records its options in results.json.")
+	d.Write(e.stdout, e.catalogWidth())
 	return nil
 }

@@ -39,6 +39,7 @@ var Version = "0.1.0-dev"
 type cli struct {
 	Run       runCmd       `cmd:"" help:"Run a scenario (a preset or a bare workload); default: war."`
 	Keys      keysCmd      `cmd:"" help:"List the key strategies."`
+	Workloads workloadsCmd `cmd:"" help:"List the workloads with their options, defaults and bounds."`
 	Gen       genCmd       `cmd:"" help:"Print N keys of a key spec, one per line, as the database stores them."`
 	Scenarios scenariosCmd `cmd:"" help:"List the scenarios."`
 	Report    reportCmd    `cmd:"" help:"Re-render the console summary and report.html from a saved results.json."`
@@ -122,7 +123,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "keybench: internal error:", err)
 		return ExitFailed
 	}
-	kctx, err := parser.Parse(negativeValues(args))
+	rest, options := workloadFlags(args, runFlag(parser))
+	kctx, err := parser.Parse(negativeValues(rest))
+	c.Run.options = options
 	if exitCode >= 0 { // --help or --version
 		return exitCode
 	}
@@ -223,6 +226,21 @@ func (p *printable) Write(b []byte) (int, error) {
 // helpVars are the names --help lists (the presets and bare workloads).
 func helpVars() kong.Vars {
 	return kong.Vars{"presets": strings.Join(scenario.Presets(), ", "), "workloads": strings.Join(scenario.Bare(), ", ")}
+}
+
+// runFlag says whether a name is one of run's own flags (they win over a
+// workload option of the same name).
+func runFlag(parser *kong.Kong) func(string) bool {
+	own := map[string]bool{}
+	for _, n := range parser.Model.Children {
+		if n.Name != "run" {
+			continue
+		}
+		for _, f := range n.Flags {
+			own[f.Name] = true
+		}
+	}
+	return func(name string) bool { return own[name] }
 }
 
 // negativeValues joins a flag and a value that starts with a minus and a

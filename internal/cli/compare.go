@@ -30,9 +30,10 @@ func (c *compareCmd) run(e *env) error {
 	if len(rows) == 0 {
 		return usagef("%s and %s have no measurement in common (same key, workload, clients and table size)", c.A, c.B)
 	}
-	report.WriteComparison(&printable{w: e.stdout}, e.width(e.stdout), c.A, c.B, rows, onlyA, onlyB)
+	diffs := results.OptionDifferences(a, b)
+	report.WriteComparison(&printable{w: e.stdout}, e.width(e.stdout), c.A, c.B, rows, onlyA, onlyB, diffs)
 	if c.HTML != "" {
-		page, err := report.RenderComparison(c.A, c.B, rows, onlyA, onlyB)
+		page, err := report.RenderComparison(c.A, c.B, rows, onlyA, onlyB, diffs)
 		if err != nil {
 			return err
 		}

@@ -23,6 +23,8 @@ func FuzzRunFlags(f *testing.F) {
 		"run bulk --rows 0", "run queue -c 1", "run --clients 1,2,3 --rows 0,10,100 --repeat 3", "run --txns 10 --duration 5s",
 		"run --pg-conf a=b --pg-conf primary_conninfo=password=x", "run --dsn postgres://u:p@h/db --force --keep",
 		"run growth --keys uuidv4:index=hash,bigint:cache=50 --payload 1048577", "run insert-read --read-by key -c 10000",
+		"run lookup:query=range:recent-rows=0.05", "run update --update-indexed=false", "run bulk --chunk 50000 --load-method insert",
+		"run war --chunk 5", "run lookup --read-dist recent,zipf --recent-rows NaN",
 	} {
 		f.Add(s)
 	}
@@ -33,7 +35,9 @@ func FuzzRunFlags(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kctx, err := parser.Parse(args)
+		rest, options := workloadFlags(args, runFlag(parser))
+		kctx, err := parser.Parse(rest)
+		c.Run.options = options
 		if err != nil || kctx == nil || !strings.HasPrefix(kctx.Command(), "run") {
 			return
 		}
@@ -48,7 +52,7 @@ func FuzzRunFlags(f *testing.F) {
 			}
 			return
 		}
-		if cfg.Plan.Params.Repeat < 1 || cfg.Plan.Params.Batch < 1 || len(cfg.Plan.Specs) == 0 {
+		if cfg.Plan.Params.Repeat < 1 || len(cfg.Plan.Specs) == 0 || len(cfg.Plan.Cells) == 0 {
 			t.Fatalf("%q: accepted a plan that cannot run: %+v", line, cfg.Plan.Params)
 		}
 	})

@@ -23,28 +23,17 @@ import (
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
-	"github.com/keybench/keybench/internal/stats"
 )
 
 type runCmd struct {
-	Scenario      string      `arg:"" optional:"" default:"war" help:"A preset (${presets}) or a bare workload (${workloads}); see 'keybench scenarios'."`
+	Scenario      string      `arg:"" optional:"" default:"war" help:"A preset (${presets}) or a bare workload (${workloads}), with options of its own as NAME:OPTION=VALUE (lookup:query=range); see 'keybench scenarios'. Every workload option is also a flag, --OPTION VALUE, set on every workload of the plan that declares it ('keybench workloads' lists them)."`
 	Keys          *string     `help:"Comma-separated key specs (see 'keybench keys')."`
 	Clients       []int       `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
 	Duration      *pgDuration `short:"T" placeholder:"SECONDS" help:"Measured window per cell, in seconds as pgbench -T takes it (10) or as a duration (1m30s); default: the preset's."`
 	Txns          *int64      `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
 	Warmup        *pgDuration `placeholder:"SECONDS" help:"Warm-up before each window, excluded from every figure (seconds or a duration); default: the preset's."`
 	Rows          []int64     `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
-	Batch         int         `help:"Rows per insert transaction."`
-	Chunk         int64       `placeholder:"ROWS" help:"Bulk workloads: rows per timed chunk (default: a tenth of --rows)."`
-	LoadMethod    string      `name:"load-method" placeholder:"copy|insert" help:"Bulk workloads, client-made keys: copy (binary COPY, the default) or insert (multi-row INSERT)."`
-	Partitions    int         `help:"Queue workloads: partitions of the queue table."`
-	ReadBy        string      `name:"read-by" placeholder:"data|key" help:"insert-read reads by data (its index, the default) or by key."`
-	Query         []string    `sep:"," help:"lookup: point, range (a keyset page of 100), latest (20 newest by key) or count (an index-only count of 1,000 keys); a list runs each."`
-	ReadDist      []string    `name:"read-dist" sep:"," help:"Which rows reads draw, over insertion order: uniform, recent (90% among the newest --recent-rows) or zipf; a list runs each."`
-	RecentRows    *float64    `name:"recent-rows" help:"The newest share of the rows a recent read distribution favours (default 0.01)."`
-	Children      *int        `help:"fk-insert and join: child rows per parent row, in a child table whose foreign key has the key's type."`
 	PrefillKey    string      `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
-	UpdateIndexed bool        `name:"update-indexed" help:"update: change an indexed column, so that no update is HOT and every index, the key's too, gets new entries."`
 	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
 	Repeat        int         `help:"Runs of every cell, each on a fresh table."`
 	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
@@ -74,6 +63,9 @@ type runCmd struct {
 	ProjectRAM    string      `name:"project-ram" help:"Your server's memory for --project-rows, e.g. 64GB."`
 	ProjectSB     string      `name:"project-shared-buffers" help:"Your shared_buffers for --project-rows (default: a quarter of --project-ram)."`
 	ProjectRate   *float64    `name:"project-insert-rate" help:"Rows you insert per second, for WAL per day in the projection."`
+
+	// options are the workload options given as flags (workloadFlags).
+	options map[string]string `kong:"-"`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -128,7 +120,14 @@ func (r *runCmd) Run(e *env) error {
 }
 
 func (r *runCmd) config(e *env) (runner.Config, error) {
-	sc, err := scenario.Lookup(r.Scenario)
+	// Workloads with options of their own (lookup:query=range, or a list
+	// of workloads) run as the bare scenario of the first.
+	name, _, _ := strings.Cut(strings.Split(r.Scenario, ",")[0], ":")
+	lookup := scenario.Lookup
+	if name != r.Scenario {
+		lookup = scenario.Workload
+	}
+	sc, err := lookup(name)
 	if err != nil {
 		return runner.Config{}, err
 	}
@@ -216,8 +215,8 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 		}
 		p.Txns, p.Duration = *r.Txns, 0
 	}
-	if r.Batch < 0 || r.Repeat < 0 || r.Partitions < 0 || r.Chunk < 0 || r.Rounds < 0 {
-		return p, usagef("--batch, --repeat, --rounds, --partitions and --chunk must be positive")
+	if r.Repeat < 0 || r.Rounds < 0 {
+		return p, usagef("--repeat and --rounds must be positive")
 	}
 	if r.Warmup != nil {
 		p.Warmup = time.Duration(*r.Warmup)
@@ -249,58 +248,18 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.Jobs < 0 || r.Progress < 0 {
 		return p, usagef("-j and -P must be positive")
 	}
-	if r.LoadMethod != "" && r.LoadMethod != "copy" && r.LoadMethod != "insert" {
-		return p, usagef("--load-method must be copy or insert, not %q", r.LoadMethod)
+	if name := strings.TrimSpace(r.Scenario); strings.ContainsAny(name, ":,") {
+		p.Workload = name // the workloads with their own options
 	}
-	if r.ReadBy != "" && r.ReadBy != "data" && r.ReadBy != "key" {
-		return p, usagef("--read-by must be data or key, not %q", r.ReadBy)
+	for k, v := range r.options {
+		p.Options[k] = v // the user's over the preset's
 	}
-	setIf(&p.Batch, r.Batch)
-	setIf(&p.Chunk, r.Chunk)
-	setIf(&p.LoadMethod, r.LoadMethod)
-	setIf(&p.ReadBy, r.ReadBy)
-	if r.Query != nil {
-		p.Query = r.Query
-	}
-	if r.ReadDist != nil {
-		p.ReadDist = r.ReadDist
-	}
-	if r.RecentRows != nil {
-		if v := *r.RecentRows; !(v > 0 && v <= 1) {
-			return p, usagef("--recent-rows must be a share of the rows above 0 and at most 1, not %g", v)
-		}
-		p.RecentRows = *r.RecentRows
-	}
-	setIf(&p.UpdateIndexed, r.UpdateIndexed)
-	if r.Children != nil {
-		p.Children = *r.Children
-	}
-	setIf(&p.Partitions, r.Partitions)
 	setIf(&p.Repeat, r.Repeat)
-	if r.Rounds == 0 && p.Rounds > 1 {
-		// The scenario's rounds, at least extraRounds more than the least
-		// with which the rank test can reach a verdict over every two keys:
-		// within the run three rounds make a block layout, but `compare`
-		// of two runs ranks their rounds as independent samples; and as
-		// many as a shortened window holds.
-		n := len(p.Keys)
-		margin := extraRounds
-		if sc.NoRoundsMargin {
-			margin = 0
-		}
-		p.Rounds = max(p.Rounds, stats.MinSamplesFor(n*(n-1)/2)+margin)
-		p.FitRounds()
+	if r.Rounds > 0 {
+		p.Rounds, p.RoundsGiven = r.Rounds, true
 	}
-	setIf(&p.Rounds, r.Rounds)
 	return p, nil
 }
-
-// extraRounds is how many rounds a preset runs beyond the least with which
-// the rank test could reach a verdict after Holm's correction: measured on
-// this project's 2-core machine, war's rounds scatter by ±20%, and with 8
-// rounds (6 + 2) uuidv4 against bigint came out at an adjusted p of 0.051
-// in one run of two.
-const extraRounds = 4
 
 // setIf overrides a parameter with a flag the user set (not its zero value).
 func setIf[T comparable](p *T, flag T) {

@@ -24,10 +24,26 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
+// Work is what transactions did to rows: the rows they inserted, updated,
+// deleted and read. A transaction says its own; the driver adds them up,
+// in the window and in all (warm-up and edges included), and the runner
+// checks the server's counts against them.
+type Work struct {
+	Inserted, Updated, Deleted, Read int64
+}
+
+// Add is w and o together.
+func (w Work) Add(o Work) Work {
+	return Work{w.Inserted + o.Inserted, w.Updated + o.Updated, w.Deleted + o.Deleted, w.Read + o.Read}
+}
+
+// Changed is the rows w wrote: inserted, updated or deleted.
+func (w Work) Changed() int64 { return w.Inserted + w.Updated + w.Deleted }
+
 // Client is one connection's transaction loop body.
 type Client struct {
-	// Txn runs one transaction and returns the rows it inserted.
-	Txn func() (rows int, err error)
+	// Txn runs one transaction and returns what it did to rows.
+	Txn func() (Work, error)
 	// Conn is the client's network connection; its deadline is set to unblock
 	// a client stuck on a dead server when the run is stopped.
 	Conn net.Conn
@@ -72,19 +88,24 @@ type (
 type RoleResult struct {
 	Clients            int
 	Txns, Rows, Errors int64
-	// TotalRows counts every row of the role, warm-up and edges included.
+	// TotalRows counts every row the role changed, warm-up and edges included.
 	TotalRows int64
-	Latency   *hdrhistogram.Histogram
+	// Work is the role's in the window, TotalWork in all.
+	Work, TotalWork Work
+	Latency         *hdrhistogram.Histogram
 }
 
 // Result is what the driver measured.
 type Result struct {
-	// Txns, Rows and Errors are counted in the measured window.
+	// Txns, Rows (changed: Work.Changed) and Errors are counted in the measured window.
 	Txns, Rows, Errors int64
 	// Elapsed is the window's length as run.
 	Elapsed time.Duration
-	// TotalRows counts every inserted row, warm-up and edges included.
+	// TotalRows counts every row changed, warm-up and edges included.
 	TotalRows int64
+	// Work is what the window's transactions did to rows, TotalWork what
+	// every transaction did (warm-up and edges included).
+	Work, TotalWork Work
 	// WarmupTxns counts the transactions of the warm-up.
 	WarmupTxns int64
 	// Latency merges every client's histogram of the window (microseconds).
@@ -146,10 +167,13 @@ type worker struct {
 	mu    sync.Mutex              // guards the fields below, swapped by the sampler
 	sec   *hdrhistogram.Histogram
 	txns  int64
-	rows  int64
+	work  Work
 	errs  int64
-	// allRows is read live by the sampler (a queue's backlog)
+	// allRows is the rows changed, read live by the sampler (a queue's backlog)
 	allRows atomic.Int64
+	// allWork is every transaction's work, written by the worker's
+	// goroutine only and read after it ends.
+	allWork Work
 	// busySince is the start (unix nanos) of the running transaction, 0
 	// between transactions. The worker and, at the end, the driver each
 	// claim a finished or abandoned transaction by swapping it to 0, so its
@@ -191,15 +215,17 @@ func (win *window) noteErr(err error) {
 // complete accounts for a transaction of w that ran from t0 to t1, with the
 // rows it wrote and its error; measured counts w's transactions in the
 // window. It returns whether the client goes on with another transaction.
-func (win *window) complete(w *worker, t0, t1 time.Time, rows int, err error, measured *int64) bool {
+func (win *window) complete(w *worker, t0, t1 time.Time, work Work, err error, measured *int64) bool {
 	cfg, winStart, winEnd := win.cfg, win.winStart, win.winEnd
+	if n := work.Changed(); n != 0 {
+		w.allRows.Add(n)
+	}
+	w.allWork = w.allWork.Add(work)
 	if w.busySince.Swap(0) == 0 {
 		// The driver ended the window, cancelled this transaction and
 		// recorded its time so far: nothing more to record.
-		w.allRows.Add(int64(rows))
 		return false
 	}
-	w.allRows.Add(int64(rows))
 	inWindow := !t1.Before(winStart) && (winEnd.IsZero() || t1.Before(winEnd))
 	if cfg.Txns > 0 && t0.Before(winStart) {
 		inWindow = false // a fixed-count window starts with a fresh transaction
@@ -221,7 +247,7 @@ func (win *window) complete(w *worker, t0, t1 time.Time, rows int, err error, me
 		w.mu.Lock()
 		_ = w.sec.RecordValue(us)
 		w.txns++
-		w.rows += int64(rows)
+		w.work = w.work.Add(work)
 		w.mu.Unlock()
 	} else if t1.Before(winStart) {
 		w.warmTxns++
@@ -361,7 +387,7 @@ func (win *window) runBlocking(w *worker) {
 	for !win.stop.Load() {
 		t0 := time.Now()
 		w.busySince.Store(t0.UnixNano())
-		rows, err := w.c.Txn()
+		work, err := w.c.Txn()
 		t1 := time.Now()
 		// A client never parks (it blocks in system calls), so the
 		// runtime would preempt it at the end of every 10 ms time
@@ -371,7 +397,7 @@ func (win *window) runBlocking(w *worker) {
 			runtime.Gosched()
 			lastYield = t1
 		}
-		if !win.complete(w, t0, t1, rows, err, &measured) {
+		if !win.complete(w, t0, t1, work, err, &measured) {
 			return
 		}
 	}
@@ -455,8 +481,10 @@ func (res *Result) collect(ws []*worker) {
 		if rr := res.Roles[w.c.Role]; rr != nil {
 			rr.Latency.Merge(w.total)
 			rr.TotalRows += w.allRows.Load()
+			rr.TotalWork = rr.TotalWork.Add(w.allWork)
 		}
 		res.TotalRows += w.allRows.Load()
+		res.TotalWork = res.TotalWork.Add(w.allWork)
 		res.WarmupTxns += w.warmTxns
 		if w.lost {
 			res.ClientsLost++
@@ -513,17 +541,18 @@ func (smp *secondSampler) sample(t int, length time.Duration) {
 	for _, w := range smp.ws {
 		w.mu.Lock()
 		smp.agg.Merge(w.sec)
+		changed := w.work.Changed()
 		if ra := smp.roles[w.c.Role]; ra != nil {
 			ra.sec.Merge(w.sec)
-			ra.txns, ra.rows, ra.errs = ra.txns+w.txns, ra.rows+w.rows, ra.errs+w.errs
+			ra.txns, ra.rows, ra.errs = ra.txns+w.txns, ra.rows+changed, ra.errs+w.errs
 			ra.total += w.allRows.Load()
 			rr := res.Roles[w.c.Role]
-			rr.Txns, rr.Rows, rr.Errors = rr.Txns+w.txns, rr.Rows+w.rows, rr.Errors+w.errs
+			rr.Txns, rr.Rows, rr.Errors, rr.Work = rr.Txns+w.txns, rr.Rows+changed, rr.Errors+w.errs, rr.Work.Add(w.work)
 		}
 		w.sec.Reset()
-		txns, rows, s.Errors = txns+w.txns, rows+w.rows, s.Errors+w.errs
-		res.Txns, res.Rows, res.Errors = res.Txns+w.txns, res.Rows+w.rows, res.Errors+w.errs
-		w.txns, w.rows, w.errs = 0, 0, 0
+		txns, rows, s.Errors = txns+w.txns, rows+changed, s.Errors+w.errs
+		res.Txns, res.Rows, res.Errors, res.Work = res.Txns+w.txns, res.Rows+changed, res.Errors+w.errs, res.Work.Add(w.work)
+		w.txns, w.work, w.errs = 0, Work{}, 0
 		w.mu.Unlock()
 	}
 	if length <= 0 {
@@ -598,6 +627,7 @@ func Merge(rounds []*Result) *Result {
 		out.Txns, out.Rows, out.Errors = out.Txns+r.Txns, out.Rows+r.Rows, out.Errors+r.Errors
 		out.Elapsed += r.Elapsed
 		out.TotalRows += r.TotalRows
+		out.Work, out.TotalWork = out.Work.Add(r.Work), out.TotalWork.Add(r.TotalWork)
 		out.WarmupTxns += r.WarmupTxns
 		out.Latency.Merge(r.Latency)
 		for _, s := range r.Timeline {
@@ -634,6 +664,7 @@ func Merge(rounds []*Result) *Result {
 				out.Roles[name] = o
 			}
 			o.Txns, o.Rows, o.Errors, o.TotalRows = o.Txns+rr.Txns, o.Rows+rr.Rows, o.Errors+rr.Errors, o.TotalRows+rr.TotalRows
+			o.Work, o.TotalWork = o.Work.Add(rr.Work), o.TotalWork.Add(rr.TotalWork)
 			o.Latency.Merge(rr.Latency)
 			carried[name] += rr.TotalRows
 		}

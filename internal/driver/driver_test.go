@@ -15,10 +15,10 @@ import (
 
 // sleeper is a client whose transactions take d each and insert one row.
 func sleeper(d time.Duration, count *atomic.Int64) Client {
-	return Client{Txn: func() (int, error) {
+	return Client{Txn: func() (Work, error) {
 		time.Sleep(d)
 		count.Add(1)
-		return 1, nil
+		return Work{Inserted: 1}, nil
 	}}
 }
 
@@ -68,12 +68,12 @@ func TestFixedTransactionsPerClient(t *testing.T) {
 
 func TestErrorsAreCountedAndSampled(t *testing.T) {
 	var n atomic.Int64
-	c := Client{Txn: func() (int, error) {
+	c := Client{Txn: func() (Work, error) {
 		time.Sleep(time.Millisecond)
 		if n.Add(1)%2 == 0 {
-			return 0, errors.New("duplicate key")
+			return Work{}, errors.New("duplicate key")
 		}
-		return 1, nil
+		return Work{Inserted: 1}, nil
 	}}
 	r, err := Run(context.Background(), Config{Duration: 300 * time.Millisecond}, []Client{c})
 	if err != nil {
@@ -85,7 +85,7 @@ func TestErrorsAreCountedAndSampled(t *testing.T) {
 }
 
 func TestAllClientsLost(t *testing.T) {
-	c := Client{Txn: func() (int, error) { return 0, errors.New("connection reset") }, Broken: func() bool { return true }}
+	c := Client{Txn: func() (Work, error) { return Work{}, errors.New("connection reset") }, Broken: func() bool { return true }}
 	r, err := Run(context.Background(), Config{Duration: time.Second}, []Client{c, c})
 	if err == nil || r.ClientsLost != 2 {
 		t.Fatalf("err %v, lost %d", err, r.ClientsLost)
@@ -118,10 +118,10 @@ func TestConfigChecks(t *testing.T) {
 func TestRolesAreCountedApart(t *testing.T) {
 	var in, out atomic.Int64
 	p := func() Client { c := sleeper(time.Millisecond, &in); c.Role = "in"; return c }
-	c := Client{Role: "out", Txn: func() (int, error) {
+	c := Client{Role: "out", Txn: func() (Work, error) {
 		time.Sleep(2 * time.Millisecond)
 		out.Add(3)
-		return 3, nil
+		return Work{Inserted: 3}, nil
 	}}
 	r, err := Run(context.Background(), Config{Warmup: 100 * time.Millisecond, Duration: 1100 * time.Millisecond}, []Client{p(), p(), c})
 	if err != nil {
@@ -157,13 +157,13 @@ func blocker(after time.Duration, cancelled *atomic.Int64) Client {
 	gate := make(chan struct{})
 	start := time.Now()
 	return Client{
-		Txn: func() (int, error) {
+		Txn: func() (Work, error) {
 			if time.Since(start) < after {
 				time.Sleep(time.Millisecond)
-				return 1, nil
+				return Work{Inserted: 1}, nil
 			}
 			<-gate
-			return 0, errors.New("canceling statement due to user request")
+			return Work{}, errors.New("canceling statement due to user request")
 		},
 		Cancel: func() { cancelled.Add(1); close(gate) },
 	}

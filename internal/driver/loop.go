@@ -27,9 +27,9 @@ type Machine interface {
 	// Message hands over one backend message of the current step: its type
 	// byte and its body.
 	Message(typ byte, body []byte)
-	// Done ends the transaction: the rows it wrote and its first error. The
-	// machine is then ready for the next transaction.
-	Done() (rows int, err error)
+	// Done ends the transaction: what it did to rows and its first error.
+	// The machine is then ready for the next transaction.
+	Done() (Work, error)
 }
 
 // The event loop is how pgbench -j runs its clients, and why it is faster
@@ -260,7 +260,7 @@ func (win *window) readable(epfd int, c *loopConn) {
 // end finishes c's transaction; broken is set when the connection failed.
 func (win *window) end(epfd int, c *loopConn, broken error) {
 	t1 := time.Now()
-	rows, err := c.m.Done()
+	work, err := c.m.Done()
 	if broken != nil {
 		c.broken = broken
 		if err == nil {
@@ -268,7 +268,7 @@ func (win *window) end(epfd int, c *loopConn, broken error) {
 		}
 	}
 	claimed := c.w.busySince.Load() == 0 // the driver gave up on it (see abandon)
-	more := win.complete(c.w, c.t0, t1, rows, err, &c.measured)
+	more := win.complete(c.w, c.t0, t1, work, err, &c.measured)
 	if broken != nil {
 		c.w.lost = c.w.lost || !claimed
 		c.done = true

@@ -52,10 +52,10 @@ func (m *scripted) Message(typ byte, body []byte) {
 	}
 }
 
-func (m *scripted) Done() (int, error) {
+func (m *scripted) Done() (Work, error) {
 	rows, err := m.rows, m.err
 	*m = scripted{bytes: m.bytes}
-	return rows, err
+	return Work{Inserted: int64(rows)}, err
 }
 
 // peer answers every request on fd with answer(i) for the i-th request,

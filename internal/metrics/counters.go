@@ -27,20 +27,29 @@ func (walCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (walCounter) report(b, a snapshot, rows int64, _ time.Duration, into *results.Metrics) {
+func (walCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	before, after := b.(walSnap), a.(walSnap)
 	into.WALRecords = results.Of(after.records - before.records)
 	into.WALFPI = results.Of(after.fpi - before.fpi)
 	into.WALBytes = results.Of(after.bytes - before.bytes)
-	into.WALBytesPerRow = results.PerRow(float64(after.bytes-before.bytes), rows)
-	into.WALFPIPerRow = results.PerRow(float64(after.fpi-before.fpi), rows)
-	into.WALRecordsPerRow = results.PerRow(float64(after.records-before.records), rows)
 }
 
 func (walCounter) unavailable(reason string, into *results.Metrics) {
 	reason = "pg_stat_wal: " + reason
 	into.WALRecords, into.WALFPI, into.WALBytes = unavailable[int64](reason), unavailable[int64](reason), unavailable[int64](reason)
-	into.WALBytesPerRow, into.WALFPIPerRow, into.WALRecordsPerRow = unavailable[float64](reason), unavailable[float64](reason), unavailable[float64](reason)
+}
+
+// figures: the counts add up over rounds; per row over the cell's rows.
+func (walCounter) figures() []figure {
+	i := func(get func(*results.Metrics) *results.M[int64]) figure { return summed(get, onCoordinator, add) }
+	return []figure{
+		i(func(m *results.Metrics) *results.M[int64] { return &m.WALRecords }),
+		i(func(m *results.Metrics) *results.M[int64] { return &m.WALFPI }),
+		i(func(m *results.Metrics) *results.M[int64] { return &m.WALBytes }),
+		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALBytesPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALBytes }),
+		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALFPIPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALFPI }),
+		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALRecordsPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALRecords }),
+	}
 }
 
 // checkpointCounter: pg_stat_checkpointer (17+) or pg_stat_bgwriter (up to 16).
@@ -60,7 +69,14 @@ func (checkpointCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (checkpointCounter) report(b, a snapshot, _ int64, _ time.Duration, into *results.Metrics) {
+func (checkpointCounter) figures() []figure {
+	return []figure{summed(func(m *results.Metrics) *results.M[results.Checkpoints] { return &m.Checkpoints }, onCoordinator,
+		func(a, b results.Checkpoints) results.Checkpoints {
+			return results.Checkpoints{Timed: a.Timed + b.Timed, Requested: a.Requested + b.Requested, Total: a.Total + b.Total}
+		})}
+}
+
+func (checkpointCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	before, after := b.(checkpointSnap), a.(checkpointSnap)
 	into.Checkpoints = results.Of(results.Checkpoints{Timed: after.timed - before.timed, Requested: after.requested - before.requested,
 		Total: after.timed + after.requested - before.timed - before.requested})
@@ -109,17 +125,17 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, rows.Err()
 }
 
-func (ioCounter) report(b, a snapshot, rows int64, _ time.Duration, into *results.Metrics) {
+func (ioCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	before, after := b.(ioSnap), a.(ioSnap)
 	out := results.IO{Source: "pg_stat_io (object relation; blocks of 8 kB)"}
 	for i := range out.All {
 		out.All[i], out.Clients[i] = after.all[i]-before.all[i], after.clients[i]-before.clients[i]
 	}
-	if r, h := out.Clients.Reads(), out.Clients.Hits(); r+h > 0 {
-		out.ClientsHitRatio = results.Of(float64(h) / float64(r+h))
-		out.ClientsReadsPerRow = results.PerRow(float64(r), rows)
-	}
 	into.IO = results.Of(out)
+}
+
+func (ioCounter) figures() []figure {
+	return []figure{merged(func(m *results.Metrics) *results.M[results.IO] { return &m.IO }, onCoordinator, mergeIO)}
 }
 
 func (ioCounter) unavailable(reason string, into *results.Metrics) {
@@ -144,7 +160,17 @@ func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (statioCounter) report(b, a snapshot, _ int64, _ time.Duration, into *results.Metrics) {
+func (statioCounter) figures() []figure {
+	return []figure{
+		summed(func(m *results.Metrics) *results.M[results.Blocks] { return &m.Blocks }, onCoordinator, func(a, b results.Blocks) results.Blocks {
+			return results.Blocks{HeapRead: a.HeapRead + b.HeapRead, HeapHit: a.HeapHit + b.HeapHit, IdxRead: a.IdxRead + b.IdxRead,
+				IdxHit: a.IdxHit + b.IdxHit, ToastRead: a.ToastRead + b.ToastRead, ToastHit: a.ToastHit + b.ToastHit}
+		}),
+		merged(func(m *results.Metrics) *results.M[results.BlocksPerTxn] { return &m.BlocksPerTxn }, onCoordinator, blocksPerTxn),
+	}
+}
+
+func (statioCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	before, after := b.(statioSnap), a.(statioSnap)
 	var d statioSnap
 	for i := range d {
@@ -173,7 +199,13 @@ func (tupleCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (tupleCounter) report(b, a snapshot, _ int64, _ time.Duration, into *results.Metrics) {
+func (tupleCounter) figures() []figure {
+	return []figure{summed(func(m *results.Metrics) *results.M[results.Tuples] { return &m.Tuples }, onCoordinator, func(a, b results.Tuples) results.Tuples {
+		return results.Tuples{Inserted: a.Inserted + b.Inserted, Updated: a.Updated + b.Updated, HOTUpdated: a.HOTUpdated + b.HOTUpdated, Deleted: a.Deleted + b.Deleted}
+	})}
+}
+
+func (tupleCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	before, after := b.(tupleSnap), a.(tupleSnap)
 	into.Tuples = results.Of(results.Tuples{Inserted: after[0] - before[0], Updated: after[1] - before[1],
 		HOTUpdated: after[2] - before[2], Deleted: after[3] - before[3]})
@@ -219,7 +251,12 @@ func (diskCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	return nil, fmt.Errorf("device %d:%d of %s is not in /proc/diskstats", major, minor, env.DataDir)
 }
 
-func (diskCounter) report(b, a snapshot, _ int64, elapsed time.Duration, into *results.Metrics) {
+// figures: the disk is the host's, seen by keybench.
+func (diskCounter) figures() []figure {
+	return []figure{merged(func(m *results.Metrics) *results.M[results.Disk] { return &m.Disk }, fromClients, mergeDisk)}
+}
+
+func (diskCounter) report(b, a snapshot, elapsed time.Duration, into *results.Metrics) {
 	before, after := b.(diskSnap), a.(diskSnap)
 	into.Disk = results.Of(results.Disk{
 		Device:       after.dev,
@@ -311,7 +348,12 @@ func treeCPU(pid int) (float64, error) {
 	return total / hz, nil
 }
 
-func (cpuCounter) report(b, a snapshot, rows int64, _ time.Duration, into *results.Metrics) {
+// figures: keybench's CPU stands anywhere (the server's is unavailable elsewhere by itself).
+func (cpuCounter) figures() []figure {
+	return []figure{merged(func(m *results.Metrics) *results.M[results.CPU] { return &m.CPU }, fromClients, mergeCPU)}
+}
+
+func (cpuCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	before, after := b.(cpuSnap), a.(cpuSnap)
 	secs := after.at.Sub(before.at).Seconds()
 	out := results.CPU{ElapsedS: secs, ClientS: after.client - before.client, ClientCores: (after.client - before.client) / secs}

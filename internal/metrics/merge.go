@@ -3,103 +3,17 @@ package metrics
 import "github.com/keybench/keybench/internal/results"
 
 // MergeRounds joins the session metrics of a cell's rounds (each round a
-// session of its own) into the cell's: counts add up, figures per row are
-// taken over the sums and total, every row the cell inserted, and figures
-// per transaction over txns, every transaction of the sessions (warm-ups
-// included); the samplers' samples follow each other. A figure unavailable in any round
-// is unavailable for the cell, with that round's reason.
-func MergeRounds(ms []results.Metrics, total, txns int64) results.Metrics {
+// session of its own) into the cell's, each figure as its collector says
+// (figure.merge): counts add up, figures per row are taken over the sums
+// and rows (every row the cell wrote), figures per transaction over txns
+// (every transaction of its sessions, warm-ups included), the samplers'
+// samples follow each other. A figure unavailable in any round is
+// unavailable for the cell, with that round's reason.
+func MergeRounds(ms []results.Metrics, rows, txns int64) results.Metrics {
 	var out results.Metrics
-	out.WALRecords = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALRecords })
-	out.WALFPI = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALFPI })
-	out.WALBytes = sum(ms, func(m *results.Metrics) results.M[int64] { return m.WALBytes })
-	out.WALBytesPerRow = perRowOf(out.WALBytes, total)
-	out.WALFPIPerRow = perRowOf(out.WALFPI, total)
-	out.WALRecordsPerRow = perRowOf(out.WALRecords, total)
-	out.WALFPIByRelation = combine(ms, func(m *results.Metrics) results.M[map[string]int64] { return m.WALFPIByRelation },
-		func(a, b map[string]int64) map[string]int64 {
-			c := map[string]int64{}
-			for k, v := range a {
-				c[k] += v
-			}
-			for k, v := range b {
-				c[k] += v
-			}
-			return c
-		})
-	if by, ok := out.WALFPIByRelation.Get(); ok {
-		out.KeyIndexFPIPerRow = results.PerRow(float64(by[results.RoleKeyIndex]), total)
-	} else {
-		out.KeyIndexFPIPerRow = results.Unavailable[float64](out.WALFPIByRelation.Reason())
+	for _, f := range figures() {
+		f.merge(ms, totals{rows: rows, txns: txns}, &out)
 	}
-	out.BtreeSplits = combine(ms, func(m *results.Metrics) results.M[results.BtreeSplits] { return m.BtreeSplits },
-		func(a, b results.BtreeSplits) results.BtreeSplits {
-			return results.BtreeSplits{Left: a.Left + b.Left, Right: a.Right + b.Right, NewRoot: a.NewRoot + b.NewRoot}
-		})
-	if sp, ok := out.BtreeSplits.Get(); ok {
-		out.BtreeSplitsPerRow = results.PerRow(float64(sp.Splits()), total)
-	} else {
-		out.BtreeSplitsPerRow = results.Unavailable[float64](out.BtreeSplits.Reason())
-	}
-	out.Checkpoints = combine(ms, func(m *results.Metrics) results.M[results.Checkpoints] { return m.Checkpoints },
-		func(a, b results.Checkpoints) results.Checkpoints {
-			return results.Checkpoints{Timed: a.Timed + b.Timed, Requested: a.Requested + b.Requested, Total: a.Total + b.Total}
-		})
-	out.IO = combine(ms, func(m *results.Metrics) results.M[results.IO] { return m.IO }, func(a, b results.IO) results.IO {
-		c := results.IO{Source: a.Source}
-		for i := range c.All {
-			c.All[i], c.Clients[i] = a.All[i]+b.All[i], a.Clients[i]+b.Clients[i]
-		}
-		return c
-	})
-	if io, ok := out.IO.Get(); ok {
-		if r, h := io.Clients.Reads(), io.Clients.Hits(); r+h > 0 {
-			io.ClientsHitRatio = results.Of(float64(h) / float64(r+h))
-			io.ClientsReadsPerRow = results.PerRow(float64(r), total)
-		}
-		out.IO = results.Of(io)
-	}
-	out.Blocks = combine(ms, func(m *results.Metrics) results.M[results.Blocks] { return m.Blocks }, func(a, b results.Blocks) results.Blocks {
-		return results.Blocks{HeapRead: a.HeapRead + b.HeapRead, HeapHit: a.HeapHit + b.HeapHit, IdxRead: a.IdxRead + b.IdxRead,
-			IdxHit: a.IdxHit + b.IdxHit, ToastRead: a.ToastRead + b.ToastRead, ToastHit: a.ToastHit + b.ToastHit}
-	})
-	if txns > 0 {
-		if b, ok := out.Blocks.Get(); ok {
-			out.BlocksPerTxn = results.Of(results.BlocksPerTxn{Hit: float64(b.Hits()) / float64(txns), Read: float64(b.Reads()) / float64(txns),
-				Heap: float64(b.HeapHit+b.HeapRead) / float64(txns)})
-		} else {
-			out.BlocksPerTxn = results.Unavailable[results.BlocksPerTxn](out.Blocks.Reason())
-		}
-	} else {
-		out.BlocksPerTxn = results.Unavailable[results.BlocksPerTxn]("no transaction completed")
-	}
-	out.Tuples = combine(ms, func(m *results.Metrics) results.M[results.Tuples] { return m.Tuples }, func(a, b results.Tuples) results.Tuples {
-		return results.Tuples{Inserted: a.Inserted + b.Inserted, Updated: a.Updated + b.Updated, HOTUpdated: a.HOTUpdated + b.HOTUpdated, Deleted: a.Deleted + b.Deleted}
-	})
-	out.Replication = mergeReplication(ms, total)
-	out.Disk = mergeDisk(ms)
-	out.CPU = mergeCPU(ms)
-	out.Sampling = combine(ms, func(m *results.Metrics) results.M[results.Sampling] { return m.Sampling }, func(a, b results.Sampling) results.Sampling {
-		c := results.Sampling{Queries: a.Queries + b.Queries, BusyS: a.BusyS + b.BusyS, WindowS: a.WindowS + b.WindowS,
-			BufferCacheEveryS: max(a.BufferCacheEveryS, b.BufferCacheEveryS)}
-		if c.WindowS > 0 {
-			c.BusyShare = c.BusyS / c.WindowS
-		}
-		return c
-	})
-	out.WaitEvents = combine(ms, func(m *results.Metrics) results.M[results.WaitEvents] { return m.WaitEvents }, func(a, b results.WaitEvents) results.WaitEvents {
-		c := results.WaitEvents{Samples: a.Samples + b.Samples, EveryMS: a.EveryMS, Counts: map[string]int64{}}
-		for k, v := range a.Counts {
-			c.Counts[k] += v
-		}
-		for k, v := range b.Counts {
-			c.Counts[k] += v
-		}
-		c.Top = topWaits(c.Counts)
-		return c
-	})
-	out.BufferCache = mergeBufferCache(ms)
-	out.SizesOverTime = mergeSizes(ms)
 	return out
 }
 
@@ -124,9 +38,7 @@ func combine[T any](ms []results.Metrics, get func(*results.Metrics) results.M[T
 	return results.Of(acc)
 }
 
-func sum(ms []results.Metrics, get func(*results.Metrics) results.M[int64]) results.M[int64] {
-	return combine(ms, get, func(a, b int64) int64 { return a + b })
-}
+func add(a, b int64) int64 { return a + b }
 
 func perRowOf(m results.M[int64], rows int64) results.M[float64] {
 	if v, ok := m.Get(); ok {
@@ -139,7 +51,7 @@ func perRowOf(m results.M[int64], rows int64) results.M[float64] {
 }
 
 // mergeDisk adds the rounds' device counts; busy fraction and waits are weighted by time and operations.
-func mergeDisk(ms []results.Metrics) results.M[results.Disk] {
+func mergeDisk(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[results.Disk] {
 	type acc struct {
 		d                 results.Disk
 		busyMS, rMS, wMS  float64
@@ -181,7 +93,7 @@ func weighted(total, n float64) results.M[float64] {
 }
 
 // mergeCPU adds the rounds' CPU seconds; cores are over the summed time.
-func mergeCPU(ms []results.Metrics) results.M[results.CPU] {
+func mergeCPU(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[results.CPU] {
 	return combine(ms, func(m *results.Metrics) results.M[results.CPU] { return m.CPU }, func(a, b results.CPU) results.CPU {
 		c := results.CPU{ElapsedS: a.ElapsedS + b.ElapsedS, ClientS: a.ClientS + b.ClientS}
 		if c.ElapsedS > 0 {
@@ -206,7 +118,7 @@ func mergeCPU(ms []results.Metrics) results.M[results.CPU] {
 
 // mergeBufferCache puts the rounds' samples one after the other (times
 // continuing from the previous round's window) and averages over all of them.
-func mergeBufferCache(ms []results.Metrics) results.M[results.BufferCache] {
+func mergeBufferCache(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[results.BufferCache] {
 	var out results.BufferCache
 	offset := 0.0
 	for i := range ms {
@@ -234,7 +146,7 @@ func mergeBufferCache(ms []results.Metrics) results.M[results.BufferCache] {
 
 // mergeSizes joins the rounds' size samples, each round's times after the
 // rounds before it (their windows' lengths).
-func mergeSizes(ms []results.Metrics) results.M[[]results.SizeSample] {
+func mergeSizes(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[[]results.SizeSample] {
 	var out []results.SizeSample
 	offset := 0.0
 	for i := range ms {
@@ -250,4 +162,37 @@ func mergeSizes(ms []results.Metrics) results.M[[]results.SizeSample] {
 		}
 	}
 	return results.Of(out)
+}
+
+// mergeIO adds the rounds' pg_stat_io counts and derives the clients' hit
+// ratio and reads per row from the sums.
+func mergeIO(ms []results.Metrics, tot totals, _ *results.Metrics) results.M[results.IO] {
+	out := combine(ms, func(m *results.Metrics) results.M[results.IO] { return m.IO }, func(a, b results.IO) results.IO {
+		c := results.IO{Source: a.Source}
+		for i := range c.All {
+			c.All[i], c.Clients[i] = a.All[i]+b.All[i], a.Clients[i]+b.Clients[i]
+		}
+		return c
+	})
+	if io, ok := out.Get(); ok {
+		if r, h := io.Clients.Reads(), io.Clients.Hits(); r+h > 0 {
+			io.ClientsHitRatio = results.Of(float64(h) / float64(r+h))
+			io.ClientsReadsPerRow = results.PerRow(float64(r), tot.rows)
+		}
+		out = results.Of(io)
+	}
+	return out
+}
+
+// blocksPerTxn is the blocks merged before it over every transaction the sessions watched.
+func blocksPerTxn(_ []results.Metrics, tot totals, out *results.Metrics) results.M[results.BlocksPerTxn] {
+	if tot.txns <= 0 {
+		return results.Unavailable[results.BlocksPerTxn]("no transaction completed")
+	}
+	b, ok := out.Blocks.Get()
+	if !ok {
+		return results.Unavailable[results.BlocksPerTxn](out.Blocks.Reason())
+	}
+	n := float64(tot.txns)
+	return results.Of(results.BlocksPerTxn{Hit: float64(b.Hits()) / n, Read: float64(b.Reads()) / n, Heap: float64(b.HeapHit+b.HeapRead) / n})
 }

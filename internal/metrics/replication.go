@@ -341,9 +341,14 @@ func (w *replication) waitForReplay(ctx context.Context, target int64, rows []re
 	}
 }
 
+// figures: the WAL shipped to a standby is read from the primary's view.
+func (*replication) figures() []figure {
+	return []figure{merged(func(m *results.Metrics) *results.M[[]results.Standby] { return &m.Replication }, onCoordinator, mergeReplication)}
+}
+
 // mergeReplication joins the rounds' standbys: bytes add up, the lag
 // samples follow each other, the catch-up is the slowest round's.
-func mergeReplication(ms []results.Metrics, total int64) results.M[[]results.Standby] {
+func mergeReplication(ms []results.Metrics, tot totals, _ *results.Metrics) results.M[[]results.Standby] {
 	out := combine(ms, func(m *results.Metrics) results.M[[]results.Standby] { return m.Replication },
 		func(a, b []results.Standby) []results.Standby {
 			c := make([]results.Standby, 0, len(a))
@@ -376,7 +381,7 @@ func mergeReplication(ms []results.Metrics, total int64) results.M[[]results.Sta
 		})
 	if ss, ok := out.Get(); ok {
 		for i := range ss {
-			ss[i].ShippedBytesPerRow = results.PerRow(float64(ss[i].ShippedBytes), total)
+			ss[i].ShippedBytesPerRow = results.PerRow(float64(ss[i].ShippedBytes), tot.rows)
 			ss[i].Summarize()
 		}
 		out = results.Of(ss)

@@ -20,7 +20,7 @@ func TestMergeReplication(t *testing.T) {
 		}
 		return results.Metrics{Replication: results.Of([]results.Standby{s})}
 	}
-	m := mergeReplication([]results.Metrics{round(4000, []float64{1, 2, 3}, 0.2), round(6000, []float64{10, 20, 30, 40}, 3)}, 100)
+	m := mergeReplication([]results.Metrics{round(4000, []float64{1, 2, 3}, 0.2), round(6000, []float64{10, 20, 30, 40}, 3)}, totals{rows: 100}, nil)
 	ss, ok := m.Get()
 	if !ok || len(ss) != 1 {
 		t.Fatalf("%+v", m)
@@ -36,7 +36,7 @@ func TestMergeReplication(t *testing.T) {
 		t.Errorf("catch-up %+v kept up %v, rates %+v %+v", s.CatchUpS, s.KeptUp, s.ReplayBytesPerS, s.PrimaryBytesPerS)
 	}
 	none := results.Metrics{Replication: results.Unavailable[[]results.Standby]("no standby")}
-	if m := mergeReplication([]results.Metrics{round(1, []float64{1}, 0), none}, 1); m.Reason() != "no standby" {
+	if m := mergeReplication([]results.Metrics{round(1, []float64{1}, 0), none}, totals{rows: 1}, nil); m.Reason() != "no standby" {
 		t.Errorf("a round without the standby: %+v", m)
 	}
 }

@@ -306,3 +306,32 @@ func topWaits(m map[string]int64) []string {
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
 	return keys
 }
+
+// figures: the samplers' costs and the clients' waits stand anywhere (they
+// are keybench's and its sessions'); the buffer cache and the relations'
+// sizes are the server's own.
+func (*sampler) figures() []figure {
+	return []figure{
+		summed(func(m *results.Metrics) *results.M[results.Sampling] { return &m.Sampling }, fromClients, func(a, b results.Sampling) results.Sampling {
+			c := results.Sampling{Queries: a.Queries + b.Queries, BusyS: a.BusyS + b.BusyS, WindowS: a.WindowS + b.WindowS,
+				BufferCacheEveryS: max(a.BufferCacheEveryS, b.BufferCacheEveryS)}
+			if c.WindowS > 0 {
+				c.BusyShare = c.BusyS / c.WindowS
+			}
+			return c
+		}),
+		summed(func(m *results.Metrics) *results.M[results.WaitEvents] { return &m.WaitEvents }, fromClients, func(a, b results.WaitEvents) results.WaitEvents {
+			c := results.WaitEvents{Samples: a.Samples + b.Samples, EveryMS: a.EveryMS, Counts: map[string]int64{}}
+			for k, v := range a.Counts {
+				c.Counts[k] += v
+			}
+			for k, v := range b.Counts {
+				c.Counts[k] += v
+			}
+			c.Top = topWaits(c.Counts)
+			return c
+		}),
+		merged(func(m *results.Metrics) *results.M[results.BufferCache] { return &m.BufferCache }, onCoordinator, mergeBufferCache),
+		merged(func(m *results.Metrics) *results.M[[]results.SizeSample] { return &m.SizesOverTime }, onCoordinator, mergeSizes),
+	}
+}

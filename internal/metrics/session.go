@@ -83,7 +83,7 @@ type counter interface {
 	name() string
 	read(ctx context.Context, env *Env) (snapshot, error)
 	// report stores the metric(s) for the delta between two snapshots.
-	report(before, after snapshot, rows int64, elapsed time.Duration, into *results.Metrics)
+	report(before, after snapshot, elapsed time.Duration, into *results.Metrics)
 	// unavailable stores the reason under the metric(s) this counter reports.
 	unavailable(reason string, into *results.Metrics)
 }
@@ -149,8 +149,9 @@ func (s *Session) StopSampling() {
 }
 
 // Stop reads the counters again and records every metric into the cell's
-// metrics. rows is every row the clients inserted.
-func (s *Session) Stop(ctx context.Context, rows int64, into *results.Metrics) {
+// metrics; figures per row and per transaction are the cell's, taken when
+// its rounds merge (MergeRounds).
+func (s *Session) Stop(ctx context.Context, into *results.Metrics) {
 	s.StopSampling()
 	elapsed := time.Since(s.start)
 	for i, c := range s.counters {
@@ -163,9 +164,9 @@ func (s *Session) Stop(ctx context.Context, rows int64, into *results.Metrics) {
 			c.unavailable(err.Error(), into)
 			continue
 		}
-		c.report(s.before[i], after, rows, elapsed, into)
+		c.report(s.before[i], after, elapsed, into)
 	}
-	s.walByRelation(ctx, rows, into)
+	s.walByRelation(ctx, into)
 	s.repl.stop(ctx, into)
 	if s.sampler != nil {
 		s.sampler.report(into)
@@ -193,12 +194,10 @@ func FlushStats(ctx context.Context, conn *pgconn.PgConn) {
 // relation they were taken of (wal_fpi_by_relation by role, and
 // key_index_fpi_per_row), and the key index's page splits (btree_splits:
 // its SPLIT_L, SPLIT_R and NEWROOT records; btree_splits_per_row).
-func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.Metrics) {
+func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 	fail := func(reason string) {
 		into.WALFPIByRelation = unavailable[map[string]int64](reason)
-		into.KeyIndexFPIPerRow = unavailable[float64](reason)
 		into.BtreeSplits = unavailable[results.BtreeSplits](reason)
-		into.BtreeSplitsPerRow = unavailable[float64](reason)
 	}
 	if s.env.Major < 16 {
 		fail(fmt.Sprintf("pg_get_wal_block_info needs PostgreSQL 16 (this is %d)", s.env.Major))
@@ -251,9 +250,7 @@ func (s *Session) walByRelation(ctx context.Context, rows int64, into *results.M
 		return
 	}
 	into.WALFPIByRelation = results.Of(by)
-	into.KeyIndexFPIPerRow = results.PerRow(float64(by[results.RoleKeyIndex]), rows)
 	into.BtreeSplits = results.Of(splits)
-	into.BtreeSplitsPerRow = results.PerRow(float64(splits.Splits()), rows)
 }
 
 // sampleReplication samples the standbys every half second of the window
@@ -281,5 +278,41 @@ func (s *Session) sampleReplication(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// walInspection is the reading of a cell's WAL back (walByRelation).
+type walInspection struct{}
+
+// figures: the images and splits add up over rounds; per row over the cell's rows.
+func (walInspection) figures() []figure {
+	return []figure{
+		summed(func(m *results.Metrics) *results.M[map[string]int64] { return &m.WALFPIByRelation }, onCoordinator,
+			func(a, b map[string]int64) map[string]int64 {
+				c := map[string]int64{}
+				for k, v := range a {
+					c[k] += v
+				}
+				for k, v := range b {
+					c[k] += v
+				}
+				return c
+			}),
+		perRow(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexFPIPerRow }, func(m *results.Metrics) results.M[int64] {
+			if by, ok := m.WALFPIByRelation.Get(); ok {
+				return results.Of(by[results.RoleKeyIndex])
+			}
+			return results.Unavailable[int64](m.WALFPIByRelation.Reason())
+		}),
+		summed(func(m *results.Metrics) *results.M[results.BtreeSplits] { return &m.BtreeSplits }, onCoordinator,
+			func(a, b results.BtreeSplits) results.BtreeSplits {
+				return results.BtreeSplits{Left: a.Left + b.Left, Right: a.Right + b.Right, NewRoot: a.NewRoot + b.NewRoot}
+			}),
+		perRow(func(m *results.Metrics) *results.M[float64] { return &m.BtreeSplitsPerRow }, func(m *results.Metrics) results.M[int64] {
+			if sp, ok := m.BtreeSplits.Get(); ok {
+				return results.Of(sp.Splits())
+			}
+			return results.Unavailable[int64](m.BtreeSplits.Reason())
+		}),
 	}
 }

@@ -86,7 +86,7 @@ func TestPausedStandbyIsBounded(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	var m results.Metrics
-	s.Stop(ctx, 30000, &m)
+	s.Stop(ctx, &m)
 	took := time.Since(start)
 	t.Logf("a paused standby: start and stop in %s; said: %s", took.Round(time.Millisecond), log.text())
 	if took > 12*time.Second {
@@ -113,7 +113,7 @@ func TestPausedStandbyIsBounded(t *testing.T) {
 	// The next cell does not wait for it again.
 	start = time.Now()
 	s = Start(ctx, env, 0)
-	s.Stop(ctx, 1, &m)
+	s.Stop(ctx, &m)
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("a standby known to fall behind was waited for again: %s", took)
 	}
@@ -140,7 +140,7 @@ func TestPositionsOfARoleWithoutTheRight(t *testing.T) {
 	defer plain.Close(ctx)
 	var log logged
 	var m results.Metrics
-	Start(ctx, standbyEnv(t, plain, time.Second, &log), 0).Stop(ctx, 1, &m)
+	Start(ctx, standbyEnv(t, plain, time.Second, &log), 0).Stop(ctx, &m)
 	if r := m.Replication.Reason(); !strings.Contains(r, "pg_read_all_stats") {
 		t.Errorf("a role without the right: %q", r)
 	}
@@ -149,7 +149,7 @@ func TestPositionsOfARoleWithoutTheRight(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin = servertest.Connect(t)
-	Start(ctx, standbyEnv(t, admin, 5*time.Second, &log), 0).Stop(ctx, 1, &m)
+	Start(ctx, standbyEnv(t, admin, 5*time.Second, &log), 0).Stop(ctx, &m)
 	if r := m.Replication.Reason(); strings.Contains(r, "pg_read_all_stats") {
 		t.Errorf("a superuser after a restart is told it lacks a right: %q", r)
 	}

@@ -27,6 +27,7 @@ package projection
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/keybench/keybench/internal/results"
@@ -149,7 +150,7 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 	// workloads are not one curve).
 	var groups []results.Group
 	for _, g := range all {
-		if g.Workload == all[0].Workload && g.Query == all[0].Query && g.ReadDist == all[0].ReadDist {
+		if g.Workload == all[0].Workload && slices.Equal(g.Variant, all[0].Variant) {
 			groups = append(groups, g)
 		}
 	}

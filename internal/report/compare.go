@@ -95,8 +95,10 @@ func (r Row) sizeDelta() string {
 	return fmt.Sprintf("%s → %s (%+.0f%%)", results.Bytes(r.SizeA), results.Bytes(r.SizeB), (float64(r.SizeB)/float64(r.SizeA)-1)*100)
 }
 
-// WriteComparison prints the comparison as a table fitted to width columns (0: whole).
-func WriteComparison(w io.Writer, width int, nameA, nameB string, rows []Row, onlyA, onlyB []string) {
+// WriteComparison prints the comparison as a table fitted to width
+// columns (0: whole), then what is in one run only and the workload options
+// that differ between them (results.OptionDifferences).
+func WriteComparison(w io.Writer, width int, nameA, nameB string, rows []Row, onlyA, onlyB, optionDiffs []string) {
 	t := NewTable("key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "size A → B").AlignRight(2, 3, 4, 5, 7)
 	for _, r := range rows {
 		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta())
@@ -112,6 +114,9 @@ func WriteComparison(w io.Writer, width int, nameA, nameB string, rows []Row, on
 	for _, s := range onlyB {
 		d.Printf("only in B: %s", s)
 	}
+	for _, s := range optionDiffs {
+		d.Printf("options differ: %s", s)
+	}
 	d.Write(w, width)
 }
 
@@ -126,7 +131,7 @@ func ci(s stats.Summary) string {
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.
-func RenderComparison(nameA, nameB string, rows []Row, onlyA, onlyB []string) ([]byte, error) {
+func RenderComparison(nameA, nameB string, rows []Row, onlyA, onlyB, optionDiffs []string) ([]byte, error) {
 	var cats []string
 	var ya, yb []float64
 	for _, r := range rows {
@@ -143,7 +148,7 @@ func RenderComparison(nameA, nameB string, rows []Row, onlyA, onlyB []string) ([
 		svgText = s
 	}
 	var txt bytes.Buffer
-	WriteComparison(&txt, 0, nameA, nameB, rows, onlyA, onlyB)
+	WriteComparison(&txt, 0, nameA, nameB, rows, onlyA, onlyB, optionDiffs)
 	var out bytes.Buffer
 	err := compareTemplate.Execute(&out, map[string]any{"A": nameA, "B": nameB, "Chart": template.HTML(svgText), "Table": txt.String()})
 	return out.Bytes(), err

@@ -22,8 +22,9 @@ func FuzzRender(f *testing.F) {
 		_, _ = Render(r)
 		rows, onlyA, onlyB := Compare(r, r)
 		WriteSummary(io.Discard, r, 60)
-		WriteComparison(io.Discard, 50, "a", "b", rows, onlyA, onlyB)
-		_, _ = RenderComparison("a", "b", rows, onlyA, onlyB)
+		diffs := results.OptionDifferences(r, r)
+		WriteComparison(io.Discard, 50, "a", "b", rows, onlyA, onlyB, diffs)
+		_, _ = RenderComparison("a", "b", rows, onlyA, onlyB, diffs)
 	})
 }
 

@@ -520,6 +520,11 @@ func environment(res *results.Results) ([][2]string, [][2]string) {
 	if len(e.Standbys) > 0 {
 		env = append(env, [2]string{"streaming standbys", strings.Join(e.Standbys, ", ") + " (started by keybench, on this machine)"})
 	}
+	for _, t := range res.TaskOptions() {
+		if len(t.Options) > 0 {
+			env = append(env, [2]string{"options of " + t.Task, t.Text()})
+		}
+	}
 	var settings [][2]string
 	for _, k := range sortedKeys(e.Settings) {
 		settings = append(settings, [2]string{k, e.Settings[k]})

@@ -2,7 +2,10 @@ package results
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 )
 
 // Formatting shared by every table that shows results: the console
@@ -97,4 +100,72 @@ func StatusText(status, err string) string {
 		return status
 	}
 	return status + ": " + err
+}
+
+// TaskOptions are a task of a run with the workload options its cells ran with.
+type TaskOptions struct {
+	Task    string
+	Options map[string]string
+}
+
+// Text is the options as "name=value, …", by name.
+func (t TaskOptions) Text() string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(t.Options)) {
+		out = append(out, k+"="+t.Options[k])
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
+
+// TaskOptions lists the run's tasks with their options, as their first
+// cells recorded them, in the order the tasks first ran.
+func (r *Results) TaskOptions() []TaskOptions {
+	var out []TaskOptions
+	seen := map[string]bool{}
+	for _, c := range r.Cells {
+		if t := c.Task(); !seen[t] {
+			seen[t] = true
+			out = append(out, TaskOptions{Task: t, Options: c.Options})
+		}
+	}
+	return out
+}
+
+// OptionDifferences says, for each task both runs ran, the options whose
+// values differ ("lookup point recent: recent-rows 0.01 in A, 0.05 in B").
+func OptionDifferences(a, b *Results) []string {
+	inB := map[string]map[string]string{}
+	for _, t := range b.TaskOptions() {
+		inB[t.Task] = t.Options
+	}
+	var out []string
+	for _, t := range a.TaskOptions() {
+		ob, ok := inB[t.Task]
+		if !ok {
+			continue
+		}
+		names := map[string]bool{}
+		for k := range t.Options {
+			names[k] = true
+		}
+		for k := range ob {
+			names[k] = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(names)) {
+			if va, vb := t.Options[k], ob[k]; va != vb {
+				out = append(out, fmt.Sprintf("%s: %s %s in A, %s in B", t.Task, k, orNone(va), orNone(vb)))
+			}
+		}
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return s
 }

@@ -13,10 +13,10 @@ import (
 type Group struct {
 	Key      string `json:"key"`
 	Workload string `json:"workload"`
-	Query    string `json:"query,omitempty"`
-	ReadDist string `json:"read_dist,omitempty"`
-	Clients  int    `json:"clients"`
-	Rows     int64  `json:"rows_before"`
+	// Variant is the task's variant (Cell.Variant).
+	Variant []string `json:"variant,omitempty"`
+	Clients int      `json:"clients"`
+	Rows    int64    `json:"rows_before"`
 	// SharedBuffers is the cache the group ran at when the run measured
 	// several (Cell.SharedBuffers).
 	SharedBuffers int64 `json:"shared_buffers,omitempty"`
@@ -60,7 +60,7 @@ type Versus struct {
 }
 
 // Task is what the group ran: its workload and read variant (Cell.Task).
-func (g *Group) Task() string { return task(g.Workload, g.Query, g.ReadDist, g.SharedBuffers) }
+func (g *Group) Task() string { return task(g.Workload, g.Variant, g.SharedBuffers) }
 
 // Shape is what the group's keys are compared under: the task, clients and table size.
 func (g *Group) Shape() string { return fmt.Sprintf("%s\x00%d\x00%d", g.Task(), g.Clients, g.Rows) }
@@ -93,7 +93,7 @@ func (r *Results) BuildGroups() []Group {
 		if !ok {
 			g = len(out)
 			index[id] = g
-			out = append(out, Group{Key: c.Key, Workload: c.Workload, Query: c.Query, ReadDist: c.ReadDist, SharedBuffers: c.SharedBuffers, Clients: c.Clients, Rows: c.RowsBefore})
+			out = append(out, Group{Key: c.Key, Workload: c.Workload, Variant: c.Variant, SharedBuffers: c.SharedBuffers, Clients: c.Clients, Rows: c.RowsBefore})
 		}
 		out[g].Cells = append(out[g].Cells, i)
 	}
@@ -338,16 +338,13 @@ func Float[T int64 | float64](m M[T]) (float64, bool) {
 	return float64(v), ok
 }
 
-// Rate is the cell's headline rate: transactions per second, or what its
-// workload's summary says it is (rows per second for a load, rows consumed
-// per second for a queue: a row is done when it has left the queue).
+// Rate is the cell's headline rate over its window, as its kind defines
+// it (Kind.Rate): transactions per second, or a role's rows per second.
 func (c *Cell) Rate() float64 {
-	if c.Metrics.Summary != nil {
-		if v, ok := c.Metrics.Summary.Rate(); ok {
-			return v
-		}
+	if c.DurationS <= 0 {
+		return c.TPS
 	}
-	return c.TPS
+	return c.Kind().Rate(c.Txns, c.RoleRows, c.DurationS)
 }
 
 // SecondRate is a second's figure of the rate Cell.Rate measures.

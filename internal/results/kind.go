@@ -11,11 +11,10 @@ import (
 // two rates and backlog), written into the cell's "metrics" object beside
 // the collectors' figures: it must marshal as a JSON object whose names
 // are not the collectors'.
-type Summary interface {
-	// Rate is the cell's headline rate when it is not the transactions per
-	// second (a queue's rows out per second); ok false: it is.
-	Rate() (v float64, ok bool)
-}
+//
+// A summary holds figures; what a cell's rate counts is its Kind's
+// (RateRole), one definition for the cell, its rounds and its seconds.
+type Summary interface{}
 
 // Kind says how the cells of one workload read: what their rate counts,
 // which summary they carry, and how the summary table shows them. A
@@ -26,9 +25,14 @@ type Kind struct {
 	RateUnit string
 	// RateLabel is the rate's axis label in charts ("" reads "transactions per second").
 	RateLabel string
-	// RateRole, when set, is the role whose rows per second make a second's
-	// rate (a queue's consumers); otherwise a second's rate is its tps.
+	// RateRole, when set, is the client role whose rows per second are the
+	// rate (a queue's consumers: a row is done when it has left the
+	// queue); otherwise the rate is transactions per second. It is the one
+	// definition of a rate: of a cell, of its rounds and of its seconds (Rate).
 	RateRole string
+	// Upgrade, when set, fills in a cell read from an older results file
+	// what that version did not record (a queue's rows per role).
+	Upgrade func(c *Cell)
 	// SecondsTimeline false: the timeline holds the workload's own steps
 	// (a load's chunks), not seconds of a window.
 	SecondsTimeline bool
@@ -101,6 +105,20 @@ func KindOf(workload string) Kind {
 	return Kind{SecondsTimeline: true}
 }
 
+// Rate is the kind's rate over a window of seconds in which the clients
+// ran txns transactions and each role handled roleRows rows.
+func (k Kind) Rate(txns int64, roleRows map[string]int64, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	if k.RateRole != "" {
+		if n, ok := roleRows[k.RateRole]; ok {
+			return float64(n) / seconds
+		}
+	}
+	return float64(txns) / seconds
+}
+
 // Unit is what the kind's rate counts.
 func (k Kind) Unit() string {
 	if k.RateUnit == "" {
@@ -124,9 +142,6 @@ func Kinds() []string {
 // RawSummary keeps the summary of a workload this keybench does not know,
 // so that reading and writing results.json loses nothing.
 type RawSummary map[string]json.RawMessage
-
-// Rate is never known for an unknown workload.
-func (RawSummary) Rate() (float64, bool) { return 0, false }
 
 // decodeSummary reads the workload's summary out of a cell's metrics object.
 func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summary, error) {

@@ -121,3 +121,7 @@ func Finite(v float64) M[float64] {
 	}
 	return Of(v)
 }
+
+// Zero is a measured figure of T's zero value: what a test that fills every
+// figure of a struct by reflection sets (it cannot name T).
+func (m M[T]) Zero() M[T] { var v T; return Of(v) }

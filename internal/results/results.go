@@ -78,30 +78,26 @@ type Scale struct {
 }
 
 type Plan struct {
-	Keys     []string `json:"keys"`
-	Workload string   `json:"workload"`
-	Clients  []int    `json:"clients"`
-	Rows     []int64  `json:"rows"`
+	Keys []string `json:"keys"`
+	// Workload lists the plan's workloads with their own options
+	// ("lookup:query=range"); Options are those set for every workload of
+	// the plan that declares them (the cells record each one's own, resolved).
+	Workload string            `json:"workload"`
+	Options  map[string]string `json:"options,omitempty"`
+	Clients  []int             `json:"clients"`
+	Rows     []int64           `json:"rows"`
 	// SharedBuffers are the caches (bytes) every cell ran at, the
 	// embedded server restarted between them (--shared-buffers).
 	SharedBuffers []int64 `json:"shared_buffers,omitempty"`
 	WarmupS       float64 `json:"warmup_s"`
 	DurationS     float64 `json:"duration_s,omitempty"`
 	TxnsPerCli    int64   `json:"txns_per_client,omitempty"`
-	Batch         int     `json:"batch"`
-	ReadBy        string  `json:"read_by,omitempty"`
-	// RecentRows is the newest share of rows a recent read distribution favours (--recent-rows).
-	RecentRows float64 `json:"recent_rows,omitempty"`
-	Payload    int     `json:"payload_bytes"`
-	Repeat     int     `json:"repeat"`
-	Seed       int64   `json:"seed"`
+	Payload       int     `json:"payload_bytes"`
+	Repeat        int     `json:"repeat"`
+	Seed          int64   `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the plan's cells.
 	Rounds int  `json:"rounds,omitempty"`
 	Quick  bool `json:"quick"`
-	// How loads and queues were run (--chunk, --load-method, --partitions).
-	Chunk      int64  `json:"chunk,omitempty"`
-	LoadMethod string `json:"load_method,omitempty"`
-	Partitions int    `json:"partitions,omitempty"`
 	// Sampling says whether the samplers ran; OnError what a failed cell did to the run.
 	Sampling bool   `json:"sampling"`
 	OnError  string `json:"on_error,omitempty"`
@@ -188,11 +184,13 @@ type Cell struct {
 	KeyGen       string `json:"key_generated_by"`
 	KeyNote      string `json:"key_note,omitempty"`
 	Workload     string `json:"workload"`
-	// Query and ReadDist are a read workload's variant: the query kind
-	// (a point read, a range, …) and the read distribution
-	// over insertion order (uniform, recent, zipf).
-	Query    string `json:"query,omitempty"`
-	ReadDist string `json:"read_dist,omitempty"`
+	// Options are the workload's options as the cell ran them (name →
+	// value as text: every option of the workload that applied), and
+	// Variant the values of its variant options (a read's query kind and
+	// read distribution: "point", "recent"), which tell its task from the
+	// same workload's others.
+	Options map[string]string `json:"options,omitempty"`
+	Variant []string          `json:"variant,omitempty"`
 	// PrefillKey is the key the table was filled with before the window,
 	// when it is not Key (a table switching keys: uuidv7 rows into a
 	// uuidv4 history).
@@ -211,11 +209,18 @@ type Cell struct {
 	DurationS     float64  `json:"duration_s"`
 	Txns          int64    `json:"txns"`
 	RowsInserted  int64    `json:"rows_inserted"`
-	TPS           float64  `json:"tps"`
-	RowsPerS      float64  `json:"rows_per_s"`
-	LatencyMS     Latency  `json:"latency_ms"`
-	Errors        int64    `json:"errors"`
-	ErrorSamples  []string `json:"error_samples,omitempty"`
+	// RowsUpdated, RowsDeleted and RowsRead are the window's other work on rows.
+	RowsUpdated int64 `json:"rows_updated,omitempty"`
+	RowsDeleted int64 `json:"rows_deleted,omitempty"`
+	RowsRead    int64 `json:"rows_read,omitempty"`
+	// RoleRows are the rows each role of the cell's clients handled in the
+	// window, when its clients have roles (a queue's producers and consumers).
+	RoleRows     map[string]int64 `json:"role_rows,omitempty"`
+	TPS          float64          `json:"tps"`
+	RowsPerS     float64          `json:"rows_per_s"`
+	LatencyMS    Latency          `json:"latency_ms"`
+	Errors       int64            `json:"errors"`
+	ErrorSamples []string         `json:"error_samples,omitempty"`
 	// Warnings are caveats about the cell's figures that do not invalidate
 	// them (clients still waiting when the window ended, a lock met).
 	Warnings []string  `json:"warnings,omitempty"`
@@ -248,11 +253,21 @@ func (c *Cell) UnmarshalJSON(b []byte) error {
 	var v struct {
 		cellJSON
 		RawMetrics json.RawMessage `json:"metrics"`
+		// Schema 2 named a read's variant by its two options.
+		Query    string `json:"query"`
+		ReadDist string `json:"read_dist"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	*c = Cell(v.cellJSON)
+	if c.Variant == nil {
+		for _, s := range []string{v.Query, v.ReadDist} {
+			if s != "" {
+				c.Variant = append(c.Variant, s)
+			}
+		}
+	}
 	if len(v.RawMetrics) == 0 || string(v.RawMetrics) == "null" {
 		return nil
 	}
@@ -264,6 +279,9 @@ func (c *Cell) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("cell %s (%s): the workload's summary: %w", c.Key, c.Workload, err)
 	}
 	c.Metrics.Summary = s
+	if up := c.Kind().Upgrade; up != nil {
+		up(c)
+	}
 	return nil
 }
 
@@ -272,14 +290,14 @@ func (c *Cell) Kind() Kind { return KindOf(c.Workload) }
 
 // Task is what the cell ran: its workload and, for a read workload, its
 // query kind and read distribution ("<workload> point recent").
-func (c *Cell) Task() string { return task(c.Workload, c.Query, c.ReadDist, c.SharedBuffers) }
+func (c *Cell) Task() string { return task(c.Workload, c.Variant, c.SharedBuffers) }
 
-// task names what a cell or group ran: its workload, read variant, and
+// task names what a cell or group ran: its workload, its variant, and
 // the cache when the run measured several ("insert at shared_buffers
 // 16.0 MiB"): keys are compared only under the same task.
-func task(workload, query, readDist string, cache int64) string {
+func task(workload string, variant []string, cache int64) string {
 	out := workload
-	for _, v := range []string{query, readDist} {
+	for _, v := range variant {
 		if v != "" {
 			out += " " + v
 		}
@@ -324,11 +342,27 @@ type Latency struct {
 	Max  float64 `json:"max"`
 }
 
-// RowCheck compares the rows the driver inserted with the rows the server holds.
+// RowCheck compares the rows the clients wrote with the rows the server
+// holds in the keyed table, and (Written) the rows they inserted, updated
+// and deleted with the server's counts of them.
 type RowCheck struct {
 	Expected int64 `json:"expected"`
 	Server   int64 `json:"server"`
 	OK       bool  `json:"ok"`
+	// Written is absent when the server's counts could not be read.
+	Written *WrittenCheck `json:"written,omitempty"`
+}
+
+// WrittenCheck is what the clients said their transactions wrote (warm-ups
+// and the window's edges included) against what the server counted for the
+// cell's tables over the same sessions (pg_stat_user_tables); the rows the
+// clients read are recorded but not checked (the server's counts of tuples
+// read include its own reads: foreign-key checks, index lookups).
+type WrittenCheck struct {
+	Clients       Tuples `json:"clients"`
+	Server        Tuples `json:"server"`
+	ReadByClients int64  `json:"read_by_clients"`
+	OK            bool   `json:"ok"`
 }
 
 // Write stores r as dir/results.json and dir/samples.csv, each through a

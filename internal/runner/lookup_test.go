@@ -18,7 +18,7 @@ import (
 // page shares a few.
 func TestLookupReadsByKey(t *testing.T) {
 	cfg := config(t, "lookup", "bigint,uuidv4", func(p *scenario.Params) {
-		p.Rows, p.Query, p.ReadDist = []int64{20_000}, []string{"point", "range", "latest", "count"}, []string{"uniform", "recent"}
+		p.Rows, p.Options = []int64{20_000}, map[string]string{"query": "point,range,latest,count", "read-dist": "uniform,recent"}
 	})
 	res, err := runner.Run(context.Background(), cfg)
 	if err != nil {
@@ -33,9 +33,10 @@ func TestLookupReadsByKey(t *testing.T) {
 		if c.Status != results.StatusOK || c.Txns == 0 {
 			t.Fatalf("%s %s: %s %s", c.Key, c.Task(), c.Status, c.Error)
 		}
-		wantDist := c.Query != workload.QueryLatest
-		if c.Query == "" || (c.ReadDist != "") != wantDist {
-			t.Errorf("%s: query %q read_dist %q", c.Task(), c.Query, c.ReadDist)
+		query, dist := c.Options["query"], c.Options["read-dist"]
+		wantDist := query != workload.QueryLatest
+		if query == "" || (dist != "") != wantDist || c.Variant[0] != query {
+			t.Errorf("%s: options %v, variant %v", c.Task(), c.Options, c.Variant)
 		}
 		s, ok := c.Metrics.Summary.(*workload.LookupSummary)
 		if !ok {
@@ -49,7 +50,7 @@ func TestLookupReadsByKey(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: plan %s", c.Task(), s.Plan.Reason())
 		}
-		switch c.Query {
+		switch query {
 		case workload.QueryCount:
 			if plan.Scan != "Index Only Scan" || plan.HeapFetches == nil || *plan.HeapFetches != 0 {
 				t.Errorf("%s %s: count ran as %+v, want an index-only scan without heap fetches after VACUUM", c.Key, c.Task(), plan)
@@ -60,7 +61,7 @@ func TestLookupReadsByKey(t *testing.T) {
 				t.Errorf("%s latest: %v of its rows among the newest", c.Key, s.LatestNewest)
 			}
 		case workload.QueryRange:
-			heap[c.Key+" "+c.ReadDist] = b.Heap
+			heap[c.Key+" "+dist] = b.Heap
 		}
 	}
 	for _, d := range []string{"uniform", "recent"} {
@@ -79,8 +80,12 @@ func TestUpdateAndMaintenance(t *testing.T) {
 		workload string
 		set      func(p *scenario.Params)
 	}{
-		{"update", func(p *scenario.Params) { p.Rows, p.UpdateIndexed = []int64{20_000}, true }},
-		{"bulk", func(p *scenario.Params) { p.Rows, p.Clients, p.Chunk = []int64{20_000}, []int{1}, 5000 }},
+		{"update", func(p *scenario.Params) {
+			p.Rows, p.Options = []int64{20_000}, map[string]string{"update-indexed": "true"}
+		}},
+		{"bulk", func(p *scenario.Params) {
+			p.Rows, p.Clients, p.Options = []int64{20_000}, []int{1}, map[string]string{"chunk": "5000"}
+		}},
 	} {
 		cfg := config(t, tc.workload, "bigint,uuidv4", func(p *scenario.Params) {
 			p.Workload = tc.workload

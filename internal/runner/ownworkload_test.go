@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
@@ -23,7 +24,16 @@ import (
 // one child of a random parent. It has a summary of its own (children
 // before and after), a column and a chart. Registering it is all it takes
 // for the runner, results and the report to run and show it (issue 11).
-type childInsert struct{ o workload.Options }
+type childInsert struct {
+	s       workload.Setup
+	perRead int64 // an option of its own, which reaches results.json by itself
+}
+
+func (w *childInsert) Options() []workload.Option {
+	return []workload.Option{workload.Int("children-per-txn", &w.perRead, 1, 1, 1, "children each transaction inserts")}
+}
+
+func (w *childInsert) Configure(s workload.Setup) error { w.s = s; return nil }
 
 // childSummary is childInsert's own summary, under "children" in the cell's metrics.
 type childSummary struct {
@@ -33,13 +43,11 @@ type childSummary struct {
 	} `json:"children"`
 }
 
-func (*childSummary) Rate() (float64, bool) { return 0, false }
-
 const childrenPerParent = 2
 
 func init() {
 	workload.Register(workload.Meta{Name: "kbtest-children", Description: "test: insert children of random parents",
-		New: func(o workload.Options) (workload.Workload, error) { return &childInsert{o: o}, nil },
+		New: func() workload.Workload { return &childInsert{} },
 		Kind: results.Kind{SecondsTimeline: true, NewSummary: func() results.Summary { return &childSummary{} },
 			Columns: []results.Column{{Header: "children before → after", Text: func(r *results.Results, g *results.Group) string {
 				s := r.Last(g).Metrics.Summary.(*childSummary)
@@ -57,7 +65,7 @@ func init() {
 }
 
 func (w *childInsert) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
-	parent := workload.KeyedTable(at, key, w.o)
+	parent := workload.KeyedTable(at, key, w.s)
 	parent.DataIndex = true // the clients find a parent by data
 	child := workload.OwnTable(at, "child", "child", "parent_id "+key.ColumnType()+" NOT NULL, n bigint NOT NULL",
 		workload.Index{Suffix: "parent_idx", Columns: "parent_id"})
@@ -81,13 +89,13 @@ func (w *childInsert) Hooks() workload.Hooks {
 
 func (w *childInsert) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	sql := fmt.Sprintf("INSERT INTO %s (parent_id, n) SELECT id, 0 FROM %s WHERE data = $1", tables[1].Qualified(), tables[0].Qualified())
-	return &childWorker{conn: conn, sql: sql, rows: w.o.Rows, next: int64(id)}, nil
+	return &childWorker{conn: conn, sql: sql, rows: w.s.Rows, next: int64(id)}, nil
 }
 
 func (w *childInsert) Summarize(o *workload.Outcome) error {
 	s := &childSummary{}
 	s.Children.Before = o.Tables[0].Rows * childrenPerParent
-	s.Children.After = s.Children.Before + o.Result.TotalRows
+	s.Children.After = s.Children.Before + o.Work.Inserted
 	o.Cell.Metrics.Summary = s
 	o.Expected = o.Tables[0].Rows // the clients insert children only: the parents stay as prefilled
 	return nil
@@ -99,10 +107,10 @@ type childWorker struct {
 	rows, next int64
 }
 
-func (c *childWorker) Txn() (int, error) {
+func (c *childWorker) Txn() (driver.Work, error) {
 	c.next = c.next*6364136223846793005 + 1442695040888963407
 	tag, err := c.conn.Exec(context.Background(), c.sql, int64(uint64(c.next)%uint64(c.rows))+1)
-	return int(tag.RowsAffected()), err
+	return driver.Work{Inserted: tag.RowsAffected()}, err
 }
 
 func TestAWorkloadOfItsOwnRunsEndToEnd(t *testing.T) {

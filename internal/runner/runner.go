@@ -3,6 +3,14 @@
 // measure them while the metrics package watches the server, checks the
 // row count against the server, and appends the cell to the results, which
 // are written after every cell.
+//
+// Its files follow a run: runner.go (this one) runs a plan from start to
+// end; server.go starts and settles the server; schedule.go groups the
+// cells and orders their rounds; cell.go is one cell's life; clients.go
+// adapts a workload's workers to the driver; progress.go says how a window
+// goes; watch.go watches for stalls and locks; evidence.go reads a cell's
+// evidence; output.go makes the results directory; target.go and
+// the workspace package are the server and keybench's place on it.
 package runner
 
 import (
@@ -11,21 +19,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
-	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 	"github.com/keybench/keybench/internal/workspace"
 )
@@ -71,16 +74,6 @@ type Config struct {
 	Force, Keep bool
 }
 
-// presetCache is the cache the preset's table sizes are chosen for: the
-// embedded server's cold cache, the preset's own when it sets one.
-func (r *run) presetCache() int64 {
-	return int64(server.Options{ColdCacheMB: r.cfg.Plan.Scenario.ColdCacheMB}.ColdMB()) << 20
-}
-
-// adminLockTimeout bounds how long keybench's own statements (set-up,
-// evidence, drops) wait for a lock another session holds.
-const adminLockTimeout = "10s"
-
 // ErrInterrupted is returned when the run was stopped by a signal; the results keep what was measured.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -125,8 +118,8 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(),
-			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Batch: p.Batch, ReadBy: p.ReadBy, RecentRows: p.RecentRows, Payload: p.Payload,
-			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick, Chunk: p.Chunk, LoadMethod: p.LoadMethod, Partitions: p.Partitions,
+			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Options: p.Options, Payload: p.Payload,
+			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick,
 			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds},
 		Cells: []results.Cell{},
 	}
@@ -210,50 +203,64 @@ func (r *run) execute(ctx context.Context) error {
 		r.res.Notes = append(r.res.Notes, s)
 		r.ui.Logf("note: %s", s)
 	}
-	plan := r.cfg.Plan.Cells
-	rounds := max(r.cfg.Plan.Params.Rounds, 1)
 	r.ui.Logf("plan: %s", r.cfg.Plan.Describe())
 	r.ui.Logf("estimated time: %s; results in %s", r.cfg.Plan.Estimate(), r.cfg.Out)
-	i := 0
+	return r.runGroups(ctx)
+}
+
+// runGroups measures the plan's groups of cells in turn, writing the
+// results after each; a failed cell stops the run unless --on-error continue.
+func (r *run) runGroups(ctx context.Context) error {
+	plan, rounds := r.cfg.Plan.Cells, max(r.cfg.Plan.Params.Rounds, 1)
+	done := 0
 	for _, g := range groups(plan, rounds) {
-		j := i + len(g)
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		if err := r.useCache(ctx, plan[i].Cache); err != nil {
+		if err := r.useCache(ctx, g[0].Cache); err != nil {
 			return err
 		}
-		if j-i == 1 {
-			pc := plan[i]
-			r.ui.Logf("cell %d/%d: %s, %s, %s", i+1, len(plan), pc.Key.Raw, pc.Workload, results.Clients(pc.Clients))
+		if len(g) == 1 {
+			r.ui.Logf("cell %d/%d: %s, %s, %s", done+1, len(plan), g[0].Key.Raw, g[0].Task.Name(), results.Clients(g[0].Clients))
 		} else {
-			r.ui.Logf("cells %d-%d/%d: %d cells, %s, %d rows, %d rounds each", i+1, j, len(plan), j-i, results.Clients(plan[i].Clients), plan[i].Rows, rounds)
+			r.ui.Logf("cells %d-%d/%d: %d cells, %s, %d rows, %d rounds each", done+1, done+len(g), len(plan), len(g), results.Clients(g[0].Clients), g[0].Rows, rounds)
 		}
-		cs, err := r.group(ctx, plan[i:j], rounds)
+		cs, err := r.group(ctx, g, rounds)
 		r.res.Cells = append(r.res.Cells, cs...)
 		if werr := r.res.Write(r.cfg.Out); werr != nil {
 			return werr
 		}
-		for k, c := range cs {
-			if c.Status == results.StatusOK {
-				wrote := ""
-				if c.RowsInserted > 0 {
-					wrote = fmt.Sprintf(", %d rows", c.RowsInserted)
-				}
-				// The mean over the whole window; the summary's rate is the
-				// median of its rounds (or seconds), and says so.
-				r.ui.Logf("  %s: %.0f %s on average, p99 %.2f ms%s in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, wrote, c.DurationS)
-			} else if err == nil {
-				r.ui.Logf("  cell %s: %s", c.Key, results.StatusText(c.Status, c.Error))
-				if r.cfg.OnError != "continue" {
-					return fmt.Errorf("cell %d/%d (%s, %s) %s: %s (--on-error continue runs the remaining cells)", i+k+1, len(plan), c.Key, c.Workload, c.Status, c.Error)
-				}
-			}
+		if stop := r.sayCells(cs, done, err == nil); stop != nil {
+			return stop
 		}
 		if err != nil {
 			return err
 		}
-		i = j
+		done += len(g)
+	}
+	return nil
+}
+
+// sayCells prints each measured cell's rate (the mean over its whole
+// window: the summary's is the median of its rounds, and says so) or why
+// it failed; the first failure stops the run unless --on-error continue.
+func (r *run) sayCells(cs []results.Cell, before int, judge bool) error {
+	for k, c := range cs {
+		if c.Status == results.StatusOK {
+			wrote := ""
+			if c.RowsInserted > 0 {
+				wrote = fmt.Sprintf(", %d rows", c.RowsInserted)
+			}
+			r.ui.Logf("  %s: %.0f %s on average, p99 %.2f ms%s in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, wrote, c.DurationS)
+			continue
+		}
+		if !judge {
+			continue
+		}
+		r.ui.Logf("  cell %s: %s", c.Key, results.StatusText(c.Status, c.Error))
+		if r.cfg.OnError != "continue" {
+			return fmt.Errorf("cell %d/%d (%s, %s) %s: %s (--on-error continue runs the remaining cells)", before+k+1, len(r.cfg.Plan.Cells), c.Key, c.Workload, c.Status, c.Error)
+		}
 	}
 	return nil
 }
@@ -266,160 +273,16 @@ func (r *run) reserve(ctx context.Context) error {
 	for _, g := range groups(r.cfg.Plan.Cells, max(r.cfg.Plan.Params.Rounds, 1)) {
 		for k, pc := range g {
 			at := workload.PlaceOf(r.cfg.Schema, k+1)
-			meta, _ := workload.Lookup(pc.Workload)
-			wl, err := meta.New(r.cfg.Plan.Options(pc, r.cfg.Seed))
+			built, err := r.cfg.Plan.Build(pc, r.cfg.Seed)
 			if err != nil {
 				return err
 			}
-			for _, t := range wl.Tables(at, r.keys[pc.Key]) {
+			for _, t := range built.Workload.Tables(at, r.keys[pc.Key]) {
 				objs = append(objs, workload.Names(t, r.keyServer(at))...)
 			}
 		}
 	}
 	return r.ws.Reserve(ctx, r.admin, objs)
-}
-
-func (r *run) startServer(ctx context.Context) error {
-	env := &r.res.Environment
-	env.Host = metrics.HostInfo()
-	env.Schema = r.cfg.Schema
-	if r.cfg.ConnConfig != nil {
-		r.target = &dsnTarget{cc: r.cfg.ConnConfig}
-	} else {
-		o := r.cfg.Embedded
-		o.Logf, o.Progress = r.ui.Logf, r.ui.Download
-		standbys := ""
-		if o.Replicas > 0 {
-			standbys = fmt.Sprintf(" with %d streaming %s", o.Replicas, map[bool]string{true: "standby", false: "standbys"}[o.Replicas == 1])
-		}
-		r.ui.Logf("starting PostgreSQL %s%s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""], standbys)
-		t, err := startEmbedded(ctx, o)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ErrInterrupted
-			}
-			return err
-		}
-		r.target = t
-	}
-	r.target.describe(env)
-	env.Standbys, _ = r.target.standbys()
-	r.conn = r.target.connConfig().Copy()
-	r.conn.RuntimeParams["application_name"] = "keybench " + r.runID
-	// Every connection of keybench (clients, sampler, admin) blocks in its
-	// system calls: a single socket in Go's network poller makes every idle
-	// thread poll it, which cost the clients several percent of throughput.
-	r.conn.DialFunc = driver.Dial
-	// The admin connection sees a new table of another key type in every cell:
-	// cached statements would outlive their table.
-	admin := r.conn.Copy()
-	admin.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
-	// keybench's own statements never wait long for another session's lock:
-	// a table locked by someone else fails the cell with a clear message.
-	admin.RuntimeParams["lock_timeout"] = adminLockTimeout
-	var err error
-	if r.admin, err = pgx.ConnectConfig(ctx, admin); err != nil {
-		return fmt.Errorf("connecting to the server: %w", err)
-	}
-	var num int
-	if err := r.admin.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')::int").Scan(&env.ServerVersion, &num); err != nil {
-		return err
-	}
-	r.major = num / 10000
-	if err := r.detectEngine(ctx); err != nil {
-		return err
-	}
-	if env.Settings, err = metrics.Settings(ctx, r.admin); err != nil {
-		return fmt.Errorf("reading settings: %w", err)
-	}
-	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
-	if cs := r.cfg.Plan.Params.Caches; len(cs) > 1 {
-		var list []string
-		for _, c := range cs {
-			list = append(list, results.Bytes(c))
-		}
-		env.CacheMode += "; shared_buffers " + strings.Join(list, ", ") + " in turn (--shared-buffers, the server restarted between them)"
-	}
-	sb, sbErr := metrics.SharedBuffers(ctx, r.admin)
-	if sbErr == nil {
-		r.cache = sb
-	}
-	if sbErr == nil && !r.engine.Distributed() &&
-		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && len(r.cfg.Plan.Params.Caches) == 0 && sb != r.presetCache() {
-		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s's default table sizes are chosen for a %s cache; this server's shared_buffers is %s: "+
-			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(r.presetCache()), results.Bytes(sb), float64(sb)/float64(r.presetCache())))
-		r.ui.Logf("note: %s", r.res.Notes[len(r.res.Notes)-1])
-	}
-	return nil
-}
-
-// useCache restarts the server with the cell's cache (--shared-buffers)
-// when it differs from the one it runs with, and reconnects keybench's
-// own connection; a cell without its own cache runs on the server as it is.
-func (r *run) useCache(ctx context.Context, cache int64) error {
-	if cache == 0 || cache == r.cache {
-		return nil
-	}
-	r.ui.Logf("restarting PostgreSQL with shared_buffers=%s", results.Bytes(cache))
-	_ = r.admin.Close(ctx)
-	if err := r.target.useCache(ctx, cache); err != nil {
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		return fmt.Errorf("restarting the server with shared_buffers=%s: %w", results.Bytes(cache), err)
-	}
-	admin, err := pgx.ConnectConfig(ctx, r.admin.Config())
-	if err != nil {
-		return fmt.Errorf("connecting to the restarted server: %w", err)
-	}
-	r.admin = admin
-	if r.cache, err = metrics.SharedBuffers(ctx, r.admin); err != nil {
-		return err
-	}
-	if r.cache != cache {
-		return fmt.Errorf("the server restarted with shared_buffers=%s, not the %s asked for", results.Bytes(r.cache), results.Bytes(cache))
-	}
-	return nil
-}
-
-// detectEngine tells the engine (engine.Detect) and records it; --distribute
-// on a server without Citus is bad input.
-func (r *run) detectEngine(ctx context.Context) error {
-	var version, citus string
-	var workers int
-	if err := r.admin.QueryRow(ctx, engine.VersionQuery).Scan(&version); err != nil {
-		return fmt.Errorf("reading version(): %w", err)
-	}
-	if err := r.admin.QueryRow(ctx, engine.CitusQuery).Scan(&citus); err != nil {
-		citus = "" // an engine without pg_extension is no Citus
-	}
-	if citus != "" {
-		if err := r.admin.QueryRow(ctx, engine.WorkersQuery).Scan(&workers); err != nil {
-			return fmt.Errorf("counting Citus's workers: %w", err)
-		}
-	}
-	r.engine = engine.Detect(version, citus, workers)
-	r.res.Environment.Engine = r.engine
-	switch {
-	case r.cfg.Distribute && r.engine.Kind != engine.Citus:
-		return usage.Errorf("--distribute needs Citus, and the server at --dsn is %s without the citus extension", r.engine)
-	case r.cfg.Distribute && workers == 0:
-		return usage.Errorf("--distribute: Citus %s has no active worker node (citus_add_node adds one)", citus)
-	case r.engine.Distributed():
-		r.ui.Logf("note: %s: %s; figures read from this server's pages, WAL and caches are recorded as unavailable", r.engine, r.engine.Blind())
-	}
-	return nil
-}
-
-// prepareSchema makes keybench's schema: on the embedded server simply
-// created; on someone else's server a workspace (see workspace.go).
-func (r *run) prepareSchema(ctx context.Context) error {
-	ws, err := r.target.openWorkspace(ctx, r.admin, workspace.Options{Schema: r.cfg.Schema, Force: r.cfg.Force, Keep: r.cfg.Keep, RunID: r.runID})
-	if err != nil {
-		return err
-	}
-	r.ws = ws
-	return nil
 }
 
 func (r *run) cleanup() {
@@ -449,60 +312,10 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// MkUniqueOut creates a results directory of its own under parent, named
-// base, or base-2, base-3, … when a run started in the same second has
-// taken that name: each directory is created exclusively, so two runs never
-// share one.
-func MkUniqueOut(parent, base string) (string, error) {
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", err
-	}
-	for i := 1; i <= 1000; i++ {
-		dir := filepath.Join(parent, base)
-		if i > 1 {
-			dir = fmt.Sprintf("%s-%d", dir, i)
-		}
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, MkOut(dir)
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("no free name for %s under %s", base, parent)
-}
-
-// MkOut makes the results directory and checks it is writable.
-func MkOut(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
-		return err
-	}
-	f.Close()
-	return os.Remove(filepath.Join(dir, filepath.Base(f.Name())))
-}
-
 // newRunID names this run's connections (application_name), so that
 // clean-up can end exactly its own backends.
 func newRunID() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// EarlierRun names the files of an earlier run in dir (results.json,
-// samples.csv, report.html), "" when it holds none: a run never writes over
-// another's measurement.
-func EarlierRun(dir string) string {
-	var held []string
-	for _, name := range []string{"results.json", "samples.csv", "report.html"} {
-		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-			held = append(held, name)
-		}
-	}
-	return strings.Join(held, ", ")
 }

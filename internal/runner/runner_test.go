@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
@@ -48,6 +49,7 @@ func config(t *testing.T, workload string, keyList string, p func(*scenario.Para
 	if p != nil {
 		p(&params)
 	}
+	params.RoundsGiven = true // the test's rounds, not the scenario's
 	specs, err := keys.ParseList(keyList)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +116,11 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 		{"insert-read", "uuidv4:as=text,uuidv7:gen=client", "data"},
 		{"insert-read", "bigint,ulid", "key"},
 	} {
-		cfg := config(t, tc.workload, tc.keys, func(p *scenario.Params) { p.ReadBy = tc.readBy })
+		cfg := config(t, tc.workload, tc.keys, func(p *scenario.Params) {
+			if tc.readBy != "" {
+				p.Options = map[string]string{"read-by": tc.readBy}
+			}
+		})
 		res, err := runner.Run(context.Background(), cfg)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.workload, tc.keys, err)
@@ -227,7 +233,8 @@ func TestInterruptKeepsFinishedCells(t *testing.T) {
 func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 	for _, method := range []string{"copy", "insert"} {
 		cfg := config(t, "bulk", "bigint,uuidv7:gen=client", func(p *scenario.Params) {
-			p.Workload, p.Rows, p.Chunk, p.LoadMethod, p.Clients = "bulk,bulk-index-after", []int64{20000}, 5000, method, []int{1}
+			p.Workload, p.Rows, p.Clients = "bulk,bulk-index-after", []int64{20000}, []int{1}
+			p.Options = map[string]string{"chunk": "5000", "load-method": method}
 		})
 		res, err := runner.Run(context.Background(), cfg)
 		if err != nil {
@@ -237,7 +244,7 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 			t.Fatalf("%d cells", len(res.Cells))
 		}
 		// results.json records how the load was run (issue 11: the plan dropped these).
-		if res.Plan.Chunk != 5000 || res.Plan.LoadMethod != method || !res.Plan.Sampling {
+		if res.Cells[0].Options["chunk"] != "5000" || res.Cells[0].Options["load-method"] != method || !res.Plan.Sampling {
 			t.Errorf("plan %+v", res.Plan)
 		}
 		for _, c := range res.Cells {
@@ -276,7 +283,7 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 // FIFO cell without an index.
 func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 	cfg := config(t, "queue", "bigint:index=none,uuidv4,uuidv7:as=text", func(p *scenario.Params) {
-		p.Rows, p.Partitions, p.Batch, p.Clients = []int64{500}, 8, 100, []int{4}
+		p.Rows, p.Clients, p.Options = []int64{500}, []int{4}, map[string]string{"partitions": "8", "batch": "100"}
 	})
 	res, err := runner.Run(context.Background(), cfg)
 	if err != nil {
@@ -285,7 +292,7 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 	if len(res.Cells) != 5 || len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "queue-fifo skips bigint:index=none") {
 		t.Fatalf("%d cells, notes %q", len(res.Cells), res.Notes)
 	}
-	if res.Plan.Partitions != 8 || res.Plan.Batch != 100 {
+	if res.Plan.Options["partitions"] != "8" || res.Cells[0].Options["batch"] != "100" {
 		t.Errorf("plan %+v", res.Plan)
 	}
 	for _, c := range res.Cells {
@@ -329,17 +336,21 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 // --batch 32768 once did ("too many parameter format codes").
 type failing struct{}
 
+func (failing) Options() []workload.Option       { return nil }
+func (failing) Configure(s workload.Setup) error { return nil }
 func (failing) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
-	return []*workload.Table{workload.KeyedTable(at, key, workload.Options{})}
+	return []*workload.Table{workload.KeyedTable(at, key, workload.Setup{})}
 }
 func (failing) NewWorker(context.Context, *pgx.Conn, []*workload.Table, keys.Generator, int) (workload.Worker, error) {
 	return failing{}, nil
 }
-func (failing) Txn() (int, error) { return 0, errors.New("every transaction fails") }
+func (failing) Txn() (driver.Work, error) {
+	return driver.Work{}, errors.New("every transaction fails")
+}
 
 func init() {
 	workload.Register(workload.Meta{Name: "kbtest-failing", Description: "test: every transaction fails",
-		New: func(workload.Options) (workload.Workload, error) { return failing{}, nil }})
+		New: func() workload.Workload { return failing{} }})
 }
 
 // TestCellsWithoutMeasurementFail is failure 5 of issue 10: a cell in which

@@ -1,6 +1,21 @@
 package runner
 
-import "github.com/keybench/keybench/internal/scenario"
+// Scheduling: which cells run together (a group: one cache, client count,
+// table size and repetition), their rounds interleaved in a random,
+// balanced order, each round's share of the window, and what a failed cell
+// does to its group.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/workload"
+)
 
 // groups splits the plan into the cells that run together: with rounds,
 // the cells of one cache, client count, table size and repetition, whose
@@ -33,3 +48,193 @@ func groups(plan []scenario.Cell, rounds int) [][]scenario.Cell {
 	}
 	return out
 }
+
+// group measures cells that run together: with --rounds, the cells of one
+// client count, table size and repetition, whose windows are split into
+// rounds interleaved across the cells (cell 1 round 1, cell 2 round 1, …),
+// each cell keeping its own table between its rounds; without, one cell.
+// It returns the cells as measured, and an error that stops the run (an
+// interrupt, a lost server); a failure confined to a cell is recorded in
+// the cell.
+func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]results.Cell, error) {
+	p := r.cfg.Plan.Params
+	cs := make([]results.Cell, len(pcs))
+	for k, pc := range pcs {
+		cs[k] = results.Cell{
+			Key: pc.Key.Raw, KeyCanonical: pc.Key.String(), KeyColumn: pc.Key.ColumnType(), Workload: pc.Task.Workload, Variant: pc.Task.Variant,
+			Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, SharedBuffers: pc.Cache, WarmupS: p.Warmup.Seconds(),
+			Status: results.StatusOK, Timeline: []results.Second{},
+		}
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if exited := r.target.exited(); exited != nil {
+		go func() {
+			select {
+			case <-exited:
+				cancel(errServerGone)
+			case <-ctx.Done():
+			}
+		}()
+	}
+	errs := r.measureGroup(ctx, pcs, cs, rounds)
+	var stop error
+	var out []results.Cell
+	for k, err := range errs {
+		c := &cs[k]
+		switch {
+		case errors.Is(err, errNotRun):
+			continue
+		case err == nil:
+		case parent.Err() != nil:
+			c.Status, c.Error = results.StatusInterrupted, "interrupted"
+			stop = ErrInterrupted
+		case errors.Is(context.Cause(ctx), errServerGone) || r.serverGone():
+			c.Status, c.Error = results.StatusFailed, fmt.Sprintf("%v: %s", errServerGone, r.target.trouble())
+			stop = errors.New(c.Error)
+		default:
+			c.Status, c.Error = results.StatusFailed, err.Error()
+			if r.admin.IsClosed() {
+				stop = fmt.Errorf("lost the connection to the server: %w", err)
+			}
+		}
+		out = append(out, *c)
+	}
+	return out, stop
+}
+
+// serverGone reports whether the server has exited (when keybench can
+// tell), waiting a moment for it: a connection usually breaks just before
+// the postmaster's exit is seen.
+func (r *run) serverGone() bool {
+	exited := r.target.exited()
+	if exited == nil || !r.admin.IsClosed() && r.admin.Ping(context.Background()) == nil {
+		return false
+	}
+	select {
+	case <-exited:
+		return true
+	case <-time.After(3 * time.Second):
+		return false
+	}
+}
+
+// measureGroup runs the lifecycle of every cell of a group: set up and
+// fill them all, then their rounds in turn, then summarize, evidence and
+// drop each. A cell that fails leaves the group; the others go on, unless
+// a failed cell stops the run (--on-error stop): the cells not measured
+// then carry errNotRun.
+func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []results.Cell, rounds int) []error {
+	errs := make([]error, len(pcs))
+	// stop says whether cell k's failure ends the group: the run stops on a failed cell.
+	stop := func(k int) bool {
+		if errs[k] == nil || ctx.Err() == nil && r.cfg.OnError == "continue" {
+			return false
+		}
+		if ctx.Err() != nil {
+			fail(errs, errs[k])
+		} else {
+			fail(errs, errNotRun)
+		}
+		return true
+	}
+	crs := make([]*cellRun, len(pcs))
+	defer func() {
+		for _, cr := range crs {
+			if cr != nil {
+				cr.drop(ctx)
+			}
+		}
+	}()
+	for k, pc := range pcs {
+		if len(pcs) > 1 {
+			r.ui.Logf("  %s: setting up", pc.Key.Raw)
+		}
+		cr, err := r.setUp(ctx, pc, &cs[k], workload.PlaceOf(r.cfg.Schema, k+1), rounds)
+		crs[k] = cr
+		if err == nil {
+			err = cr.fill(ctx)
+		}
+		if errs[k] = err; stop(k) {
+			return errs
+		}
+	}
+	roundsStart := time.Now()
+	for round := 1; round <= rounds; round++ {
+		if round > 1 && len(pcs) > 1 {
+			perRound := time.Since(roundsStart) / time.Duration(round-1)
+			left := perRound*time.Duration(rounds-round+1) + time.Duration(len(pcs))*3*time.Second
+			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s", round-1, rounds, time.Since(roundsStart).Round(time.Second), left.Round(time.Second))
+		}
+		for _, k := range r.order(len(crs), round) {
+			cr := crs[k]
+			if errs[k] != nil || cr == nil || round > cr.win.Rounds {
+				continue
+			}
+			if rounds > 1 {
+				r.ui.Logf("  round %d/%d: %s", round, rounds, pcs[k].Key.Raw)
+			}
+			if errs[k] = cr.round(ctx, round); stop(k) {
+				return errs
+			}
+		}
+	}
+	for k, cr := range crs {
+		if errs[k] != nil {
+			continue
+		}
+		if errs[k] = cr.finish(ctx); stop(k) {
+			return errs
+		}
+	}
+	return errs
+}
+
+// order is the order the cells of a group run in in a round.
+func (r *run) order(cells, round int) []int { return RoundOrder(r.cfg.Seed, cells, round) }
+
+// RoundOrder is the order n cells run in in round (1-based): random and
+// balanced. Rounds go in batches of n; in a batch every cell runs once in
+// every position (a Latin square: the cells' cyclic order and the rounds'
+// order within the batch drawn from the seed, anew for each batch). A
+// fixed order would put a slow drift of the machine, or a cost of running
+// first after a checkpoint, into every comparison of two keys in the same
+// direction, and the comparison within rounds would take it for a
+// difference; the same seed gives the same orders.
+func RoundOrder(seed int64, n, round int) []int {
+	batch, at := (round-1)/n, (round-1)%n
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(batch)))
+	cycle, rows := rng.Perm(n), rng.Perm(n)
+	out := make([]int, n)
+	for i := range out {
+		out[i] = cycle[(i+rows[at])%n]
+	}
+	return out
+}
+
+// errNotRun marks the cells of a group that a failed cell kept from running.
+var errNotRun = errors.New("not run: an earlier cell failed")
+
+// fail marks every cell without an error of its own with err (the run stops).
+func fail(errs []error, err error) []error {
+	for k := range errs {
+		if errs[k] == nil {
+			errs[k] = err
+		}
+	}
+	return errs
+}
+
+// roundShare is round n's share (from 1) of a window of total transactions
+// per client split into rounds: the first total%rounds rounds run one more,
+// so that the rounds add up to the total asked for (pgbench -t is exact).
+func roundShare(total int64, rounds, n int) int64 {
+	share := total / int64(rounds)
+	if int64(n) <= total%int64(rounds) {
+		share++
+	}
+	return max(1, share)
+}
+
+// roundWarmup is the warm-up of a cell's rounds after its first.
+const roundWarmup = scenario.RoundWarmup

@@ -1,5 +1,9 @@
 package runner
 
+// The kinds of server a run can have (the embedded one, or someone
+// else's), behind one interface the runner asks instead of asking which
+// it has.
+
 import (
 	"context"
 	"errors"

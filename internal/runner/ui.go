@@ -1,5 +1,8 @@
 package runner
 
+// The run's progress output: lines, phases with bars on a terminal and
+// plain progress lines otherwise.
+
 import (
 	"fmt"
 	"io"

@@ -1,5 +1,8 @@
 package runner
 
+// Watching a window from the outside: keybench's own stalls, and what
+// clients that make no progress wait for.
+
 import (
 	"context"
 	"errors"

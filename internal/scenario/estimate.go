@@ -73,7 +73,7 @@ func (p *Plan) Describe() string {
 	tasks, _ := pp.Tasks()
 	var names []string
 	for _, t := range tasks {
-		names = append(names, strings.TrimSpace(t.Workload+" "+t.Query+" "+t.ReadDist))
+		names = append(names, t.Name())
 	}
 	caches := ""
 	if len(pp.Caches) > 0 {

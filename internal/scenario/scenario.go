@@ -6,7 +6,9 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,15 +16,23 @@ import (
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 )
 
 // Params are a scenario's tunable parameters; every one can be overridden.
 type Params struct {
+	// Workload lists the plan's workloads, comma-separated, each with
+	// options of its own: "name[:option=value]..." ("lookup:query=range").
 	Workload string
-	Keys     []string
-	Clients  []int
+	// Options are set on every workload of the plan that declares them
+	// (the preset's, then the user's --NAME VALUE over them); a variant
+	// option may list values ("point,range"), each its own task. An item's
+	// own options win over these.
+	Options map[string]string
+	Keys    []string
+	Clients []int
 	// Rows lists the table sizes (prefilled rows) to measure at.
 	Rows []int64
 	// Caches lists the embedded server's shared_buffers sizes, in bytes,
@@ -33,98 +43,156 @@ type Params struct {
 	Duration time.Duration
 	// Txns is per client; when set it replaces Duration (pgbench -t).
 	Txns    int64
-	Batch   int
-	ReadBy  string
 	Payload int
 	Repeat  int
 	// Rounds splits each cell's window into rounds interleaved across the
 	// cells of one client count and table size (1: one window per cell).
-	Rounds int
-	// Chunk and LoadMethod configure the bulk workloads.
-	Chunk      int64
-	LoadMethod string
-	// Partitions is the queue workloads' partition count.
-	Partitions int
-	// Query and ReadDist list the read variants to run (--query,
-	// --read-dist) for the workloads that have them; a workload item may
-	// set its own ("lookup:query=range:read-dist=recent"). RecentRows is
-	// the newest share of rows a recent distribution favours.
-	Query      []string
-	ReadDist   []string
-	RecentRows float64
-	// UpdateIndexed makes update change an indexed column.
-	UpdateIndexed bool
-	// Children is the child rows per parent (fk-insert, join).
-	Children int
+	// RoundsGiven says the user chose them (--rounds): the plan then runs
+	// exactly these; otherwise the plan decides (Build).
+	Rounds      int
+	RoundsGiven bool
 }
 
-// Task is one workload of a plan in one read variant.
+// Task is one workload of a plan with its options: a variant option's
+// list makes a task per value.
 type Task struct {
-	Workload, Query, ReadDist string
+	Workload string
+	// Values are the options set for it (name → text), before its defaults.
+	Values map[string]string
+	// Variant are its variant options' values as they resolved: what tells
+	// it from the same workload's other tasks.
+	Variant []string
 }
 
-// Tasks are the plan's workloads, each item of Workload
-// ("name[:query=Q][:read-dist=D]") in every read variant it runs: its own,
-// or the --query and --read-dist lists for the workloads that have them.
+// Name is the task as a person reads it: "lookup point recent".
+func (t Task) Name() string { return strings.Join(append([]string{t.Workload}, t.Variant...), " ") }
+
+// Tasks are the plan's workloads in every variant they run: each item of
+// Workload with the plan's Options over its defaults and its own over
+// those, a variant option's list of values making a task per value. An
+// option no workload of the plan declares, or an item's option its
+// workload does not declare, is a usage error; every task is built once
+// (workload.Build) to check its options and learn its variant.
 func (p *Params) Tasks() ([]Task, error) {
+	items := strings.Split(p.Workload, ",")
+	declared := map[string]bool{}
 	var out []Task
-	for _, item := range strings.Split(p.Workload, ",") {
+	seen := map[string]bool{}
+	for _, item := range items {
 		parts := strings.Split(strings.TrimSpace(item), ":")
 		name := parts[0]
-		m, ok := workload.Lookup(name)
-		if !ok {
+		if _, ok := workload.Lookup(name); !ok {
 			return nil, usage.Errorf("unknown workload %q%s (valid: %s)", name, usage.Suggest(name, workloadNames()), strings.Join(workloadNames(), ", "))
 		}
-		queries, dists := p.Query, p.ReadDist
+		opts := map[string]workload.Option{}
+		for _, o := range workload.OptionsOf(name) {
+			opts[o.Name] = o
+			declared[o.Name] = true
+		}
+		own := map[string]string{}
 		for _, kv := range parts[1:] {
 			k, v, ok := strings.Cut(kv, "=")
-			switch {
-			case !ok || v == "":
-				return nil, usage.Errorf("workload %q: %q must be name=value", item, kv)
-			case k == "query":
-				queries = []string{v}
-			case k == "read-dist":
-				dists = []string{v}
-			default:
-				return nil, usage.Errorf("workload %q: unknown option %q (valid: query, read-dist)", item, k)
+			if !ok || v == "" {
+				return nil, usage.Errorf("workload %q: %q must be option=value", item, kv)
 			}
-		}
-		v := m.Variants
-		if v == nil {
-			if len(queries) > 0 || len(dists) > 0 {
-				if len(parts) > 1 || len(strings.Split(p.Workload, ",")) == 1 {
-					return nil, usage.Errorf("%s has no --query or --read-dist", name)
-				}
-				queries, dists = nil, nil // the list is for the plan's other workloads
+			if _, ok := opts[k]; !ok {
+				return nil, usage.Errorf("workload %q: %s has no option %q (%s)", item, name, k, optionNames(name))
 			}
-			out = append(out, Task{Workload: name})
-			continue
+			own[k] = v
 		}
-		if len(v.Queries) == 0 && len(queries) > 0 {
-			return nil, usage.Errorf("%s has no --query", name)
-		}
-		if len(queries) == 0 {
-			queries = []string{""}
-			if len(v.Queries) > 0 {
-				queries = v.Queries[:1]
+		// The plan's options this workload declares, its own over them;
+		// variant lists multiply.
+		combos := []map[string]string{{}}
+		for _, o := range workload.OptionsOf(name) {
+			v, ok := own[o.Name]
+			if !ok {
+				v, ok = p.Options[o.Name]
 			}
-		}
-		for _, q := range queries {
-			ds := dists
-			if v.Distributed != nil && !v.Distributed(q) {
-				ds = []string{""}
-			} else if len(ds) == 0 {
-				ds = []string{""}
-				if len(v.Queries) > 0 {
-					ds = []string{workload.ReadUniform}
+			if !ok {
+				continue
+			}
+			vals := []string{v}
+			if o.Variant {
+				vals = strings.Split(v, ",")
+			} else if strings.Contains(v, ",") {
+				return nil, usage.Errorf("%s: option %s takes one value, not the list %q", name, o.Name, v)
+			}
+			var next []map[string]string
+			for _, c := range combos {
+				for _, one := range vals {
+					n := maps.Clone(c)
+					n[o.Name] = strings.TrimSpace(one)
+					next = append(next, n)
 				}
 			}
-			for _, d := range ds {
-				out = append(out, Task{Workload: name, Query: q, ReadDist: d})
+			combos = next
+		}
+		for _, values := range combos {
+			b, err := workload.Build(name, p.setupFor(p.firstClients(), p.firstRows()), values)
+			if err != nil {
+				return nil, usage.Errorf("%v", err)
+			}
+			t := Task{Workload: name, Values: values, Variant: b.Variant}
+			if !seen[t.Name()] { // a variant that does not apply to a task (latest draws no rows) makes no second task
+				seen[t.Name()] = true
+				out = append(out, t)
 			}
 		}
 	}
+	for name := range p.Options {
+		if !declared[name] {
+			return nil, usage.Errorf("--%s: no workload of this plan (%s) has the option %s%s", name, strings.Join(taskNames(items), ", "), name, whoDeclares(name))
+		}
+	}
 	return out, nil
+}
+
+func (p *Params) firstClients() int {
+	if len(p.Clients) == 0 {
+		return 1
+	}
+	return p.Clients[0]
+}
+
+func (p *Params) firstRows() int64 {
+	if len(p.Rows) == 0 {
+		return 0
+	}
+	return p.Rows[len(p.Rows)-1]
+}
+
+// setupFor is a cell's setup at a client count and table size.
+func (p *Params) setupFor(clients int, rows int64) workload.Setup {
+	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload}
+}
+
+func taskNames(items []string) []string {
+	var out []string
+	for _, it := range items {
+		name, _, _ := strings.Cut(strings.TrimSpace(it), ":")
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func whoDeclares(option string) string {
+	if ws := workload.Declaring(option); len(ws) > 0 {
+		return " (" + strings.Join(ws, ", ") + " have it)"
+	}
+	return ""
+}
+
+func optionNames(name string) string {
+	var out []string
+	for _, o := range workload.OptionsOf(name) {
+		out = append(out, o.Name)
+	}
+	if len(out) == 0 {
+		return "it has none"
+	}
+	return "valid: " + strings.Join(out, ", ")
 }
 
 func workloadNames() []string {
@@ -175,6 +243,10 @@ type Scenario struct {
 func (s *Scenario) Params(quick bool) Params {
 	p := s.Defaults
 	p.Keys = append([]string(nil), p.Keys...)
+	p.Options = maps.Clone(p.Options)
+	if p.Options == nil {
+		p.Options = map[string]string{}
+	}
 	if quick && s.Quick != nil {
 		s.Quick(&p)
 		p.Rounds = 1
@@ -195,11 +267,10 @@ func (p *Params) FitRounds() {
 
 // Cell is one planned measurement.
 type Cell struct {
-	Key      *keys.Spec
-	Workload string
-	// Query and ReadDist are the cell's read variant ("" where none).
-	Query, ReadDist string
-	Clients         int
+	Key *keys.Spec
+	// Task is the cell's workload with its options.
+	Task    Task
+	Clients int
 	// Rows is the table's size before the window.
 	Rows   int64
 	Repeat int
@@ -209,7 +280,12 @@ type Cell struct {
 
 var registry = map[string]*Scenario{}
 
-func register(s *Scenario) { registry[s.Name] = s }
+func register(s *Scenario) {
+	if _, dup := registry[s.Name]; dup {
+		panic("scenario: duplicate scenario " + s.Name)
+	}
+	registry[s.Name] = s
+}
 
 // Lookup returns the named scenario or a usage error listing the valid names.
 func Lookup(name string) (*Scenario, error) {
@@ -284,9 +360,14 @@ type Plan struct {
 	Skipped []string
 }
 
-// Build validates the parameters and keys and lays out the cells; every
-// error is a usage.Error.
+// Build validates the parameters and keys, decides the rounds and lays out
+// the cells; every error is a usage.Error. The plan decides the rounds,
+// once, whether it was built by the command line or by code: the user's
+// when given, else the scenario's (see rounds).
 func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
+	if !p.RoundsGiven {
+		p.Rounds = sc.rounds(p, len(specs))
+	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -306,6 +387,32 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 	}
 	return &Plan{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}, nil
 }
+
+// rounds is how many rounds the scenario runs its cells in when the user
+// did not say: its own, at least extraRounds more than the least with
+// which the rank test can reach a verdict over every two keys (within a
+// run three rounds make a block layout, but 'keybench compare' of two runs
+// ranks their rounds as independent samples), and as many as a shortened
+// window holds.
+func (sc *Scenario) rounds(p Params, keys int) int {
+	if p.Rounds <= 1 {
+		return max(p.Rounds, 1)
+	}
+	margin := extraRounds
+	if sc.NoRoundsMargin {
+		margin = 0
+	}
+	p.Rounds = max(p.Rounds, stats.MinSamplesFor(keys*(keys-1)/2)+margin)
+	p.FitRounds()
+	return p.Rounds
+}
+
+// extraRounds is how many rounds a preset runs beyond the least with which
+// the rank test could reach a verdict after Holm's correction: measured on
+// this project's 2-core machine, war's rounds scatter by ±20%, and with 8
+// rounds (6 + 2) uuidv4 against bigint came out at an adjusted p of 0.051
+// in one run of two.
+const extraRounds = 4
 
 // cellsOf lists the cells: for each client count, table size and repetition,
 // every key in the given order, so that repetitions interleave (A B A B) and
@@ -336,7 +443,7 @@ func cellsOf(p Params, tasks []Task, specs []*keys.Spec) (cells []Cell, skipped 
 									continue
 								}
 							}
-							cells = append(cells, Cell{Key: k, Workload: w, Query: task.Query, ReadDist: task.ReadDist, Clients: c, Rows: rows, Repeat: r, Cache: cache})
+							cells = append(cells, Cell{Key: k, Task: task, Clients: c, Rows: rows, Repeat: r, Cache: cache})
 						}
 					}
 				}
@@ -371,19 +478,13 @@ const (
 	MinCache = 128 << 10
 	// MaxPayload is the largest payload per row: a row of keybench's table is a key, a bigint and this text.
 	MaxPayload = 1 << 20
-	// MaxBatch is the largest batch of rows per transaction.
-	MaxBatch = 100_000
-	// MaxBatchBytes bounds the payload a batch sends in one statement.
-	MaxBatchBytes = 64 << 20
 )
 
-// Validate checks parameters after overrides.
+// Validate checks parameters after overrides, then every task's options
+// at every client count and table size (the workloads check their own: a
+// queue needs producers and consumers, a load one connection).
 func (p *Params) Validate() error {
 	bad := usage.Errorf
-	tasks, err := p.Tasks()
-	if err != nil {
-		return err
-	}
 	if len(p.Clients) == 0 {
 		return bad("--clients must be at least 1")
 	}
@@ -417,12 +518,8 @@ func (p *Params) Validate() error {
 		return bad("--txns must be positive, not %d", p.Txns)
 	case p.Txns == 0 && p.Duration <= 0:
 		return bad("--duration must be positive, not %s", p.Duration)
-	case p.Batch < 1 || p.Batch > MaxBatch:
-		return bad("--batch must be from 1 to %d, not %d", MaxBatch, p.Batch)
 	case p.Payload < 0 || p.Payload > MaxPayload:
 		return bad("--payload must be from 0 to %d bytes, not %d", MaxPayload, p.Payload)
-	case int64(p.Batch)*int64(p.Payload) > MaxBatchBytes:
-		return bad("--batch %d x --payload %d sends %d MiB per statement; at most %d MiB", p.Batch, p.Payload, int64(p.Batch)*int64(p.Payload)>>20, MaxBatchBytes>>20)
 	case p.Repeat < 1 || p.Repeat > MaxCells:
 		return bad("--repeat must be from 1 to %d, not %d", MaxCells, p.Repeat)
 	case p.Rounds < 0 || p.Rounds > 100:
@@ -433,17 +530,15 @@ func (p *Params) Validate() error {
 		return bad("--duration %s cannot be split into %d rounds of at least 1s", p.Duration, p.Rounds)
 	case p.Txns == 0 && p.Duration < time.Second:
 		return bad("--duration must be at least 1s, not %s", p.Duration)
-	case p.Partitions < 0 || p.Partitions > 10000:
-		return bad("--partitions must be from 1 to 10000, not %d", p.Partitions)
-	case p.Chunk < 0:
-		return bad("--chunk must be positive, not %d", p.Chunk)
 	}
-	// The workloads check their own options (e.g. a queue needs producers and consumers).
+	tasks, err := p.Tasks()
+	if err != nil {
+		return err
+	}
 	for _, task := range tasks {
-		m, _ := workload.Lookup(task.Workload)
 		for _, c := range p.Clients {
 			for _, rows := range p.Rows {
-				if _, err := m.New(p.Options(Cell{Workload: task.Workload, Query: task.Query, ReadDist: task.ReadDist, Clients: c, Rows: rows}, 0)); err != nil {
+				if _, err := workload.Build(task.Workload, p.setupFor(c, rows), task.Values); err != nil {
 					return bad("%v", err)
 				}
 			}
@@ -452,18 +547,16 @@ func (p *Params) Validate() error {
 	return nil
 }
 
-// Options are the workload options of a planned cell.
-func (p *Plan) Options(c Cell, seed int64) workload.Options {
-	o := p.Params.Options(c, seed)
-	o.Reference = p.Scenario.Reference
-	return o
+// Setup is the workload setup of a planned cell.
+func (p *Plan) Setup(c Cell, seed int64) workload.Setup {
+	s := p.Params.setupFor(c.Clients, c.Rows)
+	s.Seed, s.Reference = seed, p.Scenario.Reference
+	return s
 }
 
-// Options are the workload options of a cell.
-func (p *Params) Options(c Cell, seed int64) workload.Options {
-	return workload.Options{Rows: c.Rows, Batch: p.Batch, ReadBy: p.ReadBy, Seed: seed, Chunk: p.Chunk,
-		LoadMethod: p.LoadMethod, Clients: c.Clients, Partitions: p.Partitions, Payload: p.Payload,
-		Query: c.Query, ReadDist: c.ReadDist, RecentRows: p.RecentRows, UpdateIndexed: p.UpdateIndexed, Children: p.Children}
+// Build makes a planned cell's workload.
+func (p *Plan) Build(c Cell, seed int64) (workload.Built, error) {
+	return workload.Build(c.Task.Workload, p.Setup(c, seed), c.Task.Values)
 }
 
 // embeddedDefaults keep checkpoints out of short windows, as the source
@@ -480,7 +573,7 @@ func init() {
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
 			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
-			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 7_000, Batch: 1, ReadBy: "data", Payload: 32, Repeat: 1, Rounds: 5,
+			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 7_000, Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
@@ -498,7 +591,7 @@ func init() {
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"bigint", "uuidv7", "seq-uuid-time", "uuidv4", "uuidv4:index=btree", "uuidv4:index=unique", "uuidv4:index=none"},
 			Clients: []int{8}, Rows: []int64{0, 250_000, 1_000_000, 2_000_000}, Warmup: 2 * time.Second, Duration: 8 * time.Second,
-			Batch: 1, Payload: 32, Repeat: 1, Rounds: 5,
+			Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Keys = []string{"bigint", "uuidv7", "uuidv4"}
@@ -522,7 +615,7 @@ func init() {
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"uuidv4", "uuidv7", "bigint", "uuidv4:as=text"},
 			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: time.Minute,
-			Batch: 1, Payload: 32, Repeat: 1, Rounds: 5,
+			Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		// Rounds of 12 s, the fewest with which a verdict over the six pairs
 		// can be reached: a standby whose replay cannot keep up falls
@@ -550,11 +643,11 @@ func init() {
 			// the comparison about the keys (the server's INSERT ... SELECT
 			// path was 2-3x slower here whatever the key).
 			Workload: "bulk,bulk-index-after", Keys: []string{"bigint:gen=client", "uuidv7:gen=client", "uuidv6:spacing=10000", "uuidv1:spacing=10000", "uuidv4:gen=client"},
-			Clients: []int{1}, Rows: []int64{2_000_000}, Warmup: 0, Duration: time.Second, Batch: 1, Payload: 32, Repeat: 1, Rounds: 1,
-			Chunk: 200_000, LoadMethod: "copy",
+			Clients: []int{1}, Rows: []int64{2_000_000}, Warmup: 0, Duration: time.Second, Payload: 32, Repeat: 1, Rounds: 1,
+			Options: map[string]string{"chunk": "200000", "load-method": "copy"},
 		},
 		Quick: func(p *Params) {
-			p.Keys, p.Rows, p.Chunk = []string{"bigint:gen=client", "uuidv4:gen=client"}, []int64{200_000}, 50_000
+			p.Keys, p.Rows, p.Options["chunk"] = []string{"bigint:gen=client", "uuidv4:gen=client"}, []int64{200_000}, "50000"
 		},
 		Settings:      embeddedDefaults,
 		CacheRelative: true,
@@ -573,10 +666,10 @@ func init() {
 		Defaults: Params{
 			Workload: "queue,queue-fifo", Keys: []string{"bigint:index=none", "bigint", "uuidv7", "uuidv4"},
 			Clients: []int{4}, Rows: []int64{0}, Warmup: 2 * time.Second, Duration: 15 * time.Second,
-			Batch: 1000, Payload: 0, Repeat: 1, Rounds: 5, Partitions: 64,
+			Payload: 0, Repeat: 1, Rounds: 5, Options: map[string]string{"batch": "1000", "partitions": "64"},
 		},
 		Quick: func(p *Params) {
-			p.Keys, p.Warmup, p.Duration, p.Partitions = []string{"bigint:index=none", "uuidv4"}, time.Second, 3*time.Second, 16
+			p.Keys, p.Warmup, p.Duration, p.Options["partitions"] = []string{"bigint:index=none", "uuidv4"}, time.Second, 3*time.Second, "16"
 		},
 		// A queue lives on autovacuum: consumers scan past the dead rows of
 		// earlier deletes until it has cleaned a partition.
@@ -595,7 +688,7 @@ func init() {
 				"lookup:query=latest,lookup:query=count:read-dist=uniform,fk-insert:read-dist=recent,join:read-dist=uniform,update:read-dist=uniform",
 			Keys:    []string{"bigint", "int", "uuidv7", "uuidv4", "uuidv4:as=text"},
 			Clients: []int{8}, Rows: []int64{250_000}, Warmup: time.Second, Duration: 6 * time.Second,
-			Batch: 1, Payload: 96, Repeat: 1, Rounds: 6, Children: 2, RecentRows: 0.05,
+			Payload: 96, Repeat: 1, Rounds: 6, Options: map[string]string{"children": "2", "recent-rows": "0.05"},
 		},
 		Quick: func(p *Params) {
 			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"bigint", "uuidv7", "uuidv4"}, []int64{50_000}, time.Second, 2*time.Second
@@ -616,7 +709,7 @@ func init() {
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"uuidv4", "uuidv7:prefill=uuidv4", "ulid:prefill=uuidv4", "uuidv7"},
 			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: 20 * time.Second,
-			Batch: 1, Payload: 32, Repeat: 1, Rounds: 5,
+			Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"uuidv4", "uuidv7:prefill=uuidv4", "uuidv7"}, []int64{100_000}, time.Second, 3*time.Second
@@ -633,32 +726,54 @@ func init() {
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"bigint:cache=50", "uuidv4", "bigint", "uuidv7"},
 			Clients: []int{16, 32, 64}, Rows: []int64{0}, Warmup: time.Second, Duration: 10 * time.Second,
-			Batch: 1, Payload: 0, Repeat: 1, Rounds: 5,
+			Payload: 0, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
 			p.Clients, p.Duration = []int{16, 64}, 3*time.Second
 		},
 		Settings: embeddedDefaults,
 	})
-	for _, w := range []struct {
-		name                    string
-		rows                    int64
-		clients, batch, payload int
-		partitions              int
-	}{{"insert", 0, 8, 1, 32, 0}, {"insert-read", 100_000, 8, 1, 32, 0}, {"lookup", 100_000, 8, 1, 32, 0}, {"update", 100_000, 8, 1, 32, 0}, {"fk-insert", 100_000, 8, 1, 32, 0}, {"join", 100_000, 8, 1, 32, 0}} {
-		m, _ := workload.Lookup(w.name)
-		register(&Scenario{
-			Name:        w.name,
-			Description: "workload: " + m.Description,
-			Defaults: Params{
-				Workload: w.name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{w.clients}, Rows: []int64{w.rows},
-				Warmup: 2 * time.Second, Duration: 15 * time.Second, Batch: w.batch, ReadBy: "data", Payload: w.payload, Repeat: 1, Rounds: 1,
-				Partitions: w.partitions, Children: 4,
-			},
-			Quick: func(p *Params) {
-				p.Rows, p.Warmup, p.Duration, p.Txns = []int64{min(p.Rows[0], 10_000)}, time.Second, 3*time.Second, 0
-			},
-			Settings: embeddedDefaults,
-		})
+	// Every registered workload runs bare under its own name, at the table
+	// size and clients it declares (workload.Meta.Bare).
+	for _, m := range workload.All() {
+		if _, taken := registry[m.Name]; taken {
+			continue
+		}
+		register(bare(m))
+	}
+}
+
+// Workload is the scenario that runs the named workload alone (its bare
+// scenario), also when a preset has its name (keybench run bulk:chunk=50000
+// runs the workload bulk, not the preset).
+func Workload(name string) (*Scenario, error) {
+	m, ok := workload.Lookup(name)
+	if !ok {
+		return nil, usage.Errorf("unknown workload %q%s (valid: %s)", name, usage.Suggest(name, workloadNames()), strings.Join(workloadNames(), ", "))
+	}
+	if s, ok := registry[name]; ok && s.Source == "" {
+		return s, nil
+	}
+	return bare(m), nil
+}
+
+// bare is the scenario that runs one workload alone, with its own options
+// at their defaults.
+func bare(m workload.Meta) *Scenario {
+	clients := m.Bare.Clients
+	if clients == 0 {
+		clients = 8
+	}
+	return &Scenario{
+		Name:        m.Name,
+		Description: "workload: " + m.Description,
+		Defaults: Params{
+			Workload: m.Name, Keys: []string{"bigint", "uuidv4", "uuidv7"}, Clients: []int{clients}, Rows: []int64{m.Bare.Rows},
+			Warmup: 2 * time.Second, Duration: 15 * time.Second, Payload: 32, Repeat: 1, Rounds: 1,
+		},
+		Quick: func(p *Params) {
+			p.Rows, p.Warmup, p.Duration, p.Txns = []int64{min(p.Rows[0], 10_000)}, time.Second, 3*time.Second, 0
+		},
+		Settings: embeddedDefaults,
 	}
 }

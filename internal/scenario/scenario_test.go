@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 func TestPlanInterleavesRepeats(t *testing.T) {
@@ -45,7 +46,7 @@ func TestPresetsAreValid(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	good := Params{Workload: "insert", Clients: []int{1}, Rows: []int64{0}, Duration: time.Second, Batch: 1, Repeat: 1}
+	good := Params{Workload: "insert", Clients: []int{1}, Rows: []int64{0}, Duration: time.Second, Repeat: 1}
 	for name, mutate := range map[string]func(*Params){
 		"zero clients":      func(p *Params) { p.Clients = []int{0} },
 		"negative duration": func(p *Params) { p.Duration = -time.Second },
@@ -66,26 +67,29 @@ func TestValidate(t *testing.T) {
 }
 
 // TestTasksExpandReadVariants: a read workload runs in every query kind
-// and read distribution asked for (its own, or the flags' lists), a query
-// without a parameter in no distribution, and a workload without variants
-// refuses them.
+// and read distribution asked for (its own, or the plan's lists), a query
+// without a parameter in no distribution; an option no workload of the
+// plan declares is refused, naming who declares it, and so is an item's
+// option its workload lacks.
 func TestTasksExpandReadVariants(t *testing.T) {
 	for _, tc := range []struct {
 		workload       string
-		query, dist    []string
+		options        map[string]string
 		want           string
 		wantErrContain string
 	}{
-		{workload: "lookup", want: "lookup/point/uniform"},
-		{workload: "lookup", query: []string{"point", "latest"}, dist: []string{"uniform", "recent"},
-			want: "lookup/point/uniform lookup/point/recent lookup/latest/"},
-		{workload: "lookup:query=range:read-dist=zipf,insert", dist: []string{"recent"}, want: "lookup/range/zipf insert//"},
-		{workload: "insert-read", dist: []string{"recent"}, want: "insert-read//recent"},
-		{workload: "insert", query: []string{"point"}, wantErrContain: "insert has no --query"},
-		{workload: "lookup:sort=asc", wantErrContain: "unknown option"},
-		{workload: "insert-read", query: []string{"point"}, wantErrContain: "insert-read has no --query"},
+		{workload: "lookup", want: "lookup point uniform"},
+		{workload: "lookup", options: map[string]string{"query": "point,latest", "read-dist": "uniform,recent"},
+			want: "lookup point uniform|lookup point recent|lookup latest"},
+		{workload: "lookup:query=range:read-dist=zipf,insert", options: map[string]string{"read-dist": "recent"}, want: "lookup range zipf|insert"},
+		{workload: "insert-read:read-by=key", options: map[string]string{"read-dist": "recent"}, want: "insert-read recent"},
+		{workload: "insert", options: map[string]string{"query": "point"}, wantErrContain: "--query: no workload of this plan (insert) has the option query (lookup have it)"},
+		{workload: "lookup:sort=asc", wantErrContain: `lookup has no option "sort"`},
+		{workload: "insert-read", options: map[string]string{"query": "point"}, wantErrContain: "has the option query"},
+		{workload: "update", options: map[string]string{"update-indexed": "yes"}, wantErrContain: "true or false"},
+		{workload: "insert", options: map[string]string{"batch": "2,3"}, wantErrContain: "takes one value"},
 	} {
-		p := Params{Workload: tc.workload, Query: tc.query, ReadDist: tc.dist}
+		p := Params{Workload: tc.workload, Options: tc.options, Clients: []int{1}, Rows: []int64{1000}}
 		tasks, err := p.Tasks()
 		if tc.wantErrContain != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErrContain) {
@@ -98,12 +102,29 @@ func TestTasksExpandReadVariants(t *testing.T) {
 		}
 		var got []string
 		for _, k := range tasks {
-			got = append(got, k.Workload+"/"+k.Query+"/"+k.ReadDist)
+			got = append(got, k.Name())
 		}
-		if strings.Join(got, " ") != tc.want {
-			t.Errorf("%s %v %v: tasks %v, want %s", tc.workload, tc.query, tc.dist, got, tc.want)
+		if strings.Join(got, "|") != tc.want {
+			t.Errorf("%s %v: tasks %v, want %s", tc.workload, tc.options, got, tc.want)
 		}
 	}
+}
+
+// TestBareScenariosComeFromTheRegistry: every registered workload runs
+// bare under its name unless a preset has it; a second scenario of one
+// name panics at start-up.
+func TestBareScenariosComeFromTheRegistry(t *testing.T) {
+	for _, m := range workload.All() {
+		if _, err := Lookup(m.Name); err != nil {
+			t.Errorf("workload %s has no scenario: %v", m.Name, err)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a second scenario named war did not panic")
+		}
+	}()
+	register(&Scenario{Name: "war"})
 }
 
 // TestEstimate: the estimate adds the phases of every cell; a window in
@@ -111,7 +132,7 @@ func TestTasksExpandReadVariants(t *testing.T) {
 func TestEstimate(t *testing.T) {
 	specs, _ := keys.ParseList("bigint,uuidv4")
 	p, err := Build(&Scenario{Name: "t"}, Params{Workload: "insert", Clients: []int{8}, Rows: []int64{120_000}, Warmup: 2 * time.Second,
-		Duration: 10 * time.Second, Batch: 1, Repeat: 1, Rounds: 5}, specs)
+		Duration: 10 * time.Second, Repeat: 1, Rounds: 5, RoundsGiven: true}, specs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +169,7 @@ func TestCachesAreTheOuterLoop(t *testing.T) {
 	if n, ok := CountCells(p, len(specs)); n != "8" || !ok {
 		t.Errorf("CountCells = %s", n)
 	}
-	good := Params{Workload: "insert", Clients: []int{1}, Rows: []int64{0}, Duration: time.Second, Batch: 1, Repeat: 1, Caches: []int64{128 << 10, 1 << 30}}
+	good := Params{Workload: "insert", Clients: []int{1}, Rows: []int64{0}, Duration: time.Second, Repeat: 1, Caches: []int64{128 << 10, 1 << 30}}
 	if err := good.Validate(); err != nil {
 		t.Error(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
 )
@@ -26,25 +27,31 @@ func init() {
 			name, desc = bulkIndexAfter, "load --rows rows in chunks into a table without indexes, then build them (timed separately), as 000 added its primary key afterwards"
 		}
 		after := after
-		Register(Meta{Name: name, Description: desc, Kind: loadKind, New: func(o Options) (Workload, error) {
-			if o.LoadMethod == "" {
-				o.LoadMethod = LoadCopy
-			}
-			if o.LoadMethod != LoadCopy && o.LoadMethod != LoadInsert {
-				return nil, fmt.Errorf("--load-method must be copy or insert, not %q", o.LoadMethod)
-			}
-			if o.Rows < 1 {
-				return nil, fmt.Errorf("%s loads --rows rows and needs at least 1, not %d", name, o.Rows)
-			}
-			if o.Chunk <= 0 {
-				o.Chunk = max(o.Rows/10, 1)
-			}
-			if o.Clients != 1 {
-				return nil, fmt.Errorf("%s loads on one connection (-c 1), not %d", name, o.Clients)
-			}
-			return &bulkLoad{o: o, after: after}, nil
-		}})
+		Register(Meta{Name: name, Description: desc, Kind: loadKind, New: func() Workload { return &bulkLoad{name: name, after: after} },
+			Bare: Bare{Rows: 200_000, Clients: 1}})
 	}
+}
+
+func (b *bulkLoad) Options() []Option {
+	return []Option{
+		Int("chunk", &b.chunk, 0, 0, 1_000_000_000, "rows per timed chunk (0: a tenth of the rows)"),
+		Choice("load-method", &b.method, LoadCopy, []string{LoadCopy, LoadInsert},
+			"how keybench-made keys are loaded: copy (binary COPY) or insert (multi-row INSERT); server-made keys by INSERT ... SELECT"),
+	}
+}
+
+func (b *bulkLoad) Configure(s Setup) error {
+	b.s = s
+	if s.Rows < 1 {
+		return fmt.Errorf("%s loads --rows rows and needs at least 1, not %d", b.name, s.Rows)
+	}
+	if b.chunk <= 0 {
+		b.chunk = max(s.Rows/10, 1)
+	}
+	if s.Clients != 1 {
+		return fmt.Errorf("%s loads on one connection (-c 1), not %d", b.name, s.Clients)
+	}
+	return nil
 }
 
 // bulkLoad is a load measured as the window: one client loads the cell's
@@ -52,8 +59,11 @@ func init() {
 // indexes in place or without them (built afterwards, timed apart, in
 // PostRun).
 type bulkLoad struct {
-	o     Options
-	after bool
+	name   string
+	s      Setup
+	chunk  int64
+	method string
+	after  bool
 
 	chunks []Chunk // written by the one loading client, read after the window
 	buildS float64
@@ -61,14 +71,14 @@ type bulkLoad struct {
 }
 
 func (b *bulkLoad) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, b.o)
+	t := KeyedTable(at, key, b.s)
 	t.Rows, t.DeferIndexes = 0, b.after // the rows are the window's load
 	return []*Table{t}
 }
 
 // Window: the chunks are the transactions, without warm-up.
 func (b *bulkLoad) Window(w *Window) {
-	w.Warmup, w.Duration, w.Txns, w.Unit, w.Rounds = 0, 0, (b.o.Rows+b.o.Chunk-1)/b.o.Chunk, "chunks", 1
+	w.Warmup, w.Duration, w.Txns, w.Unit, w.Rounds = 0, 0, (b.s.Rows+b.chunk-1)/b.chunk, "chunks", 1
 }
 
 func (b *bulkLoad) Progress(s results.Second) string { return fmt.Sprintf("%.0f rows/s", s.RowsPS) }
@@ -111,20 +121,20 @@ type loader struct {
 	next   int64
 }
 
-func (l *loader) Txn() (int, error) {
-	rows := l.b.o.Rows
+func (l *loader) Txn() (driver.Work, error) {
+	rows := l.b.s.Rows
 	if l.next > rows {
-		return 0, fmt.Errorf("the load is complete (%d rows)", rows)
+		return driver.Work{}, fmt.Errorf("the load is complete (%d rows)", rows)
 	}
-	lo, hi := l.next, min(l.next+l.b.o.Chunk-1, rows)
+	lo, hi := l.next, min(l.next+l.b.chunk-1, rows)
 	t0 := time.Now()
-	if err := loadChunk(context.Background(), l.conn, l.t, l.stream, lo, hi, rows, l.b.o.LoadMethod); err != nil {
-		return 0, err
+	if err := loadChunk(context.Background(), l.conn, l.t, l.stream, lo, hi, rows, l.b.method); err != nil {
+		return driver.Work{}, err
 	}
 	secs := time.Since(t0).Seconds()
 	l.b.chunks = append(l.b.chunks, Chunk{RowsBefore: lo - 1, Rows: hi - lo + 1, Seconds: secs, RowsPerS: float64(hi-lo+1) / secs})
 	l.next = hi + 1
-	return int(hi - lo + 1), nil
+	return driver.Work{Inserted: hi - lo + 1}, nil
 }
 
 // Summarize makes the cell a load's: its rate is the rows over the load
@@ -132,7 +142,7 @@ func (l *loader) Txn() (int, error) {
 func (b *bulkLoad) Summarize(o *Outcome) error {
 	c, t := o.Cell, o.Tables[0]
 	sum := &LoadSummary{LatencyUnit: "one chunk of the load", Chunks: b.chunks, LoadS: o.Result.Elapsed.Seconds(),
-		LoadMethod: map[bool]string{true: "insert-select (keys made by the server)", false: b.o.LoadMethod}[t.Key.Gen == keys.GenServer]}
+		LoadMethod: map[bool]string{true: "insert-select (keys made by the server)", false: b.method}[t.Key.Gen == keys.GenServer]}
 	if b.after {
 		sum.IndexBuildS = results.Of(b.buildS)
 	} else {
@@ -191,9 +201,6 @@ type LoadSummary struct {
 	// Maintenance is VACUUM, ANALYZE, REINDEX and COPY TO timed after the load (003).
 	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
 }
-
-// Rate: a load's tps is already its rows per second.
-func (s *LoadSummary) Rate() (float64, bool) { return 0, false }
 
 // indexAfterVsDuring compares, per key, the total time of a load that
 // built the index afterwards (build included) with one that had it in

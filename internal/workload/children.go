@@ -46,6 +46,12 @@ func fillChildren(ctx context.Context, conn *pgx.Conn, parent, child *Table, n i
 	return err
 }
 
+// childrenOption is the child rows per parent row of the workloads with a
+// child table (fk-insert, join), from lo.
+func childrenOption(p *int, lo, def int) Option {
+	return Int("children", p, def, lo, 1000, "child rows per parent row, in a child table whose foreign key has the key's type")
+}
+
 // acceptsForeignKey: the parent's key must be unique for a foreign key to reference it.
 func acceptsForeignKey(s *keys.Spec) string {
 	if s.Index != keys.IndexPK && s.Index != keys.IndexUnique {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/keybench/keybench/internal/driver"
 )
 
 // execNoResult runs a prepared statement that returns no rows with exactly
@@ -121,12 +123,12 @@ type stmtWorker struct {
 	msgs   *msgs
 	params [][]byte
 	set    func(params [][]byte)
-	done   func(n int64, err error) (int, error)
+	done   func(n int64, err error) (driver.Work, error)
 	sent   bool
 	res    execResult
 }
 
-func newStmtWorker(conn *pgconn.PgConn, stmt string, params [][]byte, formats []int16, set func([][]byte), done func(int64, error) (int, error)) *stmtWorker {
+func newStmtWorker(conn *pgconn.PgConn, stmt string, params [][]byte, formats []int16, set func([][]byte), done func(int64, error) (driver.Work, error)) *stmtWorker {
 	return &stmtWorker{conn: conn, msgs: newMsgs(stmt, params, formats), params: params, set: set, done: done}
 }
 
@@ -148,24 +150,24 @@ func (w *stmtWorker) Next(dst []byte) []byte {
 
 func (w *stmtWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
 
-func (w *stmtWorker) Done() (int, error) {
+func (w *stmtWorker) Done() (driver.Work, error) {
 	w.sent = false
 	return w.done(w.res.take())
 }
 
-func (w *stmtWorker) Txn() (int, error) {
+func (w *stmtWorker) Txn() (driver.Work, error) {
 	w.prepare()
 	return w.done(execNoResult(w.conn, w.msgs))
 }
 
 // mustFind fails a read by key that returned no row: its keys are drawn
 // from the table's own, so a miss means the table lost rows.
-func mustFind(n int64, err error) (int, error) {
+func mustFind(n int64, err error) (driver.Work, error) {
 	if err == nil && n == 0 {
-		return 0, fmt.Errorf("a read by key found no row (keys are drawn from the table's own)")
+		return driver.Work{}, fmt.Errorf("a read by key found no row (keys are drawn from the table's own)")
 	}
-	return 0, err
+	return driver.Work{Read: n}, err
 }
 
 // anyRows accepts whatever a read returned.
-func anyRows(_ int64, err error) (int, error) { return 0, err }
+func anyRows(n int64, err error) (driver.Work, error) { return driver.Work{Read: n}, err }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 )
 
@@ -15,40 +16,41 @@ func init() {
 	Register(Meta{
 		Name: "fk-insert",
 		Description: "each transaction inserts one child row referencing a parent drawn over insertion order (--read-dist): " +
-			"the foreign-key check reads the parent's key index, and the child's parent_id index takes the key's order (--children per parent prefilled)",
-		Variants: &Variants{},
-		Accepts:  acceptsForeignKey,
-		New: func(o Options) (Workload, error) {
-			dist, err := drawnRows("fk-insert", "references the parents", o)
-			if err != nil {
-				return nil, err
-			}
-			if o.Children < 0 {
-				return nil, fmt.Errorf("--children must be 0 or more, not %d", o.Children)
-			}
-			return &fkInsert{o: o, dist: dist}, nil
-		},
+			"the foreign-key check reads the parent's key index, and the child's parent_id index takes the key's order (children per parent prefilled)",
+		Accepts: acceptsForeignKey,
+		New:     func() Workload { return &fkInsert{} },
+		Bare:    Bare{Rows: 100_000},
 	})
 }
 
 // fkInsert inserts children of existing parents.
 type fkInsert struct {
-	o    Options
-	dist ReadDist
-	pool *KeyPool
+	s        Setup
+	children int
+	dist     ReadDist
+	pool     *KeyPool
+}
+
+func (f *fkInsert) Options() []Option {
+	return append([]Option{childrenOption(&f.children, 0, 4)}, readDistOptions(&f.dist)...)
+}
+
+func (f *fkInsert) Configure(s Setup) error {
+	f.s = s
+	return drawnRows("fk-insert", "references the parents", s)
 }
 
 func (f *fkInsert) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, f.o), childTable(at, key)}
+	return []*Table{KeyedTable(at, key, f.s), childTable(at, key)}
 }
 
 func (f *fkInsert) Hooks() Hooks {
 	return Hooks{PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
-		if err := fillChildren(ctx, conn, tables[0], tables[1], f.o.Children); err != nil {
+		if err := fillChildren(ctx, conn, tables[0], tables[1], f.children); err != nil {
 			return err
 		}
 		var err error
-		f.pool, err = LoadKeyPool(ctx, conn, tables[0], f.o.Rows, f.o.Seed, tables[0].Key.WireFormat())
+		f.pool, err = LoadKeyPool(ctx, conn, tables[0], f.s.Rows, f.s.Seed, tables[0].Key.WireFormat())
 		return err
 	}}
 }
@@ -60,14 +62,14 @@ func (f *fkInsert) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, 
 	if _, err := conn.Prepare(ctx, fkInsertStmt, fmt.Sprintf("INSERT INTO %s (parent_id, data) VALUES ($1, $2)", tables[1].Qualified()), nil); err != nil {
 		return nil, fmt.Errorf("prepare child insert: %w", err)
 	}
-	pick := f.dist.NewPicker(f.pool.Rows, rand.New(rand.NewPCG(uint64(f.o.Seed), uint64(id)+1)))
+	pick := f.dist.NewPicker(f.pool.Rows, rand.New(rand.NewPCG(uint64(f.s.Seed), uint64(id)+1)))
 	parent, n := drawKeys(f.pool, pick), int64(0)
 	set := func(p [][]byte) {
 		parent(p)
 		n++
 		p[1] = strconv.AppendInt(p[1][:0], n, 10)
 	}
-	inserted := func(rows int64, err error) (int, error) { return int(rows), err }
+	inserted := func(rows int64, err error) (driver.Work, error) { return driver.Work{Inserted: rows}, err }
 	return newStmtWorker(conn, fkInsertStmt, [][]byte{nil, nil}, []int16{tables[0].Key.WireFormat(), 0}, set, inserted), nil
 }
 

@@ -10,23 +10,22 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 )
 
 func init() {
 	Register(Meta{
 		Name:        "insert",
-		Description: "each client inserts one row (or --batch rows) per transaction",
-		New: func(o Options) (Workload, error) {
-			if err := checkInsertBatch(o.Batch); err != nil {
-				return nil, err
-			}
-			return &insertLoad{o: o}, nil
-		},
+		Description: "each client inserts one row (or batch rows) per transaction",
+		New:         func() Workload { return &insertLoad{} },
 	})
 }
 
-type insertLoad struct{ o Options }
+type insertLoad struct {
+	s     Setup
+	batch int
+}
 
 // maxParams is PostgreSQL's limit on the parameters of one statement; a
 // multi-row INSERT sends up to paramsPerRow per row (key, data, payload).
@@ -35,25 +34,33 @@ const (
 	paramsPerRow = 3
 )
 
-// checkInsertBatch bounds --batch for the workloads that insert it as one
-// multi-row INSERT.
-func checkInsertBatch(batch int) error {
-	if batch < 1 {
-		return fmt.Errorf("--batch must be at least 1, not %d", batch)
-	}
-	if batch*paramsPerRow > maxParams {
-		return fmt.Errorf("--batch %d is too large for one multi-row INSERT: PostgreSQL takes at most %d parameters per statement "+
-			"and keybench sends up to %d per row, so at most %d rows", batch, maxParams, paramsPerRow, maxParams/paramsPerRow)
+// batchOption is the rows per multi-row INSERT: at most what PostgreSQL's
+// 65,535 parameters per statement hold at 3 per row.
+func batchOption(p *int, def int) Option {
+	return Int("batch", p, def, 1, maxParams/paramsPerRow, "rows per insert transaction (one multi-row INSERT)")
+}
+
+func (l *insertLoad) Options() []Option { return []Option{batchOption(&l.batch, 1)} }
+
+func (l *insertLoad) Configure(s Setup) error { l.s = s; return checkBatchBytes(l.batch, s.Payload) }
+
+// MaxBatchBytes bounds the payload one statement of a batch sends.
+const MaxBatchBytes = 64 << 20
+
+// checkBatchBytes: a batch of rows of payload bytes each in one statement.
+func checkBatchBytes(batch, payload int) error {
+	if int64(batch)*int64(payload) > MaxBatchBytes {
+		return fmt.Errorf("batch %d x --payload %d sends %d MiB per statement; at most %d MiB", batch, payload, int64(batch)*int64(payload)>>20, MaxBatchBytes>>20)
 	}
 	return nil
 }
 
 func (l *insertLoad) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, l.o)}
+	return []*Table{KeyedTable(at, key, l.s)}
 }
 
 func (l *insertLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
-	return newInserter(ctx, conn.PgConn(), tables[0], gen, l.o, id)
+	return newInserter(ctx, conn.PgConn(), tables[0], gen, l.s, l.batch, id)
 }
 
 // inserter runs the prepared multi-row INSERT of the insert and insert-read workloads.
@@ -76,7 +83,7 @@ type inserter struct {
 
 const insertStmt = "kb_insert"
 
-func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, o Options, id int) (*inserter, error) {
+func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, s Setup, batch, id int) (*inserter, error) {
 	clientKeys := t.Key.Gen == keys.GenClient
 	cols := []string{"data", "payload"}
 	if clientKeys {
@@ -84,7 +91,7 @@ func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Ge
 	}
 	var values []string
 	n := 0
-	for r := 0; r < o.Batch; r++ {
+	for r := 0; r < batch; r++ {
 		ph := make([]string, len(cols))
 		for c := range cols {
 			n++
@@ -97,8 +104,8 @@ func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Ge
 		return nil, fmt.Errorf("prepare insert: %w", err)
 	}
 	in := &inserter{
-		conn: conn, key: t.Key, rng: rand.New(rand.NewPCG(uint64(o.Seed), uint64(id)+1)),
-		rows: max(o.Rows, 1), batch: o.Batch, params: make([][]byte, n), formats: make([]int16, n),
+		conn: conn, key: t.Key, rng: rand.New(rand.NewPCG(uint64(s.Seed), uint64(id)+1)),
+		rows: max(s.Rows, 1), batch: batch, params: make([][]byte, n), formats: make([]int16, n),
 	}
 	if clientKeys {
 		in.stream = gen.Stream()
@@ -108,7 +115,7 @@ func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Ge
 		in.payload = []byte(payloadValue(int64(id)+1, t.Payload).(string))
 	}
 	// Parameter buffers are allocated once; each transaction rewrites them in place.
-	for r, p := 0, 0; r < o.Batch; r++ {
+	for r, p := 0, 0; r < batch; r++ {
 		if clientKeys {
 			in.params[p] = make([]byte, 0, 40)
 			in.formats[p] = t.Key.WireFormat()
@@ -136,12 +143,12 @@ func (in *inserter) fill() {
 	}
 }
 
-func (in *inserter) Txn() (int, error) {
+func (in *inserter) Txn() (driver.Work, error) {
 	in.fill()
 	if _, err := execNoResult(in.conn, in.msgs); err != nil {
-		return 0, err
+		return driver.Work{}, err
 	}
-	return in.batch, nil
+	return driver.Work{Inserted: int64(in.batch)}, nil
 }
 
 // Next, Message and Done run the transaction on the driver's event loop
@@ -157,10 +164,10 @@ func (in *inserter) Next(dst []byte) []byte {
 
 func (in *inserter) Message(typ byte, body []byte) { in.res.message(typ, body) }
 
-func (in *inserter) Done() (int, error) {
+func (in *inserter) Done() (driver.Work, error) {
 	in.sent = false
 	if _, err := in.res.take(); err != nil {
-		return 0, err
+		return driver.Work{}, err
 	}
-	return in.batch, nil
+	return driver.Work{Inserted: int64(in.batch)}, nil
 }

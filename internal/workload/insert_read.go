@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 )
 
@@ -15,41 +16,42 @@ func init() {
 	Register(Meta{
 		Name: "insert-read",
 		Description: "each transaction inserts one row and reads one existing row, by a random data value through its index (as in 001) " +
-			"or by key (--read-by key), the key drawn over insertion order (--read-dist)",
-		Variants: &Variants{},
-		New: func(o Options) (Workload, error) {
-			if o.ReadBy == "" {
-				o.ReadBy = "data"
-			}
-			if o.ReadBy != "data" && o.ReadBy != "key" {
-				return nil, fmt.Errorf("--read-by must be data or key, not %q", o.ReadBy)
-			}
-			if o.Query != "" {
-				return nil, fmt.Errorf("insert-read has no --query (lookup has)")
-			}
-			dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
-			if err != nil {
-				return nil, err
-			}
-			if o.ReadBy == "data" && dist.Kind != ReadUniform {
-				return nil, fmt.Errorf("--read-dist %s needs --read-by key: data values are scattered over insertion order", dist.Kind)
-			}
-			o.Batch = 1
-			return &insertRead{o: o, dist: dist}, nil
-		},
+			"or by key (read-by=key), the key drawn over insertion order (read-dist)",
+		New:  func() Workload { return &insertRead{} },
+		Bare: Bare{Rows: 100_000},
 	})
 }
 
+// The ways insert-read reads a row.
+const (
+	ReadByData = "data"
+	ReadByKey  = "key"
+)
+
 type insertRead struct {
-	o      Options
+	s      Setup
+	readBy string
 	dist   ReadDist
-	pool   *KeyPool // existing keys in wire form, for --read-by key
+	pool   *KeyPool // existing keys in wire form, for read-by=key
 	format int16
 }
 
+func (l *insertRead) Options() []Option {
+	return append([]Option{Choice("read-by", &l.readBy, ReadByData, []string{ReadByData, ReadByKey},
+		"read a row by a random data value through its index (001), or by key")}, readDistOptions(&l.dist)...)
+}
+
+func (l *insertRead) Configure(s Setup) error {
+	l.s = s
+	if l.readBy == ReadByData && l.dist.Kind != ReadUniform {
+		return fmt.Errorf("insert-read: read-dist=%s needs read-by=key: data values are scattered over insertion order", l.dist.Kind)
+	}
+	return nil
+}
+
 func (l *insertRead) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, l.o)
-	t.DataIndex = l.o.ReadBy == "data"
+	t := KeyedTable(at, key, l.s)
+	t.DataIndex = l.readBy == ReadByData
 	return []*Table{t}
 }
 
@@ -58,14 +60,14 @@ func (l *insertRead) Hooks() Hooks { return Hooks{PostLoad: l.sampleKeys} }
 // sampleKeys samples existing keys for reads by key: server-made keys are known only to the server.
 func (l *insertRead) sampleKeys(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
 	t := tables[0]
-	if l.o.ReadBy != "key" {
+	if l.readBy != ReadByKey {
 		return nil
 	}
-	if l.o.Rows <= 0 {
-		return fmt.Errorf("--read-by key needs a prefilled table (--rows > 0)")
+	if l.s.Rows <= 0 {
+		return fmt.Errorf("read-by=key needs a prefilled table (--rows > 0)")
 	}
 	var err error
-	l.pool, err = LoadKeyPool(ctx, conn, t, l.o.Rows, l.o.Seed, t.Key.WireFormat())
+	l.pool, err = LoadKeyPool(ctx, conn, t, l.s.Rows, l.s.Seed, t.Key.WireFormat())
 	l.format = t.Key.WireFormat()
 	return err
 }
@@ -74,12 +76,12 @@ const readStmt = "kb_read"
 
 func (l *insertRead) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
 	t, conn := tables[0], c.PgConn()
-	ins, err := newInserter(ctx, conn, t, gen, l.o, id)
+	ins, err := newInserter(ctx, conn, t, gen, l.s, 1, id)
 	if err != nil {
 		return nil, err
 	}
 	col := "data"
-	if l.o.ReadBy == "key" {
+	if l.readBy == ReadByKey {
 		col = "id"
 	}
 	sd, err := conn.Prepare(ctx, readStmt, fmt.Sprintf("SELECT id, data, payload FROM %s WHERE %s = $1", t.Qualified(), col), nil)
@@ -87,7 +89,7 @@ func (l *insertRead) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table
 		return nil, fmt.Errorf("prepare read: %w", err)
 	}
 	w := &insertReadWorker{ins: ins, l: l, read: sd, params: [][]byte{make([]byte, 8)}, formats: []int16{1}}
-	if l.o.ReadBy == "key" {
+	if l.readBy == ReadByKey {
 		w.formats[0] = l.format
 		w.pick = l.dist.NewPicker(l.pool.Rows, ins.rng)
 	}
@@ -139,28 +141,27 @@ func (w *insertReadWorker) Next(dst []byte) []byte {
 
 func (w *insertReadWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
 
-func (w *insertReadWorker) Done() (int, error) {
+func (w *insertReadWorker) Done() (driver.Work, error) {
 	inserted := w.inserted
 	w.step, w.inserted = 0, false
-	_, err := w.res.take()
+	read, err := w.res.take()
 	if !inserted {
-		return 0, err
+		return driver.Work{}, err
 	}
-	return w.ins.batch, err
+	return driver.Work{Inserted: int64(w.ins.batch), Read: read}, err
 }
 
-func (w *insertReadWorker) Txn() (int, error) {
-	n, err := w.ins.Txn()
+func (w *insertReadWorker) Txn() (driver.Work, error) {
+	work, err := w.ins.Txn()
 	if err != nil {
-		return 0, err
+		return driver.Work{}, err
 	}
 	w.chooseRead()
 	// ExecStatement knows the result columns from Prepare, so it sends no Describe.
 	rr := w.ins.conn.ExecStatement(context.Background(), w.read, w.params, w.formats, nil)
 	for rr.NextRow() {
+		work.Read++
 	}
-	if _, err := rr.Close(); err != nil {
-		return n, err
-	}
-	return n, nil
+	_, err = rr.Close()
+	return work, err
 }

@@ -18,32 +18,30 @@ func init() {
 		Name: "join",
 		Description: "each transaction reads one parent with its children by key (a parent drawn over insertion order, --read-dist); " +
 			"after the window, an analytic join of the whole parent and child tables is timed with its plan's join method (001's readers: int4 vs int8 vs uuid)",
-		Variants: &Variants{},
-		Accepts:  acceptsForeignKey,
-		Kind:     joinKind,
-		New: func(o Options) (Workload, error) {
-			dist, err := drawnRows("join", "reads the parents", o)
-			if err != nil {
-				return nil, err
-			}
-			if o.Children < 1 {
-				return nil, fmt.Errorf("join reads parents with their children: --children must be at least 1, not %d", o.Children)
-			}
-			return &join{o: o, dist: dist}, nil
-		},
+		Accepts: acceptsForeignKey,
+		Kind:    joinKind,
+		New:     func() Workload { return &join{} },
+		Bare:    Bare{Rows: 100_000},
 	})
 }
 
 // join reads parents with their children.
 type join struct {
-	o        Options
+	s        Setup
+	children int
 	dist     ReadDist
 	pool     *KeyPool
 	analytic results.M[AnalyticJoin]
 }
 
+func (j *join) Options() []Option {
+	return append([]Option{childrenOption(&j.children, 1, 4)}, readDistOptions(&j.dist)...)
+}
+
+func (j *join) Configure(s Setup) error { j.s = s; return drawnRows("join", "reads the parents", s) }
+
 func (j *join) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, j.o), childTable(at, key)}
+	return []*Table{KeyedTable(at, key, j.s), childTable(at, key)}
 }
 
 // analyticRuns is how many times the analytic join is timed after the window.
@@ -52,11 +50,11 @@ const analyticRuns = 3
 func (j *join) Hooks() Hooks {
 	return Hooks{
 		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
-			if err := fillChildren(ctx, conn, tables[0], tables[1], j.o.Children); err != nil {
+			if err := fillChildren(ctx, conn, tables[0], tables[1], j.children); err != nil {
 				return err
 			}
 			var err error
-			j.pool, err = LoadKeyPool(ctx, conn, tables[0], j.o.Rows, j.o.Seed, tables[0].Key.WireFormat())
+			j.pool, err = LoadKeyPool(ctx, conn, tables[0], j.s.Rows, j.s.Seed, tables[0].Key.WireFormat())
 			return err
 		},
 		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
@@ -123,7 +121,7 @@ func (j *join) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ ke
 	if _, err := conn.Prepare(ctx, joinStmt, sql, nil); err != nil {
 		return nil, fmt.Errorf("prepare join: %w", err)
 	}
-	pick := j.dist.NewPicker(j.pool.Rows, rand.New(rand.NewPCG(uint64(j.o.Seed), uint64(id)+1)))
+	pick := j.dist.NewPicker(j.pool.Rows, rand.New(rand.NewPCG(uint64(j.s.Seed), uint64(id)+1)))
 	return newStmtWorker(conn, joinStmt, [][]byte{nil}, []int16{tables[0].Key.WireFormat()}, drawKeys(j.pool, pick), mustFind), nil
 }
 
@@ -134,11 +132,8 @@ type JoinSummary struct {
 	Analytic results.M[AnalyticJoin] `json:"analytic_join,omitzero"`
 }
 
-// Rate: a join's rate is its transactions per second.
-func (*JoinSummary) Rate() (float64, bool) { return 0, false }
-
 func (j *join) Summarize(o *Outcome) error {
-	o.Cell.Metrics.Summary = &JoinSummary{ReadDist: j.dist.Describe(j.pool.Rows), Children: j.o.Children, Analytic: j.analytic}
+	o.Cell.Metrics.Summary = &JoinSummary{ReadDist: j.dist.Describe(j.pool.Rows), Children: j.children, Analytic: j.analytic}
 	return nil
 }
 

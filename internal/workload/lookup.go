@@ -31,59 +31,59 @@ func init() {
 	Register(Meta{
 		Name: "lookup",
 		Description: "read-only: each transaction reads the filled table by key: a point read, a keyset page (range), the latest rows, " +
-			"or an index-only count (--query), of rows drawn over insertion order (--read-dist)",
-		Variants: &Variants{Queries: []string{QueryPoint, QueryRange, QueryLatest, QueryCount},
-			Distributed: func(q string) bool { return q != QueryLatest }},
+			"or an index-only count (query), of rows drawn over insertion order (read-dist)",
 		Kind: lookupKind,
-		New: func(o Options) (Workload, error) {
-			l := &lookup{o: o}
-			if l.o.Query == "" {
-				l.o.Query = QueryPoint
-			}
-			switch l.o.Query {
-			case QueryPoint, QueryRange, QueryLatest, QueryCount:
-			default:
-				return nil, fmt.Errorf("--query must be point, range, latest or count, not %q", o.Query)
-			}
-			var err error
-			if l.dist, err = ParseReadDist(o.ReadDist, o.RecentRows); err != nil {
-				return nil, err
-			}
-			if o.Rows < 1 {
-				return nil, fmt.Errorf("lookup reads a filled table: --rows must be at least 1, not %d", o.Rows)
-			}
-			return l, nil
-		},
+		New:  func() Workload { return &lookup{} },
+		Bare: Bare{Rows: 100_000},
 	})
 }
 
 // lookup reads the prefilled table by key; it writes nothing.
 type lookup struct {
-	o    Options
-	dist ReadDist
-	pool *KeyPool
+	s     Setup
+	query string
+	dist  ReadDist
+	pool  *KeyPool
 	// After the window (PostRun): how the query ran, and for latest which rows it returns.
 	plan   queryPlan
 	newest results.M[float64]
 }
 
+func (l *lookup) Options() []Option {
+	opts := []Option{Choice("query", &l.query, QueryPoint, []string{QueryPoint, QueryRange, QueryLatest, QueryCount},
+		"point (by key), range (a keyset page of 100), latest (the 20 newest by key) or count (an index-only count of 1,000 keys)").Variants()}
+	for _, o := range readDistOptions(&l.dist) {
+		applies := o.Applies
+		opts = append(opts, o.Only(func() bool { return l.query != QueryLatest && (applies == nil || applies()) })) // latest draws no row
+	}
+	return opts
+}
+
+func (l *lookup) Configure(s Setup) error {
+	l.s = s
+	if s.Rows < 1 {
+		return fmt.Errorf("lookup reads a filled table: --rows must be at least 1, not %d", s.Rows)
+	}
+	return nil
+}
+
 func (l *lookup) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, l.o)}
+	return []*Table{KeyedTable(at, key, l.s)}
 }
 
 func (l *lookup) Hooks() Hooks {
 	return Hooks{
 		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
-			if l.o.Query == QueryLatest {
+			if l.query == QueryLatest {
 				return nil // no parameter to draw
 			}
 			var err error
-			l.pool, err = LoadKeyPool(ctx, conn, tables[0], l.o.Rows, l.o.Seed, tables[0].Key.WireFormat())
+			l.pool, err = LoadKeyPool(ctx, conn, tables[0], l.s.Rows, l.s.Seed, tables[0].Key.WireFormat())
 			return err
 		},
 		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
 			l.plan = explainQuery(ctx, conn, tables[0], l.sql(tables[0]), l.param())
-			if l.o.Query == QueryLatest {
+			if l.query == QueryLatest {
 				l.newest = latestNewest(ctx, conn, tables[0])
 			}
 			return nil
@@ -94,7 +94,7 @@ func (l *lookup) Hooks() Hooks {
 // sql is the cell's query.
 func (l *lookup) sql(t *Table) string {
 	q := t.Qualified()
-	switch l.o.Query {
+	switch l.query {
 	case QueryRange:
 		return fmt.Sprintf("SELECT id, data, payload FROM %s WHERE id > $1 ORDER BY id LIMIT %d", q, rangePage)
 	case QueryLatest:
@@ -118,17 +118,17 @@ const lookupStmt = "kb_lookup"
 func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
 	t, conn := tables[0], c.PgConn()
 	if _, err := conn.Prepare(ctx, lookupStmt, l.sql(t), nil); err != nil {
-		return nil, fmt.Errorf("prepare %s: %w", l.o.Query, err)
+		return nil, fmt.Errorf("prepare %s: %w", l.query, err)
 	}
 	var params [][]byte
 	var formats []int16
 	var set func([][]byte)
 	if l.pool != nil {
 		params, formats = [][]byte{nil}, []int16{t.Key.WireFormat()}
-		set = drawKeys(l.pool, l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.o.Seed), uint64(id)+1))))
+		set = drawKeys(l.pool, l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.s.Seed), uint64(id)+1))))
 	}
 	done := anyRows
-	if l.o.Query == QueryPoint {
+	if l.query == QueryPoint {
 		done = mustFind
 	}
 	return newStmtWorker(conn, lookupStmt, params, formats, set, done), nil
@@ -212,11 +212,8 @@ type LookupSummary struct {
 	LatestNewest results.M[float64] `json:"latest_newest_share,omitzero"`
 }
 
-// Rate: a lookup's rate is its transactions per second.
-func (*LookupSummary) Rate() (float64, bool) { return 0, false }
-
 func (l *lookup) Summarize(o *Outcome) error {
-	s := &LookupSummary{Query: l.o.Query}
+	s := &LookupSummary{Query: l.query}
 	if l.pool != nil {
 		s.ReadDist = l.dist.Describe(l.pool.Rows)
 	}

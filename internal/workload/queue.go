@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
 )
@@ -29,23 +30,13 @@ func init() {
 				"(ORDER BY id ... FOR UPDATE SKIP LOCKED), which needs the key's btree index"
 		}
 		fifo := fifo
-		Register(Meta{Name: name, Description: desc, Kind: queueKind(fifo), New: func(o Options) (Workload, error) {
-			if o.Partitions < 1 {
-				o.Partitions = 1
-			}
-			if o.Batch < 1 {
-				o.Batch = 1
-			}
-			if o.Clients < 2 {
-				return nil, fmt.Errorf("the %s workload needs at least 2 clients (producers and consumers), not %d", name, o.Clients)
-			}
-			return &queue{o: o, fifo: fifo}, nil
-		}, Accepts: func(s *keys.Spec) string {
-			if fifo && s.Index != keys.IndexPK && s.Index != keys.IndexUnique && s.Index != keys.IndexBtree {
-				return "taking rows in key order needs a btree index on the key"
-			}
-			return ""
-		}})
+		Register(Meta{Name: name, Description: desc, Kind: queueKind(fifo), New: func() Workload { return &queue{name: name, fifo: fifo} },
+			Bare: Bare{Clients: 4}, Accepts: func(s *keys.Spec) string {
+				if fifo && s.Index != keys.IndexPK && s.Index != keys.IndexUnique && s.Index != keys.IndexBtree {
+					return "taking rows in key order needs a btree index on the key"
+				}
+				return ""
+			}})
 	}
 }
 
@@ -56,20 +47,38 @@ type RoleWorker interface {
 }
 
 type queue struct {
-	o    Options
-	fifo bool
+	name       string
+	s          Setup
+	batch      int
+	partitions int
+	fifo       bool
+}
+
+func (q *queue) Options() []Option {
+	return []Option{
+		Int("batch", &q.batch, 1000, 1, 100_000, "rows per producer's insert and per consumer's delete (004: 1,000)"),
+		Int("partitions", &q.partitions, 64, 1, 10_000, "partitions of the queue table, each a heap of its own (004: 2,048)"),
+	}
+}
+
+func (q *queue) Configure(s Setup) error {
+	q.s = s
+	if s.Clients < 2 {
+		return fmt.Errorf("the %s workload needs at least 2 clients (producers and consumers), not %d", q.name, s.Clients)
+	}
+	return checkBatchBytes(q.batch, s.Payload)
 }
 
 func (q *queue) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, q.o)
-	t.Partitions = q.o.Partitions
+	t := KeyedTable(at, key, q.s)
+	t.Partitions = q.partitions
 	return []*Table{t}
 }
 
 // Progress shows both rates and the backlog (rows queued before the window, plus in, minus out).
 func (q *queue) Progress(s results.Second) string {
 	in, out := s.Roles[RoleIn], s.Roles[RoleOut]
-	return fmt.Sprintf("in %.0f rows/s, out %.0f rows/s, backlog %d", in.RowsPS, out.RowsPS, q.o.Rows+in.Total-out.Total)
+	return fmt.Sprintf("in %.0f rows/s, out %.0f rows/s, backlog %d", in.RowsPS, out.RowsPS, q.s.Rows+in.Total-out.Total)
 }
 
 // Summarize replaces the driver's figures by the queue's: the rows inserted
@@ -81,8 +90,8 @@ func (q *queue) Summarize(o *Outcome) error {
 		return fmt.Errorf("the queue's window has no producers or no consumers")
 	}
 	o.Cell.RowsInserted, o.Cell.RowsPerS = in.Rows, float64(in.Rows)/max(o.Cell.DurationS, 1e-9)
-	o.Inserted, o.Expected = in.TotalRows, q.o.Rows+in.TotalRows-out.TotalRows
-	o.Cell.Metrics.Summary = summarizeQueue(d, q.o.Rows, q.o.Batch, o.Tables[0].Partitions, o.Cores, q.o.Reference)
+	o.Expected = q.s.Rows + in.TotalWork.Inserted - out.TotalWork.Deleted
+	o.Cell.Metrics.Summary = summarizeQueue(d, q.s.Rows, q.batch, o.Tables[0].Partitions, o.Cores, q.s.Reference)
 	return nil
 }
 
@@ -91,9 +100,9 @@ func producers(clients int) int { return clients - clients/2 }
 
 func (q *queue) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
 	t, conn := tables[0], c.PgConn()
-	w := &queueWorker{conn: conn, rng: rand.New(rand.NewPCG(uint64(q.o.Seed), uint64(id)+1)), batch: q.o.Batch,
+	w := &queueWorker{conn: conn, rng: rand.New(rand.NewPCG(uint64(q.s.Seed), uint64(id)+1)), batch: q.batch,
 		msgs: make([]*msgs, t.Partitions), role: RoleOut}
-	if id < producers(q.o.Clients) {
+	if id < producers(q.s.Clients) {
 		w.role = RoleIn
 	}
 	var params [][]byte
@@ -104,7 +113,7 @@ func (q *queue) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen
 			return nil, fmt.Errorf("no array type for key column %s", t.Key.ColumnType())
 		}
 		w.stream, w.key, w.raw = gen.Stream(), t.Key, make([]byte, t.Key.Strategy.Width)
-		w.keys = arrayHeader(elem, q.o.Batch)
+		w.keys = arrayHeader(elem, q.batch)
 		w.hdr = len(w.keys)
 		params, formats = [][]byte{w.keys, nil}, []int16{1, 0}
 	} else if w.role == RoleIn {
@@ -131,11 +140,11 @@ func (q *queue) statement(t *Table, i int, role string, clientKeys bool) string 
 	case role == RoleIn && clientKeys:
 		return fmt.Sprintf("INSERT INTO %s (id, data, payload) SELECT k, %d, $2 FROM unnest($1::%s[]) k", p, i, t.Key.ColumnType())
 	case role == RoleIn:
-		return fmt.Sprintf("INSERT INTO %s (data, payload) SELECT %d, $1 FROM generate_series(1, %d)", p, i, q.o.Batch)
+		return fmt.Sprintf("INSERT INTO %s (data, payload) SELECT %d, $1 FROM generate_series(1, %d)", p, i, q.batch)
 	case q.fifo:
-		return fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s ORDER BY id LIMIT %d FOR UPDATE SKIP LOCKED))", p, p, q.o.Batch)
+		return fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s ORDER BY id LIMIT %d FOR UPDATE SKIP LOCKED))", p, p, q.batch)
 	default:
-		return fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s LIMIT %d))", p, p, q.o.Batch)
+		return fmt.Sprintf("DELETE FROM %s WHERE ctid = ANY(ARRAY(SELECT ctid FROM %s LIMIT %d))", p, p, q.batch)
 	}
 }
 
@@ -201,15 +210,21 @@ func (w *queueWorker) Next(dst []byte) []byte {
 
 func (w *queueWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
 
-func (w *queueWorker) Done() (int, error) {
+func (w *queueWorker) Done() (driver.Work, error) {
 	w.sent = false
-	n, err := w.res.take()
-	return int(n), err
+	return w.work(w.res.take())
 }
 
 // Txn inserts or deletes one batch in a random partition and returns the
 // rows it inserted or deleted (a consumer of an empty partition deletes none).
-func (w *queueWorker) Txn() (int, error) {
-	n, err := execNoResult(w.conn, w.batchMsgs())
-	return int(n), err
+func (w *queueWorker) Txn() (driver.Work, error) {
+	return w.work(execNoResult(w.conn, w.batchMsgs()))
+}
+
+// work is a batch's rows: inserted by a producer, deleted by a consumer.
+func (w *queueWorker) work(n int64, err error) (driver.Work, error) {
+	if w.role == RoleIn {
+		return driver.Work{Inserted: n}, err
+	}
+	return driver.Work{Deleted: n}, err
 }

@@ -66,9 +66,6 @@ type PerCore struct {
 	Ref004Cores       int     `json:"ref_004_cores,omitempty"`
 }
 
-// Rate is the rows out of the queue per second: a row is done when it has left the queue.
-func (s *QueueSummary) Rate() (float64, bool) { return s.Queue.RowsOutPerS, true }
-
 // summarizeQueue summarises a queue window; prefill is the rows queued
 // before it, cores those server and clients shared (0 when the server is
 // elsewhere), ref the write-up's figures (nil: none).
@@ -98,7 +95,7 @@ func summarizeQueue(d *driver.Result, prefill int64, batch, partitions, cores in
 		q.Timeline = append(q.Timeline, QueueSecond{T: s.T, Backlog: b, InRowsPerS: ri.RowsPS, OutRowsPerS: ro.RowsPS})
 		ts, bs = append(ts, float64(s.T)), append(bs, float64(b))
 	}
-	q.Backlog.Final = prefill + in.TotalRows - out.TotalRows
+	q.Backlog.Final = prefill + in.TotalWork.Inserted - out.TotalWork.Deleted
 	q.Backlog.Max = max(q.Backlog.Max, q.Backlog.Final)
 	q.Backlog.GrowthRowsPerS = slopeOf(ts, bs)
 	q.Backlog.Bounded = q.Backlog.GrowthRowsPerS <= 0.05*q.RowsInPerS
@@ -142,6 +139,12 @@ func queueKind(fifo bool) results.Kind {
 	k := results.Kind{
 		RateUnit: "rows/s out", RateLabel: "rows out of the queue per second", RateRole: RoleOut, SecondsTimeline: true,
 		NewSummary: func() results.Summary { return &QueueSummary{} },
+		// Files of schema 2 kept the rows in and out in the summary only.
+		Upgrade: func(c *results.Cell) {
+			if s, ok := c.Metrics.Summary.(*QueueSummary); ok && c.RoleRows == nil {
+				c.RoleRows = map[string]int64{RoleIn: s.Queue.RowsIn, RoleOut: s.Queue.RowsOut}
+			}
+		},
 		Columns: []results.Column{
 			{Header: "clients (in+out)", Text: func(r *results.Results, g *results.Group) string {
 				f := q(r, g)

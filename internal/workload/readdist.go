@@ -40,40 +40,26 @@ type ReadDist struct {
 	ZipfS float64
 }
 
-// ParseReadDist checks a read distribution's name and parameter.
-func ParseReadDist(kind string, recentRows float64) (ReadDist, error) {
-	if kind == "" {
-		kind = ReadUniform
+// readDistOptions are the options of a workload that draws existing rows:
+// the distribution (a variant: each its own task) and, for recent, the
+// newest share of the rows it favours.
+func readDistOptions(d *ReadDist) []Option {
+	d.ZipfS = DefaultZipfS
+	return []Option{
+		Choice("read-dist", &d.Kind, ReadUniform, ReadDists,
+			"which existing rows are drawn, over insertion order: uniform, recent (90% among the newest recent-rows) or zipf").Variants(),
+		Float("recent-rows", &d.RecentRows, DefaultRecentRows, 0, 1, true,
+			"the newest share of the rows a recent distribution favours").Only(func() bool { return d.Kind == ReadRecent }),
 	}
-	if recentRows == 0 {
-		recentRows = DefaultRecentRows
-	}
-	switch kind {
-	case ReadUniform, ReadRecent, ReadZipf:
-	default:
-		return ReadDist{}, fmt.Errorf("--read-dist must be uniform, recent or zipf, not %q", kind)
-	}
-	if !(recentRows > 0 && recentRows <= 1) { // NaN too
-		return ReadDist{}, fmt.Errorf("--recent-rows must be a share of the rows above 0 and at most 1, not %g", recentRows)
-	}
-	return ReadDist{Kind: kind, RecentRows: recentRows, ZipfS: DefaultZipfS}, nil
 }
 
-// drawnRows checks the options of a workload that draws existing rows by
-// key (what, e.g. "update changes rows"): a read distribution, no query
-// kind (lookup's), and a filled table to draw from.
-func drawnRows(name, what string, o Options) (ReadDist, error) {
-	dist, err := ParseReadDist(o.ReadDist, o.RecentRows)
-	if err != nil {
-		return dist, err
+// drawnRows checks the setup of a workload that draws existing rows by
+// key (what, e.g. "changes rows"): a filled table to draw from.
+func drawnRows(name, what string, s Setup) error {
+	if s.Rows < 1 {
+		return fmt.Errorf("%s %s of a filled table: --rows must be at least 1, not %d", name, what, s.Rows)
 	}
-	if o.Query != "" {
-		return dist, fmt.Errorf("%s has no --query (lookup has)", name)
-	}
-	if o.Rows < 1 {
-		return dist, fmt.Errorf("%s %s of a filled table: --rows must be at least 1, not %d", name, what, o.Rows)
-	}
-	return dist, nil
+	return nil
 }
 
 // Picker draws positions for one client: it is not safe for concurrent use.

@@ -22,10 +22,7 @@ func TestReadDistributions(t *testing.T) {
 		{ReadRecent, 0.05, RecentHot + (1-RecentHot)*0.05},
 		{ReadRecent, 0.2, RecentHot + (1-RecentHot)*0.2},
 	} {
-		d, err := ParseReadDist(tc.kind, tc.recent)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := ReadDist{Kind: tc.kind, RecentRows: tc.recent, ZipfS: DefaultZipfS}
 		p := d.NewPicker(n, rand.New(rand.NewPCG(1, 2)))
 		hot := int64(n - n*tc.recent)
 		in := 0
@@ -44,7 +41,7 @@ func TestReadDistributions(t *testing.T) {
 			t.Errorf("%s %.2f: %.4f of reads among the newest rows, want %.4f ± %.4f", tc.kind, tc.recent, got, tc.want, 3*se)
 		}
 	}
-	z, _ := ParseReadDist(ReadZipf, 0)
+	z := ReadDist{Kind: ReadZipf, ZipfS: DefaultZipfS}
 	p := z.NewPicker(n, rand.New(rand.NewPCG(3, 4)))
 	newest := 0
 	for i := 0; i < draws; i++ {
@@ -61,12 +58,10 @@ func TestReadDistributions(t *testing.T) {
 	if share, se := float64(newest)/draws, math.Sqrt(want*(1-want)/draws); math.Abs(share-want) > 3*se {
 		t.Errorf("zipf: the newest row got %.4f of reads, want %.4f ± %.4f", share, want, 3*se)
 	}
-	for _, bad := range []struct {
-		kind   string
-		recent float64
-	}{{"gaussian", 0.01}, {ReadRecent, 1.5}, {ReadRecent, -0.1}} {
-		if _, err := ParseReadDist(bad.kind, bad.recent); err == nil {
-			t.Errorf("%s %g accepted", bad.kind, bad.recent)
+	for _, bad := range []map[string]string{{"read-dist": "gaussian"}, {"read-dist": "recent", "recent-rows": "1.5"},
+		{"read-dist": "recent", "recent-rows": "-0.1"}, {"read-dist": "recent", "recent-rows": "NaN"}, {"read-dist": "recent", "recent-rows": "0"}} {
+		if _, err := Build("lookup", Setup{Rows: 10}, bad); err == nil {
+			t.Errorf("%v accepted", bad)
 		}
 	}
 }

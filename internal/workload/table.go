@@ -101,8 +101,8 @@ func PlaceOf(schema string, n int) Place {
 }
 
 // KeyedTable is the cell's keyed table, as most workloads declare it.
-func KeyedTable(at Place, key *keys.Resolved, o Options) *Table {
-	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: o.Rows, Payload: o.Payload}
+func KeyedTable(at Place, key *keys.Resolved, s Setup) *Table {
+	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload}
 }
 
 // OwnTable is a table of a workload's own, named <keyed table>_<suffix>.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
 )
@@ -14,18 +15,12 @@ import (
 func init() {
 	Register(Meta{
 		Name: "update",
-		Description: "each transaction updates one existing row by key, drawn over insertion order (--read-dist): a column without an index " +
-			"(HOT updates where the page has room), or an indexed one (--update-indexed: every update adds entries to every index, the key's too); " +
+		Description: "each transaction updates one existing row by key, drawn over insertion order (read-dist): a column without an index " +
+			"(HOT updates where the page has room), or an indexed one (update-indexed: every update adds entries to every index, the key's too); " +
 			"VACUUM, ANALYZE, REINDEX and COPY TO timed after the window",
-		Variants: &Variants{},
-		Kind:     updateKind,
-		New: func(o Options) (Workload, error) {
-			dist, err := drawnRows("update", "changes rows", o)
-			if err != nil {
-				return nil, err
-			}
-			return &update{o: o, dist: dist}, nil
-		},
+		Kind: updateKind,
+		New:  func() Workload { return &update{} },
+		Bare: Bare{Rows: 100_000},
 	})
 }
 
@@ -34,15 +29,23 @@ func init() {
 // with new entries in every index, the key index included, which the key's
 // order then places (at the right edge, or anywhere).
 type update struct {
-	o    Options
-	dist ReadDist
-	pool *KeyPool
-	sum  *UpdateSummary // made by Summarize; Maintain adds its times
+	s       Setup
+	indexed bool
+	dist    ReadDist
+	pool    *KeyPool
+	sum     *UpdateSummary // made by Summarize; Maintain adds its times
 }
 
+func (u *update) Options() []Option {
+	return append([]Option{Bool("update-indexed", &u.indexed, false,
+		"change an indexed column, so that no update is HOT and every index, the key's too, gets new entries")}, readDistOptions(&u.dist)...)
+}
+
+func (u *update) Configure(s Setup) error { u.s = s; return drawnRows("update", "changes rows", s) }
+
 func (u *update) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, u.o)
-	t.DataIndex = u.o.UpdateIndexed
+	t := KeyedTable(at, key, u.s)
+	t.DataIndex = u.indexed
 	return []*Table{t}
 }
 
@@ -50,7 +53,7 @@ func (u *update) Hooks() Hooks {
 	return Hooks{
 		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
 			var err error
-			u.pool, err = LoadKeyPool(ctx, conn, tables[0], u.o.Rows, u.o.Seed, tables[0].Key.WireFormat())
+			u.pool, err = LoadKeyPool(ctx, conn, tables[0], u.s.Rows, u.s.Seed, tables[0].Key.WireFormat())
 			return err
 		},
 		Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
@@ -69,16 +72,16 @@ func (u *update) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ 
 	if _, err := conn.Prepare(ctx, updateStmt, fmt.Sprintf("UPDATE %s SET data = data + 1 WHERE id = $1", t.Qualified()), nil); err != nil {
 		return nil, fmt.Errorf("prepare update: %w", err)
 	}
-	pick := u.dist.NewPicker(u.pool.Rows, rand.New(rand.NewPCG(uint64(u.o.Seed), uint64(id)+1)))
+	pick := u.dist.NewPicker(u.pool.Rows, rand.New(rand.NewPCG(uint64(u.s.Seed), uint64(id)+1)))
 	return newStmtWorker(conn, updateStmt, [][]byte{nil}, []int16{t.Key.WireFormat()}, drawKeys(u.pool, pick), updated), nil
 }
 
 // updated checks that an update found its row.
-func updated(n int64, err error) (int, error) {
+func updated(n int64, err error) (driver.Work, error) {
 	if err == nil && n != 1 {
-		return 0, fmt.Errorf("an update changed %d rows, not 1 (keys are drawn from the table's own)", n)
+		return driver.Work{}, fmt.Errorf("an update changed %d rows, not 1 (keys are drawn from the table's own)", n)
 	}
-	return 0, err
+	return driver.Work{Updated: n}, err
 }
 
 // UpdateSummary is an update cell's own figures: how its rows were
@@ -90,11 +93,8 @@ type UpdateSummary struct {
 	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
 }
 
-// Rate: an update's rate is its transactions per second.
-func (*UpdateSummary) Rate() (float64, bool) { return 0, false }
-
 func (u *update) Summarize(o *Outcome) error {
-	s := &UpdateSummary{Indexed: u.o.UpdateIndexed, Maintenance: results.Unavailable[results.Maintenance]("not timed: the cell ended before")}
+	s := &UpdateSummary{Indexed: u.indexed, Maintenance: results.Unavailable[results.Maintenance]("not timed: the cell ended before")}
 	if u.pool != nil {
 		s.ReadDist = u.dist.Describe(u.pool.Rows)
 	}

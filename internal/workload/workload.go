@@ -1,7 +1,9 @@
 // Package workload defines what a cell does. Each workload registers itself
-// (Register: its name, description, options check and the Kind its cells
-// read as), as CockroachDB's workload package does, and owns its cell's
-// lifecycle: the tables it needs (Tables), what each client does
+// (Register: its name, description and the Kind its cells read as), as
+// CockroachDB's workload package does, declares its own options (Options:
+// name, type, default, bounds and help, bound to its fields; Build sets and
+// checks them, Configure checks what they cannot alone), and owns its
+// cell's lifecycle: the tables it needs (Tables), what each client does
 // (NewWorker), and optionally how the window runs (Windowed), what happens
 // after the fill and after the window (Hooked), how the progress line reads
 // (Progresser) and how the cell is summarised (Summarizer). The runner runs
@@ -30,41 +32,6 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
-// Options are the workload parameters a scenario or the user sets.
-type Options struct {
-	// Rows is the size of the prefilled table; data values of reads are drawn from 1..Rows.
-	Rows int64
-	// Batch is the number of rows each insert transaction writes.
-	Batch int
-	// ReadBy is "data" (through the secondary index, as in 001) or "key".
-	ReadBy string
-	// Seed makes each worker's random choices reproducible.
-	Seed int64
-	// Chunk and LoadMethod configure the bulk workloads.
-	Chunk      int64
-	LoadMethod string
-	// Clients is the cell's client count (a queue splits them into roles).
-	Clients int
-	// Partitions is the queue table's partition count.
-	Partitions int
-	// Payload is the length of each row's payload text (0: NULL).
-	Payload int
-	// Query is a read workload's query kind; ReadDist its read
-	// distribution over insertion order, RecentRows the newest share of
-	// rows a recent distribution favours (0: DefaultRecentRows).
-	Query      string
-	ReadDist   string
-	RecentRows float64
-	// UpdateIndexed makes update change an indexed column (no HOT update).
-	UpdateIndexed bool
-	// Children is the child rows per parent row for the workloads with a
-	// child table (fk-insert, join).
-	Children int
-	// Reference is the source write-up's figures the cell is shown beside
-	// (the scenario that cites them sets it; nil: none).
-	Reference *Reference
-}
-
 // Reference is a source write-up's throughput, for the figures a workload
 // reproduces: rows per second in and out, on the cores it had.
 type Reference struct {
@@ -78,13 +45,20 @@ type Reference struct {
 // A worker that also implements driver.Machine runs on the driver's event
 // loops, over its connection's socket.
 type Worker interface {
-	// Txn runs one transaction and returns the rows it inserted.
-	Txn() (rows int, err error)
+	// Txn runs one transaction and returns what it did to rows: inserted,
+	// updated, deleted and read.
+	Txn() (driver.Work, error)
 }
 
 // Workload is a registered workload configured for one cell (what
 // CockroachDB's workload.Generator is).
 type Workload interface {
+	// Options declares the workload's own options, bound to its fields
+	// (nil: none); Build sets them before Configure.
+	Options() []Option
+	// Configure receives the cell's setup once the options are set, and
+	// checks what the options cannot alone (CockroachDB's Hooks.Validate).
+	Configure(s Setup) error
 	// Tables declares the cell's tables for its key; the first is the
 	// keyed table (KeyedTable) whose key the cell measures. The runner
 	// creates them, fills them and drops them.
@@ -147,10 +121,13 @@ type Outcome struct {
 	Tables []*Table
 	// Cores is the cores the server and keybench shared (0: the server is elsewhere).
 	Cores int
-	// Inserted is every row the cell wrote (per-row metrics divide by it);
-	// Expected the rows the server must hold. They start as the driver's
-	// totals plus the prefill; a workload whose clients delete adjusts them.
-	Inserted, Expected int64
+	// Work is what every transaction of the cell did to rows, warm-up and
+	// edges included (the driver's TotalWork); the runner checks it against
+	// the server's counts. Expected is the rows the keyed table must hold at
+	// the end: the prefill plus the rows inserted less the rows deleted; a
+	// workload whose clients write another table (a child table) sets it.
+	Work     driver.Work
+	Expected int64
 }
 
 // Summarizer is a workload with figures of its own.
@@ -160,30 +137,33 @@ type Summarizer interface{ Summarize(o *Outcome) error }
 type Meta struct {
 	Name        string
 	Description string
-	New         func(o Options) (Workload, error)
+	// New makes a fresh workload, its options at their defaults.
+	New func() Workload
 	// Accepts, if set, says why the workload cannot run with a key ("" when it can).
 	Accepts func(*keys.Spec) string
 	// Kind says how the workload's cells read in results, the console and
 	// the report (the zero Kind: transactions per second over a window).
 	Kind results.Kind
-	// Variants, when set, are the read variants a plan runs the workload
-	// in (each its own cell, compared only with its own kind).
-	Variants *Variants
+	// Bare is how the workload runs alone (keybench run NAME).
+	Bare Bare
 }
 
-// Variants are a read workload's variants: its query kinds (the first is
-// the default) and which of them draw rows by a read distribution.
-type Variants struct {
-	Queries []string
-	// Distributed says whether a query kind reads rows drawn by a read
-	// distribution (nil: every one does; a query without parameter does not).
-	Distributed func(query string) bool
+// Bare is a workload's run alone: the table size it needs before its
+// window (0: it starts empty) and its clients (0: 8).
+type Bare struct {
+	Rows    int64
+	Clients int
 }
 
 var registry = map[string]Meta{}
 
-// Register adds a workload, and the kind of its cells to results; workloads call it from init.
+// Register adds a workload, and the kind of its cells to results;
+// workloads call it from init. A name registered twice is a bug that
+// would silently replace a workload: it panics at start-up, as keys.Register does.
 func Register(m Meta) {
+	if _, dup := registry[m.Name]; dup {
+		panic("workload: duplicate workload " + m.Name)
+	}
 	if m.Kind.Columns == nil && m.Kind.NewSummary == nil && m.Kind.RateUnit == "" {
 		m.Kind.SecondsTimeline = true
 	}

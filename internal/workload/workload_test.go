@@ -109,7 +109,7 @@ func TestPlaceOf(t *testing.T) {
 func TestDistributeStatement(t *testing.T) {
 	at := PlaceOf("keybench", 2)
 	k := &keys.Resolved{}
-	parent := KeyedTable(at, k, Options{})
+	parent := KeyedTable(at, k, Setup{})
 	got, err := DistributeStatement(parent, 32)
 	if want := "SELECT create_distributed_table('keybench.kb_cell2', 'id', colocate_with => 'none', shard_count => 32)"; err != nil || got != want {
 		t.Errorf("parent: %q %v, want %q", got, err, want)

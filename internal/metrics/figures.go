@@ -1,0 +1,127 @@
+package metrics
+
+import (
+	"reflect"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// A figure is one field of results.Metrics with what its collector says of
+// it: how the values of a cell's rounds (each a session of its own) merge
+// into the cell's, and whether it can be read on an engine whose rows live
+// elsewhere than the server keybench talks to (Citus's coordinator). Every
+// field of results.Metrics has exactly one figure (the package's tests walk
+// the struct by reflection), so a new metric cannot vanish from cells with
+// rounds or stand, wrong, on a distributed engine; figures per row and per
+// transaction are computed here, once, from the cell's totals.
+type figure struct {
+	// name is the field's Go name, resolved from get (fieldName).
+	name string
+	// merge sets the field of out from the rounds' ms; out holds the
+	// figures merged before this one (per-row figures read their counts).
+	merge func(ms []results.Metrics, tot totals, out *results.Metrics)
+	// blind sets the field to unavailable on a distributed engine; nil
+	// when it stands there (measured from keybench's side or its sessions).
+	blind func(why string, m *results.Metrics)
+	// once: the figure is not a round's but the cell's, measured after its
+	// rounds (the evidence) or derived from the evidence: merge leaves it.
+	once bool
+}
+
+// totals are what the cell's figures per row and per transaction divide
+// by: the rows it wrote (the inserted ones, or when none, the changed ones)
+// and every transaction its sessions watched, warm-ups included.
+type totals struct{ rows, txns int64 }
+
+// where says whether a figure can be read on a distributed engine.
+type where bool
+
+const (
+	// onCoordinator: read from the server's own pages, WAL, buffers or
+	// statistics, which on a distributed engine are not the rows'.
+	onCoordinator where = true
+	// fromClients: measured by keybench or its sessions; it stands anywhere.
+	fromClients where = false
+)
+
+// merged is a figure whose rounds merge with merge.
+func merged[T any](get func(*results.Metrics) *results.M[T], w where, merge func(ms []results.Metrics, tot totals, out *results.Metrics) results.M[T]) figure {
+	f := figure{name: fieldName(func(m *results.Metrics) any { return get(m) }),
+		merge: func(ms []results.Metrics, tot totals, out *results.Metrics) { *get(out) = merge(ms, tot, out) }}
+	if w == onCoordinator {
+		f.blind = func(why string, m *results.Metrics) { *get(m) = results.Unavailable[T](why) }
+	}
+	return f
+}
+
+// summed is a figure whose rounds' values combine with add.
+func summed[T any](get func(*results.Metrics) *results.M[T], w where, add func(a, b T) T) figure {
+	return merged(get, w, func(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[T] {
+		return combine(ms, func(m *results.Metrics) results.M[T] { return *get(m) }, add)
+	})
+}
+
+// perRow is a figure per row of a count merged before it.
+func perRow(get func(*results.Metrics) *results.M[float64], count func(*results.Metrics) results.M[int64]) figure {
+	return merged(get, onCoordinator, func(_ []results.Metrics, tot totals, out *results.Metrics) results.M[float64] {
+		return perRowOf(count(out), tot.rows)
+	})
+}
+
+// once is a figure of the cell measured after its rounds (or derived from
+// what was): no round has it, the evidence sets it.
+func once[T any](get func(*results.Metrics) *results.M[T], w where) figure {
+	f := merged(get, w, func(_ []results.Metrics, _ totals, out *results.Metrics) results.M[T] { return *get(out) })
+	f.once = true
+	return f
+}
+
+// fieldName is the name of the field of results.Metrics whose address get returns.
+func fieldName(get func(*results.Metrics) any) string {
+	var m results.Metrics
+	at := reflect.ValueOf(get(&m)).Pointer() - reflect.ValueOf(&m).Pointer()
+	t := reflect.TypeOf(m)
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Offset == at {
+			return t.Field(i).Name
+		}
+	}
+	panic("metrics: a figure's getter returns no field of results.Metrics")
+}
+
+// figures are every figure, in the order they merge: each collector's own.
+func figures() []figure {
+	var out []figure
+	for _, c := range []interface{ figures() []figure }{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{},
+		diskCounter{}, cpuCounter{}, walInspection{}, (*replication)(nil), (*sampler)(nil), evidence{}} {
+		out = append(out, c.figures()...)
+	}
+	return out
+}
+
+// evidence are the figures of a cell read after its rounds (Sizes, Index,
+// Cache) and those derived from them by the runner (the key index's growth
+// per row and its size over the cache).
+type evidence struct{}
+
+func (evidence) figures() []figure {
+	b := func(get func(*results.Metrics) *results.M[int64]) figure { return once(get, onCoordinator) }
+	f := func(get func(*results.Metrics) *results.M[float64]) figure { return once(get, onCoordinator) }
+	return []figure{
+		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.ToastBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.TotalBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytesAfterReindex }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytesAfterReindex }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexGrowthPerRow }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.CacheBytes }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexCacheRatio }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.TableCacheRatio }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafDensity }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafFragmentation }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.LeafPages }),
+	}
+}

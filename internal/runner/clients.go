@@ -1,0 +1,157 @@
+package runner
+
+// The adapter from a workload to the driver: one connection and one worker
+// per client, prepared before the window, and the driver's result written
+// into the cell.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/keybench/keybench/internal/driver"
+	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
+)
+
+func closeAll(conns []*pgx.Conn) {
+	for _, cn := range conns {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = cn.Close(cctx)
+		cancel()
+	}
+}
+
+// connectClients opens one connection per client and prepares its statements.
+func (cr *cellRun) connectClients(ctx context.Context) ([]*pgx.Conn, []driver.Client, error) {
+	r, n := cr.r, cr.pc.Clients
+	conns := make([]*pgx.Conn, 0, n)
+	clients := make([]driver.Client, 0, n)
+	cc := r.conn.Copy()
+	cc.RuntimeParams["application_name"] = r.clientApp()
+	for i := 0; i < n; i++ {
+		cn, err := pgx.ConnectConfig(ctx, cc)
+		if err != nil {
+			return conns, nil, fmt.Errorf("client %d: connecting: %w", i+1, err)
+		}
+		conns = append(conns, cn)
+		w, err := cr.wl.NewWorker(ctx, cn, cr.tables, cr.gen, i)
+		if err != nil {
+			return conns, nil, fmt.Errorf("client %d: %w", i+1, err)
+		}
+		pg := cn.PgConn()
+		dc := driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed, Cancel: func() {
+			cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			_ = pg.CancelRequest(cctx)
+		}}
+		if rw, ok := w.(workload.RoleWorker); ok {
+			dc.Role = rw.Role()
+		}
+		// A worker that can run as protocol messages runs on the driver's
+		// event loops, over the connection's own socket.
+		if m, ok := w.(driver.Machine); ok {
+			if fc, ok := pg.Conn().(interface{ FD() int }); ok {
+				dc.Machine, dc.FD = m, fc.FD()
+			}
+		}
+		clients = append(clients, dc)
+	}
+	return conns, clients, nil
+}
+
+// clientApp is the application_name of the cell's clients, by which the
+// sampler finds them; the run's id keeps two runs' clients apart.
+func (r *run) clientApp() string { return "keybench client " + r.runID }
+
+func (r *run) metricsEnv(tables []*workload.Table) metrics.Env {
+	env := metrics.Env{Admin: r.admin, ConnConfig: r.conn, Schema: tables[0].Schema, Table: tables[0].Name, Major: r.major, Ext: r.ext, ClientApp: r.clientApp(),
+		Relations: workload.Relations(tables), LeafTables: workload.LeafTables(tables),
+		StandbyWait: r.cfg.StandbyWait, Lagging: r.lagging, Logf: func(f string, a ...any) { r.ui.Logf("  "+f, a...) }}
+	if r.cfg.Sampling {
+		env.WaitEvery, env.CacheEvery = 500*time.Millisecond, 2*time.Second
+	}
+	env.ServerPID, env.DataDir = r.target.process()
+	_, env.NoStandby = r.target.standbys()
+	return env
+}
+
+// waitForClientsGone waits (up to 5 s) until the clients' backends have
+// exited, which flushes their statistics (WAL, IO) for the counters.
+func (r *run) waitForClientsGone(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		var n int
+		if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", r.clientApp()).Scan(&n); err != nil || n == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func windowUnits(w workload.Window, clients int) int64 {
+	if w.Txns > 0 {
+		return w.Txns * int64(clients)
+	}
+	return int64(w.Duration.Round(time.Second) / time.Second)
+}
+
+func fillDriverResult(c *results.Cell, d *driver.Result) {
+	c.DurationS = d.Elapsed.Seconds()
+	c.Txns, c.Errors = d.Txns, d.Errors
+	c.RowsInserted, c.RowsUpdated, c.RowsDeleted, c.RowsRead = d.Work.Inserted, d.Work.Updated, d.Work.Deleted, d.Work.Read
+	c.RoleRows = roleRows(d)
+	c.TPS = d.TPS()
+	if c.DurationS > 0 {
+		c.RowsPerS = float64(d.Work.Changed()) / c.DurationS
+	}
+	c.LatencyMS = driver.LatencyMS(d.Latency)
+	c.Timeline = d.Timeline
+	c.ErrorSamples = d.ErrorSamples
+}
+
+// windowFailure is the reason a window's figures are no measurement at
+// all: a transaction failed (a statement the server refuses fails every
+// time), or none completed.
+func windowFailure(d *driver.Result) error {
+	if len(d.ErrorSamples) > 0 {
+		return fmt.Errorf("%d transactions in the window failed (%d completed): %s", d.Errors, d.Txns, d.ErrorSamples[0])
+	}
+	if d.Txns == 0 {
+		return fmt.Errorf("no transaction completed in the window (%.1f s)", d.Elapsed.Seconds())
+	}
+	return nil
+}
+
+// stallError explains a window in which keybench itself did not run.
+func stallError(d *driver.Result) string {
+	var at []string
+	for _, s := range d.Stalls {
+		at = append(at, fmt.Sprintf("%.1f s from %.0f s", s.Seconds, s.AtS))
+	}
+	return fmt.Sprintf("keybench did not run for at least %.1f s of the %.1f-s window (%s): the process was stopped or starved of CPU, "+
+		"its clients sent nothing then, so the window's rate is not the server's", d.StalledS, d.Elapsed.Seconds(), strings.Join(at, ", "))
+}
+
+func firstOr(s []string, d string) string {
+	if len(s) == 0 {
+		return d
+	}
+	return s[0]
+}
+
+// roleRows are the rows each role of the window's clients changed (nil
+// when its clients have no roles).
+func roleRows(d *driver.Result) map[string]int64 {
+	if len(d.Roles) == 0 {
+		return nil
+	}
+	out := map[string]int64{}
+	for name, rr := range d.Roles {
+		out[name] = rr.Rows
+	}
+	return out
+}

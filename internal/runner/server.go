@@ -1,0 +1,200 @@
+package runner
+
+// The server a run measures, seen from the run: starting it (or
+// reaching the user's), restarting it with another cache, telling what
+// engine answers, keybench's workspace on it, and its checkpoints.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/keybench/keybench/internal/driver"
+	"github.com/keybench/keybench/internal/engine"
+	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/usage"
+	"github.com/keybench/keybench/internal/workspace"
+)
+
+// checkpoint settles the server before a measurement, as the source
+// benchmarks did. On someone else's server a role without pg_checkpoint (or
+// superuser) may not: the run goes on, with a note (see noCheckpoint); on
+// the embedded server a failure is one.
+func (r *run) checkpoint(ctx context.Context) error {
+	_, err := r.admin.Exec(ctx, "CHECKPOINT")
+	if err != nil && !r.target.ownsCheckpoints() && ctx.Err() == nil {
+		r.noCheckpoint(err)
+		return nil
+	}
+	return err
+}
+
+// noCheckpoint records, once, that the role may not run CHECKPOINT: cells
+// then start wherever the server's own checkpoints left off, so full-page
+// images per row are not comparable between cells.
+func (r *run) noCheckpoint(err error) {
+	if r.checkpointNoted {
+		return
+	}
+	r.checkpointNoted = true
+	n := fmt.Sprintf("this role may not run CHECKPOINT (%v): cells start wherever the server's own checkpoints left off, "+
+		"so full-page images per row are not comparable between cells (grant pg_checkpoint, PostgreSQL 15+)", err)
+	r.res.Notes = append(r.res.Notes, n)
+	r.ui.Logf("note: %s", n)
+}
+
+// presetCache is the cache the preset's table sizes are chosen for: the
+// embedded server's cold cache, the preset's own when it sets one.
+func (r *run) presetCache() int64 {
+	return int64(server.Options{ColdCacheMB: r.cfg.Plan.Scenario.ColdCacheMB}.ColdMB()) << 20
+}
+
+// adminLockTimeout bounds how long keybench's own statements (set-up,
+// evidence, drops) wait for a lock another session holds.
+const adminLockTimeout = "10s"
+
+func (r *run) startServer(ctx context.Context) error {
+	env := &r.res.Environment
+	env.Host = metrics.HostInfo()
+	env.Schema = r.cfg.Schema
+	if r.cfg.ConnConfig != nil {
+		r.target = &dsnTarget{cc: r.cfg.ConnConfig}
+	} else {
+		o := r.cfg.Embedded
+		o.Logf, o.Progress = r.ui.Logf, r.ui.Download
+		standbys := ""
+		if o.Replicas > 0 {
+			standbys = fmt.Sprintf(" with %d streaming %s", o.Replicas, map[bool]string{true: "standby", false: "standbys"}[o.Replicas == 1])
+		}
+		r.ui.Logf("starting PostgreSQL %s%s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""], standbys)
+		t, err := startEmbedded(ctx, o)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			return err
+		}
+		r.target = t
+	}
+	r.target.describe(env)
+	env.Standbys, _ = r.target.standbys()
+	r.conn = r.target.connConfig().Copy()
+	r.conn.RuntimeParams["application_name"] = "keybench " + r.runID
+	// Every connection of keybench (clients, sampler, admin) blocks in its
+	// system calls: a single socket in Go's network poller makes every idle
+	// thread poll it, which cost the clients several percent of throughput.
+	r.conn.DialFunc = driver.Dial
+	// The admin connection sees a new table of another key type in every cell:
+	// cached statements would outlive their table.
+	admin := r.conn.Copy()
+	admin.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
+	// keybench's own statements never wait long for another session's lock:
+	// a table locked by someone else fails the cell with a clear message.
+	admin.RuntimeParams["lock_timeout"] = adminLockTimeout
+	var err error
+	if r.admin, err = pgx.ConnectConfig(ctx, admin); err != nil {
+		return fmt.Errorf("connecting to the server: %w", err)
+	}
+	var num int
+	if err := r.admin.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')::int").Scan(&env.ServerVersion, &num); err != nil {
+		return err
+	}
+	r.major = num / 10000
+	if err := r.detectEngine(ctx); err != nil {
+		return err
+	}
+	if env.Settings, err = metrics.Settings(ctx, r.admin); err != nil {
+		return fmt.Errorf("reading settings: %w", err)
+	}
+	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
+	if cs := r.cfg.Plan.Params.Caches; len(cs) > 1 {
+		var list []string
+		for _, c := range cs {
+			list = append(list, results.Bytes(c))
+		}
+		env.CacheMode += "; shared_buffers " + strings.Join(list, ", ") + " in turn (--shared-buffers, the server restarted between them)"
+	}
+	sb, sbErr := metrics.SharedBuffers(ctx, r.admin)
+	if sbErr == nil {
+		r.cache = sb
+	}
+	if sbErr == nil && !r.engine.Distributed() &&
+		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && len(r.cfg.Plan.Params.Caches) == 0 && sb != r.presetCache() {
+		r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s's default table sizes are chosen for a %s cache; this server's shared_buffers is %s: "+
+			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(r.presetCache()), results.Bytes(sb), float64(sb)/float64(r.presetCache())))
+		r.ui.Logf("note: %s", r.res.Notes[len(r.res.Notes)-1])
+	}
+	return nil
+}
+
+// useCache restarts the server with the cell's cache (--shared-buffers)
+// when it differs from the one it runs with, and reconnects keybench's
+// own connection; a cell without its own cache runs on the server as it is.
+func (r *run) useCache(ctx context.Context, cache int64) error {
+	if cache == 0 || cache == r.cache {
+		return nil
+	}
+	r.ui.Logf("restarting PostgreSQL with shared_buffers=%s", results.Bytes(cache))
+	_ = r.admin.Close(ctx)
+	if err := r.target.useCache(ctx, cache); err != nil {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		return fmt.Errorf("restarting the server with shared_buffers=%s: %w", results.Bytes(cache), err)
+	}
+	admin, err := pgx.ConnectConfig(ctx, r.admin.Config())
+	if err != nil {
+		return fmt.Errorf("connecting to the restarted server: %w", err)
+	}
+	r.admin = admin
+	if r.cache, err = metrics.SharedBuffers(ctx, r.admin); err != nil {
+		return err
+	}
+	if r.cache != cache {
+		return fmt.Errorf("the server restarted with shared_buffers=%s, not the %s asked for", results.Bytes(r.cache), results.Bytes(cache))
+	}
+	return nil
+}
+
+// detectEngine tells the engine (engine.Detect) and records it; --distribute
+// on a server without Citus is bad input.
+func (r *run) detectEngine(ctx context.Context) error {
+	var version, citus string
+	var workers int
+	if err := r.admin.QueryRow(ctx, engine.VersionQuery).Scan(&version); err != nil {
+		return fmt.Errorf("reading version(): %w", err)
+	}
+	if err := r.admin.QueryRow(ctx, engine.CitusQuery).Scan(&citus); err != nil {
+		citus = "" // an engine without pg_extension is no Citus
+	}
+	if citus != "" {
+		if err := r.admin.QueryRow(ctx, engine.WorkersQuery).Scan(&workers); err != nil {
+			return fmt.Errorf("counting Citus's workers: %w", err)
+		}
+	}
+	r.engine = engine.Detect(version, citus, workers)
+	r.res.Environment.Engine = r.engine
+	switch {
+	case r.cfg.Distribute && r.engine.Kind != engine.Citus:
+		return usage.Errorf("--distribute needs Citus, and the server at --dsn is %s without the citus extension", r.engine)
+	case r.cfg.Distribute && workers == 0:
+		return usage.Errorf("--distribute: Citus %s has no active worker node (citus_add_node adds one)", citus)
+	case r.engine.Distributed():
+		r.ui.Logf("note: %s: %s; figures read from this server's pages, WAL and caches are recorded as unavailable", r.engine, r.engine.Blind())
+	}
+	return nil
+}
+
+// prepareSchema makes keybench's schema: on the embedded server simply
+// created; on someone else's server a workspace (see workspace.go).
+func (r *run) prepareSchema(ctx context.Context) error {
+	ws, err := r.target.openWorkspace(ctx, r.admin, workspace.Options{Schema: r.cfg.Schema, Force: r.cfg.Force, Keep: r.cfg.Keep, RunID: r.runID})
+	if err != nil {
+		return err
+	}
+	r.ws = ws
+	return nil
+}

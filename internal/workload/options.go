@@ -1,0 +1,283 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Option is one of a workload's own parameters, declared by the workload
+// as key strategies declare theirs (keys.ParamDef): its name, type,
+// default, bounds and one line of help, bound to the field of the workload
+// it sets. A plan sets it as KIND:name=value, or for every workload of the
+// plan that declares it as --name value; it is checked once, when the
+// workload is built (Build), and every cell records its resolved options.
+type Option struct {
+	Name string
+	Doc  string
+	Type OptionType
+	// Default is the value as text ("" for a choice without one).
+	Default string
+	// Min and Max bound an int or float (MinExclusive: above Min, not at it).
+	Min, Max     float64
+	MinExclusive bool
+	// Choices are a choice's values.
+	Choices []string
+	// Variant says a list of values runs each as a task of its own (a read
+	// workload's query kinds): keys are compared within one task only.
+	Variant bool
+	// Applies, when set, says after the workload is configured whether the
+	// option means anything for it (lookup's latest reads no drawn rows):
+	// one that does not is left out of the cell's options and its task.
+	Applies func() bool
+
+	set func(string) error
+	get func() string
+}
+
+// OptionType is an option's type.
+type OptionType string
+
+// The types of options.
+const (
+	OptInt    OptionType = "int"
+	OptFloat  OptionType = "float"
+	OptChoice OptionType = "choice"
+	OptBool   OptionType = "bool"
+)
+
+// Int declares an integer option bound to p.
+func Int[T int | int64](name string, p *T, def, lo, hi T, doc string) Option {
+	return Option{Name: name, Doc: doc, Type: OptInt, Default: strconv.FormatInt(int64(def), 10), Min: float64(lo), Max: float64(hi),
+		set: func(s string) error {
+			v, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				f, ferr := strconv.ParseFloat(s, 64)
+				if ferr != nil || f != math.Trunc(f) || math.IsInf(f, 0) || math.Abs(f) > 1<<62 {
+					return fmt.Errorf("%q is not a whole number", s)
+				}
+				v = int64(f)
+			}
+			if v < int64(lo) || v > int64(hi) {
+				return fmt.Errorf("must be from %d to %d, not %d", int64(lo), int64(hi), v)
+			}
+			*p = T(v)
+			return nil
+		},
+		get: func() string { return strconv.FormatInt(int64(*p), 10) }}
+}
+
+// Float declares a floating-point option bound to p; above lo when
+// exclusive, at most hi. NaN and infinities are never values.
+func Float(name string, p *float64, def, lo, hi float64, exclusive bool, doc string) Option {
+	return Option{Name: name, Doc: doc, Type: OptFloat, Default: formatFloat(def), Min: lo, Max: hi, MinExclusive: exclusive,
+		set: func(s string) error {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%q is not a number", s)
+			}
+			if v < lo || exclusive && v == lo || v > hi {
+				above := "from " + formatFloat(lo)
+				if exclusive {
+					above = "above " + formatFloat(lo) + " and"
+				}
+				return fmt.Errorf("must be %s to %s, not %s", above, formatFloat(hi), formatFloat(v))
+			}
+			*p = v
+			return nil
+		},
+		get: func() string { return formatFloat(*p) }}
+}
+
+// Choice declares an option bound to p that takes one of choices.
+func Choice(name string, p *string, def string, choices []string, doc string) Option {
+	return Option{Name: name, Doc: doc, Type: OptChoice, Default: def, Choices: choices,
+		set: func(s string) error {
+			for _, c := range choices {
+				if s == c {
+					*p = s
+					return nil
+				}
+			}
+			return fmt.Errorf("must be %s, not %q", orList(choices), s)
+		},
+		get: func() string { return *p }}
+}
+
+// Bool declares a true/false option bound to p.
+func Bool(name string, p *bool, def bool, doc string) Option {
+	return Option{Name: name, Doc: doc, Type: OptBool, Default: strconv.FormatBool(def),
+		set: func(s string) error {
+			v, err := strconv.ParseBool(s)
+			if err != nil {
+				return fmt.Errorf("must be true or false, not %q", s)
+			}
+			*p = v
+			return nil
+		},
+		get: func() string { return strconv.FormatBool(*p) }}
+}
+
+// Variants marks the option as one whose list of values runs each as a task.
+func (o Option) Variants() Option { o.Variant = true; return o }
+
+// Only says when the option applies (see Option.Applies).
+func (o Option) Only(applies func() bool) Option { o.Applies = applies; return o }
+
+// Range says the option's bounds or choices, for keybench workloads.
+func (o Option) Range() string {
+	switch o.Type {
+	case OptChoice:
+		return strings.Join(o.Choices, "|")
+	case OptBool:
+		return "true|false"
+	case OptInt:
+		return fmt.Sprintf("%s to %s", thousands(int64(o.Min)), thousands(int64(o.Max)))
+	}
+	if o.MinExclusive {
+		return fmt.Sprintf("above %s, at most %s", formatFloat(o.Min), formatFloat(o.Max))
+	}
+	return fmt.Sprintf("%s to %s", formatFloat(o.Min), formatFloat(o.Max))
+}
+
+// thousands writes n with a comma every three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func orList(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// Setup is what a workload is built for besides its own options: the
+// cell's table size, clients, payload, random seed, and the source
+// write-up's figures it is shown beside.
+type Setup struct {
+	// Rows is the size of the prefilled table.
+	Rows int64
+	// Clients is the cell's client count (a queue splits them into roles).
+	Clients int
+	// Payload is the length of each row's payload text (0: NULL).
+	Payload int
+	// Seed makes each worker's random choices reproducible.
+	Seed int64
+	// Reference is the source write-up's figures the cell is shown beside
+	// (the scenario that cites them sets it; nil: none).
+	Reference *Reference
+}
+
+// Built is a workload built for a cell: the workload, and its options as
+// they resolved (every option that applies, by name, as text).
+type Built struct {
+	Workload Workload
+	Options  map[string]string
+	// Variant are the values of its variant options, in their declared
+	// order: what tells its task from the same workload's others.
+	Variant []string
+}
+
+// Build makes the named workload for a cell: its options at their
+// defaults, then set from values (name → text), each checked against its
+// type and bounds, then configured with the cell's setup. An option the
+// workload does not declare is an error naming the ones it does.
+func Build(name string, s Setup, values map[string]string) (Built, error) {
+	m, ok := Lookup(name)
+	if !ok {
+		return Built{}, fmt.Errorf("unknown workload %q", name)
+	}
+	w := m.New()
+	opts := w.Options()
+	byName := map[string]Option{}
+	for _, o := range opts {
+		byName[o.Name] = o
+		if err := o.set(o.Default); err != nil && o.Default != "" {
+			panic(fmt.Sprintf("workload %s: option %s: default %q: %v", name, o.Name, o.Default, err))
+		}
+	}
+	names := make([]string, 0, len(values))
+	for k := range values {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		o, ok := byName[k]
+		if !ok {
+			return Built{}, fmt.Errorf("%s has no option %q (%s)", name, k, optionList(opts))
+		}
+		if err := o.set(values[k]); err != nil {
+			return Built{}, fmt.Errorf("%s: %s %v", name, k, err)
+		}
+	}
+	if err := w.Configure(s); err != nil {
+		return Built{}, err
+	}
+	b := Built{Workload: w, Options: map[string]string{}}
+	for _, o := range opts {
+		if o.Applies != nil && !o.Applies() {
+			continue
+		}
+		b.Options[o.Name] = o.get()
+		if o.Variant {
+			b.Variant = append(b.Variant, o.get())
+		}
+	}
+	return b, nil
+}
+
+func optionList(opts []Option) string {
+	if len(opts) == 0 {
+		return "it has none"
+	}
+	var names []string
+	for _, o := range opts {
+		names = append(names, o.Name)
+	}
+	return "valid: " + strings.Join(names, ", ")
+}
+
+// OptionsOf lists the named workload's options at their defaults.
+func OptionsOf(name string) []Option {
+	m, ok := Lookup(name)
+	if !ok {
+		return nil
+	}
+	return m.New().Options()
+}
+
+// Declaring lists the workloads that declare an option name, by name.
+func Declaring(option string) []string {
+	var out []string
+	for _, m := range All() {
+		for _, o := range m.New().Options() {
+			if o.Name == option {
+				out = append(out, m.Name)
+			}
+		}
+	}
+	return out
+}
+
+// OptionNames lists every option any workload declares, by name, with the
+// declaration of the first (a name means one thing in every workload).
+func OptionNames() map[string]Option {
+	out := map[string]Option{}
+	for _, m := range All() {
+		for _, o := range m.New().Options() {
+			if _, ok := out[o.Name]; !ok {
+				out[o.Name] = o
+			}
+		}
+	}
+	return out
+}
