@@ -4,8 +4,8 @@ package runner
 // with its options, its tables created through the workspace) → fill (the
 // prefill, indexes, the workload's PostLoad, VACUUM ANALYZE) → rounds
 // (each: clients → warm-up and window → the metrics session's figures) →
-// finish (summarize → merge the rounds' figures → evidence → maintain) →
-// drop. Scheduling the cells' rounds is schedule.go's; the clients are
+// finish (summarize → before the evidence → merge the rounds' figures →
+// evidence → maintain) → drop. Scheduling the cells' rounds is schedule.go's; the clients are
 // clients.go's; the evidence evidence.go's.
 
 import (
@@ -359,14 +359,19 @@ func (cr *cellRun) judgeWindow(dres *driver.Result, clients int) error {
 }
 
 // finish ends a cell after its rounds: the driver's results merged and
-// summarized by the workload, the rounds' metrics merged, then the
-// evidence and the workload's maintenance.
+// summarized by the workload, its BeforeEvidence hook, the rounds' metrics
+// merged, then the evidence and the workload's maintenance.
 func (cr *cellRun) finish(ctx context.Context) error {
 	dres := driver.Merge(cr.results)
 	fillDriverResult(cr.c, dres)
 	o, err := cr.summarize(dres)
 	if err != nil {
 		return err
+	}
+	if cr.hooks.BeforeEvidence != nil {
+		if err := cr.hooks.BeforeEvidence(ctx, cr.r.admin, cr.tables); err != nil {
+			return err
+		}
 	}
 	summary := cr.c.Metrics.Summary
 	var txns int64 // every transaction the sessions watched: the windows' and the warm-ups'

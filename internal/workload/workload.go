@@ -11,7 +11,8 @@
 //
 //	set up (create Tables) → fill (each table's Rows, indexes, VACUUM
 //	ANALYZE, CHECKPOINT, Hooks.PostLoad) → clients (NewWorker) → warm-up
-//	and window → Hooks.PostRun → Summarize → evidence → Hooks.Maintain → drop.
+//	and window → Hooks.PostRun → Summarize → Hooks.BeforeEvidence →
+//	evidence → Hooks.Maintain → drop.
 //
 // The keyed table, (id KEY, data bigint, payload text), is created fresh for
 // each cell in keybench's schema. Prefilled rows carry data values that are
@@ -79,6 +80,14 @@ type Hooks struct {
 	// PostRunStep names what PostRun does in the progress ("building the
 	// indexes"), printed with its time when it ends.
 	PostRunStep string
+	// BeforeEvidence runs once the rounds are over and summarized, outside
+	// every measured session, before the evidence reads the table, on
+	// keybench's own connection: work that must see the table as the
+	// window left it and whose cost is no part of the window's figures (a
+	// VACUUM of the dead entries deletes leave, which the evidence's
+	// REINDEX would otherwise remove); the evidence then reads the table
+	// as it left it.
+	BeforeEvidence func(ctx context.Context, conn *pgx.Conn, tables []*Table) error
 	// Maintain runs last, after the summary and the evidence (the key
 	// index's size, density and bloat as the window left it), outside
 	// every measured session, on keybench's own connection: work a
