@@ -51,9 +51,12 @@ type lookup struct {
 
 func (l *lookup) Options() []Option {
 	opts := []Option{Choice("query", &l.query, QueryPoint, []string{QueryPoint, QueryRange, QueryLatest, QueryCount},
-		"point (by key), range (a keyset page of 100), latest (the 20 newest by key) or count (an index-only count of 1,000 keys)").Variants()}
+		"point (by key), range (a keyset page of 100), latest (the 20 newest by key) or count (an index-only count of 1,000 keys)").Variants().Naming()}
 	for _, o := range readDistOptions(&l.dist) {
 		applies := o.Applies
+		if o.Variant {
+			o = o.Naming() // a lookup's task says how it draws its rows
+		}
 		opts = append(opts, o.Only(func() bool { return l.query != QueryLatest && (applies == nil || applies()) })) // latest draws no row
 	}
 	return opts

@@ -26,8 +26,10 @@ type Option struct {
 	// Choices are a choice's values.
 	Choices []string
 	// Variant says a list of values runs each as a task of its own (a read
-	// workload's query kinds): keys are compared within one task only.
+	// workload's query kinds): keys are compared within one task only. Its
+	// value names the task when it was set, or always when Named.
 	Variant bool
+	Named   bool
 	// Applies, when set, says after the workload is configured whether the
 	// option means anything for it (lookup's latest reads no drawn rows):
 	// one that does not is left out of the cell's options and its task.
@@ -123,6 +125,10 @@ func Bool(name string, p *bool, def bool, doc string) Option {
 // Variants marks the option as one whose list of values runs each as a task.
 func (o Option) Variants() Option { o.Variant = true; return o }
 
+// Naming marks a variant option whose value names the task even at its
+// default (lookup's query: "lookup point").
+func (o Option) Naming() Option { o.Named = true; return o }
+
 // Only says when the option applies (see Option.Applies).
 func (o Option) Only(applies func() bool) Option { o.Applies = applies; return o }
 
@@ -183,7 +189,8 @@ type Built struct {
 	Workload Workload
 	Options  map[string]string
 	// Variant are the values of its variant options, in their declared
-	// order: what tells its task from the same workload's others.
+	// order, those set for it or Named: what tells its task from the same
+	// workload's others.
 	Variant []string
 }
 
@@ -228,7 +235,7 @@ func Build(name string, s Setup, values map[string]string) (Built, error) {
 			continue
 		}
 		b.Options[o.Name] = o.get()
-		if o.Variant {
+		if _, given := values[o.Name]; o.Variant && (o.Named || given) {
 			b.Variant = append(b.Variant, o.get())
 		}
 	}
