@@ -12,7 +12,7 @@ PSQL=$(need_pg_tool psql)
 now() { date +%s.%N; }
 
 kb_rate() { # KEY -> keybench's prefill rows/s
-  "$KB" run insert --dsn "$DSN" --schema kbpre --keys "$1" -c 1 -T 1s --warmup 0s --rows "$rows" --out "$WORK/kb" --json 2>/dev/null |
+  rm -rf "$WORK/kb"; "$KB" run insert --dsn "$DSN" --schema kbpre --keys "$1" -c 1 -T 1s --warmup 0s --rows "$rows" --out "$WORK/kb" --json 2>/dev/null |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["cells"][0]["prefill"]["rows_per_s"])'
 }
 fresh() { # TABLE KEYDEF

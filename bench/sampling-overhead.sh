@@ -8,7 +8,7 @@ rounds=${1:-4}; secs=${2:-15}
 source "$(dirname "$0")/lib.sh"
 run() {
   "$KB" run insert-read --dsn "$DSN" --schema kbsamp --keys uuidv4 -c 10 -T "${secs}s" --warmup 2s --rows 200000 \
-    --sampling "$1" --out "$WORK/$1" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["cells"][0]["tps"])'
+    --sampling "$1" --out "$WORK/$1-$RANDOM" --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["cells"][0]["tps"])'
 }
 on_sum=0; off_sum=0
 for r in $(seq "$rounds"); do

@@ -49,6 +49,7 @@ run_pgbench() {
   echo "$tps $(usage_per_txn "$txns")"
 }
 run_keybench() {
+  rm -rf "$work/kb"
   measured "$KB" run insert --dsn "$dsn" --schema kbrun --keys bigint -c "$clients" -T "${secs}s" \
     --warmup 0s --rows 0 --payload 0 ${KB_ARGS:-} --out "$work/kb" --json >"$work/kb.json" 2>/dev/null
   read -r tps txns < <(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; print(c["tps"], c["txns"])' "$work/kb.json")

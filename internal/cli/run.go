@@ -31,12 +31,15 @@ type runCmd struct {
 	Clients       []int       `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
 	Duration      *pgDuration `short:"T" placeholder:"SECONDS" help:"Measured window per cell, in seconds as pgbench -T takes it (10) or as a duration (1m30s); default: the preset's."`
 	Txns          *int64      `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
-	Warmup        *pgDuration `placeholder:"SECONDS" help:"Warm-up before each window, excluded from every figure (seconds or a duration); default: the preset's."`
+	Warmup        *pgDuration `placeholder:"SECONDS" help:"Warm-up before each window, excluded from every figure (seconds or a duration): its longest, ended once the rate is steady (see --warmup-until); default: the preset's."`
+	WarmupUntil   string      `name:"warmup-until" enum:"steady,time" default:"steady" help:"End each warm-up once the rate is steady (two stretches of 50 ms and 200 transactions each within 10%, after 0.1 s at least), or after all of --warmup (time)."`
 	Rows          []int64     `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
 	PrefillKey    string      `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
 	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
 	Repeat        int         `help:"Runs of every cell, each on a fresh table."`
-	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell)."`
+	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
+	Sequential    string      `enum:"on,off" default:"on" help:"Stop a group's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
+	MinEffect     *string     `name:"min-effect" placeholder:"PERCENT" help:"The difference in rate you do not care about (default 5%): keys shown to be within it of each other are the same, and their rounds need not go on."`
 	Seed          int64       `default:"1" help:"Seed of the workload's random choices."`
 	Progress      int         `short:"P" placeholder:"SECONDS" help:"Progress line every N seconds of a window (pgbench -P); default: a tenth of the window, or live on a terminal."`
 	Jobs          int         `short:"j" placeholder:"N" help:"Accepted for pgbench habits: keybench always runs one connection per client on one event loop per core."`
@@ -221,6 +224,7 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.Warmup != nil {
 		p.Warmup = time.Duration(*r.Warmup)
 	}
+	p.FixedWarmup = r.WarmupUntil == "time"
 	if r.Rows != nil {
 		p.Rows = r.Rows
 	}
@@ -258,7 +262,27 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.Rounds > 0 {
 		p.Rounds, p.RoundsGiven = r.Rounds, true
 	}
+	p.AllRounds = r.Sequential == "off"
+	if r.MinEffect != nil {
+		m, err := parsePercent(*r.MinEffect)
+		if err != nil {
+			return p, usagef("--min-effect: %v", err)
+		}
+		p.MinEffect = m
+	}
 	return p, nil
+}
+
+// parsePercent reads a percentage, "5" or "5%", as a fraction.
+func parsePercent(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a percentage (5 or 5%%)", s)
+	}
+	if v < 0 || v >= 100 {
+		return 0, fmt.Errorf("must be from 0 to 99%%, not %s%%", strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return v / 100, nil
 }
 
 // setIf overrides a parameter with a flag the user set (not its zero value).

@@ -68,14 +68,22 @@ type Client struct {
 
 // Config is the measured window.
 type Config struct {
-	// Warmup runs before the window; nothing of it is measured.
+	// Warmup runs before the window; nothing of it is measured. With
+	// SteadyAfter it is the longest warm-up.
 	Warmup time.Duration
+	// SteadyAfter, when set, ends the warm-up as soon as the rate is
+	// steady (see steady), but not before SteadyAfter: a warm table
+	// needs a fraction of the fixed warm-up a cold one does.
+	SteadyAfter time.Duration
 	// Duration is the window's length; zero when Txns is set.
 	Duration time.Duration
 	// Txns is the number of measured transactions per client; zero when Duration is set.
 	Txns int64
 	// OnSecond, if set, receives each second of the timeline as it completes.
 	OnSecond func(Second)
+	// OnWindow, if set, is told when the measured window starts (the
+	// warm-up's end).
+	OnWindow func(start time.Time)
 }
 
 // Second and RoleSecond are the per-second timeline, a results type.
@@ -106,8 +114,12 @@ type Result struct {
 	// Work is what the window's transactions did to rows, TotalWork what
 	// every transaction did (warm-up and edges included).
 	Work, TotalWork Work
-	// WarmupTxns counts the transactions of the warm-up.
+	// WarmupTxns counts the transactions of the warm-up; Warmup is how
+	// long it ran (shorter than Config.Warmup when the rate was steady
+	// sooner), Steady whether it ended because the rate was steady.
 	WarmupTxns int64
+	Warmup     time.Duration
+	Steady     bool
 	// Latency merges every client's histogram of the window (microseconds).
 	Latency *hdrhistogram.Histogram
 	// Timeline is the per-second series.
@@ -190,12 +202,20 @@ type worker struct {
 // window is the measured window's shared state: its edges, the stop flag
 // and what every client's transactions add to the figures.
 type window struct {
-	cfg              Config
-	winStart, winEnd time.Time // winEnd is zero in Txns mode
-	stop             atomic.Bool
-	lastEnd          atomic.Int64 // unix nanos of the last measured completion (Txns mode)
-	errMu            sync.Mutex
-	samples          []string
+	cfg Config
+	// winStart and winEnd are the window's edges (winEnd zero in Txns
+	// mode), read by Run's goroutine; the clients read them as
+	// startNS and endNS (Unix nanoseconds, 0: no end), which move once,
+	// when a steady warm-up ends early.
+	winStart, winEnd time.Time
+	startNS, endNS   atomic.Int64
+	// warmed counts the transactions completed so far (the warm-up's
+	// steadiness is judged by it).
+	warmed  atomic.Int64
+	stop    atomic.Bool
+	lastEnd atomic.Int64 // unix nanos of the last measured completion (Txns mode)
+	errMu   sync.Mutex
+	samples []string
 }
 
 func (win *window) noteErr(err error) {
@@ -216,7 +236,14 @@ func (win *window) noteErr(err error) {
 // rows it wrote and its error; measured counts w's transactions in the
 // window. It returns whether the client goes on with another transaction.
 func (win *window) complete(w *worker, t0, t1 time.Time, work Work, err error, measured *int64) bool {
-	cfg, winStart, winEnd := win.cfg, win.winStart, win.winEnd
+	cfg := win.cfg
+	winStart, winEnd := time.Unix(0, win.startNS.Load()), time.Time{}
+	if e := win.endNS.Load(); e != 0 {
+		winEnd = time.Unix(0, e)
+	}
+	if t1.Before(winStart) {
+		win.warmed.Add(1)
+	}
 	if n := work.Changed(); n != 0 {
 		w.allRows.Add(n)
 	}
@@ -320,10 +347,9 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 			sec:   hdrhistogram.New(minLatencyUS, maxLatencyUS, 2),
 		}
 	}
-	win := &window{cfg: cfg, winStart: time.Now().Add(cfg.Warmup)}
-	if cfg.Duration > 0 {
-		win.winEnd = win.winStart.Add(cfg.Duration)
-	}
+	win := &window{cfg: cfg}
+	started := time.Now()
+	win.setStart(started.Add(cfg.Warmup))
 	done := win.start(ws)
 	res := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
 	smp := newSecondSampler(ws, res, cfg.OnSecond)
@@ -340,6 +366,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 	// The last partial second.
 	smp.sample(tick, end.Sub(win.winStart.Add(time.Duration(tick-1)*time.Second)))
 	res.Interrupted = interrupted
+	res.Warmup = win.winStart.Sub(started)
 	if end.After(win.winStart) {
 		res.Elapsed = end.Sub(win.winStart)
 	}
@@ -403,17 +430,112 @@ func (win *window) runBlocking(w *worker) {
 	}
 }
 
+// setStart sets the window's edges: it starts at start (and ends its
+// duration later).
+func (win *window) setStart(start time.Time) {
+	win.winStart = start
+	if win.cfg.Duration > 0 {
+		win.winEnd = start.Add(win.cfg.Duration)
+		win.endNS.Store(win.winEnd.UnixNano())
+	}
+	win.startNS.Store(start.UnixNano())
+}
+
+// warmUp waits out the warm-up: its whole length, or, with SteadyAfter,
+// until the rate is steady. It returns false when the clients ended or ctx
+// was cancelled first.
+func (win *window) warmUp(ctx context.Context, done <-chan struct{}, res *Result) bool {
+	steady := steadiness{}
+	for {
+		wait := time.Until(win.winStart)
+		if win.cfg.SteadyAfter > 0 {
+			wait = min(wait, steadyTick)
+		}
+		if wait <= 0 {
+			return true
+		}
+		select {
+		case <-time.After(wait):
+		case <-done:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+		now := time.Now()
+		if win.cfg.SteadyAfter <= 0 || !now.Before(win.winStart) {
+			continue
+		}
+		if steady.add(now, win.warmed.Load()) && now.Sub(win.winStart.Add(-win.cfg.Warmup)) >= win.cfg.SteadyAfter {
+			win.setStart(now)
+			res.Steady = true
+			return true
+		}
+	}
+}
+
+// steadyTick is how often a steady warm-up looks at the rate.
+const steadyTick = 50 * time.Millisecond
+
+// steadiness judges a warm-up's rate steady when the last two stretches
+// of at least steadyStretch and steadyTxns transactions each ran at rates
+// within steadyTolerance of each other: the rate no longer climbs as the
+// cache fills, nor falls as a first burst ends. A slow rate (few
+// transactions a stretch, whose rate is noise) waits for longer stretches.
+type steadiness struct {
+	marks []mark
+}
+
+type mark struct {
+	at    time.Time
+	count int64
+}
+
+const (
+	steadyStretch   = 50 * time.Millisecond
+	steadyTxns      = 200
+	steadyTolerance = 0.1
+)
+
+// add records the count at a moment and says whether the rate is steady.
+func (s *steadiness) add(at time.Time, count int64) bool {
+	s.marks = append(s.marks, mark{at, count})
+	last := len(s.marks) - 1
+	mid := s.stretchBefore(last)
+	if mid < 0 {
+		return false
+	}
+	first := s.stretchBefore(mid)
+	if first < 0 {
+		return false
+	}
+	rate := func(from, to mark) float64 { return float64(to.count-from.count) / to.at.Sub(from.at).Seconds() }
+	newer, older := rate(s.marks[mid], s.marks[last]), rate(s.marks[first], s.marks[mid])
+	return newer <= older*(1+steadyTolerance) && newer >= older*(1-steadyTolerance)
+}
+
+// stretchBefore is the latest mark before mark end that begins a stretch
+// long enough, in time and transactions, to end at it; -1 when none does.
+func (s *steadiness) stretchBefore(end int) int {
+	e := s.marks[end]
+	for i := end - 1; i >= 0; i-- {
+		if e.at.Sub(s.marks[i].at) >= steadyStretch && e.count-s.marks[i].count >= steadyTxns {
+			return i
+		}
+	}
+	return -1
+}
+
 // sampleSeconds waits out the warm-up, then samples once a second until
 // the window ends, the clients finish or ctx is cancelled; it returns the
 // second under way and whether ctx stopped it. A wake-up far later than the
 // second it closes is a stall: keybench did not run in between.
 func (win *window) sampleSeconds(ctx context.Context, done <-chan struct{}, smp *secondSampler, res *Result) (tick int, interrupted bool) {
-	winStart, winEnd := win.winStart, win.winEnd
-	select {
-	case <-time.After(time.Until(winStart)):
-	case <-done:
-	case <-ctx.Done():
+	if !win.warmUp(ctx, done, res) && ctx.Err() != nil {
 		return 1, true
+	}
+	winStart, winEnd := win.winStart, win.winEnd
+	if win.cfg.OnWindow != nil {
+		win.cfg.OnWindow(winStart)
 	}
 	tick = 1
 	lastWake := winStart

@@ -251,3 +251,75 @@ func TestMergeRounds(t *testing.T) {
 		t.Errorf("timeline %+v, role %+v", m.Timeline, m.Roles["in"])
 	}
 }
+
+// TestSteadiness: the rate is steady when the last two stretches (each at
+// least 50 ms and 200 transactions) agree within 10%; a climbing rate, a
+// falling one, and stretches too short or too thin are not.
+func TestSteadiness(t *testing.T) {
+	at := time.Unix(0, 0)
+	feed := func(perTick ...int64) (steady []bool) {
+		var s steadiness
+		var n int64
+		for i, c := range perTick {
+			n += c
+			steady = append(steady, s.add(at.Add(time.Duration(i)*steadyTick), n))
+		}
+		return steady
+	}
+	last := func(b []bool) bool { return b[len(b)-1] }
+	if got := feed(0, 150, 150, 150, 150); !last(got) || got[3] {
+		t.Errorf("a constant 3000/s: %v, want steady once two stretches of 200 transactions are in", got)
+	}
+	if got := feed(0, 100, 110, 120, 130, 140, 150, 160, 170, 180); last(got) {
+		t.Errorf("a rate climbing by a tenth every tick is steady: %v", got)
+	}
+	if got := feed(0, 400, 340, 290, 245, 210); last(got) {
+		t.Errorf("a falling rate is steady: %v", got)
+	}
+	if got := feed(0, 10, 10, 10, 10, 10, 10); last(got) {
+		t.Errorf("200 transactions a second, stretches of 10, steady: %v", got)
+	}
+	// Thin stretches grow until they hold 200 transactions each.
+	thin := make([]int64, 41)
+	for i := 1; i < len(thin); i++ {
+		thin[i] = 10
+	}
+	if got := feed(thin...); !last(got) {
+		t.Errorf("a constant 200/s over 2 s never steady: %v", got)
+	}
+}
+
+// TestSteadyWarmupEndsEarly: a warm-up that may end when the rate is
+// steady ends long before its longest, once the slow start is over, and
+// the window after it is the one asked for.
+func TestSteadyWarmupEndsEarly(t *testing.T) {
+	var total atomic.Int64
+	start := time.Now()
+	slowStart := func() Client {
+		return Client{Txn: func() (Work, error) {
+			if time.Since(start) < 400*time.Millisecond {
+				time.Sleep(4 * time.Millisecond)
+			} else {
+				time.Sleep(time.Millisecond)
+			}
+			total.Add(1)
+			return Work{Inserted: 1}, nil
+		}}
+	}
+	r, err := Run(context.Background(), Config{Warmup: 5 * time.Second, SteadyAfter: 200 * time.Millisecond, Duration: time.Second},
+		[]Client{slowStart(), slowStart()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Steady || r.Warmup < 400*time.Millisecond || r.Warmup > 3*time.Second {
+		t.Errorf("warm-up %s (steady %v): want it to end after the slow start, well before 5 s", r.Warmup, r.Steady)
+	}
+	if r.Elapsed != time.Second || r.TotalRows != total.Load() || r.Txns+r.WarmupTxns > total.Load() {
+		t.Errorf("window %s, %d + %d warm-up transactions of %d", r.Elapsed, r.Txns, r.WarmupTxns, total.Load())
+	}
+	// Without SteadyAfter the warm-up is as long as asked.
+	r, err = Run(context.Background(), Config{Warmup: 300 * time.Millisecond, Duration: 200 * time.Millisecond}, []Client{sleeper(time.Millisecond, &total)})
+	if err != nil || r.Steady || r.Warmup != 300*time.Millisecond {
+		t.Errorf("a fixed warm-up: %s (steady %v, %v)", r.Warmup, r.Steady, err)
+	}
+}

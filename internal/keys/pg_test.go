@@ -212,3 +212,74 @@ func createObjects(t *testing.T, c *pgx.Conn, objs []workspace.Object) {
 		}
 	}
 }
+
+// TestFillGeneratorContinuesTheServer: a prefill of server-made keys loads
+// keybench's values by COPY, then moves the server's generator past them:
+// the server's next value follows the prefill's last, as if it had made
+// them all (bigint's identity, seq-uuid-seq's sequence).
+func TestFillGeneratorContinuesTheServer(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	const rows = 1000
+	for i, raw := range []string{"bigint", "int:cache=50", "seq-uuid-seq:block=10:count=256", "uuidv4", "uuidv7:as=text"} {
+		// A table of its own per key: pgx caches what COPY into a table name sends.
+		sv := keys.Server{Major: 18, Schema: "public", Table: fmt.Sprintf("fill_%d", i)}
+		r, err := parse(t, raw+":gen=server").Resolve(sv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, "DROP TABLE IF EXISTS "+sv.Qualified()+"; DROP SEQUENCE IF EXISTS "+sv.Qualified()+keys.SequenceSuffix); err != nil {
+			t.Fatal(err)
+		}
+		createObjects(t, c, r.Setup(sv))
+		if _, err := c.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (id %s %s, n int)", sv.Qualified(), r.ColumnType(), r.ColumnDefault)); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		// Resolved for another table, as a run resolves its keys once: the
+		// statements after the fill name the table filled.
+		r.Server.Table = "another"
+		gen, after := r.FillGenerator(sv, time.Now, rows)
+		st, v := gen.Stream(), make([]byte, r.Strategy.Width)
+		var last any
+		var batch [][]any
+		for range rows {
+			st.Next(v)
+			last = r.Value(v)
+			batch = append(batch, []any{last, 0})
+		}
+		if _, err := c.CopyFrom(ctx, pgx.Identifier{"public", sv.Table}, []string{"id", "n"}, pgx.CopyFromRows(batch)); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		for _, q := range after {
+			if _, err := c.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %s: %v", raw, q, err)
+			}
+		}
+		// The server's next value sorts after the prefill's last (or, for
+		// seq-uuid-seq, is in the block the prefill's counter reached), and
+		// is new.
+		var next string
+		if err := c.QueryRow(ctx, "INSERT INTO "+sv.Qualified()+" (n) VALUES (1) RETURNING id::text").Scan(&next); err != nil {
+			t.Fatalf("%s: the server's next value: %v", raw, err)
+		}
+		lastText := fmt.Sprint(last)
+		if b, ok := last.([16]byte); ok {
+			lastText = r.Format(b[:])
+		}
+		switch {
+		case raw == "bigint" || raw == "int:cache=50":
+			if next != fmt.Sprint(rows+1) {
+				t.Errorf("%s: the server's next value is %s after %s client-made ones", raw, next, lastText)
+			}
+		case raw == "seq-uuid-seq:block=10:count=256":
+			// value rows (0-based) is in block rows/10 = 100: prefix byte 100.
+			if next[:2] != fmt.Sprintf("%02x", (rows/10)%256) {
+				t.Errorf("%s: the server's next value %s is not in block %d", raw, next, rows/10)
+			}
+		}
+		var dup int
+		if err := c.QueryRow(ctx, "SELECT count(*) - count(DISTINCT id) FROM "+sv.Qualified()).Scan(&dup); err != nil || dup != 0 {
+			t.Errorf("%s: %d duplicate keys (%v)", raw, dup, err)
+		}
+	}
+}

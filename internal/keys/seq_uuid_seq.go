@@ -2,6 +2,7 @@ package keys
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,9 @@ func init() {
 		},
 		NewGenerator: func(s *Spec, _ func() time.Time) Generator {
 			return &seqSeqGen{block: s.Params["block"], count: s.Params["count"]}
+		},
+		ServerState: func(_ *Spec, sv Server, rows int64) []string {
+			return []string{fmt.Sprintf("SELECT setval('%s%s', %d)", strings.ReplaceAll(sv.Qualified(), "'", "''"), SequenceSuffix, rows)}
 		},
 	}))
 }

@@ -16,7 +16,9 @@ import (
 // clients (as "UUID Benchmark War" sampled pg_stat_activity) and the buffer
 // cache's share per relation (pg_buffercache).
 type sampler struct {
-	env      *Env
+	env *Env
+	// window is when the window starts; winStart it, once it has.
+	window   *windowStart
 	winStart time.Time
 
 	waits       map[string]int64
@@ -46,8 +48,8 @@ type sampler struct {
 // large cache the period grows until a sample takes at most 1% of it.
 const cacheCostShare = 0.01
 
-func newSampler(env *Env, winStart time.Time) *sampler {
-	return &sampler{env: env, winStart: winStart, waits: map[string]int64{}}
+func newSampler(env *Env, window *windowStart) *sampler {
+	return &sampler{env: env, window: window, waits: map[string]int64{}}
 }
 
 // watcherConn is a connection of a watcher of its own, named app: its
@@ -70,11 +72,11 @@ func (s *sampler) run(ctx context.Context) {
 	if cacheErr != nil {
 		s.cacheErr = cacheErr
 	}
-	select {
-	case <-time.After(time.Until(s.winStart)):
-	case <-ctx.Done():
+	winStart, ok := s.window.wait(ctx)
+	if !ok {
 		return
 	}
+	s.winStart = winStart
 	began := time.Now()
 	defer func() { s.ran = time.Since(began) }()
 	timed := func(f func()) {

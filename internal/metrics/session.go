@@ -64,7 +64,7 @@ func (env *Env) logf(format string, a ...any) {
 type Session struct {
 	env       Env
 	start     time.Time
-	winStart  time.Time
+	window    *windowStart
 	counters  []counter
 	before    []snapshot
 	sampler   *sampler
@@ -90,14 +90,13 @@ type counter interface {
 
 type snapshot any
 
-// Start snapshots the counters and starts the sampler; warmup is how long
-// the clients run before the window.
-func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
+// Start snapshots the counters and starts the samplers, which sample from
+// the window's start on (WindowStarts).
+func Start(ctx context.Context, env Env) *Session {
 	// Statistics reach the shared counters only when a backend flushes them;
 	// make keybench's own (the index builds, VACUUM) land before the snapshot.
 	FlushStats(ctx, env.Admin.PgConn())
-	s := &Session{env: env, start: time.Now()}
-	s.winStart = s.start.Add(warmup)
+	s := &Session{env: env, start: time.Now(), window: &windowStart{ch: make(chan struct{})}}
 	s.lsnErr = env.Admin.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s.startLSN)
 	s.counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
 	s.before = make([]snapshot, len(s.counters))
@@ -124,7 +123,7 @@ func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
 	if env.WaitEvery > 0 || env.CacheEvery > 0 {
 		sctx, cancel := context.WithCancel(ctx)
 		s.cancel = cancel
-		s.sampler = newSampler(&s.env, s.winStart)
+		s.sampler = newSampler(&s.env, s.window)
 		s.samplerWG.Add(1)
 		go func() {
 			defer s.samplerWG.Done()
@@ -132,6 +131,34 @@ func Start(ctx context.Context, env Env, warmup time.Duration) *Session {
 		}()
 	}
 	return s
+}
+
+// WindowStarts tells the samplers the measured window began at t (the end
+// of a warm-up, which may end early once the rate is steady).
+func (s *Session) WindowStarts(t time.Time) { s.window.set(t) }
+
+// windowStart is the measured window's start, once known.
+type windowStart struct {
+	once sync.Once
+	ch   chan struct{}
+	at   time.Time
+}
+
+func (w *windowStart) set(t time.Time) {
+	w.once.Do(func() {
+		w.at = t
+		close(w.ch)
+	})
+}
+
+// wait waits for the window's start; false when ctx ends first.
+func (w *windowStart) wait(ctx context.Context) (time.Time, bool) {
+	select {
+	case <-w.ch:
+		return w.at, true
+	case <-ctx.Done():
+		return time.Time{}, false
+	}
 }
 
 // StopSampling ends the window's sampling; call it when the window ends.
@@ -264,15 +291,14 @@ func (s *Session) sampleReplication(ctx context.Context) {
 		return
 	}
 	defer conn.Close(context.Background())
-	select {
-	case <-time.After(time.Until(s.winStart)):
-	case <-ctx.Done():
+	winStart, ok := s.window.wait(ctx)
+	if !ok {
 		return
 	}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		s.repl.sample(ctx, conn, s.winStart)
+		s.repl.sample(ctx, conn, winStart)
 		select {
 		case <-ctx.Done():
 			return

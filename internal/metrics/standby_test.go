@@ -80,7 +80,7 @@ func TestPausedStandbyIsBounded(t *testing.T) {
 	var log logged
 	env := standbyEnv(t, primary, 2*time.Second, &log)
 	start := time.Now()
-	s := Start(ctx, env, 0)
+	s := startNow(ctx, env)
 	for range 6 {
 		exec(primary, "INSERT INTO paused SELECT i, md5(i::text) FROM generate_series(1, 5000) i")
 		time.Sleep(500 * time.Millisecond)
@@ -112,7 +112,7 @@ func TestPausedStandbyIsBounded(t *testing.T) {
 	}
 	// The next cell does not wait for it again.
 	start = time.Now()
-	s = Start(ctx, env, 0)
+	s = startNow(ctx, env)
 	s.Stop(ctx, &m)
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("a standby known to fall behind was waited for again: %s", took)
@@ -140,7 +140,7 @@ func TestPositionsOfARoleWithoutTheRight(t *testing.T) {
 	defer plain.Close(ctx)
 	var log logged
 	var m results.Metrics
-	Start(ctx, standbyEnv(t, plain, time.Second, &log), 0).Stop(ctx, &m)
+	startNow(ctx, standbyEnv(t, plain, time.Second, &log)).Stop(ctx, &m)
 	if r := m.Replication.Reason(); !strings.Contains(r, "pg_read_all_stats") {
 		t.Errorf("a role without the right: %q", r)
 	}
@@ -149,8 +149,15 @@ func TestPositionsOfARoleWithoutTheRight(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin = servertest.Connect(t)
-	Start(ctx, standbyEnv(t, admin, 5*time.Second, &log), 0).Stop(ctx, &m)
+	startNow(ctx, standbyEnv(t, admin, 5*time.Second, &log)).Stop(ctx, &m)
 	if r := m.Replication.Reason(); strings.Contains(r, "pg_read_all_stats") {
 		t.Errorf("a superuser after a restart is told it lacks a right: %q", r)
 	}
+}
+
+// startNow starts a session whose window starts at once (no warm-up).
+func startNow(ctx context.Context, env Env) *Session {
+	s := Start(ctx, env)
+	s.WindowStarts(time.Now())
+	return s
 }

@@ -311,6 +311,8 @@ func shortVersus(v *results.Versus) string {
 	switch {
 	case v.TooFew:
 		return "(?)"
+	case v.Equivalent():
+		return "(=)"
 	case !v.Significant:
 		return "(~)"
 	}
@@ -323,6 +325,8 @@ func speedText(v *results.Versus) string {
 	switch {
 	case v.TooFew:
 		return "? too few samples"
+	case v.Equivalent():
+		return "= same speed, within " + stats.Percent(v.Margin)
 	case !v.Significant:
 		return "~ same speed"
 	}
@@ -359,7 +363,7 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 	switch {
 	case last == speedText(&results.Versus{Comparison: stats.Comparison{TooFew: true}}):
 		return text + " to compare with " + v.Key
-	case strings.HasPrefix(last, "~ ") || strings.HasPrefix(last, "the same "):
+	case strings.HasPrefix(last, "~ ") || strings.HasPrefix(last, "= ") || strings.HasPrefix(last, "the same "):
 		return text + " as " + v.Key
 	}
 	return text + " than " + v.Key
@@ -385,6 +389,10 @@ func unitNote(groups []results.Group) string {
 		}
 	}
 	for _, g := range groups {
+		if strings.HasPrefix(g.Correction, "a group-sequential") {
+			_, effect := stats.Describe(testOf(groups))
+			return "samples are " + g.Unit + "; decided by " + g.Correction + "; [lo-hi]: the effect's repeated confidence interval (" + effect + ")"
+		}
 		if g.Correction != "" {
 			_, effect := stats.Describe(testOf(groups))
 			return "samples are " + g.Unit + "; p-values adjusted by " + strings.Replace(g.Correction, "holm", "Holm's method", 1) + "; [lo-hi]: the effect's 95% interval (" + effect + ")"

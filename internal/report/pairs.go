@@ -57,6 +57,10 @@ func pairCell(row, col *results.Group, long bool) string {
 	switch {
 	case v.TooFew:
 		return "?"
+	case v.Equivalent() && long:
+		return fmt.Sprintf("= %.2f [%.2f–%.2f]", v.Effect, v.EffectLo, v.EffectHi)
+	case v.Equivalent():
+		return fmt.Sprintf("=%.2f", v.Effect)
 	case !v.Significant && long:
 		return fmt.Sprintf("~ %.2f [%.2f–%.2f]", v.Effect, v.EffectLo, v.EffectHi)
 	case !v.Significant:
@@ -70,7 +74,24 @@ func pairCell(row, col *results.Group, long bool) string {
 // pairsNote explains the matrices.
 func pairsNote(groups []results.Group) string {
 	_, effect := stats.Describe(testOf(groups))
-	return "the row's rate over the column's (" + effect + "); * significant after Holm's correction within the table, ~ within noise"
+	note := "the row's rate over the column's (" + effect + "); * significant after Holm's correction within the table, ~ within noise"
+	if m := marginOf(groups); m > 0 {
+		note = "the row's rate over the column's (" + effect + "); * significant (a group-sequential design, Holm's step-down within the table), " +
+			"= the same within " + stats.Percent(m) + " (the interval lies inside it), ~ within noise"
+	}
+	return note
+}
+
+// marginOf is the equivalence margin of the groups' comparisons, 0 when none was shown equivalent.
+func marginOf(groups []results.Group) float64 {
+	for _, g := range groups {
+		for _, v := range g.Compared {
+			if v.Equivalent() {
+				return v.Margin
+			}
+		}
+	}
+	return 0
 }
 
 // pairs prints, for every shape with three keys or more and a tested pair,

@@ -305,6 +305,8 @@ func (r *renderer) versusText(g, best *results.Group) (string, bool) {
 	switch {
 	case c.TooFew:
 		return fmt.Sprintf("? %s: too few samples to compare (%d %s each needed)", r.label(best), c.Needed, sampleNoun(g)), false
+	case c.Equivalent():
+		return fmt.Sprintf("= %s: the same within %s [%+.0f%% to %+.0f%%]", r.label(best), stats.Percent(c.Margin), (c.EffectLo-1)*100, (c.EffectHi-1)*100), false
 	case c.Significant:
 		return fmt.Sprintf("%.0f%% slower than %s [%.0f–%.0f%%] (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
 			(1-c.EffectHi)*100, (1-c.EffectLo)*100, c.PAdjusted, g.Correction), true

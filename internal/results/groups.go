@@ -100,7 +100,7 @@ func (r *Results) BuildGroups() []Group {
 	for gi := range out {
 		r.sampleOf(&out[gi])
 	}
-	compareShapes(out)
+	compareShapes(out, r.Plan.Sequential)
 	return out
 }
 
@@ -168,10 +168,12 @@ func (g *Group) Drifted() bool { return g.Drift != nil && math.Abs(*g.Drift) >= 
 // clients, table size), adjusts each shape's p-values with Holm's method,
 // and sets each group's comparison with the group before it and with the
 // shape's first. Keys that ran in the same blocks (rounds or repeats) are
-// compared within them (stats.Blocks); others by ranks. Groups whose
-// samples are not independent are not tested: their comparisons say how
-// many samples are needed.
-func compareShapes(groups []Group) {
+// compared within them (stats.Blocks); others by ranks. With a sequential
+// design, keys that ran in the rounds of one run are decided by it, its
+// looks replayed over their rates (the decisions that stopped the rounds).
+// Groups whose samples are not independent are not tested: their
+// comparisons say how many samples are needed.
+func compareShapes(groups []Group, design *stats.Sequential) {
 	var order []string
 	members := map[string][]int{}
 	for i := range groups {
@@ -187,10 +189,20 @@ func compareShapes(groups []Group) {
 		for x, gi := range idx {
 			shape[x] = &groups[gi]
 		}
-		layout := commonBlocks(shape)
+		rates := commonRates(shape)
+		layout, _ := stats.NewBlocks(rates)
 		var tested []*stats.Comparison
 		pair := map[[2]int]*stats.Comparison{}
-		for x := 0; x < len(idx); x++ {
+		sequential := design != nil && layout != nil && oneRun(shape)
+		if sequential {
+			decisions, _ := design.Decide(rates)
+			for _, d := range decisions {
+				c := d.Comparison
+				pair[[2]int{d.A, d.B}] = &c
+				tested = append(tested, &c)
+			}
+		}
+		for x := 0; x < len(idx) && !sequential; x++ {
 			for y := x + 1; y < len(idx); y++ {
 				var c stats.Comparison
 				if layout != nil {
@@ -204,8 +216,10 @@ func compareShapes(groups []Group) {
 				}
 			}
 		}
-		stats.Holm(tested)
-		stats.TooFewFor(tested)
+		if !sequential {
+			stats.Holm(tested)
+			stats.TooFewFor(tested)
+		}
 		// What an untestable pair needs: rounds (or repeats) enough for
 		// a block layout, whatever the number of keys.
 		for _, c := range pair {
@@ -214,7 +228,10 @@ func compareShapes(groups []Group) {
 			}
 		}
 		for x, g := range shape {
-			if len(tested) > 0 {
+			switch {
+			case sequential:
+				g.Correction = fmt.Sprintf("a group-sequential design over %d comparisons (%s)", len(tested), design.Describe())
+			case len(tested) > 0:
 				g.Correction = fmt.Sprintf("holm over %d comparisons", len(tested))
 			}
 			for y, other := range shape {
@@ -237,11 +254,24 @@ func compareShapes(groups []Group) {
 	}
 }
 
-// commonBlocks lays out the shape's samples by the blocks every group ran
-// in (their rounds, or repeats), or returns nil when there are fewer than
-// stats.MinBlocks of them: a group without blocks (per-second samples), or
-// keys that did not run together.
-func commonBlocks(shape []*Group) *stats.Blocks {
+// oneRun says whether the shape's blocks are the rounds of one run (one
+// repeat): the layout a sequential design decided as its rounds went.
+func oneRun(shape []*Group) bool {
+	for _, g := range shape {
+		for _, b := range g.blocks {
+			if b.repeat != g.blocks[0].repeat || b.round == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// commonRates lays out the shape's samples by the blocks every group ran
+// in (their rounds, or repeats): rates[group][block]; nil when there are
+// fewer than stats.MinBlocks of them: a group without blocks (per-second
+// samples), or keys that did not run together.
+func commonRates(shape []*Group) [][]float64 {
 	count := map[block]int{}
 	for _, g := range shape {
 		seen := map[block]bool{}
@@ -272,11 +302,7 @@ func commonBlocks(shape []*Group) *stats.Blocks {
 			rates[x] = append(rates[x], at[b])
 		}
 	}
-	l, ok := stats.NewBlocks(rates)
-	if !ok {
-		return nil
-	}
-	return l
+	return rates
 }
 
 // compareGroups is b against a by ranks: b's rate over a's.

@@ -18,10 +18,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/keybench/keybench/internal/engine"
 	"strconv"
 	"time"
+
+	"github.com/keybench/keybench/internal/engine"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // SchemaVersion is the version of the results.json layout. Version 2 typed
@@ -90,14 +91,22 @@ type Plan struct {
 	// embedded server restarted between them (--shared-buffers).
 	SharedBuffers []int64 `json:"shared_buffers,omitempty"`
 	WarmupS       float64 `json:"warmup_s"`
-	DurationS     float64 `json:"duration_s,omitempty"`
-	TxnsPerCli    int64   `json:"txns_per_client,omitempty"`
-	Payload       int     `json:"payload_bytes"`
-	Repeat        int     `json:"repeat"`
-	Seed          int64   `json:"seed"`
-	// Rounds splits each cell's window into rounds interleaved across the plan's cells.
-	Rounds int  `json:"rounds,omitempty"`
-	Quick  bool `json:"quick"`
+	// WarmupFixed: every warm-up ran WarmupS (--warmup-until time);
+	// otherwise each ended once the rate was steady, WarmupS the longest.
+	WarmupFixed bool    `json:"warmup_fixed,omitempty"`
+	DurationS   float64 `json:"duration_s,omitempty"`
+	TxnsPerCli  int64   `json:"txns_per_client,omitempty"`
+	Payload     int     `json:"payload_bytes"`
+	Repeat      int     `json:"repeat"`
+	Seed        int64   `json:"seed"`
+	// Rounds splits each cell's window into rounds interleaved across the
+	// plan's cells: the most rounds, when Sequential stops them early.
+	Rounds int `json:"rounds,omitempty"`
+	// Sequential is the design that stopped the rounds of a group once
+	// every comparison of its keys was decided (absent: every round ran,
+	// the comparisons made once at the end with Holm's correction).
+	Sequential *stats.Sequential `json:"sequential,omitempty"`
+	Quick      bool              `json:"quick"`
 	// Sampling says whether the samplers ran; OnError what a failed cell did to the run.
 	Sampling bool   `json:"sampling"`
 	OnError  string `json:"on_error,omitempty"`
@@ -243,6 +252,8 @@ type Round struct {
 	DurationS float64 `json:"duration_s"`
 	Txns      int64   `json:"txns"`
 	Rate      float64 `json:"rate"`
+	// WarmupS is the round's warm-up as it ran (a steady warm-up ends early).
+	WarmupS float64 `json:"warmup_s,omitempty"`
 }
 
 // cellJSON has Cell's fields without its methods.
@@ -316,6 +327,12 @@ type Prefill struct {
 	RowsPerS    float64 `json:"rows_per_s"`
 	IndexBuildS float64 `json:"index_build_s"`
 	VacuumS     float64 `json:"vacuum_checkpoint_s"`
+	// Note says who made the keys when it is not plain from the key (the
+	// server makes them, keybench's generator made the prefill's).
+	Note string `json:"note,omitempty"`
+	// Together is how many cells were filled at once with this one (2:
+	// its times shared the server with another cell's fill; 0 or 1: alone).
+	Together int `json:"filled_together,omitempty"`
 	// History is the time span the prefill stands for, when the key's
 	// values depend on the clock.
 	History *History `json:"history,omitempty"`

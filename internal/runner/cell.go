@@ -40,9 +40,11 @@ type cellRun struct {
 	tables         []*workload.Table
 	win            workload.Window
 	// filled is when the fill ended; results and metrics are the rounds' so far.
-	filled  time.Time
-	results []*driver.Result
-	metrics []results.Metrics
+	filled time.Time
+	// together is how many cells were filled at once with this one (fillAll).
+	together int
+	results  []*driver.Result
+	metrics  []results.Metrics
 }
 
 // setUp builds the cell's workload with its options, records them, and
@@ -63,6 +65,9 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 	}
 	p := r.cfg.Plan.Params
 	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, Rounds: rounds}
+	if !p.FixedWarmup {
+		cr.win.SteadyAfter = scenario.SteadyAfter
+	}
 	if w, ok := wl.(workload.Windowed); ok {
 		w.Window(&cr.win)
 	}
@@ -116,38 +121,43 @@ func (r *run) keyServer(at workload.Place) keys.Server {
 
 // fill prefills the keyed table, builds the tables' indexes (those not
 // deferred), runs the workload's PostLoad and settles the tables as the
-// source benchmarks did: VACUUM ANALYZE, then CHECKPOINT.
-func (cr *cellRun) fill(ctx context.Context) error {
+// source benchmarks did: VACUUM ANALYZE, then CHECKPOINT; all on conn (a
+// connection of keybench's own, which may fill another cell's tables at
+// the same time as the admin connection fills these: fillAll).
+func (cr *cellRun) fill(ctx context.Context, conn *pgx.Conn) error {
 	r, t := cr.r, cr.tables[0]
-	pf, err := cr.prefillRows(ctx)
+	pf, err := cr.prefillRows(ctx, conn)
 	if err != nil {
 		return err
 	}
 	t1 := time.Now()
-	step := r.ui.Step("  building indexes, VACUUM ANALYZE, CHECKPOINT")
+	step := r.ui.Step("  " + cr.pc.Key.Raw + ": building indexes, VACUUM ANALYZE")
 	defer step.Done()
-	if err := cr.buildIndexes(ctx); err != nil {
+	if err := cr.buildIndexes(ctx, conn); err != nil {
 		return err
 	}
 	pf.IndexBuildS = time.Since(t1).Seconds()
 	if cr.hooks.PostLoad != nil {
-		if err := cr.hooks.PostLoad(ctx, r.admin, cr.tables); err != nil {
+		if err := cr.hooks.PostLoad(ctx, conn, cr.tables); err != nil {
 			return err
 		}
 	}
 	t2 := time.Now()
-	if err := cr.settle(ctx); err != nil {
+	if err := cr.settle(ctx, conn); err != nil {
 		return err
 	}
 	pf.VacuumS = time.Since(t2).Seconds()
-	cr.keyIndexBefore = metrics.KeyIndexBytes(ctx, r.admin, workload.KeyIndexNames(t))
+	cr.keyIndexBefore = metrics.KeyIndexBytes(ctx, conn, workload.KeyIndexNames(t))
 	if pf.History != nil {
 		// The rest of the gap, to the window's start, is added by the first round.
 		pf.History.EndsBeforeWindowS = time.Since(cr.filled).Seconds()
 	}
+	if cr.together > 1 {
+		pf.Together = cr.together
+	}
 	if pf.Rows > 0 {
 		cr.c.Prefill = pf
-		r.ui.Logf("  prefilled %d rows in %.1f s (%.0f rows/s, %s), indexes %.1f s", pf.Rows, pf.LoadS, pf.RowsPerS, pf.Method, pf.IndexBuildS)
+		r.ui.Logf("  %s: prefilled %d rows in %.1f s (%.0f rows/s, %s), indexes %.1f s", cr.pc.Key.Raw, pf.Rows, pf.LoadS, pf.RowsPerS, pf.Method, pf.IndexBuildS)
 	}
 	cr.filled = time.Now()
 	return nil
@@ -157,24 +167,24 @@ func (cr *cellRun) fill(ctx context.Context) error {
 // filled with, and, when that key depends on the clock, as a history that
 // ends as the window starts (see workload.HistoryRowsPerS). It marks the
 // fill's start in cr.filled.
-func (cr *cellRun) prefillRows(ctx context.Context) (*results.Prefill, error) {
-	r, t, gen := cr.r, cr.tables[0], cr.gen
+func (cr *cellRun) prefillRows(ctx context.Context, conn *pgx.Conn) (*results.Prefill, error) {
+	r, t := cr.r, cr.tables[0]
 	if cr.prefill != nil {
 		// The table is filled with another key than the window's (a table
 		// switching keys): the fill sees a copy of it with that key.
 		pt := *t
 		pt.Key, t = cr.prefill, &pt
-		gen = cr.prefill.NewGenerator()
 	}
 	rows := t.Rows
 	pf := &results.Prefill{Rows: rows, Method: workload.PrefillMethod(t)}
 	cr.filled = time.Now()
+	clock := time.Now
 	if rows > 0 && t.Key.UsesWallClock() {
 		hist := workload.NewHistory(rows, cr.filled)
 		pf.History = &results.History{RowsPerS: hist.RowsPerS, SpanS: hist.Span(rows).Seconds()}
 		switch _, serverAt := t.Key.ServerValueAt("0"); {
-		case t.Key.Gen == keys.GenClient:
-			gen = t.Key.Spec.NewGeneratorAt(hist.Clock())
+		case pf.Method == workload.LoadCopy:
+			clock = hist.Clock()
 			pf.History.Note = "keys made by keybench's generator with a history clock"
 		case serverAt:
 			t.History = hist
@@ -184,9 +194,18 @@ func (cr *cellRun) prefillRows(ctx context.Context) (*results.Prefill, error) {
 			pf.History.Note = "keys made by the server's clock during the prefill: this server cannot make them for other times"
 		}
 	}
+	// The window's client-made keys continue the prefill's generator (a
+	// counter goes on from where the prefill left it).
+	gen, after := cr.gen, []string(nil)
+	if cr.prefill != nil || gen == nil || pf.History != nil {
+		gen, after = t.Key.FillGenerator(r.keyServer(cr.at), clock, rows)
+	}
+	if t.Key.Gen == keys.GenServer && gen != nil {
+		pf.Note = "the server makes the keys; the prefill's were made by keybench's generator of the same values, the server's generator moved past them"
+	}
 	if rows > 0 {
-		bar := r.ui.Phase("  prefill", rows, "rows")
-		err := workload.Prefill(ctx, r.admin, t, gen, rows, func(n int64) { bar.Set(n, "") })
+		bar := r.ui.Phase("  "+cr.pc.Key.Raw+": prefill", rows, "rows")
+		err := workload.Prefill(ctx, conn, t, gen, after, rows, func(n int64) { bar.Set(n, "") })
 		bar.Done()
 		if err != nil {
 			return pf, err
@@ -201,13 +220,13 @@ func (cr *cellRun) prefillRows(ctx context.Context) (*results.Prefill, error) {
 
 // buildIndexes builds the indexes of the cell's tables that the workload
 // does not build itself (DeferIndexes).
-func (cr *cellRun) buildIndexes(ctx context.Context) error {
+func (cr *cellRun) buildIndexes(ctx context.Context, conn *pgx.Conn) error {
 	for _, t := range cr.tables {
 		if t.DeferIndexes {
 			continue
 		}
 		for _, s := range workload.IndexStatements(t) {
-			if _, err := cr.r.admin.Exec(ctx, s); err != nil {
+			if _, err := conn.Exec(ctx, s); err != nil {
 				return explainLockTimeout(err, s)
 			}
 		}
@@ -217,14 +236,14 @@ func (cr *cellRun) buildIndexes(ctx context.Context) error {
 
 // settle runs VACUUM ANALYZE on the cell's tables, and a CHECKPOINT unless
 // the cell runs in rounds (each round starts from one of its own).
-func (cr *cellRun) settle(ctx context.Context) error {
+func (cr *cellRun) settle(ctx context.Context, conn *pgx.Conn) error {
 	for _, t := range cr.tables {
-		if _, err := cr.r.admin.Exec(ctx, "VACUUM ANALYZE "+t.Qualified()); err != nil {
+		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+t.Qualified()); err != nil {
 			return explainLockTimeout(err, "VACUUM ANALYZE "+t.Qualified())
 		}
 	}
 	if cr.win.Rounds <= 1 {
-		return cr.r.checkpoint(ctx)
+		return cr.r.checkpointOn(ctx, conn)
 	}
 	return nil
 }
@@ -242,13 +261,18 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	if n == 1 && cr.c.Prefill != nil && cr.c.Prefill.History != nil {
-		cr.c.Prefill.History.EndsBeforeWindowS += time.Since(cr.filled).Seconds() + win.Warmup.Seconds()
-	}
-	start := time.Since(r.started).Seconds() + win.Warmup.Seconds()
+	began := time.Now()
 	dres, sess, err := cr.window(ctx, conns, clients, win, n == cr.win.Rounds)
+	var start float64 // when the round's window started, in seconds into the run
 	if dres != nil {
 		cr.results = append(cr.results, dres)
+		start = began.Add(dres.Warmup).Sub(r.started).Seconds()
+		if n == 1 {
+			cr.c.WarmupS = dres.Warmup.Seconds()
+			if cr.c.Prefill != nil && cr.c.Prefill.History != nil {
+				cr.c.Prefill.History.EndsBeforeWindowS += began.Add(dres.Warmup).Sub(cr.filled).Seconds()
+			}
+		}
 	}
 	if err != nil {
 		return err
@@ -260,7 +284,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	if cr.win.Rounds > 1 {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
-		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate})
+		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds()})
 		// The cell holds what its rounds measured so far: an interrupted
 		// run keeps it (the cell is then marked interrupted, not summarized).
 		fillDriverResult(cr.c, driver.Merge(cr.results))
@@ -294,16 +318,24 @@ func (cr *cellRun) roundWindow(ctx context.Context, n int) (workload.Window, err
 // driver's result.
 func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driver.Client, win workload.Window, last bool) (*driver.Result, *metrics.Session, error) {
 	r := cr.r
-	sess := metrics.Start(ctx, r.metricsEnv(cr.tables), win.Warmup)
+	sess := metrics.Start(ctx, r.metricsEnv(cr.tables))
 	watch := r.watchStalls(ctx, win.Warmup)
-	if win.Warmup > 0 {
+	switch {
+	case win.Warmup > 0 && win.SteadyAfter > 0 && win.SteadyAfter < win.Warmup:
+		r.ui.Logf("  warming up until the rate is steady, at most %s (not measured)", win.Warmup)
+	case win.Warmup > 0:
 		r.ui.Logf("  warming up for %s (not measured)", win.Warmup)
 	}
 	bar := cr.progressBar(win, len(clients))
-	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, Duration: win.Duration, Txns: win.Txns, OnSecond: func(s driver.Second) {
-		watch.second(s.Txns)
-		bar.second(s)
-	}}, clients)
+	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, SteadyAfter: win.SteadyAfter, Duration: win.Duration, Txns: win.Txns,
+		OnWindow: func(start time.Time) {
+			sess.WindowStarts(start)
+			watch.started(start)
+		},
+		OnSecond: func(s driver.Second) {
+			watch.second(s.Txns)
+			bar.second(s)
+		}}, clients)
 	bar.done()
 	watch.stop()
 	if err == nil && last && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
@@ -360,8 +392,9 @@ func (cr *cellRun) judgeWindow(dres *driver.Result, clients int) error {
 
 // finish ends a cell after its rounds: the driver's results merged and
 // summarized by the workload, its BeforeEvidence hook, the rounds' metrics
-// merged, then the evidence and the workload's maintenance.
-func (cr *cellRun) finish(ctx context.Context) error {
+// merged, then the evidence and the workload's maintenance; all on conn,
+// a connection of keybench's own (finishAll).
+func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 	dres := driver.Merge(cr.results)
 	fillDriverResult(cr.c, dres)
 	o, err := cr.summarize(dres)
@@ -369,7 +402,7 @@ func (cr *cellRun) finish(ctx context.Context) error {
 		return err
 	}
 	if cr.hooks.BeforeEvidence != nil {
-		if err := cr.hooks.BeforeEvidence(ctx, cr.r.admin, cr.tables); err != nil {
+		if err := cr.hooks.BeforeEvidence(ctx, conn, cr.tables); err != nil {
 			return err
 		}
 	}
@@ -380,19 +413,19 @@ func (cr *cellRun) finish(ctx context.Context) error {
 	}
 	cr.c.Metrics = metrics.MergeRounds(cr.metrics, perRowRows(o.Work), txns)
 	cr.c.Metrics.Summary = summary
-	if err := cr.r.evidence(ctx, cr.tables[0], o, cr.c); err != nil {
+	if err := cr.r.evidence(ctx, conn, cr.tables[0], o, cr.c); err != nil {
 		return err
 	}
 	cr.c.Metrics.KeyIndexGrowthPerRow = growthPerRow(cr.keyIndexBefore, cr.c.Metrics.KeyIndexBytes, o.Work.Inserted)
 	cr.c.Metrics.KeyIndexCacheRatio = meanRatio(cr.keyIndexBefore, cr.c.Metrics.KeyIndexBytes, cr.c.Metrics.CacheBytes)
 	if cr.r.engine.Distributed() {
 		// What the server keybench reaches saw is not where the rows are.
-		metrics.Elsewhere(ctx, cr.r.admin, cr.r.engine, cr.tables[0].Qualified(), &cr.c.Metrics)
+		metrics.Elsewhere(ctx, conn, cr.r.engine, cr.tables[0].Qualified(), &cr.c.Metrics)
 	}
 	if cr.hooks.Maintain != nil {
 		step := cr.r.ui.Step("  timing maintenance (VACUUM, ANALYZE, REINDEX, COPY TO)")
 		defer step.Done()
-		return cr.hooks.Maintain(ctx, cr.r.admin, cr.tables)
+		return cr.hooks.Maintain(ctx, conn, cr.tables)
 	}
 	return nil
 }

@@ -50,20 +50,20 @@ func meanRatio(before, after results.M[int64], cache results.M[int64]) results.M
 
 // evidence ends a cell: sizes, the key index's density and bloat, and the
 // rows the server holds and saw written checked against the outcome's.
-func (r *run) evidence(ctx context.Context, t *workload.Table, o *workload.Outcome, c *results.Cell) error {
-	step := r.ui.Step("  collecting evidence (statistics, REINDEX, pgstatindex, WAL inspection)")
+func (r *run) evidence(ctx context.Context, conn *pgx.Conn, t *workload.Table, o *workload.Outcome, c *results.Cell) error {
+	step := r.ui.Step("  " + c.Key + ": collecting evidence (sizes, REINDEX, pgstatindex, the rows)")
 	defer step.Done()
 	// Every collector needs the table: one probe fails the cell at once,
 	// with the reason, when another session holds it locked, instead of
 	// each collector waiting out its own lock timeout.
-	if err := probeLock(ctx, r.admin, t.Qualified()); err != nil {
+	if err := probeLock(ctx, conn, t.Qualified()); err != nil {
 		return err
 	}
-	metrics.Sizes(ctx, r.admin, t.Qualified(), &c.Metrics)
-	metrics.Index(ctx, r.admin, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, &c.Metrics)
-	metrics.Cache(ctx, r.admin, &c.Metrics)
+	metrics.Sizes(ctx, conn, t.Qualified(), &c.Metrics)
+	metrics.Index(ctx, conn, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, &c.Metrics)
+	metrics.Cache(ctx, conn, &c.Metrics)
 	var server int64
-	if err := r.admin.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {
 		return explainLockTimeout(err, "counting the rows the server holds")
 	}
 	c.RowCheck = &results.RowCheck{Expected: o.Expected, Server: server, OK: o.Expected == server}

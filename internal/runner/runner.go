@@ -19,6 +19,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -100,6 +101,8 @@ type run struct {
 	keys map[*keys.Spec]*keys.Resolved
 	// checkpointNoted: the note that the role may not run CHECKPOINT is recorded.
 	checkpointNoted bool
+	// notesMu guards the run's notes against the fills of two cells at once.
+	notesMu sync.Mutex
 	// cache is the shared_buffers the server runs with (bytes), once a
 	// cell asked for its own (--shared-buffers).
 	cache int64
@@ -117,10 +120,11 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
-		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(),
+		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(), WarmupFixed: p.FixedWarmup,
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Options: p.Options, Payload: p.Payload,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick,
-			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds},
+			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds,
+			Sequential: cfg.Plan.Sequential},
 		Cells: []results.Cell{},
 	}
 	if p.Txns > 0 {

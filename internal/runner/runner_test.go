@@ -465,6 +465,7 @@ func TestWarmupIsNoStall(t *testing.T) {
 func TestRoundsInterleaveTheCells(t *testing.T) {
 	cfg := config(t, "insert", "bigint,bigint", func(p *scenario.Params) {
 		p.Rounds, p.Duration, p.Warmup, p.Rows = 4, 4*time.Second, 200*time.Millisecond, []int64{1000}
+		p.AllRounds = true // every round, to see them interleave
 	})
 	res, err := runner.Run(context.Background(), cfg)
 	if err != nil {
@@ -514,6 +515,47 @@ func TestRoundsInterleaveTheCells(t *testing.T) {
 	}
 	t.Logf("A/A: %s over %s %.3f [%.3f, %.3f], p %.3f, significant %v", b.Key, a.Key, g[1].Compared[0].Effect,
 		g[1].Compared[0].EffectLo, g[1].Compared[0].EffectHi, g[1].Compared[0].P, g[1].Compared[0].Significant)
+}
+
+// TestSequentialRounds: with a sequential design the rounds stop once
+// every comparison is decided, all keys after the same round; the results
+// file's comparisons replay the same decisions (none open when the rounds
+// stopped early), and record the design.
+func TestSequentialRounds(t *testing.T) {
+	cfg := config(t, "insert", "bigint,uuidv4:index=none,bigint", func(p *scenario.Params) {
+		p.Rounds, p.Duration, p.Warmup, p.Rows = 6, 6*time.Second, 200*time.Millisecond, []int64{0}
+	})
+	if cfg.Plan.Sequential == nil {
+		t.Fatal("no sequential design in the plan")
+	}
+	res, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan.Sequential == nil || *res.Plan.Sequential != *cfg.Plan.Sequential {
+		t.Fatalf("the results record the design %+v", res.Plan.Sequential)
+	}
+	ran := len(res.Cells[0].Rounds)
+	for _, c := range res.Cells {
+		if len(c.Rounds) != ran || ran < stats.MinBlocks || ran > 6 {
+			t.Fatalf("%s ran %d rounds, %s %d", c.Key, len(c.Rounds), res.Cells[0].Key, ran)
+		}
+	}
+	open := 0
+	for _, g := range res.Groups {
+		for _, v := range g.Compared {
+			if v.State == "" {
+				t.Errorf("%s against %s: no sequential decision: %+v", g.Key, v.Key, v.Comparison)
+			}
+			if v.State == stats.PairOpen {
+				open++
+			}
+		}
+	}
+	if ran < 6 && open > 0 {
+		t.Errorf("the rounds stopped after %d of 6 with %d comparisons open", ran, open/2)
+	}
+	t.Logf("%d of 6 rounds; %d open", ran, open/2)
 }
 
 // An interrupted group of rounds keeps what its finished rounds measured.

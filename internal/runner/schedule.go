@@ -10,10 +10,16 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -147,20 +153,20 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 		}
 	}()
 	for k, pc := range pcs {
-		if len(pcs) > 1 {
-			r.ui.Logf("  %s: setting up", pc.Key.Raw)
-		}
 		cr, err := r.setUp(ctx, pc, &cs[k], workload.PlaceOf(r.cfg.Schema, k+1), rounds)
 		crs[k] = cr
-		if err == nil {
-			err = cr.fill(ctx)
-		}
 		if errs[k] = err; stop(k) {
 			return errs
 		}
 	}
+	r.fillAll(ctx, crs, errs)
+	for k := range crs {
+		if stop(k) {
+			return errs
+		}
+	}
 	roundsStart := time.Now()
-	for round := 1; round <= rounds; round++ {
+	for round := 1; round <= rounds && !r.decided(crs, cs, errs, round-1); round++ {
 		if round > 1 && len(pcs) > 1 {
 			perRound := time.Since(roundsStart) / time.Duration(round-1)
 			left := perRound*time.Duration(rounds-round+1) + time.Duration(len(pcs))*3*time.Second
@@ -179,15 +185,197 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 			}
 		}
 	}
-	for k, cr := range crs {
-		if errs[k] != nil {
-			continue
-		}
-		if errs[k] = cr.finish(ctx); stop(k) {
+	r.finishAll(ctx, crs, errs)
+	for k := range crs {
+		if stop(k) {
 			return errs
 		}
 	}
 	return errs
+}
+
+// decided says whether the plan's sequential design has decided every
+// comparison of the group's keys after its first rounds rounds: then its
+// rounds stop (results.BuildGroups replays the same decisions from the
+// rounds' rates). Each task of the group is a family of its own, its keys
+// those still measured. A group with a workload that acts after its last
+// round (Hooks.PostRun) runs every round.
+func (r *run) decided(crs []*cellRun, cs []results.Cell, errs []error, rounds int) bool {
+	d := r.cfg.Plan.Sequential
+	if d == nil || rounds < d.MinRounds || rounds >= d.MaxRounds {
+		return false
+	}
+	var order []string
+	byTask := map[string][]int{}
+	for k, cr := range crs {
+		if errs[k] != nil || cr == nil || cs[k].Status != results.StatusOK {
+			continue
+		}
+		if cr.hooks.PostRun != nil || len(cs[k].Rounds) != rounds {
+			return false
+		}
+		t := cs[k].Task()
+		if _, ok := byTask[t]; !ok {
+			order = append(order, t)
+		}
+		byTask[t] = append(byTask[t], k)
+	}
+	var said []string
+	for _, t := range order {
+		idx := byTask[t]
+		if len(idx) < 2 {
+			continue
+		}
+		rates := make([][]float64, len(idx))
+		for i, k := range idx {
+			for _, rd := range cs[k].Rounds {
+				rates[i] = append(rates[i], rd.Rate)
+			}
+		}
+		pairs, done := d.Decide(rates)
+		if !done {
+			return false
+		}
+		said = append(said, decisionsSaid(pairs))
+	}
+	r.ui.Logf("  every comparison is decided after %d of at most %d rounds (%s): the rounds stop", rounds, d.MaxRounds, strings.Join(said, "; "))
+	return true
+}
+
+// decisionsSaid counts a family's decisions: "3 different, 2 the same within 5%, 1 undecidable".
+func decisionsSaid(pairs []stats.PairDecision) string {
+	n := map[string]int{}
+	for _, p := range pairs {
+		n[p.Comparison.State]++
+	}
+	var out []string
+	for _, s := range []struct{ state, words string }{
+		{stats.PairDifferent, "different"}, {stats.PairEquivalent, "the same within the margin"}, {stats.PairFutile, "undecidable within the rounds"}} {
+		if n[s.state] > 0 {
+			out = append(out, fmt.Sprintf("%d %s", n[s.state], s.words))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// together is how many cells of a group fill, or end (their evidence), at
+// once: two, each on a connection of its own. A fill is a COPY (keybench
+// encoding rows, a backend storing them), an index build and a VACUUM; the
+// evidence a REINDEX, pgstatindex and a count: one at a time leaves part
+// of a 2-core machine idle. Measured on war's six 500k-row cells: the fills
+// took 25 s two at a time, 30 s one after another. Neither is a
+// measurement, but a cell's prefill times say they shared the server; what
+// the workloads time after the window (Hooks.BeforeEvidence, Maintain)
+// runs alone.
+const together = 2
+
+// fillAll fills the group's set-up cells (those without an error), two at
+// a time; a cell's error goes into errs.
+func (r *run) fillAll(ctx context.Context, crs []*cellRun, errs []error) {
+	var ks []int
+	for k, cr := range crs {
+		if errs[k] == nil && cr != nil {
+			ks = append(ks, k)
+		}
+	}
+	n := min(together, len(ks))
+	r.eachOnItsConn(ctx, ks, n, errs, func(ctx context.Context, conn *pgx.Conn, k int) error {
+		crs[k].together = n
+		return crs[k].fill(ctx, conn)
+	})
+}
+
+// finishAll ends the group's measured cells: two at a time, then, one at
+// a time, the cells whose workloads time something after the window.
+func (r *run) finishAll(ctx context.Context, crs []*cellRun, errs []error) {
+	var plain, timed []int
+	for k, cr := range crs {
+		switch {
+		case errs[k] != nil || cr == nil:
+		case cr.hooks.BeforeEvidence != nil || cr.hooks.Maintain != nil:
+			timed = append(timed, k)
+		default:
+			plain = append(plain, k)
+		}
+	}
+	finish := func(ctx context.Context, conn *pgx.Conn, k int) error { return crs[k].finish(ctx, conn) }
+	r.eachOnItsConn(ctx, plain, min(together, len(plain)), errs, finish)
+	if ctx.Err() == nil && (r.cfg.OnError == "continue" || !failed(errs)) {
+		r.eachOnItsConn(ctx, timed, 1, errs, finish)
+	}
+}
+
+// failed says whether a cell has an error.
+func failed(errs []error) bool {
+	for _, err := range errs {
+		if err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// eachOnItsConn runs f for the cells ks, n at a time, each of the n on a
+// connection of its own (keybench's admin connection's settings); a
+// cell's error goes into errs. A failure cancels the others when the run
+// stops on a failed cell (--on-error stop): they, and the cells not
+// begun, get errNotRun (the interrupt's error when the run is interrupted).
+func (r *run) eachOnItsConn(ctx context.Context, ks []int, n int, errs []error, f func(context.Context, *pgx.Conn, int) error) {
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	go func() {
+		defer close(next)
+		for _, k := range ks {
+			select {
+			case next <- k:
+			case <-fctx.Done():
+				return
+			}
+		}
+	}()
+	begun := make([]bool, len(errs))
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var conn *pgx.Conn
+			defer func() {
+				if conn != nil && !conn.IsClosed() {
+					// Its statistics (index builds, VACUUM) reach the counters before the next snapshot.
+					metrics.FlushStats(ctx, conn.PgConn())
+					_ = conn.Close(context.Background())
+				}
+			}()
+			for k := range next {
+				begun[k] = true // each worker writes only the cells it took
+				var err error
+				if conn == nil || conn.IsClosed() {
+					conn, err = pgx.ConnectConfig(fctx, r.admin.Config())
+				}
+				if err == nil {
+					err = f(fctx, conn, k)
+				}
+				if err != nil && fctx.Err() != nil && ctx.Err() == nil {
+					err = errNotRun // another cell's failure stopped this one
+				}
+				errs[k] = err
+				if err != nil && err != errNotRun && r.cfg.OnError != "continue" {
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, k := range ks {
+		if !begun[k] {
+			errs[k] = errNotRun
+			if ctx.Err() != nil {
+				errs[k] = ctx.Err()
+			}
+		}
+	}
 }
 
 // order is the order the cells of a group run in in a round.

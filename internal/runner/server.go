@@ -23,8 +23,11 @@ import (
 // benchmarks did. On someone else's server a role without pg_checkpoint (or
 // superuser) may not: the run goes on, with a note (see noCheckpoint); on
 // the embedded server a failure is one.
-func (r *run) checkpoint(ctx context.Context) error {
-	_, err := r.admin.Exec(ctx, "CHECKPOINT")
+func (r *run) checkpoint(ctx context.Context) error { return r.checkpointOn(ctx, r.admin) }
+
+// checkpointOn is checkpoint on one of keybench's connections (a fill's).
+func (r *run) checkpointOn(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, "CHECKPOINT")
 	if err != nil && !r.target.ownsCheckpoints() && ctx.Err() == nil {
 		r.noCheckpoint(err)
 		return nil
@@ -36,6 +39,8 @@ func (r *run) checkpoint(ctx context.Context) error {
 // then start wherever the server's own checkpoints left off, so full-page
 // images per row are not comparable between cells.
 func (r *run) noCheckpoint(err error) {
+	r.notesMu.Lock()
+	defer r.notesMu.Unlock()
 	if r.checkpointNoted {
 		return
 	}

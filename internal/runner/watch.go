@@ -36,14 +36,18 @@ const (
 	stallReportEvery = 10 * time.Second
 )
 
-// watchStalls watches a window that starts after warmup: the driver
-// reports completed transactions from the window's start on.
+// watchStalls watches a window that starts after warmup at the latest
+// (started says when it did): the driver reports completed transactions
+// from the window's start on.
 func (r *run) watchStalls(ctx context.Context, warmup time.Duration) *stallWatch {
 	w := &stallWatch{r: r, quit: make(chan struct{}), finished: make(chan struct{})}
 	w.last.Store(time.Now().Add(warmup).UnixNano())
 	go w.loop(ctx)
 	return w
 }
+
+// started is told when the window started.
+func (w *stallWatch) started(t time.Time) { w.last.Store(t.UnixNano()) }
 
 // second is told each second's completed transactions (from the driver's sampler).
 func (w *stallWatch) second(txns int64) {

@@ -25,6 +25,12 @@ const (
 	estServer = 3 * time.Second
 )
 
+// SteadyAfter is the least warm-up that may end once the rate is steady
+// (driver.Config.SteadyAfter): the clients' first transactions (their
+// connections' caches, the table's pages read into the cache) are slower
+// whatever the rate does.
+const SteadyAfter = 100 * time.Millisecond
+
 // RoundWarmup is the warm-up of a cell's rounds after its first: its
 // table is filled and was warm a round ago, so half a second settles it.
 const RoundWarmup = 500 * time.Millisecond

@@ -38,9 +38,13 @@ type Params struct {
 	// Caches lists the embedded server's shared_buffers sizes, in bytes,
 	// to measure every other combination at (--shared-buffers); none: the
 	// cache the server started with. The server restarts between them.
-	Caches   []int64
-	Warmup   time.Duration
-	Duration time.Duration
+	Caches []int64
+	// Warmup is the warm-up before each window: its longest, ended as
+	// soon as the rate is steady (driver.Config.SteadyAfter), unless
+	// FixedWarmup (--warmup-until time) runs it to its end.
+	Warmup      time.Duration
+	FixedWarmup bool
+	Duration    time.Duration
 	// Txns is per client; when set it replaces Duration (pgbench -t).
 	Txns    int64
 	Payload int
@@ -51,7 +55,19 @@ type Params struct {
 	// exactly these; otherwise the plan decides (Build).
 	Rounds      int
 	RoundsGiven bool
+	// AllRounds runs every round (--sequential off); otherwise a plan of
+	// more than stats.MinBlocks rounds (and one repeat) stops a group's
+	// rounds once every comparison of its keys is decided (Plan.Sequential).
+	AllRounds bool
+	// MinEffect is the sequential design's equivalence margin
+	// (--min-effect): keys whose difference is shown to lie within it are
+	// "the same" (0: none is claimed).
+	MinEffect float64
 }
+
+// DefaultMinEffect is the difference in rate a person choosing a key does
+// not care about: keys shown to be within 5% of each other are the same.
+const DefaultMinEffect = 0.05
 
 // Task is one workload of a plan with its options: a variant option's
 // list makes a task per value.
@@ -220,11 +236,6 @@ type Scenario struct {
 	Reference *workload.Reference
 	// Question is what the preset asks, said at the head of its verdict.
 	Question string
-	// NoRoundsMargin runs the least rounds with which a verdict over every
-	// two keys can be reached, without the margin the CLI adds to other
-	// presets: a preset of many cells whose expected differences are large
-	// (physics: blocks read from outside the cache) and whose time is tight.
-	NoRoundsMargin bool
 	// ColdCacheMB, when set, is the embedded server's cold cache
 	// (shared_buffers) for this preset instead of the default 16 MB: a
 	// smaller cache keeps a table many times the cache quick to fill.
@@ -251,6 +262,7 @@ func (s *Scenario) Params(quick bool) Params {
 		s.Quick(&p)
 		p.Rounds = 1
 	}
+	p.MinEffect = DefaultMinEffect
 	return p
 }
 
@@ -358,6 +370,9 @@ type Plan struct {
 	Cells    []Cell
 	// Skipped says which keys a workload cannot run with, and why.
 	Skipped []string
+	// Sequential is the design that stops a group's rounds once every
+	// comparison is decided; nil: every round runs.
+	Sequential *stats.Sequential
 }
 
 // Build validates the parameters and keys, decides the rounds and lays out
@@ -366,7 +381,7 @@ type Plan struct {
 // when given, else the scenario's (see rounds).
 func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 	if !p.RoundsGiven {
-		p.Rounds = sc.rounds(p, len(specs))
+		p.Rounds = sc.rounds(p)
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -385,34 +400,24 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 	if len(cells) == 0 {
 		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
 	}
-	return &Plan{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}, nil
+	plan := &Plan{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}
+	if !p.AllRounds && p.Rounds > stats.MinBlocks && p.Repeat == 1 && len(specs) >= 2 {
+		s := stats.NewSequential(p.Rounds, p.MinEffect)
+		plan.Sequential = &s
+	}
+	return plan, nil
 }
 
 // rounds is how many rounds the scenario runs its cells in when the user
-// did not say: its own, at least extraRounds more than the least with
-// which the rank test can reach a verdict over every two keys (within a
-// run three rounds make a block layout, but 'keybench compare' of two runs
-// ranks their rounds as independent samples), and as many as a shortened
-// window holds.
-func (sc *Scenario) rounds(p Params, keys int) int {
+// did not say: its own, the most a sequential design runs, as many as a
+// shortened window holds.
+func (sc *Scenario) rounds(p Params) int {
 	if p.Rounds <= 1 {
 		return max(p.Rounds, 1)
 	}
-	margin := extraRounds
-	if sc.NoRoundsMargin {
-		margin = 0
-	}
-	p.Rounds = max(p.Rounds, stats.MinSamplesFor(keys*(keys-1)/2)+margin)
 	p.FitRounds()
 	return p.Rounds
 }
-
-// extraRounds is how many rounds a preset runs beyond the least with which
-// the rank test could reach a verdict after Holm's correction: measured on
-// this project's 2-core machine, war's rounds scatter by ±20%, and with 8
-// rounds (6 + 2) uuidv4 against bigint came out at an adjusted p of 0.051
-// in one run of two.
-const extraRounds = 4
 
 // cellsOf lists the cells: for each client count, table size and repetition,
 // every key in the given order, so that repetitions interleave (A B A B) and
@@ -524,6 +529,8 @@ func (p *Params) Validate() error {
 		return bad("--repeat must be from 1 to %d, not %d", MaxCells, p.Repeat)
 	case p.Rounds < 0 || p.Rounds > 100:
 		return bad("--rounds must be from 1 to 100, not %d", p.Rounds)
+	case !(p.MinEffect >= 0 && p.MinEffect < 1):
+		return bad("--min-effect must be from 0 to 99%%, not %g", p.MinEffect)
 	case p.Rounds > 1 && p.Txns > 0 && p.Txns < int64(p.Rounds):
 		return bad("--txns %d cannot be split into %d rounds", p.Txns, p.Rounds)
 	case p.Rounds > 1 && p.Txns == 0 && p.Duration < time.Duration(p.Rounds)*time.Second:
@@ -573,8 +580,12 @@ func init() {
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
 			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
-			Clients: []int{10}, Rows: []int64{1_000_000}, Warmup: 3 * time.Second, Txns: 7_000, Payload: 32, Repeat: 1, Rounds: 5,
+			Clients: []int{10}, Rows: []int64{500_000}, Warmup: 3 * time.Second, Txns: 2_400, Payload: 32, Repeat: 1, Rounds: 6,
 		},
+		// 500k rows on an 8 MB cache: the 1M rows on 16 MB of earlier
+		// versions (a uuidv4 key index four times the cache, a table
+		// twenty-five times it), filled in half the time.
+		ColdCacheMB: 8,
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
 			p.Rows, p.Warmup, p.Txns = []int64{50_000}, time.Second, 1000
@@ -622,7 +633,6 @@ func init() {
 		// behind over seconds (in one 60 s window here uuidv4's replay lag
 		// reached 12 s while bigint's stayed under 0.3 s), which rounds of
 		// 2 s would hide.
-		NoRoundsMargin: true,
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4", "bigint"}
 			p.Rows, p.Warmup, p.Duration = []int64{50_000}, time.Second, 3*time.Second
@@ -693,10 +703,9 @@ func init() {
 		Quick: func(p *Params) {
 			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"bigint", "uuidv7", "uuidv4"}, []int64{50_000}, time.Second, 2*time.Second
 		},
-		NoRoundsMargin: true,
-		ColdCacheMB:    8, // 250k rows: a table over 4x the cache, a uuidv4 key index about the cache's size
-		CacheRelative:  true,
-		Settings:       embeddedDefaults,
+		ColdCacheMB:   8, // 250k rows: a table over 4x the cache, a uuidv4 key index about the cache's size
+		CacheRelative: true,
+		Settings:      embeddedDefaults,
 	})
 	register(&Scenario{
 		Name:   "migrate",

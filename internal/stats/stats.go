@@ -154,7 +154,18 @@ type Comparison struct {
 	// cannot be estimated from them (too few distinct samples), so there is
 	// no p-value and no interval, and no verdict.
 	Degenerate bool `json:"degenerate,omitempty"`
+	// State is a sequential design's decision on the pair (Sequential):
+	// PairDifferent, PairEquivalent (within its MinEffect), PairFutile or
+	// PairOpen; Look the rounds it was decided at. Empty in a fixed design.
+	State string `json:"state,omitempty"`
+	Look  int    `json:"look,omitempty"`
+	// Margin is the equivalence margin an equivalent pair's interval lies
+	// within (Sequential.MinEffect).
+	Margin float64 `json:"margin,omitempty"`
 }
+
+// Equivalent says the pair was shown the same within its Margin.
+func (c *Comparison) Equivalent() bool { return c.State == PairEquivalent }
 
 // Compare tests whether b differs from a (two independent samples).
 func Compare(a, b []float64) Comparison {

@@ -73,22 +73,26 @@ func (h *History) epochSQL() string {
 	return fmt.Sprintf("(%.6f + (i - 1) / %g::float8)", float64(h.Start.UnixMicro())/1e6, h.RowsPerS)
 }
 
-// PrefillMethod names how Prefill loads the table: "insert-select" when
-// the server makes the keys, "copy" when keybench does.
+// PrefillMethod names how Prefill loads the table: "copy" of the values
+// keybench's generator makes (those the server would make, when it makes
+// them: see keys.Resolved.FillGenerator), "insert-select" when only the
+// server can make them.
 func PrefillMethod(t *Table) string {
-	if t.Key.Gen == keys.GenServer {
+	if t.Key.Gen == keys.GenServer && t.Key.Strategy.NewGenerator == nil {
 		return "insert-select"
 	}
 	return LoadCopy
 }
 
 // Prefill loads rows rows into the (index-less) table by the fastest path for
-// the key: INSERT ... SELECT generate_series when the server makes the keys,
-// binary COPY when keybench does. progress is called after each chunk of
-// PrefillChunk rows with the rows loaded so far.
-func Prefill(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, rows int64, progress func(int64)) error {
+// the key: binary COPY of keys from gen (the server's state moved past
+// them after, when it makes the keys: after), INSERT ... SELECT
+// generate_series when only the server can make them (gen is nil).
+// progress is called after each chunk of PrefillChunk rows with the rows
+// loaded so far.
+func Prefill(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, after []string, rows int64, progress func(int64)) error {
 	var stream keys.Stream
-	if t.Key.Gen != keys.GenServer {
+	if gen != nil {
 		stream = gen.Stream()
 	}
 	for lo := int64(1); lo <= rows; lo += PrefillChunk {
@@ -100,17 +104,22 @@ func Prefill(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, 
 			progress(hi)
 		}
 	}
+	for _, q := range after {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			return fmt.Errorf("after the prefill: %w", err)
+		}
+	}
 	return nil
 }
 
 // loadChunk loads rows lo..hi of rows: INSERT ... SELECT when the server
-// makes the keys, else COPY or multi-row INSERT (method) of keys from
+// makes the keys (stream is nil), else COPY or multi-row INSERT (method) of keys from
 // stream. Row i gets the i-th data value of a permutation of 1..rows and
 // the payload of payloadSQL.
 func loadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream, lo, hi, rows int64, method string) error {
 	var err error
 	switch {
-	case t.Key.Gen == keys.GenServer:
+	case stream == nil:
 		cols, id := "data, payload", ""
 		if t.History != nil {
 			if v, ok := t.Key.ServerValueAt(t.History.epochSQL()); ok {

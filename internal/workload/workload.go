@@ -103,6 +103,9 @@ type Hooked interface{ Hooks() Hooks }
 // the plan and a Windowed workload may change it.
 type Window struct {
 	Warmup, Duration time.Duration
+	// SteadyAfter, when set, ends the warm-up once the rate is steady,
+	// not before SteadyAfter (driver.Config.SteadyAfter).
+	SteadyAfter time.Duration
 	// Txns is per client; when set it replaces Duration.
 	Txns int64
 	// Unit names what the progress counts when Txns is set ("" reads "txns").
