@@ -47,6 +47,9 @@ type Env struct {
 	StandbyWait time.Duration
 	Lagging     map[string]bool
 	Logf        func(format string, a ...any)
+	// Touches, when set, gathers the pages each round wrote a full image
+	// of (the cell's steady-state WAL: FirstTouches).
+	Touches *FirstTouches
 }
 
 func (env *Env) logf(format string, a ...any) {
@@ -72,6 +75,8 @@ type Session struct {
 	cancel    context.CancelFunc
 	startLSN  string
 	lsnErr    error
+	// startBlocks is each relation's blocks at Start (env.Touches).
+	startBlocks map[string]int64
 	// repl watches the standbys; replCancel ends its sampling.
 	repl       *replication
 	replCancel context.CancelFunc
@@ -98,6 +103,9 @@ func Start(ctx context.Context, env Env) *Session {
 	FlushStats(ctx, env.Admin.PgConn())
 	s := &Session{env: env, start: time.Now(), window: &windowStart{ch: make(chan struct{})}}
 	s.lsnErr = env.Admin.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s.startLSN)
+	if env.Touches != nil {
+		s.startBlocks = relationBlocks(ctx, &s.env)
+	}
 	s.counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
 	s.before = make([]snapshot, len(s.counters))
 	for i, c := range s.counters {
@@ -278,6 +286,71 @@ func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 	}
 	into.WALFPIByRelation = results.Of(by)
 	into.BtreeSplits = results.Of(splits)
+	switch {
+	case s.env.Touches != nil && s.startBlocks == nil:
+		s.env.Touches.fail(errors.New("the relations' sizes at the round's start could not be read"))
+	case s.env.Touches != nil:
+		s.firstTouches(ctx, fn)
+	}
+}
+
+// relationBlocks is each relation of the cell's blocks (nil when they cannot be read).
+func relationBlocks(ctx context.Context, env *Env) map[string]int64 {
+	names := make([]string, 0, len(env.Relations))
+	for n := range env.Relations {
+		names = append(names, n)
+	}
+	rows, err := env.Admin.Query(ctx, `SELECT c.relname, pg_relation_size(c.oid) / current_setting('block_size')::bigint
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = ANY($2)`, env.Schema, names)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for rows.Next() {
+		var n string
+		var b int64
+		if rows.Scan(&n, &b) != nil {
+			return nil
+		}
+		out[n] = b
+	}
+	if rows.Err() != nil {
+		return nil
+	}
+	return out
+}
+
+// firstTouches hands the round's full-page images, with the page each was
+// taken of, to env.Touches: the main fork's of the cell's relations by
+// page, every other's counted.
+func (s *Session) firstTouches(ctx context.Context, fn string) {
+	rows, err := s.env.Admin.Query(ctx, fmt.Sprintf(`SELECT coalesce(c.relname, ''), b.relforknumber, b.relblocknumber, b.block_fpi_length
+		FROM %s($1::pg_lsn, pg_current_wal_insert_lsn(), false) b
+		LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+		WHERE b.block_fpi_length > 0`, fn), s.startLSN)
+	if err != nil {
+		s.env.Touches.fail(err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rel string
+		var fork int16
+		var block, length int64
+		if err := rows.Scan(&rel, &fork, &block, &length); err != nil {
+			s.env.Touches.fail(err)
+			return
+		}
+		role, ok := s.env.Relations[rel]
+		start, known := s.startBlocks[rel]
+		if !ok || !known || fork != 0 {
+			rel = ""
+		}
+		s.env.Touches.image(rel, role, start, block, length)
+	}
+	if err := rows.Err(); err != nil {
+		s.env.Touches.fail(err)
+	}
 }
 
 // sampleReplication samples the standbys every half second of the window

@@ -52,6 +52,10 @@ type Metrics struct {
 	WALRecordsPerRow  M[float64]          `json:"wal_records_per_row,omitzero"`
 	WALFPIByRelation  M[map[string]int64] `json:"wal_fpi_by_relation,omitzero"`
 	KeyIndexFPIPerRow M[float64]          `json:"key_index_fpi_per_row,omitzero"`
+	// SteadyWAL is the WAL and full-page images per row of a server whose
+	// checkpoints are minutes apart, where the figures above are those of
+	// rounds that each start at a checkpoint (metrics.FirstTouches).
+	SteadyWAL M[SteadyWAL] `json:"steady_wal,omitzero"`
 
 	// B-tree page splits of the key index over the cell (pg_walinspect's
 	// SPLIT_L, SPLIT_R and NEWROOT records), and splits per inserted row.
@@ -173,6 +177,21 @@ type BtreeSplits struct {
 	Left    int64 `json:"split_l"`
 	Right   int64 `json:"split_r"`
 	NewRoot int64 `json:"new_root"`
+}
+
+// SteadyWAL is a cell's WAL per row at a server's checkpoint spacing,
+// derived from the pages its rounds touched first after their checkpoints.
+type SteadyWAL struct {
+	// SpacingRows is the rows between two checkpoints; Spacing says why.
+	SpacingRows float64 `json:"spacing_rows"`
+	Spacing     string  `json:"spacing"`
+	// FPIPerRow and KeyIndexFPIPerRow are full-page images per row, of
+	// every relation and of the key index; WALBytesPerRow the WAL.
+	FPIPerRow         float64 `json:"fpi_per_row"`
+	KeyIndexFPIPerRow float64 `json:"key_index_fpi_per_row"`
+	WALBytesPerRow    float64 `json:"wal_bytes_per_row"`
+	// Derivation says how the figures were derived.
+	Derivation string `json:"derivation"`
 }
 
 // Splits is every page split.

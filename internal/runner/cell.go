@@ -43,8 +43,12 @@ type cellRun struct {
 	filled time.Time
 	// together is how many cells were filled at once with this one (fillAll).
 	together int
-	results  []*driver.Result
-	metrics  []results.Metrics
+	// touches gathers the pages each round wrote a full image of (the
+	// steady-state WAL), nil when they cannot be read: noTouches says why.
+	touches   *metrics.FirstTouches
+	noTouches string
+	results   []*driver.Result
+	metrics   []results.Metrics
 }
 
 // setUp builds the cell's workload with its options, records them, and
@@ -60,6 +64,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 	wl := built.Workload
 	c.Options, c.Variant = built.Options, built.Variant
 	cr := &cellRun{r: r, pc: pc, c: c, wl: wl, key: key, at: at, tables: wl.Tables(at, key)}
+	cr.touches, cr.noTouches = metrics.NewFirstTouches(r.major, r.ext)
 	if h, ok := wl.(workload.Hooked); ok {
 		cr.hooks = h.Hooks()
 	}
@@ -281,6 +286,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	var m results.Metrics
 	sess.Stop(ctx, &m) // figures per row are taken over the whole cell (finish)
 	cr.metrics = append(cr.metrics, m)
+	if cr.touches != nil {
+		cr.touches.EndRound(perRowRows(dres.TotalWork))
+	}
 	if cr.win.Rounds > 1 {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
@@ -318,7 +326,9 @@ func (cr *cellRun) roundWindow(ctx context.Context, n int) (workload.Window, err
 // driver's result.
 func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driver.Client, win workload.Window, last bool) (*driver.Result, *metrics.Session, error) {
 	r := cr.r
-	sess := metrics.Start(ctx, r.metricsEnv(cr.tables))
+	env := r.metricsEnv(cr.tables)
+	env.Touches = cr.touches
+	sess := metrics.Start(ctx, env)
 	watch := r.watchStalls(ctx, win.Warmup)
 	switch {
 	case win.Warmup > 0 && win.SteadyAfter > 0 && win.SteadyAfter < win.Warmup:
@@ -413,6 +423,7 @@ func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 	}
 	cr.c.Metrics = metrics.MergeRounds(cr.metrics, perRowRows(o.Work), txns)
 	cr.c.Metrics.Summary = summary
+	cr.c.Metrics.SteadyWAL = cr.steadyWAL(ctx, conn)
 	if err := cr.r.evidence(ctx, conn, cr.tables[0], o, cr.c); err != nil {
 		return err
 	}
@@ -428,6 +439,23 @@ func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 		return cr.hooks.Maintain(ctx, conn, cr.tables)
 	}
 	return nil
+}
+
+// steadyWAL is the cell's WAL per row at its server's checkpoint spacing
+// (PostgreSQL's defaults on the embedded server), from the pages its
+// rounds touched first (metrics.FirstTouches).
+func (cr *cellRun) steadyWAL(ctx context.Context, conn *pgx.Conn) results.M[results.SteadyWAL] {
+	if cr.touches == nil {
+		return results.Unavailable[results.SteadyWAL](cr.noTouches)
+	}
+	sp := metrics.DefaultSpacing
+	if !cr.r.target.ownsCheckpoints() {
+		var err error
+		if sp, err = metrics.ReadSpacing(ctx, conn); err != nil {
+			return results.Unavailable[results.SteadyWAL]("the server's checkpoint settings: " + err.Error())
+		}
+	}
+	return cr.touches.Steady(cr.c.Metrics.WALBytesPerRow, cr.c.RowsPerS, sp)
 }
 
 // perRowRows is what figures per row divide by: the rows the cell

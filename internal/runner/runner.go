@@ -103,6 +103,11 @@ type run struct {
 	checkpointNoted bool
 	// notesMu guards the run's notes against the fills of two cells at once.
 	notesMu sync.Mutex
+	// restartMu is held while keybench restarts the server between a
+	// group's fills and rounds: the group's watcher waits for it.
+	restartMu sync.Mutex
+	// buffered: the embedded server runs without its direct IO (bufferedIO).
+	buffered bool
 	// cache is the shared_buffers the server runs with (bytes), once a
 	// cell asked for its own (--shared-buffers).
 	cache int64

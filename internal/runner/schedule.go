@@ -76,10 +76,22 @@ func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]
 	defer cancel(nil)
 	if exited := r.target.exited(); exited != nil {
 		go func() {
-			select {
-			case <-exited:
-				cancel(errServerGone)
-			case <-ctx.Done():
+			for {
+				select {
+				case <-exited:
+					// A restart of keybench's own (bufferedFills) holds
+					// restartMu until the server runs again.
+					r.restartMu.Lock()
+					now := r.target.exited()
+					r.restartMu.Unlock()
+					if now != exited {
+						exited = now
+						continue
+					}
+					cancel(errServerGone)
+				case <-ctx.Done():
+				}
+				return
 			}
 		}()
 	}
@@ -159,14 +171,28 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 			return errs
 		}
 	}
+	if fillRows(crs, errs) >= bufferedFillRows {
+		if err := r.bufferedIO(ctx, true, "for the fills"); err != nil {
+			fail(errs, err)
+			return errs
+		}
+	}
 	r.fillAll(ctx, crs, errs)
+	if err := r.bufferedIO(ctx, false, "for the rounds"); err != nil {
+		fail(errs, err)
+		return errs
+	}
 	for k := range crs {
 		if stop(k) {
 			return errs
 		}
 	}
 	roundsStart := time.Now()
-	for round := 1; round <= rounds && !r.decided(crs, cs, errs, round-1); round++ {
+	decided := map[string]bool{} // the tasks whose rounds have stopped
+	for round := 1; round <= rounds; round++ {
+		if !r.decide(crs, cs, errs, round-1, decided) {
+			break
+		}
 		if round > 1 && len(pcs) > 1 {
 			perRound := time.Since(roundsStart) / time.Duration(round-1)
 			left := perRound*time.Duration(rounds-round+1) + time.Duration(len(pcs))*3*time.Second
@@ -174,7 +200,7 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 		}
 		for _, k := range r.order(len(crs), round) {
 			cr := crs[k]
-			if errs[k] != nil || cr == nil || round > cr.win.Rounds {
+			if errs[k] != nil || cr == nil || round > cr.win.Rounds || decided[cs[k].Task()] {
 				continue
 			}
 			if rounds > 1 {
@@ -194,52 +220,69 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 	return errs
 }
 
-// decided says whether the plan's sequential design has decided every
-// comparison of the group's keys after its first rounds rounds: then its
-// rounds stop (results.BuildGroups replays the same decisions from the
-// rounds' rates). Each task of the group is a family of its own, its keys
-// those still measured. A group with a workload that acts after its last
-// round (Hooks.PostRun) runs every round.
-func (r *run) decided(crs []*cellRun, cs []results.Cell, errs []error, rounds int) bool {
+// decide marks in decided the group's tasks whose comparisons the plan's
+// sequential design has decided after their first rounds rounds: their
+// cells run no more rounds (results.BuildGroups replays the same decisions
+// from the rounds' rates). Each task is a family of its own, its keys
+// those still measured; a task of one key has nothing to decide. A group
+// with a workload that acts after its last round (Hooks.PostRun) runs every
+// round. It says whether any task goes on.
+func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, rounds int, decided map[string]bool) bool {
 	d := r.cfg.Plan.Sequential
-	if d == nil || rounds < d.MinRounds || rounds >= d.MaxRounds {
-		return false
-	}
 	var order []string
 	byTask := map[string][]int{}
 	for k, cr := range crs {
-		if errs[k] != nil || cr == nil || cs[k].Status != results.StatusOK {
+		t := cs[k].Task()
+		if errs[k] != nil || cr == nil || cs[k].Status != results.StatusOK || decided[t] {
 			continue
 		}
-		if cr.hooks.PostRun != nil || len(cs[k].Rounds) != rounds {
-			return false
+		if cr.hooks.PostRun != nil {
+			d = nil
 		}
-		t := cs[k].Task()
 		if _, ok := byTask[t]; !ok {
 			order = append(order, t)
 		}
 		byTask[t] = append(byTask[t], k)
 	}
-	var said []string
+	if d == nil || rounds < d.MinRounds || rounds >= d.MaxRounds {
+		return len(order) > 0
+	}
 	for _, t := range order {
 		idx := byTask[t]
-		if len(idx) < 2 {
-			continue
-		}
 		rates := make([][]float64, len(idx))
 		for i, k := range idx {
 			for _, rd := range cs[k].Rounds {
 				rates[i] = append(rates[i], rd.Rate)
 			}
+			if len(rates[i]) != rounds {
+				rates = nil // a cell behind the others (it cannot be): go on
+				break
+			}
+		}
+		if len(idx) < 2 {
+			decided[t] = true
+			continue
+		}
+		if rates == nil {
+			continue
 		}
 		pairs, done := d.Decide(rates)
 		if !done {
-			return false
+			continue
 		}
-		said = append(said, decisionsSaid(pairs))
+		decided[t] = true
+		name := ""
+		if len(order) > 1 || len(decided) > 1 {
+			name = t + ": "
+		}
+		r.ui.Logf("  %severy comparison is decided after %d of at most %d rounds (%s): its rounds stop", name, rounds, d.MaxRounds, decisionsSaid(pairs))
 	}
-	r.ui.Logf("  every comparison is decided after %d of at most %d rounds (%s): the rounds stop", rounds, d.MaxRounds, strings.Join(said, "; "))
-	return true
+	for _, t := range order {
+		if !decided[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // decisionsSaid counts a family's decisions: "3 different, 2 the same within 5%, 1 undecidable".
@@ -268,6 +311,23 @@ func decisionsSaid(pairs []stats.PairDecision) string {
 // the workloads time after the window (Hooks.BeforeEvidence, Maintain)
 // runs alone.
 const together = 2
+
+// bufferedFillRows is the fewest rows a group fills for which the
+// restarts of bufferedIO pay (about a second each).
+const bufferedFillRows = 200_000
+
+// fillRows is the rows the group's set-up cells prefill.
+func fillRows(crs []*cellRun, errs []error) int64 {
+	var n int64
+	for k, cr := range crs {
+		if errs[k] == nil && cr != nil {
+			for _, t := range cr.tables {
+				n += t.Rows
+			}
+		}
+	}
+	return n
+}
 
 // fillAll fills the group's set-up cells (those without an error), two at
 // a time; a cell's error goes into errs.
@@ -299,8 +359,18 @@ func (r *run) finishAll(ctx context.Context, crs []*cellRun, errs []error) {
 		}
 	}
 	finish := func(ctx context.Context, conn *pgx.Conn, k int) error { return crs[k].finish(ctx, conn) }
+	if fillRows(crs, errs) >= bufferedFillRows {
+		if err := r.bufferedIO(ctx, true, "for the evidence"); err != nil {
+			fail(errs, err)
+			return
+		}
+	}
 	r.eachOnItsConn(ctx, plain, min(together, len(plain)), errs, finish)
-	if ctx.Err() == nil && (r.cfg.OnError == "continue" || !failed(errs)) {
+	if len(timed) > 0 && ctx.Err() == nil && (r.cfg.OnError == "continue" || !failed(errs)) {
+		if err := r.bufferedIO(ctx, false, "for the maintenance the workloads time"); err != nil {
+			fail(errs, err)
+			return
+		}
 		r.eachOnItsConn(ctx, timed, 1, errs, finish)
 	}
 }

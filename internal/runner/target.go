@@ -46,6 +46,12 @@ type target interface {
 	// useCache restarts the server with shared_buffers of the given
 	// bytes (--shared-buffers): only a server keybench started can.
 	useCache(ctx context.Context, bytes int64) error
+	// directIO says the server writes its data files with direct IO (the
+	// embedded cold cache); bufferedWrites restarts it without (on) or
+	// with it again (off): the fills' writes then go through the OS, some
+	// twice as fast, and the rounds read as the cold cache asks.
+	directIO() bool
+	bufferedWrites(ctx context.Context, on bool) error
 	// close stops what keybench started.
 	close() error
 }
@@ -55,6 +61,8 @@ type embeddedTarget struct {
 	e      *server.Embedded
 	binDir bool // started from --pg-bin
 	cc     *pgx.ConnConfig
+	// cache is the shared_buffers a restart keeps (useCache), none: the start's.
+	cache []server.Setting
 }
 
 func startEmbedded(ctx context.Context, o server.Options) (*embeddedTarget, error) {
@@ -93,7 +101,16 @@ func (t *embeddedTarget) standbys() ([]string, string) {
 	return names, "no standby: the embedded server ran without --replicas"
 }
 func (t *embeddedTarget) useCache(ctx context.Context, bytes int64) error {
-	return t.e.Restart(ctx, []server.Setting{{Name: "shared_buffers", Value: fmt.Sprintf("%dkB", bytes>>10)}})
+	t.cache = []server.Setting{{Name: "shared_buffers", Value: fmt.Sprintf("%dkB", bytes>>10)}}
+	return t.e.Restart(ctx, t.cache)
+}
+func (t *embeddedTarget) directIO() bool { return t.e.DirectIO }
+func (t *embeddedTarget) bufferedWrites(ctx context.Context, on bool) error {
+	extra := t.cache
+	if on {
+		extra = append(append([]server.Setting(nil), t.cache...), server.Setting{Name: "debug_io_direct", Value: ""})
+	}
+	return t.e.Restart(ctx, extra)
 }
 
 // openWorkspace: the whole server goes at the end, and the workspace with it.
@@ -116,6 +133,10 @@ func (t *dsnTarget) exited() <-chan struct{}      { return nil }
 func (t *dsnTarget) trouble() string              { return "" }
 func (t *dsnTarget) close() error                 { return nil }
 func (t *dsnTarget) standbys() ([]string, string) { return nil, "" }
+func (t *dsnTarget) directIO() bool               { return false }
+func (t *dsnTarget) bufferedWrites(context.Context, bool) error {
+	return errors.New("keybench does not restart someone else's server")
+}
 func (t *dsnTarget) useCache(context.Context, int64) error {
 	return errors.New("keybench cannot restart someone else's server with another shared_buffers (--shared-buffers is for the embedded server)")
 }

@@ -66,6 +66,9 @@ type Embedded struct {
 	TCP bool
 	// CacheMode describes the cache mode the server runs in.
 	CacheMode string
+	// DirectIO says the server reads and writes its data files with
+	// direct IO (the cold cache on 16+, unless a setting turned it off).
+	DirectIO bool
 	// Standbys are the streaming standbys of this server (Options.Replicas).
 	Standbys []*Embedded
 
@@ -197,6 +200,9 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	}
 	for _, s := range settings {
 		e.conf = append(e.conf, "-c", s.Name+"="+s.Value)
+		if s.Name == "debug_io_direct" {
+			e.DirectIO = strings.Contains(s.Value, "data")
+		}
 	}
 	e.run, e.args = run, append(args, e.conf...)
 	var standbyDirs []string
