@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/report"
@@ -77,16 +78,34 @@ func (e *env) catalogWidth() int {
 type scenariosCmd struct{}
 
 func (scenariosCmd) Run(e *env) error {
-	t := report.NewTable("scenario", "kind", "description")
+	t := report.NewTable("scenario", "kind", "time", "description")
 	for _, s := range scenario.All() {
 		kind := "workload"
 		if s.Source != "" {
 			kind = "preset (" + s.Source + ")"
 		}
-		t.AppendRow(s.Name, kind, s.Description)
+		t.AppendRow(s.Name, kind, estimateOf(s), s.Description)
 	}
-	t.Write(e.stdout, e.catalogWidth())
+	d := &report.Doc{}
+	d.Add(t)
+	d.Println("time: the estimate `keybench run SCENARIO` prints before its first cell, on the embedded server with its binaries downloaded, " +
+		"from rates measured on a 2-core machine; with every round run (a sequential design stops once every comparison is decided: the run may be shorter).")
+	d.Write(e.stdout, e.catalogWidth())
 	return nil
+}
+
+// estimateOf is the scenario's estimated time at its defaults.
+func estimateOf(s *scenario.Scenario) string {
+	p := s.Params(false)
+	specs, err := keys.ParseList(strings.Join(p.Keys, ","))
+	if err != nil {
+		return "?"
+	}
+	plan, err := scenario.Build(s, p, specs)
+	if err != nil {
+		return "?"
+	}
+	return plan.Estimate().Total.Round(10 * time.Second).String()
 }
 
 type workloadsCmd struct{}

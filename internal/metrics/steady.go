@@ -42,6 +42,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"sync"
 	"time"
 
@@ -161,17 +162,15 @@ func (f *FirstTouches) EndRound(rows int64) {
 }
 
 // Spacing is a server's checkpoint settings.
-type Spacing struct {
-	Timeout          time.Duration
-	MaxWALBytes      int64
-	CompletionTarget float64
-	// Basis says whose settings they are.
-	Basis string
-}
+type Spacing = results.CheckpointSettings
 
-// DefaultSpacing is PostgreSQL's default checkpoint settings.
-var DefaultSpacing = Spacing{Timeout: 5 * time.Minute, MaxWALBytes: 1 << 30, CompletionTarget: 0.9,
-	Basis: "PostgreSQL's defaults (checkpoint_timeout 5min, max_wal_size 1GB; the embedded server's are raised to keep checkpoints out of the rounds)"}
+// DefaultSpacing is PostgreSQL's default checkpoint settings, which stand
+// in for the embedded server's (raised to keep checkpoints out of the rounds).
+var DefaultSpacing = func() Spacing {
+	s := results.DefaultCheckpointSettings
+	s.Basis = "PostgreSQL's defaults (checkpoint_timeout 5min, max_wal_size 1GB; the embedded server's are raised to keep checkpoints out of the rounds)"
+	return s
+}()
 
 // ReadSpacing reads the server's checkpoint settings.
 func ReadSpacing(ctx context.Context, conn *pgx.Conn) (Spacing, error) {
@@ -210,72 +209,54 @@ func (f *FirstTouches) Steady(walPerRow results.M[float64], rowsPerS float64, sp
 	if rows <= 0 || images <= 0 {
 		return results.Unavailable[results.SteadyWAL]("the rounds wrote no rows or no full-page images")
 	}
-	perRound := float64(rows) / float64(len(f.rows))
-	imageBytes := float64(f.imageBytes) / float64(images)
+	m := results.SteadyModel{RoundWALBytesPerRow: w, RoundFPIPerRow: float64(images) / float64(rows),
+		ImageBytes: float64(f.imageBytes) / float64(images), RoundRows: float64(rows) / float64(len(f.rows))}
 	var modeled int64 // the images the relations' pages account for
-	for _, r := range f.rels {
+	names := make([]string, 0, len(f.rels))
+	for name, r := range f.rels {
+		names = append(names, name)
 		for i := range r.old {
 			modeled += r.old[i] + r.frontier[i]
 		}
 	}
+	sort.Strings(names)
+	for _, name := range names {
+		m.Relations = append(m.Relations, f.rels[name].fit(name, m.RoundRows))
+	}
 	// The images of other relations (catalogs, a sequence): once per cycle, like the frontier.
-	otherPerRound := float64(images-modeled) / float64(len(f.rows))
-	at := func(s float64) (total, key float64) {
-		total = otherPerRound
-		for _, r := range f.rels {
-			n := r.pagesIn(s, perRound)
-			total += n
-			if r.role == results.RoleKeyIndex {
-				key += n
-			}
-		}
-		return total / s, key / s
+	m.OtherPerCycle = float64(images-modeled) / float64(len(f.rows))
+	st, err := m.At(rowsPerS, sp, nil)
+	if err != nil {
+		return results.Unavailable[results.SteadyWAL](err.Error())
 	}
-	// The spacing: the timeout's rows, or fewer when their WAL fills max_wal_size first.
-	s := sp.Timeout.Seconds() * rowsPerS
-	basis := fmt.Sprintf("%s at %.0f rows/s: every %.0f s", sp.Basis, rowsPerS, sp.Timeout.Seconds())
-	measuredFPI := float64(images) / float64(rows)
-	walAt := func(s float64) float64 {
-		fpi, _ := at(s)
-		return math.Max(w-(measuredFPI-fpi)*imageBytes, 0)
-	}
-	for range 20 {
-		cycle := float64(sp.MaxWALBytes) / (1 + sp.CompletionTarget)
-		if byWAL := cycle / walAt(s); byWAL < s {
-			s = byWAL
-			basis = fmt.Sprintf("%s at %.0f rows/s: every %s of WAL", sp.Basis, rowsPerS, results.Bytes(int64(cycle)))
-		}
-	}
-	if s < float64(rows) {
-		return results.Unavailable[results.SteadyWAL](fmt.Sprintf("the server's checkpoints (%s) are fewer rows apart than the rounds measured", sp.Basis))
-	}
-	fpi, key := at(s)
-	return results.Of(results.SteadyWAL{SpacingRows: s, Spacing: basis, FPIPerRow: fpi, KeyIndexFPIPerRow: key, WALBytesPerRow: walAt(s),
-		Derivation: "from the pages first touched: each relation's pages that existed before the cell, touched per round and over all rounds, " +
-			"fit to uniform touches of a hot set; the pages the cell made, once per checkpoint cycle"})
+	st.Derivation = "from the pages first touched: each relation's pages that existed before the cell, touched per round and over all rounds, " +
+		"fit to uniform touches of a hot set; the pages the cell made, once per checkpoint cycle"
+	return results.Of(st)
 }
 
-// pagesIn is the relation's pages touched, each an image, in s rows after
-// a checkpoint (rounds of perRound rows each).
-func (r *relTouches) pagesIn(s, perRound float64) float64 {
+// fit is the relation's hot set and touches per row (rounds of perRound
+// rows each).
+func (r *relTouches) fit(name string, perRound float64) results.SteadyRelation {
 	n := float64(len(r.old))
 	var d, c float64
 	for i := range r.old {
 		d += float64(r.old[i]) / n
 		c += float64(r.frontier[i]) / n
 	}
-	u := float64(len(r.union))
+	out := results.SteadyRelation{Name: name, Role: r.role, Pages: r.cellStart, FrontierPerCycle: c}
 	if d <= 0 {
-		return c
+		return out
 	}
-	hot, x := hotSet(d, u, n)
+	hot, x := hotSet(d, float64(len(r.union)), n)
 	// a: pages touched per row (x = aW/H; H x → d in the linear limit).
-	a := d / perRound
+	out.TouchesPerRow = d / perRound
 	if !math.IsInf(hot, 1) {
-		a = x * hot / perRound
+		out.TouchesPerRow = x * hot / perRound
 	}
-	hot = math.Min(hot, math.Max(float64(r.cellStart), d)) // no more old pages than there are
-	return c + hot*(1-math.Exp(-a*s/hot))
+	// No more old pages than there are; a hot set of most of them is the relation itself.
+	out.HotPages = math.Min(hot, math.Max(float64(r.cellStart), d))
+	out.Whole = out.HotPages >= 0.75*float64(r.cellStart)
+	return out
 }
 
 // hotSet fits d = H (1 − e^{−x}) and u = H (1 − e^{−R x}) (x = aW/H) to a

@@ -227,6 +227,12 @@ type Projection struct {
 	// less with wal_compression or pages with holes).
 	WALPerDay results.M[float64] `json:"wal_bytes_per_day,omitzero"`
 	FPIShare  results.M[float64] `json:"fpi_share,omitzero"`
+	// WALFrom says which WAL per row the day's WAL is: the steady state
+	// at PostgreSQL's default checkpoint spacing at the insert rate, the
+	// cell's pages-first-touched model carried to the projected sizes, or,
+	// where the run could not derive it, the rounds' own (a checkpoint
+	// before each round: more images than a server writes).
+	WALFrom string `json:"wal_from,omitempty"`
 	// LeaveOneOut is the error of projecting the key's largest measured
 	// size from its smaller ones (+0.1: 10% too optimistic).
 	LeaveOneOut results.M[float64] `json:"leave_one_out_error"`
@@ -302,7 +308,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		} else {
 			p.LeaveOneOut = results.Unavailable[float64]("fewer than three measured sizes")
 		}
-		p.WALPerDay, p.FPIShare = wal(r, c.Key, p.Ratio, s.InsertRate)
+		p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
 		if err := p.check(); err != nil {
 			return rep, err
 		}
@@ -344,11 +350,16 @@ type NotProjected struct {
 	Why string `json:"why"`
 }
 
-// wal is the WAL per day at rate rows per second and its full-page image
-// share, from the key's cell whose ratio is nearest to ratio.
-func wal(r *results.Results, key string, ratio, rate float64) (results.M[float64], results.M[float64]) {
+// wal is the WAL per day at the scale's insert rate and its full-page
+// image share, from the key's cell whose ratio is nearest to ratio, and
+// which WAL per row it is: the cell's steady state (its model of the pages
+// first touched, at PostgreSQL's default checkpoint spacing at the insert
+// rate, each relation whose hot set was all of it grown to the projected
+// size p), or the rounds' own where the cell has none.
+func wal(r *results.Results, key string, ratio float64, s Scale, p Projection) (results.M[float64], results.M[float64], string) {
+	rate := s.InsertRate
 	if rate <= 0 {
-		return results.Unavailable[float64]("no --insert-rate given"), results.Unavailable[float64]("no --insert-rate given")
+		return results.Unavailable[float64]("no --insert-rate given"), results.Unavailable[float64]("no --insert-rate given"), ""
 	}
 	var best *results.Cell
 	bestD := math.Inf(1)
@@ -363,19 +374,50 @@ func wal(r *results.Results, key string, ratio, rate float64) (results.M[float64
 		}
 	}
 	if best == nil {
-		return results.Unavailable[float64]("no cell of the key measured WAL"), results.Unavailable[float64]("no cell of the key measured WAL")
+		return results.Unavailable[float64]("no cell of the key measured WAL"), results.Unavailable[float64]("no cell of the key measured WAL"), ""
+	}
+	if st, ok := best.Metrics.SteadyWAL.Get(); ok && len(st.Model.Relations) > 0 {
+		grow := func(role string) float64 {
+			for _, rel := range st.Model.Relations {
+				if rel.Role == role && role == results.RoleKeyIndex && rel.Pages > 0 {
+					return float64(p.KeyIndexBytes) / float64(rel.Pages*8192)
+				}
+			}
+			if before := best.RowsBefore; before > 0 {
+				return float64(s.Rows) / float64(before)
+			}
+			return 1
+		}
+		if at, err := st.Model.At(rate, results.DefaultCheckpointSettings, grow); err == nil {
+			from := fmt.Sprintf("steady state at %s: %.0f B and %.3f full-page images per row, from the pages first touched in the cell of %d rows, "+
+				"the hot sets that were whole relations grown to the projected sizes", at.Spacing, at.WALBytesPerRow, at.FPIPerRow, best.RowsBefore)
+			return results.Of(at.WALBytesPerRow * rate * 86400), share(at.FPIPerRow, at.WALBytesPerRow), from
+		}
 	}
 	perRow, ok := best.Metrics.WALBytesPerRow.Get()
 	if !ok {
 		why := "WAL per row: " + best.Metrics.WALBytesPerRow.Reason()
-		return results.Unavailable[float64](why), results.Unavailable[float64](why)
+		return results.Unavailable[float64](why), results.Unavailable[float64](why), ""
+	}
+	from := "the rounds' own WAL per row (a checkpoint before each round: more full-page images than a server whose checkpoints are minutes apart writes)"
+	if why := best.Metrics.SteadyWAL.Reason(); why != "" {
+		from += "; no steady state: " + why
 	}
 	day := results.Of(perRow * rate * 86400)
 	fpi, ok := best.Metrics.WALFPIPerRow.Get()
 	if !ok || perRow <= 0 {
-		return day, results.Unavailable[float64]("full-page images per row: " + best.Metrics.WALFPIPerRow.Reason())
+		return day, results.Unavailable[float64]("full-page images per row: " + best.Metrics.WALFPIPerRow.Reason()), from
 	}
-	return day, results.Of(math.Min(1, fpi*8192/perRow))
+	return day, share(fpi, perRow), from
+}
+
+// share is the share of the WAL that full-page images are, counted as
+// 8 kB each (an upper bound).
+func share(fpiPerRow, walPerRow float64) results.M[float64] {
+	if walPerRow <= 0 {
+		return results.Unavailable[float64]("no WAL per row")
+	}
+	return results.Of(math.Min(1, fpiPerRow*8192/walPerRow))
 }
 
 // cacheRatio is the cell's key index over the cache it ran with: recorded

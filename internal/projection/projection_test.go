@@ -212,3 +212,55 @@ func TestAbsurdFiguresAreRefused(t *testing.T) {
 		t.Errorf("projected %+v", rep.Keys)
 	}
 }
+
+// TestSteadyWALAtScale: a key whose cell derived a steady state carries it
+// to the user's scale: a random key's index (its hot set the whole index)
+// grown to the projected size writes nearly an image per row at 100
+// rows/s between checkpoints 5 minutes apart, where the run's 5,000-page
+// index wrote few; an ordered key's few hot pages stay few. A key without
+// a steady state keeps its rounds' WAL per row and says so.
+func TestSteadyWALAtScale(t *testing.T) {
+	r := run()
+	model := func(whole bool, hot float64) results.SteadyModel {
+		return results.SteadyModel{RoundWALBytesPerRow: 6000, RoundFPIPerRow: 0.6, ImageBytes: 8000, RoundRows: 4000, OtherPerCycle: 1,
+			Relations: []results.SteadyRelation{{Name: "k", Role: results.RoleKeyIndex, Pages: 5000, HotPages: hot, Whole: whole, TouchesPerRow: 1}}}
+	}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		switch {
+		case c.Key == "uuidv4":
+			c.Metrics.SteadyWAL = results.Of(results.SteadyWAL{Model: model(true, 5000)})
+		case c.Key == "bigint":
+			c.Metrics.SteadyWAL = results.Of(results.SteadyWAL{Model: model(false, 3)})
+		}
+	}
+	rep, err := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30, InsertRate: 100})
+	if err != nil || len(rep.Keys) != 2 {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	b, u := rep.Keys[0], rep.Keys[1]
+	s := 100.0 * 300 // rows between checkpoints (their WAL, 270 MB, within max_wal_size's)
+	pages := float64(u.KeyIndexBytes) / 8192
+	fpi := (1 + pages*(1-math.Exp(-s/pages))) / s
+	want := (6000 - (0.6-fpi)*8000) * 100 * 86400
+	if w, ok := u.WALPerDay.Get(); !ok || math.Abs(w/want-1) > 1e-9 || fpi < 0.95 || !strings.HasPrefix(u.WALFrom, "steady state") {
+		t.Errorf("uuidv4: WAL per day %+v, want %.4g (%.3f images per row); %q", u.WALPerDay, want, fpi, u.WALFrom)
+	}
+	// bigint's 3 hot pages: an image each per cycle, nothing near a row's.
+	wantB := (6000 - (0.6-4/s)*8000) * 100 * 86400
+	if w, ok := b.WALPerDay.Get(); !ok || math.Abs(w/wantB-1) > 1e-9 {
+		t.Errorf("bigint: WAL per day %+v, want %.4g; %q", b.WALPerDay, wantB, b.WALFrom)
+	}
+	if sh, ok := b.FPIShare.Get(); !ok || sh > 0.01 {
+		t.Errorf("bigint's image share %+v", b.FPIShare)
+	}
+	for i := range r.Cells {
+		if r.Cells[i].Key == "uuidv4" {
+			r.Cells[i].Metrics.SteadyWAL = results.Unavailable[results.SteadyWAL]("PostgreSQL 15")
+		}
+	}
+	rep, _ = Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30, InsertRate: 100})
+	if u := rep.Keys[1]; !strings.Contains(u.WALFrom, "rounds' own") || !strings.Contains(u.WALFrom, "PostgreSQL 15") {
+		t.Errorf("uuidv4 without a steady state: %q", u.WALFrom)
+	}
+}

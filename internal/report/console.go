@@ -454,21 +454,51 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 		}
 		return
 	}
-	t := NewTable("why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)").AlignRight(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+	header := []string{"why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "steady WAL / row (FPI)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)"}
+	const steadyCol = 6
+	var rows [][]any
+	var spacing string
+	anySteady := false // a run before the steady state was derived has no such column
 	for _, k := range order {
 		g := last[k]
 		m := &res.Last(g).Metrics
 		f := func(format string, scale float64) func(float64) string {
 			return func(v float64) string { return fmt.Sprintf(format, v*scale) }
 		}
-		t.AppendRow(k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
-			m.WALFPIPerRow.Text(f("%.3f", 1))+" ("+m.KeyIndexFPIPerRow.Text(f("%.3f", 1))+")", m.BtreeSplitsPerRow.Text(f("%.1f", 1000)),
+		anySteady = anySteady || !m.SteadyWAL.IsZero()
+		rows = append(rows, []any{k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
+			m.WALFPIPerRow.Text(f("%.3f", 1)) + " (" + m.KeyIndexFPIPerRow.Text(f("%.3f", 1)) + ")",
+			m.SteadyWAL.Text(func(s results.SteadyWAL) string {
+				spacing = s.Spacing
+				return fmt.Sprintf("%.0f B (%.3f)", s.WALBytesPerRow, s.FPIPerRow)
+			}), m.BtreeSplitsPerRow.Text(f("%.1f", 1000)),
 			m.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) }),
-			m.KeyIndexBytes.Text(results.Bytes), m.BloatRatio.Text(f("%.2f", 1)), m.LeafDensity.Text(f("%.0f%%", 100)), topWaitsText(m, 3))
+			m.KeyIndexBytes.Text(results.Bytes), m.BloatRatio.Text(f("%.2f", 1)), m.LeafDensity.Text(f("%.0f%%", 100)), topWaitsText(m, 3)})
+	}
+	if !anySteady {
+		header = slices.Delete(header, steadyCol, steadyCol+1)
+		for i := range rows {
+			rows[i] = slices.Delete(rows[i], steadyCol, steadyCol+1)
+		}
+	}
+	right := make([]int, 0, len(header))
+	for i := 1; i < len(header)-1; i++ {
+		right = append(right, i)
+	}
+	t := NewTable(header...).AlignRight(right...)
+	for _, row := range rows {
+		t.AppendRow(row...)
 	}
 	d.Add(t)
 	d.Println("key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; splits: the key index's page splits (pg_walinspect); " +
 		"blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included); bloat: key index size / size after REINDEX.")
+	if anySteady {
+		if spacing == "" {
+			spacing = "PostgreSQL's default checkpoint spacing"
+		}
+		d.Printf("WAL / row and FPI / row are the rounds', each starting at a CHECKPOINT (a page's first change after one writes its whole image); "+
+			"steady: what a server writes between checkpoints at %s, derived from the pages each round first touched (pg_walinspect).", spacing)
+	}
 	replicationTable(d, res, order, last)
 }
 

@@ -243,15 +243,40 @@ func (r *renderer) sizesOverTime() (Chart, string) {
 }
 
 func (r *renderer) walPerRow() (Chart, string) {
+	// The steady state is drawn beside the rounds' figure when every key
+	// has it: a missing bar would read as "none".
+	steady, why, spacing := true, "", ""
+	for _, g := range r.headline {
+		st, ok := r.cell(g).Metrics.SteadyWAL.Get()
+		if !ok {
+			steady, why = false, r.cell(g).Metrics.SteadyWAL.Reason()
+			break
+		}
+		spacing = st.Spacing
+	}
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
 		b, ok := c.Metrics.WALBytesPerRow.Get()
-		return []float64{b}, ok
+		if !ok || !steady {
+			return []float64{b}, ok
+		}
+		st, _ := c.Metrics.SteadyWAL.Get()
+		return []float64{b, st.WALBytesPerRow}, true
 	})
 	if len(ss) == 0 {
 		return Chart{}, "WAL per row: not collected"
 	}
-	svg, err := groupedBars("WAL written per inserted row", "bytes per row", []string{"WAL bytes / row"}, ss)
-	return r.chart("WAL bytes per row", "WAL the whole cluster wrote during the cell (pg_stat_wal), divided by the rows the clients inserted.", svg, err)
+	categories := []string{"WAL bytes / row"}
+	caption := "WAL the whole cluster wrote during the cell (pg_stat_wal), divided by the rows the clients inserted."
+	if steady {
+		categories = []string{"rounds (a checkpoint before each)", "steady state"}
+		caption = "WAL the whole cluster wrote during the cell's rounds (pg_stat_wal), divided by the rows the clients inserted; every round starts at a CHECKPOINT, " +
+			"so the first change of each page writes its whole image. Steady state: what a server writes per row between checkpoints at " + spacing +
+			", derived from the pages each round first touched (pg_walinspect): a random key's index, touched all over, still writes many images; an ordered key's few hot pages, few."
+	} else if why != "" {
+		caption += " Every round starts at a CHECKPOINT, which a server with minutes between checkpoints does not; no steady state: " + why + "."
+	}
+	svg, err := groupedBars("WAL written per inserted row", "bytes per row", categories, ss)
+	return r.chart("WAL bytes per row", caption, svg, err)
 }
 
 // shippedPerRow and replayLag are the standbys' figures (--replicas): the WAL shipped to

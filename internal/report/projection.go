@@ -57,8 +57,14 @@ func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
 		"a key whose inserts scatter leaves its pages about 70% full, not the 90% CREATE INDEX packs.")
 	d.Println("leave-one-out error: each key's largest measured size projected from its smaller ones, against what was measured (+10%: the projection said 10% faster); " +
 		"FPI share: full-page images counted as 8 kB each, an upper bound (an index page's image leaves its free space out). " +
-		"WAL per day takes the run's WAL per row as measured, each window starting at a checkpoint: the images per row depend on how many of the index's pages " +
-		"the inserts between two checkpoints touch for the first time, nearly all of them for a random key whose index has millions of pages.")
+		"WAL per day: the steady state of a server with PostgreSQL's default checkpoint spacing at the insert rate, derived from the pages each round of the key's cell touched first " +
+		"(a random key's index, its hot set the whole index, grown to the projected size: nearly every insert then touches a page not imaged since the checkpoint), " +
+		"or, where a key's cell has none, its rounds' own, each starting at a checkpoint.")
+	for _, p := range ps {
+		if p.WALFrom != "" && !strings.HasPrefix(p.WALFrom, "steady state") {
+			d.Printf("%s's WAL per day: %s.", p.Key, p.WALFrom)
+		}
+	}
 	for _, p := range ps {
 		if p.Key != "uuidv4" {
 			continue

@@ -179,21 +179,6 @@ type BtreeSplits struct {
 	NewRoot int64 `json:"new_root"`
 }
 
-// SteadyWAL is a cell's WAL per row at a server's checkpoint spacing,
-// derived from the pages its rounds touched first after their checkpoints.
-type SteadyWAL struct {
-	// SpacingRows is the rows between two checkpoints; Spacing says why.
-	SpacingRows float64 `json:"spacing_rows"`
-	Spacing     string  `json:"spacing"`
-	// FPIPerRow and KeyIndexFPIPerRow are full-page images per row, of
-	// every relation and of the key index; WALBytesPerRow the WAL.
-	FPIPerRow         float64 `json:"fpi_per_row"`
-	KeyIndexFPIPerRow float64 `json:"key_index_fpi_per_row"`
-	WALBytesPerRow    float64 `json:"wal_bytes_per_row"`
-	// Derivation says how the figures were derived.
-	Derivation string `json:"derivation"`
-}
-
 // Splits is every page split.
 func (b BtreeSplits) Splits() int64 { return b.Left + b.Right }
 

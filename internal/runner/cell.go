@@ -312,7 +312,7 @@ func (cr *cellRun) roundWindow(ctx context.Context, n int) (workload.Window, err
 	if win.Txns > 0 {
 		win.Txns = roundShare(win.Txns, cr.win.Rounds, n)
 	} else {
-		win.Duration = max(time.Second, win.Duration/time.Duration(cr.win.Rounds))
+		win.Duration = max(scenario.MinRoundWindow, win.Duration/time.Duration(cr.win.Rounds))
 	}
 	if n > 1 {
 		win.Warmup = min(win.Warmup, roundWarmup)

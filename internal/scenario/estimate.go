@@ -9,20 +9,33 @@ import (
 )
 
 // Rates the estimate assumes, measured on this project's 2-core machine
-// (the default war run, bulk and prefill logs): they set the scale of the
+// (the presets' logs, embedded PostgreSQL 18): they set the scale of the
 // estimate, which the run refines from its own rounds as it goes.
 const (
-	// estFillRowsPerS is the prefill with its index build, VACUUM ANALYZE and checkpoint.
-	estFillRowsPerS = 120_000
-	// estTxnsPerS is the rate of a window counted in transactions (-t).
-	estTxnsPerS = 4_000
+	// estFillRowsPerS and estFillTable are one table's prefill (COPY, the
+	// index builds, VACUUM ANALYZE), two tables filling at once
+	// (estTogether): war's 500k-row tables took 4-5 s each, reads'
+	// 125k-row ones 3 s.
+	estFillRowsPerS = 130_000
+	estFillTable    = time.Second
+	estTogether     = 2
+	// estTxnsPerS is the rate of a window counted in transactions (-t):
+	// war's ten clients.
+	estTxnsPerS = 3_000
 	// estRoundOverhead is what a round costs beyond its window: the
-	// checkpoint before it, the clients' connections, the metrics' end.
-	estRoundOverhead = 1200 * time.Millisecond
-	// estEvidence is a cell's evidence (sizes, REINDEX, pgstatindex, WAL inspection).
-	estEvidence = 3 * time.Second
-	// estServer is the embedded server's start (binaries cached).
-	estServer = 3 * time.Second
+	// checkpoint before it, the clients' connections, the metrics' start
+	// and end; estSteady a warm-up that ends once the rate is steady.
+	estRoundOverhead = 400 * time.Millisecond
+	estSteady        = 300 * time.Millisecond
+	// estEvidence and estEvidenceRowsPerS are a cell's evidence (sizes,
+	// REINDEX, pgstatindex, WAL inspection), two at once.
+	estEvidence         = 500 * time.Millisecond
+	estEvidenceRowsPerS = 400_000
+	// estServer is the embedded server's start (binaries cached), and
+	// estRestart a restart between the fills' buffered IO and the
+	// rounds' direct IO (twice a group).
+	estServer  = 2 * time.Second
+	estRestart = 1500 * time.Millisecond
 )
 
 // SteadyAfter is the least warm-up that may end once the rate is steady
@@ -35,30 +48,57 @@ const SteadyAfter = 100 * time.Millisecond
 // table is filled and was warm a round ago, so half a second settles it.
 const RoundWarmup = 500 * time.Millisecond
 
+// MinRoundWindow is the shortest round a duration is split into: the
+// warm-up before it ends once the rate is steady, so half a second of
+// thousands of transactions is a rate (war's rounds by transactions are
+// about 0.7 s).
+const MinRoundWindow = 500 * time.Millisecond
+
 // Estimate is how long a plan should take, by phase.
 type Estimate struct {
 	Cells                          int
 	Fill, Windows, Evidence, Total time.Duration
 }
 
-// Estimate is the plan's expected duration with the rates above.
+// Estimate is the plan's expected duration with the rates above, its
+// rounds all run (a sequential design may stop them sooner: the estimate
+// is then the most).
 func (p *Plan) Estimate() Estimate {
 	e := Estimate{Cells: len(p.Cells)}
 	pp := p.Params
 	rounds := max(pp.Rounds, 1)
+	groups := map[[3]int64]bool{}
 	for _, c := range p.Cells {
-		e.Fill += time.Duration(float64(c.Rows) / estFillRowsPerS * float64(time.Second))
+		groups[[3]int64{c.Cache, int64(c.Clients), c.Rows}] = true
+		if c.Rows > 0 {
+			e.Fill += (estFillTable + time.Duration(float64(c.Rows)/estFillRowsPerS*float64(time.Second))) / estTogether
+		}
 		window := pp.Duration
 		if pp.Txns > 0 {
 			window = time.Duration(float64(pp.Txns*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
 		}
-		warm := pp.Warmup + time.Duration(rounds-1)*min(pp.Warmup, RoundWarmup)
-		e.Windows += window + warm + time.Duration(rounds)*estRoundOverhead
-		e.Evidence += estEvidence
+		warm := pp.Warmup
+		if !pp.FixedWarmup {
+			warm = min(pp.Warmup, estSteady)
+		}
+		later := min(pp.Warmup, RoundWarmup, warm)
+		e.Windows += window + warm + time.Duration(rounds-1)*later + time.Duration(rounds)*estRoundOverhead
+		e.Evidence += (estEvidence + time.Duration(float64(c.Rows+c.inserted(pp))/estEvidenceRowsPerS*float64(time.Second))) / estTogether
 	}
+	e.Fill += time.Duration(len(groups)) * 2 * estRestart
 	// Every cache after the first restarts the server (--shared-buffers).
 	e.Total = time.Duration(max(len(pp.Caches), 1))*estServer + e.Fill + e.Windows + e.Evidence
 	return e
+}
+
+// inserted is about how many rows the cell's window adds, for the
+// evidence's share (a REINDEX reads them all): a window in transactions
+// at one row each, a timed one at estTxnsPerS.
+func (c Cell) inserted(pp Params) int64 {
+	if pp.Txns > 0 {
+		return pp.Txns * int64(c.Clients)
+	}
+	return int64(pp.Duration.Seconds() * estTxnsPerS)
 }
 
 // Describe says what the plan will run, in one line.
@@ -89,8 +129,15 @@ func (p *Plan) Describe() string {
 		}
 		caches = " × shared_buffers " + strings.Join(list, ", ")
 	}
-	return fmt.Sprintf("%d cells: %s × %s × clients %v × rows %v%s; %s, %s after a %s warm-up",
-		len(p.Cells), strings.Join(keys, ", "), strings.Join(names, ", "), pp.Clients, pp.Rows, caches, window, rounds, pp.Warmup)
+	warm := fmt.Sprintf("after a %s warm-up", pp.Warmup)
+	if !pp.FixedWarmup && pp.Warmup > SteadyAfter {
+		warm = fmt.Sprintf("each after a warm-up until the rate is steady (at most %s)", pp.Warmup)
+	}
+	if p.Sequential != nil {
+		rounds = fmt.Sprintf("at most %d interleaved rounds per cell, a task's rounds stopping once its comparisons are decided", pp.Rounds)
+	}
+	return fmt.Sprintf("%d cells: %s × %s × clients %v × rows %v%s; %s, %s %s",
+		len(p.Cells), strings.Join(keys, ", "), strings.Join(names, ", "), pp.Clients, pp.Rows, caches, window, rounds, warm)
 }
 
 // String is an estimate in minutes and seconds.

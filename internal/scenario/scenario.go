@@ -267,10 +267,10 @@ func (s *Scenario) Params(quick bool) Params {
 }
 
 // FitRounds lowers the scenario's rounds to what the window holds (rounds
-// of at least a second, or a transaction per client), for a window the
+// of at least MinRoundWindow, or a transaction per client), for a window the
 // user shortened without asking for rounds.
 func (p *Params) FitRounds() {
-	fit := int64(p.Duration / time.Second)
+	fit := int64(p.Duration / MinRoundWindow)
 	if p.Txns > 0 {
 		fit = p.Txns
 	}
@@ -533,8 +533,8 @@ func (p *Params) Validate() error {
 		return bad("--min-effect must be from 0 to 99%%, not %g", p.MinEffect)
 	case p.Rounds > 1 && p.Txns > 0 && p.Txns < int64(p.Rounds):
 		return bad("--txns %d cannot be split into %d rounds", p.Txns, p.Rounds)
-	case p.Rounds > 1 && p.Txns == 0 && p.Duration < time.Duration(p.Rounds)*time.Second:
-		return bad("--duration %s cannot be split into %d rounds of at least 1s", p.Duration, p.Rounds)
+	case p.Rounds > 1 && p.Txns == 0 && p.Duration < time.Duration(p.Rounds)*MinRoundWindow:
+		return bad("--duration %s cannot be split into %d rounds of at least %s", p.Duration, p.Rounds, MinRoundWindow)
 	case p.Txns == 0 && p.Duration < time.Second:
 		return bad("--duration must be at least 1s, not %s", p.Duration)
 	}
@@ -580,11 +580,16 @@ func init() {
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
 			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
-			Clients: []int{10}, Rows: []int64{500_000}, Warmup: 3 * time.Second, Txns: 2_400, Payload: 32, Repeat: 1, Rounds: 6,
+			Clients: []int{10}, Rows: []int64{500_000}, Warmup: 3 * time.Second, Txns: 1_800, Payload: 32, Repeat: 1, Rounds: 8,
 		},
 		// 500k rows on an 8 MB cache: the 1M rows on 16 MB of earlier
-		// versions (a uuidv4 key index four times the cache, a table
-		// twenty-five times it), filled in half the time.
+		// versions (a uuidv4 key index about twice the cache, a table
+		// eight times it), filled in half the time. At most 8 rounds of
+		// about 0.7 s: a round's noise here is 6-8% per key whether its
+		// window is 0.7 s or 1.3 s, so more, shorter rounds give the
+		// verdict more degrees of freedom for the same time (with 6 rounds
+		// of 1.3 s uuidv4 was found slower than uuidv7 in about 3 runs
+		// of 4; with 8 of 0.7 s the simulation says 9 of 10).
 		ColdCacheMB: 8,
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
@@ -598,10 +603,10 @@ func init() {
 		Source: "000",
 		Pivot:  &results.Pivot{By: results.PivotRows},
 		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +
-			"the uuidv4 index going from inside the cache (3 MB) to twenty times it; also uuidv4 with a plain btree, a unique index and no index",
+			"the uuidv4 index going from inside the cache (2 MB) to fifteen times it; also uuidv4 with a plain btree, a unique index and no index",
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"bigint", "uuidv7", "seq-uuid-time", "uuidv4", "uuidv4:index=btree", "uuidv4:index=unique", "uuidv4:index=none"},
-			Clients: []int{8}, Rows: []int64{0, 250_000, 1_000_000, 2_000_000}, Warmup: 2 * time.Second, Duration: 8 * time.Second,
+			Clients: []int{8}, Rows: []int64{0, 250_000, 1_000_000}, Warmup: 2 * time.Second, Duration: 6 * time.Second,
 			Payload: 32, Repeat: 1, Rounds: 5,
 		},
 		Quick: func(p *Params) {
@@ -609,11 +614,12 @@ func init() {
 			p.Rows, p.Warmup, p.Duration = []int64{0, 100_000}, time.Second, 2*time.Second
 		},
 		Settings: embeddedDefaults,
-		// A 3 MB cache: the uuidv4 index (about 32 bytes a row) is twenty
-		// times the cache at 2M rows, which a 16 MB cache would need 10M
-		// rows for, five times the fill (issue 16's sweep); with 4 MB and
-		// 2.5M rows the run took 14.5 minutes here.
-		ColdCacheMB:   3,
+		// A 2 MB cache: the uuidv4 index (about 30 bytes a row) is fifteen
+		// times the cache at 1M rows, which a 16 MB cache would need 8M
+		// rows for. With 3 MB and a 2M-row size the run took 11-12 minutes
+		// here; uuidv4's rate levels off at about half of bigint's from
+		// 4× the cache on, so the largest size adds time, not a new shape.
+		ColdCacheMB:   2,
 		CacheRelative: true,
 	})
 	register(&Scenario{
@@ -697,13 +703,16 @@ func init() {
 			Workload: "lookup:query=point:read-dist=uniform,lookup:query=point:read-dist=recent,lookup:query=range:read-dist=uniform," +
 				"lookup:query=latest,lookup:query=count:read-dist=uniform,fk-insert:read-dist=recent,join:read-dist=uniform,update:read-dist=uniform",
 			Keys:    []string{"bigint", "int", "uuidv7", "uuidv4", "uuidv4:as=text"},
-			Clients: []int{8}, Rows: []int64{250_000}, Warmup: time.Second, Duration: 6 * time.Second,
-			Payload: 96, Repeat: 1, Rounds: 6, Options: map[string]string{"children": "2", "recent-rows": "0.05"},
+			Clients: []int{8}, Rows: []int64{125_000}, Warmup: time.Second, Duration: 3 * time.Second,
+			Payload: 96, Repeat: 1, Rounds: 5, Options: map[string]string{"children": "2", "recent-rows": "0.05"},
 		},
 		Quick: func(p *Params) {
 			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"bigint", "uuidv7", "uuidv4"}, []int64{50_000}, time.Second, 2*time.Second
 		},
-		ColdCacheMB:   8, // 250k rows: a table over 4x the cache, a uuidv4 key index about the cache's size
+		// 125k rows on 4 MB: a table over 4x the cache, a uuidv4 key index
+		// about the cache's size (the 250k rows on 8 MB of earlier versions,
+		// half the fill); 40 cells in at most 5 rounds of 0.6 s: 5 minutes.
+		ColdCacheMB:   4,
 		CacheRelative: true,
 		Settings:      embeddedDefaults,
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -137,8 +138,13 @@ func TestEstimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := p.Estimate()
-	// Per cell: 1 s of fill; 10 s of windows, 2 s + 4 × 0.5 s of warm-up, 5 round overheads; 3 s of evidence.
-	want := estServer + 2*(time.Second+10*time.Second+4*time.Second+5*estRoundOverhead+estEvidence)
+	// Per cell, two at once: a table's fill, its rows at the fill's rate; 10 s of windows after
+	// a warm-up that ends once steady in each of 5 rounds, 5 round overheads; the evidence over
+	// the rows before and the 30,000 the window adds at the assumed rate; the group's two restarts.
+	rows, all := 120_000.0, 150_000.0
+	fill := (estFillTable + time.Duration(rows/estFillRowsPerS*float64(time.Second))) / estTogether
+	evidence := (estEvidence + time.Duration(all/estEvidenceRowsPerS*float64(time.Second))) / estTogether
+	want := estServer + 2*estRestart + 2*(fill+10*time.Second+5*estSteady+5*estRoundOverhead+evidence)
 	if e.Total != want || e.Cells != 2 {
 		t.Errorf("estimate %v (%d cells), want %v", e.Total, e.Cells, want)
 	}
@@ -178,6 +184,36 @@ func TestCachesAreTheOuterLoop(t *testing.T) {
 		p.Caches = bad
 		if err := p.Validate(); err == nil {
 			t.Errorf("--shared-buffers %v accepted", bad)
+		}
+	}
+}
+
+// TestPresetLayoutsAreSimulated: every preset whose rounds stop by the
+// sequential design (and its --quick form) has its layout — the keys of a
+// task × the most rounds — among the layouts whose error rates and power
+// internal/stats's tests simulate (stats.SequentialLayouts).
+func TestPresetLayoutsAreSimulated(t *testing.T) {
+	have := map[[2]int]bool{}
+	for _, l := range stats.SequentialLayouts {
+		have[[2]int{l.Keys, l.Rounds}] = true
+	}
+	for _, s := range All() {
+		for _, quick := range []bool{false, true} {
+			p := s.Params(quick)
+			specs, err := keys.ParseList(strings.Join(p.Keys, ","))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := Build(s, p, specs)
+			if err != nil {
+				t.Fatalf("%s: %v", s.Name, err)
+			}
+			if plan.Sequential == nil {
+				continue
+			}
+			if l := [2]int{len(specs), plan.Sequential.MaxRounds}; !have[l] {
+				t.Errorf("%s (quick %v): %d keys x %d rounds is not among stats.SequentialLayouts", s.Name, quick, l[0], l[1])
+			}
 		}
 	}
 }
