@@ -247,51 +247,79 @@ func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 		fail(s.lsnErr.Error())
 		return
 	}
-	q := fmt.Sprintf(`SELECT coalesce(c.relname, 'other'), count(*) FILTER (WHERE b.block_fpi_length > 0),
-			count(DISTINCT b.start_lsn) FILTER (WHERE b.resource_manager = 'Btree' AND b.record_type = 'SPLIT_L'),
-			count(DISTINCT b.start_lsn) FILTER (WHERE b.resource_manager = 'Btree' AND b.record_type = 'SPLIT_R'),
-			count(DISTINCT b.start_lsn) FILTER (WHERE b.resource_manager = 'Btree' AND b.record_type = 'NEWROOT')
+	// One pass over the cell's WAL: every full-page image with the page it
+	// was taken of, and the btree split records (a record once: a split
+	// changes several blocks).
+	q := fmt.Sprintf(`SELECT coalesce(c.relname, ''), b.relforknumber, b.relblocknumber, b.block_fpi_length, b.start_lsn::text,
+			CASE WHEN b.resource_manager = 'Btree' AND b.record_type IN ('SPLIT_L', 'SPLIT_R', 'NEWROOT') THEN b.record_type ELSE '' END
 		FROM %s($1::pg_lsn, pg_current_wal_insert_lsn(), false) b
 		LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
-		WHERE b.block_fpi_length > 0 OR b.resource_manager = 'Btree' AND b.record_type IN ('SPLIT_L', 'SPLIT_R', 'NEWROOT') GROUP BY 1`, fn)
+		WHERE b.block_fpi_length > 0 OR b.resource_manager = 'Btree' AND b.record_type IN ('SPLIT_L', 'SPLIT_R', 'NEWROOT')`, fn)
+	touches := s.env.Touches
+	if touches != nil && s.startBlocks == nil {
+		touches.fail(errors.New("the relations' sizes at the round's start could not be read"))
+		touches = nil
+	}
 	res, err := s.env.Admin.Query(ctx, q, s.startLSN)
 	if err != nil {
 		fail(err.Error())
+		if touches != nil {
+			touches.fail(err)
+		}
 		return
 	}
 	defer res.Close()
 	by := map[string]int64{}
 	var splits results.BtreeSplits
+	seen := map[string]bool{} // split records counted
 	for res.Next() {
-		var rel string
-		var fpi, left, right, root int64
-		if err := res.Scan(&rel, &fpi, &left, &right, &root); err != nil {
+		var rel, lsn, split string
+		var fork int16
+		var block, length int64
+		if err := res.Scan(&rel, &fork, &block, &length, &lsn, &split); err != nil {
 			fail(err.Error())
+			if touches != nil {
+				touches.fail(err)
+			}
 			return
 		}
-		role := rel
-		if rel != "other" {
+		role := "other"
+		if rel != "" {
 			role = s.env.role(rel)
 		}
-		if fpi > 0 {
-			by[role] += fpi
+		if length > 0 {
+			by[role]++
+			if touches != nil {
+				own, ok := s.env.Relations[rel]
+				start, known := s.startBlocks[rel]
+				name := rel
+				if !ok || !known || fork != 0 {
+					name = ""
+				}
+				touches.image(name, own, start, block, length)
+			}
 		}
-		if role == results.RoleKeyIndex {
-			splits.Left, splits.Right, splits.NewRoot = splits.Left+left, splits.Right+right, splits.NewRoot+root
+		if split != "" && role == results.RoleKeyIndex && !seen[lsn] {
+			seen[lsn] = true
+			switch split {
+			case "SPLIT_L":
+				splits.Left++
+			case "SPLIT_R":
+				splits.Right++
+			case "NEWROOT":
+				splits.NewRoot++
+			}
 		}
 	}
 	if err := res.Err(); err != nil {
 		fail(err.Error())
+		if touches != nil {
+			touches.fail(err)
+		}
 		return
 	}
 	into.WALFPIByRelation = results.Of(by)
 	into.BtreeSplits = results.Of(splits)
-	switch {
-	case s.env.Touches != nil && s.startBlocks == nil:
-		s.env.Touches.fail(errors.New("the relations' sizes at the round's start could not be read"))
-	case s.env.Touches != nil:
-		s.firstTouches(ctx, fn)
-	}
 }
 
 // relationBlocks is each relation of the cell's blocks (nil when they cannot be read).
@@ -318,39 +346,6 @@ func relationBlocks(ctx context.Context, env *Env) map[string]int64 {
 		return nil
 	}
 	return out
-}
-
-// firstTouches hands the round's full-page images, with the page each was
-// taken of, to env.Touches: the main fork's of the cell's relations by
-// page, every other's counted.
-func (s *Session) firstTouches(ctx context.Context, fn string) {
-	rows, err := s.env.Admin.Query(ctx, fmt.Sprintf(`SELECT coalesce(c.relname, ''), b.relforknumber, b.relblocknumber, b.block_fpi_length
-		FROM %s($1::pg_lsn, pg_current_wal_insert_lsn(), false) b
-		LEFT JOIN pg_class c ON c.relfilenode = b.relfilenode AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
-		WHERE b.block_fpi_length > 0`, fn), s.startLSN)
-	if err != nil {
-		s.env.Touches.fail(err)
-		return
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var rel string
-		var fork int16
-		var block, length int64
-		if err := rows.Scan(&rel, &fork, &block, &length); err != nil {
-			s.env.Touches.fail(err)
-			return
-		}
-		role, ok := s.env.Relations[rel]
-		start, known := s.startBlocks[rel]
-		if !ok || !known || fork != 0 {
-			rel = ""
-		}
-		s.env.Touches.image(rel, role, start, block, length)
-	}
-	if err := rows.Err(); err != nil {
-		s.env.Touches.fail(err)
-	}
 }
 
 // sampleReplication samples the standbys every half second of the window

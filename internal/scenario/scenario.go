@@ -56,7 +56,7 @@ type Params struct {
 	Rounds      int
 	RoundsGiven bool
 	// AllRounds runs every round (--sequential off); otherwise a plan of
-	// more than stats.MinBlocks rounds (and one repeat) stops a group's
+	// stats.MinSequentialRounds rounds or more (and one repeat) stops a group's
 	// rounds once every comparison of its keys is decided (Plan.Sequential).
 	AllRounds bool
 	// MinEffect is the sequential design's equivalence margin
@@ -401,7 +401,7 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
 	}
 	plan := &Plan{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}
-	if !p.AllRounds && p.Rounds > stats.MinBlocks && p.Repeat == 1 && len(specs) >= 2 {
+	if !p.AllRounds && p.Rounds >= stats.MinSequentialRounds && p.Repeat == 1 && len(specs) >= 2 {
 		s := stats.NewSequential(p.Rounds, p.MinEffect)
 		plan.Sequential = &s
 	}
@@ -628,17 +628,19 @@ func init() {
 		Question: "What does each key cost a streaming replica? Every byte of WAL an insert writes, full-page images of random index pages above all, " +
 			"is sent to every standby and replayed there by a single process that must read each page a record changes: compare the WAL shipped per row and the replay lag.",
 		Description: "a key's cost to a streaming standby (users' question): 8 clients insert into a 1M-row table, several times the 16 MB cache, " +
-			"with one physical standby of the embedded server; WAL shipped per row, replay lag and catch-up per key",
+			"with one physical standby of the embedded server; WAL shipped per row, replay lag and catch-up per key; " +
+			"five rounds of 10 s, long enough for a standby that cannot keep up to fall behind: the preset's 4-5 minutes are mostly those",
 		Defaults: Params{
 			Workload: "insert", Keys: []string{"uuidv4", "uuidv7", "bigint", "uuidv4:as=text"},
-			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: time.Minute,
+			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: 50 * time.Second,
 			Payload: 32, Repeat: 1, Rounds: 5,
 		},
-		// Rounds of 12 s, the fewest with which a verdict over the six pairs
-		// can be reached: a standby whose replay cannot keep up falls
+		// Five rounds of 10 s, the fewest with which a verdict over the six
+		// pairs can be reached: a standby whose replay cannot keep up falls
 		// behind over seconds (in one 60 s window here uuidv4's replay lag
 		// reached 12 s while bigint's stayed under 0.3 s), which rounds of
-		// 2 s would hide.
+		// 2 s would hide. That is most of the preset's 4-5 minutes: the
+		// physics of a lag, not keybench's overhead.
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4", "bigint"}
 			p.Rows, p.Warmup, p.Duration = []int64{50_000}, time.Second, 3*time.Second
@@ -704,14 +706,17 @@ func init() {
 				"lookup:query=latest,lookup:query=count:read-dist=uniform,fk-insert:read-dist=recent,join:read-dist=uniform,update:read-dist=uniform",
 			Keys:    []string{"bigint", "int", "uuidv7", "uuidv4", "uuidv4:as=text"},
 			Clients: []int{8}, Rows: []int64{125_000}, Warmup: time.Second, Duration: 3 * time.Second,
-			Payload: 96, Repeat: 1, Rounds: 5, Options: map[string]string{"children": "2", "recent-rows": "0.05"},
+			Payload: 96, Repeat: 1, Rounds: 4, Options: map[string]string{"children": "2", "recent-rows": "0.05"},
 		},
 		Quick: func(p *Params) {
 			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"bigint", "uuidv7", "uuidv4"}, []int64{50_000}, time.Second, 2*time.Second
 		},
 		// 125k rows on 4 MB: a table over 4x the cache, a uuidv4 key index
 		// about the cache's size (the 250k rows on 8 MB of earlier versions,
-		// half the fill); 40 cells in at most 5 rounds of 0.6 s: 5 minutes.
+		// half the fill); 40 cells in at most 4 rounds of 0.75 s, each
+		// round of the 40 about 55 s here: under 5 minutes. Three rounds
+		// of 1 s took 4 minutes and decided almost nothing (a uuidv4 range
+		// read 11 times bigint's time was not significant over 10 pairs).
 		ColdCacheMB:   4,
 		CacheRelative: true,
 		Settings:      embeddedDefaults,
