@@ -158,6 +158,11 @@ type Meta struct {
 	Kind results.Kind
 	// Bare is how the workload runs alone (keybench run NAME).
 	Bare Bare
+	// RoundCost is what a round of the workload costs beyond its window
+	// and keybench's usual overhead, for the plan's estimate: the
+	// CHECKPOINT before the next round after heavy writes, the WAL read
+	// back (0: nothing to speak of).
+	RoundCost time.Duration
 }
 
 // Bare is a workload's run alone: the table size it needs before its
