@@ -64,7 +64,13 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 	wl := built.Workload
 	c.Options, c.Variant = built.Options, built.Variant
 	cr := &cellRun{r: r, pc: pc, c: c, wl: wl, key: key, at: at, tables: wl.Tables(at, key)}
-	cr.touches, cr.noTouches = metrics.NewFirstTouches(r.major, r.ext)
+	if rounds > 1 {
+		cr.touches, cr.noTouches = metrics.NewFirstTouches(r.major, r.ext)
+	} else {
+		// One window: nothing to fit the pages' touches over (and a load's
+		// millions of images need not travel to keybench).
+		cr.noTouches = "the pages first touched need two rounds or more (--rounds)"
+	}
 	if h, ok := wl.(workload.Hooked); ok {
 		cr.hooks = h.Hooks()
 	}

@@ -76,11 +76,15 @@ func (p *Plan) Estimate() Estimate {
 	groups := map[[3]int64]bool{}
 	for _, c := range p.Cells {
 		groups[[3]int64{c.Cache, int64(c.Clients), c.Rows}] = true
-		if c.Rows > 0 {
+		m, _ := workload.Lookup(c.Task.Workload)
+		window := pp.Duration
+		switch {
+		case m.LoadRowsPerS > 0: // the window loads the rows
+			window = time.Duration(float64(c.Rows) / m.LoadRowsPerS * float64(time.Second))
+		case c.Rows > 0:
 			e.Fill += (estFillTable + time.Duration(float64(c.Rows)/estFillRowsPerS*float64(time.Second))) / estTogether
 		}
-		window := pp.Duration
-		if pp.Txns > 0 {
+		if pp.Txns > 0 && m.LoadRowsPerS == 0 {
 			window = time.Duration(float64(pp.Txns*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
 		}
 		window = window * time.Duration(rounds) / time.Duration(most)
@@ -89,10 +93,7 @@ func (p *Plan) Estimate() Estimate {
 			warm = min(pp.Warmup, estSteady)
 		}
 		later := min(pp.Warmup, RoundWarmup, warm)
-		overhead := estRoundOverhead
-		if m, ok := workload.Lookup(c.Task.Workload); ok {
-			overhead += m.RoundCost
-		}
+		overhead := estRoundOverhead + m.RoundCost
 		e.Windows += window + warm + time.Duration(rounds-1)*later + time.Duration(rounds)*overhead
 		e.Evidence += (estEvidence + time.Duration(float64(c.Rows+c.inserted(pp))/estEvidenceRowsPerS*float64(time.Second))) / estTogether
 	}

@@ -163,6 +163,9 @@ type Meta struct {
 	// CHECKPOINT before the next round after heavy writes, the WAL read
 	// back (0: nothing to speak of).
 	RoundCost time.Duration
+	// LoadRowsPerS, for a workload whose window loads the cell's rows
+	// (no prefill), is the load's rate the estimate assumes.
+	LoadRowsPerS float64
 }
 
 // Bare is a workload's run alone: the table size it needs before its
