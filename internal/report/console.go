@@ -469,7 +469,7 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 		rows = append(rows, []any{k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
 			m.WALFPIPerRow.Text(f("%.3f", 1)) + " (" + m.KeyIndexFPIPerRow.Text(f("%.3f", 1)) + ")",
 			m.SteadyWAL.Text(func(s results.SteadyWAL) string {
-				spacing = s.Spacing
+				spacing, _, _ = strings.Cut(s.Spacing, " at ") // whose settings; each key at its own rate
 				return fmt.Sprintf("%.0f B (%.3f)", s.WALBytesPerRow, s.FPIPerRow)
 			}), m.BtreeSplitsPerRow.Text(f("%.1f", 1000)),
 			m.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) }),
@@ -497,7 +497,7 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 			spacing = "PostgreSQL's default checkpoint spacing"
 		}
 		d.Printf("WAL / row and FPI / row are the rounds', each starting at a CHECKPOINT (a page's first change after one writes its whole image); "+
-			"steady: what a server writes between checkpoints at %s, derived from the pages each round first touched (pg_walinspect).", spacing)
+			"steady: what a server writes between checkpoints at %s, each key at its own rate, derived from the pages each round first touched (pg_walinspect).", spacing)
 	}
 	replicationTable(d, res, order, last)
 }

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"image/color"
 	"sort"
+	"strings"
 
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
@@ -252,7 +253,7 @@ func (r *renderer) walPerRow() (Chart, string) {
 			steady, why = false, r.cell(g).Metrics.SteadyWAL.Reason()
 			break
 		}
-		spacing = st.Spacing
+		spacing, _, _ = strings.Cut(st.Spacing, " at ") // whose settings; each key at its own rate
 	}
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
 		b, ok := c.Metrics.WALBytesPerRow.Get()
@@ -271,7 +272,8 @@ func (r *renderer) walPerRow() (Chart, string) {
 		categories = []string{"rounds (a checkpoint before each)", "steady state"}
 		caption = "WAL the whole cluster wrote during the cell's rounds (pg_stat_wal), divided by the rows the clients inserted; every round starts at a CHECKPOINT, " +
 			"so the first change of each page writes its whole image. Steady state: what a server writes per row between checkpoints at " + spacing +
-			", derived from the pages each round first touched (pg_walinspect): a random key's index, touched all over, still writes many images; an ordered key's few hot pages, few."
+			", each key at its own rate, derived from the pages each round first touched (pg_walinspect). A random key's inserts touch its whole index: " +
+			"an index of this run's size is imaged once a cycle, one of millions of pages nearly once an insert (keybench project carries the model to your table's size)."
 	} else if why != "" {
 		caption += " Every round starts at a CHECKPOINT, which a server with minutes between checkpoints does not; no steady state: " + why + "."
 	}
