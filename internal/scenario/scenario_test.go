@@ -188,14 +188,18 @@ func TestCachesAreTheOuterLoop(t *testing.T) {
 	}
 }
 
-// TestPresetLayoutsAreSimulated: every preset whose rounds stop by the
-// sequential design (and its --quick form) has its layout — the keys of a
-// task × the most rounds — among the layouts whose error rates and power
-// internal/stats's tests simulate (stats.SequentialLayouts).
+// TestPresetLayoutsAreSimulated: every preset's verdict (and its --quick
+// form's) has its layout — the keys of a task × the (most) rounds — among
+// the layouts whose error rates and power internal/stats's tests simulate:
+// stats.SequentialLayouts where its rounds stop early, stats.FixedLayouts
+// for every round run (also with --sequential off).
 func TestPresetLayoutsAreSimulated(t *testing.T) {
-	have := map[[2]int]bool{}
+	have, fixed := map[[2]int]bool{}, map[[2]int]bool{}
 	for _, l := range stats.SequentialLayouts {
 		have[[2]int{l.Keys, l.Rounds}] = true
+	}
+	for _, l := range stats.FixedLayouts {
+		fixed[[2]int{l.Keys, l.Rounds}] = true
 	}
 	for _, s := range All() {
 		for _, quick := range []bool{false, true} {
@@ -208,11 +212,13 @@ func TestPresetLayoutsAreSimulated(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", s.Name, err)
 			}
-			if plan.Sequential == nil {
-				continue
-			}
-			if l := [2]int{len(specs), plan.Sequential.MaxRounds}; !have[l] {
+			l := [2]int{len(specs), plan.Params.Rounds}
+			if plan.Sequential != nil && !have[l] {
 				t.Errorf("%s (quick %v): %d keys x %d rounds is not among stats.SequentialLayouts", s.Name, quick, l[0], l[1])
+			}
+			// Every verdict of MinBlocks rounds or more, also war's with --sequential off.
+			if l[1] >= stats.MinBlocks && !fixed[l] {
+				t.Errorf("%s (quick %v): %d keys x %d rounds is not among stats.FixedLayouts", s.Name, quick, l[0], l[1])
 			}
 		}
 	}

@@ -227,11 +227,6 @@ func TestBlocksOnADriftingMachine(t *testing.T) {
 	}
 }
 
-// Layouts are the keys × rounds of every preset's verdict (the rounds the
-// plan runs), and 3 × 3, the least a verdict is drawn from: the layouts
-// whose error rates this package's tests show.
-var layouts = []struct{ keys, rounds int }{{3, 3}, {3, 9}, {4, 5}, {4, 9}, {5, 6}, {6, 10}, {7, 10}}
-
 // familyRates simulates trials layouts of k keys in b rounds, Gaussian
 // noise of sd per key and round (in logarithms, the same for every key) on
 // a machine whose speed moves by drift from round to round, the first key
@@ -284,14 +279,14 @@ func TestFalseWinnersInEveryLayout(t *testing.T) {
 	const trials = 4000
 	mc := 2 * math.Sqrt(Alpha*(1-Alpha)/trials) // two standard errors of a 5% rate
 	rng := rand.New(rand.NewPCG(24, 5))
-	for _, l := range layouts {
-		fw, _ := familyRates(rng, trials, l.keys, l.rounds, 0.08, 0.12, 0)
-		_, p15 := familyRates(rng, trials/4, l.keys, l.rounds, 0.08, 0.12, 0.15)
-		_, p25 := familyRates(rng, trials/4, l.keys, l.rounds, 0.08, 0.12, 0.25)
+	for _, l := range FixedLayouts {
+		fw, _ := familyRates(rng, trials, l.Keys, l.Rounds, 0.08, 0.12, 0)
+		_, p15 := familyRates(rng, trials/4, l.Keys, l.Rounds, 0.08, 0.12, 0.15)
+		_, p25 := familyRates(rng, trials/4, l.Keys, l.Rounds, 0.08, 0.12, 0.25)
 		t.Logf("%d keys x %2d rounds: false winners %.2f%% (±%.2f%%); a key 15%% slower found against all others in %3.0f%%, 25%% slower in %3.0f%%",
-			l.keys, l.rounds, 100*fw, 100*mc/2, 100*p15, 100*p25)
+			l.Keys, l.Rounds, 100*fw, 100*mc/2, 100*p15, 100*p25)
 		if fw > Alpha+mc {
-			t.Errorf("%d keys x %d rounds: false winners in %.2f%% of runs, above 5%%", l.keys, l.rounds, 100*fw)
+			t.Errorf("%d keys x %d rounds: false winners in %.2f%% of runs, above 5%%", l.Keys, l.Rounds, 100*fw)
 		}
 	}
 }
