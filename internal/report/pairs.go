@@ -75,11 +75,33 @@ func pairCell(row, col *results.Group, long bool) string {
 func pairsNote(groups []results.Group) string {
 	_, effect := stats.Describe(testOf(groups))
 	note := "the row's rate over the column's (" + effect + "); * significant after Holm's correction within the table, ~ within noise"
-	if m := marginOf(groups); m > 0 {
-		note = "the row's rate over the column's (" + effect + "); * significant (a group-sequential design, Holm's step-down within the table), " +
-			"= the same within " + stats.Percent(m) + " (the interval lies inside it), ~ within noise"
+	if m := marginOf(groups); m > 0 || sequentialGroups(groups) {
+		note = "the row's rate over the column's (" + effect + "); * significant (a group-sequential design, Holm's step-down within the table), "
+		if m > 0 {
+			note += "= the same within " + stats.Percent(m) + " (the interval lies inside it), "
+		}
+		note += "~ within noise"
 	}
 	return note
+}
+
+// intervalNote says what the report's [lo–hi] intervals are: repeated
+// confidence intervals where the rounds were a group-sequential design.
+func intervalNote(groups []results.Group) string {
+	if sequentialGroups(groups) {
+		return "[lo–hi]: the effect's repeated confidence interval (it covers at every look at once)"
+	}
+	return "[lo–hi]: the effect's 95% interval"
+}
+
+// sequentialGroups says whether any group was decided by a group-sequential design.
+func sequentialGroups(groups []results.Group) bool {
+	for _, g := range groups {
+		if strings.HasPrefix(g.Correction, "a group-sequential design") {
+			return true
+		}
+	}
+	return false
 }
 
 // marginOf is the equivalence margin of the groups' comparisons, 0 when none was shown equivalent.

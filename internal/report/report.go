@@ -88,7 +88,7 @@ func Render(res *results.Results) ([]byte, error) {
 	if len(p.Blocks) > 1 {
 		p.ChartsOf = p.Blocks[0].Title
 	}
-	p.Pairs, p.PairsNote = pairTables(groups), pairsNote(groups)
+	p.Pairs, p.PairsNote = pairTables(groups), pairsNote(groups)+"; "+intervalNote(groups)
 	add := func(c Chart, missing string) {
 		if missing != "" {
 			p.Missing = append(p.Missing, missing)

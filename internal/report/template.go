@@ -52,7 +52,7 @@ table.summary td.num { text-align: right; white-space: nowrap; }
 {{end}}</ol>
 {{end}}{{range .Notes}}<p class="missing">Note: {{.}}.</p>{{end}}
 {{if .Pairs}}<h3 id="pairs">Every pair</h3>
-<p class="missing">{{.PairsNote}}; [lo–hi]: the effect's 95% interval; p: adjusted.</p>
+<p class="missing">{{.PairsNote}}; p: adjusted.</p>
 {{range .Pairs}}<table class="pairs"><caption>{{.Title}}</caption>
 <tr><th>row ÷ column</th>{{range .Keys}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><th>{{.Key}}</th>{{range .Cells}}<td class="{{if .Significant}}sig{{else}}noise{{end}}">{{.Text}}</td>{{end}}</tr>
