@@ -161,6 +161,9 @@ func (f *FirstTouches) EndRound(rows int64) {
 	f.pending, f.pendingImgs = map[string]*roundTouches{}, 0
 }
 
+// NeedsRounds is why a cell of one window has no steady state.
+const NeedsRounds = "the pages first touched need two rounds or more (--rounds)"
+
 // Spacing is a server's checkpoint settings.
 type Spacing = results.CheckpointSettings
 
@@ -197,7 +200,7 @@ func (f *FirstTouches) Steady(walPerRow results.M[float64], rowsPerS float64, sp
 	case !ok:
 		return results.Unavailable[results.SteadyWAL]("the WAL per row: " + walPerRow.Reason())
 	case len(f.rows) < 2:
-		return results.Unavailable[results.SteadyWAL]("the pages first touched need two rounds or more (--rounds)")
+		return results.Unavailable[results.SteadyWAL](NeedsRounds)
 	case !(rowsPerS > 0):
 		return results.Unavailable[results.SteadyWAL]("the cell wrote no rows")
 	}

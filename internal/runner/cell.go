@@ -69,7 +69,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at w
 	} else {
 		// One window: nothing to fit the pages' touches over (and a load's
 		// millions of images need not travel to keybench).
-		cr.noTouches = "the pages first touched need two rounds or more (--rounds)"
+		cr.noTouches = metrics.NeedsRounds
 	}
 	if h, ok := wl.(workload.Hooked); ok {
 		cr.hooks = h.Hooks()
