@@ -2,42 +2,7 @@ package report
 
 import "html/template"
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{{.Title}}</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; color: #222; }
-h1 { font-size: 1.6em; margin-bottom: .2em; }
-h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
-.status { color: #555; }
-.status.failed, .status.interrupted { color: #b00; font-weight: bold; }
-ol.verdict { padding-left: 0; list-style: none; }
-ol.verdict li { margin: .6em 0; padding: .5em .8em; border-left: 6px solid; background: #f7f7f7; }
-ol.verdict .key { font-weight: bold; font-size: 1.1em; }
-ol.verdict .tps { font-variant-numeric: tabular-nums; }
-ol.verdict .noise { color: #777; }
-ol.verdict .why { display: block; color: #444; margin-top: .2em; }
-figure { margin: 1.5em 0; }
-figure svg { width: 100%; height: auto; }
-figcaption { color: #555; font-size: .9em; }
-pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .72em; line-height: 1.25; }
-table.env { border-collapse: collapse; font-size: .9em; }
-table.env td { border-top: 1px solid #eee; padding: .2em .8em .2em 0; vertical-align: top; }
-code.cmd { display: block; background: #222; color: #eee; padding: .7em; border-radius: 4px; white-space: pre-wrap; word-break: break-all; }
-.missing { color: #777; font-size: .9em; }
-table.pairs { border-collapse: collapse; font-size: .82em; margin: .5em 0 1em; font-variant-numeric: tabular-nums; }
-table.pairs th, table.pairs td { border: 1px solid #ddd; padding: .25em .5em; text-align: right; }
-table.pairs th:first-child { text-align: left; }
-table.pairs td.sig { font-weight: bold; background: #eef6ee; }
-table.pairs td.noise { color: #777; }
-table.summary { border-collapse: collapse; font-size: .82em; margin: .5em 0 .3em; font-variant-numeric: tabular-nums; }
-table.summary th, table.summary td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; vertical-align: top; }
-table.summary th { background: #f4f4f4; font-weight: 600; }
-table.summary td.num { text-align: right; white-space: nowrap; }
-</style>
-</head>
+var pageTemplate = template.Must(template.New("page").Parse(`{{template "head" .}}
 <body>
 <h1>{{.Title}}</h1>
 <p class="status {{.Status}}">status: {{.Status}}{{if .Error}} — {{.Error}}{{end}}</p>
@@ -92,4 +57,41 @@ table.summary td.num { text-align: right; white-space: nowrap; }
 {{range .Table.Rows}}<tr>{{range $i, $v := .}}<td{{if index $t.Right $i}} class="num"{{end}}>{{$v}}</td>{{end}}</tr>
 {{end}}</table>
 {{else}}<p class="missing">{{.Text}}</p>
-{{end}}{{end}}{{end}}`))
+{{end}}{{end}}{{end}}
+{{define "style"}}<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; margin-bottom: .2em; }
+h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+.status { color: #555; }
+.status.failed, .status.interrupted { color: #b00; font-weight: bold; }
+ol.verdict { padding-left: 0; list-style: none; }
+ol.verdict li { margin: .6em 0; padding: .5em .8em; border-left: 6px solid; background: #f7f7f7; }
+ol.verdict .key { font-weight: bold; font-size: 1.1em; }
+ol.verdict .tps { font-variant-numeric: tabular-nums; }
+ol.verdict .noise { color: #777; }
+ol.verdict .why { display: block; color: #444; margin-top: .2em; }
+figure { margin: 1.5em 0; }
+figure svg { width: 100%; height: auto; }
+figcaption { color: #555; font-size: .9em; }
+pre { background: #f7f7f7; padding: .8em; overflow-x: auto; font-size: .72em; line-height: 1.25; }
+table.env { border-collapse: collapse; font-size: .9em; }
+table.env td { border-top: 1px solid #eee; padding: .2em .8em .2em 0; vertical-align: top; }
+code.cmd { display: block; background: #222; color: #eee; padding: .7em; border-radius: 4px; white-space: pre-wrap; word-break: break-all; }
+.missing { color: #777; font-size: .9em; }
+table.pairs { border-collapse: collapse; font-size: .82em; margin: .5em 0 1em; font-variant-numeric: tabular-nums; }
+table.pairs th, table.pairs td { border: 1px solid #ddd; padding: .25em .5em; text-align: right; }
+table.pairs th:first-child { text-align: left; }
+table.pairs td.sig { font-weight: bold; background: #eef6ee; }
+table.pairs td.noise { color: #777; }
+table.summary { border-collapse: collapse; font-size: .82em; margin: .5em 0 .3em; font-variant-numeric: tabular-nums; }
+table.summary th, table.summary td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; vertical-align: top; }
+table.summary th { background: #f4f4f4; font-weight: 600; }
+table.summary td.num { text-align: right; white-space: nowrap; }
+</style>{{end}}
+{{define "head"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+{{template "style"}}
+</head>{{end}}`))

@@ -1,0 +1,225 @@
+// Package advise reads a user's own database and says which of its tables
+// pay for their primary key, how much, and which keybench run reproduces
+// each one's shape (`keybench advise`).
+//
+// It is strictly read-only, safe on a production primary or a hot standby:
+// every read is one READ ONLY transaction with a short statement_timeout and
+// lock_timeout, takes only ACCESS SHARE locks, and creates nothing (no
+// extension, no temporary object). What the role may not read is
+// unavailable, with the reason and the grant that would give it, never a
+// zero. The figures come from the catalog (pg_class, pg_index, pg_attrdef,
+// pg_sequence, pg_constraint), the statistics (pg_stats, pg_stat_user_tables,
+// pg_stat_wal), and, where installed and granted, pgstattuple's pgstatindex
+// and pg_buffercache; the key's order is also sampled from the key index
+// itself (consecutive keys read through it, their heap positions compared).
+//
+// The verdict (verdict.go) is pure logic over those figures; the lab command
+// (lab.go) scales the table's key index over its cache to the embedded
+// server's. The JSON this package's Report marshals to is documented in
+// docs/advise.md and is stable: fields are added, never renamed.
+package advise
+
+import (
+	"time"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// Options say what to read.
+type Options struct {
+	// Sample is the window over which rates (inserts, updates, deletes, WAL)
+	// are measured as deltas of the server's counters.
+	Sample time.Duration
+	// Tables limits the look to these tables (schema.name or name as
+	// search_path finds it); empty: every user table.
+	Tables []string
+	// RAM is the server's memory when the user gives it (0: unknown).
+	RAM int64
+	// Curves is a keybench run with measured curves (a growth run), read to
+	// put a cost on each paying table; nil: no projection.
+	Curves *results.Results
+	// CurvesFile names Curves in the command the report prints.
+	CurvesFile string
+	// StatementTimeout bounds every statement (default 5 s).
+	StatementTimeout time.Duration
+}
+
+// Report is what advise found: the server, the sample window, and each table
+// with its key, figures, verdict and lab command, most paying first.
+type Report struct {
+	Server Server  `json:"server"`
+	Sample Sample  `json:"sample"`
+	Tables []Table `json:"tables"`
+	// Curves is the results file read for the projections ("" without one).
+	Curves string `json:"curves,omitempty"`
+	// CurvesCommand is the run that makes curves, printed when none was given.
+	CurvesCommand string `json:"curves_command,omitempty"`
+}
+
+// Server is what advise read of the server as a whole.
+type Server struct {
+	Version    string `json:"version"`
+	VersionNum int    `json:"version_num"`
+	Database   string `json:"database"`
+	Role       string `json:"role"`
+	// Standby is true on a hot standby (pg_is_in_recovery()).
+	Standby bool `json:"standby"`
+	// SharedBuffers is shared_buffers in bytes, the cache a key index is set against.
+	SharedBuffers int64 `json:"shared_buffers_bytes"`
+	// RAM is the memory the user gave with --ram (0: not given).
+	RAM int64 `json:"ram_bytes,omitempty"`
+	// Extensions are the installed extensions advise reads when present.
+	Extensions []string `json:"extensions"`
+	// Notes say what advise could not read server-wide, and why.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Sample is the window the rates were measured over.
+type Sample struct {
+	Seconds float64 `json:"seconds"`
+	// WALBytesPerS is the database cluster's WAL per second (pg_stat_wal on
+	// a primary; the replayed LSN's advance on a standby).
+	WALBytesPerS results.M[float64] `json:"wal_bytes_per_s"`
+	// FPIPerS is full-page images per second (pg_stat_wal, primary only).
+	FPIPerS results.M[float64] `json:"fpi_per_s"`
+}
+
+// Table is one table: its key, its figures and the verdict.
+type Table struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// Key is the primary key, or the largest unique key; nil when it has neither.
+	Key *Key `json:"key,omitempty"`
+	// Rows is the row count the planner holds (reltuples; n_live_tup when never analyzed).
+	Rows          results.M[int64] `json:"rows"`
+	TableBytes    int64            `json:"table_bytes"`
+	IndexesBytes  int64            `json:"indexes_bytes"`
+	KeyIndexBytes int64            `json:"key_index_bytes,omitempty"`
+	// RowBytes is the average width of a row's columns (pg_stats), or the
+	// heap's bytes per row less the tuple overhead when pg_stats is not readable.
+	RowBytes results.M[float64] `json:"row_bytes"`
+	// KeyIndexOverCache and KeyIndexOverRAM are the key index over
+	// shared_buffers and over --ram.
+	KeyIndexOverCache float64            `json:"key_index_over_cache,omitempty"`
+	KeyIndexOverRAM   results.M[float64] `json:"key_index_over_ram,omitzero"`
+	// LeafDensity is the key index's average leaf density, 0..1, measured by
+	// pgstatindex or estimated from the catalog (DensityMethod says which).
+	LeafDensity   results.M[float64] `json:"key_index_leaf_density"`
+	DensityMethod string             `json:"key_index_density_method,omitempty"`
+	// CacheShare is the share of shared_buffers the key index holds now (pg_buffercache).
+	CacheShare results.M[float64] `json:"key_index_cache_share"`
+	// ReferencedBy are the foreign keys that reference the table's key.
+	ReferencedBy []ForeignKey `json:"referenced_by,omitempty"`
+	// Rates over the sample window.
+	InsertsPerS results.M[float64] `json:"inserts_per_s"`
+	UpdatesPerS results.M[float64] `json:"updates_per_s"`
+	DeletesPerS results.M[float64] `json:"deletes_per_s"`
+	// InsertsFrom says how InsertsPerS was measured (counters, or the
+	// heap's growth on a standby).
+	InsertsFrom string `json:"inserts_from,omitempty"`
+	// Inserters is the most backends seen inserting into the table at once
+	// during the window (pg_stat_activity).
+	Inserters results.M[int] `json:"inserters"`
+	Verdict   Verdict        `json:"verdict"`
+	// Lab is the keybench run that reproduces the table's shape, and
+	// Migrate the run that switches its new rows to an ordered key.
+	Lab     *Lab   `json:"lab,omitempty"`
+	Migrate string `json:"migrate_command,omitempty"`
+}
+
+// Key is a table's key: its column, type, how its values are made, and its order.
+type Key struct {
+	Constraint string   `json:"constraint"`
+	Kind       string   `json:"kind"` // "primary key" or "unique"
+	Index      string   `json:"index"`
+	Columns    []string `json:"columns"`
+	Type       string   `json:"type"`
+	// Made says how the values are made: "identity", "sequence",
+	// "gen_random_uuid()", "uuidv7()", "function NAME()", "application".
+	Made string `json:"made"`
+	// Default is the column's default expression as the catalog holds it.
+	Default string `json:"default,omitempty"`
+	// SequenceCache is the sequence's CACHE, for identity and sequence keys.
+	SequenceCache int64 `json:"sequence_cache,omitempty"`
+	// UUIDText is true for uuids stored as text/varchar/char(32) (sampled values are uuid-shaped).
+	UUIDText bool `json:"uuid_as_text,omitempty"`
+	// UUIDVersion is the version the sampled uuid values carry (4, 7, ...; 0: not a uuid, or mixed).
+	UUIDVersion int `json:"uuid_version,omitempty"`
+	// Correlation is pg_stats.correlation of the key column: 1 for keys stored in order, near 0 for random ones.
+	Correlation results.M[float64] `json:"correlation"`
+	// LeafOrder is the share of consecutive keys, read through the key
+	// index at sampled points, whose rows lie in heap order (insertion
+	// order for a table that is only inserted into): 1 ordered, ~0.5 random.
+	LeafOrder results.M[float64] `json:"leaf_order"`
+	// Order is the verdict on the key's order: "ordered", "partly ordered", "random", "unknown".
+	Order string `json:"order"`
+	// Reveals is what the key tells whoever sees it: "creation time", "a count", or "".
+	Reveals string `json:"reveals,omitempty"`
+}
+
+// ForeignKey is a foreign key referencing a table's key.
+type ForeignKey struct {
+	Table      string `json:"table"`
+	Constraint string `json:"constraint"`
+	// IndexBytes is the size of the referencing table's index that leads
+	// with the foreign key's columns (0 with Indexed false: none, so each
+	// delete or key update of the parent scans the child).
+	Indexed    bool  `json:"indexed"`
+	IndexBytes int64 `json:"index_bytes,omitempty"`
+}
+
+// Verdict classes.
+const (
+	Pays         = "pays"          // an unordered key on a table inserted into now
+	PaysInSize   = "pays in size"  // an unordered key on a table not inserted into during the sample
+	TooSmall     = "too small"     // unordered, but the key index is too small to matter
+	DoesNotPay   = "does not pay"  // the key is ordered
+	NoKey        = "no key"        // no primary or unique key
+	OrderUnknown = "order unknown" // the key's order could not be read
+)
+
+// Verdict is a table's class, why, and its cost where curves give one.
+type Verdict struct {
+	Class string `json:"class"`
+	// Rank orders the paying tables, 1 paying most (0: not paying).
+	Rank int `json:"rank,omitempty"`
+	// Why is the evidence in keybench's voice, one sentence each.
+	Why []string `json:"why"`
+	// Cost is what the measured curves say the key costs, with a --curves run.
+	Cost *Cost `json:"cost,omitempty"`
+}
+
+// Cost is a paying table's key against an ordered one at the table's own
+// index/cache ratio, read off a run's curves (package projection).
+type Cost struct {
+	// Key and Ordered are the run's keys standing for the table's and for an ordered one.
+	Key     string `json:"key"`
+	Ordered string `json:"ordered"`
+	// Relative is the table key's insert rate relative to the ordered key's.
+	Relative float64 `json:"relative_rate"`
+	Outside  bool    `json:"outside_measured_range,omitempty"`
+	// KeyIndexBytes and OrderedKeyIndexBytes are the projected key index sizes.
+	KeyIndexBytes        int64 `json:"key_index_bytes"`
+	OrderedKeyIndexBytes int64 `json:"ordered_key_index_bytes"`
+	// WALPerDay and OrderedWALPerDay at the table's measured insert rate.
+	WALPerDay        results.M[float64] `json:"wal_bytes_per_day,omitzero"`
+	OrderedWALPerDay results.M[float64] `json:"ordered_wal_bytes_per_day,omitzero"`
+}
+
+// Lab is the keybench run reproducing a table's shape on the embedded server.
+type Lab struct {
+	Command string `json:"command"`
+	// Rows and SharedBuffers scale the table's key index over its cache;
+	// Ratio is that ratio, the one the lab's table is built to.
+	Rows          int64   `json:"rows"`
+	SharedBuffers int64   `json:"shared_buffers_bytes"`
+	Ratio         float64 `json:"key_index_over_cache"`
+	Key           string  `json:"key"`
+	Payload       int     `json:"payload"`
+	Clients       int     `json:"clients"`
+	// Notes say what the lab could not match.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// QualifiedName is the table's schema-qualified name as advise prints it.
+func (t Table) QualifiedName() string { return t.Schema + "." + t.Name }

@@ -1,0 +1,99 @@
+package advise
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/keybench/keybench/internal/projection"
+	"github.com/keybench/keybench/internal/results"
+)
+
+// CheckCurves refuses a results file advise cannot read a cost from: one
+// without a key measured at several sizes (package projection's curves).
+func CheckCurves(r *results.Results) error {
+	curves, _, err := projection.Curves(r)
+	if err != nil {
+		return fmt.Errorf("no curves to project from: %v; a growth run measures them (keybench run growth)", err)
+	}
+	for _, c := range curves {
+		if len(c.Points) >= projection.MinPoints {
+			return nil
+		}
+	}
+	return fmt.Errorf("a %s run, its keys measured at one size each: the cost of a key needs curves over several sizes (keybench run growth)", r.Scenario)
+}
+
+// orderedKeys are the run keys that stand for "an ordered key", best first.
+var orderedKeys = []string{"bigint", "uuidv7", "int", "ulid"}
+
+// costOf carries the run's curves to a paying table's rows, cache, insert
+// rate and row width: its key's rate relative to an ordered key's, both
+// key index sizes, both WAL per day. Nil, with the why added to the
+// verdict, when the run has no curve for the table's key.
+func costOf(run *results.Results, t *Table, s Server) *Cost {
+	rows, ok := t.Rows.Get()
+	if !ok || rows <= 0 {
+		t.Verdict.Why = append(t.Verdict.Why, "No cost from the curves: the table's rows are unknown.")
+		return nil
+	}
+	scale := projection.Scale{Rows: rows, CacheBytes: s.SharedBuffers}
+	if ins, ok := t.InsertsPerS.Get(); ok && ins > 0 {
+		scale.InsertRate = ins
+	}
+	if rb, ok := t.RowBytes.Get(); ok && rb > 0 {
+		scale.RowBytes = rb + 28 // a tuple's header and line pointer over the columns' width
+	}
+	rep, err := projection.Project(run, scale)
+	if err != nil {
+		t.Verdict.Why = append(t.Verdict.Why, "No cost from the curves: "+err.Error()+".")
+		return nil
+	}
+	spec, _, _ := labKey(t.Key)
+	find := func(names ...string) *projection.Projection {
+		for _, n := range names {
+			for i := range rep.Keys {
+				if rep.Keys[i].Key == n {
+					return &rep.Keys[i]
+				}
+			}
+		}
+		return nil
+	}
+	base, _, _ := strings.Cut(spec, ":")
+	mine := find(spec, strings.TrimSuffix(spec, ":index=unique"), base)
+	ordered := find(orderedKeys...)
+	if mine == nil || ordered == nil || spec == "" {
+		t.Verdict.Why = append(t.Verdict.Why, fmt.Sprintf("No cost from the curves: the run has no curve for %s and an ordered key.", orText(spec, t.Key.Type)))
+		return nil
+	}
+	c := &Cost{Key: mine.Key, Ordered: ordered.Key, Relative: mine.Relative / ordered.Relative, Outside: mine.Outside || ordered.Outside,
+		KeyIndexBytes: mine.KeyIndexBytes, OrderedKeyIndexBytes: ordered.KeyIndexBytes, WALPerDay: mine.WALPerDay, OrderedWALPerDay: ordered.WALPerDay}
+	line := fmt.Sprintf("The measured curves (%s against %s at this table's %s rows and cache): %.2f of the ordered key's insert rate%s; key index %s against %s",
+		mine.Key, ordered.Key, humanCount(rows), c.Relative, outsideText(c.Outside), results.Bytes(c.KeyIndexBytes), results.Bytes(c.OrderedKeyIndexBytes))
+	if w, ok := c.WALPerDay.Get(); ok {
+		if ow, ok := c.OrderedWALPerDay.Get(); ok {
+			line += fmt.Sprintf("; WAL %s a day against %s", results.Bytes(int64(w)), results.Bytes(int64(ow)))
+		}
+	}
+	t.Verdict.Why = append(t.Verdict.Why, line+".")
+	return c
+}
+
+func outsideText(outside bool) string {
+	if outside {
+		return " (beyond the measured ratios: extrapolated)"
+	}
+	return ""
+}
+
+func humanCount(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.3gG", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.3gM", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.3gk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,682 @@
+package advise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/usage"
+)
+
+// Settings are the session settings advise connects with: every
+// transaction read-only, every statement and lock wait short, so that a
+// look at a busy production server never holds it up.
+func Settings(statementTimeout time.Duration) map[string]string {
+	if statementTimeout <= 0 {
+		statementTimeout = 5 * time.Second
+	}
+	return map[string]string{
+		"application_name":                    "keybench advise",
+		"default_transaction_read_only":       "on",
+		"statement_timeout":                   fmt.Sprint(statementTimeout.Milliseconds()),
+		"lock_timeout":                        "1000",
+		"idle_in_transaction_session_timeout": "60000",
+	}
+}
+
+// pgstatindexLimit is the largest key index pgstatindex is asked to read
+// (it reads every page); beyond it the density is estimated from the catalog.
+const pgstatindexLimit = 1 << 30
+
+// leafSamples and leafSampleRows: the key index is read at this many points
+// of its key range (pg_stats' histogram bounds), this many consecutive keys
+// at each — a few hundred heap pages at most.
+const (
+	leafSamples    = 8
+	leafSampleRows = 64
+)
+
+// reader runs advise's reads on one connection, each snapshot in one READ
+// ONLY transaction, each optional read under a savepoint so that a read the
+// role may not do costs that figure only.
+type reader struct {
+	conn *pgx.Conn
+	srv  *Server
+	ext  map[string]string // installed extension -> its schema
+}
+
+// readOnly runs fn in one READ ONLY transaction.
+func (r *reader) readOnly(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := r.conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// try runs one optional read under a savepoint: its error is returned and
+// the transaction goes on.
+func try(ctx context.Context, tx pgx.Tx, fn func(pgx.Tx) error) error {
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(sp); err != nil {
+		sp.Rollback(ctx)
+		return err
+	}
+	return sp.Commit(ctx)
+}
+
+// why is a read's error as a reason: PostgreSQL's message, with the grant
+// that gives the read where it is a privilege.
+func why(err error, grant string) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		if pe.Code == "42501" && grant != "" { // insufficient_privilege
+			return pe.Message + " (" + grant + ")"
+		}
+		return pe.Message
+	}
+	return err.Error()
+}
+
+// Inspect reads the database conn is connected to. Errors are the
+// user's (a table that does not exist: a usage error) or the server's.
+func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
+	r := &reader{conn: conn, srv: &Server{RAM: o.RAM}, ext: map[string]string{}}
+	rep := &Report{}
+	var tables []Table
+	var oids []uint32
+	err := r.readOnly(ctx, func(tx pgx.Tx) error {
+		if err := r.server(ctx, tx); err != nil {
+			return err
+		}
+		var err error
+		if oids, tables, err = r.tables(ctx, tx, o.Tables); err != nil {
+			return err
+		}
+		cache := r.cacheByFilenode(ctx, tx)
+		for i := range tables {
+			if err := r.table(ctx, tx, oids[i], &tables[i], cache); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Server = *r.srv
+	if err := r.sample(ctx, o.Sample, oids, tables, rep); err != nil {
+		return nil, err
+	}
+	var cost func(*Table) *Cost
+	if o.Curves != nil {
+		rep.Curves = o.CurvesFile
+		cost = func(t *Table) *Cost { return costOf(o.Curves, t, rep.Server) }
+	} else {
+		rep.CurvesCommand = "keybench run growth --out growth && keybench advise --curves growth/results.json ..."
+	}
+	Judge(tables, rep.Server, rep.Sample.Seconds, cost)
+	for i := range tables {
+		tables[i].Lab = LabFor(&tables[i], rep.Server)
+	}
+	rep.Tables = tables
+	return rep, nil
+}
+
+func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
+	s := r.srv
+	if err := tx.QueryRow(ctx, `SELECT current_setting('server_version'), current_setting('server_version_num')::int, pg_is_in_recovery(),
+		current_database(), current_user, pg_size_bytes(current_setting('shared_buffers'))`).
+		Scan(&s.Version, &s.VersionNum, &s.Standby, &s.Database, &s.Role, &s.SharedBuffers); err != nil {
+		return err
+	}
+	rows, err := tx.Query(ctx, `SELECT extname, extnamespace::regnamespace::text FROM pg_extension ORDER BY 1`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name, schema string
+		if err := rows.Scan(&name, &schema); err != nil {
+			return err
+		}
+		switch name {
+		case "pgstattuple", "pg_buffercache", "pg_walinspect":
+			r.ext[name] = schema
+			s.Extensions = append(s.Extensions, name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, e := range []struct{ name, gives string }{
+		{"pgstattuple", "the key index's leaf density measured (pgstatindex) instead of estimated"},
+		{"pg_buffercache", "the key index's share of the cache"},
+	} {
+		if _, ok := r.ext[e.name]; !ok {
+			s.Notes = append(s.Notes, fmt.Sprintf("%s is not installed: it would give %s (CREATE EXTENSION %s, by its owner; advise creates nothing)", e.name, e.gives, e.name))
+		}
+	}
+	return nil
+}
+
+// tables lists the user tables advise looks at: the named ones (each must
+// exist), or every ordinary table outside the system schemas and extensions.
+func (r *reader) tables(ctx context.Context, tx pgx.Tx, names []string) ([]uint32, []Table, error) {
+	var oids []uint32
+	var tables []Table
+	add := func(oid uint32, schema, name string) {
+		oids = append(oids, oid)
+		tables = append(tables, Table{Schema: schema, Name: name})
+	}
+	if len(names) > 0 {
+		for _, n := range names {
+			var oid *uint32
+			var schema, name, kind string
+			if err := tx.QueryRow(ctx, `SELECT c.oid, n.nspname, c.relname, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+				WHERE c.oid = to_regclass($1)`, n).Scan(&oid, &schema, &name, &kind); err != nil {
+				if errors.Is(err, pgx.ErrNoRows) {
+					return nil, nil, usage.Errorf("--table %s: no such table in database %s", n, r.srv.Database)
+				}
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) && strings.HasPrefix(pe.Code, "42") {
+					return nil, nil, usage.Errorf("--table %s: %s", n, pe.Message)
+				}
+				return nil, nil, err
+			}
+			if kind != "r" {
+				return nil, nil, usage.Errorf("--table %s: %s.%s is not an ordinary table", n, schema, name)
+			}
+			add(*oid, schema, name)
+		}
+		return oids, tables, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%'
+		AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
+		ORDER BY 2, 3`)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var oid uint32
+		var schema, name string
+		if err := rows.Scan(&oid, &schema, &name); err != nil {
+			return nil, nil, err
+		}
+		add(oid, schema, name)
+	}
+	return oids, tables, rows.Err()
+}
+
+// cacheByFilenode counts shared_buffers' pages by relation file
+// (pg_buffercache), or says why it cannot.
+func (r *reader) cacheByFilenode(ctx context.Context, tx pgx.Tx) results.M[map[uint32]int64] {
+	schema, ok := r.ext["pg_buffercache"]
+	if !ok {
+		return results.Unavailable[map[uint32]int64]("pg_buffercache is not installed")
+	}
+	pages := map[uint32]int64{}
+	err := try(ctx, tx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT b.relfilenode::int8, count(*) FROM `+pgx.Identifier{schema, "pg_buffercache"}.Sanitize()+` b
+			WHERE b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) GROUP BY 1`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var node, n int64
+			if err := rows.Scan(&node, &n); err != nil {
+				return err
+			}
+			pages[uint32(node)] = n
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return results.Unavailable[map[uint32]int64](why(err, "GRANT pg_monitor TO "+quoteIdent(r.srv.Role)))
+	}
+	return results.Of(pages)
+}
+
+// table reads one table's figures: sizes, rows, key, order, density, foreign keys.
+func (r *reader) table(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, cache results.M[map[uint32]int64]) error {
+	var reltuples float64
+	var relpages int64
+	var liveTup *int64
+	if err := tx.QueryRow(ctx, `SELECT c.reltuples::float8, c.relpages::int8, pg_table_size(c.oid), pg_indexes_size(c.oid), s.n_live_tup
+		FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = $1`, oid).
+		Scan(&reltuples, &relpages, &t.TableBytes, &t.IndexesBytes, &liveTup); err != nil {
+		return err
+	}
+	switch {
+	case reltuples >= 0:
+		t.Rows = results.Of(int64(reltuples))
+	case liveTup != nil && !r.srv.Standby:
+		t.Rows = results.Of(*liveTup)
+	default:
+		t.Rows = results.Unavailable[int64]("never analyzed or vacuumed: the catalog holds no row count")
+	}
+	qualified := pgx.Identifier{t.Schema, t.Name}.Sanitize()
+	canSelect := false
+	if err := tx.QueryRow(ctx, `SELECT has_table_privilege($1::oid, 'SELECT')`, oid).Scan(&canSelect); err != nil {
+		return err
+	}
+	grantSelect := fmt.Sprintf("needs SELECT on the table: GRANT SELECT ON %s.%s TO %s, or GRANT pg_read_all_data", quoteIdent(t.Schema), quoteIdent(t.Name), quoteIdent(r.srv.Role))
+	stats, err := r.columnStats(ctx, tx, t)
+	if err != nil {
+		return err
+	}
+	noStats := "the table has no statistics: never analyzed"
+	if !canSelect {
+		noStats = grantSelect
+	}
+	if len(stats) > 0 {
+		var w float64
+		for _, s := range stats {
+			w += float64(s.avgWidth)
+		}
+		t.RowBytes = results.Of(w)
+	} else if rows, ok := t.Rows.Get(); ok && rows > 0 {
+		// the heap's bytes per row less a tuple's header and line pointer
+		t.RowBytes = results.Of(math.Max(0, float64(relpages)*8192/float64(rows)-28))
+	} else {
+		t.RowBytes = results.Unavailable[float64](noStats)
+	}
+	k, indexOID, keyTypLen, err := r.key(ctx, tx, oid)
+	if err != nil || k == nil {
+		return err
+	}
+	t.Key = k
+	if err := tx.QueryRow(ctx, `SELECT pg_relation_size($1::oid)`, indexOID).Scan(&t.KeyIndexBytes); err != nil {
+		return err
+	}
+	t.KeyIndexOverCache = float64(t.KeyIndexBytes) / float64(r.srv.SharedBuffers)
+	if r.srv.RAM > 0 {
+		t.KeyIndexOverRAM = results.Of(float64(t.KeyIndexBytes) / float64(r.srv.RAM))
+	}
+	var bounds []string
+	keyWidth := results.Unavailable[float64](noStats)
+	if keyTypLen > 0 {
+		keyWidth = results.Of(float64(keyTypLen))
+	}
+	if s, ok := stats[k.Columns[0]]; ok && len(k.Columns) == 1 {
+		k.Correlation = s.correlation
+		bounds = s.bounds
+		if keyTypLen <= 0 {
+			keyWidth = results.Of(float64(s.avgWidth))
+		}
+	} else {
+		k.Correlation = results.Unavailable[float64](noStats)
+	}
+	var sampled []string
+	if len(k.Columns) != 1 {
+		k.LeafOrder = results.Unavailable[float64]("a key of several columns")
+	} else if !canSelect {
+		k.LeafOrder = results.Unavailable[float64](grantSelect)
+	} else {
+		k.LeafOrder, sampled = r.leafOrder(ctx, tx, qualified, k, bounds)
+	}
+	uuidShape(k, append(bounds, sampled...))
+	t.LeafDensity, t.DensityMethod = r.density(ctx, tx, indexOID, t, keyWidth)
+	if c, ok := cache.Get(); ok {
+		var node int64
+		if err := tx.QueryRow(ctx, `SELECT coalesce(pg_relation_filenode($1::oid), 0)::int8`, indexOID).Scan(&node); err != nil {
+			return err
+		}
+		t.CacheShare = results.Of(float64(c[uint32(node)]*8192) / float64(r.srv.SharedBuffers))
+	} else {
+		t.CacheShare = results.Unavailable[float64](cache.Reason())
+	}
+	t.ReferencedBy, err = r.referencedBy(ctx, tx, oid)
+	return err
+}
+
+type columnStat struct {
+	avgWidth    int
+	correlation results.M[float64]
+	bounds      []string
+}
+
+// columnStats reads pg_stats of every column of the table (rows the role
+// may not see are absent: pg_stats shows a column's only to who may read it).
+func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[string]columnStat, error) {
+	rows, err := tx.Query(ctx, `SELECT attname::text, avg_width, correlation::float8, histogram_bounds::text FROM pg_stats
+		WHERE schemaname = $1 AND tablename = $2 AND NOT inherited`, t.Schema, t.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]columnStat{}
+	for rows.Next() {
+		var name string
+		var width int
+		var corr *float64
+		var hist *string
+		if err := rows.Scan(&name, &width, &corr, &hist); err != nil {
+			return nil, err
+		}
+		s := columnStat{avgWidth: width}
+		if corr != nil {
+			s.correlation = results.Finite(*corr)
+		} else {
+			s.correlation = results.Unavailable[float64]("pg_stats has no correlation: every value distinct and the table too small for a histogram, or one value")
+		}
+		if hist != nil {
+			s.bounds = arrayElements(*hist)
+		}
+		out[name] = s
+	}
+	return out, rows.Err()
+}
+
+// key reads the table's primary key, or its largest valid unique index
+// without predicate or expressions, with how its values are made.
+func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, int, error) {
+	var k Key
+	var indexOID uint32
+	var contype string
+	var attnums []int16
+	err := tx.QueryRow(ctx, `SELECT i.indexrelid, i.indexrelid::regclass::text, coalesce(con.conname::text, ''), coalesce(con.contype::text, 'i'), i.indkey::int2[]
+		FROM pg_index i LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.conrelid = i.indrelid AND con.contype IN ('p', 'u')
+		WHERE i.indrelid = $1 AND i.indisunique AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
+		ORDER BY i.indisprimary DESC, pg_relation_size(i.indexrelid) DESC LIMIT 1`, oid).Scan(&indexOID, &k.Index, &k.Constraint, &contype, &attnums)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, 0, nil
+	}
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	k.Kind = "unique"
+	if contype == "p" {
+		k.Kind = "primary key"
+	}
+	if k.Constraint == "" {
+		k.Constraint = k.Index
+	}
+	rows, err := tx.Query(ctx, `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
+			ty.typlen::int, coalesce(sq.seqcache, 0)
+		FROM unnest($2::int2[]) WITH ORDINALITY u(attnum, ord)
+		JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.attnum
+		JOIN pg_type ty ON ty.oid = a.atttypid
+		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+		LEFT JOIN pg_sequence sq ON sq.seqrelid = pg_get_serial_sequence($1::oid::regclass::text, a.attname)::regclass
+		ORDER BY u.ord`, oid, attnums)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	defer rows.Close()
+	typLen := 0
+	var types []string
+	for rows.Next() {
+		var name, typ, identity, def string
+		var tl int
+		var cache int64
+		if err := rows.Scan(&name, &typ, &identity, &def, &tl, &cache); err != nil {
+			return nil, 0, 0, err
+		}
+		k.Columns = append(k.Columns, name)
+		types = append(types, typ)
+		if len(k.Columns) == 1 {
+			typLen, k.Default, k.SequenceCache = tl, def, cache
+			k.Made = madeBy(identity, def)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, 0, err
+	}
+	k.Type = strings.Join(types, ", ")
+	if len(k.Columns) > 1 {
+		k.Made = "several columns"
+		typLen = 0
+	}
+	return &k, indexOID, typLen, nil
+}
+
+// quoteIdent quotes an identifier only where SQL needs it, as a grant to
+// copy reads best.
+func quoteIdent(s string) string {
+	if plainIdentRE.MatchString(s) {
+		return s
+	}
+	return pgx.Identifier{s}.Sanitize()
+}
+
+var plainIdentRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+var callRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)\s*\(`)
+
+// madeBy names how a key column's values are made, from its identity and default.
+func madeBy(identity, def string) string {
+	d := strings.ToLower(def)
+	switch {
+	case identity == "a" || identity == "d":
+		return "identity"
+	case strings.Contains(d, "nextval("):
+		return "sequence"
+	case strings.Contains(d, "gen_random_uuid()"), strings.Contains(d, "uuid_generate_v4()"), strings.Contains(d, "uuidv4()"):
+		return "gen_random_uuid()"
+	case strings.Contains(d, "uuidv7("), strings.Contains(d, "uuid_generate_v7("):
+		return "uuidv7()"
+	case def == "":
+		return "application"
+	}
+	if m := callRE.FindStringSubmatch(def); m != nil {
+		return "function " + m[1] + "()"
+	}
+	return "default " + def
+}
+
+var (
+	uuidRE  = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	hex32RE = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+)
+
+// uuidShape reads sampled key values: uuids stored as text (most samples
+// uuid-shaped) and the uuid version most of them carry.
+func uuidShape(k *Key, values []string) {
+	if len(values) == 0 || len(k.Columns) != 1 {
+		return
+	}
+	shaped, versions := 0, map[byte]int{}
+	for _, v := range values {
+		var hex string
+		switch {
+		case uuidRE.MatchString(v):
+			hex = strings.ReplaceAll(v, "-", "")
+		case hex32RE.MatchString(v):
+			hex = v
+		default:
+			continue
+		}
+		shaped++
+		versions[hex[12]]++
+	}
+	if shaped*10 < len(values)*9 {
+		return
+	}
+	textual := k.Type != "uuid"
+	k.UUIDText = textual && (strings.HasPrefix(k.Type, "text") || strings.HasPrefix(k.Type, "character"))
+	for v, n := range versions {
+		if n*10 >= shaped*9 && v >= '1' && v <= '8' {
+			k.UUIDVersion = int(v - '0')
+		}
+	}
+}
+
+// arrayElements splits a PostgreSQL array literal's text ({a,b,"c d"}) into its elements.
+func arrayElements(s string) []string {
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	var out []string
+	var cur strings.Builder
+	quoted, escaped := false, false
+	for _, c := range s {
+		switch {
+		case escaped:
+			cur.WriteRune(c)
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			out = append(out, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteRune(c)
+		}
+	}
+	if cur.Len() > 0 || len(out) > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// leafOrder reads runs of consecutive keys through the key index at
+// sampled points of the key range and counts the pairs whose rows lie in
+// heap order; it returns the share, and the keys it read (a value sample).
+func (r *reader) leafOrder(ctx context.Context, tx pgx.Tx, qualified string, k *Key, bounds []string) (results.M[float64], []string) {
+	col := pgx.Identifier{k.Columns[0]}.Sanitize()
+	var starts []*string
+	if len(bounds) == 0 {
+		starts = []*string{nil}
+	}
+	for i := 0; i < leafSamples && len(bounds) > 0; i++ {
+		b := bounds[i*len(bounds)/leafSamples]
+		starts = append(starts, &b)
+	}
+	inOrder, pairs := 0, 0
+	var sampled []string
+	err := try(ctx, tx, func(tx pgx.Tx) error {
+		// an ordered walk of the key index, never a sort of the table
+		for _, set := range []string{"enable_seqscan", "enable_bitmapscan", "enable_sort"} {
+			if _, err := tx.Exec(ctx, "SET LOCAL "+set+" = off"); err != nil {
+				return err
+			}
+		}
+		for _, start := range starts {
+			// t.col, not col: ORDER BY a bare name would sort by the text output column
+			q := fmt.Sprintf(`SELECT t.%s::text AS k, (t.ctid::text::point)[0]::int8, (t.ctid::text::point)[1]::int8 FROM ONLY %s AS t`, col, qualified)
+			args := []any{}
+			if start != nil {
+				q += fmt.Sprintf(" WHERE t.%s >= $1::%s", col, k.Type)
+				args = append(args, *start)
+			}
+			q += fmt.Sprintf(" ORDER BY t.%s LIMIT %d", col, leafSampleRows)
+			rows, err := tx.Query(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			var prevBlock, prevItem int64 = -1, -1
+			for rows.Next() {
+				var v string
+				var block, item int64
+				if err := rows.Scan(&v, &block, &item); err != nil {
+					rows.Close()
+					return err
+				}
+				sampled = append(sampled, v)
+				if prevBlock >= 0 {
+					pairs++
+					if block > prevBlock || block == prevBlock && item > prevItem {
+						inOrder++
+					}
+				}
+				prevBlock, prevItem = block, item
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return results.Unavailable[float64](why(err, "")), nil
+	}
+	if pairs == 0 {
+		return results.Unavailable[float64]("the table has fewer than two rows"), sampled
+	}
+	return results.Of(float64(inOrder) / float64(pairs)), sampled
+}
+
+// density measures the key index's leaf density with pgstatindex where it
+// is installed, granted and the index small enough to read whole, else
+// estimates it: the rows' index tuples over the index's pages.
+func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Table, keyWidth results.M[float64]) (results.M[float64], string) {
+	var reason string
+	schema, installed := r.ext["pgstattuple"]
+	switch {
+	case !installed:
+		reason = "pgstattuple is not installed"
+	case t.KeyIndexBytes > pgstatindexLimit:
+		reason = fmt.Sprintf("the key index is %s; pgstatindex would read all of it", results.Bytes(t.KeyIndexBytes))
+	default:
+		var d float64
+		err := try(ctx, tx, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT avg_leaf_density::float8 FROM `+pgx.Identifier{schema, "pgstatindex"}.Sanitize()+`($1::oid::regclass)`, indexOID).Scan(&d)
+		})
+		if err == nil && !math.IsNaN(d) {
+			return results.Of(d / 100), "pgstatindex"
+		}
+		if err != nil {
+			reason = "pgstatindex: " + why(err, "GRANT pg_stat_scan_tables TO "+quoteIdent(r.srv.Role))
+		} else {
+			reason = "pgstatindex: the index has no leaf tuples"
+		}
+	}
+	rows, haveRows := t.Rows.Get()
+	w, haveWidth := keyWidth.Get()
+	switch {
+	case !haveRows:
+		return results.Unavailable[float64](reason + "; no estimate: " + t.Rows.Reason()), ""
+	case !haveWidth:
+		return results.Unavailable[float64](reason + "; no estimate without the key's width: " + keyWidth.Reason()), ""
+	case t.KeyIndexBytes < 2*8192 || rows == 0:
+		return results.Unavailable[float64](reason + "; no estimate: the index is empty"), ""
+	}
+	tuple := math.Ceil((8+w)/8)*8 + 4
+	leafPages := float64(t.KeyIndexBytes/8192 - 1) // less the metapage; inner pages are ~1%
+	return results.Of(math.Min(1, float64(rows)*tuple/(leafPages*btreeLeafBytes))), "estimate from the row count and the key's width (" + reason + ")"
+}
+
+// referencedBy lists the foreign keys referencing the table, each with the
+// size of the referencing table's index on its columns.
+func (r *reader) referencedBy(ctx context.Context, tx pgx.Tx, oid uint32) ([]ForeignKey, error) {
+	rows, err := tx.Query(ctx, `SELECT con.conrelid::regclass::text, con.conname::text,
+			(SELECT max(pg_relation_size(i.indexrelid)) FROM pg_index i WHERE i.indrelid = con.conrelid AND i.indisvalid
+				AND (SELECT array_agg(k ORDER BY k) FROM unnest(i.indkey::int2[]) WITH ORDINALITY u(k, o) WHERE o <= cardinality(con.conkey))
+					= (SELECT array_agg(k ORDER BY k) FROM unnest(con.conkey) k))
+		FROM pg_constraint con WHERE con.contype = 'f' AND con.confrelid = $1 ORDER BY 1, 2`, oid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ForeignKey
+	for rows.Next() {
+		var f ForeignKey
+		var size *int64
+		if err := rows.Scan(&f.Table, &f.Constraint, &size); err != nil {
+			return nil, err
+		}
+		if size != nil {
+			f.Indexed, f.IndexBytes = true, *size
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,198 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The lab: the keybench run that builds a table of the user's shape on the
+// embedded server — the key as stored, the row's width, the inserting
+// backends, and above all the key index over the cache, the ratio a key's
+// cost follows (000, 001). The user's rows and cache are scaled down
+// together: the lab's table holds the rows whose key index is the same
+// multiple of the lab's shared_buffers.
+
+// Bounds of the lab's table and cache: rows enough for a btree of several
+// levels, few enough to fill in seconds; a cache PostgreSQL accepts and
+// keybench's embedded server can hold.
+const (
+	labSharedBuffersMB = 16 // the embedded server's cold-cache default
+	labMinRows         = 10_000
+	labMaxRows         = 5_000_000
+	labMinSBMB         = 1
+	labMaxSBMB         = 1024
+	labMaxClients      = 64
+)
+
+// Leaf density of a key index grown by inserts in the lab: a random key's
+// splits leave leaves about 70% full (ln 2 in theory, 68–72% measured), an
+// ordered key's rightmost splits 90% (the btree's fillfactor).
+const (
+	randomLeafDensity  = 0.70
+	orderedLeafDensity = 0.90
+	btreeLeafBytes     = 8192 - 24 - 16 // page less its header and btree special space
+)
+
+// labKey is the keybench key spec standing for a table's key as stored,
+// with the bytes one of its values takes in a row; ok false with why when
+// keybench has no such key.
+func labKey(k *Key) (spec string, keyBytes int, why string) {
+	storage, keyBytes := "", 0
+	typ := k.Type
+	switch {
+	case len(k.Columns) != 1:
+		return "", 0, fmt.Sprintf("a key of %d columns: keybench's keys are one column", len(k.Columns))
+	case typ == "uuid":
+		keyBytes = 16
+	case k.UUIDText && typ == "character(32)":
+		storage, keyBytes = ":as=char32", 33
+	case k.UUIDText:
+		storage, keyBytes = ":as=text", 37
+	case typ == "bigint":
+		if k.Order != Ordered {
+			return "", 0, "a bigint key not made in order: keybench's bigint keys come from a sequence"
+		}
+		spec = "bigint"
+		if k.SequenceCache > 1 {
+			spec += fmt.Sprintf(":cache=%d", k.SequenceCache)
+		}
+		return spec + uniqueIndex(k), 8, ""
+	case typ == "integer":
+		if k.Order != Ordered {
+			return "", 0, "an integer key not made in order: keybench's int keys come from a sequence"
+		}
+		return "int" + uniqueIndex(k), 4, ""
+	default:
+		return "", 0, fmt.Sprintf("a %s key whose values are not uuids: keybench has no key like it", typ)
+	}
+	switch {
+	case k.Order == Ordered && k.UUIDVersion == 1:
+		return "", 0, "uuidv1 values stored in order: keybench's uuidv1 is time_low first, unordered"
+	case k.Order == Ordered:
+		spec = "uuidv7"
+	case k.UUIDVersion == 1:
+		spec = "uuidv1"
+	default:
+		spec = "uuidv4"
+	}
+	return spec + storage + uniqueIndex(k), keyBytes, ""
+}
+
+func uniqueIndex(k *Key) string {
+	if k.Kind == "unique" {
+		return ":index=unique"
+	}
+	return ""
+}
+
+// labIndexBytesPerRow is the key index's bytes per row the lab's table will
+// have: one index tuple (its 8-byte header and the key, MAXALIGNed) and its
+// line pointer per row, at the leaf density the key's order gives.
+func labIndexBytesPerRow(keyBytes int, order string) float64 {
+	tuple := float64((8+keyBytes+7)/8*8 + 4)
+	d := randomLeafDensity
+	if order == Ordered {
+		d = orderedLeafDensity
+	}
+	return tuple / d * 8192 / btreeLeafBytes
+}
+
+// LabFor builds the lab run of a table with a key (nil when keybench has
+// no key like the table's, the why in the table's verdict).
+func LabFor(t *Table, s Server) *Lab {
+	if t.Key == nil {
+		return nil
+	}
+	spec, keyBytes, why := labKey(t.Key)
+	if spec == "" {
+		t.Verdict.Why = append(t.Verdict.Why, "No lab run: "+why+".")
+		return nil
+	}
+	lab := &Lab{Key: spec, Ratio: t.KeyIndexOverCache}
+	bpr := labIndexBytesPerRow(keyBytes, t.Key.Order)
+	sbMB := float64(labSharedBuffersMB)
+	rowsFor := func(sbMB float64) float64 { return lab.Ratio * sbMB * (1 << 20) / bpr }
+	rows := rowsFor(sbMB)
+	switch {
+	case lab.Ratio <= 0:
+		rows = labMinRows
+		lab.Notes = append(lab.Notes, "the table's key index is empty: the lab starts from a small table")
+	case rows > labMaxRows:
+		sbMB = math.Max(labMinSBMB, math.Floor(labMaxRows*bpr/lab.Ratio/(1<<20)))
+		rows = rowsFor(sbMB)
+		if rows > labMaxRows {
+			rows = labMaxRows
+			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is %.3g× the cache: the lab stops at %d rows on a 1 MB cache, a ratio of %.3g", lab.Ratio, labMaxRows, labMaxRows*bpr/(1<<20)))
+		}
+	case rows < labMinRows:
+		sbMB = math.Min(labMaxSBMB, math.Ceil(labMinRows*bpr/lab.Ratio/(1<<20)))
+		rows = rowsFor(sbMB)
+		if rows < labMinRows {
+			rows = labMinRows
+			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is a tiny share of the cache (%.2g): the lab's %d rows on %d MB hold more", lab.Ratio, labMinRows, labMaxSBMB))
+		}
+	}
+	lab.Rows = roundTo3(rows)
+	lab.SharedBuffers = int64(sbMB) << 20
+	if rb, ok := t.RowBytes.Get(); ok {
+		lab.Payload = int(math.Max(0, math.Round(rb-float64(keyBytes)-8)))
+	} else {
+		lab.Notes = append(lab.Notes, "the row's width could not be read ("+t.RowBytes.Reason()+"): no payload")
+	}
+	lab.Clients = 1
+	if n, ok := t.Inserters.Get(); ok && n > 0 {
+		lab.Clients = min(n, labMaxClients)
+	} else if r := t.Inserters.Reason(); r != "" {
+		lab.Notes = append(lab.Notes, "one client: the inserting backends could not be counted ("+r+")")
+	} else {
+		lab.Notes = append(lab.Notes, "one client: no backend was seen inserting during the sample")
+	}
+	keys := []string{spec}
+	for _, alt := range alternatives(spec, t.Key) {
+		if !contains(keys, alt) {
+			keys = append(keys, alt)
+		}
+	}
+	shape := fmt.Sprintf("--rows %d --shared-buffers %dMB --payload %d -c %d", lab.Rows, int(sbMB), lab.Payload, lab.Clients)
+	lab.Command = fmt.Sprintf("keybench run insert --keys %s %s", strings.Join(keys, ","), shape)
+	if t.Key.Order != Ordered && strings.HasPrefix(spec, "uuidv4") {
+		storage := strings.TrimPrefix(spec, "uuidv4")
+		t.Migrate = fmt.Sprintf("keybench run insert --keys uuidv7%s:prefill=uuidv4,%s,uuidv7%s %s", storage, spec, storage, shape)
+	}
+	return lab
+}
+
+// alternatives are the ordered keys the lab measures beside the table's:
+// a sequence, and uuidv7 as the table stores its uuids and as uuid.
+func alternatives(spec string, k *Key) []string {
+	alts := []string{"bigint", "uuidv7"}
+	if k.UUIDText {
+		storage := ":as=text"
+		if k.Type == "character(32)" {
+			storage = ":as=char32"
+		}
+		alts = append(alts, "uuidv7"+storage)
+	}
+	if k.Order == Ordered {
+		alts = append(alts, "uuidv4") // what an ordered key spares the table
+	}
+	return alts
+}
+
+func roundTo3(v float64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	e := math.Pow(10, math.Floor(math.Log10(v))-2)
+	return int64(math.Round(v/e) * e)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

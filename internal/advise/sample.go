@@ -1,0 +1,347 @@
+package advise
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// activityEvery is how often the sample window looks at pg_stat_activity
+// for the backends inserting into each table.
+const activityEvery = 250 * time.Millisecond
+
+// counters is one snapshot of what the sample window differences.
+type counters struct {
+	at       time.Time
+	ins      map[uint32]int64 // pg_stat_user_tables, per table
+	upd, del map[uint32]int64
+	heap     map[uint32]int64 // the main fork's bytes (a standby's insert rate)
+	wal, fpi *int64           // pg_stat_wal (a primary's)
+	lsn      *int64           // the current (primary) or replayed (standby) WAL position
+	walWhy   string
+}
+
+func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error) {
+	c := &counters{ins: map[uint32]int64{}, upd: map[uint32]int64{}, del: map[uint32]int64{}, heap: map[uint32]int64{}}
+	err := r.readOnly(ctx, func(tx pgx.Tx) error {
+		c.at = time.Now()
+		rows, err := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0), pg_relation_size(c.oid)
+			FROM unnest($1::oid[]) u(oid) JOIN pg_class c ON c.oid = u.oid LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`, oids)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var oid uint32
+			var ins, upd, del, heap int64
+			if err := rows.Scan(&oid, &ins, &upd, &del, &heap); err != nil {
+				rows.Close()
+				return err
+			}
+			c.ins[oid], c.upd[oid], c.del[oid], c.heap[oid] = ins, upd, del, heap
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		lsnFn := "pg_current_wal_lsn()"
+		if r.srv.Standby {
+			lsnFn = "pg_last_wal_replay_lsn()"
+		}
+		if err := try(ctx, tx, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT (`+lsnFn+` - '0/0')::int8`).Scan(&c.lsn)
+		}); err != nil {
+			c.walWhy = why(err, "GRANT pg_monitor TO "+quoteIdent(r.srv.Role))
+		}
+		if r.srv.Standby || r.srv.VersionNum < 140000 {
+			return nil
+		}
+		if err := try(ctx, tx, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT wal_bytes::int8, wal_fpi FROM pg_stat_wal`).Scan(&c.wal, &c.fpi)
+		}); err != nil {
+			c.walWhy = "pg_stat_wal: " + why(err, "GRANT pg_monitor TO "+quoteIdent(r.srv.Role))
+		}
+		return nil
+	})
+	return c, err
+}
+
+// insertRE matches a statement inserting into (or copying into) a table,
+// its name captured with or without schema and quotes.
+var insertRE = regexp.MustCompile(`(?is)^\s*(?:with\b.*?\)\s*)?(?:insert\s+into|copy)\s+((?:"[^"]+"|[a-z_][a-z0-9_$]*)(?:\s*\.\s*(?:"[^"]+"|[a-z_][a-z0-9_$]*))?)`)
+
+// insertTarget is the table a statement inserts into, as schema and name
+// (schema "" when unqualified), ok false when it inserts into none.
+func insertTarget(query string) (schema, name string, ok bool) {
+	m := insertRE.FindStringSubmatch(query)
+	if m == nil {
+		return "", "", false
+	}
+	parts := strings.SplitN(m[1], ".", 2)
+	unquote := func(s string) string {
+		s = strings.TrimSpace(s)
+		if strings.HasPrefix(s, `"`) {
+			return strings.Trim(s, `"`)
+		}
+		return strings.ToLower(s)
+	}
+	if len(parts) == 2 {
+		return unquote(parts[0]), unquote(parts[1]), true
+	}
+	return "", unquote(parts[0]), true
+}
+
+// activity counts, at one moment, the backends inserting into each table:
+// active now, or idle having inserted within the last second (a pooled
+// connection between its statements); hidden counts the backends whose
+// statements the role may not see.
+func (r *reader) activity(ctx context.Context, tables []Table) (per []int, hidden int, err error) {
+	per = make([]int, len(tables))
+	err = r.readOnly(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT coalesce(query, '') FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+			AND (state = 'active' OR state_change > now() - interval '1 s')`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var q string
+			if err := rows.Scan(&q); err != nil {
+				return err
+			}
+			if q == "<insufficient privilege>" {
+				hidden++
+				continue
+			}
+			schema, name, ok := insertTarget(q)
+			if !ok {
+				continue
+			}
+			for i, t := range tables {
+				if t.Name == name && (schema == "" || schema == t.Schema) {
+					per[i]++
+				}
+			}
+		}
+		return rows.Err()
+	})
+	return per, hidden, err
+}
+
+// sample measures the rates over the window: a snapshot of the counters,
+// pg_stat_activity every activityEvery, a snapshot again.
+func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32, tables []Table, rep *Report) error {
+	a, err := r.counters(ctx, oids)
+	if err != nil {
+		return err
+	}
+	most := make([]int, len(tables))
+	hidden := 0
+	var activityErr error
+	tick := time.NewTicker(activityEvery)
+	defer tick.Stop()
+	end := time.After(window)
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-end:
+			break wait
+		case <-tick.C:
+			if r.srv.Standby || activityErr != nil {
+				continue
+			}
+			per, h, err := r.activity(ctx, tables)
+			if err != nil {
+				activityErr = err
+				continue
+			}
+			hidden = max(hidden, h)
+			for i, n := range per {
+				most[i] = max(most[i], n)
+			}
+		}
+	}
+	b, err := r.counters(ctx, oids)
+	if err != nil {
+		return err
+	}
+	secs := b.at.Sub(a.at).Seconds()
+	rep.Sample.Seconds = secs
+	switch {
+	case a.wal != nil && b.wal != nil:
+		rep.Sample.WALBytesPerS = results.Of(float64(*b.wal-*a.wal) / secs)
+		rep.Sample.FPIPerS = results.Of(float64(*b.fpi-*a.fpi) / secs)
+	case a.lsn != nil && b.lsn != nil:
+		rep.Sample.WALBytesPerS = results.Of(float64(*b.lsn-*a.lsn) / secs)
+		rep.Sample.FPIPerS = results.Unavailable[float64]("pg_stat_wal counts only the WAL this server writes: on a standby, run advise on the primary for full-page images")
+		if !r.srv.Standby {
+			rep.Sample.FPIPerS = results.Unavailable[float64](orText(a.walWhy, "pg_stat_wal is PostgreSQL 14's"))
+		}
+	default:
+		rep.Sample.WALBytesPerS = results.Unavailable[float64](a.walWhy)
+		rep.Sample.FPIPerS = results.Unavailable[float64](a.walWhy)
+	}
+	var replayed map[uint32]*walCounts
+	var replayedWhy string
+	if r.srv.Standby {
+		replayed, replayedWhy = r.replayedRows(ctx, a.lsn, b.lsn, oids)
+	}
+	for i, oid := range oids {
+		t := &tables[i]
+		if r.srv.Standby {
+			if replayed != nil {
+				standbyReplayed(t, replayed[oid], secs)
+			} else {
+				standbyGrowth(t, a.heap[oid], b.heap[oid], secs, replayedWhy)
+			}
+			continue
+		}
+		t.InsertsPerS = results.Of(float64(b.ins[oid]-a.ins[oid]) / secs)
+		t.UpdatesPerS = results.Of(float64(b.upd[oid]-a.upd[oid]) / secs)
+		t.DeletesPerS = results.Of(float64(b.del[oid]-a.del[oid]) / secs)
+		t.InsertsFrom = "pg_stat_user_tables"
+		switch {
+		case activityErr != nil:
+			t.Inserters = results.Unavailable[int]("pg_stat_activity: " + why(activityErr, ""))
+		case most[i] == 0 && hidden > 0:
+			t.Inserters = results.Unavailable[int](fmt.Sprintf("the statements of %d backends of other roles are hidden: GRANT pg_read_all_stats TO %s", hidden, r.srv.Role))
+		default:
+			t.Inserters = results.Of(most[i])
+		}
+	}
+	return nil
+}
+
+// walCounts are the rows one table's heap records in the WAL inserted, updated and deleted.
+type walCounts struct{ ins, upd, del int64 }
+
+var ntuplesRE = regexp.MustCompile(`ntuples: (\d+)`)
+
+// replayedRows counts, on a standby, the rows each table's WAL records of
+// the sample window inserted, updated and deleted (pg_walinspect's
+// pg_get_wal_block_info over the replayed WAL, PostgreSQL 16+): a
+// standby's statistics count only its own activity. Nil with why when the
+// WAL cannot be read.
+func (r *reader) replayedRows(ctx context.Context, from, to *int64, oids []uint32) (map[uint32]*walCounts, string) {
+	schema, ok := r.ext["pg_walinspect"]
+	switch {
+	case from == nil || to == nil:
+		return nil, "the replayed WAL position could not be read"
+	case !ok:
+		return nil, "pg_walinspect is not installed"
+	case r.srv.VersionNum < 160000:
+		return nil, "pg_get_wal_block_info needs PostgreSQL 16"
+	}
+	out := map[uint32]*walCounts{}
+	err := r.readOnly(ctx, func(tx pgx.Tx) error {
+		// The window's WAL, read once: longer than one look at the catalog may take.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = '60s'"); err != nil {
+			return err
+		}
+		nodes := map[int64]uint32{}
+		rows, err := tx.Query(ctx, `SELECT u.oid, coalesce(pg_relation_filenode(u.oid), 0)::int8 FROM unnest($1::oid[]) u(oid)`, oids)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var oid uint32
+			var node int64
+			if err := rows.Scan(&oid, &node); err != nil {
+				rows.Close()
+				return err
+			}
+			nodes[node] = oid
+			out[oid] = &walCounts{}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, `SELECT b.relfilenode::int8, b.record_type, b.description
+			FROM `+pgx.Identifier{schema, "pg_get_wal_block_info"}.Sanitize()+`('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, false) b
+			WHERE b.block_id = 0 AND b.relforknumber = 0 AND b.resource_manager IN ('Heap', 'Heap2')
+			AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`, *from, *to)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var node int64
+			var typ, desc string
+			if err := rows.Scan(&node, &typ, &desc); err != nil {
+				return err
+			}
+			oid, ok := nodes[node]
+			if !ok {
+				continue
+			}
+			c := out[oid]
+			switch strings.TrimSuffix(typ, "+INIT") {
+			case "INSERT":
+				c.ins++
+			case "MULTI_INSERT":
+				if m := ntuplesRE.FindStringSubmatch(desc); m != nil {
+					var n int64
+					fmt.Sscan(m[1], &n)
+					c.ins += n
+				}
+			case "UPDATE", "HOT_UPDATE":
+				c.upd++
+			case "DELETE":
+				c.del++
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, "pg_get_wal_block_info: " + why(err, "GRANT pg_read_server_files TO "+quoteIdent(r.srv.Role))
+	}
+	return out, ""
+}
+
+const onPrimary = "a standby's statistics count only its own activity: run advise on the primary"
+
+// standbyReplayed sets a table's rates from the rows its replayed WAL records changed.
+func standbyReplayed(t *Table, c *walCounts, secs float64) {
+	t.Inserters = results.Unavailable[int]("the inserting backends run on the primary")
+	if c == nil {
+		c = &walCounts{}
+	}
+	t.InsertsPerS = results.Of(float64(c.ins) / secs)
+	t.UpdatesPerS = results.Of(float64(c.upd) / secs)
+	t.DeletesPerS = results.Of(float64(c.del) / secs)
+	t.InsertsFrom = "the WAL this standby replayed during the sample (pg_walinspect)"
+}
+
+// standbyGrowth: without the WAL, a standby's insert rate is the heap's
+// growth as replayed, in rows at the table's rows per page — a lower
+// bound: rows put into free space inside the heap do not grow it.
+func standbyGrowth(t *Table, before, after int64, secs float64, walWhy string) {
+	t.UpdatesPerS = results.Unavailable[float64](onPrimary)
+	t.DeletesPerS = results.Unavailable[float64](onPrimary)
+	t.Inserters = results.Unavailable[int]("the inserting backends run on the primary")
+	rows, ok := t.Rows.Get()
+	switch {
+	case !ok:
+		t.InsertsPerS = results.Unavailable[float64](onPrimary + " (and the table's rows per page are unknown: " + t.Rows.Reason() + ")")
+	case after <= before || before <= 0 || rows <= 0:
+		t.InsertsPerS = results.Unavailable[float64]("on a standby the heap did not grow, and rows put into its free space leave no other trace without the WAL (" + walWhy + ")")
+	default:
+		perByte := float64(rows) / float64(before)
+		t.InsertsPerS = results.Of(float64(after-before) * perByte / secs)
+		t.InsertsFrom = "the heap's growth as this standby replayed it (a lower bound: rows put into free space do not grow it; " + walWhy + ")"
+	}
+}
+
+func orText(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

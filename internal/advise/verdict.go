@@ -1,0 +1,245 @@
+package advise
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// The order of a key as stored, from the measured figures first (the key
+// index's leaf order, then pg_stats.correlation), from how its values are
+// made where neither could be read.
+const (
+	Ordered       = "ordered"
+	PartlyOrdered = "partly ordered"
+	Random        = "random"
+	UnknownOrder  = "unknown"
+)
+
+// Thresholds of the order: consecutive keys of a random key lie in heap
+// order half the time (each pair is a coin toss), an ordered key's nearly
+// always; pg_stats.correlation is near 0 for a random key and near ±1 for
+// one stored in order.
+const (
+	orderedLeafOrder     = 0.9
+	randomLeafOrder      = 0.7
+	orderedCorrelation   = 0.9
+	randomCorrelation    = 0.5
+	smallKeyIndexBytes   = 1 << 20 // below this and a tenth of the cache, a key's order costs nothing measurable
+	smallKeyIndexOfCache = 0.1
+)
+
+// orderOf decides a key's order from what was measured, else from how its
+// values are made, and says on what it decided.
+func orderOf(k *Key) (order, evidence string) {
+	var parts []string
+	if k.Made != "" {
+		parts = append(parts, "made by "+k.Made)
+	}
+	lo, haveLO := k.LeafOrder.Get()
+	if haveLO {
+		parts = append(parts, fmt.Sprintf("%.0f%% of consecutive keys in heap order", lo*100))
+	}
+	c, haveC := k.Correlation.Get()
+	if haveC {
+		parts = append(parts, fmt.Sprintf("correlation %.2f", c))
+	}
+	evidence = strings.Join(parts, "; ")
+	switch {
+	case haveLO && lo >= orderedLeafOrder:
+		return Ordered, evidence
+	case haveLO && lo <= randomLeafOrder:
+		return Random, evidence
+	case haveLO:
+		return PartlyOrdered, evidence
+	case haveC && math.Abs(c) >= orderedCorrelation:
+		return Ordered, evidence
+	case haveC && math.Abs(c) < randomCorrelation:
+		return Random, evidence
+	case haveC:
+		return PartlyOrdered, evidence
+	}
+	switch {
+	case k.Made == "identity" || k.Made == "sequence" || strings.HasPrefix(k.Made, "uuidv7()") || k.UUIDVersion == 7 || k.UUIDVersion == 6:
+		return Ordered, evidence + " (expected, not measured)"
+	case strings.HasPrefix(k.Made, "gen_random_uuid()") || k.UUIDVersion == 4:
+		return Random, evidence + " (expected, not measured)"
+	}
+	return UnknownOrder, evidence
+}
+
+// reveals is what a key's values tell whoever sees them.
+func reveals(k *Key) string {
+	switch {
+	case k.Order == Ordered && (k.UUIDVersion == 7 || k.UUIDVersion == 6 || k.UUIDVersion == 1 || strings.HasPrefix(k.Made, "uuidv7()")):
+		return "creation time"
+	case k.Made == "identity" || k.Made == "sequence":
+		return "a count (how many rows were made before it)"
+	}
+	return ""
+}
+
+// Judge classifies every table, puts a cost on each paying one (cost may
+// be nil: no curves), ranks the paying ones and sorts them, most paying first.
+func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *Cost) {
+	for i := range tables {
+		tables[i].Verdict = judge(&tables[i], s, sampleSeconds)
+		if c := tables[i].Verdict.Class; cost != nil && (c == Pays || c == PaysInSize) {
+			tables[i].Verdict.Cost = cost(&tables[i])
+		}
+	}
+	sort.SliceStable(tables, func(i, j int) bool {
+		a, b := &tables[i], &tables[j]
+		if ca, cb := classRank(a.Verdict.Class), classRank(b.Verdict.Class); ca != cb {
+			return ca < cb
+		}
+		if sa, sb := score(a), score(b); sa != sb {
+			return sa > sb
+		}
+		return a.KeyIndexBytes > b.KeyIndexBytes
+	})
+	rank := 0
+	for i := range tables {
+		if c := tables[i].Verdict.Class; c == Pays || c == PaysInSize {
+			rank++
+			tables[i].Verdict.Rank = rank
+		}
+	}
+}
+
+func classRank(c string) int {
+	for i, x := range []string{Pays, PaysInSize, OrderUnknown, TooSmall, DoesNotPay, NoKey} {
+		if c == x {
+			return i
+		}
+	}
+	return 99
+}
+
+// score ranks paying tables: inserts per second weighted by how far the key
+// index is beyond the cache (a random key's extra reads and full-page
+// images per insert grow with that ratio); with curves, the rate lost.
+func score(t *Table) float64 {
+	ins, _ := t.InsertsPerS.Get()
+	if c := t.Verdict.Cost; c != nil {
+		return ins * (1 - c.Relative)
+	}
+	return ins * (1 + t.KeyIndexOverCache)
+}
+
+func judge(t *Table, s Server, sampleSeconds float64) Verdict {
+	k := t.Key
+	if k == nil {
+		return Verdict{Class: NoKey, Why: []string{"It has no primary key and no unique key: no key to judge (and no foreign key can reference it)."}}
+	}
+	var why []string
+	order, evidence := orderOf(k)
+	k.Order = order
+	k.Reveals = reveals(k)
+	ins, haveIns := t.InsertsPerS.Get()
+	insText := func() string {
+		if !haveIns {
+			return "inserts per second unavailable: " + t.InsertsPerS.Reason()
+		}
+		s := fmt.Sprintf("%s inserts/s over the %.0f s sample", rate(ins), sampleSeconds)
+		if n, ok := t.Inserters.Get(); ok && n > 0 {
+			s += fmt.Sprintf(", by up to %d backends at once", n)
+		}
+		if t.InsertsFrom != "" {
+			s += " (" + t.InsertsFrom + ")"
+		}
+		return s
+	}
+	cacheText := fmt.Sprintf("its key index (%s) is %s of shared_buffers (%s)", results.Bytes(t.KeyIndexBytes), ratioText(t.KeyIndexOverCache), results.Bytes(s.SharedBuffers))
+	switch order {
+	case Ordered:
+		why = append(why, fmt.Sprintf("Its key is stored in order (%s): inserts land on the key index's rightmost leaf, which stays in the cache, and fill leaves to 90%%.", evidence))
+		if haveIns && ins > 0 {
+			why = append(why, capitalize(insText())+".")
+		}
+		if k.Reveals != "" {
+			why = append(why, fmt.Sprintf("Its key reveals %s to whoever sees it.", k.Reveals))
+		}
+		return Verdict{Class: DoesNotPay, Why: why}
+	case UnknownOrder:
+		why = append(why, fmt.Sprintf("Its key's order could not be read (%s): %s.", orDash(evidence), orderUnavailable(k)))
+		return Verdict{Class: OrderUnknown, Why: why}
+	}
+	why = append(why, fmt.Sprintf("Its key is %s (%s): each insert lands on a leaf anywhere in the key index.", order, evidence))
+	if t.KeyIndexBytes < smallKeyIndexBytes && t.KeyIndexOverCache < smallKeyIndexOfCache {
+		why = append(why, capitalize(cacheText)+": too small for the key's order to cost anything measurable.")
+		return Verdict{Class: TooSmall, Why: why}
+	}
+	class := PaysInSize
+	if haveIns && ins > 0 {
+		class = Pays
+		why = append(why, capitalize(insText())+".")
+	} else {
+		why = append(why, capitalize(insText())+": it pays in size and in the cache its scattered pages take, not per insert now.")
+	}
+	if t.KeyIndexOverCache >= 1 {
+		why = append(why, capitalize(cacheText)+": an insert needs an index page that is not cached, read from the OS or the disk, and each checkpoint makes the first change to nearly every leaf a full-page image.")
+	} else {
+		why = append(why, capitalize(cacheText)+": inserts find their leaf cached, but after each checkpoint the first change to nearly every leaf writes a full-page image, and as it outgrows the cache the reads begin.")
+	}
+	if d, ok := t.LeafDensity.Get(); ok {
+		why = append(why, fmt.Sprintf("Its leaves are %.0f%% full (%s); an ordered key's fill to 90%%.", d*100, t.DensityMethod))
+	}
+	if k.UUIDText {
+		why = append(why, fmt.Sprintf("Its uuids are stored as %s: 37 bytes a key or more instead of uuid's 16, in the key index and in every foreign key.", k.Type))
+	}
+	if len(t.ReferencedBy) > 0 {
+		var b int64
+		for _, f := range t.ReferencedBy {
+			b += f.IndexBytes
+		}
+		why = append(why, fmt.Sprintf("%d foreign key(s) reference it; their indexes (%s) take the same order.", len(t.ReferencedBy), results.Bytes(b)))
+	}
+	return Verdict{Class: class, Why: why}
+}
+
+// orderUnavailable says what would let advise read a key's order.
+func orderUnavailable(k *Key) string {
+	var rs []string
+	if r := k.LeafOrder.Reason(); r != "" {
+		rs = append(rs, "leaf order: "+r)
+	}
+	if r := k.Correlation.Reason(); r != "" {
+		rs = append(rs, "correlation: "+r)
+	}
+	if len(rs) == 0 {
+		return "no figure"
+	}
+	return strings.Join(rs, "; ")
+}
+
+func ratioText(r float64) string {
+	if r >= 1 {
+		return fmt.Sprintf("%.2g×", r)
+	}
+	return fmt.Sprintf("%.2g%%", r*100)
+}
+
+func rate(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,197 @@
+package advise
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+func TestMadeBy(t *testing.T) {
+	for _, c := range []struct{ identity, def, want string }{
+		{"a", "", "identity"},
+		{"", "nextval('t_id_seq'::regclass)", "sequence"},
+		{"", "gen_random_uuid()", "gen_random_uuid()"},
+		{"", "(gen_random_uuid())::text", "gen_random_uuid()"},
+		{"", "uuid_generate_v4()", "gen_random_uuid()"},
+		{"", "uuidv7()", "uuidv7()"},
+		{"", "", "application"},
+		{"", "my_ids.next_id()", "function my_ids.next_id()"},
+		{"", "'x'::text", "default 'x'::text"},
+	} {
+		if got := madeBy(c.identity, c.def); got != c.want {
+			t.Errorf("madeBy(%q, %q) = %q, want %q", c.identity, c.def, got, c.want)
+		}
+	}
+}
+
+func TestUUIDShape(t *testing.T) {
+	v4 := []string{"1b4e28ba-2fa1-4d2a-883f-0016d3cca427", "6fa459ea-ee8a-4ca4-894e-db77e160355e", "e4eaaaf2-d142-41d2-9c9b-7a4c1a4b2f3e"}
+	k := &Key{Columns: []string{"id"}, Type: "text"}
+	uuidShape(k, v4)
+	if !k.UUIDText || k.UUIDVersion != 4 {
+		t.Errorf("text uuids: %+v", k)
+	}
+	k = &Key{Columns: []string{"id"}, Type: "character(32)"}
+	uuidShape(k, []string{"018d6e2f4a117b3c8abcdef012345678", "018d6e2f4a127b3c8abcdef012345678"})
+	if !k.UUIDText || k.UUIDVersion != 7 {
+		t.Errorf("char(32) uuidv7: %+v", k)
+	}
+	k = &Key{Columns: []string{"id"}, Type: "text"}
+	uuidShape(k, []string{"alice", "bob", v4[0]})
+	if k.UUIDText {
+		t.Errorf("names are not uuids: %+v", k)
+	}
+	k = &Key{Columns: []string{"id"}, Type: "uuid"}
+	uuidShape(k, v4)
+	if k.UUIDText || k.UUIDVersion != 4 {
+		t.Errorf("uuid column: %+v", k)
+	}
+}
+
+func TestArrayElements(t *testing.T) {
+	got := arrayElements(`{a,"b c","d,e",f\"g}`)
+	want := []string{"a", "b c", "d,e", `f"g`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := arrayElements("{}"); len(got) != 0 {
+		t.Errorf("{} = %q", got)
+	}
+}
+
+func TestInsertTarget(t *testing.T) {
+	for q, want := range map[string]string{
+		"INSERT INTO sessions (data) VALUES ($1)":            ".sessions",
+		`insert into public."Users" values (1)`:              "public.Users",
+		"COPY app.events (id) FROM STDIN":                    "app.events",
+		"WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x": ".t",
+		"SELECT * FROM sessions":                             "",
+		"UPDATE sessions SET data = 1":                       "",
+	} {
+		s, n, ok := insertTarget(q)
+		got := ""
+		if ok {
+			got = s + "." + n
+		}
+		if got != want {
+			t.Errorf("%q: %q, want %q", q, got, want)
+		}
+	}
+}
+
+func TestOrderOf(t *testing.T) {
+	for _, c := range []struct {
+		k    Key
+		want string
+	}{
+		{Key{LeafOrder: results.Of(0.99), Correlation: results.Of(0.1)}, Ordered}, // the index's own order first
+		{Key{LeafOrder: results.Of(0.5)}, Random},
+		{Key{LeafOrder: results.Of(0.8)}, PartlyOrdered},
+		{Key{LeafOrder: results.Unavailable[float64]("no"), Correlation: results.Of(-0.97)}, Ordered},
+		{Key{Correlation: results.Of(0.02)}, Random},
+		{Key{Made: "identity", Correlation: results.Unavailable[float64]("no")}, Ordered},
+		{Key{Made: "gen_random_uuid()"}, Random},
+		{Key{Made: "application", UUIDVersion: 7}, Ordered},
+		{Key{Made: "application"}, UnknownOrder},
+	} {
+		if got, _ := orderOf(&c.k); got != c.want {
+			t.Errorf("%+v: %s, want %s", c.k, got, c.want)
+		}
+	}
+}
+
+func table(name string, k *Key, keyIndex int64, ins float64) Table {
+	return Table{Schema: "public", Name: name, Key: k, Rows: results.Of[int64](1_000_000), KeyIndexBytes: keyIndex,
+		KeyIndexOverCache: float64(keyIndex) / (128 << 20), InsertsPerS: results.Of(ins), RowBytes: results.Of(80.0), Inserters: results.Of(4),
+		LeafDensity: results.Of(0.7), CacheShare: results.Unavailable[float64]("pg_buffercache is not installed"),
+		UpdatesPerS: results.Of(0.0), DeletesPerS: results.Of(0.0)}
+}
+
+// TestJudge: classes and ranks from the figures alone.
+func TestJudge(t *testing.T) {
+	random := func() *Key {
+		return &Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.01)}
+	}
+	tables := []Table{
+		table("ordered", &Key{Columns: []string{"id"}, Type: "bigint", Made: "identity", Correlation: results.Of(1.0)}, 400<<20, 500),
+		table("small", random(), 200<<10, 50),
+		table("quiet", random(), 300<<20, 0),
+		table("hot", random(), 400<<20, 200),
+		table("warm", random(), 40<<20, 100),
+		{Schema: "public", Name: "nokey"},
+	}
+	Judge(tables, Server{SharedBuffers: 128 << 20}, 60, nil)
+	var got []string
+	for _, tb := range tables {
+		got = append(got, tb.Name+":"+tb.Verdict.Class+":"+string(rune('0'+tb.Verdict.Rank)))
+	}
+	want := []string{"hot:pays:1", "warm:pays:2", "quiet:pays in size:3", "small:too small:0", "ordered:does not pay:0", "nokey:no key:0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if !strings.Contains(strings.Join(tables[0].Verdict.Why, " "), "3.1× of shared_buffers") {
+		t.Errorf("hot's why: %v", tables[0].Verdict.Why)
+	}
+	if r := tables[4].Key.Reveals; r == "" {
+		t.Errorf("an identity key reveals a count")
+	}
+}
+
+// TestLabScales: the lab's rows and cache keep the table's key index over
+// its cache, within the rounding, whatever the table's size.
+func TestLabScales(t *testing.T) {
+	for _, ratio := range []float64{0.003, 0.2, 1, 3.7, 40, 900} {
+		k := &Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Order: Random, Kind: "primary key"}
+		tb := table("t", k, 0, 10)
+		tb.KeyIndexOverCache = ratio
+		lab := LabFor(&tb, Server{SharedBuffers: 1 << 30})
+		if lab == nil {
+			t.Fatal("no lab")
+		}
+		got := float64(lab.Rows) * labIndexBytesPerRow(16, Random) / float64(lab.SharedBuffers)
+		if lab.Rows < labMinRows || lab.Rows > labMaxRows {
+			t.Errorf("ratio %g: %d rows", ratio, lab.Rows)
+		}
+		if len(lab.Notes) == 0 && (got/ratio < 0.99 || got/ratio > 1.01) {
+			t.Errorf("ratio %g: the lab's is %g (%d rows, %d MB)", ratio, got, lab.Rows, lab.SharedBuffers>>20)
+		}
+		if !strings.HasPrefix(lab.Command, "keybench run insert --keys uuidv4,bigint,uuidv7 --rows ") || !strings.Contains(lab.Command, " -c 4") || !strings.Contains(lab.Command, "--payload 56") {
+			t.Errorf("command: %s", lab.Command)
+		}
+	}
+	k := &Key{Columns: []string{"id"}, Type: "text", UUIDText: true, Order: Random, Kind: "unique"}
+	tb := table("t", k, 100<<20, 1)
+	LabFor(&tb, Server{SharedBuffers: 1 << 30})
+	if !strings.Contains(tb.Migrate, "--keys uuidv7:as=text:index=unique:prefill=uuidv4,uuidv4:as=text:index=unique,uuidv7:as=text:index=unique ") {
+		t.Errorf("migrate: %s", tb.Migrate)
+	}
+	k = &Key{Columns: []string{"a", "b"}, Type: "bigint, bigint", Order: Ordered}
+	tb = table("t", k, 100<<20, 1)
+	if lab := LabFor(&tb, Server{SharedBuffers: 1 << 30}); lab != nil || !strings.Contains(strings.Join(tb.Verdict.Why, " "), "2 columns") {
+		t.Errorf("a two-column key has no lab: %+v %v", lab, tb.Verdict.Why)
+	}
+}
+
+// TestReportJSON: the report reads back into the same structs, unavailable figures with their reasons.
+func TestReportJSON(t *testing.T) {
+	tb := table("t", &Key{Columns: []string{"id"}, Type: "uuid", Correlation: results.Unavailable[float64]("GRANT SELECT"), LeafOrder: results.Of(0.5)}, 1<<20, 3)
+	rep := Report{Server: Server{Version: "18.1", SharedBuffers: 1 << 27}, Sample: Sample{Seconds: 60, WALBytesPerS: results.Of(1e6), FPIPerS: results.Unavailable[float64]("standby")}, Tables: []Table{tb}}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := json.Marshal(back)
+	if string(b) != string(b2) {
+		t.Errorf("round trip:\n%s\n%s", b, b2)
+	}
+	if !strings.Contains(string(b), `"correlation":{"unavailable":"GRANT SELECT"}`) {
+		t.Errorf("unavailable figure: %s", b)
+	}
+}

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/advise"
+	"github.com/keybench/keybench/internal/projection"
+	"github.com/keybench/keybench/internal/report"
+	"github.com/keybench/keybench/internal/usage"
+)
+
+type adviseCmd struct {
+	DSN    string     `name:"dsn" help:"The database to read (URL or key=value; libpq PG* variables fill the rest). Read-only: safe on a primary or a hot standby; a role with pg_monitor reads everything advise shows, less is said."`
+	Sample pgDuration `default:"60s" placeholder:"SECONDS" help:"Window over which inserts, updates, deletes and WAL per second are measured (seconds or a duration)."`
+	Table  []string   `name:"table" placeholder:"SCHEMA.NAME" help:"Look at this table only (repeatable); default: every user table."`
+	RAM    string     `name:"ram" help:"The server's memory, e.g. 64GB, to set each key index against it as well as against shared_buffers."`
+	Curves string     `name:"curves" type:"existingfile" placeholder:"RESULTS.json" help:"A keybench run with measured curves (a growth run): what each paying table's key costs at its own rows and cache."`
+	JSON   bool       `name:"json" help:"Print the advice as JSON (schema: docs/advise.md)."`
+	HTML   string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
+}
+
+// MaxSample bounds --sample: a look, not a monitoring session.
+const MaxSample = time.Hour
+
+func (a *adviseCmd) Run(e *env) error {
+	return interruptible(e.ctx, func() error { return a.run(e) })
+}
+
+func (a *adviseCmd) run(e *env) error {
+	o := advise.Options{Sample: time.Duration(a.Sample), Tables: a.Table}
+	if o.Sample <= 0 || o.Sample > MaxSample {
+		return usagef("--sample must be above 0 and at most %s, not %s", MaxSample, time.Duration(a.Sample))
+	}
+	if a.RAM != "" {
+		ram, err := projection.ParseBytes(a.RAM)
+		if err != nil {
+			return usagef("--ram %v", err)
+		}
+		o.RAM = ram
+	}
+	if a.Curves != "" {
+		res, err := readResults(a.Curves)
+		if err != nil {
+			return usagef("--curves %v", err)
+		}
+		if err := advise.CheckCurves(res); err != nil {
+			return usagef("--curves %s: %v", a.Curves, err)
+		}
+		o.Curves, o.CurvesFile = res, a.Curves
+	}
+	cc, err := pgx.ParseConfig(a.DSN)
+	if err != nil {
+		return usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), a.DSN))
+	}
+	for k, v := range advise.Settings(0) {
+		cc.RuntimeParams[k] = v
+	}
+	if cc.ConnectTimeout == 0 {
+		cc.ConnectTimeout = 10 * time.Second
+	}
+	conn, err := pgx.ConnectConfig(e.ctx, cc)
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return e.ctx.Err()
+		}
+		return usagef("cannot connect to %s: %s", redactDSN(orDefault(a.DSN, "the server the PG* variables name")), redact(err.Error(), a.DSN))
+	}
+	defer conn.Close(context.Background())
+	if a.JSON {
+		fmt.Fprintf(e.stderr, "advise: reading %s, sampling %s...\n", cc.Database, time.Duration(a.Sample))
+	} else {
+		fmt.Fprintf(e.stdout, "Reading %s (read-only), sampling its rates for %s...\n", cc.Database, time.Duration(a.Sample))
+	}
+	rep, err := advise.Inspect(e.ctx, conn, o)
+	if err != nil {
+		var ue *usage.Error
+		if errors.As(err, &ue) || e.ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("advise: %s", redact(err.Error(), a.DSN))
+	}
+	if a.HTML != "" {
+		b, err := report.RenderAdvice(rep)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(a.HTML, b, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", a.HTML, err)
+		}
+	}
+	if a.JSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	w := &printable{w: e.stdout}
+	report.WriteAdvice(w, e.width(e.stdout), rep)
+	report.WriteAdviceDetails(w, e.width(e.stdout), rep)
+	if a.HTML != "" {
+		fmt.Fprintf(e.stderr, "report: %s\n", a.HTML)
+	}
+	return nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/keybench/keybench/internal/advise"
+	"github.com/keybench/keybench/internal/results"
+)
+
+// WriteAdvice prints what `keybench advise` found, fitted to width columns
+// (0: whole): the tables ranked, then each one's evidence and lab command.
+func WriteAdvice(w io.Writer, width int, rep *advise.Report) {
+	adviceDoc(rep).Write(w, width)
+}
+
+// RenderAdvice is the advice as a self-contained HTML page in the report's style.
+func RenderAdvice(rep *advise.Report) ([]byte, error) {
+	var out bytes.Buffer
+	err := adviceTemplate.Execute(&out, map[string]any{"Title": "keybench advise: " + rep.Server.Database, "Doc": adviceDoc(rep), "Tables": adviceTables(rep)})
+	return out.Bytes(), err
+}
+
+// adviceDoc is the summary: the server and sample, and the ranked table.
+func adviceDoc(rep *advise.Report) *Doc {
+	s := rep.Server
+	d := &Doc{}
+	role := "primary"
+	if s.Standby {
+		role = "hot standby"
+	}
+	d.Printf("Database %s on PostgreSQL %s (%s), read as %s, read-only; shared_buffers %s%s.", s.Database, s.Version, role, s.Role, results.Bytes(s.SharedBuffers), ramText(s.RAM))
+	d.Printf("Sample of %.0f s: WAL %s, full-page images %s.", rep.Sample.Seconds,
+		figure(rep.Sample.WALBytesPerS, func(v float64) string { return results.Bytes(int64(v)) + "/s" }),
+		figure(rep.Sample.FPIPerS, func(v float64) string { return fmt.Sprintf("%.3g/s", v) }))
+	t := NewTable("#", "table", "key", "order", "rows", "key index / cache", "inserts/s", "verdict").AlignRight(4, 5, 6)
+	for _, tb := range rep.Tables {
+		rank := ""
+		if tb.Verdict.Rank > 0 {
+			rank = fmt.Sprint(tb.Verdict.Rank)
+		}
+		key, order, index := "none", "", ""
+		if k := tb.Key; k != nil {
+			key = k.Type + ", " + k.Made
+			if k.UUIDText {
+				key += " (uuids as text)"
+			}
+			order = k.Order
+			index = fmt.Sprintf("%s / %s", results.Bytes(tb.KeyIndexBytes), ratioOf(tb.KeyIndexOverCache))
+		}
+		t.AppendRow(rank, tb.QualifiedName(), key, order, tb.Rows.Text(func(v int64) string { return thousands(v) }), index,
+			tb.InsertsPerS.Text(func(v float64) string { return fmt.Sprintf("%.3g", v) }), tb.Verdict.Class)
+	}
+	d.Add(t)
+	for _, n := range s.Notes {
+		d.Println("Not read: " + n + ".")
+	}
+	if rep.CurvesCommand != "" {
+		d.Println("No cost in rates: a projection needs measured curves. Make them with: " + rep.CurvesCommand)
+	}
+	return d
+}
+
+// adviceTable is one table's evidence, lab command and unavailable figures.
+type adviceTable struct {
+	Title, Class string
+	Why          []string
+	Lab, Migrate string
+	LabNotes     []string
+	Unavailable  []string
+	References   []string
+}
+
+func adviceTables(rep *advise.Report) []adviceTable {
+	var out []adviceTable
+	for _, t := range rep.Tables {
+		a := adviceTable{Title: t.QualifiedName(), Class: t.Verdict.Class, Why: t.Verdict.Why, Migrate: t.Migrate}
+		if t.Lab != nil {
+			a.Lab, a.LabNotes = t.Lab.Command, t.Lab.Notes
+		}
+		a.Unavailable = unavailableOf(t)
+		for _, f := range t.ReferencedBy {
+			idx := "no index on its columns"
+			if f.Indexed {
+				idx = "index " + results.Bytes(f.IndexBytes)
+			}
+			a.References = append(a.References, fmt.Sprintf("%s (%s, %s)", f.Table, f.Constraint, idx))
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// unavailableOf lists a table's figures advise could not read, with why.
+func unavailableOf(t advise.Table) []string {
+	var out []string
+	add := func(name, reason string) {
+		if reason != "" {
+			out = append(out, name+": "+reason)
+		}
+	}
+	add("rows", t.Rows.Reason())
+	add("row width", t.RowBytes.Reason())
+	add("inserts/s", t.InsertsPerS.Reason())
+	add("updates/s", t.UpdatesPerS.Reason())
+	add("deletes/s", t.DeletesPerS.Reason())
+	add("inserting backends", t.Inserters.Reason())
+	if t.Key != nil {
+		add("correlation", t.Key.Correlation.Reason())
+		add("leaf order", t.Key.LeafOrder.Reason())
+		add("leaf density", t.LeafDensity.Reason())
+		add("cache share", t.CacheShare.Reason())
+	}
+	return out
+}
+
+// WriteAdviceDetails prints each table's evidence and lab command after the summary.
+func WriteAdviceDetails(w io.Writer, width int, rep *advise.Report) {
+	for _, a := range adviceTables(rep) {
+		d := &Doc{}
+		d.Printf("%s — %s", a.Title, a.Class)
+		for _, s := range a.Why {
+			d.Println("  " + s)
+		}
+		if len(a.References) > 0 {
+			d.Println("  Referenced by: " + strings.Join(a.References, "; ") + ".")
+		}
+		if a.Lab != "" {
+			d.Println("  Lab: " + a.Lab)
+			for _, n := range a.LabNotes {
+				d.Println("    (" + n + ")")
+			}
+		}
+		if a.Migrate != "" {
+			d.Println("  Switch new rows to uuidv7: " + a.Migrate)
+		}
+		for _, u := range a.Unavailable {
+			d.Println("  Unavailable: " + u + ".")
+		}
+		fmt.Fprintln(w)
+		d.Write(w, width)
+	}
+}
+
+func ramText(ram int64) string {
+	if ram <= 0 {
+		return ""
+	}
+	return ", RAM " + results.Bytes(ram)
+}
+
+func ratioOf(r float64) string {
+	if r >= 1 {
+		return fmt.Sprintf("%.2g×", r)
+	}
+	return fmt.Sprintf("%.2g%%", r*100)
+}
+
+// figure is a measured figure, or "unavailable (reason)".
+func figure[T any](m results.M[T], format func(T) string) string {
+	if r := m.Reason(); r != "" {
+		return "unavailable (" + r + ")"
+	}
+	return m.Text(format)
+}
+
+var adviceTemplate = template.Must(template.Must(pageTemplate.Clone()).New("advice").Parse(`{{template "head" .}}
+<body>
+<h1>{{.Title}}</h1>
+<p class="status">Which of these tables pay for their key, read from the database itself (read-only).</p>
+{{template "doc" .Doc}}
+{{range .Tables}}<h2>{{.Title}} <span class="status">— {{.Class}}</span></h2>
+<ul>{{range .Why}}<li>{{.}}</li>{{end}}</ul>
+{{if .References}}<p>Referenced by: {{range $i, $r := .References}}{{if $i}}; {{end}}{{$r}}{{end}}.</p>{{end}}
+{{if .Lab}}<p>The lab at this table's shape:</p><code class="cmd">{{.Lab}}</code>{{range .LabNotes}}<p class="missing">{{.}}</p>{{end}}{{end}}
+{{if .Migrate}}<p>Switching its new rows to uuidv7:</p><code class="cmd">{{.Migrate}}</code>{{end}}
+{{if .Unavailable}}<ul class="missing">{{range .Unavailable}}<li>unavailable: {{.}}</li>{{end}}</ul>{{end}}
+{{end}}
+</body></html>
+`))
