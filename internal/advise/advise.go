@@ -106,6 +106,8 @@ type Table struct {
 	// pgstatindex or estimated from the catalog (DensityMethod says which).
 	LeafDensity   results.M[float64] `json:"key_index_leaf_density"`
 	DensityMethod string             `json:"key_index_density_method,omitempty"`
+	// DensityNote says why an estimated density was not measured.
+	DensityNote string `json:"key_index_density_note,omitempty"`
 	// CacheShare is the share of shared_buffers the key index holds now (pg_buffercache).
 	CacheShare results.M[float64] `json:"key_index_cache_share"`
 	// ReferencedBy are the foreign keys that reference the table's key.

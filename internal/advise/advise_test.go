@@ -310,9 +310,12 @@ func TestAdviseConnectOnly(t *testing.T) {
 		if tb.DensityMethod == "pgstatindex" {
 			t.Errorf("%s: pgstatindex ran for a role without pg_stat_scan_tables", name)
 		}
-		if r := tb.LeafDensity.Reason() + tb.DensityMethod; !strings.Contains(r, "GRANT pg_stat_scan_tables TO connect_only") {
+		if r := tb.LeafDensity.Reason() + tb.DensityNote; !strings.Contains(r, "GRANT pg_stat_scan_tables TO connect_only") {
 			t.Errorf("%s: leaf density: %q", name, r)
 		}
+	}
+	if k := tables["users"].Key; !k.UUIDText || tables["users"].Lab == nil {
+		t.Errorf("users' text key is made by gen_random_uuid(): uuids as text, sampled or not: %+v", k)
 	}
 	// A random uuid key is still known by its default, said to be expected, not measured.
 	if k := tables["sessions"].Key; k.Order != advise.Random || !strings.Contains(strings.Join(tables["sessions"].Verdict.Why, " "), "expected, not measured") {

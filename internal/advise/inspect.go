@@ -166,8 +166,9 @@ func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 	for _, e := range []struct{ name, gives string }{
 		{"pgstattuple", "the key index's leaf density measured (pgstatindex) instead of estimated"},
 		{"pg_buffercache", "the key index's share of the cache"},
+		{"pg_walinspect", "a standby's rates, counted in the WAL it replays"},
 	} {
-		if _, ok := r.ext[e.name]; !ok {
+		if _, ok := r.ext[e.name]; !ok && (e.name != "pg_walinspect" || s.Standby) {
 			s.Notes = append(s.Notes, fmt.Sprintf("%s is not installed: it would give %s (CREATE EXTENSION %s, by its owner; advise creates nothing)", e.name, e.gives, e.name))
 		}
 	}
@@ -333,7 +334,11 @@ func (r *reader) table(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, cac
 		k.LeafOrder, sampled = r.leafOrder(ctx, tx, qualified, k, bounds)
 	}
 	uuidShape(k, append(bounds, sampled...))
-	t.LeafDensity, t.DensityMethod = r.density(ctx, tx, indexOID, t, keyWidth)
+	if k.Type != "uuid" && len(k.Columns) == 1 && (k.Made == "gen_random_uuid()" || k.Made == "uuidv7()") &&
+		(strings.HasPrefix(k.Type, "text") || strings.HasPrefix(k.Type, "character")) {
+		k.UUIDText = true // a uuid function's value cast to text: uuid-shaped by its default, sampled or not
+	}
+	t.LeafDensity, t.DensityMethod, t.DensityNote = r.density(ctx, tx, indexOID, t, keyWidth)
 	if c, ok := cache.Get(); ok {
 		var node int64
 		if err := tx.QueryRow(ctx, `SELECT coalesce(pg_relation_filenode($1::oid), 0)::int8`, indexOID).Scan(&node); err != nil {
@@ -617,7 +622,7 @@ func (r *reader) leafOrder(ctx context.Context, tx pgx.Tx, qualified string, k *
 // density measures the key index's leaf density with pgstatindex where it
 // is installed, granted and the index small enough to read whole, else
 // estimates it: the rows' index tuples over the index's pages.
-func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Table, keyWidth results.M[float64]) (results.M[float64], string) {
+func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Table, keyWidth results.M[float64]) (_ results.M[float64], method, note string) {
 	var reason string
 	schema, installed := r.ext["pgstattuple"]
 	switch {
@@ -631,7 +636,7 @@ func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Tab
 			return tx.QueryRow(ctx, `SELECT avg_leaf_density::float8 FROM `+pgx.Identifier{schema, "pgstatindex"}.Sanitize()+`($1::oid::regclass)`, indexOID).Scan(&d)
 		})
 		if err == nil && !math.IsNaN(d) {
-			return results.Of(d / 100), "pgstatindex"
+			return results.Of(d / 100), "pgstatindex", ""
 		}
 		if err != nil {
 			reason = "pgstatindex: " + why(err, "GRANT pg_stat_scan_tables TO "+quoteIdent(r.srv.Role))
@@ -643,15 +648,15 @@ func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Tab
 	w, haveWidth := keyWidth.Get()
 	switch {
 	case !haveRows:
-		return results.Unavailable[float64](reason + "; no estimate: " + t.Rows.Reason()), ""
+		return results.Unavailable[float64](reason + "; no estimate: " + t.Rows.Reason()), "", ""
 	case !haveWidth:
-		return results.Unavailable[float64](reason + "; no estimate without the key's width: " + keyWidth.Reason()), ""
+		return results.Unavailable[float64](reason + "; no estimate without the key's width: " + keyWidth.Reason()), "", ""
 	case t.KeyIndexBytes < 2*8192 || rows == 0:
-		return results.Unavailable[float64](reason + "; no estimate: the index is empty"), ""
+		return results.Unavailable[float64](reason + "; no estimate: the index is empty"), "", ""
 	}
 	tuple := math.Ceil((8+w)/8)*8 + 4
 	leafPages := float64(t.KeyIndexBytes/8192 - 1) // less the metapage; inner pages are ~1%
-	return results.Of(math.Min(1, float64(rows)*tuple/(leafPages*btreeLeafBytes))), "estimate from the row count and the key's width (" + reason + ")"
+	return results.Of(math.Min(1, float64(rows)*tuple/(leafPages*btreeLeafBytes))), "estimated from the row count and the key's width", reason
 }
 
 // referencedBy lists the foreign keys referencing the table, each with the

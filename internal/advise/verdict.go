@@ -153,7 +153,7 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 		}
 		return s
 	}
-	cacheText := fmt.Sprintf("its key index (%s) is %s of shared_buffers (%s)", results.Bytes(t.KeyIndexBytes), ratioText(t.KeyIndexOverCache), results.Bytes(s.SharedBuffers))
+	cacheText := fmt.Sprintf("its key index (%s) is %s shared_buffers (%s)", results.Bytes(t.KeyIndexBytes), ratioText(t.KeyIndexOverCache), results.Bytes(s.SharedBuffers))
 	switch order {
 	case Ordered:
 		why = append(why, fmt.Sprintf("Its key is stored in order (%s): inserts land on the key index's rightmost leaf, which stays in the cache, and fill leaves to 90%%.", evidence))
@@ -196,7 +196,7 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 		for _, f := range t.ReferencedBy {
 			b += f.IndexBytes
 		}
-		why = append(why, fmt.Sprintf("%d foreign key(s) reference it; their indexes (%s) take the same order.", len(t.ReferencedBy), results.Bytes(b)))
+		why = append(why, fmt.Sprintf("%s reference it; their indexes (%s) take the same order.", plural(len(t.ReferencedBy), "foreign key"), results.Bytes(b)))
 	}
 	return Verdict{Class: class, Why: why}
 }
@@ -220,7 +220,7 @@ func ratioText(r float64) string {
 	if r >= 1 {
 		return fmt.Sprintf("%.2g×", r)
 	}
-	return fmt.Sprintf("%.2g%%", r*100)
+	return fmt.Sprintf("%.2g%% of", r*100)
 }
 
 func rate(v float64) string {
@@ -242,4 +242,11 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
 }

@@ -132,7 +132,7 @@ func TestJudge(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
-	if !strings.Contains(strings.Join(tables[0].Verdict.Why, " "), "3.1× of shared_buffers") {
+	if !strings.Contains(strings.Join(tables[0].Verdict.Why, " "), "3.1× shared_buffers") {
 		t.Errorf("hot's why: %v", tables[0].Verdict.Why)
 	}
 	if r := tables[4].Key.Reveals; r == "" {

@@ -36,7 +36,7 @@ func adviceDoc(rep *advise.Report) *Doc {
 	d.Printf("Sample of %.0f s: WAL %s, full-page images %s.", rep.Sample.Seconds,
 		figure(rep.Sample.WALBytesPerS, func(v float64) string { return results.Bytes(int64(v)) + "/s" }),
 		figure(rep.Sample.FPIPerS, func(v float64) string { return fmt.Sprintf("%.3g/s", v) }))
-	t := NewTable("#", "table", "key", "order", "rows", "key index / cache", "inserts/s", "verdict").AlignRight(4, 5, 6)
+	t := NewTable("#", "table", "key", "order", "index / cache", "ins/s", "verdict").AlignRight(4, 5)
 	for _, tb := range rep.Tables {
 		rank := ""
 		if tb.Verdict.Rank > 0 {
@@ -44,15 +44,14 @@ func adviceDoc(rep *advise.Report) *Doc {
 		}
 		key, order, index := "none", "", ""
 		if k := tb.Key; k != nil {
-			key = k.Type + ", " + k.Made
+			key = k.Type
 			if k.UUIDText {
-				key += " (uuids as text)"
+				key += " uuid"
 			}
 			order = k.Order
-			index = fmt.Sprintf("%s / %s", results.Bytes(tb.KeyIndexBytes), ratioOf(tb.KeyIndexOverCache))
+			index = ratioOf(tb.KeyIndexOverCache)
 		}
-		t.AppendRow(rank, tb.QualifiedName(), key, order, tb.Rows.Text(func(v int64) string { return thousands(v) }), index,
-			tb.InsertsPerS.Text(func(v float64) string { return fmt.Sprintf("%.3g", v) }), tb.Verdict.Class)
+		t.AppendRow(rank, tb.QualifiedName(), key, order, index, tb.InsertsPerS.Text(func(v float64) string { return fmt.Sprintf("%.3g", v) }), tb.Verdict.Class)
 	}
 	d.Add(t)
 	for _, n := range s.Notes {
@@ -112,6 +111,9 @@ func unavailableOf(t advise.Table) []string {
 		add("correlation", t.Key.Correlation.Reason())
 		add("leaf order", t.Key.LeafOrder.Reason())
 		add("leaf density", t.LeafDensity.Reason())
+		if t.DensityNote != "" {
+			out = append(out, "leaf density measured (estimated instead): "+t.DensityNote)
+		}
 		add("cache share", t.CacheShare.Reason())
 	}
 	return out
@@ -123,22 +125,22 @@ func WriteAdviceDetails(w io.Writer, width int, rep *advise.Report) {
 		d := &Doc{}
 		d.Printf("%s — %s", a.Title, a.Class)
 		for _, s := range a.Why {
-			d.Println("  " + s)
+			d.Println(s)
 		}
 		if len(a.References) > 0 {
-			d.Println("  Referenced by: " + strings.Join(a.References, "; ") + ".")
+			d.Println("Referenced by: " + strings.Join(a.References, "; ") + ".")
 		}
 		if a.Lab != "" {
-			d.Println("  Lab: " + a.Lab)
+			d.Println("Lab at its shape: " + a.Lab)
 			for _, n := range a.LabNotes {
-				d.Println("    (" + n + ")")
+				d.Println("(The lab: " + n + ".)")
 			}
 		}
 		if a.Migrate != "" {
-			d.Println("  Switch new rows to uuidv7: " + a.Migrate)
+			d.Println("Switching its new rows to uuidv7: " + a.Migrate)
 		}
 		for _, u := range a.Unavailable {
-			d.Println("  Unavailable: " + u + ".")
+			d.Println("Unavailable: " + u + ".")
 		}
 		fmt.Fprintln(w)
 		d.Write(w, width)
