@@ -25,13 +25,15 @@ const (
 	labMaxClients      = 64
 )
 
-// Leaf density of a key index grown by inserts in the lab: a random key's
-// splits leave leaves about 70% full (ln 2 in theory, 68–72% measured), an
-// ordered key's rightmost splits 90% (the btree's fillfactor).
+// labLeafDensity is the leaf density of the lab table's key index: keybench
+// fills a table, then builds its indexes (CREATE INDEX packs a btree's leaves
+// to its fillfactor, 90%, whatever the key's order), so the lab's key index
+// holds more rows per byte than a user's random key grown by inserts (about
+// 70%): the lab keeps the ratio of the index to the cache, the variable a
+// key's cost follows, not the row count.
 const (
-	randomLeafDensity  = 0.70
-	orderedLeafDensity = 0.90
-	btreeLeafBytes     = 8192 - 24 - 16 // page less its header and btree special space
+	labLeafDensity = 0.90
+	btreeLeafBytes = 8192 - 24 - 16 // page less its header and btree special space
 )
 
 // labKey is the keybench key spec standing for a table's key as stored,
@@ -88,14 +90,10 @@ func uniqueIndex(k *Key) string {
 
 // labIndexBytesPerRow is the key index's bytes per row the lab's table will
 // have: one index tuple (its 8-byte header and the key, MAXALIGNed) and its
-// line pointer per row, at the leaf density the key's order gives.
-func labIndexBytesPerRow(keyBytes int, order string) float64 {
+// line pointer per row, at the leaf density CREATE INDEX leaves.
+func labIndexBytesPerRow(keyBytes int) float64 {
 	tuple := float64((8+keyBytes+7)/8*8 + 4)
-	d := randomLeafDensity
-	if order == Ordered {
-		d = orderedLeafDensity
-	}
-	return tuple / d * 8192 / btreeLeafBytes
+	return tuple / labLeafDensity * 8192 / btreeLeafBytes
 }
 
 // LabFor builds the lab run of a table with a key (nil when keybench has
@@ -110,7 +108,7 @@ func LabFor(t *Table, s Server) *Lab {
 		return nil
 	}
 	lab := &Lab{Key: spec, Ratio: t.KeyIndexOverCache}
-	bpr := labIndexBytesPerRow(keyBytes, t.Key.Order)
+	bpr := labIndexBytesPerRow(keyBytes)
 	sbMB := float64(labSharedBuffersMB)
 	rowsFor := func(sbMB float64) float64 { return lab.Ratio * sbMB * (1 << 20) / bpr }
 	rows := rowsFor(sbMB)

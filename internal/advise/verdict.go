@@ -154,6 +154,12 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 		return s
 	}
 	cacheText := fmt.Sprintf("its key index (%s) is %s shared_buffers (%s)", results.Bytes(t.KeyIndexBytes), ratioText(t.KeyIndexOverCache), results.Bytes(s.SharedBuffers))
+	if r, ok := t.KeyIndexOverRAM.Get(); ok {
+		cacheText += fmt.Sprintf(" and %s the RAM", ratioText(r))
+	}
+	if c, ok := t.CacheShare.Get(); ok {
+		cacheText += fmt.Sprintf(", %.2g%% of the cache holding its pages now", c*100)
+	}
 	switch order {
 	case Ordered:
 		why = append(why, fmt.Sprintf("Its key is stored in order (%s): inserts land on the key index's rightmost leaf, which stays in the cache, and fill leaves to 90%%.", evidence))

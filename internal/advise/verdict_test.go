@@ -151,7 +151,7 @@ func TestLabScales(t *testing.T) {
 		if lab == nil {
 			t.Fatal("no lab")
 		}
-		got := float64(lab.Rows) * labIndexBytesPerRow(16, Random) / float64(lab.SharedBuffers)
+		got := float64(lab.Rows) * labIndexBytesPerRow(16) / float64(lab.SharedBuffers)
 		if lab.Rows < labMinRows || lab.Rows > labMaxRows {
 			t.Errorf("ratio %g: %d rows", ratio, lab.Rows)
 		}
