@@ -44,7 +44,7 @@ type cli struct {
 	Scenarios scenariosCmd `cmd:"" help:"List the scenarios."`
 	Report    reportCmd    `cmd:"" help:"Re-render the console summary and report.html from a saved results.json."`
 	Compare   compareCmd   `cmd:"" help:"Compare two results.json side by side; differences within noise are marked ~."`
-	Project   projectCmd   `cmd:"" help:"Carry a run's keys to your scale: sizes, index over cache, the insert rate to expect, WAL per day, each with its leave-one-out error."`
+	Project   projectCmd   `cmd:"" help:"Carry a run's keys to your scale: sizes, index over cache, the insert rate to expect, WAL per day, each with its interval and the error checked at its distance from the measurements."`
 	Advise    adviseCmd    `cmd:"" help:"Read your own database (read-only) and say which tables pay for their key, how much, and the keybench run that reproduces each one's shape."`
 	Server    serverCmd    `cmd:"" help:"Start the embedded server, print its DSN, stop on Ctrl-C."`
 	Version   versionFlag  `name:"version" help:"Print the version and exit."`

@@ -16,6 +16,7 @@ type projectCmd struct {
 	SharedBuffers string   `name:"shared-buffers" help:"Your shared_buffers (default: a quarter of --ram, PostgreSQL's usual advice)."`
 	InsertRate    *float64 `name:"insert-rate" help:"Rows you insert per second, for WAL per day."`
 	RowBytes      *float64 `name:"row-bytes" help:"Your table's bytes per row, when its rows are wider or narrower than the run's."`
+	Clients       int      `name:"clients" placeholder:"N" help:"Read the curves the run measured at N clients (default: its first client count); a curve never pools two."`
 	JSON          bool     `name:"json" help:"Print the projections as JSON."`
 	HTML          string   `name:"html" help:"Also write the run's report with an \"At your scale\" section."`
 }
@@ -33,6 +34,10 @@ func (p *projectCmd) run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if p.Clients < 0 {
+		return usagef("--clients must be positive, not %d", p.Clients)
+	}
+	scale.Clients = p.Clients
 	rep, err := projection.Project(res, scale)
 	if err != nil {
 		return usagef("%s: %v", p.Results, err)

@@ -12,8 +12,10 @@
 // extrapolated beyond them along the least-squares line through the nearer
 // half of the points — marked "outside the measured range", which a user
 // should read as a trend, not a measurement.
-// Every projection carries its own check: the largest measured size left
-// out and projected from the others (leave-one-out), with the error.
+// Every projection carries the error its curve's own checks measured at
+// its distance from the measured points (validate.go), and the interval the
+// rounds give each point, read through the curve; where the curve,
+// extended, falls below what a rate can be, it states no rate.
 //
 // What it assumes: the same class of hardware (a disk and CPU like the
 // run's: rates relative to the reference key travel better than rates), the
@@ -42,6 +44,11 @@ type Point struct {
 	SharedBuffers int64   `json:"shared_buffers,omitempty"`
 	Ratio         float64 `json:"key_index_cache_ratio"`
 	Relative      float64 `json:"relative_rate"`
+	// Lo and Hi are the interval of the rate relative to the reference key
+	// at this point: the paired rounds' (the geometric mean of the
+	// per-round ratios, 95%), 0 when the run had too few rounds for one.
+	Lo float64 `json:"relative_lo,omitempty"`
+	Hi float64 `json:"relative_hi,omitempty"`
 }
 
 // Curve is a key's measured points, by ratio.
@@ -120,22 +127,6 @@ func (c Curve) RatioWhere(relative float64) (float64, bool) {
 	return 0, false
 }
 
-// LeaveOneOut projects the curve's last (largest) point from the others and
-// returns the projection's error relative to the measurement: +0.1 when it
-// said 10% more than was measured. It needs three points.
-func (c Curve) LeaveOneOut() (float64, bool) {
-	if len(c.Points) < 3 {
-		return 0, false
-	}
-	last := c.Points[len(c.Points)-1]
-	rest := Curve{Key: c.Key, Points: c.Points[:len(c.Points)-1]}
-	v, _ := rest.At(last.Ratio)
-	if last.Relative == 0 || math.IsNaN(v) {
-		return 0, false
-	}
-	return v/last.Relative - 1, true
-}
-
 // Curves are the run's keys' curves (of its first workload and read
 // variant): for every key, table size and cache with a key index, its rate
 // over the reference key's rate at the same size, clients and cache,
@@ -145,14 +136,36 @@ func (c Curve) LeaveOneOut() (float64, bool) {
 // are the evidence that it is. ref is the reference key ("bigint" when the
 // run has it, else its first key).
 func Curves(r *results.Results) (curves []Curve, ref string, err error) {
+	curves, ref, _, err = CurvesAt(r, 0)
+	return curves, ref, err
+}
+
+// CurvesAt are the curves of one shape: the run's first workload and read
+// variant at clients clients (0: the first group's), as Curves; other lists
+// the client counts the run also measured, whose points are not pooled
+// into these curves (a key's rate at 8 clients and at 64 are two curves).
+func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, other []int, err error) {
 	all := r.BuildGroups()
+	if len(all) > 0 && clients == 0 {
+		clients = all[0].Clients
+	}
 	// One workload's curves: the run's first (a key's rates under two
-	// workloads are not one curve).
+	// workloads are not one curve), at one client count.
 	var groups []results.Group
 	for _, g := range all {
-		if g.Workload == all[0].Workload && slices.Equal(g.Variant, all[0].Variant) {
-			groups = append(groups, g)
+		if g.Workload != all[0].Workload || !slices.Equal(g.Variant, all[0].Variant) {
+			continue
 		}
+		if g.Clients != clients {
+			if !slices.Contains(other, g.Clients) {
+				other = append(other, g.Clients)
+			}
+			continue
+		}
+		groups = append(groups, g)
+	}
+	if len(all) > 0 && len(groups) == 0 {
+		return nil, "", other, fmt.Errorf("the run measured no cell at %d clients (it measured %v)", clients, other)
 	}
 	ref = ""
 	for _, g := range groups {
@@ -184,7 +197,16 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 			byKey[g.Key] = c
 			order = append(order, g.Key)
 		}
-		c.Points = append(c.Points, Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.TPS.Median / base})
+		pt := Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.TPS.Median / base}
+		if g.Key == ref {
+			pt.Lo, pt.Hi = 1, 1
+		}
+		for _, v := range g.Compared {
+			if v.Key == ref && v.EffectConfidence > 0 && v.EffectLo > 0 {
+				pt.Lo, pt.Hi = v.EffectLo, v.EffectHi
+			}
+		}
+		c.Points = append(c.Points, pt)
 	}
 	for _, k := range order {
 		c := byKey[k]
@@ -192,12 +214,12 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 		curves = append(curves, *c)
 	}
 	if len(all) == 0 {
-		return nil, "", fmt.Errorf("no cell finished")
+		return nil, "", nil, fmt.Errorf("no cell finished")
 	}
 	if len(curves) == 0 {
-		return nil, ref, fmt.Errorf("no cell recorded its key index's ratio to the cache (a run of keybench 0.1 before the projection, or keys without an index)")
+		return nil, ref, other, fmt.Errorf("no cell recorded its key index's ratio to the cache (a run of keybench 0.1 before the projection, or keys without an index)")
 	}
-	return curves, ref, nil
+	return curves, ref, other, nil
 }
 
 // Scale is the user's: rows, cache, insert rate, bytes per row (results.Scale).
@@ -218,9 +240,16 @@ type Projection struct {
 	// Ratio is the key index over the cache.
 	Ratio float64 `json:"key_index_cache_ratio"`
 	// Relative is the insert rate to expect relative to the reference key,
-	// Outside when read beyond the measured ratios (extrapolated).
-	Relative float64 `json:"relative_rate"`
-	Outside  bool    `json:"outside_measured_range,omitempty"`
+	// Outside when read beyond the measured ratios (extrapolated), with
+	// its interval [RelativeLo, RelativeHi] read off the points' intervals
+	// (0: the run had too few rounds for one). NotSupported replaces them
+	// where the curve, extended, falls below what a rate can be (0 and 0
+	// then): "not supported by the measurements beyond ratio R".
+	Relative     float64 `json:"relative_rate,omitempty"`
+	RelativeLo   float64 `json:"relative_lo,omitempty"`
+	RelativeHi   float64 `json:"relative_hi,omitempty"`
+	Outside      bool    `json:"outside_measured_range,omitempty"`
+	NotSupported string  `json:"not_supported,omitempty"`
 	// WALPerDay is the WAL written per day at Scale.InsertRate (the run's
 	// WAL per row at the measured ratio nearest), and FPIShare the share of
 	// it that is full-page images (counted as 8 kB each: an upper bound,
@@ -233,10 +262,12 @@ type Projection struct {
 	// where the run could not derive it, the rounds' own (a checkpoint
 	// before each round: more images than a server writes).
 	WALFrom string `json:"wal_from,omitempty"`
-	// LeaveOneOut is the error of projecting the key's largest measured
-	// size from its smaller ones (+0.1: 10% too optimistic).
-	LeaveOneOut results.M[float64] `json:"leave_one_out_error"`
-	Curve       Curve              `json:"curve"`
+	// Validation is the error the curve's own checks measured at this
+	// projection's distance from the measured points (+0.1: the check
+	// said 10% faster than was measured), or that it is beyond them;
+	// none for the reference key, 1 by definition.
+	Validation *Validation `json:"validation,omitempty"`
+	Curve      Curve       `json:"curve"`
 }
 
 // MinPoints is the fewest measured sizes of a key a projection reads a
@@ -251,10 +282,19 @@ func Project(r *results.Results, s Scale) (Report, error) {
 	if s.Rows <= 0 || s.CacheBytes <= 0 {
 		return rep, fmt.Errorf("the rows and the cache to project to must be positive")
 	}
-	curves, ref, err := Curves(r)
+	curves, ref, other, err := CurvesAt(r, s.Clients)
 	rep.Reference = ref
 	if err != nil {
 		return rep, err
+	}
+	if len(curves) > 0 && len(curves[0].Points) > 0 {
+		rep.Clients = s.Clients
+		if rep.Clients == 0 {
+			rep.Clients = r.BuildGroups()[0].Clients
+		}
+	}
+	for _, n := range other {
+		rep.OtherClients = append(rep.OtherClients, n)
 	}
 	have := map[string]bool{}
 	skip := func(key, why string) {
@@ -303,10 +343,14 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		}
 		p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
 		p.Relative, p.Outside = c.At(p.Ratio)
-		if e, ok := c.LeaveOneOut(); ok {
-			p.LeaveOneOut = results.Of(e)
-		} else {
-			p.LeaveOneOut = results.Unavailable[float64]("fewer than three measured sizes")
+		p.RelativeLo, p.RelativeHi, _ = c.IntervalAt(p.Ratio)
+		if c.Key != ref {
+			v := c.ValidationAt(p.Ratio)
+			p.Validation = &v
+		}
+		if end := c.supportEnd(); p.Outside && p.Ratio >= end {
+			p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0
+			p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, leastSupported)
 		}
 		p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
 		if err := p.check(); err != nil {
@@ -441,10 +485,15 @@ func cacheRatio(r *results.Results, c *results.Cell) (float64, bool) {
 // Report is a run carried to a scale, as `keybench project --json` prints
 // it: every key of the run, projected (Keys) or not, with why (NotProjected).
 type Report struct {
-	Reference    string         `json:"reference"`
-	Rows         int64          `json:"rows"`
-	CacheBytes   int64          `json:"cache_bytes"`
-	InsertRate   float64        `json:"insert_rate,omitempty"`
+	Reference  string  `json:"reference"`
+	Rows       int64   `json:"rows"`
+	CacheBytes int64   `json:"cache_bytes"`
+	InsertRate float64 `json:"insert_rate,omitempty"`
+	// Clients is the client count whose curves were read; OtherClients
+	// the counts the run also measured, not pooled with them (--clients
+	// projects those).
+	Clients      int            `json:"clients,omitempty"`
+	OtherClients []int          `json:"other_clients,omitempty"`
 	Keys         []Projection   `json:"keys"`
 	NotProjected []NotProjected `json:"not_projected,omitempty"`
 }

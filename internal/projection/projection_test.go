@@ -2,6 +2,7 @@ package projection
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,9 +56,73 @@ func TestCurveAt(t *testing.T) {
 	if got, out := five.At(32); math.Abs(got-0.55) > 1e-9 || !out {
 		t.Errorf("five points: At(32) = %g, %v; want 0.55, true", got, out)
 	}
-	// Left out, the last point (8, 0.4) is projected from (0.5, 1) and (2, 0.8): 0.6, 50% too high.
-	if e, ok := c.LeaveOneOut(); !ok || math.Abs(e-0.5) > 1e-9 {
-		t.Errorf("LeaveOneOut = %g, %v", e, ok)
+}
+
+// TestChecksByDistance: each point projected from the points below it and
+// from its neighbours, each check at its distance in doublings; a
+// projection carries the check at its own distance, or says it is beyond.
+func TestChecksByDistance(t *testing.T) {
+	c := Curve{Points: []Point{{Ratio: 0.5, Relative: 1}, {Ratio: 2, Relative: 0.8}, {Ratio: 8, Relative: 0.4}}}
+	checks := c.Checks()
+	// (8, 0.4) from (0.5, 1) and (2, 0.8): 0.6 at 2 doublings past 2, 50% too high;
+	// (2, 0.8) between (0.5, 1) and (8, 0.4): 0.7 interpolated, 12.5% too low.
+	want := []Check{{Points: 2, Target: 2, Distance: 0, Error: 0.7/0.8 - 1}, {Points: 2, Target: 8, Distance: 2, Error: 0.5}}
+	if len(checks) != len(want) {
+		t.Fatalf("checks %+v", checks)
+	}
+	for i := range want {
+		if g, w := checks[i], want[i]; g.Points != w.Points || g.Target != w.Target || math.Abs(g.Distance-w.Distance) > 1e-9 || math.Abs(g.Error-w.Error) > 1e-9 {
+			t.Errorf("check %d: %+v, want %+v", i, g, w)
+		}
+	}
+	for _, tc := range []struct {
+		ratio, distance, err float64
+		beyond               bool
+	}{
+		{4, 0, -0.125, false},  // between points: the interpolation check
+		{16, 1, 0.5, false},    // one doubling out: the nearest check at least as far, at 2
+		{32, 2, 0.5, false},    // two: the check at 2
+		{128, 4, 0, true},      // four: beyond the farthest check by 2
+		{0.125, 2, 0.5, false}, // below the first point, two doublings
+	} {
+		v := c.ValidationAt(tc.ratio)
+		e, ok := v.Error.Get()
+		if math.Abs(v.Distance-tc.distance) > 1e-9 || ok == tc.beyond || ok && math.Abs(e-tc.err) > 1e-9 {
+			t.Errorf("ValidationAt(%g) = %+v (%s)", tc.ratio, v, v.Error.Reason())
+		}
+		if tc.beyond && (math.Abs(v.Beyond-2) > 1e-9 || !strings.Contains(v.Error.Reason(), "beyond anything validated (2.0 doublings")) {
+			t.Errorf("ValidationAt(%g): %q", tc.ratio, v.Error.Reason())
+		}
+	}
+	// Five points: checks one, two, three... steps back, at every distance they reach.
+	five := Curve{Points: []Point{{Ratio: 1, Relative: 1}, {Ratio: 2, Relative: 0.9}, {Ratio: 4, Relative: 0.8}, {Ratio: 8, Relative: 0.7}, {Ratio: 16, Relative: 0.6}}}
+	by := five.ErrorsByDistance(1, 2, 3)
+	for _, d := range []float64{1, 2, 3} {
+		ch, ok := by[d]
+		if !ok || math.Abs(ch.Distance-d) > 1e-9 || math.Abs(ch.Error) > 1e-9 { // a straight line in log(ratio): every check exact
+			t.Errorf("%g doublings: %+v, %v", d, ch, ok)
+		}
+	}
+	if v := (Curve{Points: c.Points[:2]}).ValidationAt(4); v.Error.Reason() == "" {
+		t.Errorf("two points cannot be checked: %+v", v)
+	}
+}
+
+// TestIntervalAndSupport: the interval is read through the curve from
+// each point's; a curve that falls to zero stops being a rate.
+func TestIntervalAndSupport(t *testing.T) {
+	c := Curve{Points: []Point{{Ratio: 1, Relative: 1, Lo: 0.9, Hi: 1.1}, {Ratio: 4, Relative: 0.6, Lo: 0.5, Hi: 0.7}}}
+	lo, hi, ok := c.IntervalAt(2)
+	if !ok || math.Abs(lo-0.7) > 1e-9 || math.Abs(hi-0.9) > 1e-9 {
+		t.Errorf("IntervalAt(2) = %g, %g, %v", lo, hi, ok)
+	}
+	c.Points[0].Lo = 0
+	if _, _, ok := c.IntervalAt(2); ok {
+		t.Error("a point without an interval gives the curve none")
+	}
+	// 0.2 lost per doubling from 0.6 at 4: below 0.05 past 4 × 2^2.75.
+	if end := c.supportEnd(); math.Abs(end-4*math.Pow(2, 3)) > 1e-9 {
+		t.Errorf("supportEnd = %g", end)
 	}
 }
 
@@ -67,7 +132,7 @@ func run() *results.Results { return projectiontest.GrowthRun() }
 
 // TestProjectSizes: sizes scale with rows (twice the rows, twice the
 // bytes), the ratio is over the given cache, the relative rate comes off
-// the measured curve, and every projection has its leave-one-out error.
+// the measured curve, and every projection has its validation.
 func TestProjectSizes(t *testing.T) {
 	r := run()
 	rep, err := Project(r, Scale{Rows: 1_000_000_000, CacheBytes: 16 << 30, InsertRate: 2000})
@@ -84,8 +149,8 @@ func TestProjectSizes(t *testing.T) {
 		if d := float64(two[i].KeyIndexBytes)/float64(one[i].KeyIndexBytes) - 2; math.Abs(d) > 1e-6 {
 			t.Errorf("%s: key index at 2B rows / at 1B = %g", one[i].Key, 2+d)
 		}
-		if _, ok := one[i].LeaveOneOut.Get(); !ok {
-			t.Errorf("%s: no leave-one-out error: %s", one[i].Key, one[i].LeaveOneOut.Reason())
+		if v := one[i].Validation; one[i].Key != rep.Reference && (v == nil || v.Error.IsZero()) {
+			t.Errorf("%s: no validation: %+v", one[i].Key, v)
 		}
 	}
 	u := one[1]
@@ -250,4 +315,47 @@ func TestSteadyWALAtScale(t *testing.T) {
 	if u := rep.Keys[1]; !strings.Contains(u.WALFrom, "rounds' own") || !strings.Contains(u.WALFrom, "PostgreSQL 15") {
 		t.Errorf("uuidv4 without a steady state: %q", u.WALFrom)
 	}
+}
+
+// TestOneShapePerCurve: a run at two client counts gives two sets of
+// curves, never one pooled; the projection names the counts it left out.
+func TestOneShapePerCurve(t *testing.T) {
+	r := run()
+	n := len(r.Cells)
+	for i := 0; i < n; i++ {
+		c := r.Cells[i]
+		c.Clients, c.TPS = 64, c.TPS/2
+		c.Timeline = []results.Second{{T: 1, TPS: c.TPS}, {T: 2, TPS: c.TPS}}
+		r.Cells = append(r.Cells, c)
+	}
+	curves, _, other, err := CurvesAt(r, 0)
+	if err != nil || len(curves) != 2 || len(curves[0].Points) != 3 || !slices.Equal(other, []int{64}) {
+		t.Fatalf("%v: %d curves of %d points, others %v", err, len(curves), len(curves[0].Points), other)
+	}
+	rep, err := Project(r, Scale{Rows: 1e9, CacheBytes: 16 << 30, Clients: 64})
+	if err != nil || rep.Clients != 64 || !slices.Equal(rep.OtherClients, []int{8}) || len(rep.Keys[0].Curve.Points) != 3 {
+		t.Errorf("at 64 clients: %v, %+v", err, rep)
+	}
+	if _, err := Project(r, Scale{Rows: 1e9, CacheBytes: 16 << 30, Clients: 3}); err == nil || !strings.Contains(err.Error(), "no cell at 3 clients") {
+		t.Errorf("3 clients: %v", err)
+	}
+}
+
+// TestNoRateBeyondSupport: far enough past the points, the curve's line
+// falls to zero; the projection then states no rate, only why.
+func TestNoRateBeyondSupport(t *testing.T) {
+	rep, err := Project(run(), Scale{Rows: 1e12, CacheBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Keys {
+		if p.Key != "uuidv4" {
+			continue
+		}
+		if p.Relative != 0 || !strings.HasPrefix(p.NotSupported, "not supported by the measurements beyond") {
+			t.Errorf("uuidv4 at %g× the cache: %g, %q", p.Ratio, p.Relative, p.NotSupported)
+		}
+		return
+	}
+	t.Fatal("no uuidv4 projection")
 }

@@ -76,6 +76,9 @@ type Scale struct {
 	CacheBytes int64   `json:"cache_bytes"`
 	InsertRate float64 `json:"insert_rate,omitempty"`
 	RowBytes   float64 `json:"row_bytes,omitempty"`
+	// Clients chooses the curves of a run that measured several client
+	// counts (0: its first); curves never pool two.
+	Clients int `json:"clients,omitempty"`
 }
 
 type Plan struct {
