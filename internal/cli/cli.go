@@ -46,6 +46,7 @@ type cli struct {
 	Compare   compareCmd   `cmd:"" help:"Compare two results.json side by side; differences within noise are marked ~."`
 	Project   projectCmd   `cmd:"" help:"Carry a run's keys to your scale: sizes, index over cache, the insert rate to expect, WAL per day, each with its interval and the error checked at its distance from the measurements."`
 	Advise    adviseCmd    `cmd:"" help:"Read your own database (read-only) and say which tables pay for their key, how much, and the keybench run that reproduces each one's shape."`
+	Disk      diskCmd      `cmd:"" help:"Probe the disk under a directory as PostgreSQL uses it (random 8 kB reads, sequential writes, flushes; direct IO), for a projection to your disk."`
 	Server    serverCmd    `cmd:"" help:"Start the embedded server, print its DSN, stop on Ctrl-C."`
 	Version   versionFlag  `name:"version" help:"Print the version and exit."`
 	Wide      bool         `name:"wide" help:"Print tables whole, however wide (by default they fit the terminal: wrapped or split, nothing cut)."`

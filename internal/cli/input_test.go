@@ -1,10 +1,13 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keybench/keybench/internal/diskprobe"
 )
 
 // TestFiguresReadFromAFileAreChecked is issue 24's: project on an edited
@@ -57,5 +60,22 @@ func TestOutNeverOverwritesAnEarlierRun(t *testing.T) {
 	_, stderr, code := keybench(t, "run", "insert", "--quick", "--out", dir)
 	if b, _ := os.ReadFile(filepath.Join(dir, "results.json")); code != 2 || !strings.Contains(stderr, "earlier run") || string(b) != "an earlier run's" {
 		t.Errorf("exit %d: %s; results.json now %q", code, stderr, b)
+	}
+}
+
+// TestDiskProbesAFileOfItsOwn: keybench disk measures the disk under a
+// directory through a file it removes, and prints the three probes.
+func TestDiskProbesAFileOfItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := keybench(t, "disk", dir, "--size", "2MB", "--each", "50ms", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r diskprobe.Result
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || r.SeqWriteMBps <= 0 || r.RandomRead.N == 0 || r.Flush.N == 0 {
+		t.Errorf("%v: %+v", err, r)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the probe left %d files", len(left))
 	}
 }

@@ -1,0 +1,35 @@
+package diskprobe
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestProbe measures a file of its own in a temporary directory and leaves
+// nothing behind.
+func TestProbe(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Probe(context.Background(), dir, Options{FileBytes: 4 << 20, Each: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SeqWriteMBps <= 0 || r.RandomRead.N < 3 || r.Flush.N < 3 || r.RandomRead.P50MS <= 0 || r.RandomRead.P99MS < r.RandomRead.P50MS || r.Flush.PerS <= 0 {
+		t.Errorf("%+v", r)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the probe left %d files", len(left))
+	}
+	if _, err := Probe(context.Background(), dir+"/missing", Options{}); err == nil {
+		t.Error("a missing directory was probed")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Probe(ctx, dir, Options{FileBytes: 4 << 20}); err == nil {
+		t.Error("an interrupted probe succeeded")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("an interrupted probe left %d files", len(left))
+	}
+}
