@@ -91,8 +91,15 @@ func (checkpointCounter) unavailable(reason string, into *results.Metrics) {
 type ioCounter struct{}
 
 // ioSnap holds the sums for all backends and for client backends: reads,
-// writes, extends, hits, evictions, fsyncs.
-type ioSnap struct{ all, clients [6]int64 }
+// writes, extends, hits, evictions, fsyncs; the clients' read time (ms; why
+// none when track_io_timing is off) and the WAL's flushes.
+type ioSnap struct {
+	all, clients  [6]int64
+	clientsReadMS float64
+	noTiming      string
+	walFsyncs     int64
+	walErr        string
+}
 
 func (ioCounter) name() string { return "io" }
 
@@ -102,7 +109,8 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	}
 	rows, err := env.Admin.Query(ctx, `SELECT backend_type = 'client backend',
 		coalesce(sum(reads),0)::bigint, coalesce(sum(writes),0)::bigint, coalesce(sum(extends),0)::bigint,
-		coalesce(sum(hits),0)::bigint, coalesce(sum(evictions),0)::bigint, coalesce(sum(fsyncs),0)::bigint
+		coalesce(sum(hits),0)::bigint, coalesce(sum(evictions),0)::bigint, coalesce(sum(fsyncs),0)::bigint,
+		coalesce(sum(read_time),0)::float8
 		FROM pg_stat_io WHERE object = 'relation' GROUP BY 1`)
 	if err != nil {
 		return nil, err
@@ -112,7 +120,8 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	for rows.Next() {
 		var client bool
 		var v [6]int64
-		if err := rows.Scan(&client, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]); err != nil {
+		var readMS float64
+		if err := rows.Scan(&client, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &readMS); err != nil {
 			return nil, err
 		}
 		for i := range v {
@@ -121,8 +130,28 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 				s.clients[i] += v[i]
 			}
 		}
+		if client {
+			s.clientsReadMS += readMS
+		}
 	}
-	return s, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var timing string
+	if err := env.Admin.QueryRow(ctx, `SELECT current_setting('track_io_timing')`).Scan(&timing); err != nil {
+		return nil, err
+	}
+	if timing != "on" {
+		s.noTiming = "track_io_timing is off on the server: read times are not counted"
+	}
+	walQ := `SELECT coalesce(sum(fsyncs),0)::bigint FROM pg_stat_io WHERE object = 'wal'`
+	if env.Major < 18 {
+		walQ = `SELECT wal_sync FROM pg_stat_wal`
+	}
+	if err := env.Admin.QueryRow(ctx, walQ).Scan(&s.walFsyncs); err != nil {
+		s.walErr = err.Error()
+	}
+	return s, nil
 }
 
 func (ioCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
@@ -130,6 +159,16 @@ func (ioCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	out := results.IO{Source: "pg_stat_io (object relation; blocks of 8 kB)"}
 	for i := range out.All {
 		out.All[i], out.Clients[i] = after.all[i]-before.all[i], after.clients[i]-before.clients[i]
+	}
+	if after.noTiming != "" {
+		out.ClientsReadMS = results.Unavailable[float64](after.noTiming)
+	} else {
+		out.ClientsReadMS = results.Of(after.clientsReadMS - before.clientsReadMS)
+	}
+	if after.walErr != "" {
+		out.WALFsyncs = results.Unavailable[int64](after.walErr)
+	} else {
+		out.WALFsyncs = results.Of(after.walFsyncs - before.walFsyncs)
 	}
 	into.IO = results.Of(out)
 }

@@ -168,7 +168,7 @@ func mergeSizes(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[[]
 // ratio and reads per row from the sums.
 func mergeIO(ms []results.Metrics, tot totals, _ *results.Metrics) results.M[results.IO] {
 	out := combine(ms, func(m *results.Metrics) results.M[results.IO] { return m.IO }, func(a, b results.IO) results.IO {
-		c := results.IO{Source: a.Source}
+		c := results.IO{Source: a.Source, ClientsReadMS: sumM(a.ClientsReadMS, b.ClientsReadMS), WALFsyncs: sumM(a.WALFsyncs, b.WALFsyncs)}
 		for i := range c.All {
 			c.All[i], c.Clients[i] = a.All[i]+b.All[i], a.Clients[i]+b.Clients[i]
 		}
@@ -178,6 +178,14 @@ func mergeIO(ms []results.Metrics, tot totals, _ *results.Metrics) results.M[res
 		if r, h := io.Clients.Reads(), io.Clients.Hits(); r+h > 0 {
 			io.ClientsHitRatio = results.Of(float64(h) / float64(r+h))
 			io.ClientsReadsPerRow = results.PerRow(float64(r), tot.rows)
+		}
+		switch ms, ok := io.ClientsReadMS.Get(); {
+		case !ok:
+			io.ClientsMSPerRead = results.Unavailable[float64](io.ClientsReadMS.Reason())
+		case io.Clients.Reads() == 0:
+			io.ClientsMSPerRead = results.Unavailable[float64]("no block was read from outside shared_buffers")
+		default:
+			io.ClientsMSPerRead = results.Of(ms / float64(io.Clients.Reads()))
 		}
 		out = results.Of(io)
 	}
@@ -195,4 +203,18 @@ func blocksPerTxn(_ []results.Metrics, tot totals, out *results.Metrics) results
 	}
 	n := float64(tot.txns)
 	return results.Of(results.BlocksPerTxn{Hit: float64(b.Hits()) / n, Read: float64(b.Reads()) / n, Heap: float64(b.HeapHit+b.HeapRead) / n})
+}
+
+// sumM adds two measured figures: unavailable, with the first reason, when
+// either is; unset when both are.
+func sumM[T int64 | float64](a, b results.M[T]) results.M[T] {
+	switch {
+	case a.IsZero() && b.IsZero():
+		return a
+	case a.Reason() != "":
+		return a
+	case b.Reason() != "":
+		return b
+	}
+	return results.Of(a.Value() + b.Value())
 }

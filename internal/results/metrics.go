@@ -109,6 +109,16 @@ type IO struct {
 	// Set when the clients touched any block.
 	ClientsHitRatio    M[float64] `json:"clients_hit_ratio,omitzero"`
 	ClientsReadsPerRow M[float64] `json:"clients_reads_per_row,omitzero"`
+	// ClientsReadMS is the time client backends spent reading blocks from
+	// outside shared_buffers (pg_stat_io read_time, track_io_timing), and
+	// ClientsMSPerRead that over their reads: what one such read cost on
+	// the run's server (the OS page cache's or the disk's).
+	ClientsReadMS    M[float64] `json:"clients_read_ms,omitzero"`
+	ClientsMSPerRead M[float64] `json:"clients_ms_per_read,omitzero"`
+	// WALFsyncs are the WAL flushes of the cell (pg_stat_io's wal object on
+	// 18, pg_stat_wal.wal_sync before): commits share a flush when they
+	// wait together (group commit).
+	WALFsyncs M[int64] `json:"wal_fsyncs,omitzero"`
 }
 
 // Hits and Reads are the blocks of the table, its indexes and TOAST found
