@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -96,9 +95,7 @@ func (a *adviseCmd) run(e *env) error {
 		}
 	}
 	if a.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(e, rep)
 	}
 	w := &printable{w: e.stdout}
 	report.WriteAdvice(w, e.width(e.stdout), rep)

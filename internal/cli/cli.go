@@ -6,6 +6,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -267,4 +268,11 @@ func negativeValues(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// printJSON prints v on stdout as indented JSON (the --json of the commands).
+func printJSON(e *env, v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

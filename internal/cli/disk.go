@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -60,9 +59,7 @@ func (d *diskCmd) run(e *env) error {
 		return fmt.Errorf("disk probe: %w", err)
 	}
 	if d.JSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(e, res)
 	}
 	report.WriteDisk(&printable{w: e.stdout}, e.width(e.stdout), res)
 	return nil

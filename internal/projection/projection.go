@@ -49,6 +49,8 @@ type Point struct {
 	// per-round ratios, 95%), 0 when the run had too few rounds for one.
 	Lo float64 `json:"relative_lo,omitempty"`
 	Hi float64 `json:"relative_hi,omitempty"`
+
+	cell *results.Cell // the cell measured (the group's last), for the cost model
 }
 
 // Curve is a key's measured points, by ratio.
@@ -197,7 +199,7 @@ func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, othe
 			byKey[g.Key] = c
 			order = append(order, g.Key)
 		}
-		pt := Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.TPS.Median / base}
+		pt := Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.TPS.Median / base, cell: r.Last(g)}
 		if g.Key == ref {
 			pt.Lo, pt.Hi = 1, 1
 		}
@@ -268,6 +270,12 @@ type Projection struct {
 	// none for the reference key, 1 by definition.
 	Validation *Validation `json:"validation,omitempty"`
 	Curve      Curve       `json:"curve"`
+	// Model is the cost model's rate on the user's machine (Scale.Machine)
+	// with the part that limits it, ModelRelative that over the reference
+	// key's, ModelWhy why there is none.
+	Model         *Prediction `json:"model,omitempty"`
+	ModelRelative float64     `json:"model_relative_rate,omitempty"`
+	ModelWhy      string      `json:"model_unavailable,omitempty"`
 }
 
 // MinPoints is the fewest measured sizes of a key a projection reads a
@@ -358,6 +366,9 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		}
 		have[c.Key] = true
 		rep.Keys = append(rep.Keys, p)
+	}
+	if s.Machine != nil {
+		model(r, s, &rep)
 	}
 	// The run's other keys: no curve of the projection's task.
 	for _, c := range r.Cells {
@@ -529,4 +540,32 @@ func rowsAtEnd(c *results.Cell) int64 {
 		return c.RowCheck.Server
 	}
 	return c.RowsBefore + c.RowsInserted
+}
+
+// model prices each projected key's parts, read at its projected ratio, on
+// the user's machine.
+func model(r *results.Results, s Scale, rep *Report) {
+	parts, missing, err := PartsCurves(r, s.Clients)
+	var refTPS float64
+	for i := range rep.Keys {
+		p := &rep.Keys[i]
+		pc := parts[p.Key]
+		switch {
+		case err != nil:
+			p.ModelWhy = err.Error()
+		case len(pc) == 0:
+			p.ModelWhy = "its cells lack a part: " + missing[p.Key]
+		default:
+			pred := Predict(pc.At(p.Ratio), p.KeyIndexBytes, rep.Clients, *s.Machine)
+			p.Model = &pred
+			if p.Key == rep.Reference {
+				refTPS = pred.TPS
+			}
+		}
+	}
+	for i := range rep.Keys {
+		if p := &rep.Keys[i]; p.Model != nil && refTPS > 0 {
+			p.ModelRelative = p.Model.TPS / refTPS
+		}
+	}
 }

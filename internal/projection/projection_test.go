@@ -359,3 +359,107 @@ func TestNoRateBeyondSupport(t *testing.T) {
 	}
 	t.Fatal("no uuidv4 projection")
 }
+
+// TestPredict: the model's limits from parts priced on a machine.
+func TestPredict(t *testing.T) {
+	hdd := Machine{Cores: 8, Disk: Disk{ReadMS: 8, WriteMBps: 100, FlushMS: 4}, SharedBuffers: 128 << 20, OSCache: 1 << 30, OSReadMS: 0.02}
+	// A sequence's insert: 0.2 ms of CPU, nothing read or written back,
+	// 300 B of WAL. Flush-bound: half of 8 clients share each 4 ms flush.
+	seq := Parts{CPUMS: 0.2, WALBytes: 300, TxnsPerFlush: 1}
+	p := Predict(seq, 100<<20, 8, hdd)
+	group := 4 * 4 / 4.2
+	want := 1000 / (4/group + 300/1e5)
+	if p.Limit != LimitDiskFlushes || math.Abs(p.TPS-want) > 1e-6 {
+		t.Errorf("sequence: %g (%s), want %g", p.TPS, p.Limit, want)
+	}
+	// A random key whose index is beyond the cache and the OS cache: a read
+	// and a write-back per insert, each a seek.
+	random := Parts{CPUMS: 0.3, Reads: 1, Writes: 1, WALBytes: 8000, TxnsPerFlush: 1}
+	p = Predict(random, 3<<30, 8, hdd)
+	missOS := 1 - float64(1<<30)/float64(3<<30-128<<20)
+	if p.Limit != LimitDiskWrites || math.Abs(p.DiskReads-missOS) > 1e-9 || p.TPS > 1000/(8+8*missOS) {
+		t.Errorf("random beyond the caches: %+v", p)
+	}
+	// The same index within the OS cache: reads cost the OS cache's 0.02 ms; writes still seek.
+	p = Predict(random, 512<<20, 8, hdd)
+	if p.DiskReads != 0 || p.Limit != LimitDiskWrites {
+		t.Errorf("random within the OS cache: %+v", p)
+	}
+	// On an SSD with many clients, CPU.
+	ssd := Machine{Cores: 2, Disk: Disk{ReadMS: 0.05, WriteMBps: 2000, FlushMS: 0.05}, SharedBuffers: 1 << 30}
+	if p := Predict(Parts{CPUMS: 1, TxnsPerFlush: 4}, 1<<20, 64, ssd); p.Limit != LimitCPU || math.Abs(p.TPS-2000) > 1e-6 {
+		t.Errorf("CPU-bound: %+v", p)
+	}
+	// Parts below the smallest measured ratio are the smallest's; beyond the largest, extrapolated.
+	pc := PartsCurve{{Ratio: 1, Reads: 0.1, Writes: 0.1, CPUMS: 0.2}, {Ratio: 4, Reads: 0.5, Writes: 0.5, CPUMS: 0.2}}
+	if got := pc.At(0.1); got.Reads != 0.1 || got.Ratio != 0.1 {
+		t.Errorf("below: %+v", got)
+	}
+	if got := pc.At(16); math.Abs(got.Reads-0.9) > 1e-9 {
+		t.Errorf("beyond: %+v", got)
+	}
+}
+
+// TestAgainst000: every cell of 000's table gets a prediction with its
+// limit, from the run's parts.
+func TestAgainst000(t *testing.T) {
+	r := withParts(run())
+	if _, err := Against000(r); err == nil || !strings.Contains(err.Error(), "seq-uuid-time") {
+		t.Errorf("a run without 000's ordered uuid: %v", err)
+	}
+	for _, k := range []string{"seq-uuid-time"} {
+		for _, c := range r.Cells[:] {
+			if c.Key == "bigint" {
+				c.Key = k
+				r.Cells = append(r.Cells, c)
+			}
+		}
+	}
+	rows, err := Against000(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(Table000)*len(Rows000) {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, row := range rows {
+		if row.Prediction.TPS <= 0 || row.Prediction.Limit == "" || math.IsNaN(row.Error) {
+			t.Errorf("%+v", row)
+		}
+	}
+}
+
+// withParts gives the run's cells the figures the cost model reads.
+func withParts(r *results.Results) *results.Results {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		c.Txns = 100_000
+		reads := int64(c.RowsBefore / 20) // more reads per insert as the table grows
+		c.Metrics.IO = results.Of(results.IO{Clients: results.IOCounts{reads}, All: results.IOCounts{reads, reads}})
+		c.Metrics.CPU = results.Of(results.CPU{ServerS: results.Of(20.0)})
+		c.Metrics.WALBytes = results.Of[int64](30 << 20)
+	}
+	return r
+}
+
+// TestProjectWithTheModel: with a machine, every projected key gets the
+// model's rate and limit; a key whose cells lack a part says which.
+func TestProjectWithTheModel(t *testing.T) {
+	m := &Machine{Cores: 8, Disk: Disk{ReadMS: 8, WriteMBps: 100, FlushMS: 4}, SharedBuffers: 16 << 30, OSCache: 8 << 30, OSReadMS: OSReadMS}
+	rep, err := Project(withParts(run()), Scale{Rows: 1e9, CacheBytes: 16 << 30, Machine: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Keys {
+		if p.Model == nil || p.Model.TPS <= 0 || p.Model.Limit == "" || p.ModelRelative <= 0 {
+			t.Errorf("%s: %+v (%s)", p.Key, p.Model, p.ModelWhy)
+		}
+	}
+	if u, b := rep.Keys[1], rep.Keys[0]; u.Model.Limit != LimitDiskWrites || u.ModelRelative >= 1 || b.ModelRelative != 1 {
+		t.Errorf("uuidv4 beyond the caches on an HDD: %+v; bigint %+v", u.Model, b.Model)
+	}
+	rep, _ = Project(run(), Scale{Rows: 1e9, CacheBytes: 16 << 30, Machine: m})
+	if p := rep.Keys[0]; p.Model != nil || !strings.Contains(p.ModelWhy, "its cells lack a part: no transaction") {
+		t.Errorf("cells without parts: %+v, %q", p.Model, p.ModelWhy)
+	}
+}

@@ -23,7 +23,11 @@ func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	d := &Doc{}
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
-	t := NewTable("key", "table", "key index (leaf density)", "index / cache", "rate vs "+ref+" [interval]", "checked error at its distance", "measured at (index / cache)", "WAL / day (FPI share)").AlignRight(1, 2, 3, 4, 5)
+	header := []string{"key", "table", "key index (leaf density)", "index / cache", "rate vs " + ref + " [interval]", "checked error at its distance", "measured at (index / cache)", "WAL / day (FPI share)"}
+	if s.Machine != nil {
+		header = append(header, "cost model on your machine (vs "+ref+")")
+	}
+	t := NewTable(header...).AlignRight(1, 2, 3, 4, 5)
 	for _, p := range ps {
 		var at []string
 		for _, pt := range p.Curve.Points {
@@ -39,9 +43,19 @@ func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
 		if p.KeyIndexDensity > 0 {
 			index += fmt.Sprintf(" (%.0f%%)", p.KeyIndexDensity*100)
 		}
-		t.AppendRow(p.Key, results.Bytes(p.TableBytes), index, fmt.Sprintf("%.2g×", p.Ratio), relativeText(p, ref), validationText(p, ref), strings.Join(at, ", "), walText)
+		row := []any{p.Key, results.Bytes(p.TableBytes), index, fmt.Sprintf("%.2g×", p.Ratio), relativeText(p, ref), validationText(p, ref), strings.Join(at, ", "), walText}
+		if s.Machine != nil {
+			row = append(row, modelText(p))
+		}
+		t.AppendRow(row...)
 	}
 	d.Add(t)
+	if m := s.Machine; m != nil {
+		d.Printf("The cost model prices each key's parts measured on this run (server CPU, blocks read from outside shared_buffers, pages written back, WAL, the commit's flush, per transaction, read at the key's projected index / cache) "+
+			"on your machine: %d cores, a random access of %.3g ms, %.0f MB/s of sequential writes, a flush of %.3g ms, shared_buffers %s, %s of OS page cache for the key index (an assumption unless --os-cache), %.2g ms for a read it serves (assumed). "+
+			"The rate is the least of the disk's time per transaction, the clients' wait and the cores; the part that sets it is named.",
+			m.Cores, m.Disk.ReadMS, m.Disk.WriteMBps, m.Disk.FlushMS, results.Bytes(m.SharedBuffers), results.Bytes(m.OSCache), m.OSReadMS)
+	}
 	if len(rep.OtherClients) > 0 {
 		d.Printf("The curves are the run's at %d clients; it also measured %v clients, not pooled with them (a key's rate at another client count is another curve: --clients N projects those).", rep.Clients, rep.OtherClients)
 	}
@@ -116,4 +130,54 @@ func validationText(p projection.Projection, ref string) string {
 		where = fmt.Sprintf("%.1f doublings out", v.Distance)
 	}
 	return fmt.Sprintf("%+.0f%% (%s; checked at %.1f)", v.Check.Error*100, where, v.Check.Distance)
+}
+
+// modelText is a projection's rate on the user's machine by the cost model.
+func modelText(p projection.Projection) string {
+	if p.Model == nil {
+		return "none: " + p.ModelWhy
+	}
+	s := fmt.Sprintf("%.0f tps", p.Model.TPS)
+	if p.ModelRelative > 0 {
+		s += fmt.Sprintf(" (%.2f)", p.ModelRelative)
+	}
+	return s + ", limited by " + p.Model.Limit
+}
+
+// WriteAgainst000 prints the cost model's prediction of 000's table beside it.
+func WriteAgainst000(w io.Writer, width int, rows []projection.Row000) {
+	d := &Doc{}
+	m := projection.Machine000
+	d.Printf("000's table (PostgreSQL 10.4, 8 CPUs, 32 GB, one HDD; pgbench -c 8, one INSERT per transaction into a table of the key alone) beside the cost model's prediction from this run's measured parts, "+
+		"priced on 000's machine: %d cores, a flush of %.1f ms (000's await at its empty bigint table), a random access of %.0f ms, %.0f MB/s of sequential writes, shared_buffers %s (PostgreSQL 10's default: 000 does not give it), "+
+		"%s of OS page cache for the key index, %.2f ms for a read it serves — the last five assumed.",
+		m.Cores, m.Disk.FlushMS, m.Disk.ReadMS, m.Disk.WriteMBps, results.Bytes(m.SharedBuffers), results.Bytes(m.OSCache), m.OSReadMS)
+	t := NewTable("000's key", "rows", "index / cache", "000 tps", "model tps", "error", "limited by", "per txn: reads, writes back, WAL").AlignRight(1, 2, 3, 4, 5)
+	misses := 0
+	for _, r := range rows {
+		ratio := fmt.Sprintf("%.2g×", r.Ratio)
+		if r.Extrapolated {
+			ratio += " (beyond the run)"
+		}
+		if math.Abs(r.Error) > 0.25 {
+			misses++
+		}
+		pt := r.Prediction.Parts
+		t.AppendRow(r.RunKey, thousands(r.Rows), ratio, fmt.Sprintf("%.0f", r.Published), fmt.Sprintf("%.0f", r.Prediction.TPS), fmt.Sprintf("%+.0f%%", r.Error*100),
+			r.Prediction.Limit, fmt.Sprintf("%.2f, %.2f, %s", pt.Reads, pt.Writes, results.Bytes(int64(pt.WALBytes))))
+	}
+	d.Add(t)
+	diskAt1M := "?"
+	for _, r := range rows {
+		if r.RunKey == "uuidv4" && r.Rows == 1_000_000 {
+			diskAt1M = fmt.Sprintf("%.2g", r.Prediction.DiskMS)
+		}
+	}
+	d.Printf("%d of %d cells miss by more than 25%%. Where the model misses and why: it prices each page written back as one seek, "+
+		"while the kernel sorts and merges a checkpoint's writes (the large random-key tables: it predicts too few); it knows nothing of what else kept 000's disk busy "+
+		"(000's 1M-row cells ran just after loading a million rows, at 98.8%% util and an await of 13 ms, where the model finds "+diskAt1M+" ms of disk work per insert: too many); "+
+		"and the run's seq-uuid-time wraps its blocks at other points than 000's uuid_time_nextval (the ordered uuid at 10M rows and beyond). "+
+		"Every part is this run's, at this run's checkpoint spacing (max_wal_size 4GB, checkpoint_timeout 30min; PostgreSQL 10's defaults are 1GB and 5min: more write-back and full-page images).",
+		misses, len(rows))
+	d.Write(w, width)
 }

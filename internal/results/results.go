@@ -79,6 +79,28 @@ type Scale struct {
 	// Clients chooses the curves of a run that measured several client
 	// counts (0: its first); curves never pool two.
 	Clients int `json:"clients,omitempty"`
+	// Machine is the user's machine for the cost model (nil: none).
+	Machine *Machine `json:"machine,omitempty"`
+}
+
+// Machine is a machine the cost model prices a run's parts on (package
+// projection): cores, the disk (random access, sequential write, flush),
+// shared_buffers and the OS page cache the key index keeps beyond it.
+type Machine struct {
+	Cores         int       `json:"cores"`
+	Disk          DiskCosts `json:"disk"`
+	SharedBuffers int64     `json:"shared_buffers"`
+	OSCache       int64     `json:"os_cache"`
+	OSReadMS      float64   `json:"os_read_ms"`
+}
+
+// DiskCosts are a disk's costs: a random 8 kB access (a read, or a
+// write's seek), the sequential write rate, and a write followed by a
+// flush (a commit).
+type DiskCosts struct {
+	ReadMS    float64 `json:"random_ms"`
+	WriteMBps float64 `json:"write_mbps"`
+	FlushMS   float64 `json:"flush_ms"`
 }
 
 type Plan struct {
