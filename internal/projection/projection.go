@@ -33,6 +33,7 @@ import (
 	"sort"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // Point is one measured size of a key: its key index's size over the
@@ -178,10 +179,10 @@ func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, othe
 	if ref == "" && len(groups) > 0 {
 		ref = groups[0].Key
 	}
-	refRate := map[string]float64{}
+	refRate, refSummary := map[string]float64{}, map[string]stats.Summary{}
 	for _, g := range groups {
 		if g.Key == ref {
-			refRate[g.Shape()] = g.TPS.Median
+			refRate[g.Shape()], refSummary[g.Shape()] = g.TPS.Median, g.TPS
 		}
 	}
 	byKey := map[string]*Curve{}
@@ -207,6 +208,12 @@ func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, othe
 			if v.Key == ref && v.EffectConfidence > 0 && v.EffectLo > 0 {
 				pt.Lo, pt.Hi = v.EffectLo, v.EffectHi
 			}
+		}
+		if rt := refSummary[g.Shape()]; pt.Lo == 0 && g.Key != ref && g.TPS.HasInterval() && rt.HasInterval() && rt.Lo > 0 {
+			// No paired interval (too few pairs, or the pairs' test gave
+			// none): the two medians' own intervals, divided end by end
+			// (wider: it ignores that the rounds were paired).
+			pt.Lo, pt.Hi = g.TPS.Lo/rt.Hi, g.TPS.Hi/rt.Lo
 		}
 		c.Points = append(c.Points, pt)
 	}
