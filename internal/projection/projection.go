@@ -276,6 +276,9 @@ type Projection struct {
 	// said 10% faster than was measured), or that it is beyond them;
 	// none for the reference key, 1 by definition.
 	Validation *Validation `json:"validation,omitempty"`
+	// Checks are all of the curve's checks, by distance: the error by
+	// distance the validation picks from.
+	Checks []Check `json:"checks,omitempty"`
 	Curve      Curve       `json:"curve"`
 	// Model is the cost model's rate on the user's machine (Scale.Machine)
 	// with the part that limits it, ModelRelative that over the reference
@@ -362,6 +365,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		if c.Key != ref {
 			v := c.ValidationAt(p.Ratio)
 			p.Validation = &v
+			p.Checks = c.Checks()
 		}
 		if end := c.supportEnd(); p.Outside && p.Ratio >= end {
 			p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0

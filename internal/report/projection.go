@@ -50,6 +50,16 @@ func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
 		t.AppendRow(row...)
 	}
 	d.Add(t)
+	for _, p := range ps {
+		if len(p.Checks) == 0 {
+			continue
+		}
+		var cs []string
+		for _, c := range p.Checks {
+			cs = append(cs, fmt.Sprintf("%.1f: %+.0f%%", c.Distance, c.Error*100))
+		}
+		d.Printf("%s's checks by distance (doublings past the last size used: error): %s.", p.Key, strings.Join(cs, ", "))
+	}
 	if m := s.Machine; m != nil {
 		d.Printf("The cost model prices each key's parts measured on this run (server CPU, blocks read from outside shared_buffers, pages written back, WAL, the commit's flush, per transaction, read at the key's projected index / cache) "+
 			"on your machine: %d cores, a random access of %.3g ms, %.0f MB/s of sequential writes, a flush of %.3g ms, shared_buffers %s, %s of OS page cache for the key index (an assumption unless --os-cache), %.2g ms for a read it serves (assumed). "+
