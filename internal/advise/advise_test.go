@@ -52,7 +52,9 @@ INSERT INTO events (kind) SELECT g FROM generate_series(1, 100000) g;
 INSERT INTO sessions (data) SELECT repeat('s', 40) FROM generate_series(1, 250000) g;
 INSERT INTO countries SELECT g, 'country ' || g FROM generate_series(1, 200) g;
 INSERT INTO logs SELECT now(), 'line ' || g FROM generate_series(1, 1000) g;
-CREATE ROLE connect_only LOGIN;`
+CREATE ROLE connect_only LOGIN;
+CREATE ROLE monitor LOGIN IN ROLE pg_monitor;
+GRANT SELECT ON ALL TABLES IN SCHEMA public TO monitor;`
 
 func setup(t *testing.T) *pgx.Conn {
 	t.Helper()
@@ -321,6 +323,35 @@ func TestAdviseConnectOnly(t *testing.T) {
 	if k := tables["sessions"].Key; k.Order != advise.Random || !strings.Contains(strings.Join(tables["sessions"].Verdict.Why, " "), "expected, not measured") {
 		t.Errorf("sessions for connect_only: %s, %v", k.Order, tables["sessions"].Verdict.Why)
 	}
+}
+
+// TestAdviseMonitorRole: a role with pg_monitor and SELECT on the tables
+// reads every figure advise shows on a primary.
+func TestAdviseMonitorRole(t *testing.T) {
+	setup(t)
+	dsn := strings.Replace(servertest.Server.ConnString(), "user="+server.DBUser, "user=monitor", 1)
+	rep := runAdvise(t, dsn, "--sample", "1s")
+	for name, tb := range byName(t, rep) {
+		if tb.Key == nil {
+			continue
+		}
+		if u := unavailable(tb); len(u) > 0 {
+			t.Errorf("%s: unavailable to pg_monitor with SELECT: %v", name, u)
+		}
+	}
+}
+
+// unavailable lists a table's figures advise could not read.
+func unavailable(tb advise.Table) []string {
+	var out []string
+	for name, r := range map[string]string{"rows": tb.Rows.Reason(), "row width": tb.RowBytes.Reason(), "inserts": tb.InsertsPerS.Reason(),
+		"inserters": tb.Inserters.Reason(), "correlation": tb.Key.Correlation.Reason(), "leaf order": tb.Key.LeafOrder.Reason(),
+		"leaf density": tb.LeafDensity.Reason() + tb.DensityNote, "cache share": tb.CacheShare.Reason()} {
+		if r != "" && !strings.Contains(r, "pg_stats has no correlation") {
+			out = append(out, name+": "+r)
+		}
+	}
+	return out
 }
 
 // TestAdviseWritesNothing: the primary's WAL position moves by nothing but
