@@ -279,7 +279,7 @@ type Projection struct {
 	// Checks are all of the curve's checks, by distance: the error by
 	// distance the validation picks from.
 	Checks []Check `json:"checks,omitempty"`
-	Curve      Curve       `json:"curve"`
+	Curve  Curve   `json:"curve"`
 	// Model is the cost model's rate on the user's machine (Scale.Machine)
 	// with the part that limits it, ModelRelative that over the reference
 	// key's, ModelWhy why there is none.
