@@ -36,6 +36,7 @@ type runCmd struct {
 	Rows          []int64     `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
 	PrefillKey    string      `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
 	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
+	CreatedAt     string      `name:"created-at" placeholder:"none|column|indexed" help:"A created_at timestamptz column on the keyed table (the row's time: a window's rows the server's clock, a prefill's the history it stands for, the time a time-ordered key encodes), with an index of its own (indexed); default: the preset's (none)."`
 	Repeat        int         `help:"Runs of every cell, each on a fresh table."`
 	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
@@ -227,6 +228,9 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	p.FixedWarmup = r.WarmupUntil == "time"
 	if r.Rows != nil {
 		p.Rows = r.Rows
+	}
+	if r.CreatedAt != "" {
+		p.CreatedAt = r.CreatedAt
 	}
 	if r.Payload != nil {
 		p.Payload = *r.Payload

@@ -316,9 +316,10 @@ func (b BufferCache) KeyIndexShare() (float64, bool) {
 // Relation roles: what a relation of a cell is, by which the collectors
 // attribute WAL and buffer cache so that cells of different keys compare.
 const (
-	RoleTable     = "table"
-	RoleKeyIndex  = "key_index"
-	RoleDataIndex = "data_index"
+	RoleTable          = "table"
+	RoleKeyIndex       = "key_index"
+	RoleDataIndex      = "data_index"
+	RoleCreatedAtIndex = "created_at_index"
 )
 
 // SizeSample is one sample of the cell's relation sizes: seconds into the

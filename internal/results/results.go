@@ -122,8 +122,10 @@ type Plan struct {
 	DurationS   float64 `json:"duration_s,omitempty"`
 	TxnsPerCli  int64   `json:"txns_per_client,omitempty"`
 	Payload     int     `json:"payload_bytes"`
-	Repeat      int     `json:"repeat"`
-	Seed        int64   `json:"seed"`
+	// CreatedAt is the keyed table's created_at column: column, indexed ("": none).
+	CreatedAt string `json:"created_at,omitempty"`
+	Repeat    int    `json:"repeat"`
+	Seed      int64  `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the
 	// plan's cells: the most rounds, when Sequential stops them early.
 	Rounds int `json:"rounds,omitempty"`

@@ -190,8 +190,14 @@ func (cr *cellRun) prefillRows(ctx context.Context, conn *pgx.Conn) (*results.Pr
 	pf := &results.Prefill{Rows: rows, Method: workload.PrefillMethod(t)}
 	cr.filled = time.Now()
 	clock := time.Now
+	hist := workload.NewHistory(rows, cr.filled)
+	if t.HasCreatedAt() {
+		// The prefill's rows were born over the history, the same times a
+		// clock-made key of each row encodes (its i-th reading of the clock).
+		t.Born = hist
+		defer func() { t.Born = nil }()
+	}
 	if rows > 0 && t.Key.UsesWallClock() {
-		hist := workload.NewHistory(rows, cr.filled)
 		pf.History = &results.History{RowsPerS: hist.RowsPerS, SpanS: hist.Span(rows).Seconds()}
 		switch _, serverAt := t.Key.ServerValueAt("0"); {
 		case pf.Method == workload.LoadCopy:

@@ -48,7 +48,9 @@ type Params struct {
 	// Txns is per client; when set it replaces Duration (pgbench -t).
 	Txns    int64
 	Payload int
-	Repeat  int
+	// CreatedAt is the keyed table's created_at column (workload.CreatedAt*; "": none).
+	CreatedAt string
+	Repeat    int
 	// Rounds splits each cell's window into rounds interleaved across the
 	// cells of one client count and table size (1: one window per cell).
 	// RoundsGiven says the user chose them (--rounds): the plan then runs
@@ -179,7 +181,7 @@ func (p *Params) firstRows() int64 {
 
 // setupFor is a cell's setup at a client count and table size.
 func (p *Params) setupFor(clients int, rows int64) workload.Setup {
-	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload}
+	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, CreatedAt: p.CreatedAt}
 }
 
 func taskNames(items []string) []string {
@@ -525,6 +527,8 @@ func (p *Params) Validate() error {
 		return bad("--duration must be positive, not %s", p.Duration)
 	case p.Payload < 0 || p.Payload > MaxPayload:
 		return bad("--payload must be from 0 to %d bytes, not %d", MaxPayload, p.Payload)
+	case p.CreatedAt != "" && !slices.Contains(workload.CreatedAtValues, p.CreatedAt):
+		return bad("--created-at must be one of %s, not %q", strings.Join(workload.CreatedAtValues, ", "), p.CreatedAt)
 	case p.Repeat < 1 || p.Repeat > MaxCells:
 		return bad("--repeat must be from 1 to %d, not %d", MaxCells, p.Repeat)
 	case p.Rounds < 0 || p.Rounds > 100:

@@ -176,6 +176,9 @@ type Setup struct {
 	Clients int
 	// Payload is the length of each row's payload text (0: NULL).
 	Payload int
+	// CreatedAt is the keyed table's created_at column (CreatedAtNone,
+	// CreatedAtColumn, CreatedAtIndexed; "": none).
+	CreatedAt string
 	// Seed makes each worker's random choices reproducible.
 	Seed int64
 	// Reference is the source write-up's figures the cell is shown beside

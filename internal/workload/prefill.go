@@ -68,6 +68,11 @@ func (h *History) Clock() func() time.Time {
 	}
 }
 
+// At is row i's time (1-based), the time a history clock reads the i-th time.
+func (h *History) At(i int64) time.Time {
+	return h.Start.Add(time.Duration(float64(i-1) / h.RowsPerS * float64(time.Second)))
+}
+
 // epochSQL is the Unix time (seconds) of row i of a generate_series column named i.
 func (h *History) epochSQL() string {
 	return fmt.Sprintf("(%.6f + (i - 1) / %g::float8)", float64(h.Start.UnixMicro())/1e6, h.RowsPerS)
@@ -120,19 +125,26 @@ func loadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream
 	var err error
 	switch {
 	case stream == nil:
-		cols, id := "data, payload", ""
+		cols, id, born := "data, payload", "", ""
 		if t.History != nil {
 			if v, ok := t.Key.ServerValueAt(t.History.epochSQL()); ok {
 				cols, id = "id, "+cols, v+", "
 			}
 		}
-		_, err = conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s%s, %s FROM generate_series(%d::bigint, %d) i",
-			t.Qualified(), cols, id, t.dataValueSQL(rows), payloadSQL(t.Payload), lo, hi))
+		if t.HasCreatedAt() && t.Born != nil {
+			cols, born = cols+", created_at", ", to_timestamp"+t.Born.epochSQL()
+		}
+		_, err = conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s%s, %s%s FROM generate_series(%d::bigint, %d) i",
+			t.Qualified(), cols, id, t.dataValueSQL(rows), payloadSQL(t.Payload), born, lo, hi))
 	case method == LoadInsert:
 		err = insertRows(ctx, conn, t, stream, lo, hi, rows)
 	default:
 		src := &copySource{t: t, stream: stream, i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
-		_, err = conn.CopyFrom(ctx, pgx.Identifier{t.Schema, t.Name}, []string{"id", "data", "payload"}, src)
+		cols := []string{"id", "data", "payload"}
+		if t.HasCreatedAt() && t.Born != nil {
+			cols = append(cols, "created_at")
+		}
+		_, err = conn.CopyFrom(ctx, pgx.Identifier{t.Schema, t.Name}, cols, src)
 	}
 	if err != nil {
 		return fmt.Errorf("loading rows %d-%d: %w", lo, hi, err)
@@ -146,16 +158,26 @@ func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Strea
 	for start := lo; start <= hi; start += insertBatch {
 		end := min(start+insertBatch-1, hi)
 		var sql strings.Builder
-		args := make([]any, 0, 3*(end-start+1))
-		fmt.Fprintf(&sql, "INSERT INTO %s (id, data, payload) VALUES ", t.Qualified())
+		born := t.HasCreatedAt() && t.Born != nil
+		args := make([]any, 0, 4*(end-start+1))
+		if born {
+			fmt.Fprintf(&sql, "INSERT INTO %s (id, data, payload, created_at) VALUES ", t.Qualified())
+		} else {
+			fmt.Fprintf(&sql, "INSERT INTO %s (id, data, payload) VALUES ", t.Qualified())
+		}
 		for i := start; i <= end; i++ {
 			if i > start {
 				sql.WriteString(", ")
 			}
 			k := len(args)
-			fmt.Fprintf(&sql, "($%d, $%d, $%d)", k+1, k+2, k+3)
 			stream.Next(raw)
 			args = append(args, t.Key.Value(raw), t.dataValue(i, n), payloadValue(i, t.Payload))
+			if born {
+				fmt.Fprintf(&sql, "($%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4)
+				args = append(args, t.Born.At(i))
+			} else {
+				fmt.Fprintf(&sql, "($%d, $%d, $%d)", k+1, k+2, k+3)
+			}
 		}
 		if _, err := conn.Exec(ctx, sql.String(), args...); err != nil {
 			return err
@@ -171,7 +193,7 @@ type copySource struct {
 	i, hi  int64
 	n      int64
 	raw    []byte
-	row    [3]any
+	row    [4]any
 }
 
 func (s *copySource) Next() bool {
@@ -183,11 +205,19 @@ func (s *copySource) Next() bool {
 	s.row[0] = s.t.Key.Value(s.raw)
 	s.row[1] = s.t.dataValue(s.i, s.n)
 	s.row[2] = payloadValue(s.i, s.t.Payload)
+	if s.t.HasCreatedAt() && s.t.Born != nil {
+		s.row[3] = s.t.Born.At(s.i)
+	}
 	return true
 }
 
-func (s *copySource) Values() ([]any, error) { return s.row[:], nil }
-func (s *copySource) Err() error             { return nil }
+func (s *copySource) Values() ([]any, error) {
+	if s.t.HasCreatedAt() && s.t.Born != nil {
+		return s.row[:], nil
+	}
+	return s.row[:3], nil
+}
+func (s *copySource) Err() error { return nil }
 
 // payloadValue is payloadSQL computed on the client, so both prefill paths store the same rows.
 func payloadValue(i int64, n int) any {

@@ -23,18 +23,33 @@ const (
 	// after it, <keyed table>_<suffix>.
 	CellTable = "kb_cell"
 
-	pkeySuffix      = "_pkey"
-	uniqueSuffix    = "_id_key"
-	keyIndexSuffix  = "_id_idx"
-	dataIndexSuffix = "_data_idx"
+	pkeySuffix           = "_pkey"
+	uniqueSuffix         = "_id_key"
+	keyIndexSuffix       = "_id_idx"
+	dataIndexSuffix      = "_data_idx"
+	createdAtIndexSuffix = "_created_at_idx"
 )
 
 // Relation roles, by which the collectors attribute WAL and buffer cache.
 const (
-	RoleTable     = results.RoleTable
-	RoleKeyIndex  = results.RoleKeyIndex
-	RoleDataIndex = results.RoleDataIndex
+	RoleTable          = results.RoleTable
+	RoleKeyIndex       = results.RoleKeyIndex
+	RoleDataIndex      = results.RoleDataIndex
+	RoleCreatedAtIndex = results.RoleCreatedAtIndex
 )
+
+// The created_at column of the keyed table (--created-at): none, a
+// timestamptz column, or the column with an index of its own — what a
+// table whose key does not order by time needs for a time-range query, and
+// what a uuidv7 key might replace.
+const (
+	CreatedAtNone    = "none"
+	CreatedAtColumn  = "column"
+	CreatedAtIndexed = "indexed"
+)
+
+// CreatedAtValues are --created-at's values.
+var CreatedAtValues = []string{CreatedAtNone, CreatedAtColumn, CreatedAtIndexed}
 
 // Table is a table of a cell: the keyed table (id KEY, data bigint,
 // payload text), or a table of a workload's own (Columns set).
@@ -51,6 +66,13 @@ type Table struct {
 	Payload int
 	// DataIndex adds an index on data (reads by data need it).
 	DataIndex bool
+	// CreatedAt adds a created_at timestamptz column (CreatedAtColumn),
+	// indexed (CreatedAtIndexed); "" or CreatedAtNone: none. A window's rows
+	// take the server's clock_timestamp(); a prefill's rows the times of
+	// Born (the history the prefill stands for: row i at its i-th time, the
+	// time a clock-made key of the row encodes).
+	CreatedAt string
+	Born      *History
 	// History, when set, is the time span the prefill stands for: server-made
 	// keys that can be made for another time are made at the history's times.
 	History *History
@@ -102,7 +124,12 @@ func PlaceOf(schema string, n int) Place {
 
 // KeyedTable is the cell's keyed table, as most workloads declare it.
 func KeyedTable(at Place, key *keys.Resolved, s Setup) *Table {
-	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload}
+	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload, CreatedAt: s.CreatedAt}
+}
+
+// HasCreatedAt says whether the keyed table has a created_at column.
+func (t *Table) HasCreatedAt() bool {
+	return t.CreatedAt == CreatedAtColumn || t.CreatedAt == CreatedAtIndexed
 }
 
 // OwnTable is a table of a workload's own, named <keyed table>_<suffix>.
@@ -205,7 +232,11 @@ func createStatements(t *Table) []string {
 	if t.Key.Gen == keys.GenServer {
 		col += " " + t.Key.ColumnDefault
 	}
-	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text)", t.Qualified(), col)
+	createdAt := ""
+	if t.HasCreatedAt() {
+		createdAt = ", created_at timestamptz NOT NULL DEFAULT clock_timestamp()"
+	}
+	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text%s)", t.Qualified(), col, createdAt)
 	if t.Partitions > 0 {
 		create += " PARTITION BY LIST (data)"
 	}
@@ -274,6 +305,9 @@ func IndexStatements(t *Table) []string {
 	if t.DataIndex {
 		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (data)", t.Name, dataIndexSuffix, q))
 	}
+	if t.CreatedAt == CreatedAtIndexed {
+		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (created_at)", t.Name, createdAtIndexSuffix, q))
+	}
 	return out
 }
 
@@ -335,6 +369,9 @@ func Relations(tables []*Table) map[string]string {
 				}
 				if t.DataIndex {
 					out[n+dataIndexSuffix] = RoleDataIndex
+				}
+				if t.CreatedAt == CreatedAtIndexed {
+					out[n+createdAtIndexSuffix] = RoleCreatedAtIndex
 				}
 			}
 			out[n] = RoleTable
