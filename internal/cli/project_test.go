@@ -25,9 +25,19 @@ func TestProject(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"1,000,000,000 rows", "16.0 GiB", "uuidv4", "bigint", "LEAVE-ONE-OUT", "WAL / DAY", "000 ran uuidv4", "assumes"} {
+	for _, want := range []string{"1,000,000,000 rows", "16.0 GiB", "uuidv4", "bigint", "CHECKED ERROR AT ITS DISTANCE", "WAL / DAY", "assumes"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	// The cost model beside 000's published table: every cell with its error and what limits it.
+	out, errOut, code = keybench(t, "project", path, "--against", "000")
+	if code != 0 {
+		t.Fatalf("--against 000: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"000 TPS", "MODEL TPS", "ERROR", "LIMITED BY", "100,000,000", "Where the model misses and why"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--against 000: no %q in:\n%s", want, out)
 		}
 	}
 	page := filepath.Join(t.TempDir(), "scale.html")
