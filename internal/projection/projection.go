@@ -66,12 +66,23 @@ type Curve struct {
 // is true then). A curve of one point answers its value, outside
 // unless ratio is that point's.
 func (c Curve) At(ratio float64) (value float64, outside bool) {
+	v, outside := c.at(ratio, func(i int) float64 { return c.Points[i].Relative })
+	if math.IsNaN(v) {
+		return v, outside
+	}
+	return math.Max(v, 0), outside
+}
+
+// at is At of the values y gives the points, unclamped: the curve is
+// linear in them (an interpolation, or a least-squares line), so at of a
+// unit value is the weight that point has at ratio (IntervalAt).
+func (c Curve) at(ratio float64, y func(i int) float64) (value float64, outside bool) {
 	p := c.Points
 	switch {
 	case len(p) == 0 || ratio <= 0:
 		return math.NaN(), true
 	case len(p) == 1:
-		return p[0].Relative, ratio != p[0].Ratio
+		return y(0), ratio != p[0].Ratio
 	}
 	x := math.Log(ratio)
 	i := sort.Search(len(p), func(i int) bool { return p[i].Ratio >= ratio })
@@ -81,32 +92,31 @@ func (c Curve) At(ratio float64) (value float64, outside bool) {
 		// half of them (two at least), not through the last two alone,
 		// whose noise a long extrapolation would multiply.
 		n := max(2, (len(p)+1)/2)
-		tail := p[len(p)-n:]
+		first := len(p) - n
 		if i == 0 {
-			tail = p[:n]
+			first = 0
 		}
-		return math.Max(fitLog(tail, x), 0), true
+		return fitLog(p[first:first+n], func(j int) float64 { return y(first + j) }, x), true
 	}
 	if i == 0 {
 		i = 1
 	}
 	x0, x1 := math.Log(p[i-1].Ratio), math.Log(p[i].Ratio)
-	y0, y1 := p[i-1].Relative, p[i].Relative
+	y0, y1 := y(i-1), y(i)
 	if x1 == x0 {
 		return (y0 + y1) / 2, outside
 	}
-	v := y0 + (y1-y0)*(x-x0)/(x1-x0)
-	return math.Max(v, 0), outside
+	return y0 + (y1-y0)*(x-x0)/(x1-x0), outside
 }
 
-// fitLog is the least-squares line of Relative over log(Ratio) through
-// the points, read at x (their mean where every ratio is the same).
-func fitLog(p []Point, x float64) float64 {
+// fitLog is the least-squares line of the values y gives the points over
+// log(Ratio), read at x (their mean where every ratio is the same).
+func fitLog(p []Point, y func(i int) float64, x float64) float64 {
 	var sx, sy, sxx, sxy float64
 	n := float64(len(p))
-	for _, q := range p {
-		lx := math.Log(q.Ratio)
-		sx, sy, sxx, sxy = sx+lx, sy+q.Relative, sxx+lx*lx, sxy+lx*q.Relative
+	for i, q := range p {
+		lx, v := math.Log(q.Ratio), y(i)
+		sx, sy, sxx, sxy = sx+lx, sy+v, sxx+lx*lx, sxy+lx*v
 	}
 	d := n*sxx - sx*sx
 	if d <= 1e-12*n*n {
@@ -369,7 +379,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		}
 		if end := c.supportEnd(); p.Outside && p.Ratio >= end {
 			p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0
-			p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, leastSupported)
+			p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, LeastSupported)
 		}
 		p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
 		if err := p.check(); err != nil {

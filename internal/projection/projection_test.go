@@ -116,6 +116,21 @@ func TestIntervalAndSupport(t *testing.T) {
 	if !ok || math.Abs(lo-0.7) > 1e-9 || math.Abs(hi-0.9) > 1e-9 {
 		t.Errorf("IntervalAt(2) = %g, %g, %v", lo, hi, ok)
 	}
+	// Beyond the points the interval holds the extension's value and
+	// widens with the lever: at 16 (two doublings past 4, whose line
+	// through the points loses 0.2 a doubling) the value is 0.2, and each
+	// point's 0.1 moves it by its weight there (-1 and 2).
+	v, _ := c.At(16)
+	lo, hi, ok = c.IntervalAt(16)
+	if !ok || math.Abs(v-0.2) > 1e-9 || math.Abs(lo-(0.2-0.3)) > 1e-9 && lo != 0 || math.Abs(hi-0.5) > 1e-9 || lo > v || hi < v {
+		t.Errorf("IntervalAt(16) = %g, %g around %g", lo, hi, v)
+	}
+	for _, r := range []float64{0.1, 0.5, 1, 3, 5, 100, 1e6} {
+		v, _ := c.At(r)
+		if lo, hi, _ := c.IntervalAt(r); lo > v+1e-12 || hi < v-1e-12 {
+			t.Errorf("IntervalAt(%g) = [%g, %g] leaves out the value %g", r, lo, hi, v)
+		}
+	}
 	c.Points[0].Lo = 0
 	if _, _, ok := c.IntervalAt(2); ok {
 		t.Error("a point without an interval gives the curve none")

@@ -150,36 +150,53 @@ func (c Curve) IntervalAt(ratio float64) (lo, hi float64, ok bool) {
 	if len(c.Points) == 0 {
 		return 0, 0, false
 	}
-	los, his := Curve{Key: c.Key}, Curve{Key: c.Key}
 	for _, p := range c.Points {
 		if p.Lo <= 0 || p.Hi <= 0 {
 			return 0, 0, false
 		}
-		los.Points = append(los.Points, Point{Ratio: p.Ratio, Relative: p.Lo})
-		his.Points = append(his.Points, Point{Ratio: p.Ratio, Relative: p.Hi})
 	}
-	lo, _ = los.At(ratio)
-	hi, _ = his.At(ratio)
-	if math.IsNaN(lo) || math.IsNaN(hi) {
+	// The curve at ratio is a weighted sum of its points' values (At is
+	// linear in them); each point's interval moves it by its weight, a
+	// negative weight (a line extended past its points) the other way.
+	// The ends add up, as if every point erred the same way at once:
+	// between two points that is the line between their intervals' ends,
+	// and beyond them the interval widens as the extension's lever does.
+	v, _ := c.at(ratio, func(i int) float64 { return c.Points[i].Relative })
+	if math.IsNaN(v) {
 		return 0, 0, false
 	}
-	return math.Min(lo, hi), math.Max(lo, hi), true
+	var down, up float64
+	for j, p := range c.Points {
+		w, _ := c.at(ratio, func(i int) float64 {
+			if i == j {
+				return 1
+			}
+			return 0
+		})
+		below, above := math.Max(p.Relative-p.Lo, 0), math.Max(p.Hi-p.Relative, 0)
+		if w >= 0 {
+			down, up = down+w*below, up+w*above
+		} else {
+			down, up = down-w*above, up-w*below
+		}
+	}
+	return math.Max(v-down, 0), math.Max(v+up, 0), true
 }
 
-// leastSupported is the lowest rate relative to the reference a projection
+// LeastSupported is the lowest rate relative to the reference a projection
 // states: below it the curve, extended past its points, has left what
 // the measurements support (a line in log(ratio) reaches zero, a rate
 // cannot).
-const leastSupported = 0.05
+const LeastSupported = 0.05
 
 // supportEnd is the ratio beyond which the curve's extension falls below
-// leastSupported (searched in quarter doublings up to 40 doublings past
+// LeastSupported (searched in quarter doublings up to 40 doublings past
 // its last point; +Inf when it never does).
 func (c Curve) supportEnd() float64 {
 	last := c.lastRatio()
 	for d := 0.0; d <= 40; d += 0.25 {
 		r := last * math.Pow(2, d)
-		if v, _ := c.At(r); v < leastSupported {
+		if v, _ := c.At(r); v < LeastSupported {
 			return r
 		}
 	}

@@ -118,7 +118,11 @@ func relativeText(p projection.Projection, ref string) string {
 	}
 	s := fmt.Sprintf("%.2f", p.Relative)
 	if p.RelativeHi > 0 {
-		s += fmt.Sprintf(" [%.2f, %.2f]", p.RelativeLo, p.RelativeHi)
+		lo := fmt.Sprintf("%.2f", p.RelativeLo)
+		if p.RelativeLo < projection.LeastSupported {
+			lo = fmt.Sprintf("<%.2f", projection.LeastSupported) // the curve supports no lower rate
+		}
+		s += fmt.Sprintf(" [%s, %.2f]", lo, p.RelativeHi)
 	}
 	if p.Outside {
 		s += " (outside the measured range: extrapolated)"
