@@ -37,6 +37,8 @@ type runCmd struct {
 	PrefillKey    string      `name:"prefill-key" help:"Fill the table with this key before the window, which inserts with the measured key (a table switching keys; per key: KEY:prefill=NAME)."`
 	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
 	CreatedAt     string      `name:"created-at" placeholder:"none|column|indexed" help:"A created_at timestamptz column on the keyed table (the row's time: a window's rows the server's clock, a prefill's the history it stands for, the time a time-ordered key encodes), with an index of its own (indexed); default: the preset's (none)."`
+	PartitionBy   string      `name:"partition-by" placeholder:"time:SPAN|count:N|none" help:"Partition the keyed table by its rows' time (time:1d, time:6h) or every N rows of their history (count:100000): on the key where it orders by time (uuidv7, ulid, snowflake, bigint by its values), on created_at otherwise (needs --created-at); per key: KEY:partition=1d. Partitions cover the prefill's history (see --history), one span past it, and an open one for later rows."`
+	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        int         `help:"Runs of every cell, each on a fresh table."`
 	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
@@ -231,6 +233,20 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	}
 	if r.CreatedAt != "" {
 		p.CreatedAt = r.CreatedAt
+	}
+	if r.PartitionBy != "" {
+		pt, err := keys.ParsePartitioning(r.PartitionBy)
+		if err != nil {
+			return p, usagef("--partition-by: %v", err)
+		}
+		p.PartitionBy = pt
+	}
+	if r.History != "" {
+		h, err := keys.ParseSpan(r.History)
+		if err != nil || h <= 0 {
+			return p, usagef("--history must be a span of time above 0 (10d, 36h), not %q", r.History)
+		}
+		p.History = h
 	}
 	if r.Payload != nil {
 		p.Payload = *r.Payload

@@ -80,7 +80,7 @@ func TestParseErrors(t *testing.T) {
 		{"bigint:gen=nowhere", "gen must be server or client"},
 		{"ulid:gen=server", "has no server-side generator"},
 		{"uuidv4:index=gin", "index must be one of pk|unique|btree|hash|brin|none"},
-		{"uuidv4:color=red", "unknown parameter \"color\" (valid: as, gen, index)"},
+		{"uuidv4:color=red", "unknown parameter \"color\" (valid: as, gen, index, prefill, created-at, partition)"},
 		{"uuidv4:as=text:as=uuid", "given twice"},
 	} {
 		_, err := Parse(tc.raw)

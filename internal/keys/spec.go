@@ -78,6 +78,14 @@ type Spec struct {
 	// switches keys (a uuidv4 history, new rows uuidv7). Its values are
 	// made by keybench's generator, with the window key's storage.
 	Prefill *Spec
+	// CreatedAt is the keyed table's created_at column (created-at=:
+	// CreatedAtNone, CreatedAtColumn, CreatedAtIndexed; "" until the plan's
+	// is applied: ApplyLayout).
+	CreatedAt string
+	// Partition partitions the keyed table by time (partition=; see
+	// Partitioning); partitionGiven says the spec gave it.
+	Partition      Partitioning
+	partitionGiven bool
 }
 
 func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
@@ -132,6 +140,17 @@ func Parse(raw string) (*Spec, error) {
 				return nil, usagef("key %q: prefill: %v", raw, err)
 			}
 			s.Prefill = pf
+		case "created-at":
+			if !slicesContains(CreatedAtValues, v) {
+				return nil, usagef("key %q: created-at must be one of %s, not %q", raw, strings.Join(CreatedAtValues, "|"), v)
+			}
+			s.CreatedAt = v
+		case "partition":
+			pt, err := ParsePartitioning(v)
+			if err != nil {
+				return nil, usagef("key %q: %v", raw, err)
+			}
+			s.Partition, s.partitionGiven = pt, true
 		case "index":
 			if !containsIndex(Index(v)) {
 				return nil, usagef("key %q: index must be one of %s, not %q", raw, joinIndexes(), v)
@@ -164,6 +183,9 @@ func Parse(raw string) (*Spec, error) {
 			return nil, usagef("key %q: prefill=%s: keybench fills the table with client-made keys, and %s has no client generator", raw, pf.Raw, pf.Strategy.Name)
 		}
 		pf.As, pf.Gen, pf.Index = as, GenClient, s.Index
+	}
+	if err := s.checkLayout(); err != nil {
+		return nil, usagef("key %q: %v", raw, err)
 	}
 	return s, nil
 }
@@ -214,6 +236,15 @@ func parseStorage(st *Strategy, v string) (Storage, error) {
 	return "", fmt.Errorf("as must be one of %s for %s, not %q", strings.Join(names, "|"), st.Name, v)
 }
 
+func slicesContains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
 func containsIndex(i Index) bool {
 	for _, x := range indexes {
 		if x == i {
@@ -256,6 +287,12 @@ func (s *Spec) String() string {
 	}
 	if s.Prefill != nil {
 		b.WriteString(":prefill=" + s.Prefill.Strategy.Name)
+	}
+	if s.CreatedAt != "" && s.CreatedAt != CreatedAtNone {
+		b.WriteString(":created-at=" + s.CreatedAt)
+	}
+	if s.Partition.On() {
+		b.WriteString(":partition=" + s.Partition.String())
 	}
 	return b.String()
 }

@@ -59,6 +59,10 @@ type Strategy struct {
 	// stands for a history, made with a history clock, not the seconds of
 	// its prefill (see Spec.UsesWallClock).
 	Clock bool
+	// Counter says the values are 1, 2, 3, ... in the order rows are
+	// made (a sequence): the i-th row of a prefill has the value i, so a
+	// history's time maps to a value range (a partition's bounds).
+	Counter bool
 	// ServerAt returns, when the server makes the values, the SQL of a
 	// value made at the Unix time in seconds that epochSQL computes: the
 	// prefill's history for server-made keys. Nil when the server has no way.
@@ -166,7 +170,7 @@ func (st *Strategy) param(name string) *ParamDef {
 }
 
 func (st *Strategy) paramNames() string {
-	names := []string{"as", "gen", "index"}
+	names := []string{"as", "gen", "index", "prefill", "created-at", "partition"}
 	for _, p := range st.Params {
 		names = append(names, p.Name)
 	}

@@ -122,8 +122,13 @@ type Plan struct {
 	DurationS   float64 `json:"duration_s,omitempty"`
 	TxnsPerCli  int64   `json:"txns_per_client,omitempty"`
 	Payload     int     `json:"payload_bytes"`
-	// CreatedAt is the keyed table's created_at column: column, indexed ("": none).
-	CreatedAt string `json:"created_at,omitempty"`
+	// CreatedAt is the keyed table's created_at column: column, indexed
+	// ("": none); PartitionBy its partitions by time ("1d", "100000rows";
+	// ""), each for the keys that say none of their own; HistoryS the span
+	// of time a prefill stands for (0: its rows at 1000 a second).
+	CreatedAt   string  `json:"created_at,omitempty"`
+	PartitionBy string  `json:"partition_by,omitempty"`
+	HistoryS    float64 `json:"history_s,omitempty"`
 	Repeat    int    `json:"repeat"`
 	Seed      int64  `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the

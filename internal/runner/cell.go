@@ -108,6 +108,7 @@ func (cr *cellRun) create(ctx context.Context, t *workload.Table) error {
 	if err := r.ws.Create(ctx, r.admin, workload.Objects(t, r.keyServer(cr.at))...); err != nil {
 		return err
 	}
+	t.Ledger = r.ws
 	ddl := workload.DDL(t, r.keyServer(cr.at))
 	if r.cfg.Distribute {
 		// Sharded right after it is made, before its fill and its indexes.
@@ -161,7 +162,7 @@ func (cr *cellRun) fill(ctx context.Context, conn *pgx.Conn) error {
 	cr.keyIndexBefore = metrics.KeyIndexBytes(ctx, conn, workload.KeyIndexNames(t))
 	if pf.History != nil {
 		// The rest of the gap, to the window's start, is added by the first round.
-		pf.History.EndsBeforeWindowS = time.Since(cr.filled).Seconds()
+		pf.History.EndsBeforeWindowS = time.Since(t.History.End()).Seconds()
 	}
 	if cr.together > 1 {
 		pf.Together = cr.together
@@ -190,22 +191,26 @@ func (cr *cellRun) prefillRows(ctx context.Context, conn *pgx.Conn) (*results.Pr
 	pf := &results.Prefill{Rows: rows, Method: workload.PrefillMethod(t)}
 	cr.filled = time.Now()
 	clock := time.Now
-	hist := workload.NewHistory(rows, cr.filled)
-	if t.HasCreatedAt() {
-		// The prefill's rows were born over the history, the same times a
-		// clock-made key of each row encodes (its i-th reading of the clock).
-		t.Born = hist
-		defer func() { t.Born = nil }()
+	// The history the table was made with (workload.KeyedTable): the
+	// prefill's rows were born over it, the times a clock-made key of each
+	// row encodes (its i-th reading of the clock), its created_at holds, and
+	// a partition by time bounds.
+	hist := t.History
+	if hist == nil {
+		hist = workload.NewHistory(rows, 0, cr.filled)
+		t.History = hist
+	}
+	if rows > 0 && (t.Key.UsesWallClock() || t.HasCreatedAt() || t.TimePartitioned()) {
+		pf.History = &results.History{RowsPerS: hist.RowsPerS, SpanS: hist.Span().Seconds()}
 	}
 	if rows > 0 && t.Key.UsesWallClock() {
-		pf.History = &results.History{RowsPerS: hist.RowsPerS, SpanS: hist.Span(rows).Seconds()}
 		switch _, serverAt := t.Key.ServerValueAt("0"); {
 		case pf.Method == workload.LoadCopy:
 			clock = hist.Clock()
 			pf.History.Note = "keys made by keybench's generator with a history clock"
 		case serverAt:
-			t.History = hist
-			defer func() { t.History = nil }()
+			t.ServerAtHistory = true
+			defer func() { t.ServerAtHistory = false }()
 			pf.History.Note = "keys made by the server at the history's times"
 		default:
 			pf.History.Note = "keys made by the server's clock during the prefill: this server cannot make them for other times"

@@ -127,6 +127,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(), WarmupFixed: p.FixedWarmup,
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Options: p.Options, Payload: p.Payload, CreatedAt: p.CreatedAt,
+			PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(),
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick,
 			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds,
 			Sequential: cfg.Plan.Sequential},
@@ -327,4 +328,12 @@ func newRunID() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// partitionText is the plan's partitioning as results record it ("" for none).
+func partitionText(p keys.Partitioning) string {
+	if !p.On() {
+		return ""
+	}
+	return p.String()
 }

@@ -48,9 +48,15 @@ type Params struct {
 	// Txns is per client; when set it replaces Duration (pgbench -t).
 	Txns    int64
 	Payload int
-	// CreatedAt is the keyed table's created_at column (workload.CreatedAt*; "": none).
-	CreatedAt string
-	Repeat    int
+	// CreatedAt is the keyed table's created_at column (keys.CreatedAt*;
+	// "": none), and PartitionBy its partitions by time, for every key that
+	// says none of its own (created-at=, partition=).
+	CreatedAt   string
+	PartitionBy keys.Partitioning
+	// History is the span of time a prefill stands for (0: its rows at
+	// workload.HistoryRowsPerS).
+	History time.Duration
+	Repeat  int
 	// Rounds splits each cell's window into rounds interleaved across the
 	// cells of one client count and table size (1: one window per cell).
 	// RoundsGiven says the user chose them (--rounds): the plan then runs
@@ -181,7 +187,7 @@ func (p *Params) firstRows() int64 {
 
 // setupFor is a cell's setup at a client count and table size.
 func (p *Params) setupFor(clients int, rows int64) workload.Setup {
-	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, CreatedAt: p.CreatedAt}
+	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, History: p.History}
 }
 
 func taskNames(items []string) []string {
@@ -391,6 +397,14 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 	if len(specs) == 0 {
 		return nil, usage.Errorf("no key to measure: give at least one key spec (see 'keybench keys')")
 	}
+	for _, k := range specs {
+		if err := k.ApplyLayout(p.CreatedAt, p.PartitionBy); err != nil {
+			return nil, err
+		}
+		if err := p.checkPartitions(k); err != nil {
+			return nil, err
+		}
+	}
 	if n, ok := CountCells(p, len(specs)); !ok {
 		return nil, usage.Errorf("the plan would have %s cells (keys x workloads x clients x rows x repeats); at most %d can run", n, MaxCells)
 	}
@@ -487,6 +501,26 @@ const (
 	MaxPayload = 1 << 20
 )
 
+// MaxHistory bounds the history a prefill stands for.
+const MaxHistory = 100 * 365 * 24 * time.Hour
+
+// checkPartitions checks that a key's table partitioned by time has
+// partitions to speak of at every table size: at most
+// workload.MaxTimePartitions of them.
+func (p *Params) checkPartitions(k *keys.Spec) error {
+	if !k.Partition.On() {
+		return nil
+	}
+	for _, rows := range p.Rows {
+		if n := workload.TimePartitionCount(rows, p.History, k.Partition); n > workload.MaxTimePartitions {
+			span := workload.NewHistory(rows, p.History, time.Now()).Span()
+			return usage.Errorf("key %q: %d rows over a history of %s make %d partitions of %s; at most %d (a longer partition, or --history)",
+				k.Raw, rows, keys.FormatSpan(span.Round(time.Second)), n, k.Partition, workload.MaxTimePartitions)
+		}
+	}
+	return nil
+}
+
 // Validate checks parameters after overrides, then every task's options
 // at every client count and table size (the workloads check their own: a
 // queue needs producers and consumers, a load one connection).
@@ -529,6 +563,8 @@ func (p *Params) Validate() error {
 		return bad("--payload must be from 0 to %d bytes, not %d", MaxPayload, p.Payload)
 	case p.CreatedAt != "" && !slices.Contains(workload.CreatedAtValues, p.CreatedAt):
 		return bad("--created-at must be one of %s, not %q", strings.Join(workload.CreatedAtValues, ", "), p.CreatedAt)
+	case p.History < 0 || p.History > MaxHistory:
+		return bad("--history must be from 0 (the rows at %d a second) to %s, not %s", workload.HistoryRowsPerS, keys.FormatSpan(MaxHistory), p.History)
 	case p.Repeat < 1 || p.Repeat > MaxCells:
 		return bad("--repeat must be from 1 to %d, not %d", MaxCells, p.Repeat)
 	case p.Rounds < 0 || p.Rounds > 100:

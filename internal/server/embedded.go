@@ -97,6 +97,9 @@ func (o Options) ColdMB() int {
 const ColdSharedBuffersMB = 16
 
 // major parses the major version of "18.6" or "15.18 (Debian ...)".
+// Major is the server's major version (18).
+func (e *Embedded) Major() int { return major(e.Version) }
+
 func major(version string) int {
 	n := 0
 	for _, c := range version {

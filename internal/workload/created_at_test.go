@@ -3,7 +3,6 @@ package workload_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/server/servertest"
@@ -33,7 +32,8 @@ func TestCreatedAtAgreesWithTheKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		const rows = 5000
-		tb := workload.KeyedTable(at, key, workload.Setup{Rows: rows, CreatedAt: workload.CreatedAtIndexed})
+		spec.CreatedAt = workload.CreatedAtIndexed
+		tb := workload.KeyedTable(at, key, workload.Setup{Rows: rows})
 		for _, q := range workload.DDL(tb, keys.Server{Major: 18, Schema: at.Schema, Table: at.Table}) {
 			if q == workload.IndexStatements(tb)[0] {
 				break // indexes after the fill
@@ -42,8 +42,7 @@ func TestCreatedAtAgreesWithTheKey(t *testing.T) {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
-		hist := workload.NewHistory(rows, time.Now())
-		tb.Born = hist
+		hist := tb.History
 		gen, after := key.FillGenerator(keys.Server{Major: 18, Schema: at.Schema, Table: at.Table}, hist.Clock(), rows)
 		if err := workload.Prefill(ctx, c, tb, gen, after, rows, nil); err != nil {
 			t.Fatalf("%s: %v", raw, err)

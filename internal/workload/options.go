@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Option is one of a workload's own parameters, declared by the workload
@@ -176,9 +177,9 @@ type Setup struct {
 	Clients int
 	// Payload is the length of each row's payload text (0: NULL).
 	Payload int
-	// CreatedAt is the keyed table's created_at column (CreatedAtNone,
-	// CreatedAtColumn, CreatedAtIndexed; "": none).
-	CreatedAt string
+	// History is the span of time a prefill stands for (0: its rows at
+	// HistoryRowsPerS): a table partitioned by day needs days of history.
+	History time.Duration
 	// Seed makes each worker's random choices reproducible.
 	Seed int64
 	// Reference is the source write-up's figures the cell is shown beside

@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,24 +41,37 @@ type Chunk = results.Chunk
 // not at random among the prefill's keys made in the same minute.
 const HistoryRowsPerS = 1000
 
-// History is the span of time a prefill stands for: row i (1-based) is
-// made at Start + (i-1)/RowsPerS.
+// History is the span of time a prefill stands for: row i (1-based) of
+// Rows is made at Start + (i-1)/RowsPerS. It is set when the keyed table is
+// made (KeyedTable), so that what depends on the rows' times — the bounds
+// of partitions by time, the created_at column, a range query's window —
+// reads the same history as the prefill's keys.
 type History struct {
 	Start    time.Time
 	RowsPerS float64
+	Rows     int64
 	n        atomic.Int64
 }
 
-// NewHistory is the history of rows rows ending at end.
-func NewHistory(rows int64, end time.Time) *History {
-	span := time.Duration(float64(rows) / HistoryRowsPerS * float64(time.Second))
-	return &History{Start: end.Add(-span), RowsPerS: HistoryRowsPerS}
+// NewHistory is the history of rows rows ending at end, over span (0: at
+// HistoryRowsPerS).
+func NewHistory(rows int64, span time.Duration, end time.Time) *History {
+	rate := float64(HistoryRowsPerS)
+	if span > 0 && rows > 0 {
+		rate = float64(rows) / span.Seconds()
+	}
+	h := &History{RowsPerS: rate, Rows: rows}
+	h.Start = end.Add(-h.Span())
+	return h
 }
 
-// Span is the history's length for rows rows.
-func (h *History) Span(rows int64) time.Duration {
-	return time.Duration(float64(rows) / h.RowsPerS * float64(time.Second))
+// Span is the history's length.
+func (h *History) Span() time.Duration {
+	return time.Duration(float64(h.Rows) / h.RowsPerS * float64(time.Second))
 }
+
+// End is when the history ends: its last row's time, and a bit.
+func (h *History) End() time.Time { return h.Start.Add(h.Span()) }
 
 // Clock is a clock for a client generator that advances one row's time
 // with each reading: generators read the clock once per value.
@@ -71,6 +85,19 @@ func (h *History) Clock() func() time.Time {
 // At is row i's time (1-based), the time a history clock reads the i-th time.
 func (h *History) At(i int64) time.Time {
 	return h.Start.Add(time.Duration(float64(i-1) / h.RowsPerS * float64(time.Second)))
+}
+
+// RowAt is the first row made at or after t (1-based; Rows+1 when none
+// is): a counter key's value at t.
+func (h *History) RowAt(t time.Time) int64 {
+	i := int64(math.Ceil(t.Sub(h.Start).Seconds()*h.RowsPerS)) + 1
+	for i > 1 && !h.At(i-1).Before(t) { // rounding: the row before is made before t
+		i--
+	}
+	for i <= h.Rows && h.At(i).Before(t) {
+		i++
+	}
+	return min(max(i, 1), h.Rows+1)
 }
 
 // epochSQL is the Unix time (seconds) of row i of a generate_series column named i.
@@ -126,13 +153,13 @@ func loadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream
 	switch {
 	case stream == nil:
 		cols, id, born := "data, payload", "", ""
-		if t.History != nil {
+		if t.ServerAtHistory {
 			if v, ok := t.Key.ServerValueAt(t.History.epochSQL()); ok {
 				cols, id = "id, "+cols, v+", "
 			}
 		}
-		if t.HasCreatedAt() && t.Born != nil {
-			cols, born = cols+", created_at", ", to_timestamp"+t.Born.epochSQL()
+		if t.born() {
+			cols, born = cols+", created_at", ", to_timestamp"+t.History.epochSQL()
 		}
 		_, err = conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (%s) SELECT %s%s, %s%s FROM generate_series(%d::bigint, %d) i",
 			t.Qualified(), cols, id, t.dataValueSQL(rows), payloadSQL(t.Payload), born, lo, hi))
@@ -141,7 +168,7 @@ func loadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream
 	default:
 		src := &copySource{t: t, stream: stream, i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
 		cols := []string{"id", "data", "payload"}
-		if t.HasCreatedAt() && t.Born != nil {
+		if t.born() {
 			cols = append(cols, "created_at")
 		}
 		_, err = conn.CopyFrom(ctx, pgx.Identifier{t.Schema, t.Name}, cols, src)
@@ -158,7 +185,7 @@ func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Strea
 	for start := lo; start <= hi; start += insertBatch {
 		end := min(start+insertBatch-1, hi)
 		var sql strings.Builder
-		born := t.HasCreatedAt() && t.Born != nil
+		born := t.born()
 		args := make([]any, 0, 4*(end-start+1))
 		if born {
 			fmt.Fprintf(&sql, "INSERT INTO %s (id, data, payload, created_at) VALUES ", t.Qualified())
@@ -174,7 +201,7 @@ func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Strea
 			args = append(args, t.Key.Value(raw), t.dataValue(i, n), payloadValue(i, t.Payload))
 			if born {
 				fmt.Fprintf(&sql, "($%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4)
-				args = append(args, t.Born.At(i))
+				args = append(args, t.History.At(i))
 			} else {
 				fmt.Fprintf(&sql, "($%d, $%d, $%d)", k+1, k+2, k+3)
 			}
@@ -205,14 +232,14 @@ func (s *copySource) Next() bool {
 	s.row[0] = s.t.Key.Value(s.raw)
 	s.row[1] = s.t.dataValue(s.i, s.n)
 	s.row[2] = payloadValue(s.i, s.t.Payload)
-	if s.t.HasCreatedAt() && s.t.Born != nil {
-		s.row[3] = s.t.Born.At(s.i)
+	if s.t.born() {
+		s.row[3] = s.t.History.At(s.i)
 	}
 	return true
 }
 
 func (s *copySource) Values() ([]any, error) {
-	if s.t.HasCreatedAt() && s.t.Born != nil {
+	if s.t.born() {
 		return s.row[:], nil
 	}
 	return s.row[:3], nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -38,18 +39,16 @@ const (
 	RoleCreatedAtIndex = results.RoleCreatedAtIndex
 )
 
-// The created_at column of the keyed table (--created-at): none, a
-// timestamptz column, or the column with an index of its own — what a
-// table whose key does not order by time needs for a time-range query, and
-// what a uuidv7 key might replace.
+// The created_at column of the keyed table (keys.CreatedAt*: --created-at,
+// created-at=).
 const (
-	CreatedAtNone    = "none"
-	CreatedAtColumn  = "column"
-	CreatedAtIndexed = "indexed"
+	CreatedAtNone    = keys.CreatedAtNone
+	CreatedAtColumn  = keys.CreatedAtColumn
+	CreatedAtIndexed = keys.CreatedAtIndexed
 )
 
 // CreatedAtValues are --created-at's values.
-var CreatedAtValues = []string{CreatedAtNone, CreatedAtColumn, CreatedAtIndexed}
+var CreatedAtValues = keys.CreatedAtValues
 
 // Table is a table of a cell: the keyed table (id KEY, data bigint,
 // payload text), or a table of a workload's own (Columns set).
@@ -67,15 +66,24 @@ type Table struct {
 	// DataIndex adds an index on data (reads by data need it).
 	DataIndex bool
 	// CreatedAt adds a created_at timestamptz column (CreatedAtColumn),
-	// indexed (CreatedAtIndexed); "" or CreatedAtNone: none. A window's rows
-	// take the server's clock_timestamp(); a prefill's rows the times of
-	// Born (the history the prefill stands for: row i at its i-th time, the
-	// time a clock-made key of the row encodes).
+	// indexed (CreatedAtIndexed); "" or CreatedAtNone: none (the key's:
+	// keys.Spec.CreatedAt). A window's rows take the server's
+	// clock_timestamp(); a prefill's rows the times of History.
 	CreatedAt string
-	Born      *History
-	// History, when set, is the time span the prefill stands for: server-made
-	// keys that can be made for another time are made at the history's times.
+	// History is the span of time the prefill stands for (set by
+	// KeyedTable): row i is made at its i-th time, which a clock-made key
+	// of the row encodes, its created_at holds, and the bounds of a
+	// partition by time (Key.Partition) are made from.
 	History *History
+	// ServerAtHistory: the server makes the prefill's keys at the
+	// history's times (keys.Resolved.ServerValueAt), during the prefill.
+	ServerAtHistory bool
+	// Dropped counts the oldest time partitions a retention has dropped.
+	Dropped int
+	// Ledger is the workspace that recorded the table's objects (set when
+	// the runner creates them): a workload drops one of them (retention's
+	// oldest partition) only through it.
+	Ledger Claimer
 	// Partitions, when positive, makes the table a parent partitioned by
 	// LIST (data) into partitions <name>_p0 … _p<n-1>, partition i holding
 	// data = i; each partition gets its own key index (a primary key on a
@@ -122,15 +130,28 @@ func PlaceOf(schema string, n int) Place {
 	return Place{schema, fmt.Sprintf("%s%d", CellTable, n)}
 }
 
-// KeyedTable is the cell's keyed table, as most workloads declare it.
+// Claimer is the workspace as a workload that drops one of its tables'
+// objects sees it: it finds a table only when keybench recorded creating
+// it (workspace.Workspace.ClaimTable).
+type Claimer interface {
+	ClaimTable(ctx context.Context, tx pgx.Tx, name string) (*workspace.Claim, error)
+}
+
+// KeyedTable is the cell's keyed table, as most workloads declare it: its
+// created_at column and partitions as its key says, its history made now
+// (it ends as the table is made, before the window).
 func KeyedTable(at Place, key *keys.Resolved, s Setup) *Table {
-	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload, CreatedAt: s.CreatedAt}
+	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload, CreatedAt: key.CreatedAt,
+		History: NewHistory(s.Rows, s.History, time.Now())}
 }
 
 // HasCreatedAt says whether the keyed table has a created_at column.
 func (t *Table) HasCreatedAt() bool {
 	return t.CreatedAt == CreatedAtColumn || t.CreatedAt == CreatedAtIndexed
 }
+
+// born says the prefill writes each row's created_at from the history.
+func (t *Table) born() bool { return t.HasCreatedAt() && t.History != nil }
 
 // OwnTable is a table of a workload's own, named <keyed table>_<suffix>.
 func OwnTable(at Place, suffix, role, columns string, indexes ...Index) *Table {
@@ -198,7 +219,12 @@ func Objects(t *Table, sv keys.Server) []workspace.Object {
 	if !t.Keyed() {
 		return []workspace.Object{{Kind: workspace.Table, Name: t.Name, SQL: []string{fmt.Sprintf("CREATE TABLE %s (%s)", t.Qualified(), t.Columns)}}}
 	}
-	return append(t.Key.Setup(sv), workspace.Object{Kind: workspace.Table, Name: t.Name, SQL: createStatements(t)})
+	out := append(t.Key.Setup(sv), workspace.Object{Kind: workspace.Table, Name: t.Name, SQL: createStatements(t)})
+	names, stmts := t.partitionStatements()
+	for i := range names {
+		out = append(out, workspace.Object{Kind: workspace.Table, Name: names[i], SQL: []string{stmts[i]}})
+	}
+	return out
 }
 
 // Names are every object the table takes a name for (Objects, its
@@ -237,8 +263,11 @@ func createStatements(t *Table) []string {
 		createdAt = ", created_at timestamptz NOT NULL DEFAULT clock_timestamp()"
 	}
 	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text%s)", t.Qualified(), col, createdAt)
-	if t.Partitions > 0 {
+	switch {
+	case t.Partitions > 0:
 		create += " PARTITION BY LIST (data)"
+	case t.TimePartitioned():
+		create += " PARTITION BY RANGE (" + t.Key.PartitionColumn() + ")"
 	}
 	stmts = append(stmts, create)
 	for i := 0; i < t.Partitions; i++ {
@@ -294,9 +323,13 @@ func IndexStatements(t *Table) []string {
 		return out
 	}
 	var out []string
+	pk := "id"
+	if t.TimePartitioned() && t.Key.PartitionColumn() != "id" {
+		pk = "id, " + t.Key.PartitionColumn() // a partitioned table's unique keys hold its partition column
+	}
 	switch t.Key.Index {
 	case keys.IndexPK:
-		out = append(out, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s%s PRIMARY KEY (id)", q, t.Name, pkeySuffix))
+		out = append(out, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s%s PRIMARY KEY (%s)", q, t.Name, pkeySuffix, pk))
 	case keys.IndexUnique:
 		out = append(out, fmt.Sprintf("CREATE UNIQUE INDEX %s%s ON %s (id)", t.Name, uniqueSuffix, q))
 	case keys.IndexBtree, keys.IndexHash, keys.IndexBrin:
@@ -323,12 +356,13 @@ func KeyIndexNames(t *Table) []string {
 	if suffix == "" {
 		return nil
 	}
-	if t.Partitions == 0 {
+	parts := t.livePartitions()
+	if len(parts) == 0 {
 		return []string{t.Qualified() + suffix}
 	}
-	out := make([]string, t.Partitions)
-	for i := range out {
-		out[i] = t.Partition(i) + suffix
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = t.Schema + "." + p + suffix
 	}
 	return out
 }
@@ -358,12 +392,10 @@ func Relations(tables []*Table) map[string]string {
 			}
 			continue
 		}
-		names := []string{t.Name}
-		for i := 0; i < t.Partitions; i++ {
-			names = append(names, fmt.Sprintf("%s_p%d", t.Name, i))
-		}
+		parts := t.livePartitions()
+		names := append([]string{t.Name}, parts...)
 		for i, n := range names {
-			if i > 0 || t.Partitions == 0 {
+			if i > 0 || len(parts) == 0 {
 				if s := keyIndexSuffixOf(t.Key.Index); s != "" {
 					out[n+s] = RoleKeyIndex
 				}
@@ -384,12 +416,11 @@ func Relations(tables []*Table) map[string]string {
 func LeafTables(tables []*Table) []string {
 	var out []string
 	for _, t := range tables {
-		if t.Partitions == 0 {
+		parts := t.livePartitions()
+		if len(parts) == 0 {
 			out = append(out, t.Name)
 		}
-		for i := 0; i < t.Partitions; i++ {
-			out = append(out, fmt.Sprintf("%s_p%d", t.Name, i))
-		}
+		out = append(out, parts...)
 	}
 	return out
 }

@@ -48,8 +48,8 @@ func TestPayloadValue(t *testing.T) {
 // a history, not for the seconds it took).
 func TestHistoryClock(t *testing.T) {
 	end := time.Unix(1_800_000_000, 0)
-	h := NewHistory(2_000_000, end)
-	if got := h.Span(2_000_000); got != 2000*time.Second || !h.Start.Equal(end.Add(-2000*time.Second)) {
+	h := NewHistory(2_000_000, 0, end)
+	if got := h.Span(); got != 2000*time.Second || !h.Start.Equal(end.Add(-2000*time.Second)) {
 		t.Fatalf("span %s, start %s", got, h.Start)
 	}
 	clock := h.Clock()
@@ -62,6 +62,23 @@ func TestHistoryClock(t *testing.T) {
 	}
 	if last := clock(); !last.Equal(end) {
 		t.Errorf("the 2,000,001st reading is %s, want the end %s", last, end)
+	}
+	// A history of a given span: ten days of 200,000 rows.
+	h = NewHistory(200_000, 10*24*time.Hour, end)
+	if !h.Start.Equal(end.Add(-240*time.Hour)) || !h.End().Equal(end) {
+		t.Errorf("a 10-day history: %s to %s", h.Start, h.End())
+	}
+	// RowAt is the first row made at or after a time: a counter's value there.
+	for _, i := range []int64{1, 2, 19_999, 20_000, 20_001, 199_999, 200_000} {
+		if got := h.RowAt(h.At(i)); got != i {
+			t.Errorf("RowAt(At(%d)) = %d", i, got)
+		}
+		if got := h.RowAt(h.At(i).Add(time.Nanosecond)); got != i+1 {
+			t.Errorf("RowAt(At(%d)+1ns) = %d", i, got)
+		}
+	}
+	if h.RowAt(h.Start.Add(-time.Hour)) != 1 || h.RowAt(end.Add(time.Hour)) != 200_001 {
+		t.Errorf("RowAt outside the history: %d, %d", h.RowAt(h.Start.Add(-time.Hour)), h.RowAt(end.Add(time.Hour)))
 	}
 }
 
@@ -108,7 +125,7 @@ func TestPlaceOf(t *testing.T) {
 // with no column to shard on is refused.
 func TestDistributeStatement(t *testing.T) {
 	at := PlaceOf("keybench", 2)
-	k := &keys.Resolved{}
+	k := &keys.Resolved{Spec: &keys.Spec{}}
 	parent := KeyedTable(at, k, Setup{})
 	got, err := DistributeStatement(parent, 32)
 	if want := "SELECT create_distributed_table('keybench.kb_cell2', 'id', colocate_with => 'none', shard_count => 32)"; err != nil || got != want {

@@ -460,6 +460,43 @@ func (w *Workspace) DropTables(ctx context.Context, conn *pgx.Conn, names ...str
 	return errors.Join(errs...)
 }
 
+// Claim is a table keybench recorded creating, found in a transaction by
+// ClaimTable: the statement that drops exactly it, and its record to
+// forget in the same transaction once that ran. A workload that drops one
+// of its own objects while it runs (retention's oldest partition) times
+// the statement alone.
+type Claim struct {
+	w    *Workspace
+	oid  uint32
+	name string
+}
+
+// ClaimTable finds, in tx, the table named name when the ledger records it
+// with the OID the catalog holds under that name, and locks nothing; nil
+// when it does not (the table is not keybench's to drop).
+func (w *Workspace) ClaimTable(ctx context.Context, tx pgx.Tx, name string) (*Claim, error) {
+	o := Object{Kind: Table, Name: name}
+	oid, _, exists, err := w.holder(ctx, tx, o)
+	if err != nil || !exists {
+		return nil, err
+	}
+	var recorded bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+w.ledger()+` WHERE catalog = 'pg_class'::regclass AND objid = $1 AND name = $2)`,
+		int64(oid), name).Scan(&recorded); err != nil || !recorded {
+		return nil, err
+	}
+	return &Claim{w: w, oid: oid, name: name}, nil
+}
+
+// DropSQL is the statement that drops the claimed table (never CASCADE).
+func (c *Claim) DropSQL() string { return dropSQL(c.w.o.Schema, Object{Kind: Table, Name: c.name}) }
+
+// Forget removes the claimed table's record, in the transaction that dropped it.
+func (c *Claim) Forget(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `DELETE FROM `+c.w.ledger()+` WHERE catalog = 'pg_class'::regclass AND objid = $1`, int64(c.oid))
+	return err
+}
+
 // dropRecorded drops the object o names if the ledger records it with the
 // OID the catalog holds under that name, and removes its record.
 func (w *Workspace) dropRecorded(ctx context.Context, tx pgx.Tx, o Object) error {
