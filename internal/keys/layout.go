@@ -101,12 +101,20 @@ func ParseSpan(s string) (time.Duration, error) {
 	return days + d, nil
 }
 
-// FormatSpan writes a span in days when it is whole days ("10d"), else as Go does.
+// FormatSpan writes a span in days when it is whole days ("10d"), else as
+// Go does without its trailing zero units ("1h", "1h30m", "90s").
 func FormatSpan(d time.Duration) string {
 	if d > 0 && d%(24*time.Hour) == 0 {
 		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
 	}
-	return d.String()
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // OrdersByTime says the key's values follow their rows' time in a way a

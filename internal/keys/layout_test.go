@@ -43,6 +43,11 @@ func TestLayoutParams(t *testing.T) {
 			t.Errorf("Parse(%q) accepted", bad)
 		}
 	}
+	for d, want := range map[time.Duration]string{time.Hour: "1h", 90 * time.Minute: "1h30m", 48 * time.Hour: "2d", 90 * time.Second: "1m30s", 0: "0s", 36 * time.Hour: "36h"} {
+		if got := FormatSpan(d); got != want {
+			t.Errorf("FormatSpan(%s) = %q, want %q", d, got, want)
+		}
+	}
 	if s, _ := Parse("bigint:partition=1h"); s.PartitionColumn() != "id" || !s.OrdersByTime() {
 		t.Error("a counter is partitioned on its values")
 	}

@@ -184,19 +184,57 @@ func (ioCounter) unavailable(reason string, into *results.Metrics) {
 // statioCounter: pg_statio_user_tables for the cell's table (heap, indexes, TOAST).
 type statioCounter struct{}
 
-type statioSnap [6]int64
+// statioSnap is each leaf table's six counters, by name.
+type statioSnap map[string][]int64
 
 func (statioCounter) name() string { return "statio" }
 
 func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
-	var s statioSnap
 	// A partitioned table's figures are its partitions'.
-	err := env.Admin.QueryRow(ctx, `SELECT coalesce(sum(heap_blks_read),0)::bigint, coalesce(sum(heap_blks_hit),0)::bigint,
-		coalesce(sum(idx_blks_read),0)::bigint, coalesce(sum(idx_blks_hit),0)::bigint,
-		coalesce(sum(toast_blks_read),0)::bigint, coalesce(sum(toast_blks_hit),0)::bigint
-		FROM pg_statio_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, env.Schema, env.LeafTables).
-		Scan(&s[0], &s[1], &s[2], &s[3], &s[4], &s[5])
-	return s, err
+	return readByRelation(ctx, env, 6, `SELECT relname, coalesce(heap_blks_read,0)::bigint, coalesce(heap_blks_hit,0)::bigint,
+		coalesce(idx_blks_read,0)::bigint, coalesce(idx_blks_hit,0)::bigint,
+		coalesce(toast_blks_read,0)::bigint, coalesce(toast_blks_hit,0)::bigint
+		FROM pg_statio_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, func(m map[string][]int64) snapshot { return statioSnap(m) })
+}
+
+// readByRelation reads n counters of each of the cell's leaf tables.
+func readByRelation(ctx context.Context, env *Env, n int, sql string, as func(map[string][]int64) snapshot) (snapshot, error) {
+	rows, err := env.Admin.Query(ctx, sql, env.Schema, env.LeafTables)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]int64{}
+	for rows.Next() {
+		var name string
+		v := make([]int64, n)
+		dst := []any{&name}
+		for i := range v {
+			dst = append(dst, &v[i])
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return nil, err
+		}
+		out[name] = v
+	}
+	return as(out), rows.Err()
+}
+
+// deltaByRelation is after less before, summed over the relations both
+// hold: a partition dropped in between (a retention's) takes its counters
+// with it, and one made in between had none before.
+func deltaByRelation(before, after map[string][]int64, n int) []int64 {
+	d := make([]int64, n)
+	for name, a := range after {
+		b, ok := before[name]
+		if !ok {
+			continue
+		}
+		for i := range d {
+			d[i] += a[i] - b[i]
+		}
+	}
+	return d
 }
 
 func (statioCounter) figures() []figure {
@@ -210,11 +248,7 @@ func (statioCounter) figures() []figure {
 }
 
 func (statioCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
-	before, after := b.(statioSnap), a.(statioSnap)
-	var d statioSnap
-	for i := range d {
-		d[i] = after[i] - before[i]
-	}
+	d := deltaByRelation(b.(statioSnap), a.(statioSnap), 6)
 	into.Blocks = results.Of(results.Blocks{HeapRead: d[0], HeapHit: d[1], IdxRead: d[2], IdxHit: d[3], ToastRead: d[4], ToastHit: d[5]})
 }
 
@@ -225,17 +259,15 @@ func (statioCounter) unavailable(reason string, into *results.Metrics) {
 // tupleCounter: pg_stat_user_tables' row counts for the cell's tables.
 type tupleCounter struct{}
 
-type tupleSnap [4]int64
+// tupleSnap is each leaf table's row counts, by name.
+type tupleSnap map[string][]int64
 
 func (tupleCounter) name() string { return "tuples" }
 
 func (tupleCounter) read(ctx context.Context, env *Env) (snapshot, error) {
-	var s tupleSnap
-	err := env.Admin.QueryRow(ctx, `SELECT coalesce(sum(n_tup_ins),0)::bigint, coalesce(sum(n_tup_upd),0)::bigint,
-		coalesce(sum(n_tup_hot_upd),0)::bigint, coalesce(sum(n_tup_del),0)::bigint
-		FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, env.Schema, env.LeafTables).
-		Scan(&s[0], &s[1], &s[2], &s[3])
-	return s, err
+	return readByRelation(ctx, env, 4, `SELECT relname, coalesce(n_tup_ins,0)::bigint, coalesce(n_tup_upd,0)::bigint,
+		coalesce(n_tup_hot_upd,0)::bigint, coalesce(n_tup_del,0)::bigint
+		FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, func(m map[string][]int64) snapshot { return tupleSnap(m) })
 }
 
 func (tupleCounter) figures() []figure {
@@ -245,9 +277,8 @@ func (tupleCounter) figures() []figure {
 }
 
 func (tupleCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
-	before, after := b.(tupleSnap), a.(tupleSnap)
-	into.Tuples = results.Of(results.Tuples{Inserted: after[0] - before[0], Updated: after[1] - before[1],
-		HOTUpdated: after[2] - before[2], Deleted: after[3] - before[3]})
+	d := deltaByRelation(b.(tupleSnap), a.(tupleSnap), 4)
+	into.Tuples = results.Of(results.Tuples{Inserted: d[0], Updated: d[1], HOTUpdated: d[2], Deleted: d[3]})
 }
 
 func (tupleCounter) unavailable(reason string, into *results.Metrics) {

@@ -28,8 +28,10 @@ type Metrics struct {
 	BloatRatio                M[float64] `json:"bloat_ratio,omitzero"`
 	// KeyIndexGrowthPerRow is the key index's growth over the cell (its
 	// size at the end less its size when the window began) per inserted
-	// row: the bytes each new key costs, splits and half-empty pages included.
-	KeyIndexGrowthPerRow M[float64] `json:"key_index_growth_per_row,omitzero"`
+	// row: the bytes each new key costs, splits and half-empty pages
+	// included; below zero where the cell removed more than it added (a
+	// retention that drops partitions).
+	KeyIndexGrowthPerRow M[float64] `json:"key_index_growth_per_row,omitzero" kb:"signed"`
 	// CacheBytes is the shared_buffers the cell ran with; the key index's
 	// size over it (its mean over the window: halfway between its size
 	// when the window began and at the end) and the table's (at the end)

@@ -129,8 +129,8 @@ type Plan struct {
 	CreatedAt   string  `json:"created_at,omitempty"`
 	PartitionBy string  `json:"partition_by,omitempty"`
 	HistoryS    float64 `json:"history_s,omitempty"`
-	Repeat    int    `json:"repeat"`
-	Seed      int64  `json:"seed"`
+	Repeat      int     `json:"repeat"`
+	Seed        int64   `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the
 	// plan's cells: the most rounds, when Sequential stops them early.
 	Rounds int `json:"rounds,omitempty"`

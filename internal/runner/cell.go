@@ -353,11 +353,18 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	case win.Warmup > 0:
 		r.ui.Logf("  warming up for %s (not measured)", win.Warmup)
 	}
+	beside, err := cr.beside(ctx)
+	if err != nil {
+		sess.StopSampling()
+		watch.stop()
+		return nil, nil, err
+	}
 	bar := cr.progressBar(win, len(clients))
 	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, SteadyAfter: win.SteadyAfter, Duration: win.Duration, Txns: win.Txns,
 		OnWindow: func(start time.Time) {
 			sess.WindowStarts(start)
 			watch.started(start)
+			beside.start()
 		},
 		OnSecond: func(s driver.Second) {
 			watch.second(s.Txns)
@@ -365,6 +372,9 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		}}, clients)
 	bar.done()
 	watch.stop()
+	if berr := beside.wait(ctx); err == nil {
+		err = berr
+	}
 	if err == nil && last && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
 		err = cr.postRun(ctx, conns[0])
 	}
@@ -380,6 +390,55 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		return dres, nil, err
 	}
 	return dres, sess, nil
+}
+
+// besideWindow is the workload's DuringWindow job of one round, on a
+// connection of its own: started as the window starts, waited for after it.
+type besideWindow struct {
+	run   func() error
+	conn  *pgx.Conn
+	done  chan error
+	ended chan struct{}
+}
+
+// beside connects the round's DuringWindow job, when the workload has one.
+func (cr *cellRun) beside(ctx context.Context) (*besideWindow, error) {
+	if cr.hooks.DuringWindow == nil {
+		return nil, nil
+	}
+	cc := cr.r.conn.Copy()
+	cc.RuntimeParams["application_name"] = cr.r.clientApp()
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return nil, fmt.Errorf("connecting the job beside the window: %w", err)
+	}
+	b := &besideWindow{conn: conn, ended: make(chan struct{})}
+	b.run = func() error { return cr.hooks.DuringWindow(ctx, conn, cr.tables, b.ended) }
+	return b, nil
+}
+
+func (b *besideWindow) start() {
+	if b == nil {
+		return
+	}
+	b.done = make(chan error, 1)
+	go func() { b.done <- b.run() }()
+}
+
+// wait tells the job the window has ended and waits for it, if it
+// started; its statistics flushed, its connection is closed.
+func (b *besideWindow) wait(ctx context.Context) error {
+	if b == nil {
+		return nil
+	}
+	close(b.ended)
+	var err error
+	if b.done != nil {
+		err = <-b.done
+	}
+	metrics.FlushStats(ctx, b.conn.PgConn())
+	b.conn.Close(context.Background())
+	return err
 }
 
 // postRun runs the workload's PostRun on conn, saying so when it names its step.

@@ -85,7 +85,12 @@ func (l *lookup) Hooks() Hooks {
 			return err
 		},
 		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
-			l.plan = explainQuery(ctx, conn, tables[0], l.sql(tables[0]), l.param())
+			var params [][]byte
+			var formats []int16
+			if p := l.param(); p != nil {
+				params, formats = [][]byte{p}, []int16{tables[0].Key.WireFormat()}
+			}
+			l.plan = explainQuery(ctx, conn, l.sql(tables[0]), params, formats)
 			if l.query == QueryLatest {
 				l.newest = latestNewest(ctx, conn, tables[0])
 			}
@@ -145,22 +150,22 @@ func drawKeys(pool *KeyPool, pick *Picker) func([][]byte) {
 // queryPlan is how the server ran one of the cell's queries after the
 // window (EXPLAIN (ANALYZE, BUFFERS) of the query with a key from the
 // middle of the table): the plan's scan, its heap fetches (an index-only
-// scan's visits to the heap) and the shared blocks it touched.
+// scan's visits to the heap) and the shared blocks it touched; on a
+// partitioned table, the partitions it scanned.
 type queryPlan struct {
 	Scan        string   `json:"scan"`
+	Index       string   `json:"index,omitempty"`
 	HeapFetches *float64 `json:"heap_fetches,omitempty"`
 	Blocks      int64    `json:"shared_blocks"`
 	Rows        float64  `json:"rows"`
-	err         error
+	// Scanned are the relations the plan scanned (a partitioned table's
+	// partitions, after pruning).
+	Scanned int `json:"relations_scanned,omitempty"`
+	err     error
 }
 
-// explainQuery runs EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) of sql with param.
-func explainQuery(ctx context.Context, conn *pgx.Conn, t *Table, sql string, param []byte) queryPlan {
-	var params [][]byte
-	var formats []int16
-	if param != nil {
-		params, formats = [][]byte{param}, []int16{t.Key.WireFormat()}
-	}
+// explainQuery runs EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) of sql with params.
+func explainQuery(ctx context.Context, conn *pgx.Conn, sql string, params [][]byte, formats []int16) queryPlan {
 	res := conn.PgConn().ExecParams(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, params, nil, formats, nil).Read()
 	if res.Err != nil {
 		return queryPlan{err: res.Err}
@@ -178,23 +183,33 @@ func explainQuery(ctx context.Context, conn *pgx.Conn, t *Table, sql string, par
 	root := doc[0].Plan
 	p := queryPlan{Blocks: root.SharedHit + root.SharedRead, Rows: root.Rows}
 	// The scan of the table: the deepest node that names it.
+	scanned := map[string]bool{}
 	var walk func(n *planNode)
 	walk = func(n *planNode) {
 		if n.Relation != "" && p.Scan == "" {
-			p.Scan = n.Type
+			p.Scan, p.Index = n.Type, n.Index
 			p.HeapFetches = n.HeapFetches
+		}
+		if n.Relation != "" && !n.NeverExecuted() {
+			scanned[n.Relation] = true
 		}
 		for i := range n.Plans {
 			walk(&n.Plans[i])
 		}
 	}
 	walk(&root)
+	p.Scanned = len(scanned)
 	return p
 }
+
+// NeverExecuted says the node did not run (a partition pruned at run time).
+func (n *planNode) NeverExecuted() bool { return n.Loops != nil && *n.Loops == 0 }
 
 type planNode struct {
 	Type        string     `json:"Node Type"`
 	Relation    string     `json:"Relation Name"`
+	Index       string     `json:"Index Name"`
+	Loops       *float64   `json:"Actual Loops"`
 	HeapFetches *float64   `json:"Heap Fetches"`
 	Rows        float64    `json:"Actual Rows"` // a mean over loops: fractional on PostgreSQL 18
 	SharedHit   int64      `json:"Shared Hit Blocks"`

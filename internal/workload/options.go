@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/keybench/keybench/internal/keys"
 )
 
 // Option is one of a workload's own parameters, declared by the workload
@@ -49,6 +51,7 @@ const (
 	OptFloat  OptionType = "float"
 	OptChoice OptionType = "choice"
 	OptBool   OptionType = "bool"
+	OptSpan   OptionType = "span"
 )
 
 // Int declares an integer option bound to p.
@@ -123,6 +126,24 @@ func Bool(name string, p *bool, def bool, doc string) Option {
 		get: func() string { return strconv.FormatBool(*p) }}
 }
 
+// Span declares a span-of-time option bound to p ("1h", "10d"), from lo to
+// hi; 0 is allowed when lo is 0 (a workload's "as its table says").
+func Span(name string, p *time.Duration, def, lo, hi time.Duration, doc string) Option {
+	return Option{Name: name, Doc: doc, Type: OptSpan, Default: keys.FormatSpan(def), Min: lo.Seconds(), Max: hi.Seconds(),
+		set: func(s string) error {
+			v, err := keys.ParseSpan(s)
+			if err != nil {
+				return fmt.Errorf("%q is not a span of time (90s, 1h, 1d)", s)
+			}
+			if v < lo || v > hi {
+				return fmt.Errorf("must be from %s to %s, not %s", keys.FormatSpan(lo), keys.FormatSpan(hi), s)
+			}
+			*p = v
+			return nil
+		},
+		get: func() string { return keys.FormatSpan(*p) }}
+}
+
 // Variants marks the option as one whose list of values runs each as a task.
 func (o Option) Variants() Option { o.Variant = true; return o }
 
@@ -142,6 +163,8 @@ func (o Option) Range() string {
 		return "true|false"
 	case OptInt:
 		return fmt.Sprintf("%s to %s", thousands(int64(o.Min)), thousands(int64(o.Max)))
+	case OptSpan:
+		return fmt.Sprintf("%s to %s", keys.FormatSpan(time.Duration(o.Min*float64(time.Second))), keys.FormatSpan(time.Duration(o.Max*float64(time.Second))))
 	}
 	if o.MinExclusive {
 		return fmt.Sprintf("above %s, at most %s", formatFloat(o.Min), formatFloat(o.Max))

@@ -11,8 +11,8 @@
 //
 //	set up (create Tables) → fill (each table's Rows, indexes, VACUUM
 //	ANALYZE, CHECKPOINT, Hooks.PostLoad) → clients (NewWorker) → warm-up
-//	and window → Hooks.PostRun → Summarize → Hooks.BeforeEvidence →
-//	evidence → Hooks.Maintain → drop.
+//	and window (Hooks.DuringWindow beside it) → Hooks.PostRun → Summarize
+//	→ Hooks.BeforeEvidence → evidence → Hooks.Maintain → drop.
 //
 // The keyed table, (id KEY, data bigint, payload text), is created fresh for
 // each cell in keybench's schema. Prefilled rows carry data values that are
@@ -80,6 +80,14 @@ type Hooks struct {
 	// PostRunStep names what PostRun does in the progress ("building the
 	// indexes"), printed with its time when it ends.
 	PostRunStep string
+	// DuringWindow runs once a round, as its window starts, while the
+	// clients run it, on a connection of its own: a job beside the
+	// clients' transactions (a retention expiring old rows while inserts
+	// go on), whose figures are the workload's own. ended is closed when
+	// the clients' window has ended: what the job does after it (reading
+	// back what it did) no longer shares the machine with the measured
+	// transactions. The round ends when both the window and it have ended.
+	DuringWindow func(ctx context.Context, conn *pgx.Conn, tables []*Table, ended <-chan struct{}) error
 	// BeforeEvidence runs once the rounds are over and summarized, outside
 	// every measured session, before the evidence reads the table, on
 	// keybench's own connection: work that must see the table as the
