@@ -124,5 +124,6 @@ func (evidence) figures() []figure {
 		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafFragmentation }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.LeafPages }),
 		once(func(m *results.Metrics) *results.M[results.SteadyWAL] { return &m.SteadyWAL }, onCoordinator),
+		once(func(m *results.Metrics) *results.M[[]results.PartitionSize] { return &m.Partitions }, onCoordinator),
 	}
 }

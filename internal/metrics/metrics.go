@@ -5,6 +5,8 @@ package metrics
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,6 +17,29 @@ import (
 // or the leaf partitions of a partitioned table.
 const leafTables = `(SELECT c.oid FROM pg_class c WHERE c.oid = $1::regclass AND c.relkind <> 'p'
 	UNION ALL SELECT t.relid FROM pg_partition_tree($1::regclass) t WHERE t.isleaf AND t.relid <> $1::regclass)`
+
+// Partitions records a partitioned table's partitions (schema-qualified
+// names in parts, oldest first) with their rows and sizes, each with its
+// key index (keyIndexes, by partition; none: index=none).
+func Partitions(ctx context.Context, conn *pgx.Conn, parts, keyIndexes []string, into *results.Metrics) {
+	if len(parts) == 0 {
+		return
+	}
+	out := make([]results.PartitionSize, len(parts))
+	for i, p := range parts {
+		ps := &out[i]
+		_, ps.Name, _ = strings.Cut(p, ".")
+		err := conn.QueryRow(ctx, `SELECT pg_table_size($1::regclass), (SELECT count(*) FROM `+p+`)`, p).Scan(&ps.TableBytes, &ps.Rows)
+		if err == nil && i < len(keyIndexes) {
+			err = conn.QueryRow(ctx, `SELECT pg_relation_size($1::regclass)`, keyIndexes[i]).Scan(&ps.KeyIndexBytes)
+		}
+		if err != nil {
+			into.Partitions = unavailable[[]results.PartitionSize](fmt.Sprintf("%s: %v", p, err))
+			return
+		}
+	}
+	into.Partitions = results.Of(out)
+}
 
 // Sizes records the table's sizes: table_bytes (heap with its maps and
 // TOAST), toast_bytes, index_bytes and total_bytes; a partitioned table's

@@ -29,6 +29,7 @@ func Summary(res *results.Results) *Doc {
 	if res.Status != results.StatusOK {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
+	questions(d, res, groups)
 	switch p := res.Plan.Pivot; {
 	case len(groups) == 0:
 		d.Println("no cell finished: there is nothing to summarise")

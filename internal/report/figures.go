@@ -447,17 +447,55 @@ func (r *renderer) kind() results.Kind {
 	return results.KindOf(r.headline[0].Workload)
 }
 
-// kindCharts draws the charts the headline workload's kind asks for.
+// kindCharts draws the charts each workload's kind asks for, of its
+// first block's groups (of the headline's when the run has one block); a
+// run of several tasks names the task in each heading.
 func (r *renderer) kindCharts() (charts []Chart, missing []string) {
-	for _, spec := range r.kind().Charts {
-		c, m := r.kindChart(spec)
-		if m != "" {
-			missing = append(missing, m)
-		} else {
-			charts = append(charts, c)
+	blocks := r.blocks
+	if len(blocks) == 0 {
+		blocks = [][]*results.Group{r.headline}
+	}
+	saved := r.headline
+	defer func() { r.headline = saved }()
+	seen := map[string]bool{}
+	for _, b := range blocks {
+		if len(b) == 0 || seen[b[0].Workload] {
+			continue
+		}
+		seen[b[0].Workload] = true
+		r.headline = b
+		for _, spec := range results.KindOf(b[0].Workload).Charts {
+			if len(blocks) > 1 {
+				spec.Heading += " (" + b[0].Task() + ")"
+			}
+			c, m := r.kindChart(spec)
+			if m != "" {
+				missing = append(missing, m)
+			} else {
+				charts = append(charts, c)
+			}
 		}
 	}
 	return charts, missing
+}
+
+// partitionSizes draws each headline key's partitions, oldest first: the
+// table and key index of each, as a table partitioned by time holds them
+// at the end of the cell.
+func (r *renderer) partitionSizes() (Chart, string) {
+	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
+		parts, _ := c.Metrics.Partitions.Get()
+		for i, p := range parts {
+			xs, ys = append(xs, float64(i)), append(ys, float64(p.TableBytes+p.KeyIndexBytes)/mib)
+		}
+		return xs, ys
+	})
+	if len(ss) == 0 {
+		return Chart{}, "" // no partitioned table: the chart does not apply
+	}
+	svg, err := lines("Partition sizes, oldest first (table + key index)", "partition (oldest first; the last holds the rows made after the history)", "MiB", ss)
+	return r.chart("Partition sizes", "Each partition's table and key index at the end of each key's cell: the history's slices (a day each, the oldest expired "+
+		"by a retention) and the partition that takes the window's rows.", svg, err)
 }
 
 func (r *renderer) kindChart(spec results.ChartSpec) (Chart, string) {

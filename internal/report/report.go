@@ -101,7 +101,7 @@ func Render(res *results.Results) ([]byte, error) {
 	add(r.relativeVsCache())
 	own, missing := r.kindCharts() // the workload's own charts come next: they explain its rate
 	p.Charts, p.Missing = append(p.Charts, own...), append(p.Missing, missing...)
-	for _, build := range []func() (Chart, string){r.sizes, r.sizesOverTime, r.walPerRow, r.fpiPerRow, r.shippedPerRow, r.replayLag, r.cacheOverTime, r.waits, r.latency} {
+	for _, build := range []func() (Chart, string){r.sizes, r.partitionSizes, r.sizesOverTime, r.walPerRow, r.fpiPerRow, r.shippedPerRow, r.replayLag, r.cacheOverTime, r.waits, r.latency} {
 		add(build())
 	}
 	p.Summary = Summary(res)

@@ -89,6 +89,9 @@ type Metrics struct {
 	// SizesOverTime samples the sizes of the cell's relations by role
 	// during the window (with the buffer cache's period).
 	SizesOverTime M[[]SizeSample] `json:"sizes_over_time,omitzero"`
+	// Partitions are a partitioned table's partitions at the end of the
+	// cell, oldest first: each one's rows and sizes.
+	Partitions M[[]PartitionSize] `json:"partitions,omitzero"`
 
 	// Summary is the workload's own summary of the cell (nil when it has none).
 	Summary Summary `json:"-"`
@@ -394,3 +397,13 @@ var collectorNames = sync.OnceValue(func() map[string]bool {
 	}
 	return out
 })
+
+// PartitionSize is one partition of a partitioned keyed table at the end
+// of a cell: its rows, its table (heap with its maps and TOAST) and its
+// key index.
+type PartitionSize struct {
+	Name          string `json:"name"`
+	Rows          int64  `json:"rows"`
+	TableBytes    int64  `json:"table_bytes"`
+	KeyIndexBytes int64  `json:"key_index_bytes,omitempty"`
+}

@@ -144,8 +144,11 @@ type Plan struct {
 	OnError  string `json:"on_error,omitempty"`
 	// Pivot is how the scenario lays its summary table out (absent: one row per group).
 	Pivot *Pivot `json:"pivot,omitempty"`
-	// Question is what the preset asks (its verdict answers it).
-	Question string `json:"question,omitempty"`
+	// Question is what the preset asks (its verdict answers it);
+	// Questions, when the preset asks several, each with the keys and
+	// tasks that answer it.
+	Question  string     `json:"question,omitempty"`
+	Questions []Question `json:"questions,omitempty"`
 	// Cells is the number of cells planned (after workloads skipped keys they cannot run).
 	Cells int `json:"cells,omitempty"`
 	// AtScale is the user's scale the report carries the run to

@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Options: p.Options, Payload: p.Payload, CreatedAt: p.CreatedAt,
 			PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(),
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick,
-			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Rounds: p.Rounds,
+			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Questions: cfg.Plan.Scenario.Questions, Rounds: p.Rounds,
 			Sequential: cfg.Plan.Sequential},
 		Cells: []results.Cell{},
 	}

@@ -242,8 +242,11 @@ type Scenario struct {
 	Pivot *results.Pivot
 	// Reference is the figures of the write-up the preset cites, shown beside its cells.
 	Reference *workload.Reference
-	// Question is what the preset asks, said at the head of its verdict.
-	Question string
+	// Question is what the preset asks, said at the head of its verdict;
+	// Questions, for a preset that asks several, each with the keys and
+	// tasks whose cells answer it.
+	Question  string
+	Questions []results.Question
 	// ColdCacheMB, when set, is the embedded server's cold cache
 	// (shared_buffers) for this preset instead of the default 16 MB: a
 	// smaller cache keeps a table many times the cache quick to fill.
@@ -341,7 +344,7 @@ func Names() []string {
 }
 
 // presetOrder is the brief's order; presets not in it follow by name.
-var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate"}
+var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "time"}
 
 // All returns the scenarios: presets in the brief's order, then bare workloads by name.
 func All() []*Scenario {
@@ -782,6 +785,7 @@ func init() {
 		CacheRelative: true,
 		Settings:      embeddedDefaults,
 	})
+	register(timePreset())
 	register(&Scenario{
 		Name:   "sequence-cache",
 		Source: "002",

@@ -248,6 +248,16 @@ var rangeQueryKind = results.Kind{
 			return s.Plan.Text(func(p queryPlan) string { return p.text(s.Partitions) })
 		}},
 	},
+	Charts: []results.ChartSpec{{
+		Heading: "Range query: blocks per query", Title: "blocks per query of a recent window", YLabel: "shared blocks", Categories: []string{"blocks / query", "read from outside the cache"},
+		Caption: "The shared blocks each query of a recent window of time touched (the table's and its indexes'; pg_statio): through the key's range, " +
+			"through a created_at index, or by a scan of a table without one (each key's path is in the table).",
+		Values: func(c *results.Cell) ([]float64, bool) {
+			b, ok := c.Metrics.BlocksPerTxn.Get()
+			return []float64{b.Hit + b.Read, b.Read}, ok
+		},
+		Missing: "blocks per query: not collected",
+	}},
 	Notes: func(r *results.Results, groups []results.Group) []string {
 		window := ""
 		if len(groups) > 0 {

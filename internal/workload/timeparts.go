@@ -163,3 +163,13 @@ func (t *Table) livePartitions() []string {
 	}
 	return out
 }
+
+// PartitionNames are the schema-qualified names of the table's partitions
+// as it holds them now, oldest first (none: it is not partitioned).
+func PartitionNames(t *Table) []string {
+	var out []string
+	for _, p := range t.livePartitions() {
+		out = append(out, t.Schema+"."+p)
+	}
+	return out
+}
