@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -86,8 +87,16 @@ func TestTimeInTheKey(t *testing.T) {
 			}
 		}
 	}
+	// The file reads back and renders (a summary's name once took a figure's).
+	back, err := results.Read(filepath.Join(cfg.Out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Render(back); err != nil {
+		t.Fatal(err)
+	}
 	var sum strings.Builder
-	report.WriteSummary(&sum, res, 0)
+	report.WriteSummary(&sum, back, 0)
 	for _, want := range []string{"EXPIRY TIME", "WAL / EXPIRY", "BLOCKS / QUERY", "1 of "} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())

@@ -200,7 +200,7 @@ type RangeQuerySummary struct {
 	Path        string               `json:"range_path"`
 	Window      string               `json:"range_window"`
 	RowsPerRead float64              `json:"rows_per_query"`
-	Partitions  int                  `json:"partitions,omitempty"`
+	Partitions  int                  `json:"range_partitions,omitempty"`
 	Plan        results.M[queryPlan] `json:"range_plan,omitzero"`
 }
 

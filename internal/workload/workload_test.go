@@ -3,10 +3,12 @@ package workload
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 )
 
 func TestDataValueIsAPermutation(t *testing.T) {
@@ -145,5 +147,42 @@ func TestDistributeStatement(t *testing.T) {
 	}
 	if _, err := DistributeStatement(OwnTable(at, "x", "x", "a int"), 4); err == nil {
 		t.Error("a table without a distribution column was distributed")
+	}
+}
+
+// TestSummariesKeepTheirOwnNames: a workload's summary is written into its
+// cell's metrics object beside the collectors' figures, so none of its
+// JSON names may be a collector's (a range query's partition count once
+// took the name of the partitions' sizes and made the file unreadable).
+func TestSummariesKeepTheirOwnNames(t *testing.T) {
+	taken := map[string]bool{}
+	mt := reflect.TypeOf(results.Metrics{})
+	for i := 0; i < mt.NumField(); i++ {
+		if name, _, _ := strings.Cut(mt.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			taken[name] = true
+		}
+	}
+	for _, m := range All() {
+		if m.Kind.NewSummary == nil {
+			continue
+		}
+		var walk func(rt reflect.Type)
+		walk = func(rt reflect.Type) {
+			for rt.Kind() == reflect.Pointer {
+				rt = rt.Elem()
+			}
+			for i := 0; i < rt.NumField(); i++ {
+				f := rt.Field(i)
+				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+				if f.Anonymous && name == "" {
+					walk(f.Type)
+					continue
+				}
+				if taken[name] {
+					t.Errorf("%s's summary names a field %q, a collector's figure", m.Name, name)
+				}
+			}
+		}
+		walk(reflect.TypeOf(m.Kind.NewSummary()))
 	}
 }
