@@ -23,13 +23,19 @@ func WriteSummary(w io.Writer, res *results.Results, width int) { Summary(res).W
 // did, with the workload's own columns when its kind has them), then the
 // evidence that explains the rates, failures and notes. The console and
 // the report show the same doc.
-func Summary(res *results.Results) *Doc {
+func Summary(res *results.Results) *Doc { return summary(res, true) }
+
+// summary is the run's summary, its preset's questions first when asked
+// (the page shows them in its verdict instead: Questions).
+func summary(res *results.Results, withQuestions bool) *Doc {
 	d := &Doc{}
 	groups := res.BuildGroups()
 	if res.Status != results.StatusOK {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
-	questions(d, res, groups)
+	if withQuestions {
+		questions(d, res, groups)
+	}
 	switch p := res.Plan.Pivot; {
 	case len(groups) == 0:
 		d.Println("no cell finished: there is nothing to summarise")

@@ -8,6 +8,16 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
+// Questions is the doc of a preset's questions answered (none: nil).
+func Questions(res *results.Results) *Doc {
+	if len(res.Plan.Questions) == 0 {
+		return nil
+	}
+	d := &Doc{}
+	questions(d, res, res.BuildGroups())
+	return d
+}
+
 // questions answers a preset's questions (results.Plan.Questions) first:
 // for each, a table per task of the keys it compares — the median rate,
 // how each compares with the question's first key within the rounds, and

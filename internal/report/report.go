@@ -50,6 +50,7 @@ type Verdict struct {
 type page struct {
 	Title, Status, Error string
 	Question             string
+	Questions            *Doc // the preset's questions answered, when it asks several
 	Blocks               []VerdictBlock
 	ChartsOf             string
 	Pairs                []PairTable
@@ -104,7 +105,7 @@ func Render(res *results.Results) ([]byte, error) {
 	for _, build := range []func() (Chart, string){r.sizes, r.partitionSizes, r.sizesOverTime, r.walPerRow, r.fpiPerRow, r.shippedPerRow, r.replayLag, r.cacheOverTime, r.waits, r.latency} {
 		add(build())
 	}
-	p.Summary = Summary(res)
+	p.Summary, p.Questions = summary(res, false), Questions(res)
 	if sc := res.Plan.AtScale; sc != nil {
 		if rep, err := projection.Project(res, *sc); err != nil {
 			p.AtScale = &Doc{Blocks: []Block{{Text: "No projection: " + err.Error() + "."}}}

@@ -9,6 +9,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`{{template "head" .
 
 <h2 id="verdict">Verdict</h2>
 {{if .Question}}<p class="question"><b>{{.Question}}</b></p>{{end}}
+{{if .Questions}}{{template "doc" .Questions}}<h3>Each task's keys, ranked</h3>{{end}}
 {{range .Blocks}}{{if .Title}}<h3 class="task">{{.Title}}</h3>{{end}}
 <p>{{.Headline}}</p>
 <ol class="verdict">
