@@ -269,7 +269,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 	dsn := restrictedDB(t, "appdb", "kbuser", "Role-pw-7f3a")
 	app := superuser(t, "appdb")
 	before := catalogDump(t, app)
-	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "replicas"} {
+	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "replicas", "time"} {
 		out := t.TempDir()
 		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
 		if preset == "bulk" || preset == "queue" {
@@ -774,6 +774,49 @@ func TestInterruptedJoinLeavesNothing(t *testing.T) {
 			t.Fatalf("the join window never started: %s", stderr.String())
 		}
 	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	code, took := exitOf(cmd, start)
+	if code != 130 || took > 15*time.Second {
+		t.Errorf("exit %d after %s, want 130: %s", code, took, stderr.String())
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s\n%s", before, after, stderr.String())
+	}
+}
+
+// TestInterruptedRetentionLeavesNothing (issue 29): a role without
+// superuser rights runs a retention on a table partitioned by day, and a
+// SIGINT arrives while its job drops partitions and the clients insert:
+// the run stops (130) and the database is as it was — the partitions were
+// keybench's, recorded, and went with their table.
+func TestInterruptedRetentionLeavesNothing(t *testing.T) {
+	dsn := restrictedDB(t, "retdb", "kbret", "Ret-pw-29")
+	app := superuser(t, "retdb")
+	before := catalogDump(t, app)
+	cmd := exec.Command(bin, "run", "retention", "--dsn", dsn, "--schema", "kbret", "--out", t.TempDir(), "--rows", "30000", "--history", "6d",
+		"--keys", "uuidv7:partition=1d,uuidv4:created-at=indexed:partition=6h", "-T", "40s", "--rounds", "4", "--warmup", "0s", "-c", "2")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A retention window runs: a partition was dropped and the clients insert.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var dropped, inserting int
+		// The first partition goes before the rounds (partly filled), the second in round 1.
+		_ = app.QueryRow(context.Background(), `SELECT (SELECT count(*) FROM unnest(ARRAY['kb_cell', 'kb_cell2']) t
+				WHERE to_regclass('kbret.' || t) IS NOT NULL AND to_regclass('kbret.' || t || '_p1') IS NULL),
+			(SELECT count(*) FROM pg_stat_activity WHERE datname = 'retdb' AND application_name LIKE 'keybench%' AND state = 'active' AND query LIKE 'INSERT INTO kbret.%')`).
+			Scan(&dropped, &inserting)
+		if dropped > 0 && inserting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no partition was dropped: %s", stderr.String())
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	code, took := exitOf(cmd, start)
