@@ -99,6 +99,37 @@ func barsPlot(title, yLabel string, categories []string, ss []series) (*plot.Plo
 	return p, nil
 }
 
+// logBars is groupedBars on a logarithmic axis, from half the smallest
+// positive value: bars orders of magnitude apart stay readable.
+func logBars(title, yLabel string, categories []string, ss []series) (string, error) {
+	p, err := barsPlot(title, yLabel, categories, ss)
+	if err != nil {
+		return "", err
+	}
+	least := math.Inf(1)
+	for _, s := range ss {
+		for _, v := range s.ys {
+			if v > 0 {
+				least = math.Min(least, v)
+			}
+		}
+	}
+	if math.IsInf(least, 1) {
+		return svg(p, 8, 3.6, ss)
+	}
+	p.Y.Min, p.Y.Max = least/2, top(ss)*2
+	p.Y.Scale, p.Y.Tick.Marker = floorLog{}, plot.LogTicks{Prec: -1}
+	return svg(p, 8, 3.6, ss)
+}
+
+// floorLog is a logarithmic scale on which a value below the axis's least
+// (a bar's base at zero) sits at its foot.
+type floorLog struct{}
+
+func (floorLog) Normalize(lo, hi, x float64) float64 {
+	return plot.LogScale{}.Normalize(lo, hi, math.Max(x, lo))
+}
+
 // percentBars is groupedBars of shares in percent: the axis ends at 100%
 // or below.
 func percentBars(title, yLabel string, categories []string, ss []series) (string, error) {

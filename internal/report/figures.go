@@ -517,7 +517,11 @@ func (r *renderer) kindChart(spec results.ChartSpec) (Chart, string) {
 				ss = append(ss, series{name: name, color: color.Gray{Y: 150}, ys: ys})
 			}
 		}
-		svg, err = groupedBars(spec.Title, spec.YLabel, spec.Categories, ss)
+		draw := groupedBars
+		if spec.LogY {
+			draw = logBars
+		}
+		svg, err = draw(spec.Title, spec.YLabel, spec.Categories, ss)
 	}
 	return r.chart(spec.Heading, spec.Caption, svg, err)
 }

@@ -74,6 +74,9 @@ type ChartSpec struct {
 	// Categories and Values are grouped bars.
 	Categories []string
 	Values     func(c *Cell) ([]float64, bool)
+	// LogY draws the bars on a logarithmic axis (figures orders of
+	// magnitude apart: a scan's blocks beside an index's).
+	LogY bool
 	// Reference, when it has figures for the first key's cell, adds them
 	// as a grey series (a write-up's).
 	Reference func(c *Cell) (name string, ys []float64)

@@ -249,7 +249,8 @@ var rangeQueryKind = results.Kind{
 		}},
 	},
 	Charts: []results.ChartSpec{{
-		Heading: "Range query: blocks per query", Title: "blocks per query of a recent window", YLabel: "shared blocks", Categories: []string{"blocks / query", "read from outside the cache"},
+		Heading: "Range query: blocks per query", Title: "blocks per query of a recent window", YLabel: "shared blocks (log scale)", Categories: []string{"blocks / query", "read from outside the cache"},
+		LogY: true,
 		Caption: "The shared blocks each query of a recent window of time touched (the table's and its indexes'; pg_statio): through the key's range, " +
 			"through a created_at index, or by a scan of a table without one (each key's path is in the table).",
 		Values: func(c *results.Cell) ([]float64, bool) {

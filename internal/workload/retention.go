@@ -491,13 +491,13 @@ var retentionKind = results.Kind{
 			"VACUUM after: the VACUUM after the rounds; table, key index after: their sizes and the key index's leaf density after it (pgstatindex);"}
 	},
 	Charts: []results.ChartSpec{
-		{Heading: "Retention: time per expiry", Title: "time per expiry", YLabel: "milliseconds", Categories: []string{"expiry"},
+		{Heading: "Retention: time per expiry", Title: "time per expiry", YLabel: "milliseconds (log scale)", Categories: []string{"expiry"}, LogY: true,
 			Caption: "The median time of each round's expiry of the same slice of the history: a partition dropped, or the rows deleted by key or by created_at.",
 			Values: func(c *results.Cell) ([]float64, bool) {
 				return expiryFigure(c, func(e Expiry) (float64, bool) { return e.Seconds * 1000, true })
 			},
 			Missing: "no expiry was measured"},
-		{Heading: "Retention: WAL per expiry", Title: "WAL per expiry", YLabel: "KiB", Categories: []string{"expiry"},
+		{Heading: "Retention: WAL per expiry", Title: "WAL per expiry", YLabel: "KiB (log scale)", Categories: []string{"expiry"}, LogY: true,
 			Caption: "What each expiry's transaction wrote to the WAL (pg_walinspect, its records by its transaction id), median over the rounds: a DELETE writes a record per row and an image of each page it first touches after a checkpoint.",
 			Values: func(c *results.Cell) ([]float64, bool) {
 				return expiryFigure(c, func(e Expiry) (float64, bool) { w, ok := e.WAL.Get(); return float64(w.Bytes) / 1024, ok })
