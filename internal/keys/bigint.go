@@ -9,7 +9,26 @@ import (
 )
 
 func init() {
-	Register(identityStrategy("bigint", "identity sequence", AsBigint))
+	b := identityStrategy("bigint", "identity sequence", AsBigint)
+	b.Made += "; gen=random: a random positive 63-bit value (the \"unguessable bigint\")"
+	b.Random = func(*Spec) Generator { return randomBigint{} }
+	Register(b)
+}
+
+// randomBigint makes random positive 63-bit values: each stream reads its
+// own buffer of random bytes.
+type randomBigint struct{}
+
+func (randomBigint) Stream() Stream { return &randomBigintStream{r: newRandBuf()} }
+
+type randomBigintStream struct{ r *randBuf }
+
+func (s *randomBigintStream) Next(dst []byte) {
+	s.r.read(dst[:8])
+	dst[0] &= 0x7f
+	if binary.BigEndian.Uint64(dst) == 0 {
+		dst[7] = 1 // 0 is no key a table would hold
+	}
 }
 
 // identityStrategy is a sequence-backed key: an identity column on the server
@@ -27,6 +46,17 @@ func identityStrategy(name, made string, as Storage) *Strategy {
 		},
 		NewGenerator: newCounter,
 		Counter:      true,
+		FactsFor: func(s *Spec) Facts {
+			if s.Random {
+				return Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 63}
+			}
+			f := Facts{Sortable: SortableYes, Reveals: "a count: how many rows came before it (two values apart in time, the growth rate)",
+				Unique: "a sequence: unique while one sequence makes the values"}
+			if as == AsInt {
+				f.Reveals += "; it runs out at 2,147,483,647"
+			}
+			return f
+		},
 		ServerState: func(_ *Spec, sv Server, rows int64) []string {
 			return []string{fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), %d)", strings.ReplaceAll(sv.Qualified(), "'", "''"), rows)}
 		},

@@ -37,7 +37,9 @@ func next(t testing.TB, s *Spec, st Stream) []byte {
 }
 
 func TestCatalogHasTheBriefsStrategies(t *testing.T) {
-	want := []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb"}
+	// The brief's eleven, then every id people use (issue 30).
+	want := []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb",
+		"uuidv5", "uuidv3", "ksuid", "typeid", "nanoid", "cuid2", "objectid", "xid", "sonyflake"}
 	if got := Names(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}

@@ -120,7 +120,11 @@ func FormatSpan(d time.Duration) string {
 // OrdersByTime says the key's values follow their rows' time in a way a
 // range partition or a range query on the key can use: a time-ordered
 // key's leading bits (TimeBound), or a counter's value (its rows' order).
-func (s *Spec) OrdersByTime() bool { return s.HasTimeBound() || s.Strategy.Counter }
+func (s *Spec) OrdersByTime() bool { return s.HasTimeBound() || s.Counts() }
+
+// Counts says the key's values count the rows: 1, 2, 3, ... (a sequence;
+// not gen=random).
+func (s *Spec) Counts() bool { return s.Strategy.Counter && !s.Random }
 
 // HasCreatedAt says the keyed table has a created_at column.
 func (s *Spec) HasCreatedAt() bool {

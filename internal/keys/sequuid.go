@@ -41,6 +41,19 @@ func putSeqUUID(dst []byte, r *randBuf, val, block, count int64) {
 func seqUUID(s Strategy) *Strategy {
 	s.Storages, s.Width, s.DefaultGen = uuidStorages, 16, GenClient
 	s.Params = append(s.Params, ParamDef{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"})
+	reveals := "roughly how many rows came before it: the block of rows its sequence was in (modulo the wrap)"
+	if s.Clock {
+		reveals = "its creation time's block of interval seconds (modulo the wrap)"
+	}
+	s.FactsFor = func(sp *Spec) Facts {
+		prefix := 1
+		for c := int64(256); c < sp.Params["count"]; c *= 256 {
+			prefix++
+		}
+		// The random bits are counted against every key: keys of one
+		// block share its prefix, and a wrapped prefix is shared again.
+		return Facts{Sortable: "by block, wrapping", Reveals: reveals, RandomBits: 122 - 8*prefix}
+	}
 	return &s
 }
 

@@ -71,8 +71,13 @@ type Spec struct {
 	Gen Gen
 	// Index is how the key column is indexed.
 	Index Index
-	// Params holds the strategy's own parameters with defaults filled in.
+	// Params holds the strategy's own parameters with defaults filled in;
+	// Text its text parameters (a TypeID's prefix).
 	Params map[string]int64
+	Text   map[string]string
+	// Random says the values are random in the key's own type (gen=random:
+	// a random bigint), made by keybench.
+	Random bool
 	// Prefill, when set (prefill=NAME), is the key the table is filled
 	// with before the window, in the same column type: a table that
 	// switches keys (a uuidv4 history, new rows uuidv7). Its values are
@@ -99,9 +104,12 @@ func Parse(raw string) (*Spec, error) {
 	if st == nil {
 		return nil, usagef("unknown key %q%s (valid: %s)", name, usage.Suggest(name, Names()), strings.Join(Names(), ", "))
 	}
-	s := &Spec{Raw: raw, Strategy: st, As: st.Storages[0], Index: IndexPK, Params: map[string]int64{}}
+	s := &Spec{Raw: raw, Strategy: st, As: st.Storages[0], Index: IndexPK, Params: map[string]int64{}, Text: map[string]string{}}
 	for _, p := range st.Params {
 		s.Params[p.Name] = p.Default
+	}
+	for _, p := range st.TextParams {
+		s.Text[p.Name] = p.Default
 	}
 	seen := map[string]bool{}
 	for _, kv := range parts[1:] {
@@ -121,6 +129,13 @@ func Parse(raw string) (*Spec, error) {
 			}
 			s.As = as
 		case "gen":
+			if v == "random" {
+				if st.Random == nil {
+					return nil, usagef("key %q: %s has no random generator (gen=random makes a random bigint)", raw, name)
+				}
+				s.Gen, s.Random = GenClient, true
+				continue
+			}
 			switch Gen(v) {
 			case GenServer:
 				if st.ServerDefault == nil {
@@ -157,6 +172,13 @@ func Parse(raw string) (*Spec, error) {
 			}
 			s.Index = Index(v)
 		default:
+			if tp := st.textParam(k); tp != nil {
+				if why := tp.Check(v); why != "" {
+					return nil, usagef("key %q: %s %s, not %q", raw, k, why, v)
+				}
+				s.Text[k] = v
+				continue
+			}
 			pd := st.param(k)
 			if pd == nil {
 				return nil, usagef("key %q: unknown parameter %q (valid: %s)", raw, k, st.paramNames())
@@ -269,7 +291,10 @@ func (s *Spec) String() string {
 	if s.As != s.Strategy.Storages[0] {
 		b.WriteString(":as=" + string(s.As))
 	}
-	if s.Gen != GenAuto {
+	switch {
+	case s.Random:
+		b.WriteString(":gen=random")
+	case s.Gen != GenAuto:
 		b.WriteString(":gen=" + string(s.Gen))
 	}
 	names := make([]string, 0, len(s.Params))
@@ -280,6 +305,11 @@ func (s *Spec) String() string {
 	for _, k := range names {
 		if pd := s.Strategy.param(k); pd != nil && s.Params[k] != pd.Default {
 			fmt.Fprintf(&b, ":%s=%d", k, s.Params[k])
+		}
+	}
+	for _, p := range s.Strategy.TextParams {
+		if v := s.Text[p.Name]; v != p.Default {
+			b.WriteString(":" + p.Name + "=" + v)
 		}
 	}
 	if s.Index != IndexPK {
@@ -320,11 +350,11 @@ func (s *Spec) ColumnType() string {
 func (s *Spec) StoredBytes() int {
 	switch s.As {
 	case AsText:
-		return 1 + s.Strategy.textLen()
+		return 1 + s.TextLength()
 	case AsChar32:
 		return 1 + 32
 	case AsBytea:
-		return 1 + 16
+		return 1 + s.Strategy.Width
 	case AsBigint:
 		return 8
 	case AsInt:

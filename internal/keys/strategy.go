@@ -40,11 +40,24 @@ type Strategy struct {
 	// moved past them), after a prefill that loaded keybench's values in
 	// its place. Nil: the server's generator keeps no state.
 	ServerState func(s *Spec, sv Server, rows int64) []string
-	// TextForm renders a raw value as text for as=text when it is not the
-	// canonical uuid form (ULID's Crockford base32). Nil for the uuid form.
-	TextForm func(raw []byte) string
-	// TextLen is the length of TextForm's output (36 for the uuid form).
-	TextLen int
+	// TextForm appends a raw value's text for as=text when it is not the
+	// canonical uuid form (ULID's Crockford base32, a TypeID's prefix and
+	// suffix, a text-only key's own characters). Nil for the uuid form.
+	TextForm func(s *Spec, dst, raw []byte) []byte
+	// TextLen is the length of TextForm's output (36 for the uuid form);
+	// TextLenOf, when set, is the length for a spec (a TypeID's prefix).
+	TextLen   int
+	TextLenOf func(s *Spec) int
+	// TextParams are the strategy's parameters whose values are text (a
+	// TypeID's prefix).
+	TextParams []TextParamDef
+	// Random, when set, is a generator of random values in the key's own
+	// type: gen=random (a random bigint, the "unguessable bigint").
+	Random func(s *Spec) Generator
+	// Facts are what a value gives away and keeps apart (FactsFor, when
+	// set, for a spec: a uuidv7's method).
+	Facts    Facts
+	FactsFor func(s *Spec) Facts
 	// ServerSetup returns the objects to create before the table when the
 	// server makes the values (helper functions, sequences), each with the
 	// statements that make it: keybench records them in its workspace.
@@ -67,6 +80,13 @@ type Strategy struct {
 	// value made at the Unix time in seconds that epochSQL computes: the
 	// prefill's history for server-made keys. Nil when the server has no way.
 	ServerAt func(s *Spec, sv Server, epochSQL string) string
+}
+
+// TextParamDef is a strategy parameter with a text value.
+type TextParamDef struct {
+	Name, Default, Doc string
+	// Check says why a value is refused ("" when it is not).
+	Check func(v string) string
 }
 
 // ParamDef is a strategy parameter with an integer value.
@@ -132,7 +152,8 @@ func Names() []string {
 }
 
 // catalogOrder is the order of the brief's table; strategies not in it sort after, by name.
-var catalogOrder = []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb"}
+var catalogOrder = []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb",
+	"uuidv5", "uuidv3", "ksuid", "typeid", "nanoid", "cuid2", "objectid", "xid", "sonyflake"}
 
 // All returns every strategy in catalog order.
 func All() []*Strategy {
@@ -169,15 +190,33 @@ func (st *Strategy) param(name string) *ParamDef {
 	return nil
 }
 
+func (st *Strategy) textParam(name string) *TextParamDef {
+	for i := range st.TextParams {
+		if st.TextParams[i].Name == name {
+			return &st.TextParams[i]
+		}
+	}
+	return nil
+}
+
 func (st *Strategy) paramNames() string {
 	names := []string{"as", "gen", "index", "prefill", "created-at", "partition"}
 	for _, p := range st.Params {
 		names = append(names, p.Name)
 	}
+	for _, p := range st.TextParams {
+		names = append(names, p.Name)
+	}
 	return strings.Join(names, ", ")
 }
 
-func (st *Strategy) textLen() int { return st.TextLen }
+// TextLength is the length of the spec's values as text.
+func (s *Spec) TextLength() int {
+	if s.Strategy.TextLenOf != nil {
+		return s.Strategy.TextLenOf(s)
+	}
+	return s.Strategy.TextLen
+}
 
 // GeneratedWhere describes where values can be made, for `keybench keys`.
 func (st *Strategy) GeneratedWhere() string {
@@ -221,6 +260,10 @@ func (r *Resolved) ServerValueAt(epochSQL string) (sql string, ok bool) {
 // Resolve decides who makes the values on the given server.
 func (s *Spec) Resolve(sv Server) (*Resolved, error) {
 	r := &Resolved{Spec: s, Gen: s.Gen, Server: sv}
+	if s.Random {
+		r.Gen = GenClient // random values are keybench's
+		return r, nil
+	}
 	if r.Gen == GenAuto && s.Strategy.DefaultGen != GenAuto {
 		r.Gen = s.Strategy.DefaultGen
 	}
@@ -265,7 +308,7 @@ func (r *Resolved) Setup(sv Server) []workspace.Object {
 // 8-10 s). Nil when only the server can make them.
 func (r *Resolved) FillGenerator(sv Server, clock func() time.Time, rows int64) (Generator, []string) {
 	g := r.NewGeneratorAt(clock)
-	if g == nil || r.Gen != GenServer || r.Strategy.ServerState == nil || rows == 0 {
+	if g == nil || r.Gen != GenServer || r.Strategy.ServerState == nil || rows == 0 || r.Random {
 		return g, nil
 	}
 	return g, r.Strategy.ServerState(r.Spec, sv, rows)
@@ -276,6 +319,9 @@ func (s *Spec) NewGenerator() Generator { return s.NewGeneratorAt(time.Now) }
 
 // NewGeneratorAt returns the client-side generator for the spec reading time from clock.
 func (s *Spec) NewGeneratorAt(clock func() time.Time) Generator {
+	if s.Random && s.Strategy.Random != nil {
+		return s.Strategy.Random(s)
+	}
 	if s.Strategy.NewGenerator == nil {
 		return nil
 	}
@@ -295,7 +341,7 @@ func (s *Spec) Encode(dst, raw []byte) []byte {
 	switch s.As {
 	case AsText:
 		if s.Strategy.TextForm != nil {
-			return append(dst, s.Strategy.TextForm(raw)...)
+			return s.Strategy.TextForm(s, dst, raw)
 		}
 		return appendUUIDText(dst, raw, true)
 	case AsChar32:

@@ -14,12 +14,13 @@ func init() {
 		Storages: []Storage{AsUUID, AsText, AsBytea},
 		Params:   []ParamDef{{Name: "monotonic", Default: 1, Min: 0, Max: 1, Doc: "1: strictly increasing within a millisecond"}},
 		Width:    16,
-		TextForm: ulidText,
+		TextForm: func(_ *Spec, dst, raw []byte) []byte { return append(dst, ulidText(raw)...) },
 		TextLen:  26,
 		Clock:    true,
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &ulidGen{clock: clock, monotonic: s.Params["monotonic"] == 1}
 		},
+		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RandomBits: 80, PerUnit: time.Millisecond},
 	})
 }
 

@@ -19,8 +19,14 @@ func init() {
 // gregorian is the strategy of a uuid of RFC 9562's Gregorian timestamp
 // (versions 1 and 6), whose layout put writes.
 func gregorian(name, made, ordering string, put func(dst []byte, ts uint64, seq uint16, node *[6]byte)) *Strategy {
+	sortable := SortableYes
+	if name == "uuidv1" {
+		sortable = "no (time_low first)"
+	}
 	return &Strategy{Name: name, Made: made, Ordering: ordering, Storages: uuidStorages, Params: []ParamDef{spacingParam}, Width: 16, Clock: true,
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, put) }}
+		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, put) },
+		Facts: Facts{Sortable: sortable, Reveals: "creation time to 100 ns, and its node (a MAC address; keybench's a random one)",
+			Unique: "its timestamp and clock sequence: unique on one node"}}
 }
 
 // gregorianOffset is the number of 100ns intervals from 1582-10-15 to 1970-01-01.

@@ -13,6 +13,7 @@ func init() {
 			return uuidServerDefault(s, "gen_random_uuid()"), nil
 		},
 		NewGenerator: func(*Spec, func() time.Time) Generator { return v4Gen{} },
+		Facts:        Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 122},
 	})
 }
 

@@ -108,7 +108,7 @@ func (q *rangeQuery) column(t *Table) (string, error) {
 // PathName says how the query finds its window, as a person reads it.
 func (q *rangeQuery) pathName() string {
 	switch {
-	case q.col == "id" && q.t.Key.Strategy.Counter:
+	case q.col == "id" && q.t.Key.Counts():
 		return "key range (the history's value at each time)"
 	case q.col == "id":
 		return "key range (bounds made from timestamps)"
@@ -137,7 +137,7 @@ func (q *rangeQuery) bound(dst []byte, at time.Time) []byte {
 	switch {
 	case q.col == "created_at":
 		return binary.BigEndian.AppendUint64(dst[:0], uint64(at.Sub(pgEpoch).Microseconds()))
-	case k.Strategy.Counter:
+	case k.Counts():
 		var raw [8]byte
 		binary.BigEndian.PutUint64(raw[:], uint64(q.t.History.RowAt(at)))
 		return k.Encode(dst[:0], raw[:])

@@ -78,7 +78,7 @@ func (t *Table) TimeParts() []TimePart {
 	for n := 0; n < MaxTimePartitions; n++ {
 		to := from.Add(every)
 		p := TimePart{From: from, To: to}
-		if t.Key.PartitionColumn() == "id" && t.Key.Strategy.Counter {
+		if t.Key.PartitionColumn() == "id" && t.Key.Counts() {
 			p.FirstRow, p.EndRow = t.History.RowAt(from), t.History.RowAt(to)
 			if p.FirstRow == p.EndRow {
 				from = to
@@ -92,7 +92,7 @@ func (t *Table) TimeParts() []TimePart {
 		from = to
 		// One whole span past the history's end (a counter's rows after
 		// the history go to the open partition: none is bounded by time).
-		if from.After(end.Add(every)) || t.Key.Strategy.Counter && !from.Before(end) {
+		if from.After(end.Add(every)) || t.Key.Counts() && !from.Before(end) {
 			break
 		}
 	}
@@ -114,7 +114,7 @@ func (t *Table) boundSQL(at time.Time) string {
 	switch {
 	case k.PartitionColumn() == "created_at":
 		return TimestampSQL(at)
-	case k.Strategy.Counter:
+	case k.Counts():
 		return strconv.FormatInt(t.History.RowAt(at), 10)
 	}
 	raw, err := k.TimeBound(at)

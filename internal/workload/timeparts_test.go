@@ -116,7 +116,7 @@ func TestTimePartitionsHoldTheirRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-				case tb.Key.Strategy.Counter:
+				case tb.Key.Counts():
 					n, _ := strconv.ParseInt(id, 10, 64)
 					if n < p.FirstRow || n >= p.EndRow && !p.Open() {
 						t.Fatalf("%s: %s holds %d, outside [%d, %d)", raw, p.Name, n, p.FirstRow, p.EndRow)
