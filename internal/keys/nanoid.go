@@ -33,20 +33,17 @@ func (nanoidGen) Stream() Stream { return &nanoidStream{r: newRandBuf()} }
 
 type nanoidStream struct {
 	r   *randBuf
-	buf [nanoidStep]byte
+	buf [nanoidSize]byte
 }
-
-// nanoidStep is the random bytes Nano ID's customRandom draws for 21
-// characters of a 64-letter alphabet: -~(1.6 × 63 × 21 / 64).
-const nanoidStep = 34
 
 func (s *nanoidStream) Next(dst []byte) {
 	s.r.read(s.buf[:])
 	NanoidOf(dst, s.buf[:])
 }
 
-// NanoidOf writes the Nano ID that Nano ID's customRandom makes of the
-// random bytes (its last bytes first, each masked to 6 bits) into dst.
+// NanoidOf writes the Nano ID that Nano ID's customRandom makes of 21
+// random bytes (for a 64-letter alphabet it draws as many bytes as
+// characters, and takes the last first, each masked to 6 bits) into dst.
 func NanoidOf(dst, random []byte) {
 	j := len(random)
 	for i := range dst[:nanoidSize] {

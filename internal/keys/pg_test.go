@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/uuid/v5"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/testenv"
 	"github.com/keybench/keybench/internal/workspace"
 )
 
@@ -33,7 +35,8 @@ func parse(t *testing.T, raw string) *keys.Spec {
 func TestServerReadsClientKeys(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t)
-	for name, version := range map[string]int{"uuidv4": 4, "uuidv7": 7, "uuidv1": 1, "uuidv6": 6, "seq-uuid-time": 4, "comb": 4} {
+	for name, version := range map[string]int{"uuidv4": 4, "uuidv7": 7, "uuidv1": 1, "uuidv6": 6, "seq-uuid-time": 4, "comb": 4,
+		"uuidv5": 5, "uuidv3": 3, "uuidv7:method=counter": 7, "uuidv7:method=random": 7, "typeid:as=uuid": 7} {
 		s := parse(t, name)
 		before := time.Now()
 		raw := make([]byte, 16)
@@ -100,7 +103,9 @@ func TestServerSortsTimeOrderedKeys(t *testing.T) {
 func TestStoredBytes(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t)
-	for _, raw := range []string{"uuidv4", "uuidv4:as=text", "uuidv4:as=char32", "uuidv4:as=bytea", "ulid:as=text", "snowflake", "bigint:gen=client"} {
+	for _, raw := range []string{"uuidv4", "uuidv4:as=text", "uuidv4:as=char32", "uuidv4:as=bytea", "ulid:as=text", "snowflake", "bigint:gen=client",
+		"ksuid", "ksuid:as=bytea", "typeid", "typeid:as=uuid", "typeid:prefix=order_line", "nanoid", "cuid2", "objectid", "objectid:as=bytea",
+		"xid", "xid:as=bytea", "uuidv5", "uuidv3:as=text", "sonyflake", "bigint:gen=random"} {
 		s := parse(t, raw)
 		v := make([]byte, s.Strategy.Width)
 		s.NewGenerator().Stream().Next(v)
@@ -109,7 +114,7 @@ func TestStoredBytes(t *testing.T) {
 			t.Fatalf("%s: %v", raw, err)
 		}
 		// A datum alone carries a 4-byte varlena header; stored in a row it has a 1-byte one.
-		if s.StoredBytes() > 16 || raw == "uuidv4:as=bytea" {
+		if s.As == keys.AsText || s.As == keys.AsChar32 || s.As == keys.AsBytea {
 			size -= 3
 		}
 		if size != s.StoredBytes() {
@@ -280,6 +285,30 @@ func TestFillGeneratorContinuesTheServer(t *testing.T) {
 		var dup int
 		if err := c.QueryRow(ctx, "SELECT count(*) - count(DISTINCT id) FROM "+sv.Qualified()).Scan(&dup); err != nil || dup != 0 {
 			t.Errorf("%s: %d duplicate keys (%v)", raw, dup, err)
+		}
+	}
+}
+
+// TestNameUUIDsAreTheServers: where the server has uuid-ossp, its
+// uuid_generate_v3 and _v5 make keybench's name-based uuids of the same
+// namespace and name.
+func TestNameUUIDsAreTheServers(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\""); err != nil {
+		testenv.Skip(t, "uuid-ossp: "+err.Error())
+	}
+	defer c.Exec(ctx, "DROP EXTENSION \"uuid-ossp\"")
+	for _, name := range []string{"keybench/00ff/1", "", "https://example.com/users/alice"} {
+		var v3, v5 string
+		if err := c.QueryRow(ctx, "SELECT uuid_generate_v3(uuid_ns_url(), $1)::text, uuid_generate_v5(uuid_ns_url(), $1)::text", name).Scan(&v3, &v5); err != nil {
+			t.Fatal(err)
+		}
+		if got := keys.NameUUID(3, uuid.NamespaceURL, name).String(); got != v3 {
+			t.Errorf("uuidv3 of %q: %s, the server %s", name, got, v3)
+		}
+		if got := keys.NameUUID(5, uuid.NamespaceURL, name).String(); got != v5 {
+			t.Errorf("uuidv5 of %q: %s, the server %s", name, got, v5)
 		}
 	}
 }

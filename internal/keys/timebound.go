@@ -33,6 +33,28 @@ var timeBounds = map[string]func(s *Spec, ms int64, dst []byte){
 	"snowflake": func(_ *Spec, ms int64, dst []byte) {
 		binary.BigEndian.PutUint64(dst, uint64(ms-snowflakeEpoch)<<22)
 	},
+	// A TypeID is a uuidv7 under a prefix the same for every value; its
+	// text is fixed-width lowercase base32, which sorts as its bytes.
+	"typeid": func(_ *Spec, ms int64, dst []byte) {
+		clear(dst)
+		putMS48(dst, ms)
+		dst[6] = 0x70
+	},
+	// 39 bits of 10 ms since Sonyflake's epoch above 24 bits of sequence
+	// and machine: the unit that holds the ms.
+	"sonyflake": func(_ *Spec, ms int64, dst []byte) {
+		binary.BigEndian.PutUint64(dst, uint64((ms-sonyflakeEpoch)/10)<<24)
+	},
+	// 32-bit Unix seconds, then zeros (hex or base32hex text sorts as the
+	// bytes): the second that holds the ms, every value of it at or above.
+	"objectid": secondsBound,
+	"xid":      secondsBound,
+}
+
+// secondsBound is the bound of a key that leads with 32-bit Unix seconds.
+func secondsBound(_ *Spec, ms int64, dst []byte) {
+	clear(dst)
+	binary.BigEndian.PutUint32(dst, uint32(ms/1000))
 }
 
 func putMS48(dst []byte, ms int64) {
@@ -61,11 +83,17 @@ func (s *Spec) TimeBound(t time.Time) ([]byte, error) {
 // server has none (uuid_extract_timestamp reads only v1 and v7).
 func (s *Spec) TimeOf(raw []byte) (time.Time, error) {
 	switch s.Strategy.Name {
-	case "uuidv7", "ulid":
+	case "uuidv7", "ulid", "typeid":
 		ms := int64(raw[0])<<40 | int64(raw[1])<<32 | int64(raw[2])<<24 | int64(raw[3])<<16 | int64(raw[4])<<8 | int64(raw[5])
 		return time.UnixMilli(ms), nil
 	case "snowflake":
 		return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>22) + snowflakeEpoch), nil
+	case "sonyflake":
+		return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>24)*10 + sonyflakeEpoch), nil
+	case "objectid", "xid":
+		return time.Unix(int64(binary.BigEndian.Uint32(raw)), 0), nil
+	case "ksuid":
+		return time.Unix(int64(binary.BigEndian.Uint32(raw))+ksuidEpoch, 0), nil
 	}
 	return time.Time{}, fmt.Errorf("%s has no time to decode", s.Strategy.Name)
 }

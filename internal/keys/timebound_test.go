@@ -14,7 +14,8 @@ import (
 // millisecond.
 func TestTimeBoundsHoldEveryValue(t *testing.T) {
 	base := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
-	for _, raw := range []string{"uuidv7", "uuidv7:as=text", "uuidv7:as=bytea", "ulid", "ulid:as=text", "ulid:as=bytea", "snowflake"} {
+	for _, raw := range []string{"uuidv7", "uuidv7:as=text", "uuidv7:as=bytea", "ulid", "ulid:as=text", "ulid:as=bytea", "snowflake",
+		"typeid", "typeid:as=uuid", "sonyflake", "objectid", "objectid:as=bytea", "xid", "xid:as=bytea"} {
 		s, err := Parse(raw)
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +40,14 @@ func TestTimeBoundsHoldEveryValue(t *testing.T) {
 			g := s.NewGeneratorAt(func() time.Time { return at })
 			v := make([]byte, s.Strategy.Width)
 			g.Stream().Next(v)
-			if got, _ := s.TimeOf(v); !got.Equal(at.Truncate(time.Millisecond)) {
+			unit := time.Millisecond
+			switch s.Strategy.Name {
+			case "sonyflake":
+				unit = 10 * time.Millisecond
+			case "objectid", "xid":
+				unit = time.Second
+			}
+			if got, _ := s.TimeOf(v); !got.Equal(at.Truncate(unit)) {
 				t.Fatalf("%s: made at %v, decodes to %v", raw, at, got)
 			}
 			i := int(at.Sub(base) / time.Minute)
