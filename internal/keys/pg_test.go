@@ -296,7 +296,7 @@ func TestNameUUIDsAreTheServers(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t)
 	if _, err := c.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\""); err != nil {
-		testenv.Skip(t, "uuid-ossp: "+err.Error())
+		testenv.Skip(t, "uuid-ossp: %v", err)
 	}
 	defer c.Exec(ctx, "DROP EXTENSION \"uuid-ossp\"")
 	for _, name := range []string{"keybench/00ff/1", "", "https://example.com/users/alice"} {
