@@ -29,10 +29,10 @@ type vectors struct {
 	} `json:"ksuid_decode"`
 	XIDEncode []struct{ Bytes, Text string } `json:"xid_encode"`
 	XIDDecode []struct {
-		Text, Machine       string
+		Text, Machine      string
 		Unix, Pid, Counter int64
 	} `json:"xid_decode"`
-	TypeIDEncode []struct{ Prefix, UUID, Text string } `json:"typeid_encode"`
+	TypeIDEncode []struct{ Prefix, UUID, Text string }         `json:"typeid_encode"`
 	TypeIDDecode []struct{ Text, Prefix, Suffix, UUID string } `json:"typeid_decode"`
 	ObjectID     []struct {
 		Hex  string
