@@ -14,27 +14,69 @@ import (
 type keysCmd struct{}
 
 func (keysCmd) Run(e *env) error {
-	t := report.NewTable("name", "column", "generated", "ordering", "bytes", "parameters", "how values are made").AlignRight(4)
+	t := report.NewTable("name", "column", "bytes", "sortable by time", "reveals", "random bits", "collision: 1B rows", "collision: 1M/s, a year",
+		"URL chars", "generated", "parameters", "how values are made").AlignRight(2, 5, 6, 7, 8)
 	for _, st := range keys.All() {
-		s, _ := keys.Parse(st.Name)
+		s := st.DefaultStorage()
 		var params []string
 		for _, p := range st.Params {
 			params = append(params, fmt.Sprintf("%s=%d", p.Name, p.Default))
 		}
+		for _, p := range st.TextParams {
+			params = append(params, fmt.Sprintf("%s=%s", p.Name, p.Default))
+		}
 		var as []string
 		for _, a := range st.Storages {
-			as = append(as, string(a))
+			if a != s.As {
+				as = append(as, fmt.Sprintf("%s %d B", a, asStorage(s, a).StoredBytes()))
+			}
 		}
-		if len(as) > 1 {
-			params = append(params, "as="+strings.Join(as, "|"))
+		if len(as) > 0 {
+			params = append(params, "as="+strings.Join(as, ", "))
 		}
-		t.AppendRow(st.Name, s.ColumnType(), st.GeneratedWhere(), st.Ordering, s.StoredBytes(), strings.Join(params, " "), st.Made)
+		if st.Random != nil {
+			params = append(params, "gen=random")
+		}
+		f := s.FactsOf()
+		bits := "-"
+		if f.RandomBits > 0 {
+			bits = fmt.Sprint(f.RandomBits)
+			if f.PerUnit > 0 {
+				bits += " per " + unitText(f.PerUnit)
+			}
+		}
+		t.AppendRow(st.Name, s.ColumnType(), s.StoredBytes(), f.Sortable, f.Reveals, bits,
+			f.CollisionText(keys.BillionRows, keys.BillionRowsRate), f.CollisionText(keys.YearRate*keys.Year.Seconds(), keys.YearRate),
+			s.URLChars(), st.GeneratedWhere(), strings.Join(params, " "), st.Made)
 	}
 	d := &report.Doc{}
 	d.Add(t)
-	d.Println("every key also takes gen=server|client and index=pk|unique|btree|hash|brin|none; bytes: stored size of one value in its default column type.")
+	d.Println("every key also takes gen=server|client, index=pk|unique|btree|hash|brin|none, created-at= and partition=; " +
+		"bytes: one value as a row stores it in its default column (pg_column_size; other storages under parameters); " +
+		"random bits: those that tell apart values made in the same unit of time (per ms: only values of one ms can collide); " +
+		"collision: the probability that two values are the same, 1B rows made at 1,000 a second, or a million a second for a year — " +
+		"1 − exp(−pairs / 2^bits), pairs those of values sharing a unit of time; \"0 on one generator\": unique by construction (a sequence, a counter per node), colliding only across generators that share an id; " +
+		"URL chars: the length of its text form.")
 	d.Write(e.stdout, e.catalogWidth())
 	return nil
+}
+
+// asStorage is the spec stored as a.
+func asStorage(s *keys.Spec, a keys.Storage) *keys.Spec {
+	c := *s
+	c.As = a
+	return &c
+}
+
+// unitText writes a unit of time the random bits share ("ms", "244 ns").
+func unitText(d time.Duration) string {
+	switch d {
+	case time.Millisecond:
+		return "ms"
+	case time.Second:
+		return "s"
+	}
+	return d.String()
 }
 
 type genCmd struct {

@@ -38,6 +38,7 @@ type runCmd struct {
 	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
 	CreatedAt     string      `name:"created-at" placeholder:"none|column|indexed" help:"A created_at timestamptz column on the keyed table (the row's time: a window's rows the server's clock, a prefill's the history it stands for, the time a time-ordered key encodes), with an index of its own (indexed); default: the preset's (none)."`
 	PartitionBy   string      `name:"partition-by" placeholder:"time:SPAN|count:N|none" help:"Partition the keyed table by its rows' time (time:1d, time:6h) or every N rows of their history (count:100000): on the key where it orders by time (uuidv7, ulid, snowflake, bigint by its values), on created_at otherwise (needs --created-at); per key: KEY:partition=1d. Partitions cover the prefill's history (see --history), one span past it, and an open one for later rows."`
+	Fill          string      `enum:"after,indexed," default:"" placeholder:"after|indexed" help:"How a prefill meets the key's index: after (the index built on the filled table, its leaves packed 90% full) or indexed (built first and grown by the prefill as by inserts: a random key's leaves split half full); default: the preset's (after; ids: indexed)."`
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        int         `help:"Runs of every cell, each on a fresh table."`
 	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
@@ -240,6 +241,12 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 			return p, usagef("--partition-by: %v", err)
 		}
 		p.PartitionBy = pt
+	}
+	switch r.Fill {
+	case "indexed":
+		p.FillIndexed = true
+	case "after":
+		p.FillIndexed = false
 	}
 	if r.History != "" {
 		h, err := keys.ParseSpan(r.History)

@@ -50,10 +50,10 @@ func identityStrategy(name, made string, as Storage) *Strategy {
 			if s.Random {
 				return Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 63}
 			}
-			f := Facts{Sortable: SortableYes, Reveals: "a count: how many rows came before it (two values apart in time, the growth rate)",
+			f := Facts{Sortable: SortableYes, Reveals: "a count: the rows made before it",
 				Unique: "a sequence: unique while one sequence makes the values"}
 			if as == AsInt {
-				f.Reveals += "; it runs out at 2,147,483,647"
+				f.Reveals += " (and runs out at 2^31)"
 			}
 			return f
 		},

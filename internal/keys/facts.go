@@ -87,3 +87,25 @@ func (f Facts) CollisionText(n, rate float64) string {
 	}
 	return fmt.Sprintf("%.1e", p)
 }
+
+// URLChars is the length of the key's text form, as a URL carries it: its
+// own text form (a ULID's 26, a TypeID's prefix and 26), a uuid's 36, an
+// integer's most digits.
+func (s *Spec) URLChars() int {
+	switch {
+	case s.Strategy.TextForm != nil:
+		return s.TextLength()
+	case s.Strategy.Storages[0] == AsBigint:
+		return 19
+	case s.Strategy.Storages[0] == AsInt:
+		return 10
+	}
+	return 36
+}
+
+// DefaultStorage is the spec with the strategy's own storage (the
+// catalog's row: its stored bytes in its usual column).
+func (st *Strategy) DefaultStorage() *Spec {
+	s, _ := Parse(st.Name)
+	return s
+}

@@ -25,7 +25,7 @@ func init() {
 			g.counter.Store(uint32(seed[5])<<16 | uint32(seed[6])<<8 | uint32(seed[7]))
 			return g
 		},
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process (40 random bits fixed per process)", RandomBits: 40,
+		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process", RandomBits: 40,
 			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 	})
 }

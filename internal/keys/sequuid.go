@@ -41,9 +41,9 @@ func putSeqUUID(dst []byte, r *randBuf, val, block, count int64) {
 func seqUUID(s Strategy) *Strategy {
 	s.Storages, s.Width, s.DefaultGen = uuidStorages, 16, GenClient
 	s.Params = append(s.Params, ParamDef{Name: "count", Default: 65536, Min: 1, Max: 1 << 32, Doc: "blocks before the prefix wraps"})
-	reveals := "roughly how many rows came before it: the block of rows its sequence was in (modulo the wrap)"
+	reveals := "the block of rows it was made in (a count, modulo the wrap)"
 	if s.Clock {
-		reveals = "its creation time's block of interval seconds (modulo the wrap)"
+		reveals = "creation time to its block (modulo the wrap)"
 	}
 	s.FactsFor = func(sp *Spec) Facts {
 		prefix := 1

@@ -39,6 +39,6 @@ func init() {
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			return &v7Gen{clock: clock}
 		},
-		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the ms, and its type", RandomBits: 62, PerUnit: time.Millisecond},
+		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs, and its type", RandomBits: 62, PerUnit: time.Millisecond / 4096},
 	})
 }

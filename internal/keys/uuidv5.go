@@ -31,7 +31,7 @@ func init() {
 				newRandBuf().read(nonce[:])
 				return &nameUUIDGen{version: v.version, prefix: fmt.Sprintf("keybench/%x/", nonce)}
 			},
-			Facts: Facts{Sortable: SortableNo, Reveals: "nothing, but the same name always makes the same key: a guessable name gives its key away", RandomBits: 122},
+			Facts: Facts{Sortable: SortableNo, Reveals: "nothing, but one name makes one key: a guessed name gives its key", RandomBits: 122},
 		})
 	}
 }

@@ -25,7 +25,7 @@ func init() {
 			g.counter.Store(uint32(seed[0])<<16 | uint32(seed[1])<<8 | uint32(seed[2]))
 			return g
 		},
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, its machine and process ids", RandomBits: 0,
+		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, machine, process", RandomBits: 0,
 			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 	})
 }

@@ -125,5 +125,6 @@ func (evidence) figures() []figure {
 		b(func(m *results.Metrics) *results.M[int64] { return &m.LeafPages }),
 		once(func(m *results.Metrics) *results.M[results.SteadyWAL] { return &m.SteadyWAL }, onCoordinator),
 		once(func(m *results.Metrics) *results.M[[]results.PartitionSize] { return &m.Partitions }, onCoordinator),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }),
 	}
 }

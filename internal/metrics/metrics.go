@@ -41,6 +41,22 @@ func Partitions(ctx context.Context, conn *pgx.Conn, parts, keyIndexes []string,
 	into.Partitions = results.Of(out)
 }
 
+// KeyBytes records the mean stored size of the table's key column over a
+// sample of its rows (pg_column_size: a row's datum, its varlena header of
+// one byte included).
+func KeyBytes(ctx context.Context, conn *pgx.Conn, table string, into *results.Metrics) {
+	var v *float64
+	if err := conn.QueryRow(ctx, `SELECT avg(pg_column_size(id))::float8 FROM (SELECT id FROM `+table+` LIMIT 10000) s`).Scan(&v); err != nil {
+		into.KeyBytes = unavailable[float64](err.Error())
+		return
+	}
+	if v == nil {
+		into.KeyBytes = unavailable[float64]("the table holds no row")
+		return
+	}
+	into.KeyBytes = results.Of(*v)
+}
+
 // Sizes records the table's sizes: table_bytes (heap with its maps and
 // TOAST), toast_bytes, index_bytes and total_bytes; a partitioned table's
 // are the sums over its partitions.

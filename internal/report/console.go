@@ -46,6 +46,7 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 	}
 	pairs(d, groups)
 	evidence(d, res, groups)
+	keysTable(d, res, groups)
 	failures(d, res)
 	for _, n := range res.Notes {
 		d.Printf("note: %s.", n)

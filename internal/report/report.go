@@ -251,6 +251,9 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g), TPS: rateWithInterval(g)}
 		if i == 0 {
 			v.Versus, v.Significant = r.bestText(ranked, "highest median")
+			if what := reveals(r.res, g.Key); what != "" {
+				v.Versus += "; its values reveal their " + what + " to whoever sees them"
+			}
 		} else {
 			v.Versus, v.Significant = r.versusText(g, best)
 		}

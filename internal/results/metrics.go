@@ -89,6 +89,10 @@ type Metrics struct {
 	// SizesOverTime samples the sizes of the cell's relations by role
 	// during the window (with the buffer cache's period).
 	SizesOverTime M[[]SizeSample] `json:"sizes_over_time,omitzero"`
+	// KeyBytes is the mean size of the key as the table stores it
+	// (pg_column_size over a sample of its rows): the catalog's bytes,
+	// measured.
+	KeyBytes M[float64] `json:"key_bytes,omitzero"`
 	// Partitions are a partitioned table's partitions at the end of the
 	// cell, oldest first: each one's rows and sizes.
 	Partitions M[[]PartitionSize] `json:"partitions,omitzero"`

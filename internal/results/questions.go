@@ -33,6 +33,12 @@ var EvidenceColumns = []Column{
 	}},
 	{Header: "indexes", Text: func(r *Results, g *Group) string { return r.Last(g).Metrics.IndexBytes.Text(Bytes) }},
 	{Header: "key index", Text: func(r *Results, g *Group) string { return r.Last(g).Metrics.KeyIndexBytes.Text(Bytes) }},
+	{Header: "leaf density", Text: func(r *Results, g *Group) string {
+		return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
+	}},
+	{Header: "key bytes", Text: func(r *Results, g *Group) string {
+		return r.Last(g).Metrics.KeyBytes.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) })
+	}},
 	{Header: "table", Text: func(r *Results, g *Group) string { return r.Last(g).Metrics.TableBytes.Text(Bytes) }},
 	{Header: "blocks / txn (read)", Text: func(r *Results, g *Group) string { return r.Last(g).Metrics.BlocksPerTxn.Text(BlocksAndReads) }},
 }

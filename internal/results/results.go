@@ -54,6 +54,9 @@ type Results struct {
 	FinishedAt    *time.Time  `json:"finished_at,omitempty"`
 	Environment   Environment `json:"environment"`
 	Plan          Plan        `json:"plan"`
+	// Keys are the run's keys as the catalog describes them: what each
+	// gives away and keeps apart, beside what the cells measured.
+	Keys []KeyFacts `json:"keys,omitempty"`
 	// Notes are caveats about the whole run.
 	Notes []string `json:"notes,omitempty"`
 	Cells []Cell   `json:"cells"`
@@ -129,8 +132,11 @@ type Plan struct {
 	CreatedAt   string  `json:"created_at,omitempty"`
 	PartitionBy string  `json:"partition_by,omitempty"`
 	HistoryS    float64 `json:"history_s,omitempty"`
-	Repeat      int     `json:"repeat"`
-	Seed        int64   `json:"seed"`
+	// FillIndexed: each key index was built before the prefill, which grew
+	// it as inserts do (--fill indexed).
+	FillIndexed bool  `json:"fill_indexed,omitempty"`
+	Repeat      int   `json:"repeat"`
+	Seed        int64 `json:"seed"`
 	// Rounds splits each cell's window into rounds interleaved across the
 	// plan's cells: the most rounds, when Sequential stops them early.
 	Rounds int `json:"rounds,omitempty"`
@@ -530,4 +536,25 @@ func Parse(b []byte, name string) (*Results, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return &r, nil
+}
+
+// KeyFacts is a key of the run as the catalog describes it (keybench
+// keys): its column, its bytes there (a cell measures its own:
+// key_bytes), whether its values sort by creation time, what one value
+// reveals, its random bits and the time they share, how it is unique by
+// construction, the probability of a collision at 1B rows (made at 1,000
+// a second) and at a million a second for a year (absent where Unique
+// says why none), and its length as text.
+type KeyFacts struct {
+	Key         string   `json:"key"`
+	Column      string   `json:"column"`
+	StoredBytes int      `json:"stored_bytes"`
+	Sortable    string   `json:"sortable"`
+	Reveals     string   `json:"reveals"`
+	RandomBits  int      `json:"random_bits"`
+	PerUnitS    float64  `json:"random_bits_per_s,omitempty"`
+	Unique      string   `json:"unique,omitempty"`
+	CollisionB  *float64 `json:"collision_1b_rows,omitempty"`
+	CollisionY  *float64 `json:"collision_1m_per_s_year,omitempty"`
+	URLChars    int      `json:"url_chars"`
 }

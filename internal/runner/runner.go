@@ -127,7 +127,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
 		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(), WarmupFixed: p.FixedWarmup,
 			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Options: p.Options, Payload: p.Payload, CreatedAt: p.CreatedAt,
-			PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(),
+			PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(), FillIndexed: p.FillIndexed,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick,
 			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Questions: cfg.Plan.Scenario.Questions, Rounds: p.Rounds,
 			Sequential: cfg.Plan.Sequential},
@@ -147,6 +147,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 	}
 	for _, s := range cfg.Plan.Specs {
 		r.res.Plan.Keys = append(r.res.Plan.Keys, s.Raw)
+		r.res.Keys = append(r.res.Keys, keyFacts(s))
 	}
 	loadStart, loadErr := metrics.LoadAvg()
 	err := r.execute(ctx)
@@ -336,4 +337,18 @@ func partitionText(p keys.Partitioning) string {
 		return ""
 	}
 	return p.String()
+}
+
+// keyFacts is a key as the catalog describes it, for results.
+func keyFacts(s *keys.Spec) results.KeyFacts {
+	f := s.FactsOf()
+	k := results.KeyFacts{Key: s.Raw, Column: s.ColumnType(), StoredBytes: s.StoredBytes(), Sortable: f.Sortable, Reveals: f.Reveals,
+		RandomBits: f.RandomBits, PerUnitS: f.PerUnit.Seconds(), Unique: f.Unique, URLChars: s.URLChars()}
+	if p, ok := f.Collision(keys.BillionRows, keys.BillionRowsRate); ok {
+		k.CollisionB = &p
+	}
+	if p, ok := f.Collision(keys.YearRate*keys.Year.Seconds(), keys.YearRate); ok {
+		k.CollisionY = &p
+	}
+	return k
 }

@@ -56,6 +56,10 @@ type Params struct {
 	// History is the span of time a prefill stands for (0: its rows at
 	// workload.HistoryRowsPerS).
 	History time.Duration
+	// FillIndexed builds the key's indexes before the prefill (--fill
+	// indexed): the prefill grows them as inserts do, their leaf density
+	// the key's order's instead of CREATE INDEX's 90%.
+	FillIndexed bool
 	Repeat  int
 	// Rounds splits each cell's window into rounds interleaved across the
 	// cells of one client count and table size (1: one window per cell).
@@ -187,7 +191,7 @@ func (p *Params) firstRows() int64 {
 
 // setupFor is a cell's setup at a client count and table size.
 func (p *Params) setupFor(clients int, rows int64) workload.Setup {
-	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, History: p.History}
+	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, History: p.History, FillIndexed: p.FillIndexed}
 }
 
 func taskNames(items []string) []string {
@@ -344,7 +348,7 @@ func Names() []string {
 }
 
 // presetOrder is the brief's order; presets not in it follow by name.
-var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "time"}
+var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "time", "ids"}
 
 // All returns the scenarios: presets in the brief's order, then bare workloads by name.
 func All() []*Scenario {
@@ -786,6 +790,7 @@ func init() {
 		Settings:      embeddedDefaults,
 	})
 	register(timePreset())
+	register(idsPreset())
 	register(&Scenario{
 		Name:   "sequence-cache",
 		Source: "002",

@@ -203,6 +203,9 @@ type Setup struct {
 	// History is the span of time a prefill stands for (0: its rows at
 	// HistoryRowsPerS): a table partitioned by day needs days of history.
 	History time.Duration
+	// FillIndexed builds the keyed table's indexes before its prefill
+	// (--fill indexed), which grows them as inserts do.
+	FillIndexed bool
 	// Seed makes each worker's random choices reproducible.
 	Seed int64
 	// Reference is the source write-up's figures the cell is shown beside

@@ -90,8 +90,11 @@ type Table struct {
 	// partitioned parent would have to include data).
 	Partitions int
 	// DeferIndexes leaves the indexes out of the fill: the workload builds
-	// them itself (BuildIndexes), e.g. after a load.
+	// them itself (BuildIndexes), e.g. after a load. FillIndexed builds
+	// them before the prefill, which then grows them as inserts do (a
+	// random key's leaves split half full, not packed by CREATE INDEX).
 	DeferIndexes bool
+	FillIndexed  bool
 
 	// Columns, for a table of the workload's own, are its SQL column
 	// definitions; Role names its relation for the collectors (its
@@ -142,7 +145,7 @@ type Claimer interface {
 // (it ends as the table is made, before the window).
 func KeyedTable(at Place, key *keys.Resolved, s Setup) *Table {
 	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload, CreatedAt: key.CreatedAt,
-		History: NewHistory(s.Rows, s.History, time.Now())}
+		History: NewHistory(s.Rows, s.History, time.Now()), FillIndexed: s.FillIndexed}
 }
 
 // HasCreatedAt says whether the keyed table has a created_at column.

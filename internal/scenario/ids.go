@@ -1,0 +1,49 @@
+package scenario
+
+import (
+	"time"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// idsKeys are every strategy of the catalog in its common storage, and
+// the two storages people also use: uuidv4 as text (the varchar uuid) and
+// the random bigint.
+var idsKeys = []string{"bigint", "bigint:gen=random", "int", "uuidv4", "uuidv4:as=text", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid",
+	"uuidv1", "uuidv6", "snowflake", "sonyflake", "comb", "uuidv5", "uuidv3", "ksuid", "typeid", "nanoid", "cuid2", "objectid", "xid"}
+
+// idsPreset is "every id people use" (issue 30): the war's insert and read
+// on a table past the cache, for every key of the catalog, so that the
+// comparison peers draw from single bulk loads is drawn with keybench's
+// rounds and evidence, and each key's bytes and what it reveals beside
+// its rate. 22 keys in five rounds: fewer rows than the war's, not fewer keys.
+func idsPreset() *Scenario {
+	return &Scenario{
+		Name:   "ids",
+		Source: "users",
+		Question: "Every id people use, side by side: what each costs at the insert and the read, in bytes and in the index, " +
+			"and what one of its values gives away.",
+		Description: "every id people use (peers' 17-id comparisons): 10 clients each insert a row and read one by a random data value, " +
+			"on a 150k-row table over a 4 MB cache, for the catalog's 20 strategies in their common storage, uuidv4 as text and a random bigint; " +
+			"bytes, leaf density and what each key reveals beside the rate",
+		Defaults: Params{
+			Workload: "insert-read", Keys: idsKeys,
+			Clients: []int{10}, Rows: []int64{150_000}, Warmup: 2 * time.Second, Txns: 1500, Payload: 32, Repeat: 1, Rounds: 5,
+			// Each key index grown by the prefill's inserts, as a table's is
+			// over its life: a random key's leaves split half full (CREATE
+			// INDEX after the fill would pack every key's to 90%).
+			FillIndexed: true,
+		},
+		Quick: func(p *Params) {
+			p.Rows, p.Warmup, p.Txns = []int64{20_000}, time.Second, 300
+		},
+		Questions: []results.Question{{
+			Ask:   "Every id, ranked by its rate, with the bytes it stores and its key index's leaf density beside it.",
+			Keys:  idsKeys,
+			Parts: []results.QuestionPart{{Task: "insert-read", Figures: []string{"key bytes", "key index", "leaf density", "WAL / row"}}},
+		}},
+		ColdCacheMB:   4,
+		CacheRelative: true,
+		Settings:      embeddedDefaults,
+	}
+}
