@@ -60,7 +60,7 @@ type Params struct {
 	// indexed): the prefill grows them as inserts do, their leaf density
 	// the key's order's instead of CREATE INDEX's 90%.
 	FillIndexed bool
-	Repeat  int
+	Repeat      int
 	// Rounds splits each cell's window into rounds interleaved across the
 	// cells of one client count and table size (1: one window per cell).
 	// RoundsGiven says the user chose them (--rounds): the plan then runs
