@@ -269,7 +269,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 	dsn := restrictedDB(t, "appdb", "kbuser", "Role-pw-7f3a")
 	app := superuser(t, "appdb")
 	before := catalogDump(t, app)
-	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "replicas", "time"} {
+	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "replicas", "time", "ids"} {
 		out := t.TempDir()
 		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
 		if preset == "bulk" || preset == "queue" {
