@@ -19,10 +19,8 @@ func init() {
 		Clock:    true,
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			g := &objectIDGen{clock: clock}
-			var seed [8]byte
-			newRandBuf().read(seed[:])
-			copy(g.process[:], seed[:5])
-			g.counter.Store(uint32(seed[5])<<16 | uint32(seed[6])<<8 | uint32(seed[7]))
+			newRandBuf().read(g.process[:])
+			g.counter.seed()
 			return g
 		},
 		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process", RandomBits: 40,
@@ -35,7 +33,7 @@ func init() {
 type objectIDGen struct {
 	clock   func() time.Time
 	process [5]byte
-	counter atomic.Uint32
+	counter counter24
 }
 
 func (g *objectIDGen) Stream() Stream { return g }
@@ -43,6 +41,21 @@ func (g *objectIDGen) Stream() Stream { return g }
 func (g *objectIDGen) Next(dst []byte) {
 	binary.BigEndian.PutUint32(dst, uint32(g.clock().Unix()))
 	copy(dst[4:9], g.process[:])
-	c := g.counter.Add(1)
-	dst[9], dst[10], dst[11] = byte(c>>16), byte(c>>8), byte(c)
+	g.counter.put(dst[9:12])
+}
+
+// counter24 is a process's 24-bit counter, seeded at random and shared by
+// its workers: an ObjectId's and an xid's last three bytes.
+type counter24 struct{ n atomic.Uint32 }
+
+func (c *counter24) seed() {
+	var b [3]byte
+	newRandBuf().read(b[:])
+	c.n.Store(uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]))
+}
+
+// put writes the counter's next value, big-endian, into dst's three bytes.
+func (c *counter24) put(dst []byte) {
+	v := c.n.Add(1)
+	dst[0], dst[1], dst[2] = byte(v>>16), byte(v>>8), byte(v)
 }

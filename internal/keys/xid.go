@@ -2,7 +2,6 @@ package keys
 
 import (
 	"encoding/binary"
-	"sync/atomic"
 	"time"
 )
 
@@ -20,9 +19,7 @@ func init() {
 		Clock:    true,
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			g := &xidGen{clock: clock, machine: uint32(s.Params["machine"]), pid: uint16(s.Params["pid"])}
-			var seed [3]byte
-			newRandBuf().read(seed[:])
-			g.counter.Store(uint32(seed[0])<<16 | uint32(seed[1])<<8 | uint32(seed[2]))
+			g.counter.seed()
 			return g
 		},
 		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, machine, process", RandomBits: 0,
@@ -34,7 +31,7 @@ type xidGen struct {
 	clock   func() time.Time
 	machine uint32
 	pid     uint16
-	counter atomic.Uint32
+	counter counter24
 }
 
 func (g *xidGen) Stream() Stream { return g }
@@ -43,8 +40,7 @@ func (g *xidGen) Next(dst []byte) {
 	binary.BigEndian.PutUint32(dst, uint32(g.clock().Unix()))
 	dst[4], dst[5], dst[6] = byte(g.machine>>16), byte(g.machine>>8), byte(g.machine)
 	binary.BigEndian.PutUint16(dst[7:9], g.pid)
-	c := g.counter.Add(1)
-	dst[9], dst[10], dst[11] = byte(c>>16), byte(c>>8), byte(c)
+	g.counter.put(dst[9:12])
 }
 
 const base32Hex = "0123456789abcdefghijklmnopqrstuv"
