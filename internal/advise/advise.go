@@ -20,6 +20,8 @@
 package advise
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/keybench/keybench/internal/results"
@@ -42,6 +44,10 @@ type Options struct {
 	CurvesFile string
 	// StatementTimeout bounds every statement (default 5 s).
 	StatementTimeout time.Duration
+	// Progress, when set, is told after each table is read; Log, when set,
+	// what advise starts (the tables found, the sample window).
+	Progress Progress
+	Log      func(format string, a ...any)
 }
 
 // Report is what advise found: the server, the sample window, and each table
@@ -79,49 +85,54 @@ type Sample struct {
 	Seconds float64 `json:"seconds"`
 	// WALBytesPerS is the database cluster's WAL per second (pg_stat_wal on
 	// a primary; the replayed LSN's advance on a standby).
-	WALBytesPerS results.M[float64] `json:"wal_bytes_per_s"`
+	WALBytesPerS results.M[float64] `json:"wal_bytes_per_s,omitzero"`
 	// FPIPerS is full-page images per second (pg_stat_wal, primary only).
-	FPIPerS results.M[float64] `json:"fpi_per_s"`
+	FPIPerS results.M[float64] `json:"fpi_per_s,omitzero"`
 }
 
 // Table is one table: its key, its figures and the verdict.
 type Table struct {
 	Schema string `json:"schema"`
 	Name   string `json:"name"`
+	// Skipped is why the table could not be read (dropped while advise
+	// ran, locked, not readable); its figures are absent and the rest of the
+	// tables were read.
+	Skipped string `json:"skipped,omitempty"`
 	// Key is the primary key, or the largest unique key; nil when it has neither.
 	Key *Key `json:"key,omitempty"`
-	// Rows is the row count the planner holds (reltuples; n_live_tup when never analyzed).
-	Rows          results.M[int64] `json:"rows"`
+	// Rows is the row count the planner holds (reltuples; n_live_tup when
+	// never analyzed), unavailable where the relation's size contradicts it.
+	Rows          results.M[int64] `json:"rows,omitzero"`
 	TableBytes    int64            `json:"table_bytes"`
 	IndexesBytes  int64            `json:"indexes_bytes"`
 	KeyIndexBytes int64            `json:"key_index_bytes,omitempty"`
 	// RowBytes is the average width of a row's columns (pg_stats), or the
 	// heap's bytes per row less the tuple overhead when pg_stats is not readable.
-	RowBytes results.M[float64] `json:"row_bytes"`
+	RowBytes results.M[float64] `json:"row_bytes,omitzero"`
 	// KeyIndexOverCache and KeyIndexOverRAM are the key index over
 	// shared_buffers and over --ram.
 	KeyIndexOverCache float64            `json:"key_index_over_cache,omitempty"`
 	KeyIndexOverRAM   results.M[float64] `json:"key_index_over_ram,omitzero"`
 	// LeafDensity is the key index's average leaf density, 0..1, measured by
 	// pgstatindex or estimated from the catalog (DensityMethod says which).
-	LeafDensity   results.M[float64] `json:"key_index_leaf_density"`
+	LeafDensity   results.M[float64] `json:"key_index_leaf_density,omitzero"`
 	DensityMethod string             `json:"key_index_density_method,omitempty"`
 	// DensityNote says why an estimated density was not measured.
 	DensityNote string `json:"key_index_density_note,omitempty"`
 	// CacheShare is the share of shared_buffers the key index holds now (pg_buffercache).
-	CacheShare results.M[float64] `json:"key_index_cache_share"`
+	CacheShare results.M[float64] `json:"key_index_cache_share,omitzero"`
 	// ReferencedBy are the foreign keys that reference the table's key.
 	ReferencedBy []ForeignKey `json:"referenced_by,omitempty"`
 	// Rates over the sample window.
-	InsertsPerS results.M[float64] `json:"inserts_per_s"`
-	UpdatesPerS results.M[float64] `json:"updates_per_s"`
-	DeletesPerS results.M[float64] `json:"deletes_per_s"`
+	InsertsPerS results.M[float64] `json:"inserts_per_s,omitzero"`
+	UpdatesPerS results.M[float64] `json:"updates_per_s,omitzero"`
+	DeletesPerS results.M[float64] `json:"deletes_per_s,omitzero"`
 	// InsertsFrom says how InsertsPerS was measured (counters, or the
 	// heap's growth on a standby).
 	InsertsFrom string `json:"inserts_from,omitempty"`
 	// Inserters is the most backends seen inserting into the table at once
 	// during the window (pg_stat_activity).
-	Inserters results.M[int] `json:"inserters"`
+	Inserters results.M[int] `json:"inserters,omitzero"`
 	Verdict   Verdict        `json:"verdict"`
 	// Lab is the keybench run that reproduces the table's shape, and
 	// Migrate the run that switches its new rows to an ordered key.
@@ -148,11 +159,11 @@ type Key struct {
 	// UUIDVersion is the version the sampled uuid values carry (4, 7, ...; 0: not a uuid, or mixed).
 	UUIDVersion int `json:"uuid_version,omitempty"`
 	// Correlation is pg_stats.correlation of the key column: 1 for keys stored in order, near 0 for random ones.
-	Correlation results.M[float64] `json:"correlation"`
+	Correlation results.M[float64] `json:"correlation,omitzero"`
 	// LeafOrder is the share of consecutive keys, read through the key
 	// index at sampled points, whose rows lie in heap order (insertion
 	// order for a table that is only inserted into): 1 ordered, ~0.5 random.
-	LeafOrder results.M[float64] `json:"leaf_order"`
+	LeafOrder results.M[float64] `json:"leaf_order,omitzero"`
 	// Order is the verdict on the key's order: "ordered", "partly ordered", "random", "unknown".
 	Order string `json:"order"`
 	// Reveals is what the key tells whoever sees it: "creation time", "a count", or "".
@@ -178,6 +189,7 @@ const (
 	DoesNotPay   = "does not pay"  // the key is ordered
 	NoKey        = "no key"        // no primary or unique key
 	OrderUnknown = "order unknown" // the key's order could not be read
+	Skipped      = "skipped"       // the table could not be read (Table.Skipped says why)
 )
 
 // Verdict is a table's class, why, and its cost where curves give one.
@@ -223,5 +235,30 @@ type Lab struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// QualifiedName is the table's schema-qualified name as advise prints it.
-func (t Table) QualifiedName() string { return t.Schema + "." + t.Name }
+// QualifiedName is the table's schema-qualified name as advise prints it:
+// each part quoted where SQL would need it, and a control character (a
+// newline in a name) written as its escape, so that a name never breaks a
+// line or a terminal.
+func (t Table) QualifiedName() string { return displayIdent(t.Schema) + "." + displayIdent(t.Name) }
+
+// displayIdent is an identifier as SQL would quote it, with control
+// characters escaped (\n, \x1b) so that it prints on one line.
+func displayIdent(s string) string {
+	q := quoteIdent(s)
+	var b strings.Builder
+	for _, r := range q {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

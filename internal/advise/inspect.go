@@ -16,9 +16,12 @@ import (
 	"github.com/keybench/keybench/internal/usage"
 )
 
-// Settings are the session settings advise connects with: every
-// transaction read-only, every statement and lock wait short, so that a
-// look at a busy production server never holds it up.
+// Settings are the session settings advise reads with: every transaction
+// read-only, every statement and lock wait short, no JIT compilation (a
+// catalog query is never worth compiling, and a large catalog's costs can
+// cross jit_above_cost), so that a look at a busy production server never
+// holds it up. Inspect sets them on its connection; the CLI also passes them
+// at connect time, so the server's logs name advise from the first moment.
 func Settings(statementTimeout time.Duration) map[string]string {
 	if statementTimeout <= 0 {
 		statementTimeout = 5 * time.Second
@@ -27,14 +30,21 @@ func Settings(statementTimeout time.Duration) map[string]string {
 		"application_name":                    "keybench advise",
 		"default_transaction_read_only":       "on",
 		"statement_timeout":                   fmt.Sprint(statementTimeout.Milliseconds()),
-		"lock_timeout":                        "1000",
+		"lock_timeout":                        fmt.Sprint(LockTimeout.Milliseconds()),
 		"idle_in_transaction_session_timeout": "60000",
+		"jit":                                 "off",
 	}
 }
 
+// LockTimeout is how long advise waits for a lock (ACCESS SHARE, which only
+// an ACCESS EXCLUSIVE holder blocks) before it skips the table: a DDL
+// statement queued behind advise would queue every query of the table
+// behind itself.
+const LockTimeout = time.Second
+
 // pgstatindexLimit is the largest key index pgstatindex is asked to read
 // (it reads every page); beyond it the density is estimated from the catalog.
-const pgstatindexLimit = 1 << 30
+const pgstatindexLimit = 256 << 20
 
 // leafSamples and leafSampleRows: the key index is read at this many points
 // of its key range (pg_stats' histogram bounds), this many consecutive keys
@@ -44,13 +54,20 @@ const (
 	leafSampleRows = 64
 )
 
-// reader runs advise's reads on one connection, each snapshot in one READ
-// ONLY transaction, each optional read under a savepoint so that a read the
+// reader runs advise's reads on one connection. Nothing is read in one long
+// transaction: the server and the table list in one, then each table in its
+// own short READ ONLY transactions, so that advise holds the ACCESS SHARE
+// locks of one table at a time and no snapshot long enough to hold back
+// vacuum; each optional read runs under a savepoint, so that a read the
 // role may not do costs that figure only.
 type reader struct {
 	conn *pgx.Conn
 	srv  *Server
 	ext  map[string]string // installed extension -> its schema
+	// blockSize is the server's page size: it bounds the rows a page of the
+	// heap and of a btree can hold, so statistics claiming more are
+	// contradicted by the relation's size.
+	blockSize int64
 }
 
 // readOnly runs fn in one READ ONLY transaction.
@@ -88,15 +105,32 @@ func why(err error, grant string) string {
 		if pe.Code == "42501" && grant != "" { // insufficient_privilege
 			return pe.Message + " (" + grant + ")"
 		}
+		switch pe.Code {
+		case "55P03": // lock_not_available
+			return fmt.Sprintf("another session holds a lock that conflicts with reading it (waited lock_timeout, %s)", LockTimeout)
+		case "57014": // query_canceled: statement_timeout
+			return "a read took longer than statement_timeout: " + pe.Message
+		}
 		return pe.Message
 	}
 	return err.Error()
 }
 
+// errDropped is a table gone between the listing and its reading.
+var errDropped = errors.New("dropped while advise ran")
+
+// Progress is told after each table is read: how many of how many.
+type Progress func(done, total int)
+
 // Inspect reads the database conn is connected to. Errors are the
-// user's (a table that does not exist: a usage error) or the server's.
+// user's (a table that does not exist: a usage error) or the server's (the
+// connection lost); a table that cannot be read (dropped, locked, not
+// readable) is skipped with its reason and the rest are read.
 func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	r := &reader{conn: conn, srv: &Server{RAM: o.RAM}, ext: map[string]string{}}
+	if err := r.configure(ctx, o.StatementTimeout); err != nil {
+		return nil, err
+	}
 	rep := &Report{}
 	var tables []Table
 	var oids []uint32
@@ -105,21 +139,34 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 			return err
 		}
 		var err error
-		if oids, tables, err = r.tables(ctx, tx, o.Tables); err != nil {
-			return err
-		}
-		cache := r.cacheByFilenode(ctx, tx)
-		for i := range tables {
-			if err := r.table(ctx, tx, oids[i], &tables[i], cache); err != nil {
-				return err
-			}
-		}
-		return nil
+		oids, tables, err = r.tables(ctx, tx, o.Tables)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	logf := o.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	logf("reading %d tables of %s, each in short read-only transactions of its own", len(tables), r.srv.Database)
+	var cache results.M[map[uint32]int64]
+	if err := r.readOnly(ctx, func(tx pgx.Tx) error { cache = r.cacheByFilenode(ctx, tx); return nil }); err != nil {
+		return nil, err
+	}
+	for i := range tables {
+		if err := r.table(ctx, oids[i], &tables[i], cache); err != nil {
+			if fatal(ctx, conn, err) {
+				return nil, err
+			}
+			tables[i] = Table{Schema: tables[i].Schema, Name: tables[i].Name, Skipped: why(err, "")}
+		}
+		if o.Progress != nil {
+			o.Progress(i+1, len(tables))
+		}
+	}
 	rep.Server = *r.srv
+	logf("sampling the rates for %s", o.Sample)
 	if err := r.sample(ctx, o.Sample, oids, tables, rep); err != nil {
 		return nil, err
 	}
@@ -138,11 +185,35 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	return rep, nil
 }
 
+// configure sets Settings on the session, whatever the connection was
+// opened with (SET is not a write: nothing reaches the WAL).
+func (r *reader) configure(ctx context.Context, statementTimeout time.Duration) error {
+	for name, value := range Settings(statementTimeout) {
+		if _, err := r.conn.Exec(ctx, `SELECT set_config($1, $2, false)`, name, value); err != nil {
+			return fmt.Errorf("setting %s for advise's session: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// fatal tells an error that ends advise (interrupted, connection lost)
+// from one that costs one table.
+func fatal(ctx context.Context, conn *pgx.Conn, err error) bool {
+	if ctx.Err() != nil || conn.IsClosed() || errors.Is(err, context.Canceled) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P") // connection exception, operator intervention
+	}
+	return false
+}
+
 func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 	s := r.srv
 	if err := tx.QueryRow(ctx, `SELECT current_setting('server_version'), current_setting('server_version_num')::int, pg_is_in_recovery(),
-		current_database(), current_user, pg_size_bytes(current_setting('shared_buffers'))`).
-		Scan(&s.Version, &s.VersionNum, &s.Standby, &s.Database, &s.Role, &s.SharedBuffers); err != nil {
+		current_database(), current_user, pg_size_bytes(current_setting('shared_buffers')), current_setting('block_size')::int8`).
+		Scan(&s.Version, &s.VersionNum, &s.Standby, &s.Database, &s.Role, &s.SharedBuffers, &r.blockSize); err != nil {
 		return err
 	}
 	rows, err := tx.Query(ctx, `SELECT extname, extnamespace::regnamespace::text FROM pg_extension ORDER BY 1`)
@@ -255,101 +326,196 @@ func (r *reader) cacheByFilenode(ctx context.Context, tx pgx.Tx) results.M[map[u
 	return results.Of(pages)
 }
 
-// table reads one table's figures: sizes, rows, key, order, density, foreign keys.
-func (r *reader) table(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, cache results.M[map[uint32]int64]) error {
-	var reltuples float64
-	var relpages int64
-	var liveTup *int64
-	if err := tx.QueryRow(ctx, `SELECT c.reltuples::float8, c.relpages::int8, pg_table_size(c.oid), pg_indexes_size(c.oid), s.n_live_tup
-		FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = $1`, oid).
-		Scan(&reltuples, &relpages, &t.TableBytes, &t.IndexesBytes, &liveTup); err != nil {
+// Page capacities: the most heap tuples a page holds (PostgreSQL's
+// MaxHeapTuplesPerPage: each tuple a 24-byte header and a line pointer) and
+// the most btree tuples a leaf holds (each at least 16 bytes and a line
+// pointer, past the page header and the btree's special space).
+func maxHeapTuplesPerPage(blockSize int64) int64 { return (blockSize - 24) / (24 + 4) }
+func maxIndexTuplesPerPage(blockSize int64) int64 {
+	return (blockSize - 24 - 16) / (16 + 4)
+}
+
+// tableFacts are what the catalog transaction read that later reads need.
+type tableFacts struct {
+	heapBytes int64
+	canSelect bool
+	analysed  bool
+	indexOID  uint32
+	keyTypLen int
+	stats     map[string]columnStat
+	inherited bool // pg_stats holds the table's statistics with its children only
+}
+
+// table reads one table's figures, each group in a short transaction of
+// its own: sizes, rows, key, statistics, cache share and foreign keys in
+// one; the key's leaf order in another (its planner settings end with it);
+// pgstatindex in a third.
+func (r *reader) table(ctx context.Context, oid uint32, t *Table, cache results.M[map[uint32]int64]) error {
+	var f tableFacts
+	if err := r.readOnly(ctx, func(tx pgx.Tx) error { return r.catalog(ctx, tx, oid, t, &f, cache) }); err != nil {
 		return err
 	}
-	switch {
-	case reltuples >= 0:
-		t.Rows = results.Of(int64(reltuples))
-	case liveTup != nil && !r.srv.Standby:
-		t.Rows = results.Of(*liveTup)
-	default:
-		t.Rows = results.Unavailable[int64]("never analyzed or vacuumed: the catalog holds no row count")
+	k := t.Key
+	if k == nil {
+		return nil
 	}
-	qualified := pgx.Identifier{t.Schema, t.Name}.Sanitize()
-	canSelect := false
-	if err := tx.QueryRow(ctx, `SELECT has_table_privilege($1::oid, 'SELECT')`, oid).Scan(&canSelect); err != nil {
-		return err
-	}
-	grantSelect := fmt.Sprintf("needs SELECT on the table: GRANT SELECT ON %s.%s TO %s, or GRANT pg_read_all_data", quoteIdent(t.Schema), quoteIdent(t.Name), quoteIdent(r.srv.Role))
-	stats, err := r.columnStats(ctx, tx, t)
-	if err != nil {
-		return err
-	}
-	noStats := "the table has no statistics: never analyzed"
-	if !canSelect {
-		noStats = grantSelect
-	}
-	if len(stats) > 0 {
-		var w float64
-		for _, s := range stats {
-			w += float64(s.avgWidth)
-		}
-		t.RowBytes = results.Of(w)
-	} else if rows, ok := t.Rows.Get(); ok && rows > 0 {
-		// the heap's bytes per row less a tuple's header and line pointer
-		t.RowBytes = results.Of(math.Max(0, float64(relpages)*8192/float64(rows)-28))
-	} else {
-		t.RowBytes = results.Unavailable[float64](noStats)
-	}
-	k, indexOID, keyTypLen, err := r.key(ctx, tx, oid)
-	if err != nil || k == nil {
-		return err
-	}
-	t.Key = k
-	if err := tx.QueryRow(ctx, `SELECT pg_relation_size($1::oid)`, indexOID).Scan(&t.KeyIndexBytes); err != nil {
-		return err
-	}
-	t.KeyIndexOverCache = float64(t.KeyIndexBytes) / float64(r.srv.SharedBuffers)
-	if r.srv.RAM > 0 {
-		t.KeyIndexOverRAM = results.Of(float64(t.KeyIndexBytes) / float64(r.srv.RAM))
-	}
+	grantSelect := r.grantSelect(t)
 	var bounds []string
-	keyWidth := results.Unavailable[float64](noStats)
-	if keyTypLen > 0 {
-		keyWidth = results.Of(float64(keyTypLen))
-	}
-	if s, ok := stats[k.Columns[0]]; ok && len(k.Columns) == 1 {
-		k.Correlation = s.correlation
+	if s, ok := f.stats[k.Columns[0]]; ok && len(k.Columns) == 1 {
 		bounds = s.bounds
-		if keyTypLen <= 0 {
-			keyWidth = results.Of(float64(s.avgWidth))
-		}
-	} else {
-		k.Correlation = results.Unavailable[float64](noStats)
 	}
 	var sampled []string
-	if len(k.Columns) != 1 {
-		k.LeafOrder = results.Unavailable[float64]("a key of several columns")
-	} else if !canSelect {
+	switch {
+	case len(k.Columns) != 1:
+		k.LeafOrder = results.Unavailable[float64]("a key of several columns: the leaf order is read of one")
+	case !f.canSelect:
 		k.LeafOrder = results.Unavailable[float64](grantSelect)
-	} else {
-		k.LeafOrder, sampled = r.leafOrder(ctx, tx, qualified, k, bounds)
+	default:
+		k.LeafOrder, sampled = r.leafOrder(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), k, bounds)
 	}
 	uuidShape(k, append(bounds, sampled...))
 	if k.Type != "uuid" && len(k.Columns) == 1 && (k.Made == "gen_random_uuid()" || k.Made == "uuidv7()") &&
 		(strings.HasPrefix(k.Type, "text") || strings.HasPrefix(k.Type, "character")) {
 		k.UUIDText = true // a uuid function's value cast to text: uuid-shaped by its default, sampled or not
 	}
-	t.LeafDensity, t.DensityMethod, t.DensityNote = r.density(ctx, tx, indexOID, t, keyWidth)
-	if c, ok := cache.Get(); ok {
-		var node int64
-		if err := tx.QueryRow(ctx, `SELECT coalesce(pg_relation_filenode($1::oid), 0)::int8`, indexOID).Scan(&node); err != nil {
-			return err
+	keyWidth := results.Unavailable[float64](r.noStats(t, f))
+	if f.keyTypLen > 0 {
+		keyWidth = results.Of(float64(f.keyTypLen))
+	} else if s, ok := f.stats[k.Columns[0]]; ok && len(k.Columns) == 1 {
+		keyWidth = results.Of(float64(s.avgWidth))
+	}
+	t.LeafDensity, t.DensityMethod, t.DensityNote = r.density(ctx, f.indexOID, t, keyWidth)
+	return nil
+}
+
+func (r *reader) grantSelect(t *Table) string {
+	return fmt.Sprintf("needs SELECT on the table: GRANT SELECT ON %s.%s TO %s, or GRANT pg_read_all_data", quoteIdent(t.Schema), quoteIdent(t.Name), quoteIdent(r.srv.Role))
+}
+
+// noStats is why pg_stats holds nothing of a table's columns, from what
+// the catalog says of it: no right to see them, statistics of its
+// inheritance children only, analysed with no live row, or never analysed.
+func (r *reader) noStats(t *Table, f tableFacts) string {
+	switch {
+	case !f.canSelect:
+		return r.grantSelect(t)
+	case f.inherited:
+		return "pg_stats holds its statistics with its inheritance children only: it had no row of its own when analysed"
+	case f.analysed:
+		return "analysed, but pg_stats holds nothing of its columns: it had no live row when analysed"
+	case r.srv.Standby:
+		return "pg_stats holds nothing of its columns: never analysed, or no live row at its last ANALYZE (a standby does not record when the primary analysed)"
+	}
+	return "never analysed: pg_stats holds nothing of its columns (ANALYZE would)"
+}
+
+// catalog reads a table's sizes, rows, key, statistics, cache share and
+// the foreign keys referencing it. A table gone since the listing is errDropped.
+func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f *tableFacts, cache results.M[map[uint32]int64]) error {
+	var reltuples *float64
+	var heapBytes, tableBytes, indexesBytes, liveTup *int64
+	var canSelect, analysed *bool
+	err := tx.QueryRow(ctx, `SELECT c.reltuples::float8, pg_relation_size(c.oid), pg_table_size(c.oid), pg_indexes_size(c.oid), s.n_live_tup,
+			s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL, has_table_privilege(c.oid, 'SELECT')
+		FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = $1`, oid).
+		Scan(&reltuples, &heapBytes, &tableBytes, &indexesBytes, &liveTup, &analysed, &canSelect)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && (heapBytes == nil || tableBytes == nil || indexesBytes == nil || canSelect == nil) {
+		return errDropped
+	}
+	if err != nil {
+		return err
+	}
+	t.TableBytes, t.IndexesBytes, f.heapBytes, f.canSelect = *tableBytes, *indexesBytes, *heapBytes, *canSelect
+	f.analysed = analysed != nil && *analysed
+	t.Rows = r.rows(reltuples, liveTup, f.heapBytes)
+	if f.stats, f.inherited, err = r.columnStats(ctx, tx, t); err != nil {
+		return err
+	}
+	if len(f.stats) > 0 {
+		var w float64
+		for _, s := range f.stats {
+			w += float64(s.avgWidth)
 		}
-		t.CacheShare = results.Of(float64(c[uint32(node)]*8192) / float64(r.srv.SharedBuffers))
+		t.RowBytes = results.Of(w)
+	} else if rows, ok := t.Rows.Get(); ok && rows > 0 && f.heapBytes > 0 {
+		// the heap's bytes per row less a tuple's header and line pointer
+		t.RowBytes = results.Of(float64(f.heapBytes)/float64(rows) - 28)
+		if t.RowBytes.Value() <= 0 {
+			t.RowBytes = results.Unavailable[float64](fmt.Sprintf("%s; the heap's %s over its %d rows leaves no room for a row", r.noStats(t, *f), results.Bytes(f.heapBytes), rows))
+		}
 	} else {
+		t.RowBytes = results.Unavailable[float64](r.noStats(t, *f))
+	}
+	k, indexOID, keyTypLen, err := r.key(ctx, tx, oid)
+	if err != nil || k == nil {
+		return err
+	}
+	t.Key, f.indexOID, f.keyTypLen = k, indexOID, keyTypLen
+	var indexBytes, node *int64
+	if err := tx.QueryRow(ctx, `SELECT pg_relation_size($1::oid), pg_relation_filenode($1::oid)::int8`, indexOID).Scan(&indexBytes, &node); err != nil {
+		return err
+	}
+	if indexBytes == nil {
+		return errDropped
+	}
+	t.KeyIndexBytes = *indexBytes
+	r.checkRowsAgainstIndex(t)
+	t.KeyIndexOverCache = float64(t.KeyIndexBytes) / float64(r.srv.SharedBuffers)
+	if r.srv.RAM > 0 {
+		t.KeyIndexOverRAM = results.Of(float64(t.KeyIndexBytes) / float64(r.srv.RAM))
+	}
+	if s, ok := f.stats[k.Columns[0]]; ok && len(k.Columns) == 1 {
+		k.Correlation = s.correlation
+	} else if len(k.Columns) != 1 {
+		k.Correlation = results.Unavailable[float64]("a key of several columns: pg_stats' correlation is one column's")
+	} else {
+		k.Correlation = results.Unavailable[float64](r.noStats(t, *f))
+	}
+	switch c, ok := cache.Get(); {
+	case !ok:
 		t.CacheShare = results.Unavailable[float64](cache.Reason())
+	case node == nil:
+		t.CacheShare = results.Unavailable[float64]("the key index has no file of its own (pg_relation_filenode)")
+	default:
+		t.CacheShare = results.Of(float64(c[uint32(*node)]*r.blockSize) / float64(r.srv.SharedBuffers))
 	}
 	t.ReferencedBy, err = r.referencedBy(ctx, tx, oid)
 	return err
+}
+
+// rows is the table's row count as the catalog holds it, unless its heap
+// is too small to hold that many: statistics the relation's size
+// contradicts (stale, or set by hand) are flagged, not believed.
+func (r *reader) rows(reltuples *float64, liveTup *int64, heapBytes int64) results.M[int64] {
+	var claimed int64
+	var source string
+	switch {
+	case reltuples != nil && *reltuples >= 0:
+		claimed, source = int64(*reltuples), "pg_class.reltuples"
+	case liveTup != nil && !r.srv.Standby:
+		claimed, source = *liveTup, "pg_stat_user_tables.n_live_tup"
+	default:
+		return results.Unavailable[int64]("never analysed or vacuumed: the catalog holds no row count")
+	}
+	if most := heapBytes / r.blockSize * maxHeapTuplesPerPage(r.blockSize); claimed > most {
+		return results.Unavailable[int64](fmt.Sprintf("%s says %d rows, but its heap of %s holds at most %d: the statistics are stale or altered, not believed (ANALYZE the table)",
+			source, claimed, results.Bytes(heapBytes), most))
+	}
+	return results.Of(claimed)
+}
+
+// checkRowsAgainstIndex flags a row count its primary key's index is too
+// small to hold (a primary key has one index tuple per row at least).
+func (r *reader) checkRowsAgainstIndex(t *Table) {
+	rows, ok := t.Rows.Get()
+	if !ok || t.Key.Kind != "primary key" {
+		return
+	}
+	leaves := max(0, t.KeyIndexBytes/r.blockSize-1) // less the metapage
+	if most := leaves * maxIndexTuplesPerPage(r.blockSize); rows > most {
+		t.Rows = results.Unavailable[int64](fmt.Sprintf("the statistics say %d rows, but its primary key's index of %s holds at most %d: stale or altered, not believed (ANALYZE the table)",
+			rows, results.Bytes(t.KeyIndexBytes), most))
+	}
 }
 
 type columnStat struct {
@@ -359,22 +525,30 @@ type columnStat struct {
 }
 
 // columnStats reads pg_stats of every column of the table (rows the role
-// may not see are absent: pg_stats shows a column's only to who may read it).
-func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[string]columnStat, error) {
-	rows, err := tx.Query(ctx, `SELECT attname::text, avg_width, correlation::float8, histogram_bounds::text FROM pg_stats
-		WHERE schemaname = $1 AND tablename = $2 AND NOT inherited`, t.Schema, t.Name)
+// may not see are absent: pg_stats shows a column's only to who may read
+// it); inherited says pg_stats holds the table's statistics with its
+// inheritance children and none of its own.
+func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[string]columnStat, bool, error) {
+	rows, err := tx.Query(ctx, `SELECT attname::text, inherited, avg_width, correlation::float8, histogram_bounds::text FROM pg_stats
+		WHERE schemaname = $1 AND tablename = $2`, t.Schema, t.Name)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rows.Close()
 	out := map[string]columnStat{}
+	inherited := false
 	for rows.Next() {
 		var name string
+		var inh bool
 		var width int
 		var corr *float64
 		var hist *string
-		if err := rows.Scan(&name, &width, &corr, &hist); err != nil {
-			return nil, err
+		if err := rows.Scan(&name, &inh, &width, &corr, &hist); err != nil {
+			return nil, false, err
+		}
+		if inh {
+			inherited = true
+			continue
 		}
 		s := columnStat{avgWidth: width}
 		if corr != nil {
@@ -387,7 +561,7 @@ func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[stri
 		}
 		out[name] = s
 	}
-	return out, rows.Err()
+	return out, inherited && len(out) == 0, rows.Err()
 }
 
 // key reads the table's primary key, or its largest valid unique index
@@ -420,7 +594,9 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 		JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.attnum
 		JOIN pg_type ty ON ty.oid = a.atttypid
 		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		LEFT JOIN pg_sequence sq ON sq.seqrelid = pg_get_serial_sequence($1::oid::regclass::text, a.attname)::regclass
+		LEFT JOIN LATERAL (SELECT s.seqcache FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid
+			WHERE dep.classid = 'pg_class'::regclass AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = $1
+			AND dep.refobjsubid = a.attnum AND dep.deptype IN ('a', 'i') LIMIT 1) sq ON true
 		ORDER BY u.ord`, oid, attnums)
 	if err != nil {
 		return nil, 0, 0, err
@@ -555,7 +731,10 @@ func arrayElements(s string) []string {
 // leafOrder reads runs of consecutive keys through the key index at
 // sampled points of the key range and counts the pairs whose rows lie in
 // heap order; it returns the share, and the keys it read (a value sample).
-func (r *reader) leafOrder(ctx context.Context, tx pgx.Tx, qualified string, k *Key, bounds []string) (results.M[float64], []string) {
+// It runs in a transaction of its own: the planner settings that make it
+// walk the index (SET LOCAL) end with that transaction, never costing a
+// later query as if a scan were forbidden.
+func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds []string) (results.M[float64], []string) {
 	col := pgx.Identifier{k.Columns[0]}.Sanitize()
 	var starts []*string
 	if len(bounds) == 0 {
@@ -567,7 +746,7 @@ func (r *reader) leafOrder(ctx context.Context, tx pgx.Tx, qualified string, k *
 	}
 	inOrder, pairs := 0, 0
 	var sampled []string
-	err := try(ctx, tx, func(tx pgx.Tx) error {
+	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		// an ordered walk of the key index, never a sort of the table
 		for _, set := range []string{"enable_seqscan", "enable_bitmapscan", "enable_sort"} {
 			if _, err := tx.Exec(ctx, "SET LOCAL "+set+" = off"); err != nil {
@@ -622,7 +801,7 @@ func (r *reader) leafOrder(ctx context.Context, tx pgx.Tx, qualified string, k *
 // density measures the key index's leaf density with pgstatindex where it
 // is installed, granted and the index small enough to read whole, else
 // estimates it: the rows' index tuples over the index's pages.
-func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Table, keyWidth results.M[float64]) (_ results.M[float64], method, note string) {
+func (r *reader) density(ctx context.Context, indexOID uint32, t *Table, keyWidth results.M[float64]) (_ results.M[float64], method, note string) {
 	var reason string
 	schema, installed := r.ext["pgstattuple"]
 	switch {
@@ -632,7 +811,7 @@ func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Tab
 		reason = fmt.Sprintf("the key index is %s; pgstatindex would read all of it", results.Bytes(t.KeyIndexBytes))
 	default:
 		var d float64
-		err := try(ctx, tx, func(tx pgx.Tx) error {
+		err := r.readOnly(ctx, func(tx pgx.Tx) error {
 			return tx.QueryRow(ctx, `SELECT avg_leaf_density::float8 FROM `+pgx.Identifier{schema, "pgstatindex"}.Sanitize()+`($1::oid::regclass)`, indexOID).Scan(&d)
 		})
 		if err == nil && !math.IsNaN(d) {
@@ -655,8 +834,13 @@ func (r *reader) density(ctx context.Context, tx pgx.Tx, indexOID uint32, t *Tab
 		return results.Unavailable[float64](reason + "; no estimate: the index is empty"), "", ""
 	}
 	tuple := math.Ceil((8+w)/8)*8 + 4
-	leafPages := float64(t.KeyIndexBytes/8192 - 1) // less the metapage; inner pages are ~1%
-	return results.Of(math.Min(1, float64(rows)*tuple/(leafPages*btreeLeafBytes))), "estimated from the row count and the key's width", reason
+	leafPages := float64(t.KeyIndexBytes/r.blockSize - 1) // less the metapage; inner pages are ~1%
+	est := float64(rows) * tuple / (leafPages * float64(r.blockSize-24-16))
+	if est > 1.05 { // 5%: the inner pages counted as leaves, and reltuples' own sampling
+		return results.Unavailable[float64](fmt.Sprintf("%s; no estimate: %d rows of %.0f-byte keys do not fit the key index's %.0f pages (%.0f%% full): the row count is stale",
+			reason, rows, w, leafPages, est*100)), "", ""
+	}
+	return results.Of(math.Min(1, est)), "estimated from the row count and the key's width", reason
 }
 
 // referencedBy lists the foreign keys referencing the table, each with the

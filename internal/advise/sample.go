@@ -21,29 +21,37 @@ type counters struct {
 	at       time.Time
 	ins      map[uint32]int64 // pg_stat_user_tables, per table
 	upd, del map[uint32]int64
-	heap     map[uint32]int64 // the main fork's bytes (a standby's insert rate)
+	heap     map[uint32]int64 // the main fork's bytes, on a standby (its insert rate without the WAL)
 	wal, fpi *int64           // pg_stat_wal (a primary's)
 	lsn      *int64           // the current (primary) or replayed (standby) WAL position
 	walWhy   string
+	// paused and receiving: a standby's replay paused, and a WAL receiver
+	// running (nil: could not be read), so that a standby that replays
+	// nothing is said to, not measured at 0 B/s.
+	paused, receiving *bool
 }
 
+// counters reads the snapshot: the statistics of every table in one
+// statement of the catalog's views (no table is locked), on a standby each
+// heap's size in a statement of its own (pg_relation_size takes the
+// table's ACCESS SHARE lock, for that statement only).
 func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error) {
 	c := &counters{ins: map[uint32]int64{}, upd: map[uint32]int64{}, del: map[uint32]int64{}, heap: map[uint32]int64{}}
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		c.at = time.Now()
-		rows, err := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0), pg_relation_size(c.oid)
+		rows, err := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0)
 			FROM unnest($1::oid[]) u(oid) JOIN pg_class c ON c.oid = u.oid LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`, oids)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var oid uint32
-			var ins, upd, del, heap int64
-			if err := rows.Scan(&oid, &ins, &upd, &del, &heap); err != nil {
+			var ins, upd, del int64
+			if err := rows.Scan(&oid, &ins, &upd, &del); err != nil {
 				rows.Close()
 				return err
 			}
-			c.ins[oid], c.upd[oid], c.del[oid], c.heap[oid] = ins, upd, del, heap
+			c.ins[oid], c.upd[oid], c.del[oid] = ins, upd, del
 		}
 		if err := rows.Err(); err != nil {
 			return err
@@ -57,7 +65,13 @@ func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error)
 		}); err != nil {
 			c.walWhy = why(err, "GRANT pg_monitor TO "+quoteIdent(r.srv.Role))
 		}
-		if r.srv.Standby || r.srv.VersionNum < 140000 {
+		if r.srv.Standby {
+			_ = try(ctx, tx, func(tx pgx.Tx) error {
+				return tx.QueryRow(ctx, `SELECT pg_is_wal_replay_paused(), EXISTS (SELECT 1 FROM pg_stat_wal_receiver)`).Scan(&c.paused, &c.receiving)
+			})
+			return nil
+		}
+		if r.srv.VersionNum < 140000 {
 			return nil
 		}
 		if err := try(ctx, tx, func(tx pgx.Tx) error {
@@ -67,7 +81,34 @@ func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error)
 		}
 		return nil
 	})
-	return c, err
+	if err != nil || !r.srv.Standby {
+		return c, err
+	}
+	for _, oid := range oids {
+		var size *int64
+		if err := r.conn.QueryRow(ctx, `SELECT pg_relation_size($1::oid)`, oid).Scan(&size); err != nil {
+			if fatal(ctx, r.conn, err) {
+				return c, err
+			}
+			continue // locked by a replayed DDL: that table's growth is unknown
+		}
+		if size != nil {
+			c.heap[oid] = *size
+		}
+	}
+	return c, nil
+}
+
+// idle says why a standby's WAL position did not move, when that is not a
+// measurement of an idle primary: replay paused, or no WAL arriving.
+func (c *counters) idle(b *counters) string {
+	switch {
+	case c.paused != nil && *c.paused || b.paused != nil && *b.paused:
+		return "WAL replay is paused on this standby (pg_is_wal_replay_paused(); pg_wal_replay_resume() resumes it): what it replays now measures nothing of the primary"
+	case c.lsn != nil && b.lsn != nil && *c.lsn == *b.lsn && b.receiving != nil && !*b.receiving:
+		return "this standby received no WAL during the sample and has no WAL receiver (streaming stopped, or the primary unreachable): its replay measures nothing of the primary"
+	}
+	return ""
 }
 
 // insertRE matches a statement inserting into (or copying into) a table,
@@ -136,7 +177,13 @@ func (r *reader) activity(ctx context.Context, tables []Table) (per []int, hidde
 // sample measures the rates over the window: a snapshot of the counters,
 // pg_stat_activity every activityEvery, a snapshot again.
 func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32, tables []Table, rep *Report) error {
-	a, err := r.counters(ctx, oids)
+	var read []uint32 // the tables read: a skipped one has no rates
+	for i, oid := range oids {
+		if tables[i].Skipped == "" {
+			read = append(read, oid)
+		}
+	}
+	a, err := r.counters(ctx, read)
 	if err != nil {
 		return err
 	}
@@ -168,13 +215,17 @@ wait:
 			}
 		}
 	}
-	b, err := r.counters(ctx, oids)
+	b, err := r.counters(ctx, read)
 	if err != nil {
 		return err
 	}
 	secs := b.at.Sub(a.at).Seconds()
 	rep.Sample.Seconds = secs
+	idle := a.idle(b)
 	switch {
+	case idle != "":
+		rep.Sample.WALBytesPerS = results.Unavailable[float64](idle)
+		rep.Sample.FPIPerS = results.Unavailable[float64](idle)
 	case a.wal != nil && b.wal != nil:
 		rep.Sample.WALBytesPerS = results.Of(float64(*b.wal-*a.wal) / secs)
 		rep.Sample.FPIPerS = results.Of(float64(*b.fpi-*a.fpi) / secs)
@@ -190,15 +241,36 @@ wait:
 	}
 	var replayed map[uint32]*walCounts
 	var replayedWhy string
-	if r.srv.Standby {
-		replayed, replayedWhy = r.replayedRows(ctx, a.lsn, b.lsn, oids)
+	if r.srv.Standby && idle == "" {
+		replayed, replayedWhy = r.replayedRows(ctx, a.lsn, b.lsn, read)
 	}
 	for i, oid := range oids {
 		t := &tables[i]
+		if t.Skipped != "" {
+			continue
+		}
+		_, inA := a.ins[oid]
+		if _, inB := b.ins[oid]; !inA || !inB {
+			*t = Table{Schema: t.Schema, Name: t.Name, Skipped: "dropped while advise ran (during its sample window)"}
+			continue
+		}
+		if idle != "" {
+			for _, m := range []*results.M[float64]{&t.InsertsPerS, &t.UpdatesPerS, &t.DeletesPerS} {
+				*m = results.Unavailable[float64](idle)
+			}
+			t.Inserters = results.Unavailable[int]("the inserting backends run on the primary")
+			continue
+		}
 		if r.srv.Standby {
-			if replayed != nil {
+			_, sizedA := a.heap[oid]
+			_, sizedB := b.heap[oid]
+			switch {
+			case replayed != nil:
 				standbyReplayed(t, replayed[oid], secs)
-			} else {
+			case !sizedA || !sizedB:
+				standbyGrowth(t, 0, 0, secs, replayedWhy)
+				t.InsertsPerS = results.Unavailable[float64]("its heap's size could not be read during the sample (a replayed lock), and " + replayedWhy)
+			default:
 				standbyGrowth(t, a.heap[oid], b.heap[oid], secs, replayedWhy)
 			}
 			continue

@@ -111,7 +111,7 @@ func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *C
 }
 
 func classRank(c string) int {
-	for i, x := range []string{Pays, PaysInSize, OrderUnknown, TooSmall, DoesNotPay, NoKey} {
+	for i, x := range []string{Pays, PaysInSize, OrderUnknown, TooSmall, DoesNotPay, NoKey, Skipped} {
 		if c == x {
 			return i
 		}
@@ -132,6 +132,9 @@ func score(t *Table) float64 {
 
 func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 	k := t.Key
+	if t.Skipped != "" {
+		return Verdict{Class: Skipped, Why: []string{"Not read: " + t.Skipped + "."}}
+	}
 	if k == nil {
 		return Verdict{Class: NoKey, Why: []string{"It has no primary key and no unique key: no key to judge (and no foreign key can reference it)."}}
 	}

@@ -69,14 +69,15 @@ func (a *adviseCmd) run(e *env) error {
 		if e.ctx.Err() != nil {
 			return e.ctx.Err()
 		}
-		return usagef("cannot connect to %s: %s", redactDSN(orDefault(a.DSN, "the server the PG* variables name")), redact(err.Error(), a.DSN))
+		return usage.Connect(err, redactDSN(orDefault(a.DSN, "the server the PG* variables name")), func(m string) string { return redact(m, a.DSN) })
 	}
 	defer conn.Close(context.Background())
-	if a.JSON {
-		fmt.Fprintf(e.stderr, "advise: reading %s, sampling %s...\n", cc.Database, time.Duration(a.Sample))
-	} else {
-		fmt.Fprintf(e.stdout, "Reading %s (read-only), sampling its rates for %s...\n", cc.Database, time.Duration(a.Sample))
+	o.Log = func(format string, args ...any) {
+		fmt.Fprintf(&printable{w: e.stderr}, "advise: "+format+"\n", args...)
 	}
+	o.Progress = progressEvery(2*time.Second, func(done, total int) {
+		fmt.Fprintf(e.stderr, "advise: %d of %d tables read\n", done, total)
+	})
 	rep, err := advise.Inspect(e.ctx, conn, o)
 	if err != nil {
 		var ue *usage.Error
@@ -104,6 +105,17 @@ func (a *adviseCmd) run(e *env) error {
 		fmt.Fprintf(e.stderr, "report: %s\n", a.HTML)
 	}
 	return nil
+}
+
+// progressEvery passes progress on at most once every d, and the last.
+func progressEvery(d time.Duration, say func(done, total int)) advise.Progress {
+	last := time.Now()
+	return func(done, total int) {
+		if now := time.Now(); now.Sub(last) >= d || done == total && total > 0 && now.Sub(last) >= d/4 {
+			last = now
+			say(done, total)
+		}
+	}
 }
 
 func orDefault(s, d string) string {

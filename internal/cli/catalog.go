@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
@@ -100,11 +102,29 @@ func (g *genCmd) Run(e *env) error {
 	raw := make([]byte, s.Strategy.Width)
 	w := bufferedOut(e.stdout)
 	for i := 0; i < g.N; i++ {
+		if i%4096 == 0 && e.ctx.Err() != nil { // SIGINT, SIGTERM
+			return errInterrupted
+		}
 		st.Next(raw)
 		w.WriteString(s.Format(raw))
-		w.WriteByte('\n')
+		if err := w.WriteByte('\n'); err != nil {
+			return writeErr(err)
+		}
 	}
-	return w.Flush()
+	return writeErr(w.Flush())
+}
+
+// writeErr is a failed write to stdout: none when the reader has gone
+// (keybench gen ... | head: a closed pipe ends the output it no longer
+// wants), else the error.
+func writeErr(err error) error {
+	if errors.Is(err, syscall.EPIPE) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("writing the keys: %w", err)
+	}
+	return nil
 }
 
 // catalogWidth is the width the catalogs fit: the console's, or 160

@@ -848,3 +848,67 @@ func TestDistributeNeedsCitus(t *testing.T) {
 		t.Error("a run that measured nothing left results.json")
 	}
 }
+
+// TestInterruptedPartitionedCellCleanupAsOneCommand (issue 35): a SIGINT
+// while another session locks a partitioned cell's table leaves the table
+// and its partitions; the statements keybench prints to remove them, run
+// as one command (psql -c: one implicit transaction, so one failing
+// statement undoes them all), leave the database as it was: each partition
+// is dropped before its parent would take it along.
+func TestInterruptedPartitionedCellCleanupAsOneCommand(t *testing.T) {
+	dsn := restrictedDB(t, "partdb", "kbpart", "Part-pw-35")
+	app := superuser(t, "partdb")
+	before := catalogDump(t, app)
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "insert", "--dsn", dsn, "--schema", "kbpart", "--out", out, "--rows", "20000", "--history", "3d",
+		"--keys", "uuidv7:partition=1d", "-T", "30s", "--warmup", "0s", "-c", "2")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	locker := superuser(t, "partdb")
+	waitTable(t, locker, "kbpart")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var parts int
+		_ = locker.QueryRow(context.Background(), `SELECT count(*) FROM pg_inherits WHERE inhparent = to_regclass('kbpart.kb_cell')`).Scan(&parts)
+		if parts > 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cell's table was never partitioned: %s", stderr.String())
+		}
+	}
+	time.Sleep(time.Second)
+	tx, err := locker.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(context.Background(), "LOCK TABLE kbpart.kb_cell IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	if code, took := exitOf(cmd, start); code != 130 {
+		t.Errorf("exit %d after %s, want 130: %s", code, took, stderr.String())
+	}
+	var removal string
+	for _, n := range strings.Split(stderr.String(), "\n") {
+		if i := strings.Index(n, "remove them with: "); i >= 0 {
+			removal = n[i+len("remove them with: "):]
+		}
+	}
+	if !strings.Contains(removal, "kb_cell_p") {
+		t.Fatalf("no statements naming the partitions left under the lock: %s", stderr.String())
+	}
+	t.Logf("left under the lock, removed as one command: %s", removal)
+	_ = tx.Rollback(context.Background())
+	// One simple-protocol query: one implicit transaction, as psql -c runs it.
+	if _, err := connectAs(t, dsn).PgConn().Exec(context.Background(), removal).ReadAll(); err != nil {
+		t.Fatalf("the printed clean-up failed as one command: %v", err)
+	}
+	if after := catalogDump(t, app); after != before {
+		t.Errorf("after the printed clean-up, the database still differs:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}

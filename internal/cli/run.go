@@ -447,7 +447,9 @@ func redactDSN(dsn string) string {
 
 // redact removes the connection string (which may hold a password) from a parse error.
 func redact(msg, dsn string) string {
-	msg = strings.ReplaceAll(msg, dsn, "<dsn>")
+	if dsn != "" { // an empty DSN (the PG* variables' server) hides nothing, and would be "found" between every letter
+		msg = strings.ReplaceAll(msg, dsn, "<dsn>")
+	}
 	if i := strings.Index(msg, "cannot parse `"); i >= 0 {
 		if j := strings.Index(msg[i+14:], "`"); j >= 0 {
 			msg = msg[:i] + "cannot parse <dsn>" + msg[i+14+j+1:]

@@ -40,6 +40,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgconn"
 	"slices"
 	"strings"
 	"time"
@@ -287,6 +288,10 @@ type Record struct {
 	Exists bool
 	// References says that a table has a foreign key to another table (it is dropped first).
 	References bool
+	// Partition says that a table is a partition of another: it is dropped
+	// before its parent, whose drop would take it along (and a later DROP
+	// of it would fail the whole clean-up run as one command).
+	Partition bool
 }
 
 // recordsSQL reads the ledger, each record with whether its object still exists.
@@ -298,7 +303,8 @@ SELECT l.kind, l.name, l.args, l.objid::int8,
     WHEN 'pg_extension'::regclass THEN EXISTS (SELECT 1 FROM pg_extension e WHERE e.oid = l.objid AND e.extname = l.name)
     WHEN 'pg_namespace'::regclass THEN l.objid = s.oid AND l.name = s.nspname
     ELSE false END,
-  EXISTS (SELECT 1 FROM pg_constraint f WHERE f.conrelid = l.objid AND f.contype = 'f' AND l.catalog = 'pg_class'::regclass)
+  EXISTS (SELECT 1 FROM pg_constraint f WHERE f.conrelid = l.objid AND f.contype = 'f' AND l.catalog = 'pg_class'::regclass),
+  EXISTS (SELECT 1 FROM pg_class p WHERE p.oid = l.objid AND p.relispartition AND l.catalog = 'pg_class'::regclass)
 FROM %s l, (SELECT oid, nspname FROM pg_namespace WHERE nspname = $1) s
 ORDER BY l.created, l.ctid`
 
@@ -314,7 +320,7 @@ func (w *Workspace) Records(ctx context.Context, q querier) ([]Record, error) {
 		var r Record
 		var kind string
 		var oid int64
-		if err := rows.Scan(&kind, &r.Name, &r.Args, &oid, &r.Exists, &r.References); err != nil {
+		if err := rows.Scan(&kind, &r.Name, &r.Args, &oid, &r.Exists, &r.References, &r.Partition); err != nil {
 			return nil, err
 		}
 		r.Kind, r.OID = Kind(kind), uint32(oid)
@@ -652,7 +658,8 @@ func (w *Workspace) CleanUp(cc *pgx.ConnConfig, logf func(string, ...any)) []str
 	// ending as the clean-up began may commit a table (and its record)
 	// the first read did not see yet.
 	tried := map[string]bool{}
-	for pass := 0; pass < 5; pass++ {
+	blocked := false // a lock another session holds: the rest would wait for it too
+	for pass := 0; pass < 5 && !blocked; pass++ {
 		recs, err := w.Records(ctx, conn)
 		if err != nil {
 			return w.unknownLeftovers(err.Error())
@@ -670,6 +677,12 @@ func (w *Workspace) CleanUp(cc *pgx.ConnConfig, logf func(string, ...any)) []str
 		for _, o := range fresh {
 			if err := w.tx(ctx, conn, func(tx pgx.Tx) error { return w.dropRecorded(ctx, tx, o) }); err != nil {
 				logf("could not clean up: %v", err)
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+					logf("another session holds a lock on keybench's objects: the rest is left to the statements below")
+					blocked = true
+					break
+				}
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -679,25 +692,32 @@ func (w *Workspace) CleanUp(cc *pgx.ConnConfig, logf func(string, ...any)) []str
 	} else if w.owned {
 		logf("kept schema %s (--keep)", w.o.Schema)
 	}
-	return w.leftovers(ctx, conn)
+	// What is left is read in time of its own: the drops may have used the
+	// clean-up's, and a user must be told what to remove.
+	lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer lcancel()
+	return w.leftovers(lctx, conn)
 }
 
 // drops are the recorded objects clean-up drops, in the order it drops
-// them: tables with foreign keys, tables, sequences, functions, then
-// extensions unless kept; never the ledger or the schema.
+// them: tables with foreign keys, partitions, tables, sequences, functions,
+// then extensions unless kept; never the ledger or the schema. Each drop
+// then finds its object still there, so the statements run as one command.
 func (w *Workspace) drops(recs []Record) []Object {
 	rank := func(r Record) int {
 		switch {
 		case r.Kind == Table && r.References:
 			return 0
-		case r.Kind == Table:
+		case r.Kind == Table && r.Partition:
 			return 1
-		case r.Kind == Sequence:
+		case r.Kind == Table:
 			return 2
-		case r.Kind == Function:
+		case r.Kind == Sequence:
 			return 3
+		case r.Kind == Function:
+			return 4
 		}
-		return 4
+		return 5
 	}
 	var keep []Record
 	for _, r := range recs {

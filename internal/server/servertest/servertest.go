@@ -19,10 +19,15 @@ import (
 var Server *server.Embedded
 
 // Main starts an embedded server (PostgreSQL 18 unless KEYBENCH_TEST_PG_VERSION
-// says otherwise), runs the tests, stops the server and returns the exit code.
+// says otherwise, or an installed PostgreSQL's binaries where
+// KEYBENCH_TEST_PG_BIN names their directory), runs the tests, stops the
+// server and returns the exit code.
 func Main(m *testing.M, o server.Options) int {
 	if o.Version == "" {
 		o.Version = os.Getenv("KEYBENCH_TEST_PG_VERSION")
+	}
+	if o.BinDir == "" {
+		o.BinDir = os.Getenv("KEYBENCH_TEST_PG_BIN")
 	}
 	o.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	s, err := server.Start(context.Background(), o)
