@@ -129,6 +129,11 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "insert", "--batch", "20000", "--payload", "10000"},
 		{"run", "--repeat", "10000000"},
 		{"run", "--repeat", "1000000"},
+		// Issue 35: zero rounds or repeats is no run at all.
+		{"run", "--rounds", "0"},
+		{"run", "--repeat", "0"},
+		{"server", "--pg-conf", "port=6543"},
+		{"run", "--pg-conf", "unix_socket_directories=/tmp"},
 		{"run", "--keys", ""},
 		{"run", "--pg-bin", "/nonexistent"},
 		{"run", "--pg-bin", servertest.Server.BinDir, "--pg-version", "15"},

@@ -40,8 +40,8 @@ type runCmd struct {
 	PartitionBy   string      `name:"partition-by" placeholder:"time:SPAN|count:N|none" help:"Partition the keyed table by its rows' time (time:1d, time:6h) or every N rows of their history (count:100000): on the key where it orders by time (uuidv7, ulid, snowflake, bigint by its values), on created_at otherwise (needs --created-at); per key: KEY:partition=1d. Partitions cover the prefill's history (see --history), one span past it, and an open one for later rows."`
 	Fill          string      `enum:"after,indexed," default:"" placeholder:"after|indexed" help:"How a prefill meets the key's index: after (the index built on the filled table, its leaves packed 90% full) or indexed (built first and grown by the prefill as by inserts: a random key's leaves split half full); default: the preset's (after; ids: indexed)."`
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
-	Repeat        int         `help:"Runs of every cell, each on a fresh table."`
-	Rounds        int         `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
+	Repeat        *int        `help:"Runs of every cell, each on a fresh table."`
+	Rounds        *int        `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
 	MinEffect     *string     `name:"min-effect" placeholder:"PERCENT" help:"The difference in rate you do not care about (default 5%): keys shown to be within it of each other are the same, and their rounds need not go on."`
 	Seed          int64       `default:"1" help:"Seed of the workload's random choices."`
@@ -222,8 +222,11 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 		}
 		p.Txns, p.Duration = *r.Txns, 0
 	}
-	if r.Repeat < 0 || r.Rounds < 0 {
-		return p, usagef("--repeat and --rounds must be positive")
+	if r.Repeat != nil && *r.Repeat < 1 {
+		return p, usagef("--repeat must be at least 1 (a run of every cell), not %d", *r.Repeat)
+	}
+	if r.Rounds != nil && *r.Rounds < 1 {
+		return p, usagef("--rounds must be at least 1 (1: one window per cell), not %d", *r.Rounds)
 	}
 	if r.Warmup != nil {
 		p.Warmup = time.Duration(*r.Warmup)
@@ -285,9 +288,11 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	for k, v := range r.options {
 		p.Options[k] = v // the user's over the preset's
 	}
-	setIf(&p.Repeat, r.Repeat)
-	if r.Rounds > 0 {
-		p.Rounds, p.RoundsGiven = r.Rounds, true
+	if r.Repeat != nil {
+		p.Repeat = *r.Repeat
+	}
+	if r.Rounds != nil {
+		p.Rounds, p.RoundsGiven = *r.Rounds, true
 	}
 	p.AllRounds = r.Sequential == "off"
 	if r.MinEffect != nil {
@@ -322,14 +327,11 @@ func setIf[T comparable](p *T, flag T) {
 
 // server sets the server of the run: --dsn, or the embedded one with its settings.
 func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
-	settings := append([]server.Setting(nil), sc.Settings...)
-	for _, kv := range r.PgConf {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return usagef("--pg-conf must be key=value, not %q", kv)
-		}
-		settings = append(settings, server.Setting{Name: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	given, err := server.ParseSettings(r.PgConf)
+	if err != nil {
+		return err
 	}
+	settings := append(append([]server.Setting(nil), sc.Settings...), given...)
 	if r.Force && r.Keep {
 		return usagef("--keep keeps a schema keybench created; with --force keybench works in a schema of yours and removes its own objects at the end")
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/keybench/keybench/internal/server"
 )
@@ -21,13 +20,9 @@ func (s *serverCmd) Run(e *env) error {
 			return usagef("%v", err)
 		}
 	}
-	var settings []server.Setting
-	for _, kv := range s.PgConf {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return usagef("--pg-conf must be key=value, not %q", kv)
-		}
-		settings = append(settings, server.Setting{Name: k, Value: v})
+	settings, err := server.ParseSettings(s.PgConf)
+	if err != nil {
+		return err
 	}
 	logf := func(f string, a ...any) { fmt.Fprintf(e.stderr, f+"\n", a...) }
 	srv, err := server.Start(e.ctx, server.Options{Version: s.PgVersion, BinDir: s.PgBin, Settings: settings, TCP: s.TCP, Logf: logf, ColdCache: s.CacheMode == "cold"})

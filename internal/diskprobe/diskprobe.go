@@ -54,6 +54,25 @@ type Result struct {
 	RandomRead Latency `json:"random_read"`
 	// Flush is an 8 kB write followed by fdatasync, one at a time (a commit).
 	Flush Latency `json:"flush"`
+	// FileSystem is the file system's kind where it is not a disk's (tmpfs,
+	// ramfs: memory), with Memory set: the figures are RAM's, not a disk's.
+	FileSystem string `json:"file_system,omitempty"`
+	Memory     bool   `json:"memory,omitempty"`
+}
+
+// memoryFileSystems are the file systems whose files live in memory
+// (statfs' f_type): a probe there measures RAM and the page cache.
+var memoryFileSystems = map[int64]string{0x01021994: "tmpfs", 0x858458f6: "ramfs"}
+
+// fileSystem is the kind of file system under dir when it keeps its files
+// in memory ("" otherwise, or when statfs fails).
+func fileSystem(dir string) (string, bool) {
+	var fs unix.Statfs_t
+	if unix.Statfs(dir, &fs) != nil {
+		return "", false
+	}
+	name, ok := memoryFileSystems[int64(fs.Type)]
+	return name, ok
 }
 
 // Probe measures the disk under dir, an existing writable directory.
@@ -88,6 +107,7 @@ func Probe(ctx context.Context, dir string, o Options) (*Result, error) {
 	}
 	defer unix.Close(fd)
 	res := &Result{Dir: dir, FileBytes: o.FileBytes}
+	res.FileSystem, res.Memory = fileSystem(dir)
 	if res.SeqWriteMBps, err = sequentialWrite(ctx, fd, o.FileBytes); err != nil {
 		return nil, err
 	}

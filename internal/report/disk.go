@@ -18,6 +18,9 @@ func WriteDisk(w io.Writer, width int, r *diskprobe.Result) {
 	}{{"random 8 kB read", r.RandomRead}, {"8 kB write + fdatasync", r.Flush}} {
 		t.AppendRow(p.name, thousands(int64(p.l.N)), thousands(int64(p.l.PerS+0.5)), fmt.Sprintf("%.3g ms", p.l.P50MS), fmt.Sprintf("%.3g ms", p.l.P99MS))
 	}
+	if r.Memory {
+		d.Printf("%s is on %s, a file system in memory: these are the speeds of RAM, not of a disk (probe a directory on the disk your database is on).", r.Dir, r.FileSystem)
+	}
 	d.Printf("The disk under %s, probed with direct IO through a %s file of keybench's (removed): sequential writes %.0f MB/s.", r.Dir, results.Bytes(r.FileBytes), r.SeqWriteMBps)
 	d.Add(t)
 	d.Write(w, width)

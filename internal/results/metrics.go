@@ -25,7 +25,7 @@ type Metrics struct {
 	KeyIndexBytes             M[int64]   `json:"key_index_bytes,omitzero"`
 	IndexBytesAfterReindex    M[int64]   `json:"index_bytes_after_reindex,omitzero"`
 	KeyIndexBytesAfterReindex M[int64]   `json:"key_index_bytes_after_reindex,omitzero"`
-	BloatRatio                M[float64] `json:"bloat_ratio,omitzero"`
+	BloatRatio                M[float64] `json:"bloat_ratio,omitzero" kb:"ratio"`
 	// KeyIndexGrowthPerRow is the key index's growth over the cell (its
 	// size at the end less its size when the window began) per inserted
 	// row: the bytes each new key costs, splits and half-empty pages
@@ -38,10 +38,10 @@ type Metrics struct {
 	// are what drive a key's cost (a projection to another scale reads
 	// them, not row counts).
 	CacheBytes         M[int64]   `json:"cache_bytes,omitzero"`
-	KeyIndexCacheRatio M[float64] `json:"key_index_cache_ratio,omitzero"`
-	TableCacheRatio    M[float64] `json:"table_cache_ratio,omitzero"`
-	LeafDensity        M[float64] `json:"leaf_density,omitzero"`
-	LeafFragmentation  M[float64] `json:"leaf_fragmentation,omitzero"`
+	KeyIndexCacheRatio M[float64] `json:"key_index_cache_ratio,omitzero" kb:"ratio"`
+	TableCacheRatio    M[float64] `json:"table_cache_ratio,omitzero" kb:"ratio"`
+	LeafDensity        M[float64] `json:"leaf_density,omitzero" kb:"share"`
+	LeafFragmentation  M[float64] `json:"leaf_fragmentation,omitzero" kb:"share"`
 	LeafPages          M[int64]   `json:"leaf_pages,omitzero"`
 
 	// WAL over the cell (pg_stat_wal), per inserted row, and its full-page
@@ -116,7 +116,7 @@ type IO struct {
 	All     IOCounts `json:"-"`
 	Clients IOCounts `json:"-"`
 	// Set when the clients touched any block.
-	ClientsHitRatio    M[float64] `json:"clients_hit_ratio,omitzero"`
+	ClientsHitRatio    M[float64] `json:"clients_hit_ratio,omitzero" kb:"share"`
 	ClientsReadsPerRow M[float64] `json:"clients_reads_per_row,omitzero"`
 	// ClientsReadMS is the time client backends spent reading blocks from
 	// outside shared_buffers (pg_stat_io read_time, track_io_timing), and
@@ -303,8 +303,8 @@ type Share struct {
 // share of shared_buffers, per sample, on average and at the end.
 type BufferCache struct {
 	Buffers          int64              `json:"buffers"`
-	MeanShare        map[string]float64 `json:"mean_share"`
-	FinalShare       map[string]float64 `json:"final_share"`
+	MeanShare        map[string]float64 `json:"mean_share" kb:"share"`
+	FinalShare       map[string]float64 `json:"final_share" kb:"share"`
 	Samples          []CacheSample      `json:"samples"`
 	UsageCountsFinal M[[]UsageCount]    `json:"usage_counts_final,omitzero"`
 }
@@ -341,7 +341,7 @@ type SizeSample struct {
 // CacheSample is one sample of the buffer cache: seconds into the window and the roles' shares.
 type CacheSample struct {
 	T      float64            `json:"t"`
-	Shares map[string]float64 `json:"shares"`
+	Shares map[string]float64 `json:"shares" kb:"share"`
 }
 
 // UsageCount is one row of pg_buffercache_usage_counts().

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -146,5 +147,43 @@ func TestWriteSurvivesNaN(t *testing.T) {
 	}
 	if m.CPU.Reason() == "" {
 		t.Errorf("nested infinity written as %+v", m.CPU)
+	}
+}
+
+// TestReadRefusesImpossibleFigures (issue 35): a figure no measurement can
+// give is refused when the file is read, naming the field: a density
+// above 1 (5000%), a ratio of two sizes of 1e14, a negative size.
+func TestReadRefusesImpossibleFigures(t *testing.T) {
+	orig, err := os.ReadFile("testdata/war.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		field string
+		value any
+		want  string
+	}{
+		{"leaf_density", 50.0, "cells[0].metrics.leaf_density is 50: a share of a whole"},
+		{"key_index_cache_ratio", 1e14, "cells[0].metrics.key_index_cache_ratio is 1e+14: beyond any ratio"},
+		{"table_bytes", -8192, "cells[0].metrics.table_bytes is -8192: a figure keybench measures is never negative"},
+	} {
+		var doc map[string]any
+		if err := json.Unmarshal(orig, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["cells"].([]any)[0].(map[string]any)["metrics"].(map[string]any)[tc.field] = tc.value
+		b, _ := json.Marshal(doc)
+		path := filepath.Join(t.TempDir(), "results.json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Read(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s = %v: %v, want an error with %q", tc.field, tc.value, err, tc.want)
+		}
+	}
+	// The file as recorded reads.
+	if _, err := Read("testdata/war.json"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -13,6 +13,34 @@ import (
 // far below where the arithmetic of a report or a projection overflows.
 const MaxFigure = 1e15
 
+// MaxRatio bounds a figure tagged kb:"ratio", a size over another size
+// (a key index over the cache): a petabyte over a megabyte. A share,
+// tagged kb:"share" (a leaf density, a hit ratio, a part of a whole), is
+// at most 1.
+const MaxRatio = 1e9
+
+// bound is what a figure may be: below zero (kb:"signed"), and at most what.
+type bound struct {
+	signed bool
+	max    float64
+	what   string
+}
+
+var anyFigure = bound{max: MaxFigure, what: "beyond any figure keybench measures"}
+
+// boundOf reads a field's kb tag onto the bound its parent gave.
+func boundOf(tag string, parent bound) bound {
+	switch tag {
+	case "signed":
+		parent.signed = true
+	case "share":
+		return bound{max: 1, what: "a share of a whole, at most 1"}
+	case "ratio":
+		return bound{max: MaxRatio, what: "beyond any ratio of two sizes keybench measures"}
+	}
+	return parent
+}
+
 // Validate checks every figure of results read from a file: finite, not
 // negative (every figure keybench records is a count, a size, a time, a
 // rate or a ratio of them, unless its field is tagged kb:"signed"), and at
@@ -20,7 +48,7 @@ const MaxFigure = 1e15
 // the file ("cells[2].metrics.bloat_ratio"): a file edited by hand, or
 // damaged, is refused instead of printing NaN rates and negative sizes.
 func (r *Results) Validate() error {
-	return validateValue(reflect.ValueOf(r).Elem(), "", false)
+	return validateValue(reflect.ValueOf(r).Elem(), "", anyFigure)
 }
 
 var (
@@ -28,7 +56,7 @@ var (
 	getter     = "Get"
 )
 
-func validateValue(v reflect.Value, path string, signed bool) error {
+func validateValue(v reflect.Value, path string, signed bound) error {
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
 		return checkFigure(v.Float(), path, signed)
@@ -83,7 +111,7 @@ func validateValue(v reflect.Value, path string, signed bool) error {
 			if f.Anonymous {
 				p = path
 			}
-			if err := validateValue(v.Field(i), p, signed || f.Tag.Get("kb") == "signed"); err != nil {
+			if err := validateValue(v.Field(i), p, boundOf(f.Tag.Get("kb"), signed)); err != nil {
 				return err
 			}
 		}
@@ -91,14 +119,14 @@ func validateValue(v reflect.Value, path string, signed bool) error {
 	return nil
 }
 
-func checkFigure(x float64, path string, signed bool) error {
+func checkFigure(x float64, path string, b bound) error {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
 		return fmt.Errorf("%s is %v, not a number", path, x)
-	case x < 0 && !signed:
+	case x < 0 && !b.signed:
 		return fmt.Errorf("%s is %v: a figure keybench measures is never negative", path, x)
-	case math.Abs(x) > MaxFigure:
-		return fmt.Errorf("%s is %g: beyond any figure keybench measures (at most %g)", path, x, float64(MaxFigure))
+	case math.Abs(x) > b.max*(1+1e-9):
+		return fmt.Errorf("%s is %g: %s (at most %g)", path, x, b.what, b.max)
 	}
 	return nil
 }

@@ -23,6 +23,36 @@ import (
 // Setting is one postgresql.conf parameter, applied with -c at start.
 type Setting struct{ Name, Value string }
 
+// launcherOwned are the settings the launcher chooses itself: where the
+// server listens and keeps its files. A --pg-conf of one of them would
+// move the server from where keybench waits for it (a port of the user's
+// choice leaves the readiness check waiting on another socket).
+var launcherOwned = map[string]string{
+	"port": "keybench picks a free port (--tcp listens on 127.0.0.1 at it)", "listen_addresses": "keybench listens on its private socket, and on 127.0.0.1 with --tcp",
+	"unix_socket_directories": "keybench's socket is in its private directory", "unix_socket_group": "keybench's socket is private",
+	"unix_socket_permissions": "keybench's socket is private", "data_directory": "keybench makes a data directory of its own",
+	"config_file": "keybench's server takes its settings with -c", "hba_file": "keybench writes its own authentication",
+	"ident_file": "keybench writes its own authentication", "external_pid_file": "keybench watches the server it started",
+}
+
+// ParseSettings reads --pg-conf's key=value pairs, refusing one that is
+// not key=value and one that the launcher owns (a usage error naming it).
+func ParseSettings(pairs []string) ([]Setting, error) {
+	var out []Setting
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, usage.Errorf("--pg-conf must be key=value, not %q", kv)
+		}
+		if why, owned := launcherOwned[strings.ToLower(k)]; owned {
+			return nil, usage.Errorf("--pg-conf %s: %s", k, why)
+		}
+		out = append(out, Setting{Name: k, Value: strings.TrimSpace(v)})
+	}
+	return out, nil
+}
+
 // Options configure an embedded server.
 type Options struct {
 	// Version is a major ("18") or full ("18.6.0") release of the zonky binaries.
