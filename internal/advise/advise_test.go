@@ -458,6 +458,11 @@ func TestAdviseBadInput(t *testing.T) {
 		"negative sample":  {"advise", "--dsn", dsn, "--sample", "-3"},
 		"ram not a size":   {"advise", "--dsn", dsn, "--ram", "lots"},
 		"curves not found": {"advise", "--dsn", dsn, "--curves", "/nonexistent.json"},
+		// Issue 35: a port nothing listens on (pgx's attempts with and
+		// without TLS said once), a role the server refuses, no --dsn.
+		"refused port":  {"advise", "--dsn", "host=127.0.0.1 port=1 user=x dbname=x connect_timeout=2", "--sample", "1s"},
+		"unknown role":  {"advise", "--dsn", strings.Replace(dsn, "user="+server.DBUser, "user=nosuchrole", 1), "--sample", "1s"},
+		"no dsn at all": {"advise", "--sample", "1s"},
 	} {
 		var out, errOut bytes.Buffer
 		code := cli.Main(args, &out, &errOut)
@@ -467,6 +472,9 @@ func TestAdviseBadInput(t *testing.T) {
 		}
 		if strings.Contains(msg+out.String(), "secret") {
 			t.Errorf("%s: the password was printed: %q", name, msg)
+		}
+		if strings.Count(msg, "connection refused") > 1 || strings.Contains(msg, "<dsn>") {
+			t.Errorf("%s: %q", name, msg)
 		}
 	}
 }

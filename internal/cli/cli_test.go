@@ -133,6 +133,8 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "--rounds", "0"},
 		{"run", "--repeat", "0"},
 		{"server", "--pg-conf", "port=6543"},
+		{"run", "--dsn", strings.Replace(servertest.Server.ConnString(), "user=", "user=nosuchrole_", 1), "--keys", "bigint", "-T", "1"},
+		{"run", "--dsn", "host=127.0.0.1 port=1 user=x dbname=x connect_timeout=2", "--keys", "bigint", "-T", "1"},
 		{"run", "--pg-conf", "unix_socket_directories=/tmp"},
 		{"run", "--keys", ""},
 		{"run", "--pg-bin", "/nonexistent"},
