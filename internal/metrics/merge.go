@@ -168,7 +168,8 @@ func mergeSizes(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[[]
 // ratio and reads per row from the sums.
 func mergeIO(ms []results.Metrics, tot totals, _ *results.Metrics) results.M[results.IO] {
 	out := combine(ms, func(m *results.Metrics) results.M[results.IO] { return m.IO }, func(a, b results.IO) results.IO {
-		c := results.IO{Source: a.Source, ClientsReadMS: sumM(a.ClientsReadMS, b.ClientsReadMS), WALFsyncs: sumM(a.WALFsyncs, b.WALFsyncs)}
+		c := results.IO{Source: a.Source, ClientsReadMS: sumM(a.ClientsReadMS, b.ClientsReadMS), WALFsyncs: sumM(a.WALFsyncs, b.WALFsyncs),
+			ClientsIOMS: sumM(a.ClientsIOMS, b.ClientsIOMS), WALIOMS: sumM(a.WALIOMS, b.WALIOMS)}
 		for i := range c.All {
 			c.All[i], c.Clients[i] = a.All[i]+b.All[i], a.Clients[i]+b.Clients[i]
 		}

@@ -33,6 +33,12 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 	if res.Status != results.StatusOK {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
+	if b := busyLine(res); b != "" {
+		d.Println(b)
+	}
+	for _, l := range costVerdict(res, groups) {
+		d.Println(l)
+	}
 	if withQuestions {
 		questions(d, res, groups)
 	}

@@ -58,15 +58,15 @@ func pairCell(row, col *results.Group, long bool) string {
 	case v.TooFew:
 		return "?"
 	case v.Equivalent() && long:
-		return fmt.Sprintf("= %.2f [%.2f–%.2f]", v.Effect, v.EffectLo, v.EffectHi)
+		return fmt.Sprintf("= %.2f %s", v.Effect, v.IntervalText())
 	case v.Equivalent():
 		return fmt.Sprintf("=%.2f", v.Effect)
 	case !v.Significant && long:
-		return fmt.Sprintf("~ %.2f [%.2f–%.2f]", v.Effect, v.EffectLo, v.EffectHi)
+		return fmt.Sprintf("~ %.2f %s %s", v.Effect, v.IntervalText(), v.PText())
 	case !v.Significant:
 		return fmt.Sprintf("~%.2f", v.Effect)
 	case long:
-		return fmt.Sprintf("%.2f [%.2f–%.2f] p=%.2g", v.Effect, v.EffectLo, v.EffectHi, v.PAdjusted)
+		return fmt.Sprintf("%.2f %s %s", v.Effect, v.IntervalText(), v.PText())
 	}
 	return fmt.Sprintf("%.2f*", v.Effect)
 }

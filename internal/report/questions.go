@@ -98,7 +98,7 @@ func questionVerdict(task string, gs []*results.Group) string {
 		case v.Significant:
 			decided = append(decided, fmt.Sprintf("%s is %s", g.Key, results.Relative(v.Effect, "faster", "slower", "as fast")))
 		default:
-			open = append(open, fmt.Sprintf("%s (%.2f× [%.2f-%.2f])", g.Key, v.Effect, v.EffectLo, v.EffectHi))
+			open = append(open, fmt.Sprintf("%s (%.2f× %s)", g.Key, v.Effect, v.IntervalText()))
 		}
 	}
 	var s strings.Builder

@@ -41,11 +41,49 @@ type Group struct {
 	// workload, clients and size; VsFirst with the first key at that size.
 	VsPrevious *Versus `json:"vs_previous,omitempty"`
 	VsFirst    *Versus `json:"vs_first,omitempty"`
+	// Cost is the group's server time per transaction, one figure a round,
+	// compared within the rounds with every other key of the same shape:
+	// the second family of the verdict, beside the rates (nil when the
+	// rounds recorded no cost: a file of an earlier round, one round).
+	Cost *GroupCost `json:"cost,omitempty"`
 
 	sample []float64
 	// blocks are the sample's blocks: blocks[i] is where sample[i] ran
 	// (its repeat and round); none for per-second samples.
 	blocks []block
+}
+
+// GroupCost is a group's cost family: its server time per transaction
+// (RoundCost.ServerMS) over its rounds, and each comparison with another
+// key of the shape — this group's cost over the other's, so above 1 is
+// costlier — tested within the rounds as the rates are, the p-values
+// adjusted with the rates' (Holm over both families), or why the cost
+// could not be compared.
+type GroupCost struct {
+	Figure   string        `json:"figure"`
+	Summary  stats.Summary `json:"summary"`
+	Compared []Versus      `json:"compared,omitempty"`
+	// Unavailable is why the shape's costs were not compared.
+	Unavailable string `json:"unavailable,omitempty"`
+
+	sample []float64
+	blocks []block
+}
+
+// CostFigure is the figure the cost family compares.
+const CostFigure = "server_ms_per_txn"
+
+// Versus is this group's cost comparison with key (nil: none).
+func (c *GroupCost) Versus(key string) *Versus {
+	if c == nil {
+		return nil
+	}
+	for i := range c.Compared {
+		if c.Compared[i].Key == key {
+			return &c.Compared[i]
+		}
+	}
+	return nil
 }
 
 // block is a round of one repeat: the cells of a run's group ran their
@@ -99,9 +137,36 @@ func (r *Results) BuildGroups() []Group {
 	}
 	for gi := range out {
 		r.sampleOf(&out[gi])
+		r.costOf(&out[gi])
 	}
 	compareShapes(out, r.Plan.Sequential)
 	return out
+}
+
+// costOf fills the group's cost sample: its rounds' server time per
+// transaction, where every round of it measured one.
+func (r *Results) costOf(g *Group) {
+	if g.Unit != UnitRounds {
+		return
+	}
+	c := &GroupCost{Figure: CostFigure}
+	for _, i := range g.Cells {
+		for _, rd := range r.Cells[i].Rounds {
+			if rd.Cost == nil {
+				return // a file of an earlier round
+			}
+			v, ok := rd.Cost.ServerMS.Get()
+			if !ok {
+				c.Unavailable = rd.Cost.ServerMS.Reason()
+				g.Cost = c
+				return
+			}
+			c.sample = append(c.sample, v)
+			c.blocks = append(c.blocks, block{r.Cells[i].Repeat, rd.Round})
+		}
+	}
+	c.Summary = stats.Summarize(c.sample)
+	g.Cost = c
 }
 
 // sampleOf fills the group's sample: every round of its cells when they
@@ -216,10 +281,16 @@ func compareShapes(groups []Group, design *stats.Sequential) {
 				}
 			}
 		}
+		costs, settleCosts := compareCosts(shape)
 		if !sequential {
-			stats.Holm(tested)
+			// Holm over both families: the rates' and the costs'.
+			stats.Holm(append(append([]*stats.Comparison(nil), tested...), costs...))
 			stats.TooFewFor(tested)
+		} else {
+			// The rates' design runs at its share of Alpha; the costs' Holm at the other.
+			stats.HolmShare(costs, stats.Families)
 		}
+		settleCosts()
 		// What an untestable pair needs: rounds (or repeats) enough for
 		// a block layout, whatever the number of keys.
 		for _, c := range pair {
@@ -254,6 +325,68 @@ func compareShapes(groups []Group, design *stats.Sequential) {
 	}
 }
 
+// compareCosts compares the shape's costs within the rounds every group
+// measured one in (each group's Cost.Compared: its cost over the other's),
+// and returns the comparisons to adjust; none, with the reason in each
+// group's Cost, when the shape's costs cannot be laid out in rounds.
+func compareCosts(shape []*Group) (tested []*stats.Comparison, settle func()) {
+	settle = func() {}
+	why := ""
+	for _, g := range shape {
+		switch {
+		case g.Cost == nil:
+			return nil, settle
+		case g.Cost.Unavailable != "" && why == "":
+			why = g.Cost.Unavailable
+		}
+	}
+	var costs [][]float64
+	if why == "" {
+		costs = commonSamples(shape, func(g *Group) ([]float64, []block) { return g.Cost.sample, g.Cost.blocks })
+		if costs == nil {
+			why = "the keys did not measure their cost in the same rounds"
+		}
+	}
+	var layout *stats.Blocks
+	if why == "" {
+		var ok bool
+		if layout, ok = stats.NewBlocks(costs); !ok {
+			why = "a round's cost is not positive"
+		}
+	}
+	if why != "" {
+		for _, g := range shape {
+			g.Cost.Unavailable = why
+		}
+		return nil, settle
+	}
+	pair := map[[2]int]*stats.Comparison{}
+	for x := range shape {
+		for y := x + 1; y < len(shape); y++ {
+			c := layout.Compare(x, y)
+			pair[[2]int{x, y}] = &c
+			tested = append(tested, &c)
+		}
+	}
+	// The adjustment is made on the pairs, then copied into the groups.
+	settle = func() {
+		for x, g := range shape {
+			g.Cost.Compared = nil
+			for y, other := range shape {
+				switch {
+				case x == y:
+					continue
+				case y < x: // stored as other → g: this group's cost over the other's
+					g.Cost.Compared = append(g.Cost.Compared, Versus{Key: other.Key, Comparison: *pair[[2]int{y, x}]})
+				default:
+					g.Cost.Compared = append(g.Cost.Compared, Versus{Key: other.Key, Comparison: invert(*pair[[2]int{x, y}])})
+				}
+			}
+		}
+	}
+	return tested, settle
+}
+
 // oneRun says whether the shape's blocks are the rounds of one run (one
 // repeat): the layout a sequential design decided as its rounds went.
 func oneRun(shape []*Group) bool {
@@ -272,10 +405,17 @@ func oneRun(shape []*Group) bool {
 // fewer than stats.MinBlocks of them: a group without blocks (per-second
 // samples), or keys that did not run together.
 func commonRates(shape []*Group) [][]float64 {
+	return commonSamples(shape, func(g *Group) ([]float64, []block) { return g.sample, g.blocks })
+}
+
+// commonSamples lays out a figure of the shape's groups (each sample with
+// the block it ran in) by the blocks every group measured it in.
+func commonSamples(shape []*Group, of func(*Group) ([]float64, []block)) [][]float64 {
 	count := map[block]int{}
 	for _, g := range shape {
+		_, blocks := of(g)
 		seen := map[block]bool{}
-		for _, b := range g.blocks {
+		for _, b := range blocks {
 			if seen[b] {
 				return nil // two samples in one block: not a block layout
 			}
@@ -284,7 +424,8 @@ func commonRates(shape []*Group) [][]float64 {
 		}
 	}
 	var common []block
-	for _, b := range shape[0].blocks { // in the order the first group ran them
+	_, first := of(shape[0])
+	for _, b := range first { // in the order the first group ran them
 		if count[b] == len(shape) {
 			common = append(common, b)
 		}
@@ -292,17 +433,18 @@ func commonRates(shape []*Group) [][]float64 {
 	if len(common) < stats.MinBlocks {
 		return nil
 	}
-	rates := make([][]float64, len(shape))
+	out := make([][]float64, len(shape))
 	for x, g := range shape {
+		sample, blocks := of(g)
 		at := map[block]float64{}
-		for i, b := range g.blocks {
-			at[b] = g.sample[i]
+		for i, b := range blocks {
+			at[b] = sample[i]
 		}
 		for _, b := range common {
-			rates[x] = append(rates[x], at[b])
+			out[x] = append(out[x], at[b])
 		}
 	}
-	return rates
+	return out
 }
 
 // compareGroups is b against a by ranks: b's rate over a's.

@@ -124,6 +124,13 @@ type IO struct {
 	// the run's server (the OS page cache's or the disk's).
 	ClientsReadMS    M[float64] `json:"clients_read_ms,omitzero"`
 	ClientsMSPerRead M[float64] `json:"clients_ms_per_read,omitzero"`
+	// ClientsIOMS is the time client backends spent in relation IO (reads,
+	// writes, extends, fsyncs: pg_stat_io with track_io_timing), WALIOMS the
+	// WAL's writes and flushes (the client backends' from pg_stat_io on 18,
+	// pg_stat_wal's whole cluster before; track_wal_io_timing): the IO part
+	// of what a transaction cost the server.
+	ClientsIOMS M[float64] `json:"clients_io_ms,omitzero"`
+	WALIOMS     M[float64] `json:"wal_io_ms,omitzero"`
 	// WALFsyncs are the WAL flushes of the cell (pg_stat_io's wal object on
 	// 18, pg_stat_wal.wal_sync before): commits share a flush when they
 	// wait together (group commit).

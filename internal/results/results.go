@@ -295,6 +295,39 @@ type Round struct {
 	Rate      float64 `json:"rate"`
 	// WarmupS is the round's warm-up as it ran (a steady warm-up ends early).
 	WarmupS float64 `json:"warmup_s,omitempty"`
+	// Cost is what the round's transactions cost, per transaction (nil in
+	// files of earlier rounds).
+	Cost *RoundCost `json:"cost,omitempty"`
+}
+
+// RoundCost is what one round's transactions cost, per transaction, over
+// every transaction the round ran (warm-up and window: Txns): the figures
+// a busy machine hardly moves, where the rate drowns in its noise.
+type RoundCost struct {
+	Txns int64 `json:"txns"`
+	// ServerMS is the server's time per transaction: its backends' time on
+	// a CPU (ServerCPUMS, /proc/PID/schedstat) and in IO (IOMS: relation IO
+	// and the WAL's writes and flushes, pg_stat_io and pg_stat_wal timing).
+	ServerMS    M[float64] `json:"server_ms_per_txn,omitzero"`
+	ServerCPUMS M[float64] `json:"server_cpu_ms_per_txn,omitzero"`
+	IOMS        M[float64] `json:"io_ms_per_txn,omitzero"`
+	// ServerRunQueueMS is the backends' time waiting for a CPU: the
+	// contention, another process's cost to the run, not the key's.
+	ServerRunQueueMS M[float64] `json:"server_runqueue_ms_per_txn,omitzero"`
+	// ClientCPUMS and ClientRunQueueMS are keybench's own threads'.
+	ClientCPUMS      M[float64] `json:"client_cpu_ms_per_txn,omitzero"`
+	ClientRunQueueMS M[float64] `json:"client_runqueue_ms_per_txn,omitzero"`
+	// WAL bytes, full-page images and blocks read from outside the cache per transaction.
+	WALBytes   M[float64] `json:"wal_bytes_per_txn,omitzero"`
+	WALFPI     M[float64] `json:"wal_fpi_per_txn,omitzero"`
+	BlocksRead M[float64] `json:"blocks_read_per_txn,omitzero"`
+	// OthersCPUShare is the share of the machine's CPU (every core over the
+	// round) that processes other than the server and keybench took.
+	OthersCPUShare M[float64] `json:"others_cpu_share,omitzero" kb:"share"`
+	// StealShare is the share of the machine's CPU its hypervisor gave
+	// other guests of the host (/proc/stat's steal): cores the machine
+	// had on paper and not in fact.
+	StealShare M[float64] `json:"steal_share,omitzero" kb:"share"`
 }
 
 // cellJSON has Cell's fields without its methods.

@@ -50,6 +50,8 @@ type cellRun struct {
 	noTouches string
 	results   []*driver.Result
 	metrics   []results.Metrics
+	// cost watches the round running now: its backends' and keybench's CPU.
+	cost *metrics.CostWatch
 }
 
 // setUp builds the cell's workload with its options, records them, and
@@ -321,7 +323,8 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	if cr.win.Rounds > 1 {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
-		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds()})
+		cost := metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
+		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), Cost: cost})
 		// The cell holds what its rounds measured so far: an interrupted
 		// run keeps it (the cell is then marked interrupted, not summarized).
 		fillDriverResult(cr.c, driver.Merge(cr.results))
@@ -340,6 +343,14 @@ func (cr *cellRun) roundWindow(ctx context.Context, n int) (workload.Window, err
 	}
 	if win.Txns > 0 {
 		win.Txns = roundShare(win.Txns, cr.win.Rounds, n)
+		// Every key's round n runs the same transactions since its
+		// checkpoint: the first round's warm-up as many as its window (a
+		// cold cache), the others' a quarter.
+		win.WarmupTxns = max(1, win.Txns/4)
+		if n == 1 {
+			win.WarmupTxns = win.Txns
+		}
+		win.Warmup, win.SteadyAfter = 0, 0
 	} else {
 		win.Duration = max(scenario.MinRoundWindow, win.Duration/time.Duration(cr.win.Rounds))
 	}
@@ -358,12 +369,28 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	env := r.metricsEnv(cr.tables)
 	env.Touches = cr.touches
 	sess := metrics.Start(ctx, env)
+	cr.cost = watchCost(conns, env.ServerPID)
+	cr.cost.Start()
 	watch := r.watchStalls(ctx, win.Warmup)
 	switch {
+	case win.WarmupTxns > 0:
+		r.ui.Logf("  warming up for %d transactions per client (not measured)", win.WarmupTxns)
 	case win.Warmup > 0 && win.SteadyAfter > 0 && win.SteadyAfter < win.Warmup:
 		r.ui.Logf("  warming up until the rate is steady, at most %s (not measured)", win.Warmup)
 	case win.Warmup > 0:
 		r.ui.Logf("  warming up for %s (not measured)", win.Warmup)
+	}
+	var warm *driver.Result
+	if win.WarmupTxns > 0 {
+		var err error
+		if warm, err = driver.Run(ctx, driver.Config{Txns: win.WarmupTxns}, clients); err == nil {
+			err = windowFailure(warm)
+		}
+		if err != nil {
+			sess.StopSampling()
+			watch.stop()
+			return warm, nil, fmt.Errorf("warming up: %w", err)
+		}
 	}
 	beside, err := cr.beside(ctx)
 	if err != nil {
@@ -382,6 +409,13 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 			watch.second(s.Txns)
 			bar.second(s)
 		}}, clients)
+	cr.cost.End() // before the clients disconnect: an exited backend's CPU is no longer read
+	if warm != nil && dres != nil {
+		dres.WarmupTxns += warm.Txns
+		dres.Warmup += warm.Elapsed
+		dres.TotalWork = dres.TotalWork.Add(warm.TotalWork)
+		dres.TotalRows += warm.TotalRows
+	}
 	bar.done()
 	watch.stop()
 	if berr := beside.wait(ctx); err == nil {
@@ -402,6 +436,23 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		return dres, nil, err
 	}
 	return dres, sess, nil
+}
+
+// watchCost watches the CPU of a round's backends (conns') when they are
+// processes of this machine: the embedded server's (serverPID), or a
+// --dsn server's whose process titles this machine shows.
+func watchCost(conns []*pgx.Conn, serverPID int) *metrics.CostWatch {
+	var pids []uint32
+	why := ""
+	for _, c := range conns {
+		pid, cfg := c.PgConn().PID(), c.Config()
+		if serverPID == 0 && !metrics.IsLocalBackend(pid, cfg.User, cfg.Database) {
+			why = "the server's backends are not processes of this machine (a remote server): their CPU time cannot be read"
+			break
+		}
+		pids = append(pids, pid)
+	}
+	return metrics.WatchCost(pids, serverPID, why)
 }
 
 // besideWindow is the workload's DuringWindow job of one round, on a

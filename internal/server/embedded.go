@@ -212,9 +212,11 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 		return nil, fmt.Errorf("initdb failed: %v: %s", err, lastLines(out, 5))
 	}
 	args := []string{"-D", e.DataDir, "-k", e.SocketDir, "-p", fmt.Sprint(e.Port), "-c", "listen_addresses=" + map[bool]string{true: "127.0.0.1"}[o.TCP]}
-	// track_io_timing: what a read from outside the cache cost on this
-	// server (pg_stat_io's read_time), an input of the projection's cost model.
-	settings := append([]Setting{{"track_io_timing", "on"}}, o.Settings...)
+	// track_io_timing and track_wal_io_timing: what a read from outside the
+	// cache, a write and a WAL flush cost on this server (pg_stat_io's and
+	// pg_stat_wal's times), inputs of the projection's cost model and of
+	// each round's server time per transaction.
+	settings := append([]Setting{{"track_io_timing", "on"}, {"track_wal_io_timing", "on"}}, o.Settings...)
 	e.CacheMode = "warm"
 	if o.ColdCache {
 		sb := fmt.Sprintf("%dMB", o.ColdMB())

@@ -144,13 +144,12 @@ func (l *Blocks) Compare(a, b int) Comparison {
 		variance = l.variance[a] + l.variance[b]
 		df = l.degreesOfFreedom(a, b)
 	}
-	c.Effect, c.DF = math.Exp(mean), df
 	se := math.Sqrt(variance / float64(n))
+	c.Effect, c.DF, c.SE = math.Exp(mean), df, se
 	if !(se > 0) || !(df > 0) {
 		// The per-round ratios do not vary at all: too few distinct
 		// samples to estimate the noise, which is not the same as none.
 		c.Degenerate = true
-		c.EffectLo, c.EffectHi = c.Effect, c.Effect
 		return c
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}

@@ -59,6 +59,14 @@ func NewSequential(maxRounds int, minEffect float64) Sequential {
 	return Sequential{MinRounds: MinBlocks, MaxRounds: maxRounds, Alpha: Alpha, MinEffect: minEffect, Spending: SpendOBF}
 }
 
+// NewRateDesign is the design of a run's rates beside their costs: at
+// Alpha/Families, the costs' family holding the rest (HolmShare).
+func NewRateDesign(maxRounds int, minEffect float64) Sequential {
+	d := NewSequential(maxRounds, minEffect)
+	d.Alpha = Alpha / Families
+	return d
+}
+
 // MinSequentialRounds is the fewest rounds a run stops early from: with
 // fewer, the looks a run could stop at (from MinRounds on) are too few to
 // pay for what the boundaries cost in power. Simulated here (6% noise
@@ -189,7 +197,7 @@ func (d Sequential) replay(rates [][]float64, early bool) ([]PairDecision, int, 
 			if cs[best].P > d.nominal(level, look) {
 				break
 			}
-			pairs[best].Comparison = d.record(cs[best], level, look, PairDifferent)
+			pairs[best].Comparison = d.record(cs[best], level, look, look, PairDifferent)
 			levels[best] = level
 			rejected++
 		}
@@ -206,10 +214,10 @@ func (d Sequential) replay(rates [][]float64, early bool) ([]PairDecision, int, 
 			case state == PairOpen && look < d.MaxRounds && d.futile(cs[i], level, look, m):
 				state, at = PairFutile, look
 			}
-			p.Comparison = d.record(cs[i], level, at, state)
+			p.Comparison = d.record(cs[i], level, at, look, state)
 		}
 		if look == n || early && decided(pairs) {
-			d.restate(pairs, cs, levels, level)
+			d.restate(pairs, cs, levels, level, look)
 			return pairs, look, decided(pairs) || look >= d.MaxRounds
 		}
 	}
@@ -223,19 +231,19 @@ func (d Sequential) replay(rates [][]float64, early bool) ([]PairDecision, int, 
 // equivalence whose interval now leaves the margin): then the decision's.
 // A pair found different keeps the level it was tested at; the others
 // are at the level the rejections left (level).
-func (d Sequential) restate(pairs []PairDecision, cs []Comparison, levels []float64, level float64) {
+func (d Sequential) restate(pairs []PairDecision, cs []Comparison, levels []float64, level float64, look int) {
 	for i := range pairs {
 		p := &pairs[i]
 		was := p.Comparison
 		if was.State == PairDifferent {
-			now := d.record(cs[i], levels[i], was.Look, PairDifferent)
+			now := d.record(cs[i], levels[i], was.Look, was.Look, PairDifferent)
 			if now.EffectConfidence > 0 && (now.EffectLo > 1 || now.EffectHi < 1) {
 				now.PAdjusted, now.Significant = was.PAdjusted, was.Significant
 				p.Comparison = now
 			}
 			continue
 		}
-		now := d.record(cs[i], level, was.Look, was.State)
+		now := d.record(cs[i], level, was.Look, look, was.State)
 		if was.State == PairEquivalent && !(now.EffectConfidence > 0 && now.EffectLo > 1/(1+d.MinEffect) && now.EffectHi < 1+d.MinEffect) {
 			continue
 		}
@@ -253,13 +261,15 @@ func decided(pairs []PairDecision) bool {
 	return true
 }
 
-// record is a pair's comparison at a look with its level and its state
-// then: its interval the repeated confidence interval, its adjusted p-value
-// scaled so that it is below Alpha exactly when p met the look's boundary.
-func (d Sequential) record(c Comparison, level float64, look int, state string) Comparison {
+// record is a pair's comparison at a look (now) with its level and its
+// state, decided at look at: its interval the repeated confidence
+// interval at now's boundary, its adjusted p-value scaled so that it is
+// below Alpha exactly when p met that boundary. A pair found different
+// is shown at the look it was found at (now = at).
+func (d Sequential) record(c Comparison, level float64, at, now int, state string) Comparison {
 	c.State = state
 	if state != PairOpen {
-		c.Look = look
+		c.Look = at
 	}
 	if state == PairEquivalent {
 		c.Margin = d.MinEffect
@@ -267,8 +277,8 @@ func (d Sequential) record(c Comparison, level float64, look int, state string) 
 	if c.Degenerate {
 		return c
 	}
-	bound := d.nominal(level, look)
-	c.PAdjusted = math.Min(1, c.P*d.Alpha/bound)
+	bound := d.nominal(level, now)
+	c.PAdjusted = math.Min(1, c.P*Alpha/bound) // on Alpha's scale whatever the design's share of it
 	c.EffectLo, c.EffectHi, c.EffectConfidence = d.interval(c, bound)
 	c.decide()
 	return c
@@ -280,15 +290,13 @@ func (d Sequential) interval(c Comparison, bound float64) (lo, hi, confidence fl
 		return c.EffectLo, c.EffectHi, 0
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}
-	q95 := t.Quantile(0.975)
 	mean := math.Log(c.Effect)
-	se := (math.Log(c.EffectHi) - mean) / q95 // Compare's interval is the 95% one
 	q := t.Quantile(1 - bound/2)
-	lo, hi = math.Exp(mean-q*se), math.Exp(mean+q*se)
-	if !(lo > 0) || math.IsInf(hi, 0) || math.IsNaN(hi) {
+	lo, hi = math.Exp(mean-q*c.SE), math.Exp(mean+q*c.SE)
+	if !(c.SE > 0) || !(lo > 0) || math.IsInf(hi, 0) || math.IsNaN(hi) {
 		// So few degrees of freedom at so strict a level that the
-		// interval leaves what a float holds: none.
-		return c.Effect, c.Effect, 0
+		// interval leaves what a float holds: none (IntervalText says why).
+		return 0, 0, 0
 	}
 	return lo, hi, 1 - bound
 }

@@ -45,10 +45,53 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 )
+
+// IntervalText is the comparison's effect interval as printed, with its
+// confidence where it is not 95% ("[0.91–1.08]", "[0.80–1.21, 99.7%]"),
+// or why it has none: an interval is never printed with no width unless
+// the per-round ratios did not vary at all.
+func (c Comparison) IntervalText() string {
+	switch {
+	case c.Degenerate:
+		return "[no interval: the per-round ratios did not vary]"
+	case c.EffectConfidence <= 0 || !(c.EffectLo > 0) || c.EffectHi <= c.EffectLo:
+		if c.DF > 0 {
+			return fmt.Sprintf("[no interval: its noise rests on %.1f degrees of freedom]", c.DF)
+		}
+		return "[no interval]"
+	case math.Abs(c.EffectConfidence-0.95) < 0.0005:
+		return fmt.Sprintf("[%.2f–%.2f]", c.EffectLo, c.EffectHi)
+	}
+	return fmt.Sprintf("[%.2f–%.2f, %s]", c.EffectLo, c.EffectHi, confidenceText(c.EffectConfidence))
+}
+
+// confidenceText is a confidence as a percentage with the digits that
+// tell it from 100% ("95%", "99.7%", "99.99996%").
+func confidenceText(c float64) string {
+	decimals := 0
+	if c < 1 {
+		decimals = max(0, int(math.Ceil(-math.Log10(1-c)))-2)
+	}
+	return strconv.FormatFloat(c*100, 'f', decimals, 64) + "%"
+}
+
+// PText is the comparison's p-value as printed: the adjusted one, or, where
+// the correction raised it to 1, the test's own beside it.
+func (c Comparison) PText() string {
+	switch {
+	case c.Degenerate:
+		return "no p-value"
+	case c.PAdjusted >= 1 && c.P < 1:
+		return fmt.Sprintf("p=%.2g before the correction", c.P)
+	}
+	return fmt.Sprintf("p=%.2g", c.PAdjusted)
+}
 
 // Alpha is the significance level.
 const Alpha = 0.05
@@ -137,8 +180,11 @@ type Comparison struct {
 	EffectLo         float64 `json:"effect_lo,omitempty"`
 	EffectHi         float64 `json:"effect_hi,omitempty"`
 	EffectConfidence float64 `json:"effect_confidence,omitempty"`
-	// DF are a TestBlocked comparison's degrees of freedom (Student's t).
+	// DF are a TestBlocked comparison's degrees of freedom (Student's t),
+	// SE the standard error of its log effect: its intervals at any level
+	// are exp(log Effect ± t(DF)·SE).
 	DF float64 `json:"df,omitempty"`
+	SE float64 `json:"se,omitempty"`
 	// P is the test's two-sided p-value (Student's t for TestBlocked, the
 	// Mann-Whitney U test's for TestMannWhitney); PAdjusted the same after
 	// Holm's correction for the comparisons made with it (equal to P alone).
@@ -258,6 +304,26 @@ func TooFewFor(cs []*Comparison) {
 			c.TooFew, c.Needed = true, MinSamplesFor(m)
 			c.decide()
 		}
+	}
+}
+
+// Families is how many families of comparisons a verdict tests on the same
+// rounds: the keys' rates and their costs (server time per transaction).
+// Where both are tested in one Holm procedure the family-wise error over
+// both is Alpha; where the rates are decided by a sequential design, that
+// design runs at Alpha/Families and the costs' Holm at the rest
+// (HolmShare): Bonferroni between the families.
+const Families = 2
+
+// HolmShare adjusts cs with Holm's method within a family that holds
+// 1/families of Alpha: each adjusted p-value is Holm's times families, so
+// that it is below Alpha exactly when the comparison passes at the family's
+// share.
+func HolmShare(cs []*Comparison, families int) {
+	Holm(cs)
+	for _, c := range cs {
+		c.PAdjusted = math.Min(1, c.PAdjusted*float64(families))
+		c.decide()
 	}
 }
 

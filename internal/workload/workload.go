@@ -116,6 +116,11 @@ type Window struct {
 	SteadyAfter time.Duration
 	// Txns is per client; when set it replaces Duration.
 	Txns int64
+	// WarmupTxns, when set, replaces Warmup: that many transactions per
+	// client first, not measured, so that every key of a round runs the
+	// same work since the round's checkpoint and its cost per transaction
+	// (full-page images above all) compares work with work.
+	WarmupTxns int64
 	// Unit names what the progress counts when Txns is set ("" reads "txns").
 	Unit string
 	// Rounds splits the window into rounds interleaved with the other
