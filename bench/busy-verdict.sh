@@ -15,7 +15,7 @@ runs=${1:-10}; shift || true
 cd "$(dirname "$0")/.."
 WORK=$(mktemp -d)
 busy=""
-stop_busy() { [ -n "$busy" ] && kill "$busy" 2>/dev/null && wait "$busy" 2>/dev/null; busy=""; }
+stop_busy() { if [ -n "$busy" ]; then kill "$busy" 2>/dev/null || true; wait "$busy" 2>/dev/null || true; fi; busy=""; }
 trap 'stop_busy; rm -rf "$WORK"' EXIT
 go build -o "$WORK/keybench" ./cmd/keybench
 KB="$WORK/keybench"
@@ -64,7 +64,7 @@ run_all() { # MODE ARGS...
     t0=$(date +%s.%N)
     if "$KB" run "$@" --out "$WORK/$mode$i" >"$WORK/$mode$i.log" 2>&1; then
       t1=$(date +%s.%N); stop_busy
-      echo "$t1 - $t0" | bc >>"$WORK/$mode.times"
+      awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f\n", b - a}' >>"$WORK/$mode.times"
       line="$(verdict "$WORK/$mode$i/results.json" "$mode")"
     else
       stop_busy; line="FAILED: $(tail -1 "$WORK/$mode$i.log")"

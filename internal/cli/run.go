@@ -42,6 +42,7 @@ type runCmd struct {
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        *int        `help:"Runs of every cell, each on a fresh table."`
 	Rounds        *int        `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
+	Budget        *pgDuration `name:"budget" placeholder:"SECONDS" help:"How long a run's rounds may go on past the preset's while a key's cost comparison is undecided (seconds or a duration; default: twice the plan's estimate; 0: no more than the preset's rounds)."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
 	MinEffect     *string     `name:"min-effect" placeholder:"PERCENT" help:"The difference in rate you do not care about (default 5%): keys shown to be within it of each other are the same, and their rounds need not go on."`
 	Seed          int64       `default:"1" help:"Seed of the workload's random choices."`
@@ -149,6 +150,16 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	plan, err := scenario.Build(sc, p, specs)
 	if err != nil {
 		return runner.Config{}, err
+	}
+	plan.Budget = 2 * plan.Estimate().Total
+	if r.Budget != nil {
+		if d := time.Duration(*r.Budget); d < 0 || d > 24*time.Hour {
+			return runner.Config{}, usagef("--budget must be from 0 to 24h, not %s", d)
+		}
+		plan.Budget = time.Duration(*r.Budget)
+		if plan.Budget == 0 {
+			plan.CostSequential = nil
+		}
 	}
 	if !validIdent(r.Schema) {
 		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)

@@ -25,21 +25,22 @@ func WriteSummary(w io.Writer, res *results.Results, width int) { Summary(res).W
 // the report show the same doc.
 func Summary(res *results.Results) *Doc { return summary(res, true) }
 
-// summary is the run's summary, its preset's questions first when asked
-// (the page shows them in its verdict instead: Questions).
+// summary is the run's summary, its verdict first when asked — the
+// machine's load, the cost verdict and the preset's questions — (the page
+// shows them in its own verdict instead: Questions, page.Cost).
 func summary(res *results.Results, withQuestions bool) *Doc {
 	d := &Doc{}
 	groups := res.BuildGroups()
 	if res.Status != results.StatusOK {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
-	if b := busyLine(res); b != "" {
-		d.Println(b)
-	}
-	for _, l := range costVerdict(res, groups) {
-		d.Println(l)
-	}
-	if withQuestions {
+	if withQuestions { // the page says these in its verdict
+		if b := busyLine(res); b != "" {
+			d.Println(b)
+		}
+		for _, l := range costVerdict(res, groups) {
+			d.Println(l)
+		}
 		questions(d, res, groups)
 	}
 	switch p := res.Plan.Pivot; {

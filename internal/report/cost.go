@@ -149,8 +149,15 @@ func costVerdict(res *results.Results, groups []results.Group) []string {
 		if len(shapesOf(groups)) > 1 {
 			prefix = sh.Title + ": "
 		}
-		out = append(out, fmt.Sprintf("%sserver time per transaction (the backends' CPU and IO; within rounds, 95%% intervals, Holm over the costs and the rates): %s's %.3g ms is the least.",
-			prefix, cheapest.Key, cheapest.Cost.Summary.Median))
+		how := "compared within rounds, Holm over the costs and the rates together, 95% intervals"
+		if sequentialGroups(groups) {
+			how = "compared within rounds by a group-sequential design at half the error rate, the rates' at the other half; repeated confidence intervals"
+			if d := res.Plan.CostSequential; d != nil {
+				how = fmt.Sprintf("compared within rounds by a group-sequential design (looks at %d to %d rounds) at half the error rate, the rates' at the other half; repeated confidence intervals", d.MinRounds, d.MaxRounds)
+			}
+		}
+		out = append(out, fmt.Sprintf("%sServer time per transaction, the backends' CPU and IO (%s): %s's %.3g ms is the least.",
+			prefix, how, cheapest.Key, cheapest.Cost.Summary.Median))
 		var near []string
 		disagree := 0
 		for _, g := range ranked[1:] {

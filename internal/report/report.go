@@ -50,7 +50,9 @@ type Verdict struct {
 type page struct {
 	Title, Status, Error string
 	Question             string
-	Questions            *Doc // the preset's questions answered, when it asks several
+	// Cost is the busy-machine line and the cost verdict (costVerdict), said first.
+	Cost      []string
+	Questions *Doc // the preset's questions answered, when it asks several
 	Blocks               []VerdictBlock
 	ChartsOf             string
 	Pairs                []PairTable
@@ -86,6 +88,10 @@ func Render(res *results.Results) ([]byte, error) {
 	r.pickHeadline()
 	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
 	p.Blocks, p.Question = r.verdicts(), res.Plan.Question
+	if b := busyLine(res); b != "" {
+		p.Cost = append(p.Cost, b)
+	}
+	p.Cost = append(p.Cost, costVerdict(res, groups)...)
 	if len(p.Blocks) > 1 {
 		p.ChartsOf = p.Blocks[0].Title
 	}
@@ -246,9 +252,23 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	if m := machineDrift(r.res, block); m != "" {
 		head += " " + m
 	}
+	// A rank says a test found the order: where no rate comparison of the
+	// block is significant, the keys are listed by median, not ranked.
+	found := false
+	for _, g := range ranked {
+		for _, v := range g.Compared {
+			found = found || v.Significant
+		}
+	}
+	if !found && tested {
+		head += " No difference in rate was found: the keys are listed by median rate, not ranked."
+	}
 	var out []Verdict
 	for i, g := range ranked {
-		v := Verdict{Rank: i + 1, Key: r.label(g), Color: r.color(g), TPS: rateWithInterval(g)}
+		v := Verdict{Key: r.label(g), Color: r.color(g), TPS: rateWithInterval(g)}
+		if found {
+			v.Rank = i + 1
+		}
 		if i == 0 {
 			v.Versus, v.Significant = r.bestText(ranked, "highest median")
 			if what := reveals(r.res, g.Key); what != "" {

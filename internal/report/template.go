@@ -9,11 +9,12 @@ var pageTemplate = template.Must(template.New("page").Parse(`{{template "head" .
 
 <h2 id="verdict">Verdict</h2>
 {{if .Question}}<p class="question"><b>{{.Question}}</b></p>{{end}}
+{{if .Cost}}<div class="cost">{{range .Cost}}<p>{{.}}</p>{{end}}</div>{{end}}
 {{if .Questions}}{{template "doc" .Questions}}<h3>Each task's keys, ranked</h3>{{end}}
 {{range .Blocks}}{{if .Title}}<h3 class="task">{{.Title}}</h3>{{end}}
 <p>{{.Headline}}</p>
 <ol class="verdict">
-{{range .Verdicts}}<li style="border-color: {{.Color}}"><span class="key">{{.Rank}}. {{.Key}}</span> — <span class="tps">{{.TPS}}</span>, <span class="{{if not .Significant}}noise{{end}}">{{.Versus}}</span>
+{{range .Verdicts}}<li style="border-color: {{.Color}}"><span class="key">{{if .Rank}}{{.Rank}}. {{end}}{{.Key}}</span> — <span class="tps">{{.TPS}}</span>, <span class="{{if not .Significant}}noise{{end}}">{{.Versus}}</span>
 <span class="why">Why: {{.Why}}.</span></li>
 {{end}}</ol>
 {{end}}{{range .Notes}}<p class="missing">Note: {{.}}.</p>{{end}}
@@ -66,6 +67,8 @@ h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-
 .status { color: #555; }
 .status.failed, .status.interrupted { color: #b00; font-weight: bold; }
 ol.verdict { padding-left: 0; list-style: none; }
+div.cost { padding: .4em .8em; border-left: 6px solid #444; background: #f2f5fa; }
+div.cost p { margin: .3em 0; }
 ol.verdict li { margin: .6em 0; padding: .5em .8em; border-left: 6px solid; background: #f7f7f7; }
 ol.verdict .key { font-weight: bold; font-size: 1.1em; }
 ol.verdict .tps { font-variant-numeric: tabular-nums; }

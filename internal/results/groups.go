@@ -139,7 +139,7 @@ func (r *Results) BuildGroups() []Group {
 		r.sampleOf(&out[gi])
 		r.costOf(&out[gi])
 	}
-	compareShapes(out, r.Plan.Sequential)
+	compareShapes(out, r.Plan.Sequential, r.Plan.CostSequential)
 	return out
 }
 
@@ -238,7 +238,7 @@ func (g *Group) Drifted() bool { return g.Drift != nil && math.Abs(*g.Drift) >= 
 // looks replayed over their rates (the decisions that stopped the rounds).
 // Groups whose samples are not independent are not tested: their
 // comparisons say how many samples are needed.
-func compareShapes(groups []Group, design *stats.Sequential) {
+func compareShapes(groups []Group, design, costDesign *stats.Sequential) {
 	var order []string
 	members := map[string][]int{}
 	for i := range groups {
@@ -281,16 +281,20 @@ func compareShapes(groups []Group, design *stats.Sequential) {
 				}
 			}
 		}
-		costs, settleCosts := compareCosts(shape)
 		if !sequential {
+			costs, settleCosts := compareCosts(shape, nil)
 			// Holm over both families: the rates' and the costs'.
 			stats.Holm(append(append([]*stats.Comparison(nil), tested...), costs...))
 			stats.TooFewFor(tested)
+			settleCosts()
 		} else {
-			// The rates' design runs at its share of Alpha; the costs' Holm at the other.
-			stats.HolmShare(costs, stats.Families)
+			// The rates' design runs at its share of Alpha; the costs' at the other.
+			costs, settleCosts := compareCosts(shape, costDesign)
+			if costDesign == nil {
+				stats.HolmShare(costs, stats.Families)
+			}
+			settleCosts()
 		}
-		settleCosts()
 		// What an untestable pair needs: rounds (or repeats) enough for
 		// a block layout, whatever the number of keys.
 		for _, c := range pair {
@@ -329,7 +333,7 @@ func compareShapes(groups []Group, design *stats.Sequential) {
 // measured one in (each group's Cost.Compared: its cost over the other's),
 // and returns the comparisons to adjust; none, with the reason in each
 // group's Cost, when the shape's costs cannot be laid out in rounds.
-func compareCosts(shape []*Group) (tested []*stats.Comparison, settle func()) {
+func compareCosts(shape []*Group, design *stats.Sequential) (tested []*stats.Comparison, settle func()) {
 	settle = func() {}
 	why := ""
 	for _, g := range shape {
@@ -361,11 +365,19 @@ func compareCosts(shape []*Group) (tested []*stats.Comparison, settle func()) {
 		return nil, settle
 	}
 	pair := map[[2]int]*stats.Comparison{}
-	for x := range shape {
-		for y := x + 1; y < len(shape); y++ {
-			c := layout.Compare(x, y)
-			pair[[2]int{x, y}] = &c
-			tested = append(tested, &c)
+	if design != nil { // decided as the run's looks decided them: nothing left to adjust
+		decisions, _ := design.Decide(costs)
+		for _, d := range decisions {
+			c := d.Comparison
+			pair[[2]int{d.A, d.B}] = &c
+		}
+	} else {
+		for x := range shape {
+			for y := x + 1; y < len(shape); y++ {
+				c := layout.Compare(x, y)
+				pair[[2]int{x, y}] = &c
+				tested = append(tested, &c)
+			}
 		}
 	}
 	// The adjustment is made on the pairs, then copied into the groups.

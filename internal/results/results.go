@@ -144,7 +144,11 @@ type Plan struct {
 	// every comparison of its keys was decided (absent: every round ran,
 	// the comparisons made once at the end with Holm's correction).
 	Sequential *stats.Sequential `json:"sequential,omitempty"`
-	Quick      bool              `json:"quick"`
+	// CostSequential is the costs' design (server time per transaction),
+	// which may have run rounds past Rounds within BudgetS.
+	CostSequential *stats.Sequential `json:"cost_sequential,omitempty"`
+	BudgetS        float64           `json:"budget_s,omitempty"`
+	Quick          bool              `json:"quick"`
 	// Sampling says whether the samplers ran; OnError what a failed cell did to the run.
 	Sampling bool   `json:"sampling"`
 	OnError  string `json:"on_error,omitempty"`

@@ -343,13 +343,7 @@ func (cr *cellRun) roundWindow(ctx context.Context, n int) (workload.Window, err
 	}
 	if win.Txns > 0 {
 		win.Txns = roundShare(win.Txns, cr.win.Rounds, n)
-		// Every key's round n runs the same transactions since its
-		// checkpoint: the first round's warm-up as many as its window (a
-		// cold cache), the others' a quarter.
-		win.WarmupTxns = max(1, win.Txns/4)
-		if n == 1 {
-			win.WarmupTxns = win.Txns
-		}
+		win.WarmupTxns = scenario.RoundWarmupTxns(win.Txns, n)
 		win.Warmup, win.SteadyAfter = 0, 0
 	} else {
 		win.Duration = max(scenario.MinRoundWindow, win.Duration/time.Duration(cr.win.Rounds))

@@ -130,7 +130,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 			PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(), FillIndexed: p.FillIndexed,
 			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick,
 			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Questions: cfg.Plan.Scenario.Questions, Rounds: p.Rounds,
-			Sequential: cfg.Plan.Sequential},
+			Sequential: cfg.Plan.Sequential, CostSequential: cfg.Plan.CostSequential, BudgetS: cfg.Plan.Budget.Seconds()},
 		Cells: []results.Cell{},
 	}
 	if p.Txns > 0 {

@@ -189,22 +189,27 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 	}
 	roundsStart := time.Now()
 	decided := map[string]bool{} // the tasks whose rounds have stopped
-	for round := 1; round <= rounds; round++ {
-		if !r.decide(crs, cs, errs, round-1, decided) {
+	most := r.mostRounds(rounds)
+	for round := 1; round <= most; round++ {
+		if !r.decide(crs, cs, errs, round-1, rounds, decided, roundsStart) {
 			break
 		}
 		if round > 1 && len(pcs) > 1 {
 			perRound := time.Since(roundsStart) / time.Duration(round-1)
-			left := perRound*time.Duration(rounds-round+1) + time.Duration(len(pcs))*3*time.Second
-			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s", round-1, rounds, time.Since(roundsStart).Round(time.Second), left.Round(time.Second))
+			left := perRound*time.Duration(max(rounds-round+1, 1)) + time.Duration(len(pcs))*3*time.Second
+			extra := ""
+			if round > rounds {
+				extra = fmt.Sprintf(" (round %d of at most %d: a cost comparison is undecided)", round, most)
+			}
+			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s%s", round-1, rounds, time.Since(roundsStart).Round(time.Second), left.Round(time.Second), extra)
 		}
 		for _, k := range r.order(len(crs), round) {
 			cr := crs[k]
-			if errs[k] != nil || cr == nil || round > cr.win.Rounds || decided[cs[k].Task()] {
+			if errs[k] != nil || cr == nil || round > cr.maxRounds(rounds, most) || decided[cs[k].Task()] {
 				continue
 			}
 			if rounds > 1 {
-				r.ui.Logf("  round %d/%d: %s", round, rounds, pcs[k].Key.Raw)
+				r.ui.Logf("  round %d/%d: %s", round, max(rounds, round), pcs[k].Key.Raw)
 			}
 			if errs[k] = cr.round(ctx, round); stop(k) {
 				return errs
@@ -220,62 +225,75 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 	return errs
 }
 
-// decide marks in decided the group's tasks whose comparisons the plan's
-// sequential design has decided after their first rounds rounds: their
-// cells run no more rounds (results.BuildGroups replays the same decisions
-// from the rounds' rates). Each task is a family of its own, its keys
-// those still measured; a task of one key has nothing to decide. A group
-// with a workload that acts after its last round (Hooks.PostRun) runs every
-// round. It says whether any task goes on.
-func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, rounds int, decided map[string]bool) bool {
-	d := r.cfg.Plan.Sequential
+// mostRounds is the most rounds a group may run: the plan's, or, with the
+// costs' design, as far as it may extend them.
+func (r *run) mostRounds(rounds int) int {
+	if c := r.cfg.Plan.CostSequential; c != nil && rounds > 1 {
+		return max(rounds, c.MaxRounds)
+	}
+	return rounds
+}
+
+// maxRounds is the most rounds the cell may run: its window's, or the
+// group's extension unless its workload acts after its last round
+// (Hooks.PostRun, which must know the last in advance).
+func (cr *cellRun) maxRounds(rounds, most int) int {
+	if cr.hooks.PostRun != nil || cr.win.Rounds < rounds {
+		return cr.win.Rounds
+	}
+	return most
+}
+
+// budget is how long a group's rounds may take with the costs' extension.
+func (r *run) budget() time.Duration {
+	if b := r.cfg.Plan.Budget; b > 0 {
+		return b
+	}
+	return 2 * r.cfg.Plan.Estimate().Total
+}
+
+// decide marks in decided the group's tasks whose rounds stop after their
+// first done rounds (of the plan's planned): the rates' sequential design
+// has settled every pair (or the planned rounds ran) and so has the costs'
+// (or it has no cost to decide, its last look passed, or the budget would
+// be overrun by another round); their cells run no more rounds
+// (results.BuildGroups replays the same decisions from the rounds' figures).
+// Each task is a family of its own, its keys those still measured; a task
+// of one key has nothing to decide; a task with a workload that acts after
+// its last round (Hooks.PostRun) runs the planned rounds. It says whether
+// any task goes on.
+func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, done, planned int, decided map[string]bool, since time.Time) bool {
 	var order []string
 	byTask := map[string][]int{}
+	postRun := map[string]bool{}
 	for k, cr := range crs {
 		t := cs[k].Task()
 		if errs[k] != nil || cr == nil || cs[k].Status != results.StatusOK || decided[t] {
 			continue
 		}
-		if cr.hooks.PostRun != nil {
-			d = nil
-		}
+		postRun[t] = postRun[t] || cr.hooks.PostRun != nil
 		if _, ok := byTask[t]; !ok {
 			order = append(order, t)
 		}
 		byTask[t] = append(byTask[t], k)
 	}
-	if d == nil || rounds < d.MinRounds || rounds >= d.MaxRounds {
-		return len(order) > 0
-	}
 	for _, t := range order {
 		idx := byTask[t]
-		rates := make([][]float64, len(idx))
-		for i, k := range idx {
-			for _, rd := range cs[k].Rounds {
-				rates[i] = append(rates[i], rd.Rate)
-			}
-			if len(rates[i]) != rounds {
-				rates = nil // a cell behind the others (it cannot be): go on
-				break
-			}
-		}
-		if len(idx) < 2 {
-			decided[t] = true
-			continue
-		}
-		if rates == nil {
-			continue
-		}
-		pairs, done := d.Decide(rates)
-		if !done {
+		rates, costs := r.layouts(cs, idx, done)
+		rateDone, rateWords := r.ratesSettled(rates, done, planned, postRun[t])
+		costDone, costWords := r.costsSettled(costs, done, planned, postRun[t], since)
+		if !rateDone || !costDone {
 			continue
 		}
 		decided[t] = true
+		if done >= planned && costWords == "" {
+			continue // the planned rounds ran: nothing to say
+		}
 		name := ""
 		if len(order) > 1 || len(decided) > 1 {
 			name = t + ": "
 		}
-		r.ui.Logf("  %severy comparison is decided after %d of at most %d rounds (%s): its rounds stop", name, rounds, d.MaxRounds, decisionsSaid(pairs))
+		r.ui.Logf("  %sthe rounds stop after %d (%s)", name, done, strings.Join(nonEmpty(rateWords, costWords), "; "))
 	}
 	for _, t := range order {
 		if !decided[t] {
@@ -285,15 +303,94 @@ func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, rounds int
 	return false
 }
 
-// decisionsSaid counts a family's decisions: "3 different, 2 the same within 5%, 1 undecidable".
-func decisionsSaid(pairs []stats.PairDecision) string {
+// layouts are a task's cells' rates and costs (server time per
+// transaction) over their first done rounds, [cell][round]; nil when a
+// cell is behind the others, or (costs) when a round recorded none.
+func (r *run) layouts(cs []results.Cell, idx []int, done int) (rates, costs [][]float64) {
+	rates, costs = make([][]float64, len(idx)), make([][]float64, len(idx))
+	for i, k := range idx {
+		for _, rd := range cs[k].Rounds {
+			rates[i] = append(rates[i], rd.Rate)
+			if costs != nil {
+				v, ok := 0.0, false
+				if rd.Cost != nil {
+					v, ok = rd.Cost.ServerMS.Get()
+				}
+				if !ok {
+					costs = nil
+				} else {
+					costs[i] = append(costs[i], v)
+				}
+			}
+		}
+		if len(rates[i]) != done {
+			return nil, nil // a cell behind the others (it cannot be): go on
+		}
+	}
+	return rates, costs
+}
+
+// ratesSettled says whether the rates' design has settled every pair
+// after done rounds (or, without one, the planned rounds ran), and how.
+func (r *run) ratesSettled(rates [][]float64, done, planned int, postRun bool) (bool, string) {
+	d := r.cfg.Plan.Sequential
+	switch {
+	case done >= planned:
+		return true, ""
+	case d == nil || postRun || rates == nil || len(rates) < 2 || done < d.MinRounds:
+		return false, ""
+	}
+	pairs, settled := d.Decide(rates)
+	if !settled {
+		return false, ""
+	}
+	return true, "the rates: " + decisionsSaid(pairs, d.MaxRounds)
+}
+
+// costsSettled says whether the costs' design has settled every pair
+// after done rounds: at the planned rounds without a cost design or
+// costs, or with every pair decided, its last look or the budget reached.
+func (r *run) costsSettled(costs [][]float64, done, planned int, postRun bool, since time.Time) (bool, string) {
+	d := r.cfg.Plan.CostSequential
+	switch {
+	case d == nil || postRun || costs == nil || len(costs) < 2:
+		return done >= planned, ""
+	case done < d.MinRounds:
+		return false, ""
+	}
+	pairs, settled := d.Decide(costs)
+	switch {
+	case settled && done > planned:
+		return true, "the costs: " + decisionsSaid(pairs, d.MaxRounds)
+	case settled:
+		return true, ""
+	}
+	if spent, budget := time.Since(since), r.budget(); spent+spent/time.Duration(done) > budget {
+		return true, fmt.Sprintf("the costs' budget of %s spent: %s", budget.Round(time.Second), decisionsSaid(pairs, d.MaxRounds))
+	}
+	return false, ""
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// decisionsSaid counts a family's decisions: "3 different, 2 the same
+// within the margin, 1 not decidable within 8 rounds at the current estimate".
+func decisionsSaid(pairs []stats.PairDecision, most int) string {
 	n := map[string]int{}
 	for _, p := range pairs {
 		n[p.Comparison.State]++
 	}
 	var out []string
 	for _, s := range []struct{ state, words string }{
-		{stats.PairDifferent, "different"}, {stats.PairEquivalent, "the same within the margin"}, {stats.PairFutile, "undecidable within the rounds"}} {
+		{stats.PairDifferent, "different"}, {stats.PairEquivalent, "the same within the margin"}, {stats.PairFutile, fmt.Sprintf("not decidable within %d rounds at the current estimates", most)}} {
 		if n[s.state] > 0 {
 			out = append(out, fmt.Sprintf("%d %s", n[s.state], s.words))
 		}

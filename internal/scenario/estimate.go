@@ -49,6 +49,19 @@ const SteadyAfter = 100 * time.Millisecond
 // table is filled and was warm a round ago, so half a second settles it.
 const RoundWarmup = 500 * time.Millisecond
 
+// RoundWarmupTxns is the warm-up, in transactions per client, of round n
+// (from 1) of a cell whose rounds run roundTxns each: every key's round n
+// then runs the same work since its checkpoint, so its cost per
+// transaction (its full-page images above all) compares work with work.
+// The first round warms a cold cache with as many as its window, the
+// others with a quarter.
+func RoundWarmupTxns(roundTxns int64, n int) int64 {
+	if n == 1 {
+		return roundTxns
+	}
+	return max(1, roundTxns/4)
+}
+
 // MinRoundWindow is the shortest round a duration is split into: the
 // warm-up before it ends once the rate is steady, so half a second of
 // thousands of transactions is a rate (war's rounds by transactions are
@@ -93,6 +106,13 @@ func (p *Plan) Estimate() Estimate {
 			warm = min(pp.Warmup, estSteady)
 		}
 		later := min(pp.Warmup, RoundWarmup, warm)
+		if pp.Txns > 0 && most > 1 && m.LoadRowsPerS == 0 { // warm-ups in transactions (RoundWarmupTxns)
+			per := pp.Txns / int64(most)
+			txnTime := func(n int64) time.Duration {
+				return time.Duration(float64(n*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
+			}
+			warm, later = txnTime(RoundWarmupTxns(per, 1)), txnTime(RoundWarmupTxns(per, 2))
+		}
 		overhead := estRoundOverhead + m.RoundCost
 		e.Windows += window + warm + time.Duration(rounds-1)*later + time.Duration(rounds)*overhead
 		e.Evidence += (estEvidence + time.Duration(float64(c.Rows+c.inserted(pp))/estEvidenceRowsPerS*float64(time.Second))) / estTogether
@@ -142,11 +162,19 @@ func (p *Plan) Describe() string {
 		caches = " × shared_buffers " + strings.Join(list, ", ")
 	}
 	warm := fmt.Sprintf("after a %s warm-up", pp.Warmup)
-	if !pp.FixedWarmup && pp.Warmup > SteadyAfter {
+	switch {
+	case pp.Rounds > 1 && pp.Txns > 0:
+		per := pp.Txns / int64(pp.Rounds)
+		warm = fmt.Sprintf("each round after a warm-up of %d transactions per client (the first's: %d), the same for every key",
+			RoundWarmupTxns(per, 2), RoundWarmupTxns(per, 1))
+	case !pp.FixedWarmup && pp.Warmup > SteadyAfter:
 		warm = fmt.Sprintf("each after a warm-up until the rate is steady (at most %s)", pp.Warmup)
 	}
 	if p.Sequential != nil {
 		rounds = fmt.Sprintf("at most %d interleaved rounds per cell, a task's rounds stopping once its comparisons are decided", pp.Rounds)
+	}
+	if c := p.CostSequential; c != nil {
+		rounds += fmt.Sprintf(", or going on to %d while a key's cost comparison is undecided, within a budget of %s (--budget)", c.MaxRounds, p.Budget.Round(time.Second))
 	}
 	return fmt.Sprintf("%d cells: %s × %s × clients %v × rows %v%s; %s, %s %s",
 		len(p.Cells), strings.Join(keys, ", "), strings.Join(names, ", "), pp.Clients, pp.Rows, caches, window, rounds, warm)

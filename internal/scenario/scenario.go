@@ -386,8 +386,13 @@ type Plan struct {
 	// Skipped says which keys a workload cannot run with, and why.
 	Skipped []string
 	// Sequential is the design that stops a group's rounds once every
-	// comparison is decided; nil: every round runs.
-	Sequential *stats.Sequential
+	// comparison is decided; nil: every round runs. CostSequential is its
+	// twin for the keys' costs, which may run the rounds on past the
+	// preset's while a cost comparison is undecided, within Budget.
+	Sequential, CostSequential *stats.Sequential
+	// Budget bounds the time the rounds of a group may take with the
+	// costs' extension (--budget; 0: the plan's estimate × 2).
+	Budget time.Duration
 }
 
 // Build validates the parameters and keys, decides the rounds and lays out
@@ -425,8 +430,8 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 	}
 	plan := &Plan{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}
 	if !p.AllRounds && p.Rounds >= stats.MinSequentialRounds && p.Repeat == 1 && len(specs) >= 2 {
-		s := stats.NewRateDesign(p.Rounds, p.MinEffect)
-		plan.Sequential = &s
+		s, c := stats.NewRateDesign(p.Rounds, p.MinEffect), stats.NewCostDesign(p.Rounds, p.MinEffect)
+		plan.Sequential, plan.CostSequential = &s, &c
 	}
 	return plan, nil
 }

@@ -60,11 +60,26 @@ func NewSequential(maxRounds int, minEffect float64) Sequential {
 }
 
 // NewRateDesign is the design of a run's rates beside their costs: at
-// Alpha/Families, the costs' family holding the rest (HolmShare).
+// Alpha/Families, the costs' family holding the rest (NewCostDesign).
 func NewRateDesign(maxRounds int, minEffect float64) Sequential {
 	d := NewSequential(maxRounds, minEffect)
 	d.Alpha = Alpha / Families
 	return d
+}
+
+// CostExtension is how many times the preset's rounds a run may go on to
+// while a cost comparison is undecided (within its time budget).
+const CostExtension = 2
+
+// NewCostDesign is the design of a run's costs (server time per
+// transaction) beside its rates: at Alpha/Families, its first look after
+// the preset's rounds, its last at CostExtension times them, Pocock-type
+// spending (most of its level at the first look, which the preset's rounds
+// were chosen for: the extension only decides the pairs a busy machine
+// left open). A run whose budget ends first stops at a look, which keeps
+// the error rate: a look not taken spends nothing.
+func NewCostDesign(rounds int, minEffect float64) Sequential {
+	return Sequential{MinRounds: rounds, MaxRounds: CostExtension * rounds, Alpha: Alpha / Families, MinEffect: minEffect, Spending: SpendPocock}
 }
 
 // MinSequentialRounds is the fewest rounds a run stops early from: with
@@ -161,7 +176,7 @@ func (d Sequential) replay(rates [][]float64, early bool) ([]PairDecision, int, 
 	if k < 2 || len(rates[0]) < d.MinRounds {
 		return pairs, 0, false
 	}
-	n := len(rates[0])
+	n := min(len(rates[0]), d.MaxRounds) // rounds past the design's (another family's extension) are not its looks
 	m := len(pairs)
 	rejected := 0
 	levels := make([]float64, m) // the level each pair found different was tested at
@@ -318,9 +333,7 @@ func (d Sequential) futile(c Comparison, level float64, look, pairs int) bool {
 	if c.Degenerate || c.Effect <= 0 || !(c.DF > 0) {
 		return false
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}
-	mean := math.Abs(math.Log(c.Effect))
-	se := (math.Log(c.EffectHi) - math.Log(c.Effect)) / t.Quantile(0.975)
+	mean, se := math.Abs(math.Log(c.Effect)), c.SE
 	if !(se > 0) {
 		return false
 	}
