@@ -53,19 +53,19 @@ type page struct {
 	// Cost is the busy-machine line and the cost verdict (costVerdict), said first.
 	Cost      []string
 	Questions *Doc // the preset's questions answered, when it asks several
-	Blocks               []VerdictBlock
-	ChartsOf             string
-	Pairs                []PairTable
-	PairsNote            string
-	Charts               []Chart
-	Missing              []string
-	Summary              *Doc
-	AtScale              *Doc // the run carried to the user's scale, when asked
-	Env                  [][2]string
-	Settings             [][2]string
-	Command              string
-	DDL                  [][2]string
-	Notes                []string
+	Blocks    []VerdictBlock
+	ChartsOf  string
+	Pairs     []PairTable
+	PairsNote string
+	Charts    []Chart
+	Missing   []string
+	Summary   *Doc
+	AtScale   *Doc // the run carried to the user's scale, when asked
+	Env       [][2]string
+	Settings  [][2]string
+	Command   string
+	DDL       [][2]string
+	Notes     []string
 }
 
 // Render builds the page.
