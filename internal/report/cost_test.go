@@ -1,0 +1,86 @@
+package report
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
+)
+
+func readCost(t *testing.T, name string) *results.Results {
+	t.Helper()
+	path := filepath.Join("testdata", "cost", name+".json.gz")
+	r, err := results.Parse(resultstest.ReadGzip(t, path), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestCostVerdictLeads: a default run recorded beside a busy loop on one
+// core (issue 36) prints first the machine's load, then the cost verdict:
+// uuidv4 costlier than the cheapest key, with its interval, its p-value
+// and the figures of this run that explain it; the page says the same in
+// its verdict.
+func TestCostVerdictLeads(t *testing.T) {
+	r := readCost(t, "war-busy")
+	var sum strings.Builder
+	WriteSummary(&sum, r, 0)
+	text := sum.String()
+	busy := strings.Index(text, "A busy machine: other processes took ")
+	cost := strings.Index(text, "Server time per transaction")
+	table := strings.Index(text, "MEDIAN RATE")
+	if busy < 0 || cost < busy || table < cost {
+		t.Fatalf("the summary does not lead with the load and the cost verdict:\n%s", text)
+	}
+	line := regexp.MustCompile(`uuidv4 costs (\d\.\d\d)× uuidv7's \[(\d\.\d\d)–(\d\.\d\d), [\d.]+%\] \(p=[\d.e-]+\): [\d.]+× the WAL`).FindStringSubmatch(text)
+	if line == nil {
+		t.Fatalf("no cost verdict for uuidv4 with its interval and what explains it:\n%s", text)
+	}
+	if line[1] <= "1.00" || line[2] <= "1.00" {
+		t.Errorf("uuidv4's cost against uuidv7: %s [%s–%s]", line[1], line[2], line[3])
+	}
+	b, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if !strings.Contains(page, `<div class="cost"><p>A busy machine`) || !strings.Contains(page, "uuidv4 costs ") {
+		t.Errorf("the page's verdict lacks the load and the cost verdict")
+	}
+}
+
+// TestNothingFoundRanksNothing: an A/A run (four tables of bigint) finds
+// no difference; its page lists the keys without ranks, says why, and no
+// pair prints an interval of no width.
+func TestNothingFoundRanksNothing(t *testing.T) {
+	r := readCost(t, "aa")
+	b, err := Render(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if regexp.MustCompile(`<span class="key">\d+\. `).MatchString(page) {
+		t.Errorf("a run that found nothing ranks its keys")
+	}
+	if !strings.Contains(page, "No difference in rate was found: the keys are listed by median rate, not ranked.") {
+		t.Errorf("the page does not say why the keys are not ranked")
+	}
+	var sum strings.Builder
+	WriteSummary(&sum, r, 0)
+	for _, text := range []string{page, sum.String()} {
+		if m := regexp.MustCompile(`\[(\d\.\d\d)–(\d\.\d\d)`).FindAllStringSubmatch(text, -1); len(m) > 0 {
+			for _, iv := range m {
+				if iv[1] == iv[2] && iv[1] != "1.00" {
+					t.Errorf("an interval of no width: %s", iv[0])
+				}
+			}
+		}
+	}
+	if !strings.Contains(sum.String(), "Within noise of ") {
+		t.Errorf("the A/A run's cost verdict names no key within noise:\n%s", sum.String())
+	}
+}
