@@ -140,19 +140,9 @@ func (w *CostWatch) snap() costSnap {
 // keybench, not the server's process tree (the embedded server's, or the
 // backends pids of a local --dsn server), not a kernel thread.
 func othersCPU(serverPID int, backends []uint32) (map[int]uint64, error) {
-	fs, err := procfs.NewDefaultFS()
+	stats, err := processStats()
 	if err != nil {
 		return nil, err
-	}
-	procs, err := fs.AllProcs()
-	if err != nil {
-		return nil, err
-	}
-	stats := map[int]procfs.ProcStat{}
-	for _, p := range procs {
-		if st, err := p.Stat(); err == nil {
-			stats[st.PID] = st
-		}
 	}
 	ours := map[int]bool{os.Getpid(): true}
 	for _, b := range backends {

@@ -401,23 +401,35 @@ func (cpuCounter) read(_ context.Context, env *Env) (snapshot, error) {
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
-// treeCPU is the CPU seconds of pid and its descendants, living and reaped.
-func treeCPU(pid int) (float64, error) {
+// processStats is every process's /proc/PID/stat, by PID (a process that
+// ends while they are read is left out).
+func processStats() (map[int]procfs.ProcStat, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	procs, err := fs.AllProcs()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]procfs.ProcStat, len(procs))
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil {
+			out[st.PID] = st
+		}
+	}
+	return out, nil
+}
+
+// treeCPU is the CPU seconds of pid and its descendants, living and reaped.
+func treeCPU(pid int) (float64, error) {
+	stats, err := processStats()
 	if err != nil {
 		return 0, err
 	}
 	children := map[int][]procfs.ProcStat{}
 	var root *procfs.ProcStat
-	for _, p := range procs {
-		st, err := p.Stat()
-		if err != nil {
-			continue
-		}
+	for _, st := range stats {
 		if st.PID == pid {
 			r := st
 			root = &r

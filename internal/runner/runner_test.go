@@ -535,9 +535,18 @@ func TestSequentialRounds(t *testing.T) {
 	if res.Plan.Sequential == nil || *res.Plan.Sequential != *cfg.Plan.Sequential {
 		t.Fatalf("the results record the design %+v", res.Plan.Sequential)
 	}
+	// At most the costs' design's last look: the rounds go on past 6 only
+	// while a cost comparison is undecided.
+	most := 6
+	if d := cfg.Plan.CostSequential; d != nil {
+		most = d.MaxRounds
+		if res.Plan.CostSequential == nil || *res.Plan.CostSequential != *d {
+			t.Fatalf("the results record the costs' design %+v", res.Plan.CostSequential)
+		}
+	}
 	ran := len(res.Cells[0].Rounds)
 	for _, c := range res.Cells {
-		if len(c.Rounds) != ran || ran < stats.MinBlocks || ran > 6 {
+		if len(c.Rounds) != ran || ran < stats.MinBlocks || ran > most {
 			t.Fatalf("%s ran %d rounds, %s %d", c.Key, len(c.Rounds), res.Cells[0].Key, ran)
 		}
 	}
