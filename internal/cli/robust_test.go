@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server/servertest"
 	"github.com/keybench/keybench/internal/testenv"
 )
@@ -269,7 +270,13 @@ func TestOtherPeoplesServer(t *testing.T) {
 	dsn := restrictedDB(t, "appdb", "kbuser", "Role-pw-7f3a")
 	app := superuser(t, "appdb")
 	before := catalogDump(t, app)
-	for _, preset := range []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "replicas", "time", "ids"} {
+	var presets []string
+	for _, s := range scenario.All() {
+		if s.Source != "" {
+			presets = append(presets, s.Name)
+		}
+	}
+	for _, preset := range presets {
 		out := t.TempDir()
 		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
 		if preset == "bulk" || preset == "queue" {

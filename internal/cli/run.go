@@ -328,14 +328,6 @@ func parsePercent(s string) (float64, error) {
 	return v / 100, nil
 }
 
-// setIf overrides a parameter with a flag the user set (not its zero value).
-func setIf[T comparable](p *T, flag T) {
-	var zero T
-	if flag != zero {
-		*p = flag
-	}
-}
-
 // server sets the server of the run: --dsn, or the embedded one with its settings.
 func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	given, err := server.ParseSettings(r.PgConf)

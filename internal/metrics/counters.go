@@ -19,7 +19,6 @@ type walCounter struct{}
 
 type walSnap struct{ records, fpi, bytes int64 }
 
-func (walCounter) name() string { return "wal" }
 
 func (walCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	var s walSnap
@@ -57,7 +56,6 @@ type checkpointCounter struct{}
 
 type checkpointSnap struct{ timed, requested int64 }
 
-func (checkpointCounter) name() string { return "checkpoints" }
 
 func (checkpointCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	q := "SELECT num_timed, num_requested FROM pg_stat_checkpointer"
@@ -107,7 +105,6 @@ type ioSnap struct {
 	walErr                string
 }
 
-func (ioCounter) name() string { return "io" }
 
 func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	if env.Major < 16 {
@@ -209,7 +206,6 @@ type statioCounter struct{}
 // statioSnap is each leaf table's six counters, by name.
 type statioSnap map[string][]int64
 
-func (statioCounter) name() string { return "statio" }
 
 func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	// A partitioned table's figures are its partitions'.
@@ -284,7 +280,6 @@ type tupleCounter struct{}
 // tupleSnap is each leaf table's row counts, by name.
 type tupleSnap map[string][]int64
 
-func (tupleCounter) name() string { return "tuples" }
 
 func (tupleCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return readByRelation(ctx, env, 4, `SELECT relname, coalesce(n_tup_ins,0)::bigint, coalesce(n_tup_upd,0)::bigint,
@@ -316,7 +311,6 @@ type diskSnap struct {
 	s   blockdevice.IOStats
 }
 
-func (diskCounter) name() string { return "disk" }
 
 func (diskCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	if env.DataDir == "" {
@@ -383,7 +377,6 @@ type cpuSnap struct {
 	serverErr      error
 }
 
-func (cpuCounter) name() string { return "cpu" }
 
 func (cpuCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	var ru syscall.Rusage

@@ -92,8 +92,12 @@ func fieldName(get func(*results.Metrics) any) string {
 // figures are every figure, in the order they merge: each collector's own.
 func figures() []figure {
 	var out []figure
-	for _, c := range []interface{ figures() []figure }{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{},
-		diskCounter{}, cpuCounter{}, walInspection{}, (*replication)(nil), (*sampler)(nil), evidence{}} {
+	var declaring []interface{ figures() []figure }
+	for _, c := range counters {
+		declaring = append(declaring, c)
+	}
+	declaring = append(declaring, walInspection{}, (*replication)(nil), (*sampler)(nil), evidence{})
+	for _, c := range declaring {
 		out = append(out, c.figures()...)
 	}
 	return out

@@ -85,15 +85,21 @@ type Session struct {
 
 // counter is a cumulative statistic read before and after the cell.
 type counter interface {
-	name() string
 	read(ctx context.Context, env *Env) (snapshot, error)
 	// report stores the metric(s) for the delta between two snapshots.
 	report(before, after snapshot, elapsed time.Duration, into *results.Metrics)
 	// unavailable stores the reason under the metric(s) this counter reports.
 	unavailable(reason string, into *results.Metrics)
+	// figures are the fields of results.Metrics it fills, and how they merge.
+	figures() []figure
 }
 
 type snapshot any
+
+// counters are every counter a session reads, in the order it reads them:
+// the one list, which figures() reads too, so that no counter declares
+// figures it never collects.
+var counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
 
 // Start snapshots the counters and starts the samplers, which sample from
 // the window's start on (WindowStarts).
@@ -106,7 +112,7 @@ func Start(ctx context.Context, env Env) *Session {
 	if env.Touches != nil {
 		s.startBlocks = relationBlocks(ctx, &s.env)
 	}
-	s.counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
+	s.counters = counters
 	s.before = make([]snapshot, len(s.counters))
 	for i, c := range s.counters {
 		snap, err := c.read(ctx, &s.env)

@@ -321,9 +321,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 			rep.Clients = r.BuildGroups()[0].Clients
 		}
 	}
-	for _, n := range other {
-		rep.OtherClients = append(rep.OtherClients, n)
-	}
+	rep.OtherClients = append(rep.OtherClients, other...)
 	have := map[string]bool{}
 	skip := func(key, why string) {
 		if !have[key] {

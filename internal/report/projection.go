@@ -99,14 +99,6 @@ func insertRate(s projection.Scale) string {
 	return fmt.Sprintf(", %.0f inserted rows per second", s.InsertRate)
 }
 
-func lowest(c projection.Curve) float64 {
-	low := math.Inf(1)
-	for _, p := range c.Points {
-		low = math.Min(low, p.Relative)
-	}
-	return low
-}
-
 // relativeText is a projection's rate relative to the reference, with its
 // interval and whether it was extrapolated, or why there is none.
 func relativeText(p projection.Projection, ref string) string {

@@ -3,7 +3,6 @@ package results
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"sync"
 )
 
@@ -128,18 +127,6 @@ func (k Kind) Unit() string {
 		return "tps"
 	}
 	return k.RateUnit
-}
-
-// Kinds lists the registered workloads' names.
-func Kinds() []string {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	out := make([]string, 0, len(kinds))
-	for k := range kinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // RawSummary keeps the summary of a workload this keybench does not know,

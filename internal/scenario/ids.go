@@ -20,6 +20,7 @@ var idsKeys = []string{"bigint", "bigint:gen=random", "int", "uuidv4", "uuidv4:a
 func idsPreset() *Scenario {
 	return &Scenario{
 		Name:   "ids",
+		Order:  10,
 		Source: "users",
 		Question: "Every id people use, side by side: what each costs at the insert and the read, in bytes and in the index, " +
 			"and what one of its values gives away.",

@@ -233,7 +233,10 @@ func workloadNames() []string {
 
 // Scenario is a preset or a bare workload.
 type Scenario struct {
-	Name        string
+	Name string
+	// Order is the preset's place in the brief's list (war first);
+	// presets without one follow by name, then the bare workloads.
+	Order       int
 	Description string
 	// Source names the write-up the preset reproduces ("" for bare workloads).
 	Source   string
@@ -277,7 +280,9 @@ func (s *Scenario) Params(quick bool) Params {
 		s.Quick(&p)
 		p.Rounds = 1
 	}
-	p.MinEffect = DefaultMinEffect
+	if p.MinEffect == 0 { // a preset's own margin stands
+		p.MinEffect = DefaultMinEffect
+	}
 	return p
 }
 
@@ -347,29 +352,24 @@ func Names() []string {
 	return out
 }
 
-// presetOrder is the brief's order; presets not in it follow by name.
-var presetOrder = []string{"war", "growth", "sequence-cache", "bulk", "queue", "reads", "migrate", "time", "ids"}
-
-// All returns the scenarios: presets in the brief's order, then bare workloads by name.
+// All returns the scenarios: presets in their Order, then bare workloads by name.
 func All() []*Scenario {
-	rank := map[string]int{}
-	for i, n := range presetOrder {
-		rank[n] = i + 1
-	}
 	out := make([]*Scenario, 0, len(registry))
 	for _, s := range registry {
 		out = append(out, s)
 	}
+	rank := func(s *Scenario) int {
+		switch {
+		case s.Source == "":
+			return 1 << 30 // a bare workload
+		case s.Order == 0:
+			return 1 << 29
+		}
+		return s.Order
+	}
 	sort.Slice(out, func(i, j int) bool {
-		if (out[i].Source == "") != (out[j].Source == "") {
-			return out[i].Source != ""
-		}
-		ri, rj := rank[out[i].Name], rank[out[j].Name]
-		if ri != rj && ri != 0 && rj != 0 {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
 			return ri < rj
-		}
-		if (ri == 0) != (rj == 0) {
-			return ri != 0
 		}
 		return out[i].Name < out[j].Name
 	})
@@ -628,6 +628,7 @@ var embeddedDefaults = []server.Setting{
 func init() {
 	register(&Scenario{
 		Name:        "war",
+		Order:       1,
 		Source:      "001",
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
@@ -657,6 +658,7 @@ func init() {
 	})
 	register(&Scenario{
 		Name:   "growth",
+		Order:  2,
 		Source: "000",
 		Pivot:  &results.Pivot{By: results.PivotRows},
 		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +
@@ -681,6 +683,7 @@ func init() {
 	})
 	register(&Scenario{
 		Name:   "replicas",
+		Order:  3,
 		Source: "users",
 		Question: "What does each key cost a streaming replica? Every byte of WAL an insert writes, full-page images of random index pages above all, " +
 			"is sent to every standby and replayed there by a single process that must read each page a record changes: compare the WAL shipped per row and the replay lag.",
@@ -708,6 +711,7 @@ func init() {
 	})
 	register(&Scenario{
 		Name:   "bulk",
+		Order:  5,
 		Source: "000, 003",
 		Description: "bulk loads (000, 003): 1M rows per key in 10 timed chunks, with the primary key in place and added afterwards; " +
 			"bigint, uuidv7, uuidv6 (time first) and uuidv1 (time_low first) with timestamps 10 ms apart (keys made over 5.6 hours, " +
@@ -731,6 +735,7 @@ func init() {
 	})
 	register(&Scenario{
 		Name:   "queue",
+		Order:  6,
 		Source: "004",
 		// 004: 28 producers and 28 consumers on 56 cores, batches of 1000 rows, 2048 partitions, no index.
 		Reference: &workload.Reference{Source: "004", Cores: 56,
@@ -755,6 +760,7 @@ func init() {
 	})
 	register(&Scenario{
 		Name:   "reads",
+		Order:  7,
 		Source: "001",
 		Question: "What does the key cost after the insert? Reads by key of a table four times the cache: point reads (uniform, and 90% among the newest 5% of rows), " +
 			"keyset pages, the latest rows, index-only counts, child inserts whose foreign-key check reads the parent's key, joins, and updates.",
@@ -782,6 +788,7 @@ func init() {
 	})
 	register(&Scenario{
 		Name:   "migrate",
+		Order:  8,
 		Source: "users",
 		Question: "A table with a uuidv4 history: do new rows with uuidv7 (or ulid) keys insert faster, and what do they cost the index? " +
 			"Their keys land at one point inside the uuidv4 key space, so inserts are local but split leaves in the middle, not at the right edge: " +
@@ -803,6 +810,7 @@ func init() {
 	register(idsPreset())
 	register(&Scenario{
 		Name:   "sequence-cache",
+		Order:  4,
 		Source: "002",
 		Pivot:  &results.Pivot{By: results.PivotClients, Bloat: true},
 		Description: "sequence CACHE and the btree rightmost-leaf fast path (002): bigint cache 50 vs uuidv4 vs bigint cache 1 vs uuidv7 " +

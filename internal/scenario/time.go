@@ -29,6 +29,7 @@ const (
 func timePreset() *Scenario {
 	return &Scenario{
 		Name:   "time",
+		Order:  9,
 		Source: "users",
 		Question: "Time in the key: can a uuidv7 key replace the created_at index, how does a table partitioned by day fare with each key, " +
 			"and what does expiring old rows cost — a partition dropped, or a DELETE by key or by created_at?",

@@ -118,9 +118,6 @@ func NewBlocks(rates [][]float64) (*Blocks, bool) {
 	return l, true
 }
 
-// Keys is the number of keys in the layout.
-func (l *Blocks) Keys() int { return len(l.logs) }
-
 // Compare is key b against key a: the effect is the geometric mean over
 // the blocks of b's rate over a's in the same block, with its 95% interval
 // and the two-sided p-value from Student's t.
