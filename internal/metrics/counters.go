@@ -19,7 +19,6 @@ type walCounter struct{}
 
 type walSnap struct{ records, fpi, bytes int64 }
 
-
 func (walCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	var s walSnap
 	err := env.Admin.QueryRow(ctx, "SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal").Scan(&s.records, &s.fpi, &s.bytes)
@@ -55,7 +54,6 @@ func (walCounter) figures() []figure {
 type checkpointCounter struct{}
 
 type checkpointSnap struct{ timed, requested int64 }
-
 
 func (checkpointCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	q := "SELECT num_timed, num_requested FROM pg_stat_checkpointer"
@@ -104,7 +102,6 @@ type ioSnap struct {
 	walFsyncs             int64
 	walErr                string
 }
-
 
 func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	if env.Major < 16 {
@@ -206,7 +203,6 @@ type statioCounter struct{}
 // statioSnap is each leaf table's six counters, by name.
 type statioSnap map[string][]int64
 
-
 func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	// A partitioned table's figures are its partitions'.
 	return readByRelation(ctx, env, 6, `SELECT relname, coalesce(heap_blks_read,0)::bigint, coalesce(heap_blks_hit,0)::bigint,
@@ -280,7 +276,6 @@ type tupleCounter struct{}
 // tupleSnap is each leaf table's row counts, by name.
 type tupleSnap map[string][]int64
 
-
 func (tupleCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return readByRelation(ctx, env, 4, `SELECT relname, coalesce(n_tup_ins,0)::bigint, coalesce(n_tup_upd,0)::bigint,
 		coalesce(n_tup_hot_upd,0)::bigint, coalesce(n_tup_del,0)::bigint
@@ -310,7 +305,6 @@ type diskSnap struct {
 	dev string
 	s   blockdevice.IOStats
 }
-
 
 func (diskCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	if env.DataDir == "" {
@@ -376,7 +370,6 @@ type cpuSnap struct {
 	client, server float64
 	serverErr      error
 }
-
 
 func (cpuCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	var ru syscall.Rusage
