@@ -260,9 +260,11 @@ type Cell struct {
 	RowsBefore    int64    `json:"rows_before"`
 	Prefill       *Prefill `json:"prefill,omitempty"`
 	WarmupS       float64  `json:"warmup_s"`
-	DurationS     float64  `json:"duration_s"`
-	Txns          int64    `json:"txns"`
-	RowsInserted  int64    `json:"rows_inserted"`
+	// WarmupSteady: the (first) warm-up ended early, the rate being steady.
+	WarmupSteady bool    `json:"warmup_steady,omitempty"`
+	DurationS    float64 `json:"duration_s"`
+	Txns         int64   `json:"txns"`
+	RowsInserted int64   `json:"rows_inserted"`
 	// RowsUpdated, RowsDeleted and RowsRead are the window's other work on rows.
 	RowsUpdated int64 `json:"rows_updated,omitempty"`
 	RowsDeleted int64 `json:"rows_deleted,omitempty"`
@@ -297,8 +299,10 @@ type Round struct {
 	DurationS float64 `json:"duration_s"`
 	Txns      int64   `json:"txns"`
 	Rate      float64 `json:"rate"`
-	// WarmupS is the round's warm-up as it ran (a steady warm-up ends early).
-	WarmupS float64 `json:"warmup_s,omitempty"`
+	// WarmupS is the round's warm-up as it ran (a steady warm-up ends
+	// early: WarmupSteady).
+	WarmupS      float64 `json:"warmup_s,omitempty"`
+	WarmupSteady bool    `json:"warmup_steady,omitempty"`
 	// Cost is what the round's transactions cost, per transaction (nil in
 	// files of earlier rounds).
 	Cost *RoundCost `json:"cost,omitempty"`

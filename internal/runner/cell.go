@@ -304,7 +304,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		cr.results = append(cr.results, dres)
 		start = began.Add(dres.Warmup).Sub(r.started).Seconds()
 		if n == 1 {
-			cr.c.WarmupS = dres.Warmup.Seconds()
+			cr.c.WarmupS, cr.c.WarmupSteady = dres.Warmup.Seconds(), dres.Steady
 			if cr.c.Prefill != nil && cr.c.Prefill.History != nil {
 				cr.c.Prefill.History.EndsBeforeWindowS += began.Add(dres.Warmup).Sub(cr.filled).Seconds()
 			}
@@ -324,7 +324,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
 		cost := metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
-		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), Cost: cost})
+		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost})
 		// The cell holds what its rounds measured so far: an interrupted
 		// run keeps it (the cell is then marked interrupted, not summarized).
 		fillDriverResult(cr.c, driver.Merge(cr.results))
@@ -567,7 +567,7 @@ func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 		metrics.Elsewhere(ctx, conn, cr.r.engine, cr.tables[0].Qualified(), &cr.c.Metrics)
 	}
 	if cr.hooks.Maintain != nil {
-		step := cr.r.ui.Step("  timing maintenance (VACUUM, ANALYZE, REINDEX, COPY TO)")
+		step := cr.r.ui.Step("  timing " + cr.hooks.MaintainSays)
 		defer step.Done()
 		return cr.hooks.Maintain(ctx, conn, cr.tables)
 	}

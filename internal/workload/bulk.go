@@ -87,7 +87,7 @@ func (b *bulkLoad) Window(w *Window) {
 func (b *bulkLoad) Progress(s results.Second) string { return fmt.Sprintf("%.0f rows/s", s.RowsPS) }
 
 func (b *bulkLoad) Hooks() Hooks {
-	h := Hooks{Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+	h := Hooks{MaintainSays: TimedMaintenance, Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
 		if b.sum != nil {
 			b.sum.Maintenance = results.Of(TimeMaintenance(ctx, conn, tables[0]))
 		}

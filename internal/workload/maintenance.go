@@ -11,6 +11,9 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
+// TimedMaintenance says what TimeMaintenance times (Hooks.MaintainSays).
+const TimedMaintenance = "maintenance (VACUUM, ANALYZE, REINDEX, COPY TO)"
+
 // TimeMaintenance times, on conn, the maintenance 003 timed per key on a
 // table after its writes: VACUUM (dead rows to clean after updates, the
 // visibility map to set after a load), ANALYZE, REINDEX of the key's

@@ -56,6 +56,7 @@ func (u *update) Hooks() Hooks {
 			u.pool, err = LoadKeyPool(ctx, conn, tables[0], u.s.Rows, u.s.Seed, tables[0].Key.WireFormat())
 			return err
 		},
+		MaintainSays: TimedMaintenance,
 		Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
 			if u.sum != nil {
 				u.sum.Maintenance = results.Of(TimeMaintenance(ctx, conn, tables[0]))

@@ -102,6 +102,9 @@ type Hooks struct {
 	// workload times apart from its window (VACUUM, REINDEX, COPY TO),
 	// recorded into the summary it made.
 	Maintain func(ctx context.Context, conn *pgx.Conn, tables []*Table) error
+	// MaintainSays is what Maintain times, for the progress output
+	// ("VACUUM, ANALYZE, REINDEX, COPY TO").
+	MaintainSays string
 }
 
 // Hooked is a workload with hooks.
