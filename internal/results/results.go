@@ -140,6 +140,8 @@ type Plan struct {
 	// Rounds splits each cell's window into rounds interleaved across the
 	// plan's cells: the most rounds, when Sequential stops them early.
 	Rounds int `json:"rounds,omitempty"`
+	// MinEffect is the equivalence margin the verdict's designs were given.
+	MinEffect float64 `json:"min_effect,omitempty"`
 	// Sequential is the design that stopped the rounds of a group once
 	// every comparison of its keys was decided (absent: every round ran,
 	// the comparisons made once at the end with Holm's correction).

@@ -121,32 +121,12 @@ type run struct {
 // Run runs the plan and returns the results (also written to cfg.Out).
 func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 	r := &run{cfg: cfg, ui: cfg.UI, runID: newRunID(), started: time.Now(), lagging: map[string]bool{}}
-	p := cfg.Plan.Params
 	r.res = &results.Results{
 		SchemaVersion: results.SchemaVersion, Status: results.StatusRunning, Scenario: cfg.Plan.Scenario.Name,
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
-		Plan: results.Plan{Workload: p.Workload, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches, WarmupS: p.Warmup.Seconds(), WarmupFixed: p.FixedWarmup,
-			DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns, Options: p.Options, Payload: p.Payload, CreatedAt: p.CreatedAt,
-			PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(), FillIndexed: p.FillIndexed,
-			Repeat: p.Repeat, Seed: cfg.Seed, Quick: cfg.Quick,
-			Sampling: cfg.Sampling, OnError: cfg.OnError, Pivot: cfg.Plan.Scenario.Pivot, Question: cfg.Plan.Scenario.Question, Questions: cfg.Plan.Scenario.Questions, Rounds: p.Rounds,
-			Sequential: cfg.Plan.Sequential, CostSequential: cfg.Plan.CostSequential, BudgetS: cfg.Plan.Budget.Seconds()},
-		Cells: []results.Cell{},
-	}
-	if p.Txns > 0 {
-		r.res.Plan.DurationS = 0
-	}
-	r.res.Plan.Cells, r.res.Plan.Force, r.res.Plan.Keep, r.res.Plan.AtScale = len(cfg.Plan.Cells), cfg.Force, cfg.Keep, cfg.AtScale
-	if cfg.ConnConfig == nil {
-		e := cfg.Embedded
-		r.res.Plan.PgVersion, r.res.Plan.PgBin = e.Version, e.BinDir
-		r.res.Plan.CacheMode = map[bool]string{true: "cold", false: "warm"}[e.ColdCache]
-		for _, s := range e.Settings {
-			r.res.Plan.PgConf = append(r.res.Plan.PgConf, metrics.RedactSecrets(s.Name+"="+s.Value))
-		}
+		Plan: planOf(cfg), Cells: []results.Cell{},
 	}
 	for _, s := range cfg.Plan.Specs {
-		r.res.Plan.Keys = append(r.res.Plan.Keys, s.Raw)
 		r.res.Keys = append(r.res.Keys, keyFacts(s))
 	}
 	loadStart, loadErr := metrics.LoadAvg()
