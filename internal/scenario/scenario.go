@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
@@ -310,7 +311,14 @@ type Cell struct {
 	Cache int64
 }
 
-var registry = map[string]*Scenario{}
+// registry holds every scenario by name: the presets, each registered by
+// the file that declares it, and — added at first use, so that no file's
+// order matters — every workload's bare scenario under its own name
+// unless a preset has it (workload.Meta.Bare).
+var (
+	registry = map[string]*Scenario{}
+	bareOnce sync.Once
+)
 
 func register(s *Scenario) {
 	if _, dup := registry[s.Name]; dup {
@@ -319,9 +327,21 @@ func register(s *Scenario) {
 	registry[s.Name] = s
 }
 
+// scenarios is the registry with the bare workloads in it.
+func scenarios() map[string]*Scenario {
+	bareOnce.Do(func() {
+		for _, m := range workload.All() {
+			if _, taken := registry[m.Name]; !taken {
+				register(bare(m))
+			}
+		}
+	})
+	return registry
+}
+
 // Lookup returns the named scenario or a usage error listing the valid names.
 func Lookup(name string) (*Scenario, error) {
-	if s, ok := registry[name]; ok {
+	if s, ok := scenarios()[name]; ok {
 		return s, nil
 	}
 	return nil, &usage.Error{Msg: fmt.Sprintf("unknown scenario %q%s (valid: %s)", name, usage.Suggest(name, Names()), strings.Join(Names(), ", "))}
@@ -354,8 +374,9 @@ func Names() []string {
 
 // All returns the scenarios: presets in their Order, then bare workloads by name.
 func All() []*Scenario {
-	out := make([]*Scenario, 0, len(registry))
-	for _, s := range registry {
+	all := scenarios()
+	out := make([]*Scenario, 0, len(all))
+	for _, s := range all {
 		out = append(out, s)
 	}
 	rank := func(s *Scenario) int {
@@ -626,213 +647,8 @@ var embeddedDefaults = []server.Setting{
 }
 
 func init() {
-	register(&Scenario{
-		Name:        "war",
-		Order:       1,
-		Source:      "001",
-		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
-		Defaults: Params{
-			Workload: "insert-read", Keys: []string{"uuidv4:as=text", "uuidv4", "ulid", "seq-uuid-time", "uuidv7", "bigint"},
-			Clients: []int{10}, Rows: []int64{500_000}, Warmup: 3 * time.Second, Txns: 1_800, Payload: 32, Repeat: 1, Rounds: 8,
-			// The key index grown by the prefill, as 001's table was by its
-			// inserts: CREATE INDEX packs leaves 90% full, so a random key's
-			// first inserts would land in the room the build left (no
-			// splits, no growth) where a real table splits the leaves it fills.
-			FillIndexed: true,
-		},
-		// 500k rows on an 8 MB cache: the 1M rows on 16 MB of earlier
-		// versions (a uuidv4 key index about twice the cache, a table
-		// eight times it), filled in half the time. At most 8 rounds of
-		// about 0.7 s: a round's noise here is 6-8% per key whether its
-		// window is 0.7 s or 1.3 s, so more, shorter rounds give the
-		// verdict more degrees of freedom for the same time (with 6 rounds
-		// of 1.3 s uuidv4 was found slower than uuidv7 in about 3 runs
-		// of 4; with 8 of 0.7 s the simulation says 9 of 10).
-		ColdCacheMB: 8,
-		Quick: func(p *Params) {
-			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
-			p.Rows, p.Warmup, p.Txns = []int64{50_000}, time.Second, 1000
-		},
-		Settings:      embeddedDefaults,
-		CacheRelative: true,
-	})
-	register(&Scenario{
-		Name:   "growth",
-		Order:  2,
-		Source: "000",
-		Pivot:  &results.Pivot{By: results.PivotRows},
-		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +
-			"the uuidv4 index going from inside the cache (2 MB) to fifteen times it; also uuidv4 with a plain btree, a unique index and no index",
-		Defaults: Params{
-			Workload: "insert", Keys: []string{"bigint", "uuidv7", "seq-uuid-time", "uuidv4", "uuidv4:index=btree", "uuidv4:index=unique", "uuidv4:index=none"},
-			Clients: []int{8}, Rows: []int64{0, 250_000, 1_000_000}, Warmup: 2 * time.Second, Duration: 6 * time.Second,
-			Payload: 32, Repeat: 1, Rounds: 5,
-		},
-		Quick: func(p *Params) {
-			p.Keys = []string{"bigint", "uuidv7", "uuidv4"}
-			p.Rows, p.Warmup, p.Duration = []int64{0, 100_000}, time.Second, 2*time.Second
-		},
-		Settings: embeddedDefaults,
-		// A 2 MB cache: the uuidv4 index (about 30 bytes a row) is fifteen
-		// times the cache at 1M rows, which a 16 MB cache would need 8M
-		// rows for. With 3 MB and a 2M-row size the run took 11-12 minutes
-		// here; uuidv4's rate levels off at about half of bigint's from
-		// 4× the cache on, so the largest size adds time, not a new shape.
-		ColdCacheMB:   2,
-		CacheRelative: true,
-	})
-	register(&Scenario{
-		Name:   "replicas",
-		Order:  3,
-		Source: "users",
-		Question: "What does each key cost a streaming replica? Every byte of WAL an insert writes, full-page images of random index pages above all, " +
-			"is sent to every standby and replayed there by a single process that must read each page a record changes: compare the WAL shipped per row and the replay lag.",
-		Description: "a key's cost to a streaming standby (users' question): 8 clients insert into a 1M-row table, several times the 16 MB cache, " +
-			"with one physical standby of the embedded server; WAL shipped per row, replay lag and catch-up per key; " +
-			"five rounds of 10 s, long enough for a standby that cannot keep up to fall behind: the preset's 4-5 minutes are mostly those",
-		Defaults: Params{
-			Workload: "insert", Keys: []string{"uuidv4", "uuidv7", "bigint", "uuidv4:as=text"},
-			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: 50 * time.Second,
-			Payload: 32, Repeat: 1, Rounds: 5,
-		},
-		// Five rounds of 10 s, the fewest with which a verdict over the six
-		// pairs can be reached: a standby whose replay cannot keep up falls
-		// behind over seconds (in one 60 s window here uuidv4's replay lag
-		// reached 12 s while bigint's stayed under 0.3 s), which rounds of
-		// 2 s would hide. That is most of the preset's 4-5 minutes: the
-		// physics of a lag, not keybench's overhead.
-		Quick: func(p *Params) {
-			p.Keys = []string{"uuidv4", "bigint"}
-			p.Rows, p.Warmup, p.Duration = []int64{50_000}, time.Second, 3*time.Second
-		},
-		Settings:      embeddedDefaults,
-		Replicas:      1,
-		CacheRelative: true,
-	})
-	register(&Scenario{
-		Name:   "bulk",
-		Order:  5,
-		Source: "000, 003",
-		Description: "bulk loads (000, 003): 1M rows per key in 10 timed chunks, with the primary key in place and added afterwards; " +
-			"bigint, uuidv7, uuidv6 (time first) and uuidv1 (time_low first) with timestamps 10 ms apart (keys made over 5.6 hours, " +
-			"so that time_low wraps 46 times as in a loaded history), uuidv4; every key made by keybench and loaded by binary COPY",
-		Defaults: Params{
-			// Every key is made by keybench and loaded by binary COPY: a load's
-			// keys come from the client, and one load path for all keys keeps
-			// the comparison about the keys (the server's INSERT ... SELECT
-			// path was 2-3x slower here whatever the key).
-			Workload: "bulk,bulk-index-after", Keys: []string{"bigint:gen=client", "uuidv7:gen=client", "uuidv6:spacing=10000", "uuidv1:spacing=10000", "uuidv4:gen=client"},
-			// 1M rows: at 2M the preset took 6.8 minutes here, 2.3 of them
-			// uuidv4's load (15k rows/s once its index outgrew the cache).
-			Clients: []int{1}, Rows: []int64{1_000_000}, Warmup: 0, Duration: time.Second, Payload: 32, Repeat: 1, Rounds: 1,
-			Options: map[string]string{"chunk": "100000", "load-method": "copy"},
-		},
-		Quick: func(p *Params) {
-			p.Keys, p.Rows, p.Options["chunk"] = []string{"bigint:gen=client", "uuidv4:gen=client"}, []int64{200_000}, "50000"
-		},
-		Settings:      embeddedDefaults,
-		CacheRelative: true,
-	})
-	register(&Scenario{
-		Name:   "queue",
-		Order:  6,
-		Source: "004",
-		// 004: 28 producers and 28 consumers on 56 cores, batches of 1000 rows, 2048 partitions, no index.
-		Reference: &workload.Reference{Source: "004", Cores: 56,
-			InPerS:  1_937_999, // 1938 insert batches/s × 1000 rows
-			OutPerS: 4_181_104, // 4181 delete calls/s × 1000: calls, not rows found
-			Text: "004: 1.94M rows/s in and 4.18M rows/s out at once on 56 cores (28 + 28 clients, 2048 partitions, no index); " +
-				"its out figure counts 1000 rows per delete call whether or not the partition held them"},
-		Description: "produce/consume queue (004): producers insert batches of 1000 rows into random partitions of a 64-way partitioned heap " +
-			"while as many consumers delete batches, by ctid in no order (004, no index) and in key order with SKIP LOCKED (bigint, uuidv7, uuidv4)",
-		Defaults: Params{
-			Workload: "queue,queue-fifo", Keys: []string{"bigint:index=none", "bigint", "uuidv7", "uuidv4"},
-			Clients: []int{4}, Rows: []int64{0}, Warmup: 2 * time.Second, Duration: 15 * time.Second,
-			Payload: 0, Repeat: 1, Rounds: 5, Options: map[string]string{"batch": "1000", "partitions": "64"},
-		},
-		Quick: func(p *Params) {
-			p.Keys, p.Warmup, p.Duration, p.Options["partitions"] = []string{"bigint:index=none", "uuidv4"}, time.Second, 3*time.Second, "16"
-		},
-		// A queue lives on autovacuum: consumers scan past the dead rows of
-		// earlier deletes until it has cleaned a partition.
-		Settings: append([]server.Setting{{Name: "autovacuum_naptime", Value: "1s"}, {Name: "autovacuum_vacuum_cost_delay", Value: "0"},
-			{Name: "autovacuum_vacuum_scale_factor", Value: "0.01"}, {Name: "autovacuum_vacuum_insert_scale_factor", Value: "0.01"}}, embeddedDefaults...),
-	})
-	register(&Scenario{
-		Name:   "reads",
-		Order:  7,
-		Source: "001",
-		Question: "What does the key cost after the insert? Reads by key of a table four times the cache: point reads (uniform, and 90% among the newest 5% of rows), " +
-			"keyset pages, the latest rows, index-only counts, child inserts whose foreign-key check reads the parent's key, joins, and updates.",
-		Description: "the rest of a key's life (001's readers' questions): lookups, ranges, latest, counts, foreign keys, joins and updates " +
-			"on a table four times the cache, for bigint, int, uuidv7, uuidv4 and uuidv4 as text",
-		Defaults: Params{
-			Workload: "lookup:query=point:read-dist=uniform,lookup:query=point:read-dist=recent,lookup:query=range:read-dist=uniform," +
-				"lookup:query=latest,lookup:query=count:read-dist=uniform,fk-insert:read-dist=recent,join:read-dist=uniform,update:read-dist=uniform",
-			Keys:    []string{"bigint", "int", "uuidv7", "uuidv4", "uuidv4:as=text"},
-			Clients: []int{8}, Rows: []int64{125_000}, Warmup: time.Second, Duration: 3 * time.Second,
-			Payload: 96, Repeat: 1, Rounds: 4, Options: map[string]string{"children": "2", "recent-rows": "0.05"},
-		},
-		Quick: func(p *Params) {
-			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"bigint", "uuidv7", "uuidv4"}, []int64{50_000}, time.Second, 2*time.Second
-		},
-		// 125k rows on 4 MB: a table over 4x the cache, a uuidv4 key index
-		// about the cache's size (the 250k rows on 8 MB of earlier versions,
-		// half the fill); 40 cells in at most 4 rounds of 0.75 s, each
-		// round of the 40 about 55 s here: under 5 minutes. Three rounds
-		// of 1 s took 4 minutes and decided almost nothing (a uuidv4 range
-		// read 11 times bigint's time was not significant over 10 pairs).
-		ColdCacheMB:   4,
-		CacheRelative: true,
-		Settings:      embeddedDefaults,
-	})
-	register(&Scenario{
-		Name:   "migrate",
-		Order:  8,
-		Source: "users",
-		Question: "A table with a uuidv4 history: do new rows with uuidv7 (or ulid) keys insert faster, and what do they cost the index? " +
-			"Their keys land at one point inside the uuidv4 key space, so inserts are local but split leaves in the middle, not at the right edge: " +
-			"compare the index's growth per inserted row and its page splits with all-uuidv4 and all-uuidv7 tables.",
-		Description: "switching keys on a live table (the question of projects' pull requests): a uuidv4 history, then uuidv4, uuidv7 and ulid inserts into it, " +
-			"beside an all-uuidv7 table; insert rate, index growth per row, page splits and leaf density",
-		Defaults: Params{
-			Workload: "insert", Keys: []string{"uuidv4", "uuidv7:prefill=uuidv4", "ulid:prefill=uuidv4", "uuidv7"},
-			Clients: []int{8}, Rows: []int64{1_000_000}, Warmup: 2 * time.Second, Duration: 20 * time.Second,
-			Payload: 32, Repeat: 1, Rounds: 5,
-		},
-		Quick: func(p *Params) {
-			p.Keys, p.Rows, p.Warmup, p.Duration = []string{"uuidv4", "uuidv7:prefill=uuidv4", "uuidv7"}, []int64{100_000}, time.Second, 3*time.Second
-		},
-		CacheRelative: true,
-		Settings:      embeddedDefaults,
-	})
 	register(timePreset())
 	register(idsPreset())
-	register(&Scenario{
-		Name:   "sequence-cache",
-		Order:  4,
-		Source: "002",
-		Pivot:  &results.Pivot{By: results.PivotClients, Bloat: true},
-		Description: "sequence CACHE and the btree rightmost-leaf fast path (002): bigint cache 50 vs uuidv4 vs bigint cache 1 vs uuidv7 " +
-			"at 16, 32 and 64 clients; index size before and after REINDEX",
-		Defaults: Params{
-			Workload: "insert", Keys: []string{"bigint:cache=50", "uuidv4", "bigint", "uuidv7"},
-			Clients: []int{16, 32, 64}, Rows: []int64{0}, Warmup: time.Second, Duration: 10 * time.Second,
-			Payload: 0, Repeat: 1, Rounds: 5,
-		},
-		Quick: func(p *Params) {
-			p.Clients, p.Duration = []int{16, 64}, 3*time.Second
-		},
-		Settings: embeddedDefaults,
-	})
-	// Every registered workload runs bare under its own name, at the table
-	// size and clients it declares (workload.Meta.Bare).
-	for _, m := range workload.All() {
-		if _, taken := registry[m.Name]; taken {
-			continue
-		}
-		register(bare(m))
-	}
 }
 
 // Workload is the scenario that runs the named workload alone (its bare
@@ -843,7 +659,7 @@ func Workload(name string) (*Scenario, error) {
 	if !ok {
 		return nil, usage.Errorf("unknown workload %q%s (valid: %s)", name, usage.Suggest(name, workloadNames()), strings.Join(workloadNames(), ", "))
 	}
-	if s, ok := registry[name]; ok && s.Source == "" {
+	if s, ok := scenarios()[name]; ok && s.Source == "" {
 		return s, nil
 	}
 	return bare(m), nil

@@ -1,0 +1,37 @@
+package scenario
+
+import (
+	"time"
+
+	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/workload"
+)
+
+// The queue preset: 004's "burn after reading" queue, rows in and out at once.
+func init() {
+	register(&Scenario{
+		Name:   "queue",
+		Order:  6,
+		Source: "004",
+		// 004: 28 producers and 28 consumers on 56 cores, batches of 1000 rows, 2048 partitions, no index.
+		Reference: &workload.Reference{Source: "004", Cores: 56,
+			InPerS:  1_937_999, // 1938 insert batches/s × 1000 rows
+			OutPerS: 4_181_104, // 4181 delete calls/s × 1000: calls, not rows found
+			Text: "004: 1.94M rows/s in and 4.18M rows/s out at once on 56 cores (28 + 28 clients, 2048 partitions, no index); " +
+				"its out figure counts 1000 rows per delete call whether or not the partition held them"},
+		Description: "produce/consume queue (004): producers insert batches of 1000 rows into random partitions of a 64-way partitioned heap " +
+			"while as many consumers delete batches, by ctid in no order (004, no index) and in key order with SKIP LOCKED (bigint, uuidv7, uuidv4)",
+		Defaults: Params{
+			Workload: "queue,queue-fifo", Keys: []string{"bigint:index=none", "bigint", "uuidv7", "uuidv4"},
+			Clients: []int{4}, Rows: []int64{0}, Warmup: 2 * time.Second, Duration: 15 * time.Second,
+			Payload: 0, Repeat: 1, Rounds: 5, Options: map[string]string{"batch": "1000", "partitions": "64"},
+		},
+		Quick: func(p *Params) {
+			p.Keys, p.Warmup, p.Duration, p.Options["partitions"] = []string{"bigint:index=none", "uuidv4"}, time.Second, 3*time.Second, "16"
+		},
+		// A queue lives on autovacuum: consumers scan past the dead rows of
+		// earlier deletes until it has cleaned a partition.
+		Settings: append([]server.Setting{{Name: "autovacuum_naptime", Value: "1s"}, {Name: "autovacuum_vacuum_cost_delay", Value: "0"},
+			{Name: "autovacuum_vacuum_scale_factor", Value: "0.01"}, {Name: "autovacuum_vacuum_insert_scale_factor", Value: "0.01"}}, embeddedDefaults...),
+	})
+}
