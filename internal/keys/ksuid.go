@@ -18,6 +18,7 @@ func init() {
 		TextForm: func(_ *Spec, dst, raw []byte) []byte { return appendBase62(dst, raw, 27) },
 		TextLen:  27,
 		Clock:    true,
+		Time:     secondsTime(ksuidEpoch), // 32-bit seconds since its epoch first; its fixed-width base62 text sorts as its bytes
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			return ksuidGen{clock: clock}
 		},

@@ -17,6 +17,7 @@ func init() {
 		TextForm: func(_ *Spec, dst, raw []byte) []byte { return hex.AppendEncode(dst, raw) },
 		TextLen:  24,
 		Clock:    true,
+		Time:     secondsTime(0), // 32-bit Unix seconds first; its hex text sorts as its bytes
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			g := &objectIDGen{clock: clock}
 			newRandBuf().read(g.process[:])

@@ -17,6 +17,13 @@ func init() {
 		Params:   []ParamDef{{Name: "node", Default: 1, Min: 0, Max: 1023, Doc: "10-bit node id"}},
 		Width:    8,
 		Clock:    true,
+		Time: &TimeLayout{
+			// 41-bit ms since Twitter's epoch above 22 bits of node and sequence.
+			Bound: func(ms int64, dst []byte) { binary.BigEndian.PutUint64(dst, uint64(ms-snowflakeEpoch)<<22) },
+			Of: func(raw []byte) time.Time {
+				return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>22) + snowflakeEpoch)
+			},
+		},
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &snowflakeGen{clock: clock, node: uint64(s.Params["node"])}
 		},

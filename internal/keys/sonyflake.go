@@ -17,6 +17,14 @@ func init() {
 		Params:   []ParamDef{{Name: "machine", Default: 1, Min: 0, Max: 1<<16 - 1, Doc: "16-bit machine id"}},
 		Width:    8,
 		Clock:    true,
+		Time: &TimeLayout{
+			// 39 bits of 10 ms since Sonyflake's epoch above 24 bits of
+			// sequence and machine: the unit that holds the ms.
+			Bound: func(ms int64, dst []byte) { binary.BigEndian.PutUint64(dst, uint64((ms-sonyflakeEpoch)/10)<<24) },
+			Of: func(raw []byte) time.Time {
+				return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>24)*10 + sonyflakeEpoch)
+			},
+		},
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &sonyflakeGen{clock: clock, machine: uint64(s.Params["machine"])}
 		},

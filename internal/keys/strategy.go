@@ -25,6 +25,9 @@ type Strategy struct {
 	Params []ParamDef
 	// Width is the size of a raw client-made value: 16 for the uuid family, 8 for bigint ones.
 	Width int
+	// Time, when set, is how the key holds its time in its leading bits,
+	// never wrapping: a range partition by time can follow it (timebound.go).
+	Time *TimeLayout
 	// ServerDefault returns the column's DEFAULT/identity clause when the
 	// server makes the values, or an error when this server cannot. Nil when
 	// only the client can make them.

@@ -14,47 +14,42 @@ import (
 // their bytes or values in the order the raw bytes give; the text forms
 // are fixed-width big-endian encodings, which sort the same way).
 
-// timeBounds are the strategies with a time bound: each writes the raw
-// bound at a Unix millisecond into dst (Width bytes).
-var timeBounds = map[string]func(s *Spec, ms int64, dst []byte){
-	// 48-bit ms, then version 7 and zeros: below every uuidv7 of that
-	// millisecond (their sub-ms bits and variant come after).
-	"uuidv7": func(_ *Spec, ms int64, dst []byte) {
-		clear(dst)
-		putMS48(dst, ms)
-		dst[6] = 0x70
-	},
-	// 48-bit ms, then zeros.
-	"ulid": func(_ *Spec, ms int64, dst []byte) {
-		clear(dst)
-		putMS48(dst, ms)
-	},
-	// 41-bit ms since Twitter's epoch above 22 bits of node and sequence.
-	"snowflake": func(_ *Spec, ms int64, dst []byte) {
-		binary.BigEndian.PutUint64(dst, uint64(ms-snowflakeEpoch)<<22)
-	},
-	// A TypeID is a uuidv7 under a prefix the same for every value; its
-	// text is fixed-width lowercase base32, which sorts as its bytes.
-	"typeid": func(_ *Spec, ms int64, dst []byte) {
-		clear(dst)
-		putMS48(dst, ms)
-		dst[6] = 0x70
-	},
-	// 39 bits of 10 ms since Sonyflake's epoch above 24 bits of sequence
-	// and machine: the unit that holds the ms.
-	"sonyflake": func(_ *Spec, ms int64, dst []byte) {
-		binary.BigEndian.PutUint64(dst, uint64((ms-sonyflakeEpoch)/10)<<24)
-	},
-	// 32-bit Unix seconds, then zeros (hex or base32hex text sorts as the
-	// bytes): the second that holds the ms, every value of it at or above.
-	"objectid": secondsBound,
-	"xid":      secondsBound,
+// TimeLayout is how a key holds its time in its leading bits: Bound
+// writes into dst (Width bytes) the smallest raw value the key makes at a
+// Unix millisecond, and Of reads the time a raw value holds (to the key's
+// unit: keybench's decoder, the check of the bounds where the server has
+// none; uuid_extract_timestamp reads only v1 and v7). A strategy declares
+// its own (Strategy.Time).
+type TimeLayout struct {
+	Bound func(ms int64, dst []byte)
+	Of    func(raw []byte) time.Time
 }
 
-// secondsBound is the bound of a key that leads with 32-bit Unix seconds.
-func secondsBound(_ *Spec, ms int64, dst []byte) {
-	clear(dst)
-	binary.BigEndian.PutUint32(dst, uint32(ms/1000))
+// ms48Time is a key that leads with 48-bit Unix milliseconds (ulid).
+var ms48Time = &TimeLayout{
+	Bound: func(ms int64, dst []byte) { clear(dst); putMS48(dst, ms) },
+	Of:    ms48Of,
+}
+
+// uuidv7Time is uuidv7's: 48-bit ms, then version 7 and zeros, below every
+// uuidv7 of that millisecond (their sub-ms bits and variant come after).
+var uuidv7Time = &TimeLayout{
+	Bound: func(ms int64, dst []byte) { clear(dst); putMS48(dst, ms); dst[6] = 0x70 },
+	Of:    ms48Of,
+}
+
+func ms48Of(raw []byte) time.Time {
+	return time.UnixMilli(int64(raw[0])<<40 | int64(raw[1])<<32 | int64(raw[2])<<24 | int64(raw[3])<<16 | int64(raw[4])<<8 | int64(raw[5]))
+}
+
+// secondsTime is a key that leads with 32-bit seconds since epoch (Unix
+// seconds: 0), then anything: its bound at a ms is the second that holds
+// it, every value of that second at or above.
+func secondsTime(epoch int64) *TimeLayout {
+	return &TimeLayout{
+		Bound: func(ms int64, dst []byte) { clear(dst); binary.BigEndian.PutUint32(dst, uint32(ms/1000-epoch)) },
+		Of:    func(raw []byte) time.Time { return time.Unix(int64(binary.BigEndian.Uint32(raw))+epoch, 0) },
+	}
 }
 
 func putMS48(dst []byte, ms int64) {
@@ -64,38 +59,25 @@ func putMS48(dst []byte, ms int64) {
 
 // HasTimeBound says whether the key orders by time in a way a range
 // partition on it can follow (its time in its leading bits, never wrapping).
-func (s *Spec) HasTimeBound() bool { _, ok := timeBounds[s.Strategy.Name]; return ok }
+func (s *Spec) HasTimeBound() bool { return s.Strategy.Time != nil }
 
 // TimeBound is the smallest raw value the key makes at t (to the
 // millisecond).
 func (s *Spec) TimeBound(t time.Time) ([]byte, error) {
-	f, ok := timeBounds[s.Strategy.Name]
-	if !ok {
+	if s.Strategy.Time == nil {
 		return nil, fmt.Errorf("%s does not order by time in its leading bits: partition it by a created_at column", s.Strategy.Name)
 	}
 	dst := make([]byte, s.Strategy.Width)
-	f(s, t.UnixMilli(), dst)
+	s.Strategy.Time.Bound(t.UnixMilli(), dst)
 	return dst, nil
 }
 
-// TimeOf is the time a time-ordered key's raw value encodes (to the
-// millisecond): keybench's decoder, the check of the bounds where the
-// server has none (uuid_extract_timestamp reads only v1 and v7).
+// TimeOf is the time a time-ordered key's raw value encodes (to its unit).
 func (s *Spec) TimeOf(raw []byte) (time.Time, error) {
-	switch s.Strategy.Name {
-	case "uuidv7", "ulid", "typeid":
-		ms := int64(raw[0])<<40 | int64(raw[1])<<32 | int64(raw[2])<<24 | int64(raw[3])<<16 | int64(raw[4])<<8 | int64(raw[5])
-		return time.UnixMilli(ms), nil
-	case "snowflake":
-		return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>22) + snowflakeEpoch), nil
-	case "sonyflake":
-		return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>24)*10 + sonyflakeEpoch), nil
-	case "objectid", "xid":
-		return time.Unix(int64(binary.BigEndian.Uint32(raw)), 0), nil
-	case "ksuid":
-		return time.Unix(int64(binary.BigEndian.Uint32(raw))+ksuidEpoch, 0), nil
+	if s.Strategy.Time == nil {
+		return time.Time{}, fmt.Errorf("%s has no time to decode", s.Strategy.Name)
 	}
-	return time.Time{}, fmt.Errorf("%s has no time to decode", s.Strategy.Name)
+	return s.Strategy.Time.Of(raw), nil
 }
 
 // Literal is a raw value as an SQL literal of the key's column type (for

@@ -17,6 +17,7 @@ func init() {
 		TextForm: func(_ *Spec, dst, raw []byte) []byte { return append(dst, ulidText(raw)...) },
 		TextLen:  26,
 		Clock:    true,
+		Time:     ms48Time, // 48-bit ms, then random
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &ulidGen{clock: clock, monotonic: s.Params["monotonic"] == 1}
 		},

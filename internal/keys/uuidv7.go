@@ -15,6 +15,7 @@ func init() {
 		Storages: uuidStorages,
 		Width:    16,
 		Clock:    true,
+		Time:     uuidv7Time,
 		TextParams: []TextParamDef{{Name: "method", Default: v7SubMS,
 			Doc: "RFC 9562 section 6.2: subms (12 bits below the ms, PostgreSQL 18's), counter (a 42-bit counter within the ms), random (monotonic random: the random bits increased within the ms)",
 			Check: func(v string) string {

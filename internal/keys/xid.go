@@ -17,6 +17,7 @@ func init() {
 		TextForm: func(_ *Spec, dst, raw []byte) []byte { return appendBase32Hex(dst, raw) },
 		TextLen:  20,
 		Clock:    true,
+		Time:     secondsTime(0), // 32-bit Unix seconds first; its base32hex text sorts as its bytes
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			g := &xidGen{clock: clock, machine: uint32(s.Params["machine"]), pid: uint16(s.Params["pid"])}
 			g.counter.seed()

@@ -3,14 +3,25 @@ package scenario
 import (
 	"time"
 
+	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
 )
 
-// idsKeys are every strategy of the catalog in its common storage, and
-// the two storages people also use: uuidv4 as text (the varchar uuid) and
-// the random bigint.
-var idsKeys = []string{"bigint", "bigint:gen=random", "int", "uuidv4", "uuidv4:as=text", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid",
-	"uuidv1", "uuidv6", "snowflake", "sonyflake", "comb", "uuidv5", "uuidv3", "ksuid", "typeid", "nanoid", "cuid2", "objectid", "xid"}
+// idsKeys are every strategy of the catalog in its common storage (its
+// first), in catalog order, each followed by the other forms people also
+// use of it (idsAlso): a strategy added to the catalog joins the preset.
+func idsKeys() []string {
+	var out []string
+	for _, st := range keys.All() {
+		out = append(out, st.Name)
+		out = append(out, idsAlso[st.Name]...)
+	}
+	return out
+}
+
+// idsAlso are the forms of a strategy people use beside its common one:
+// uuidv4 as text (the varchar uuid) and the random bigint.
+var idsAlso = map[string][]string{"bigint": {"bigint:gen=random"}, "uuidv4": {"uuidv4:as=text"}}
 
 // idsPreset is "every id people use" (issue 30): the war's insert and read
 // on a table past the cache, for every key of the catalog, so that the
@@ -18,6 +29,7 @@ var idsKeys = []string{"bigint", "bigint:gen=random", "int", "uuidv4", "uuidv4:a
 // rounds and evidence, and each key's bytes and what it reveals beside
 // its rate. 22 keys in five rounds: fewer rows than the war's, not fewer keys.
 func idsPreset() *Scenario {
+	ids := idsKeys()
 	return &Scenario{
 		Name:   "ids",
 		Order:  10,
@@ -28,7 +40,7 @@ func idsPreset() *Scenario {
 			"on a 150k-row table over a 4 MB cache, for the catalog's 20 strategies in their common storage, uuidv4 as text and a random bigint; " +
 			"bytes, leaf density and what each key reveals beside the rate",
 		Defaults: Params{
-			Workload: "insert-read", Keys: idsKeys,
+			Workload: "insert-read", Keys: ids,
 			Clients: []int{10}, Rows: []int64{150_000}, Warmup: 2 * time.Second, Txns: 1500, Payload: 32, Repeat: 1, Rounds: 5,
 			// Each key index grown by the prefill's inserts, as a table's is
 			// over its life: a random key's leaves split half full (CREATE
@@ -40,7 +52,7 @@ func idsPreset() *Scenario {
 		},
 		Questions: []results.Question{{
 			Ask:   "Every id, ranked by its rate, with the bytes it stores and its key index's leaf density beside it.",
-			Keys:  idsKeys,
+			Keys:  ids,
 			Parts: []results.QuestionPart{{Task: "insert-read", Figures: []string{"key bytes", "key index", "leaf density", "WAL / row"}}},
 		}},
 		ColdCacheMB:   4,
