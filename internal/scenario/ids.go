@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
@@ -27,7 +28,7 @@ var idsAlso = map[string][]string{"bigint": {"bigint:gen=random"}, "uuidv4": {"u
 // on a table past the cache, for every key of the catalog, so that the
 // comparison peers draw from single bulk loads is drawn with keybench's
 // rounds and evidence, and each key's bytes and what it reveals beside
-// its rate. 22 keys in five rounds: fewer rows than the war's, not fewer keys.
+// its rate. Every key in five rounds: fewer rows than the war's, not fewer keys.
 func idsPreset() *Scenario {
 	ids := idsKeys()
 	return &Scenario{
@@ -37,7 +38,7 @@ func idsPreset() *Scenario {
 		Question: "Every id people use, side by side: what each costs at the insert and the read, in bytes and in the index, " +
 			"and what one of its values gives away.",
 		Description: "every id people use (peers' 17-id comparisons): 10 clients each insert a row and read one by a random data value, " +
-			"on a 150k-row table over a 4 MB cache, for the catalog's 20 strategies in their common storage, uuidv4 as text and a random bigint; " +
+			"on a 150k-row table over a 4 MB cache, for the catalog's " + fmt.Sprint(len(keys.All())) + " strategies in their common storage, uuidv4 as text and a random bigint; " +
 			"bytes, leaf density and what each key reveals beside the rate",
 		Defaults: Params{
 			Workload: "insert-read", Keys: ids,
