@@ -187,33 +187,9 @@ func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32
 	if err != nil {
 		return err
 	}
-	most := make([]int, len(tables))
-	hidden := 0
-	var activityErr error
-	tick := time.NewTicker(activityEvery)
-	defer tick.Stop()
-	end := time.After(window)
-wait:
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-end:
-			break wait
-		case <-tick.C:
-			if r.srv.Standby || activityErr != nil {
-				continue
-			}
-			per, h, err := r.activity(ctx, tables)
-			if err != nil {
-				activityErr = err
-				continue
-			}
-			hidden = max(hidden, h)
-			for i, n := range per {
-				most[i] = max(most[i], n)
-			}
-		}
+	seen, err := r.watchActivity(ctx, window, tables)
+	if err != nil {
+		return err
 	}
 	b, err := r.counters(ctx, read)
 	if err != nil {
@@ -222,23 +198,7 @@ wait:
 	secs := b.at.Sub(a.at).Seconds()
 	rep.Sample.Seconds = secs
 	idle := a.idle(b)
-	switch {
-	case idle != "":
-		rep.Sample.WALBytesPerS = results.Unavailable[float64](idle)
-		rep.Sample.FPIPerS = results.Unavailable[float64](idle)
-	case a.wal != nil && b.wal != nil:
-		rep.Sample.WALBytesPerS = results.Of(float64(*b.wal-*a.wal) / secs)
-		rep.Sample.FPIPerS = results.Of(float64(*b.fpi-*a.fpi) / secs)
-	case a.lsn != nil && b.lsn != nil:
-		rep.Sample.WALBytesPerS = results.Of(float64(*b.lsn-*a.lsn) / secs)
-		rep.Sample.FPIPerS = results.Unavailable[float64]("pg_stat_wal counts only the WAL this server writes: on a standby, run advise on the primary for full-page images")
-		if !r.srv.Standby {
-			rep.Sample.FPIPerS = results.Unavailable[float64](orText(a.walWhy, "pg_stat_wal is PostgreSQL 14's"))
-		}
-	default:
-		rep.Sample.WALBytesPerS = results.Unavailable[float64](a.walWhy)
-		rep.Sample.FPIPerS = results.Unavailable[float64](a.walWhy)
-	}
+	rep.Sample.WALBytesPerS, rep.Sample.FPIPerS = r.walRates(a, b, idle, secs)
 	var replayed map[uint32]*walCounts
 	var replayedWhy string
 	if r.srv.Standby && idle == "" {
@@ -254,41 +214,109 @@ wait:
 			*t = Table{Schema: t.Schema, Name: t.Name, Skipped: "dropped while advise ran (during its sample window)"}
 			continue
 		}
-		if idle != "" {
+		switch {
+		case idle != "":
 			for _, m := range []*results.M[float64]{&t.InsertsPerS, &t.UpdatesPerS, &t.DeletesPerS} {
 				*m = results.Unavailable[float64](idle)
 			}
 			t.Inserters = results.Unavailable[int]("the inserting backends run on the primary")
-			continue
-		}
-		if r.srv.Standby {
-			_, sizedA := a.heap[oid]
-			_, sizedB := b.heap[oid]
-			switch {
-			case replayed != nil:
-				standbyReplayed(t, replayed[oid], secs)
-			case !sizedA || !sizedB:
-				standbyGrowth(t, 0, 0, secs, replayedWhy)
-				t.InsertsPerS = results.Unavailable[float64]("its heap's size could not be read during the sample (a replayed lock), and " + replayedWhy)
-			default:
-				standbyGrowth(t, a.heap[oid], b.heap[oid], secs, replayedWhy)
-			}
-			continue
-		}
-		t.InsertsPerS = results.Of(float64(b.ins[oid]-a.ins[oid]) / secs)
-		t.UpdatesPerS = results.Of(float64(b.upd[oid]-a.upd[oid]) / secs)
-		t.DeletesPerS = results.Of(float64(b.del[oid]-a.del[oid]) / secs)
-		t.InsertsFrom = "pg_stat_user_tables"
-		switch {
-		case activityErr != nil:
-			t.Inserters = results.Unavailable[int]("pg_stat_activity: " + why(activityErr, ""))
-		case most[i] == 0 && hidden > 0:
-			t.Inserters = results.Unavailable[int](fmt.Sprintf("the statements of %d backends of other roles are hidden: GRANT pg_read_all_stats TO %s", hidden, r.srv.Role))
+		case r.srv.Standby:
+			r.standbyRates(t, oid, a, b, replayed, replayedWhy, secs)
 		default:
-			t.Inserters = results.Of(most[i])
+			r.primaryRates(t, oid, a, b, secs, seen, i)
 		}
 	}
 	return nil
+}
+
+// inserters is what the sample window saw of each table's inserting
+// backends in pg_stat_activity: the most at once, the backends of other
+// roles whose statements were hidden, or why it could not look.
+type inserters struct {
+	most   []int
+	hidden int
+	err    error
+}
+
+// watchActivity waits out the sample window, looking at pg_stat_activity
+// every activityEvery (on a primary: a standby's backends insert nothing).
+func (r *reader) watchActivity(ctx context.Context, window time.Duration, tables []Table) (inserters, error) {
+	seen := inserters{most: make([]int, len(tables))}
+	tick := time.NewTicker(activityEvery)
+	defer tick.Stop()
+	end := time.After(window)
+	for {
+		select {
+		case <-ctx.Done():
+			return seen, ctx.Err()
+		case <-end:
+			return seen, nil
+		case <-tick.C:
+			if r.srv.Standby || seen.err != nil {
+				continue
+			}
+			per, h, err := r.activity(ctx, tables)
+			if err != nil {
+				seen.err = err
+				continue
+			}
+			seen.hidden = max(seen.hidden, h)
+			for i, n := range per {
+				seen.most[i] = max(seen.most[i], n)
+			}
+		}
+	}
+}
+
+// walRates are the cluster's WAL bytes and full-page images per second
+// between two snapshots, or why not (idle: a standby that replayed nothing).
+func (r *reader) walRates(a, b *counters, idle string, secs float64) (bytes, fpi results.M[float64]) {
+	switch {
+	case idle != "":
+		return results.Unavailable[float64](idle), results.Unavailable[float64](idle)
+	case a.wal != nil && b.wal != nil:
+		return results.Of(float64(*b.wal-*a.wal) / secs), results.Of(float64(*b.fpi-*a.fpi) / secs)
+	case a.lsn != nil && b.lsn != nil:
+		fpi = results.Unavailable[float64]("pg_stat_wal counts only the WAL this server writes: on a standby, run advise on the primary for full-page images")
+		if !r.srv.Standby {
+			fpi = results.Unavailable[float64](orText(a.walWhy, "pg_stat_wal is PostgreSQL 14's"))
+		}
+		return results.Of(float64(*b.lsn-*a.lsn) / secs), fpi
+	}
+	return results.Unavailable[float64](a.walWhy), results.Unavailable[float64](a.walWhy)
+}
+
+// standbyRates sets a table's rates on a standby: from the rows its
+// replayed WAL changed, else from its heap's growth.
+func (r *reader) standbyRates(t *Table, oid uint32, a, b *counters, replayed map[uint32]*walCounts, replayedWhy string, secs float64) {
+	_, sizedA := a.heap[oid]
+	_, sizedB := b.heap[oid]
+	switch {
+	case replayed != nil:
+		standbyReplayed(t, replayed[oid], secs)
+	case !sizedA || !sizedB:
+		standbyGrowth(t, 0, 0, secs, replayedWhy)
+		t.InsertsPerS = results.Unavailable[float64]("its heap's size could not be read during the sample (a replayed lock), and " + replayedWhy)
+	default:
+		standbyGrowth(t, a.heap[oid], b.heap[oid], secs, replayedWhy)
+	}
+}
+
+// primaryRates sets a table's rates on a primary from its statistics, and
+// its inserting backends from what the window saw (table i of them).
+func (r *reader) primaryRates(t *Table, oid uint32, a, b *counters, secs float64, seen inserters, i int) {
+	t.InsertsPerS = results.Of(float64(b.ins[oid]-a.ins[oid]) / secs)
+	t.UpdatesPerS = results.Of(float64(b.upd[oid]-a.upd[oid]) / secs)
+	t.DeletesPerS = results.Of(float64(b.del[oid]-a.del[oid]) / secs)
+	t.InsertsFrom = "pg_stat_user_tables"
+	switch {
+	case seen.err != nil:
+		t.Inserters = results.Unavailable[int]("pg_stat_activity: " + why(seen.err, ""))
+	case seen.most[i] == 0 && seen.hidden > 0:
+		t.Inserters = results.Unavailable[int](fmt.Sprintf("the statements of %d backends of other roles are hidden: GRANT pg_read_all_stats TO %s", seen.hidden, r.srv.Role))
+	default:
+		t.Inserters = results.Of(seen.most[i])
+	}
 }
 
 // walCounts are the rows one table's heap records in the WAL inserted, updated and deleted.

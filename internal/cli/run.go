@@ -198,15 +198,25 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 // params are the scenario's parameters (scaled down by --quick) with the user's flags over them.
 func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	p := sc.Params(r.Quick)
+	for _, set := range []func(*scenario.Params) error{r.keysParams, r.windowParams, r.tableParams, r.pgbenchParams, r.verdictParams} {
+		if err := set(&p); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// keysParams are --keys and --prefill-key.
+func (r *runCmd) keysParams(p *scenario.Params) error {
 	if r.Keys != nil {
 		if strings.TrimSpace(*r.Keys) == "" {
-			return p, usagef("--keys is empty: give at least one key spec (see 'keybench keys')")
+			return usagef("--keys is empty: give at least one key spec (see 'keybench keys')")
 		}
 		p.Keys = strings.Split(*r.Keys, ",")
 	}
 	if r.PrefillKey != "" {
 		if strings.Contains(r.PrefillKey, ":") {
-			return p, usagef("--prefill-key takes a key's name (its values are made in the window key's column type), not %q", r.PrefillKey)
+			return usagef("--prefill-key takes a key's name (its values are made in the window key's column type), not %q", r.PrefillKey)
 		}
 		for i, k := range p.Keys {
 			if !strings.Contains(k, ":prefill=") {
@@ -214,35 +224,53 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 			}
 		}
 	}
+	return nil
+}
+
+// windowParams are the window's: its length or transactions, the warm-up,
+// the clients, the repeats and rounds.
+func (r *runCmd) windowParams(p *scenario.Params) error {
 	if r.Clients != nil {
 		p.Clients = r.Clients
 	}
 	if r.Duration != nil && r.Txns != nil {
-		return p, usagef("--duration (-T) and --txns (-t) both set: a window is either a duration or a number of transactions")
+		return usagef("--duration (-T) and --txns (-t) both set: a window is either a duration or a number of transactions")
 	}
 	if r.Duration != nil {
 		d := time.Duration(*r.Duration)
 		if d < time.Second {
-			return p, usagef("--duration must be at least 1s, not %s", d)
+			return usagef("--duration must be at least 1s, not %s", d)
 		}
 		p.Duration, p.Txns = d, 0
 	}
 	if r.Txns != nil {
 		if *r.Txns < 1 {
-			return p, usagef("--txns must be at least 1, not %d", *r.Txns)
+			return usagef("--txns must be at least 1, not %d", *r.Txns)
 		}
 		p.Txns, p.Duration = *r.Txns, 0
 	}
 	if r.Repeat != nil && *r.Repeat < 1 {
-		return p, usagef("--repeat must be at least 1 (a run of every cell), not %d", *r.Repeat)
+		return usagef("--repeat must be at least 1 (a run of every cell), not %d", *r.Repeat)
 	}
 	if r.Rounds != nil && *r.Rounds < 1 {
-		return p, usagef("--rounds must be at least 1 (1: one window per cell), not %d", *r.Rounds)
+		return usagef("--rounds must be at least 1 (1: one window per cell), not %d", *r.Rounds)
 	}
 	if r.Warmup != nil {
 		p.Warmup = time.Duration(*r.Warmup)
 	}
 	p.FixedWarmup = r.WarmupUntil == "time"
+	if r.Repeat != nil {
+		p.Repeat = *r.Repeat
+	}
+	if r.Rounds != nil {
+		p.Rounds, p.RoundsGiven = *r.Rounds, true
+	}
+	return nil
+}
+
+// tableParams are the table's: its rows, created_at, partitions, fill,
+// history, payload, the caches it runs over, and the workload's options.
+func (r *runCmd) tableParams(p *scenario.Params) error {
 	if r.Rows != nil {
 		p.Rows = r.Rows
 	}
@@ -252,7 +280,7 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.PartitionBy != "" {
 		pt, err := keys.ParsePartitioning(r.PartitionBy)
 		if err != nil {
-			return p, usagef("--partition-by: %v", err)
+			return usagef("--partition-by: %v", err)
 		}
 		p.PartitionBy = pt
 	}
@@ -265,7 +293,7 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	if r.History != "" {
 		h, err := keys.ParseSpan(r.History)
 		if err != nil || h <= 0 {
-			return p, usagef("--history must be a span of time above 0 (10d, 36h), not %q", r.History)
+			return usagef("--history must be a span of time above 0 (10d, 36h), not %q", r.History)
 		}
 		p.History = h
 	}
@@ -277,21 +305,13 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	for _, v := range r.SharedBuffers {
 		b, err := projection.ParseBytes(v)
 		if err != nil {
-			return p, usagef("--shared-buffers: %v", err)
+			return usagef("--shared-buffers: %v", err)
 		}
 		if seen[b] {
-			return p, usagef("--shared-buffers lists %s twice", results.Bytes(b))
+			return usagef("--shared-buffers lists %s twice", results.Bytes(b))
 		}
 		seen[b] = true
 		p.Caches = append(p.Caches, b)
-	}
-	switch r.Mode {
-	case "", "prepared":
-	default:
-		return p, usagef("-M %s: keybench always uses prepared statements (-M prepared), as the fastest pgbench mode", r.Mode)
-	}
-	if r.Jobs < 0 || r.Progress < 0 {
-		return p, usagef("-j and -P must be positive")
 	}
 	if name := strings.TrimSpace(r.Scenario); strings.ContainsAny(name, ":,") {
 		p.Workload = name // the workloads with their own options
@@ -299,21 +319,33 @@ func (r *runCmd) params(sc *scenario.Scenario) (scenario.Params, error) {
 	for k, v := range r.options {
 		p.Options[k] = v // the user's over the preset's
 	}
-	if r.Repeat != nil {
-		p.Repeat = *r.Repeat
+	return nil
+}
+
+// pgbenchParams are pgbench's flags keybench takes for what they are.
+func (r *runCmd) pgbenchParams(*scenario.Params) error {
+	switch r.Mode {
+	case "", "prepared":
+	default:
+		return usagef("-M %s: keybench always uses prepared statements (-M prepared), as the fastest pgbench mode", r.Mode)
 	}
-	if r.Rounds != nil {
-		p.Rounds, p.RoundsGiven = *r.Rounds, true
+	if r.Jobs < 0 || r.Progress < 0 {
+		return usagef("-j and -P must be positive")
 	}
+	return nil
+}
+
+// verdictParams are the verdict's design: sequential or not, and its margin.
+func (r *runCmd) verdictParams(p *scenario.Params) error {
 	p.AllRounds = r.Sequential == "off"
 	if r.MinEffect != nil {
 		m, err := parsePercent(*r.MinEffect)
 		if err != nil {
-			return p, usagef("--min-effect: %v", err)
+			return usagef("--min-effect: %v", err)
 		}
 		p.MinEffect = m
 	}
-	return p, nil
+	return nil
 }
 
 // parsePercent reads a percentage, "5" or "5%", as a fraction.
