@@ -121,73 +121,8 @@ func Parse(raw string) (*Spec, error) {
 			return nil, usagef("key %q: parameter %q given twice", raw, k)
 		}
 		seen[k] = true
-		switch k {
-		case "as":
-			as, err := parseStorage(st, v)
-			if err != nil {
-				return nil, usagef("key %q: %v", raw, err)
-			}
-			s.As = as
-		case "gen":
-			if v == "random" {
-				if st.Random == nil {
-					return nil, usagef("key %q: %s has no random generator (gen=random makes a random bigint)", raw, name)
-				}
-				s.Gen, s.Random = GenClient, true
-				continue
-			}
-			switch Gen(v) {
-			case GenServer:
-				if st.ServerDefault == nil {
-					return nil, usagef("key %q: %s has no server-side generator (use gen=client)", raw, name)
-				}
-			case GenClient:
-				if st.NewGenerator == nil {
-					return nil, usagef("key %q: %s has no client-side generator (use gen=server)", raw, name)
-				}
-			default:
-				return nil, usagef("key %q: gen must be server or client, not %q", raw, v)
-			}
-			s.Gen = Gen(v)
-		case "prefill":
-			pf, err := Parse(v)
-			if err != nil {
-				return nil, usagef("key %q: prefill: %v", raw, err)
-			}
-			s.Prefill = pf
-		case "created-at":
-			if !slicesContains(CreatedAtValues, v) {
-				return nil, usagef("key %q: created-at must be one of %s, not %q", raw, strings.Join(CreatedAtValues, "|"), v)
-			}
-			s.CreatedAt = v
-		case "partition":
-			pt, err := ParsePartitioning(v)
-			if err != nil {
-				return nil, usagef("key %q: %v", raw, err)
-			}
-			s.Partition, s.partitionGiven = pt, true
-		case "index":
-			if !containsIndex(Index(v)) {
-				return nil, usagef("key %q: index must be one of %s, not %q", raw, joinIndexes(), v)
-			}
-			s.Index = Index(v)
-		default:
-			if tp := st.textParam(k); tp != nil {
-				if why := tp.Check(v); why != "" {
-					return nil, usagef("key %q: %s %s, not %q", raw, k, why, v)
-				}
-				s.Text[k] = v
-				continue
-			}
-			pd := st.param(k)
-			if pd == nil {
-				return nil, usagef("key %q: unknown parameter %q (valid: %s)", raw, k, st.paramNames())
-			}
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < pd.Min || n > pd.Max {
-				return nil, usagef("key %q: %s must be a whole number from %d to %d, not %q", raw, k, pd.Min, pd.Max, v)
-			}
-			s.Params[k] = n
+		if err := s.set(k, v); err != nil {
+			return nil, usagef("key %q: %v", raw, err)
 		}
 	}
 	if st.Validate != nil {
@@ -195,21 +130,114 @@ func Parse(raw string) (*Spec, error) {
 			return nil, usagef("key %q: %v", raw, err)
 		}
 	}
-	if s.Prefill != nil {
-		pf := s.Prefill
-		as, err := parseStorage(pf.Strategy, string(s.As))
-		if err != nil {
-			return nil, usagef("key %q: prefill=%s cannot fill a %s column: %v", raw, pf.Raw, s.ColumnType(), err)
-		}
-		if pf.Strategy.NewGenerator == nil {
-			return nil, usagef("key %q: prefill=%s: keybench fills the table with client-made keys, and %s has no client generator", raw, pf.Raw, pf.Strategy.Name)
-		}
-		pf.As, pf.Gen, pf.Index = as, GenClient, s.Index
+	if err := s.fitPrefill(); err != nil {
+		return nil, usagef("key %q: %v", raw, err)
 	}
 	if err := s.checkLayout(); err != nil {
 		return nil, usagef("key %q: %v", raw, err)
 	}
 	return s, nil
+}
+
+// set sets one parameter of the spec: a common one (as, gen, prefill,
+// created-at, partition, index) or the strategy's own.
+func (s *Spec) set(k, v string) error {
+	st := s.Strategy
+	switch k {
+	case "as":
+		as, err := parseStorage(st, v)
+		if err != nil {
+			return err
+		}
+		s.As = as
+	case "gen":
+		return s.setGen(v)
+	case "prefill":
+		pf, err := Parse(v)
+		if err != nil {
+			return fmt.Errorf("prefill: %v", err)
+		}
+		s.Prefill = pf
+	case "created-at":
+		if !slicesContains(CreatedAtValues, v) {
+			return fmt.Errorf("created-at must be one of %s, not %q", strings.Join(CreatedAtValues, "|"), v)
+		}
+		s.CreatedAt = v
+	case "partition":
+		pt, err := ParsePartitioning(v)
+		if err != nil {
+			return err
+		}
+		s.Partition, s.partitionGiven = pt, true
+	case "index":
+		if !containsIndex(Index(v)) {
+			return fmt.Errorf("index must be one of %s, not %q", joinIndexes(), v)
+		}
+		s.Index = Index(v)
+	default:
+		if tp := st.textParam(k); tp != nil {
+			if why := tp.Check(v); why != "" {
+				return fmt.Errorf("%s %s, not %q", k, why, v)
+			}
+			s.Text[k] = v
+			return nil
+		}
+		pd := st.param(k)
+		if pd == nil {
+			return fmt.Errorf("unknown parameter %q (valid: %s)", k, st.paramNames())
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < pd.Min || n > pd.Max {
+			return fmt.Errorf("%s must be a whole number from %d to %d, not %q", k, pd.Min, pd.Max, v)
+		}
+		s.Params[k] = n
+	}
+	return nil
+}
+
+// setGen sets who makes the values: the server, the client, or a random
+// bigint (gen=random).
+func (s *Spec) setGen(v string) error {
+	st, name := s.Strategy, s.Strategy.Name
+	if v == "random" {
+		if st.Random == nil {
+			return fmt.Errorf("%s has no random generator (gen=random makes a random bigint)", name)
+		}
+		s.Gen, s.Random = GenClient, true
+		return nil
+	}
+	switch Gen(v) {
+	case GenServer:
+		if st.ServerDefault == nil {
+			return fmt.Errorf("%s has no server-side generator (use gen=client)", name)
+		}
+	case GenClient:
+		if st.NewGenerator == nil {
+			return fmt.Errorf("%s has no client-side generator (use gen=server)", name)
+		}
+	default:
+		return fmt.Errorf("gen must be server or client, not %q", v)
+	}
+	s.Gen = Gen(v)
+	return nil
+}
+
+// fitPrefill makes the prefill's key fill the window key's column: its
+// storage, client-made, the same index.
+func (s *Spec) fitPrefill() error {
+	pf := s.Prefill
+	if pf == nil {
+		return nil
+	}
+	as, err := parseStorage(pf.Strategy, string(s.As))
+	if err != nil {
+		return fmt.Errorf("prefill=%s cannot fill a %s column: %v", pf.Raw, s.ColumnType(), err)
+	}
+	if pf.Strategy.NewGenerator == nil {
+		return fmt.Errorf("prefill=%s: keybench fills the table with client-made keys, and %s has no client generator", pf.Raw, pf.Strategy.Name)
+	}
+	pf.As, pf.Gen, pf.Index = as, GenClient, s.Index
+	return nil
 }
 
 // ParseList parses a comma-separated list of key specs.
