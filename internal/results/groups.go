@@ -240,93 +240,107 @@ func (g *Group) Drifted() bool { return g.Drift != nil && math.Abs(*g.Drift) >= 
 // comparisons say how many samples are needed.
 func compareShapes(groups []Group, design, costDesign *stats.Sequential) {
 	var order []string
-	members := map[string][]int{}
+	members := map[string][]*Group{}
 	for i := range groups {
 		k := groups[i].Shape()
 		if _, ok := members[k]; !ok {
 			order = append(order, k)
 		}
-		members[k] = append(members[k], i)
+		members[k] = append(members[k], &groups[i])
 	}
 	for _, k := range order {
-		idx := members[k]
-		shape := make([]*Group, len(idx))
-		for x, gi := range idx {
-			shape[x] = &groups[gi]
+		compareShape(members[k], design, costDesign)
+	}
+}
+
+// compareShape compares the keys of one shape: their rates (the design's
+// decisions when it decided the shape's rounds, else within the blocks
+// or by ranks) and their costs, the two families adjusted together.
+func compareShape(shape []*Group, design, costDesign *stats.Sequential) {
+	rates := commonRates(shape)
+	layout, _ := stats.NewBlocks(rates)
+	var tested []*stats.Comparison
+	pair := map[[2]int]*stats.Comparison{}
+	sequential := design != nil && layout != nil && oneRun(shape)
+	if sequential {
+		decisions, _ := design.Decide(rates)
+		for _, d := range decisions {
+			c := d.Comparison
+			pair[[2]int{d.A, d.B}] = &c
+			tested = append(tested, &c)
 		}
-		rates := commonRates(shape)
-		layout, _ := stats.NewBlocks(rates)
-		var tested []*stats.Comparison
-		pair := map[[2]int]*stats.Comparison{}
-		sequential := design != nil && layout != nil && oneRun(shape)
-		if sequential {
-			decisions, _ := design.Decide(rates)
-			for _, d := range decisions {
-				c := d.Comparison
-				pair[[2]int{d.A, d.B}] = &c
+	}
+	for x := 0; x < len(shape) && !sequential; x++ {
+		for y := x + 1; y < len(shape); y++ {
+			var c stats.Comparison
+			if layout != nil {
+				c = layout.Compare(x, y)
+			} else {
+				c = compareGroups(shape[x], shape[y])
+			}
+			pair[[2]int{x, y}] = &c
+			if !c.TooFew {
 				tested = append(tested, &c)
 			}
 		}
-		for x := 0; x < len(idx) && !sequential; x++ {
-			for y := x + 1; y < len(idx); y++ {
-				var c stats.Comparison
-				if layout != nil {
-					c = layout.Compare(x, y)
-				} else {
-					c = compareGroups(shape[x], shape[y])
-				}
-				pair[[2]int{x, y}] = &c
-				if !c.TooFew {
-					tested = append(tested, &c)
-				}
-			}
+	}
+	correction := ""
+	if sequential {
+		// The rates' design runs at its share of Alpha; the costs' at the other.
+		costs, settleCosts := compareCosts(shape, costDesign)
+		if costDesign == nil {
+			stats.HolmShare(costs, stats.Families)
 		}
-		if !sequential {
-			costs, settleCosts := compareCosts(shape, nil)
-			// Holm over both families: the rates' and the costs'.
-			stats.Holm(append(append([]*stats.Comparison(nil), tested...), costs...))
-			stats.TooFewFor(tested)
-			settleCosts()
-		} else {
-			// The rates' design runs at its share of Alpha; the costs' at the other.
-			costs, settleCosts := compareCosts(shape, costDesign)
-			if costDesign == nil {
-				stats.HolmShare(costs, stats.Families)
-			}
-			settleCosts()
+		settleCosts()
+		correction = fmt.Sprintf("a group-sequential design over %d comparisons (%s)", len(tested), design.Describe())
+	} else {
+		costs, settleCosts := compareCosts(shape, nil)
+		// Holm over both families: the rates' and the costs'.
+		stats.Holm(append(append([]*stats.Comparison(nil), tested...), costs...))
+		stats.TooFewFor(tested)
+		settleCosts()
+		switch {
+		case len(tested) > 0 && len(costs) > 0:
+			correction = fmt.Sprintf("holm over %d comparisons (%d of rates, %d of costs)", len(tested)+len(costs), len(tested), len(costs))
+		case len(tested) > 0:
+			correction = fmt.Sprintf("holm over %d comparisons", len(tested))
 		}
-		// What an untestable pair needs: rounds (or repeats) enough for
-		// a block layout, whatever the number of keys.
-		for _, c := range pair {
-			if c.TooFew {
-				c.Needed = stats.MinBlocks
-			}
+	}
+	// What an untestable pair needs: rounds (or repeats) enough for
+	// a block layout, whatever the number of keys.
+	for _, c := range pair {
+		if c.TooFew {
+			c.Needed = stats.MinBlocks
 		}
-		for x, g := range shape {
+	}
+	compared := versusAll(shape, pair)
+	for x, g := range shape {
+		g.Correction, g.Compared = correction, compared[x]
+		if x > 0 {
+			g.VsPrevious = &g.Compared[x-1]
+			g.VsFirst = &g.Compared[0]
+		}
+	}
+}
+
+// versusAll lays out the pairs of a shape (stored as pair[{x, y}], x < y:
+// y's figure over x's) as each group's comparisons with every other: its
+// figure over the other's, in the shape's order.
+func versusAll(shape []*Group, pair map[[2]int]*stats.Comparison) [][]Versus {
+	out := make([][]Versus, len(shape))
+	for x := range shape {
+		for y, other := range shape {
 			switch {
-			case sequential:
-				g.Correction = fmt.Sprintf("a group-sequential design over %d comparisons (%s)", len(tested), design.Describe())
-			case len(tested) > 0:
-				g.Correction = fmt.Sprintf("holm over %d comparisons", len(tested))
-			}
-			for y, other := range shape {
-				var c stats.Comparison
-				switch {
-				case x == y:
-					continue
-				case y < x: // stored as other → g: this group's rate over the other's
-					c = *pair[[2]int{y, x}]
-				default: // stored as g → other: invert
-					c = invert(*pair[[2]int{x, y}])
-				}
-				g.Compared = append(g.Compared, Versus{Key: other.Key, Comparison: c})
-			}
-			if x > 0 {
-				g.VsPrevious = &g.Compared[x-1]
-				g.VsFirst = &g.Compared[0]
+			case x == y:
+				continue
+			case y < x: // stored as other → g: this group's over the other's
+				out[x] = append(out[x], Versus{Key: other.Key, Comparison: *pair[[2]int{y, x}]})
+			default: // stored as g → other: invert
+				out[x] = append(out[x], Versus{Key: other.Key, Comparison: invert(*pair[[2]int{x, y}])})
 			}
 		}
 	}
+	return out
 }
 
 // compareCosts compares the shape's costs within the rounds every group
@@ -382,18 +396,8 @@ func compareCosts(shape []*Group, design *stats.Sequential) (tested []*stats.Com
 	}
 	// The adjustment is made on the pairs, then copied into the groups.
 	settle = func() {
-		for x, g := range shape {
-			g.Cost.Compared = nil
-			for y, other := range shape {
-				switch {
-				case x == y:
-					continue
-				case y < x: // stored as other → g: this group's cost over the other's
-					g.Cost.Compared = append(g.Cost.Compared, Versus{Key: other.Key, Comparison: *pair[[2]int{y, x}]})
-				default:
-					g.Cost.Compared = append(g.Cost.Compared, Versus{Key: other.Key, Comparison: invert(*pair[[2]int{x, y}])})
-				}
-			}
+		for x, vs := range versusAll(shape, pair) {
+			shape[x].Cost.Compared = vs
 		}
 	}
 	return tested, settle
