@@ -187,34 +187,8 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []result
 			return errs
 		}
 	}
-	roundsStart := time.Now()
-	decided := map[string]bool{} // the tasks whose rounds have stopped
-	most := r.mostRounds(rounds)
-	for round := 1; round <= most; round++ {
-		if !r.decide(crs, cs, errs, round-1, rounds, decided, roundsStart) {
-			break
-		}
-		if round > 1 && len(pcs) > 1 {
-			perRound := time.Since(roundsStart) / time.Duration(round-1)
-			left := perRound*time.Duration(max(rounds-round+1, 1)) + time.Duration(len(pcs))*3*time.Second
-			extra := ""
-			if round > rounds {
-				extra = fmt.Sprintf(" (round %d of at most %d: a cost comparison is undecided)", round, most)
-			}
-			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s%s", round-1, rounds, time.Since(roundsStart).Round(time.Second), left.Round(time.Second), extra)
-		}
-		for _, k := range r.order(len(crs), round) {
-			cr := crs[k]
-			if errs[k] != nil || cr == nil || round > cr.maxRounds(rounds, most) || decided[cs[k].Task()] {
-				continue
-			}
-			if rounds > 1 {
-				r.ui.Logf("  round %d/%d: %s", round, max(rounds, round), pcs[k].Key.Raw)
-			}
-			if errs[k] = cr.round(ctx, round); stop(k) {
-				return errs
-			}
-		}
+	if r.runRounds(ctx, pcs, cs, crs, errs, rounds, stop) {
+		return errs
 	}
 	r.finishAll(ctx, crs, errs)
 	for k := range crs {
@@ -250,6 +224,42 @@ func (r *run) budget() time.Duration {
 		return b
 	}
 	return 2 * r.cfg.Plan.Estimate().Total
+}
+
+// runRounds runs the group's rounds, each cell's round in the round's
+// order, until every task's rounds stop (decide); it says whether a failed
+// cell stopped the group.
+func (r *run) runRounds(ctx context.Context, pcs []scenario.Cell, cs []results.Cell, crs []*cellRun, errs []error, rounds int, stop func(int) bool) bool {
+	roundsStart := time.Now()
+	decided := map[string]bool{} // the tasks whose rounds have stopped
+	most := r.mostRounds(rounds)
+	for round := 1; round <= most; round++ {
+		if !r.decide(crs, cs, errs, round-1, rounds, decided, roundsStart) {
+			break
+		}
+		if round > 1 && len(pcs) > 1 {
+			perRound := time.Since(roundsStart) / time.Duration(round-1)
+			left := perRound*time.Duration(max(rounds-round+1, 1)) + time.Duration(len(pcs))*3*time.Second
+			extra := ""
+			if round > rounds {
+				extra = fmt.Sprintf(" (round %d of at most %d: a cost comparison is undecided)", round, most)
+			}
+			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s%s", round-1, max(rounds, round-1), time.Since(roundsStart).Round(time.Second), left.Round(time.Second), extra)
+		}
+		for _, k := range r.order(len(crs), round) {
+			cr := crs[k]
+			if errs[k] != nil || cr == nil || round > cr.maxRounds(rounds, most) || decided[cs[k].Task()] {
+				continue
+			}
+			if rounds > 1 {
+				r.ui.Logf("  round %d/%d: %s", round, max(rounds, round), pcs[k].Key.Raw)
+			}
+			if errs[k] = cr.round(ctx, round); stop(k) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // decide marks in decided the group's tasks whose rounds stop after their

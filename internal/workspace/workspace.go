@@ -654,15 +654,34 @@ func (w *Workspace) CleanUp(cc *pgx.ConnConfig, logf func(string, ...any)) []str
 		return w.unknownLeftovers(fmt.Sprintf("another keybench run holds schema %s", w.o.Schema))
 	}
 	defer func() { _, _ = conn.Exec(context.Background(), lockSQL("pg_advisory_unlock"), w.o.Schema) }()
-	// Drop, then read the ledger again: a session of the run that was
-	// ending as the clean-up began may commit a table (and its record)
-	// the first read did not see yet.
+	if err := w.dropRecords(ctx, conn, logf); err != nil {
+		return w.unknownLeftovers(err.Error())
+	}
+	if !w.o.Keep {
+		w.dropLedgerAndSchema(ctx, conn, logf)
+	} else if w.owned {
+		logf("kept schema %s (--keep)", w.o.Schema)
+	}
+	// What is left is read in time of its own: the drops may have used the
+	// clean-up's, and a user must be told what to remove.
+	lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer lcancel()
+	return w.leftovers(lctx, conn)
+}
+
+// dropRecords drops what the ledger records, then reads the ledger again:
+// a session of the run that was ending as the clean-up began may commit a
+// table (and its record) the first read did not see yet. It stops at the
+// first lock another session holds on keybench's objects (the rest would
+// wait for it too: the leftovers' statements say what to run); an error
+// is the ledger's, unreadable.
+func (w *Workspace) dropRecords(ctx context.Context, conn *pgx.Conn, logf func(string, ...any)) error {
 	tried := map[string]bool{}
 	blocked := false // a lock another session holds: the rest would wait for it too
 	for pass := 0; pass < 5 && !blocked; pass++ {
 		recs, err := w.Records(ctx, conn)
 		if err != nil {
-			return w.unknownLeftovers(err.Error())
+			return err
 		}
 		var fresh []Object // not tried yet: what failed once fails again
 		for _, o := range w.drops(recs) {
@@ -687,16 +706,7 @@ func (w *Workspace) CleanUp(cc *pgx.ConnConfig, logf func(string, ...any)) []str
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if !w.o.Keep {
-		w.dropLedgerAndSchema(ctx, conn, logf)
-	} else if w.owned {
-		logf("kept schema %s (--keep)", w.o.Schema)
-	}
-	// What is left is read in time of its own: the drops may have used the
-	// clean-up's, and a user must be told what to remove.
-	lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer lcancel()
-	return w.leftovers(lctx, conn)
+	return nil
 }
 
 // drops are the recorded objects clean-up drops, in the order it drops
