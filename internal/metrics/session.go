@@ -275,47 +275,21 @@ func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 		return
 	}
 	defer res.Close()
-	by := map[string]int64{}
-	var splits results.BtreeSplits
-	seen := map[string]bool{} // split records counted
+	tally := walTally{s: s, touches: touches, by: map[string]int64{}, seen: map[string]bool{}}
 	for res.Next() {
 		var rel, lsn, split string
 		var fork int16
 		var block, length int64
-		if err := res.Scan(&rel, &fork, &block, &length, &lsn, &split); err != nil {
-			fail(err.Error())
-			if touches != nil {
-				touches.fail(err)
-			}
-			return
+		err := res.Scan(&rel, &fork, &block, &length, &lsn, &split)
+		if err == nil {
+			tally.add(rel, fork, block, length, lsn, split)
+			continue
 		}
-		role := "other"
-		if rel != "" {
-			role = s.env.role(rel)
+		fail(err.Error())
+		if touches != nil {
+			touches.fail(err)
 		}
-		if length > 0 {
-			by[role]++
-			if touches != nil {
-				own, ok := s.env.Relations[rel]
-				start, known := s.startBlocks[rel]
-				name := rel
-				if !ok || !known || fork != 0 {
-					name = ""
-				}
-				touches.image(name, own, start, block, length)
-			}
-		}
-		if split != "" && role == results.RoleKeyIndex && !seen[lsn] {
-			seen[lsn] = true
-			switch split {
-			case "SPLIT_L":
-				splits.Left++
-			case "SPLIT_R":
-				splits.Right++
-			case "NEWROOT":
-				splits.NewRoot++
-			}
-		}
+		return
 	}
 	if err := res.Err(); err != nil {
 		fail(err.Error())
@@ -324,8 +298,51 @@ func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 		}
 		return
 	}
-	into.WALFPIByRelation = results.Of(by)
-	into.BtreeSplits = results.Of(splits)
+	into.WALFPIByRelation = results.Of(tally.by)
+	into.BtreeSplits = results.Of(tally.splits)
+}
+
+// walTally counts a cell's WAL as it is read back: its full-page images
+// by the role of the relation they were taken of (and, for the touches,
+// each page's first), and the key index's splits (a record once: a split
+// changes several blocks).
+type walTally struct {
+	s       *Session
+	touches *FirstTouches
+	by      map[string]int64
+	splits  results.BtreeSplits
+	seen    map[string]bool // split records counted, by LSN
+}
+
+func (w *walTally) add(rel string, fork int16, block, length int64, lsn, split string) {
+	role := "other"
+	if rel != "" {
+		role = w.s.env.role(rel)
+	}
+	if length > 0 {
+		w.by[role]++
+		if w.touches != nil {
+			own, ok := w.s.env.Relations[rel]
+			start, known := w.s.startBlocks[rel]
+			name := rel
+			if !ok || !known || fork != 0 {
+				name = ""
+			}
+			w.touches.image(name, own, start, block, length)
+		}
+	}
+	if split == "" || role != results.RoleKeyIndex || w.seen[lsn] {
+		return
+	}
+	w.seen[lsn] = true
+	switch split {
+	case "SPLIT_L":
+		w.splits.Left++
+	case "SPLIT_R":
+		w.splits.Right++
+	case "NEWROOT":
+		w.splits.NewRoot++
+	}
 }
 
 // relationBlocks is each relation of the cell's blocks (nil when they cannot be read).
