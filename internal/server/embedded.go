@@ -189,29 +189,60 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	if e.Version, err = serverVersion(bin); err != nil {
 		return nil, err
 	}
+	if err := e.initdb(ctx, run, o.TCP); err != nil {
+		return nil, err
+	}
+	args := []string{"-D", e.DataDir, "-k", e.SocketDir, "-p", fmt.Sprint(e.Port), "-c", "listen_addresses=" + map[bool]string{true: "127.0.0.1"}[o.TCP]}
+	e.configure(o)
+	e.run, e.args = run, append(args, e.conf...)
+	var standbyDirs []string
+	if o.Replicas > 0 {
+		if standbyDirs, err = e.copyForStandbys(ctx, o.Replicas); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.launch(ctx, nil); err != nil {
+		return nil, err
+	}
+	if err := e.startStandbys(ctx, standbyDirs); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// initdb makes the server's data directory as run's user: local trust on
+// the private socket, and with tcp a password (scram) on a free port.
+func (e *Embedded) initdb(ctx context.Context, run *runAs, tcp bool) error {
 	initArgs := []string{"-D", e.DataDir, "-U", DBUser, "-E", "UTF8", "--locale=C", "--no-sync", "--auth-local=trust"}
-	if o.TCP {
+	if tcp {
 		e.Password = randomToken()
 		pw := filepath.Join(e.dir, "pwfile")
 		if err := os.WriteFile(pw, []byte(e.Password+"\n"), 0o600); err != nil {
-			return nil, err
+			return err
 		}
 		if err := run.own(pw); err != nil {
-			return nil, err
+			return err
 		}
 		initArgs = append(initArgs, "--auth-host=scram-sha-256", "--pwfile="+pw)
+		var err error
 		if e.Port, err = freePort(); err != nil {
-			return nil, err
+			return err
 		}
 	} else {
 		initArgs = append(initArgs, "--auth-host=reject")
 	}
-	initdb := run.command(ctx, filepath.Join(bin, "initdb"), initArgs...)
+	initdb := run.command(ctx, filepath.Join(e.BinDir, "initdb"), initArgs...)
 	tieToParent(initdb.SysProcAttr) // a killed keybench takes its initdb along
 	if out, err := initdb.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("initdb failed: %v: %s", err, lastLines(out, 5))
+		return fmt.Errorf("initdb failed: %v: %s", err, lastLines(out, 5))
 	}
-	args := []string{"-D", e.DataDir, "-k", e.SocketDir, "-p", fmt.Sprint(e.Port), "-c", "listen_addresses=" + map[bool]string{true: "127.0.0.1"}[o.TCP]}
+	return nil
+}
+
+// configure sets the server's settings (e.conf): IO timing on, the cold
+// cache when asked (a small shared_buffers, direct IO on 16+), then the
+// user's, later ones winning; and says the cache mode it runs in.
+func (e *Embedded) configure(o Options) {
 	// track_io_timing and track_wal_io_timing: what a read from outside the
 	// cache, a write and a WAL flush cost on this server (pg_stat_io's and
 	// pg_stat_wal's times), inputs of the projection's cost model and of
@@ -241,20 +272,6 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 			e.DirectIO = strings.Contains(s.Value, "data")
 		}
 	}
-	e.run, e.args = run, append(args, e.conf...)
-	var standbyDirs []string
-	if o.Replicas > 0 {
-		if standbyDirs, err = e.copyForStandbys(ctx, o.Replicas); err != nil {
-			return nil, err
-		}
-	}
-	if err := e.launch(ctx, nil); err != nil {
-		return nil, err
-	}
-	if err := e.startStandbys(ctx, standbyDirs); err != nil {
-		return nil, err
-	}
-	return e, nil
 }
 
 // launch starts the postmaster with the server's arguments and extra
