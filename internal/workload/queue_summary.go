@@ -130,12 +130,6 @@ func slopeOf(x, y []float64) float64 {
 
 // queueKind is how a queue's cells read (004's table and charts).
 func queueKind(fifo bool) results.Kind {
-	q := func(r *results.Results, g *results.Group) *QueueFigures {
-		if s, ok := r.Last(g).Metrics.Summary.(*QueueSummary); ok {
-			return &s.Queue
-		}
-		return &QueueFigures{}
-	}
 	k := results.Kind{
 		RateUnit: "rows/s out", RateLabel: "rows out of the queue per second", RateRole: RoleOut, SecondsTimeline: true,
 		NewSummary: func() results.Summary { return &QueueSummary{} },
@@ -145,104 +139,129 @@ func queueKind(fifo bool) results.Kind {
 				c.RoleRows = map[string]int64{RoleIn: s.Queue.RowsIn, RoleOut: s.Queue.RowsOut}
 			}
 		},
-		Columns: []results.Column{
-			{Header: "clients (in+out)", Text: func(r *results.Results, g *results.Group) string {
-				f := q(r, g)
-				return fmt.Sprintf("%d+%d", f.Producers, f.Consumers)
-			}},
-			{Header: "in rows/s", Text: func(r *results.Results, g *results.Group) string { return results.Kilo(q(r, g).RowsInPerS) }},
-			{Header: "out rows/s (95% CI)", Text: func(_ *results.Results, g *results.Group) string {
-				return fmt.Sprintf("%s [%s-%s]", results.Kilo(g.TPS.Median), results.Kilo(g.TPS.Lo), results.Kilo(g.TPS.Hi))
-			}},
-			{Header: "rows per delete", Text: func(r *results.Results, g *results.Group) string {
-				f := q(r, g)
-				return fmt.Sprintf("%.0f of %d", f.RowsPerDelete.Value(), f.Batch)
-			}},
-			{Header: "backlog end / max", Text: func(r *results.Results, g *results.Group) string {
-				b := q(r, g).Backlog
-				s := fmt.Sprintf("%s / %s", results.Kilo(float64(b.Final)), results.Kilo(float64(b.Max)))
-				if !b.Bounded {
-					s += " growing"
-				}
-				return s
-			}},
-			{Header: "p99 batch in / out", Text: func(r *results.Results, g *results.Group) string {
-				f := q(r, g)
-				return fmt.Sprintf("%.1f / %.1f ms", f.LatencyInMS.P99, f.LatencyOutMS.P99)
-			}},
-			{Header: "per core in / out", Text: func(r *results.Results, g *results.Group) string {
-				return q(r, g).PerCore.Text(func(p PerCore) string { return results.Kilo(p.RowsInPerS) + " / " + results.Kilo(p.RowsOutPerS) })
-			}},
-		},
-		Notes: func(r *results.Results, groups []results.Group) []string {
-			notes := []string{
-				"in/out: rows inserted/deleted per second, both measured at once; out is the rate compared (a row is done when it has left the queue);",
-				"backlog: rows in the queue (exact: prefill + every row in - every row out), \"growing\" when it grew by more than 5% of the in rate;",
-			}
-			var pc PerCore
-			for gi := range groups {
-				if p, ok := q(r, &groups[gi]).PerCore.Get(); ok {
-					pc = p
-				}
-			}
-			switch {
-			case pc.Cores > 0 && pc.Ref004RowsInPerS > 0:
-				refCores := "" // a schema-1 file did not record the write-up's cores
-				if pc.Ref004Cores > 0 {
-					refCores = fmt.Sprintf("%d cores; ", pc.Ref004Cores)
-				}
-				notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared; 004: %s in / %s out per core (%sits out counts 1000 rows per delete call, found or not).",
-					pc.Cores, results.Kilo(pc.Ref004RowsInPerS), results.Kilo(pc.Ref004RowsOutPerS), refCores))
-			case pc.Cores > 0:
-				notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared.", pc.Cores))
-			}
-			if fifo {
-				notes = append(notes, "queue-fifo: each partition's rows leave in key order, which is arrival order only for time-ordered keys (bigint, uuidv7); with uuidv4 it is random.")
-			}
-			return notes
-		},
-		Charts: []results.ChartSpec{{
-			Heading: "Queue rates per core", Title: "Rows in and out per second per core, beside 004", YLabel: "thousand rows per second per core",
-			Categories: []string{"in (inserted)", "out (deleted)"},
-			Values: func(c *results.Cell) ([]float64, bool) {
-				s, ok := c.Metrics.Summary.(*QueueSummary)
-				if !ok {
-					return nil, false
-				}
-				p, ok := s.Queue.PerCore.Get()
-				return []float64{p.RowsInPerS / 1000, p.RowsOutPerS / 1000}, ok
-			},
-			Reference: func(c *results.Cell) (string, []float64) {
-				s, ok := c.Metrics.Summary.(*QueueSummary)
-				if !ok {
-					return "", nil
-				}
-				p, _ := s.Queue.PerCore.Get()
-				if p.Ref004RowsInPerS == 0 {
-					return "", nil
-				}
-				name := "004"
-				if p.Ref004Cores > 0 {
-					name = fmt.Sprintf("004 (%d cores)", p.Ref004Cores)
-				}
-				return name, []float64{p.Ref004RowsInPerS / 1000, p.Ref004RowsOutPerS / 1000}
-			},
-			Caption: "Rows inserted and deleted per second, measured at once, divided by the cores the server and keybench shared; 004's figures divided by its 56 cores. " +
-				"004 counted 1000 rows per delete call whether or not the partition held them; keybench counts the rows deleted.",
-			Missing: "queue rates per core: the server's cores are unknown (--dsn)",
-		}, {
-			Heading: "Queue backlog", Title: "Backlog over time", XLabel: "seconds into the measured window", YLabel: "thousand rows in the queue",
-			Points: func(c *results.Cell) (xs, ys []float64) {
-				if s, ok := c.Metrics.Summary.(*QueueSummary); ok {
-					for _, p := range s.Queue.Timeline {
-						xs, ys = append(xs, float64(p.T)), append(ys, float64(p.Backlog)/1000)
-					}
-				}
-				return xs, ys
-			},
-			Caption: "Rows in the queue at the end of each second: every row the producers inserted minus every row the consumers deleted. A flat line is a queue whose consumers keep up.",
-			Missing: "queue backlog: no window lasted two seconds",
-		}},
+		Columns: queueColumns(),
+		Notes:   queueNotes(fifo),
+		Charts:  queueCharts(),
 	}
 	return k
+}
+
+// queueFigures are a group's queue figures (empty where its last cell has none).
+func queueFigures(r *results.Results, g *results.Group) *QueueFigures {
+	if s, ok := r.Last(g).Metrics.Summary.(*QueueSummary); ok {
+		return &s.Queue
+	}
+	return &QueueFigures{}
+}
+
+// queueColumns are the summary table's columns of a queue.
+func queueColumns() []results.Column {
+	q := queueFigures
+	return []results.Column{
+		{Header: "clients (in+out)", Text: func(r *results.Results, g *results.Group) string {
+			f := q(r, g)
+			return fmt.Sprintf("%d+%d", f.Producers, f.Consumers)
+		}},
+		{Header: "in rows/s", Text: func(r *results.Results, g *results.Group) string { return results.Kilo(q(r, g).RowsInPerS) }},
+		{Header: "out rows/s (95% CI)", Text: func(_ *results.Results, g *results.Group) string {
+			return fmt.Sprintf("%s [%s-%s]", results.Kilo(g.TPS.Median), results.Kilo(g.TPS.Lo), results.Kilo(g.TPS.Hi))
+		}},
+		{Header: "rows per delete", Text: func(r *results.Results, g *results.Group) string {
+			f := q(r, g)
+			return fmt.Sprintf("%.0f of %d", f.RowsPerDelete.Value(), f.Batch)
+		}},
+		{Header: "backlog end / max", Text: func(r *results.Results, g *results.Group) string {
+			b := q(r, g).Backlog
+			s := fmt.Sprintf("%s / %s", results.Kilo(float64(b.Final)), results.Kilo(float64(b.Max)))
+			if !b.Bounded {
+				s += " growing"
+			}
+			return s
+		}},
+		{Header: "p99 batch in / out", Text: func(r *results.Results, g *results.Group) string {
+			f := q(r, g)
+			return fmt.Sprintf("%.1f / %.1f ms", f.LatencyInMS.P99, f.LatencyOutMS.P99)
+		}},
+		{Header: "per core in / out", Text: func(r *results.Results, g *results.Group) string {
+			return q(r, g).PerCore.Text(func(p PerCore) string { return results.Kilo(p.RowsInPerS) + " / " + results.Kilo(p.RowsOutPerS) })
+		}},
+	}
+}
+
+// queueNotes explain the columns, with the per-core reference of 004.
+func queueNotes(fifo bool) func(r *results.Results, groups []results.Group) []string {
+	q := queueFigures
+	return func(r *results.Results, groups []results.Group) []string {
+		notes := []string{
+			"in/out: rows inserted/deleted per second, both measured at once; out is the rate compared (a row is done when it has left the queue);",
+			"backlog: rows in the queue (exact: prefill + every row in - every row out), \"growing\" when it grew by more than 5% of the in rate;",
+		}
+		var pc PerCore
+		for gi := range groups {
+			if p, ok := q(r, &groups[gi]).PerCore.Get(); ok {
+				pc = p
+			}
+		}
+		switch {
+		case pc.Cores > 0 && pc.Ref004RowsInPerS > 0:
+			refCores := "" // a schema-1 file did not record the write-up's cores
+			if pc.Ref004Cores > 0 {
+				refCores = fmt.Sprintf("%d cores; ", pc.Ref004Cores)
+			}
+			notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared; 004: %s in / %s out per core (%sits out counts 1000 rows per delete call, found or not).",
+				pc.Cores, results.Kilo(pc.Ref004RowsInPerS), results.Kilo(pc.Ref004RowsOutPerS), refCores))
+		case pc.Cores > 0:
+			notes = append(notes, fmt.Sprintf("per core: rows/s over the %d cores the server and keybench shared.", pc.Cores))
+		}
+		if fifo {
+			notes = append(notes, "queue-fifo: each partition's rows leave in key order, which is arrival order only for time-ordered keys (bigint, uuidv7); with uuidv4 it is random.")
+		}
+		return notes
+	}
+}
+
+// queueCharts are a queue's own charts: rates per core beside 004, the backlog.
+func queueCharts() []results.ChartSpec {
+	return []results.ChartSpec{{
+		Heading: "Queue rates per core", Title: "Rows in and out per second per core, beside 004", YLabel: "thousand rows per second per core",
+		Categories: []string{"in (inserted)", "out (deleted)"},
+		Values: func(c *results.Cell) ([]float64, bool) {
+			s, ok := c.Metrics.Summary.(*QueueSummary)
+			if !ok {
+				return nil, false
+			}
+			p, ok := s.Queue.PerCore.Get()
+			return []float64{p.RowsInPerS / 1000, p.RowsOutPerS / 1000}, ok
+		},
+		Reference: func(c *results.Cell) (string, []float64) {
+			s, ok := c.Metrics.Summary.(*QueueSummary)
+			if !ok {
+				return "", nil
+			}
+			p, _ := s.Queue.PerCore.Get()
+			if p.Ref004RowsInPerS == 0 {
+				return "", nil
+			}
+			name := "004"
+			if p.Ref004Cores > 0 {
+				name = fmt.Sprintf("004 (%d cores)", p.Ref004Cores)
+			}
+			return name, []float64{p.Ref004RowsInPerS / 1000, p.Ref004RowsOutPerS / 1000}
+		},
+		Caption: "Rows inserted and deleted per second, measured at once, divided by the cores the server and keybench shared; 004's figures divided by its 56 cores. " +
+			"004 counted 1000 rows per delete call whether or not the partition held them; keybench counts the rows deleted.",
+		Missing: "queue rates per core: the server's cores are unknown (--dsn)",
+	}, {
+		Heading: "Queue backlog", Title: "Backlog over time", XLabel: "seconds into the measured window", YLabel: "thousand rows in the queue",
+		Points: func(c *results.Cell) (xs, ys []float64) {
+			if s, ok := c.Metrics.Summary.(*QueueSummary); ok {
+				for _, p := range s.Queue.Timeline {
+					xs, ys = append(xs, float64(p.T)), append(ys, float64(p.Backlog)/1000)
+				}
+			}
+			return xs, ys
+		},
+		Caption: "Rows in the queue at the end of each second: every row the producers inserted minus every row the consumers deleted. A flat line is a queue whose consumers keep up.",
+		Missing: "queue backlog: no window lasted two seconds",
+	}}
 }
