@@ -330,58 +330,13 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		}
 	}
 	for _, c := range curves {
-		if len(c.Points) < MinPoints {
-			skip(c.Key, fmt.Sprintf("measured at %d size (a curve needs %d: a growth run measures several)", len(c.Points), MinPoints))
-			continue
-		}
-		largest := largestCell(r, c.Key)
-		if largest == nil {
-			skip(c.Key, "no cell of the key finished")
-			continue
-		}
-		rows := float64(rowsAtEnd(largest))
-		tb, ok1 := largest.Metrics.TableBytes.Get()
-		kb, ok2 := largest.Metrics.KeyIndexBytes.Get()
-		if !ok1 || !ok2 || rows <= 0 {
-			skip(c.Key, "its largest cell recorded no table or key index size")
-			continue
-		}
-		perRow := float64(tb) / rows
-		if s.RowBytes > 0 {
-			perRow = s.RowBytes
-		}
-		tableBytes, indexBytes := perRow*float64(s.Rows), float64(kb)/rows*float64(s.Rows)
-		if tableBytes >= math.MaxInt64/2 || indexBytes >= math.MaxInt64/2 {
-			return rep, fmt.Errorf("%s: at %d rows its table would be %g bytes: beyond any size", c.Key, s.Rows, tableBytes)
-		}
-		p := Projection{Key: c.Key, Curve: c, TableBytes: int64(tableBytes), KeyIndexBytes: int64(indexBytes)}
-		// A table that reaches the user's rows by inserts has the leaf
-		// density inserts leave, not the largest cell's (built by CREATE
-		// INDEX after its fill, then one window of inserts).
-		if at, ok := largest.Metrics.LeafDensity.Get(); ok && at > 0 {
-			p.KeyIndexDensity, p.DensityFrom = at, fmt.Sprintf("the largest cell's (%d rows before)", largest.RowsBefore)
-			if grown := grownCell(r, c.Key); grown != nil {
-				if d, ok := grown.Metrics.LeafDensity.Get(); ok && d > 0 {
-					p.KeyIndexBytes = int64(float64(p.KeyIndexBytes) * at / d)
-					p.KeyIndexDensity, p.DensityFrom = d, fmt.Sprintf("its index grown by inserts alone (the cell from an empty table, %d rows)", rowsAtEnd(grown))
-				}
-			}
-		}
-		p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
-		p.Relative, p.Outside = c.At(p.Ratio)
-		p.RelativeLo, p.RelativeHi, _ = c.IntervalAt(p.Ratio)
-		if c.Key != ref {
-			v := c.ValidationAt(p.Ratio)
-			p.Validation = &v
-			p.Checks = c.Checks()
-		}
-		if end := c.supportEnd(); p.Outside && p.Ratio >= end {
-			p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0
-			p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, LeastSupported)
-		}
-		p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
-		if err := p.check(); err != nil {
+		p, why, err := projectCurve(r, c, s, ref)
+		switch {
+		case err != nil:
 			return rep, err
+		case why != "":
+			skip(c.Key, why)
+			continue
 		}
 		have[c.Key] = true
 		rep.Keys = append(rep.Keys, p)
@@ -404,6 +359,59 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// projectCurve is one key's projection to the scale s along its curve c
+// (ref the reference key), or why there is none.
+func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection, string, error) {
+	if len(c.Points) < MinPoints {
+		return Projection{}, fmt.Sprintf("measured at %d size (a curve needs %d: a growth run measures several)", len(c.Points), MinPoints), nil
+	}
+	largest := largestCell(r, c.Key)
+	if largest == nil {
+		return Projection{}, "no cell of the key finished", nil
+	}
+	rows := float64(rowsAtEnd(largest))
+	tb, ok1 := largest.Metrics.TableBytes.Get()
+	kb, ok2 := largest.Metrics.KeyIndexBytes.Get()
+	if !ok1 || !ok2 || rows <= 0 {
+		return Projection{}, "its largest cell recorded no table or key index size", nil
+	}
+	perRow := float64(tb) / rows
+	if s.RowBytes > 0 {
+		perRow = s.RowBytes
+	}
+	tableBytes, indexBytes := perRow*float64(s.Rows), float64(kb)/rows*float64(s.Rows)
+	if tableBytes >= math.MaxInt64/2 || indexBytes >= math.MaxInt64/2 {
+		return Projection{}, "", fmt.Errorf("%s: at %d rows its table would be %g bytes: beyond any size", c.Key, s.Rows, tableBytes)
+	}
+	p := Projection{Key: c.Key, Curve: c, TableBytes: int64(tableBytes), KeyIndexBytes: int64(indexBytes)}
+	// A table that reaches the user's rows by inserts has the leaf
+	// density inserts leave, not the largest cell's (built by CREATE
+	// INDEX after its fill, then one window of inserts).
+	if at, ok := largest.Metrics.LeafDensity.Get(); ok && at > 0 {
+		p.KeyIndexDensity, p.DensityFrom = at, fmt.Sprintf("the largest cell's (%d rows before)", largest.RowsBefore)
+		if grown := grownCell(r, c.Key); grown != nil {
+			if d, ok := grown.Metrics.LeafDensity.Get(); ok && d > 0 {
+				p.KeyIndexBytes = int64(float64(p.KeyIndexBytes) * at / d)
+				p.KeyIndexDensity, p.DensityFrom = d, fmt.Sprintf("its index grown by inserts alone (the cell from an empty table, %d rows)", rowsAtEnd(grown))
+			}
+		}
+	}
+	p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
+	p.Relative, p.Outside = c.At(p.Ratio)
+	p.RelativeLo, p.RelativeHi, _ = c.IntervalAt(p.Ratio)
+	if c.Key != ref {
+		v := c.ValidationAt(p.Ratio)
+		p.Validation = &v
+		p.Checks = c.Checks()
+	}
+	if end := c.supportEnd(); p.Outside && p.Ratio >= end {
+		p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0
+		p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, LeastSupported)
+	}
+	p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
+	return p, "", p.check()
 }
 
 // check refuses a projection whose figures are not numbers a size or a
