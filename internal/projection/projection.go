@@ -157,38 +157,16 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 // variant at clients clients (0: the first group's), as Curves; other lists
 // the client counts the run also measured, whose points are not pooled
 // into these curves (a key's rate at 8 clients and at 64 are two curves).
-func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, other []int, err error) {
+func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, _ []int, err error) {
 	all := r.BuildGroups()
 	if len(all) > 0 && clients == 0 {
 		clients = all[0].Clients
 	}
-	// One workload's curves: the run's first (a key's rates under two
-	// workloads are not one curve), at one client count.
-	var groups []results.Group
-	for _, g := range all {
-		if g.Workload != all[0].Workload || !slices.Equal(g.Variant, all[0].Variant) {
-			continue
-		}
-		if g.Clients != clients {
-			if !slices.Contains(other, g.Clients) {
-				other = append(other, g.Clients)
-			}
-			continue
-		}
-		groups = append(groups, g)
-	}
+	groups, other := groupsAt(all, clients)
 	if len(all) > 0 && len(groups) == 0 {
 		return nil, "", other, fmt.Errorf("the run measured no cell at %d clients (it measured %v)", clients, other)
 	}
-	ref = ""
-	for _, g := range groups {
-		if g.Key == "bigint" {
-			ref = "bigint"
-		}
-	}
-	if ref == "" && len(groups) > 0 {
-		ref = groups[0].Key
-	}
+	ref = referenceOf(groups)
 	refRate, refSummary := map[string]float64{}, map[string]stats.Summary{}
 	for _, g := range groups {
 		if g.Key == ref {
@@ -239,6 +217,42 @@ func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, othe
 		return nil, ref, other, fmt.Errorf("no cell recorded its key index's ratio to the cache (a run of keybench 0.1 before the projection, or keys without an index)")
 	}
 	return curves, ref, other, nil
+}
+
+// groupsAt are one workload's groups, the run's first (a key's rates under
+// two workloads are not one curve), at one client count; other are the
+// client counts the run measured beside it.
+func groupsAt(all []results.Group, clients int) (groups []results.Group, other []int) {
+	for _, g := range all {
+		if g.Workload != all[0].Workload || !slices.Equal(g.Variant, all[0].Variant) {
+			continue
+		}
+		if g.Clients != clients {
+			if !slices.Contains(other, g.Clients) {
+				other = append(other, g.Clients)
+			}
+			continue
+		}
+		groups = append(groups, g)
+	}
+	return groups, other
+}
+
+// ReferenceKey is the key the curves are relative to when the run measured
+// it (the ordered baseline of every source write-up); else the run's first.
+const ReferenceKey = "bigint"
+
+// referenceOf is the key the curves of groups are relative to.
+func referenceOf(groups []results.Group) string {
+	for _, g := range groups {
+		if g.Key == ReferenceKey {
+			return ReferenceKey
+		}
+	}
+	if len(groups) > 0 {
+		return groups[0].Key
+	}
+	return ""
 }
 
 // Scale is the user's: rows, cache, insert rate, bytes per row (results.Scale).
