@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -623,5 +624,39 @@ func TestSIGKILLDuringInitdb(t *testing.T) {
 	}
 	if n := orphanSegments(t); n > 0 {
 		t.Errorf("%d shared memory segments of killed servers left after the next run", n)
+	}
+}
+
+// TestGenStops (issue 35): keybench gen of a hundred million keys ends
+// within a second when its reader goes away (gen … | head -1), and exits
+// 130 on SIGINT, where it used to run on, writing gigabytes.
+func TestGenStops(t *testing.T) {
+	cmd := exec.Command(bin, "gen", "uuidv7", "-n", "100000000")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || len(line) != 37 {
+		t.Fatalf("first key %q: %v", line, err)
+	}
+	out.Close() // head -1 has read its line
+	start := time.Now()
+	if code, took := exitOf(cmd, start); took > time.Second {
+		t.Errorf("gen ran on %s after its reader left (exit %d)", took, code)
+	}
+	cmd = exec.Command(bin, "gen", "uuidv7", "-n", "100000000")
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	start = time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	if code, took := exitOf(cmd, start); code != 130 || took > time.Second {
+		t.Errorf("gen after SIGINT: exit %d in %s, want 130 within 1 s", code, took)
 	}
 }
