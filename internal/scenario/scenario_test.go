@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -219,6 +220,25 @@ func TestPresetLayoutsAreSimulated(t *testing.T) {
 			// Every verdict of MinBlocks rounds or more, also war's with --sequential off.
 			if l[1] >= stats.MinBlocks && !fixed[l] {
 				t.Errorf("%s (quick %v): %d keys x %d rounds is not among stats.FixedLayouts", s.Name, quick, l[0], l[1])
+			}
+		}
+	}
+}
+
+// TestEveryFigureAPresetNamesExists (issue 37): each figure a preset's
+// questions show beside the rates resolves to a column — its task's own
+// workload's or an evidence column — so that a misspelt figure fails here,
+// not as a blank column in a run's summary.
+func TestEveryFigureAPresetNamesExists(t *testing.T) {
+	for _, s := range All() {
+		for _, q := range s.Questions {
+			for _, part := range q.Parts {
+				workload, _, _ := strings.Cut(part.Task, " ")
+				for _, f := range part.Figures {
+					if _, ok := results.FigureColumn(workload, f); !ok {
+						t.Errorf("%s: question %q names the figure %q, which task %s has no column for", s.Name, q.Ask, f, part.Task)
+					}
+				}
 			}
 		}
 	}
