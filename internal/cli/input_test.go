@@ -37,7 +37,7 @@ func TestFiguresReadFromAFileAreChecked(t *testing.T) {
 	}{
 		{[]string{"report", edit(`"tps": `, `"tps": -`)}, "cells[0].tps is -"},
 		{[]string{"project", edit(`"tps": `, `"tps": 1e300, "y": `), "--rows", "1e9", "--ram", "64GB"}, "cells[0].tps is 1e+300: beyond any figure"},
-		{[]string{"project", edit(`"bloat_ratio": `, `"bloat_ratio": 1e300, "x": `), "--rows", "1e9", "--ram", "64GB"}, "beyond any figure"},
+		{[]string{"project", edit(`"bloat_ratio": `, `"bloat_ratio": 1e300, "x": `), "--rows", "1e9", "--ram", "64GB"}, "cells[0].metrics.bloat_ratio is 1e+300: beyond any ratio"},
 		{[]string{"project", edit(`"schema_version"`, `"schema_version"`), "--rows", "1e30", "--ram", "64GB"}, "too large: at most 1e+15"},
 		{[]string{"project", edit(`"schema_version"`, `"schema_version"`), "--rows", "1e9", "--ram", "64GB", "--insert-rate", "NaN"}, "--insert-rate must be a positive number"},
 		{[]string{"compare", edit(`"tps": `, `"tps": -`), edit(`"schema_version"`, `"schema_version"`)}, "is -"},

@@ -383,8 +383,9 @@ func TestSecretsNeverAppear(t *testing.T) {
 		{"password in a key=value DSN", fmt.Sprintf("host=%s port=%s dbname=secretdb user=kbsecret password=%s", u.Hostname(), u.Port(), password), nil, 0},
 		{"PGPASSWORD", noPass.String(), []string{"PGPASSWORD=" + password}, 0},
 		{".pgpass", noPass.String(), []string{"HOME=" + home}, 0},
-		{"wrong password", wrong.String(), nil, 1},
-		{"connection refused", refused.String(), nil, 1},
+		// The user's DSN pointing nowhere, or a wrong password: their input (exit 2, as for advise: issue 35).
+		{"wrong password", wrong.String(), nil, 2},
+		{"connection refused", refused.String(), nil, 2},
 	} {
 		out := t.TempDir()
 		cmd := exec.Command(bin, "run", "war", "--quick", "--keys", "bigint,uuidv4", "--dsn", tc.dsn, "--out", out, "-T", "1s", "--rows", "2000")
