@@ -21,12 +21,13 @@ func init() {
 		},
 		// 500k rows on an 8 MB cache: the 1M rows on 16 MB of earlier
 		// versions (a uuidv4 key index about twice the cache, a table
-		// eight times it), filled in half the time. At most 8 rounds of
-		// about 0.7 s: a round's noise here is 6-8% per key whether its
-		// window is 0.7 s or 1.3 s, so more, shorter rounds give the
-		// verdict more degrees of freedom for the same time (with 6 rounds
-		// of 1.3 s uuidv4 was found slower than uuidv7 in about 3 runs
-		// of 4; with 8 of 0.7 s the simulation says 9 of 10).
+		// eight times it), filled in half the time. 8 rounds of about
+		// 0.5 s, the costs' design going on to 16 while a cost comparison
+		// is undecided: on this project's 2-core machine beside a busy
+		// loop on one core (bench/busy-verdict.sh 10), uuidv4 was named
+		// costlier than bigint and than uuidv7 in 10 runs of 10 (median
+		// 103 s), and an A/A run of four bigint tables named nothing in
+		// 10 of 10; the rates alone named uuidv4 slower in none.
 		ColdCacheMB: 8,
 		Quick: func(p *Params) {
 			p.Keys = []string{"uuidv4:as=text", "uuidv4", "uuidv7", "seq-uuid-time", "bigint"}
