@@ -35,7 +35,7 @@ func TestProject(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--against 000: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"000 TPS", "MODEL TPS", "ERROR", "LIMITED BY", "100,000,000", "Where the model misses and why"} {
+	for _, want := range []string{"000 TPS", "MODEL TPS", "ERROR", "LIMITED BY", "100,000,000", "cells miss by more than 25%", "The model predicts too"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--against 000: no %q in:\n%s", want, out)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
 )
@@ -82,5 +83,33 @@ func TestNothingFoundRanksNothing(t *testing.T) {
 	}
 	if !strings.Contains(sum.String(), "Within noise of ") {
 		t.Errorf("the A/A run's cost verdict names no key within noise:\n%s", sum.String())
+	}
+}
+
+// TestMissesExplainedFromTheRun (issue 38): "where the model misses and
+// why" beside 000's table is the run's own: two runs whose errors differ
+// in sign get two different explanations, each naming its cells, the part
+// that bound them and its time; a run within 25% everywhere gets none.
+func TestMissesExplainedFromTheRun(t *testing.T) {
+	row := func(err float64, limit string, diskMS float64) projection.Row000 {
+		return projection.Row000{RunKey: "uuidv4", Rows: 10_000_000, Error: err, Prediction: projection.Prediction{Limit: limit, DiskMS: diskMS}}
+	}
+	over := missesExplained([]projection.Row000{row(0.4, projection.LimitDiskFlushes, 1.2)})
+	under := missesExplained([]projection.Row000{row(-0.4, projection.LimitDiskWrites, 23)})
+	if len(over) != 1 || len(under) != 1 || over[0] == under[0] {
+		t.Fatalf("explanations: %q and %q", over, under)
+	}
+	for _, want := range []string{"too many for uuidv4 at 10,000,000 rows (+40%)", "disk: commit flushes", "1.2 ms", "cheaper in the model"} {
+		if !strings.Contains(over[0], want) {
+			t.Errorf("a run predicting too many: %q lacks %q", over[0], want)
+		}
+	}
+	for _, want := range []string{"too few for uuidv4 at 10,000,000 rows (-40%)", "writing back dirty pages", "23 ms", "dearer in the model"} {
+		if !strings.Contains(under[0], want) {
+			t.Errorf("a run predicting too few: %q lacks %q", under[0], want)
+		}
+	}
+	if got := missesExplained([]projection.Row000{row(0.1, projection.LimitCPU, 0)}); len(got) != 0 {
+		t.Errorf("no miss, yet %q", got)
 	}
 }
