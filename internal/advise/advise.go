@@ -209,9 +209,12 @@ type Cost struct {
 	// Key and Ordered are the run's keys standing for the table's and for an ordered one.
 	Key     string `json:"key"`
 	Ordered string `json:"ordered"`
-	// Relative is the table key's insert rate relative to the ordered key's.
-	Relative float64 `json:"relative_rate"`
-	Outside  bool    `json:"outside_measured_range,omitempty"`
+	// Relative is the table key's insert rate relative to the ordered
+	// key's, RelativeLo and RelativeHi its interval (0: none).
+	Relative   float64 `json:"relative_rate"`
+	RelativeLo float64 `json:"relative_rate_lo,omitempty"`
+	RelativeHi float64 `json:"relative_rate_hi,omitempty"`
+	Outside    bool    `json:"outside_measured_range,omitempty"`
 	// KeyIndexBytes and OrderedKeyIndexBytes are the projected key index sizes.
 	KeyIndexBytes        int64 `json:"key_index_bytes"`
 	OrderedKeyIndexBytes int64 `json:"ordered_key_index_bytes"`

@@ -59,17 +59,27 @@ func costOf(run *results.Results, t *Table, s Server) *Cost {
 		}
 		return nil
 	}
-	base, _, _ := strings.Cut(spec, ":")
-	mine := find(spec, strings.TrimSuffix(spec, ":index=unique"), base)
+	// The table's key as it stores it: a text uuid's curve is a text
+	// uuid's, never the uuid type's (whose index is half the size).
+	mine := find(spec, strings.TrimSuffix(spec, ":index=unique"))
 	ordered := find(orderedKeys...)
-	if mine == nil || ordered == nil || spec == "" {
-		t.Verdict.Why = append(t.Verdict.Why, fmt.Sprintf("No cost from the curves: the run has no curve for %s and an ordered key.", orText(spec, t.Key.Type)))
+	switch {
+	case spec == "" || mine == nil:
+		t.Verdict.Why = append(t.Verdict.Why, fmt.Sprintf("No cost from the curves: the run has no curve for %s, the key as this table stores it (a growth run with --keys %s,bigint measures one).",
+			orText(spec, t.Key.Type), orText(spec, "KEY")))
+		return nil
+	case ordered == nil:
+		t.Verdict.Why = append(t.Verdict.Why, "No cost from the curves: the run has no curve for an ordered key ("+strings.Join(orderedKeys, ", ")+").")
+		return nil
+	case mine.NotSupported != "":
+		t.Verdict.Why = append(t.Verdict.Why, fmt.Sprintf("No cost from the curves at this table's %s rows: %s.", humanCount(rows), mine.NotSupported))
 		return nil
 	}
 	c := &Cost{Key: mine.Key, Ordered: ordered.Key, Relative: mine.Relative / ordered.Relative, Outside: mine.Outside || ordered.Outside,
 		KeyIndexBytes: mine.KeyIndexBytes, OrderedKeyIndexBytes: ordered.KeyIndexBytes, WALPerDay: mine.WALPerDay, OrderedWALPerDay: ordered.WALPerDay}
-	line := fmt.Sprintf("The measured curves (%s against %s at this table's %s rows and cache): %.2f of the ordered key's insert rate%s; key index %s against %s",
-		mine.Key, ordered.Key, humanCount(rows), c.Relative, outsideText(c.Outside), results.Bytes(c.KeyIndexBytes), results.Bytes(c.OrderedKeyIndexBytes))
+	c.RelativeLo, c.RelativeHi = relativeInterval(mine, ordered)
+	line := fmt.Sprintf("The measured curves (%s against %s at this table's %s rows and cache): %s of the ordered key's insert rate%s; key index %s against %s",
+		mine.Key, ordered.Key, humanCount(rows), c.relativeText(), outsideText(c.Outside), results.Bytes(c.KeyIndexBytes), results.Bytes(c.OrderedKeyIndexBytes))
 	if w, ok := c.WALPerDay.Get(); ok {
 		if ow, ok := c.OrderedWALPerDay.Get(); ok {
 			line += fmt.Sprintf("; WAL %s a day against %s", results.Bytes(int64(w)), results.Bytes(int64(ow)))
@@ -77,6 +87,36 @@ func costOf(run *results.Results, t *Table, s Server) *Cost {
 	}
 	t.Verdict.Why = append(t.Verdict.Why, line+".")
 	return c
+}
+
+// relativeInterval is the interval of mine's rate over ordered's: mine's
+// own where ordered is the curves' reference (its rate 1 by definition),
+// else the two intervals divided end by end (wider: it ignores that the
+// keys ran in the same rounds). Zero where either has none.
+func relativeInterval(mine, ordered *projection.Projection) (lo, hi float64) {
+	if mine.RelativeLo <= 0 || mine.RelativeHi <= 0 {
+		return 0, 0
+	}
+	if ordered.Relative == 1 && (ordered.RelativeLo == 0 || ordered.RelativeLo == 1) {
+		return mine.RelativeLo, mine.RelativeHi
+	}
+	if ordered.RelativeLo <= 0 || ordered.RelativeHi <= 0 {
+		return 0, 0
+	}
+	return mine.RelativeLo / ordered.RelativeHi, mine.RelativeHi / ordered.RelativeLo
+}
+
+// relativeText is the relative rate with its interval, said plainly when
+// the interval spans 1 (the direction is not known at this scale) or when
+// there is none.
+func (c *Cost) relativeText() string {
+	switch {
+	case c.RelativeLo <= 0:
+		return fmt.Sprintf("%.2f (no interval: the curve's points have none)", c.Relative)
+	case c.RelativeLo < 1 && c.RelativeHi > 1:
+		return fmt.Sprintf("%.2f [%.2f–%.2f] — the interval spans 1: at this scale the curves cannot tell which key inserts faster", c.Relative, c.RelativeLo, c.RelativeHi)
+	}
+	return fmt.Sprintf("%.2f [%.2f–%.2f]", c.Relative, c.RelativeLo, c.RelativeHi)
 }
 
 func outsideText(outside bool) string {

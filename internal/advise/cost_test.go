@@ -6,6 +6,7 @@ import (
 
 	"github.com/keybench/keybench/internal/projection/projectiontest"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
 )
 
 // TestCost: a paying uuidv4 table is costed off the run's curves at its own
@@ -36,5 +37,34 @@ func TestCost(t *testing.T) {
 	}
 	if why := strings.Join(tables[0].Verdict.Why, " "); !strings.Contains(why, "of the ordered key's insert rate") {
 		t.Errorf("why: %s", why)
+	}
+}
+
+// TestCostCarriesItsIntervalAndStorage (issues 38, 39): the cost of a
+// table's key carries its interval, and a table of text uuids is never
+// given the projection of uuid keys: a run without a text-uuid curve says
+// it has none.
+func TestCostCarriesItsIntervalAndStorage(t *testing.T) {
+	path := "../report/testdata/runs/growth.json.gz" // a real growth run: its points have intervals
+	run, err := results.Parse(resultstest.ReadGzip(t, path), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := func(k *Key) (*Cost, string) {
+		tables := []Table{table("hot", k, 1<<30, 500)}
+		tables[0].Rows = results.Of[int64](2_000_000)
+		Judge(tables, Server{SharedBuffers: 256 << 20}, 60, func(tb *Table) *Cost { return costOf(run, tb, Server{SharedBuffers: 256 << 20}) })
+		return tables[0].Verdict.Cost, strings.Join(tables[0].Verdict.Why, " ")
+	}
+	c, why := cost(&Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.0), Kind: "primary key"})
+	if c == nil || c.RelativeLo <= 0 || c.RelativeHi < c.RelativeLo || c.Relative < c.RelativeLo || c.Relative > c.RelativeHi {
+		t.Fatalf("a uuid table's cost without its interval: %+v (%s)", c, why)
+	}
+	if !strings.Contains(why, "[") {
+		t.Errorf("the interval is not said: %s", why)
+	}
+	c, why = cost(&Key{Columns: []string{"id"}, Type: "text", Made: "gen_random_uuid()", UUIDText: true, Correlation: results.Of(0.0), Kind: "primary key"})
+	if c != nil || !strings.Contains(why, "no curve for uuidv4:as=text") {
+		t.Errorf("a text-uuid table given the uuid curve: %+v (%s)", c, why)
 	}
 }
