@@ -20,6 +20,7 @@ import (
 	"github.com/gofrs/uuid/v5"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
 	"github.com/keybench/keybench/internal/testenv"
@@ -658,5 +659,51 @@ func TestGenStops(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGINT)
 	if code, took := exitOf(cmd, start); code != 130 || took > time.Second {
 		t.Errorf("gen after SIGINT: exit %d in %s, want 130 within 1 s", code, took)
+	}
+}
+
+// TestCompareFailOn (issue 40): compare as a regression gate. A recorded
+// default run against itself: exit 0; against a copy whose uuidv4 rounds
+// ran 30% slower: exit 1, naming the measurement, by how much and its
+// p-value; --fail-on 40% lets that 30% through; a --fail-on that is no
+// percentage is bad usage.
+func TestCompareFailOn(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "base.json")
+	raw := resultstest.ReadGzip(t, "../report/testdata/cost/war-busy.json.gz")
+	if err := os.WriteFile(base, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc["cells"].([]any) {
+		cell := c.(map[string]any)
+		if cell["key"] != "uuidv4" {
+			continue
+		}
+		cell["tps"] = cell["tps"].(float64) * 0.7
+		for _, rd := range cell["rounds"].([]any) {
+			round := rd.(map[string]any)
+			round["rate"] = round["rate"].(float64) * 0.7
+		}
+	}
+	slower := filepath.Join(t.TempDir(), "slower.json")
+	b, _ := json.Marshal(doc)
+	if err := os.WriteFile(slower, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := keybench(t, "compare", base, base, "--fail-on", "5%"); code != 0 {
+		t.Errorf("a run against itself: exit %d: %s", code, stderr)
+	}
+	_, stderr, code := keybench(t, "compare", base, slower, "--fail-on", "5%")
+	if code != 1 || !strings.Contains(stderr, "uuidv4 (insert-read") || !strings.Contains(stderr, "30% slower") || !strings.Contains(stderr, "p=") {
+		t.Errorf("uuidv4 30%% slower: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := keybench(t, "compare", base, slower, "--fail-on", "40%"); code != 0 {
+		t.Errorf("a 30%% regression under --fail-on 40%%: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := keybench(t, "compare", base, slower, "--fail-on", "lots"); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("--fail-on lots: exit %d: %s", code, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
@@ -11,6 +12,8 @@ type compareCmd struct {
 	A    string `arg:"" name:"baseline.json" type:"existingfile" help:"The baseline results.json."`
 	B    string `arg:"" name:"other.json" type:"existingfile" help:"The results.json to compare with it."`
 	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
+	// FailOn makes compare a regression gate for CI.
+	FailOn string `name:"fail-on" placeholder:"PERCENT" help:"Exit 1 when a measurement of other.json is significantly slower than the baseline's by more than PERCENT (e.g. 5%): a regression gate."`
 }
 
 func (c *compareCmd) Run(e *env) error {
@@ -18,6 +21,14 @@ func (c *compareCmd) Run(e *env) error {
 }
 
 func (c *compareCmd) run(e *env) error {
+	failOn := -1.0
+	if c.FailOn != "" {
+		f, err := parsePercent(c.FailOn)
+		if err != nil || f <= 0 || f >= 1 {
+			return usagef("--fail-on must be a percentage above 0 and below 100%%, not %q", c.FailOn)
+		}
+		failOn = f
+	}
 	a, err := readResults(c.A)
 	if err != nil {
 		return usagef("%v", err)
@@ -41,6 +52,12 @@ func (c *compareCmd) run(e *env) error {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "comparison: %s\n", c.HTML)
+	}
+	if failOn > 0 {
+		if regressed := report.Regressions(rows, failOn); len(regressed) > 0 {
+			return fmt.Errorf("--fail-on %s: %s", c.FailOn, strings.Join(regressed, "; "))
+		}
+		fmt.Fprintf(e.stderr, "no measurement of %s is significantly slower than %s's by more than %s\n", c.B, c.A, c.FailOn)
 	}
 	return nil
 }

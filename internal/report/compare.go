@@ -165,3 +165,17 @@ figure svg { width: 100%; height: auto; } pre { background: #f7f7f7; padding: .8
 <pre>{{.Table}}</pre>
 </body></html>
 `))
+
+// Regressions are the rows whose B is significantly slower than A by more
+// than by (a fraction: 0.05), each said with its effect, interval and
+// p-value: what a regression gate fails on.
+func Regressions(rows []Row, by float64) []string {
+	var out []string
+	for _, r := range rows {
+		if c := r.Cmp; c.Significant && c.Effect > 0 && c.Effect < 1-by {
+			out = append(out, fmt.Sprintf("%s (%s, %s, %s rows) %.0f%% slower %s (%s)", r.Key, r.Workload, results.Clients(r.Clients), thousands(r.Rows),
+				(1-c.Effect)*100, c.IntervalText(), c.PText()))
+		}
+	}
+	return out
+}
