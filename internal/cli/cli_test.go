@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -705,5 +706,46 @@ func TestCompareFailOn(t *testing.T) {
 	}
 	if _, stderr, code := keybench(t, "compare", base, slower, "--fail-on", "lots"); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 		t.Errorf("--fail-on lots: exit %d: %s", code, stderr)
+	}
+}
+
+// TestExport (issue 40): --export md of a recorded default run is at most
+// 25 lines and a Markdown table of every key; csv has a row a cell that
+// encoding/csv reads; json reads back as results; an --export that is no
+// FORMAT=FILE is bad usage, before anything runs.
+func TestExport(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "results.json")
+	if err := os.WriteFile(path, resultstest.ReadGzip(t, "../report/testdata/cost/war-busy.json.gz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	md, csvPath, js := filepath.Join(dir, "s.md"), filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.json")
+	if _, stderr, code := keybench(t, "report", path, "--export", "md="+md, "--export", "csv="+csvPath, "--export", "json="+js); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(md)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	rows := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| key ") {
+			rows++
+		}
+	}
+	if len(lines) > 25 || rows != 6 || !strings.Contains(string(b), "|---|") || !strings.Contains(string(b), "A busy machine") {
+		t.Errorf("the Markdown summary: %d lines, %d key rows:\n%s", len(lines), rows, b)
+	}
+	f, _ := os.Open(csvPath)
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(records) != 7 || records[0][0] != "key" {
+		t.Errorf("the CSV: %d records, %v", len(records), err)
+	}
+	if _, err := results.Read(js); err != nil {
+		t.Errorf("the JSON does not read back: %v", err)
+	}
+	for _, bad := range []string{"md", "xml=out.xml", "md="} {
+		if _, stderr, code := keybench(t, "run", "--export", bad, "--keys", "bigint"); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("--export %s: exit %d: %s", bad, code, stderr)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
@@ -11,6 +13,8 @@ import (
 type reportCmd struct {
 	Results string `arg:"" type:"existingfile" help:"A results.json written by keybench run."`
 	HTML    string `name:"html" help:"Where to write the HTML report (default: report.html beside the results)."`
+	// Export writes the run in another form too.
+	Export []string `name:"export" placeholder:"md|csv|json=FILE" help:"Also write the run as FORMAT to FILE: md (a Markdown table of the verdict, to paste into a discussion), csv (every cell's figures) or json (repeatable)."`
 }
 
 func (r *reportCmd) Run(e *env) error {
@@ -31,6 +35,37 @@ func (r *reportCmd) run(e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "report: %s\n", out)
+	return exportAll(e, res, r.Export)
+}
+
+// checkExports refuses an --export that is not FORMAT=FILE of a known
+// format (before a run measures anything).
+func checkExports(exports []string) error {
+	for _, x := range exports {
+		format, file, ok := strings.Cut(x, "=")
+		if !ok || file == "" || !slices.Contains(report.ExportFormats, format) {
+			return usagef("--export takes FORMAT=FILE with FORMAT one of %s (md=summary.md), not %q", strings.Join(report.ExportFormats, ", "), x)
+		}
+	}
+	return nil
+}
+
+// exportAll writes res in each FORMAT=FILE of exports (--export).
+func exportAll(e *env, res *results.Results, exports []string) error {
+	if err := checkExports(exports); err != nil {
+		return err
+	}
+	for _, x := range exports {
+		format, file, _ := strings.Cut(x, "=")
+		b, err := report.Export(res, format)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if err := results.WriteFileAtomic(file, b); err != nil {
+			return fmt.Errorf("--export %s: %w", x, err)
+		}
+		fmt.Fprintf(e.stderr, "%s: %s\n", format, file)
+	}
 	return nil
 }
 

@@ -42,6 +42,7 @@ type runCmd struct {
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        *int        `help:"Runs of every cell, each on a fresh table."`
 	Rounds        *int        `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
+	Export        []string    `name:"export" placeholder:"md|csv|json=FILE" help:"Also write the run as FORMAT to FILE: md (a Markdown table of the verdict, to paste into a discussion), csv (every cell's figures) or json (repeatable)."`
 	Budget        *pgDuration `name:"budget" placeholder:"SECONDS" help:"How long a run's rounds may go on past the preset's while a key's cost comparison is undecided (seconds or a duration; default: twice the plan's estimate; 0: no more than the preset's rounds)."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
 	MinEffect     *string     `name:"min-effect" placeholder:"PERCENT" help:"The difference in rate you do not care about (default 5%): keys shown to be within it of each other are the same, and their rounds need not go on."`
@@ -120,6 +121,9 @@ func (r *runCmd) Run(e *env) error {
 			b, _ := json.MarshalIndent(res, "", "  ")
 			fmt.Fprintln(e.stdout, string(b))
 		}
+		if xerr := exportAll(e, res, r.Export); xerr != nil {
+			fmt.Fprintf(e.stderr, "keybench: %v\n", xerr)
+		}
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
 		return errInterrupted
@@ -128,6 +132,9 @@ func (r *runCmd) Run(e *env) error {
 }
 
 func (r *runCmd) config(e *env) (runner.Config, error) {
+	if err := checkExports(r.Export); err != nil {
+		return runner.Config{}, err
+	}
 	// Workloads with options of their own (lookup:query=range, or a list
 	// of workloads) run as the bare scenario of the first.
 	name, _, _ := strings.Cut(strings.Split(r.Scenario, ",")[0], ":")
