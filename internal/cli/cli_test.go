@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/gofrs/uuid/v5"
 
 	"github.com/keybench/keybench/internal/results"
@@ -746,6 +747,42 @@ func TestExport(t *testing.T) {
 	for _, bad := range []string{"md", "xml=out.xml", "md="} {
 		if _, stderr, code := keybench(t, "run", "--export", bad, "--keys", "bigint"); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("--export %s: exit %d: %s", bad, code, stderr)
+		}
+	}
+}
+
+// TestHistFile (issue 40): --hist-file writes each cell's latency as an
+// HdrHistogram interval log, a round an interval; HdrHistogram's own log
+// reader reads it back, its counts adding up to the cell's transactions (a
+// window of transactions: a timed one also holds the latency of each
+// client's transaction still running at its end, which belongs to it).
+func TestHistFile(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	if _, stderr, code := keybench(t, "run", "insert", "--keys", "bigint,uuidv4", "--rows", "0", "-t", "400", "--warmup", "0", "--rounds", "2",
+		"--hist-file", dir, "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res, err := results.Read(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Cells {
+		if c.HistFile == "" || filepath.Dir(c.HistFile) != dir {
+			t.Fatalf("%s: no interval log recorded (%q)", c.Key, c.HistFile)
+		}
+		b, err := os.ReadFile(c.HistFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(b))
+		var total int64
+		intervals := 0
+		for h, err := r.NextIntervalHistogram(); h != nil && err == nil; h, err = r.NextIntervalHistogram() {
+			total += h.TotalCount()
+			intervals++
+		}
+		if intervals != len(c.Rounds) || total != c.Txns {
+			t.Errorf("%s: %d intervals holding %d transactions; the cell ran %d rounds, %d transactions", c.Key, intervals, total, len(c.Rounds), c.Txns)
 		}
 	}
 }

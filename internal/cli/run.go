@@ -42,6 +42,7 @@ type runCmd struct {
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        *int        `help:"Runs of every cell, each on a fresh table."`
 	Rounds        *int        `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
+	HistFile      string      `name:"hist-file" placeholder:"DIR" help:"Write each cell's latency histograms to DIR as an HdrHistogram interval log, a round an interval (what HdrHistogram's plotter reads)."`
 	Export        []string    `name:"export" placeholder:"md|csv|json=FILE" help:"Also write the run as FORMAT to FILE: md (a Markdown table of the verdict, to paste into a discussion), csv (every cell's figures) or json (repeatable)."`
 	Budget        *pgDuration `name:"budget" placeholder:"SECONDS" help:"How long a run's rounds may go on past the preset's while a key's cost comparison is undecided (seconds or a duration; default: twice the plan's estimate; 0: no more than the preset's rounds)."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
@@ -135,6 +136,11 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if err := checkExports(r.Export); err != nil {
 		return runner.Config{}, err
 	}
+	if r.HistFile != "" {
+		if err := os.MkdirAll(r.HistFile, 0o755); err != nil {
+			return runner.Config{}, usagef("--hist-file %s: %v", r.HistFile, err)
+		}
+	}
 	// Workloads with options of their own (lookup:query=range, or a list
 	// of workloads) run as the bare scenario of the first.
 	name, _, _ := strings.Cut(strings.Split(r.Scenario, ",")[0], ":")
@@ -175,7 +181,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 		return runner.Config{}, usagef("--schema %s is a name PostgreSQL reserves for its own schemas (pg_*, information_schema); choose another", r.Schema)
 	}
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
-		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
+		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, HistDir: r.HistFile, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress}
 	if r.StandbyWait != nil {
 		if d := time.Duration(*r.StandbyWait); d < 100*time.Millisecond || d > time.Hour {

@@ -291,6 +291,8 @@ type Cell struct {
 	// cells' (--rounds), each one independent sample of the cell's rate.
 	Rounds  []Round `json:"rounds,omitempty"`
 	Metrics Metrics `json:"metrics"`
+	// HistFile is the cell's HdrHistogram interval log (--hist-file).
+	HistFile string `json:"hist_file,omitempty"`
 }
 
 // Round is one round of a cell: when it ran (seconds since the run

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/keybench/keybench/internal/histlog"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/driver"
@@ -432,6 +434,34 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	return dres, sess, nil
 }
 
+// writeHistLog writes the cell's latency histograms, one interval a round,
+// to the run's --hist-file directory, and records the file in the cell.
+func (cr *cellRun) writeHistLog() error {
+	dir := cr.r.cfg.HistDir
+	if dir == "" {
+		return nil
+	}
+	var ivs []histlog.Interval
+	for i, d := range cr.results {
+		if d.Latency == nil {
+			continue
+		}
+		start := cr.c.WarmupS
+		if i < len(cr.c.Rounds) {
+			start = cr.c.Rounds[i].StartS
+		}
+		ms := int64(start * 1000)
+		ivs = append(ivs, histlog.Interval{StartMS: ms, EndMS: ms + d.Elapsed.Milliseconds(), Latency: d.Latency})
+	}
+	path := histlog.FileName(dir, int(cr.r.histLogs.Add(1)), cr.c.Key, cr.c.Workload)
+	comment := fmt.Sprintf("keybench %s: %s, %s, %d clients, %d rows before; latency in microseconds, a round an interval", cr.r.res.Scenario, cr.c.Key, cr.c.Workload, cr.c.Clients, cr.c.RowsBefore)
+	if err := histlog.Write(path, comment, cr.r.started.UnixMilli(), ivs); err != nil {
+		return fmt.Errorf("--hist-file: %w", err)
+	}
+	cr.c.HistFile = path
+	return nil
+}
+
 // watchCost watches the CPU of a round's backends (conns') when they are
 // processes of this machine: the embedded server's (serverPID), or a
 // --dsn server's whose process titles this machine shows.
@@ -540,6 +570,9 @@ func (cr *cellRun) judgeWindow(dres *driver.Result, clients int) error {
 func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 	dres := driver.Merge(cr.results)
 	fillDriverResult(cr.c, dres)
+	if err := cr.writeHistLog(); err != nil {
+		return err
+	}
 	o, err := cr.summarize(dres)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,11 +45,14 @@ type Config struct {
 	ConnConfig *pgx.ConnConfig
 	Schema     string
 	Out        string
-	Seed       int64
-	Quick      bool
-	Command    []string
-	Version    string
-	UI         *UI
+	// HistDir, when set, gets each cell's latency histograms as an
+	// HdrHistogram interval log (--hist-file).
+	HistDir string
+	Seed    int64
+	Quick   bool
+	Command []string
+	Version string
+	UI      *UI
 	// Sampling enables the wait-event and buffer-cache samplers.
 	Sampling bool
 	// RowsGiven says the user chose the table sizes (--rows).
@@ -116,6 +120,8 @@ type run struct {
 	// lagging names the standbys that did not catch up within the wait's
 	// budget once: the run's later cells do not wait for them again.
 	lagging map[string]bool
+	// histLogs counts the interval logs written (their files' order).
+	histLogs atomic.Int32
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
