@@ -133,7 +133,10 @@ type Table struct {
 	// Inserters is the most backends seen inserting into the table at once
 	// during the window (pg_stat_activity).
 	Inserters results.M[int] `json:"inserters,omitzero"`
-	Verdict   Verdict        `json:"verdict"`
+	// OverflowDays is how long the key's sequence lasts at the sample's
+	// insert rate (a key made by a sequence or identity).
+	OverflowDays results.M[float64] `json:"key_overflow_days,omitzero"`
+	Verdict      Verdict            `json:"verdict"`
 	// Lab is the keybench run that reproduces the table's shape, and
 	// Migrate the run that switches its new rows to an ordered key.
 	Lab     *Lab   `json:"lab,omitempty"`
@@ -154,6 +157,12 @@ type Key struct {
 	Default string `json:"default,omitempty"`
 	// SequenceCache is the sequence's CACHE, for identity and sequence keys.
 	SequenceCache int64 `json:"sequence_cache,omitempty"`
+	// SequenceMax is the most the key's sequence gives (its MAXVALUE, or
+	// the column type's where smaller), SequenceIncrement its step and
+	// SequenceLast its value now: when it runs out (Table.OverflowDays).
+	SequenceMax       int64            `json:"sequence_max,omitempty"`
+	SequenceIncrement int64            `json:"sequence_increment,omitempty"`
+	SequenceLast      results.M[int64] `json:"sequence_last,omitzero"`
 	// UUIDText is true for uuids stored as text/varchar/char(32) (sampled values are uuid-shaped).
 	UUIDText bool `json:"uuid_as_text,omitempty"`
 	// UUIDVersion is the version the sampled uuid values carry (4, 7, ...; 0: not a uuid, or mixed).

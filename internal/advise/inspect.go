@@ -170,6 +170,9 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	if err := r.sample(ctx, o.Sample, oids, tables, rep); err != nil {
 		return nil, err
 	}
+	for i := range tables {
+		overflow(&tables[i])
+	}
 	var cost func(*Table) *Cost
 	if o.Curves != nil {
 		rep.Curves = o.CurvesFile
@@ -589,12 +592,15 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 		k.Constraint = k.Index
 	}
 	rows, err := tx.Query(ctx, `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
-			ty.typlen::int, coalesce(sq.seqcache, 0)
+			ty.typlen::int, coalesce(sq.seqcache, 0), coalesce(sq.seqmax, 0), coalesce(sq.seqincrement, 0), sq.last_value, coalesce(sq.seqname, '')
 		FROM unnest($2::int2[]) WITH ORDINALITY u(attnum, ord)
 		JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.attnum
 		JOIN pg_type ty ON ty.oid = a.atttypid
 		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		LEFT JOIN LATERAL (SELECT s.seqcache FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid
+		LEFT JOIN LATERAL (SELECT s.seqcache, s.seqmax, s.seqincrement, sc.oid::regclass::text AS seqname,
+				-- the one sequence's value as pg_sequences shows it (not the view: it reads every sequence)
+				CASE WHEN has_sequence_privilege(sc.oid, 'SELECT,USAGE') THEN pg_sequence_last_value(sc.oid::regclass) END AS last_value
+			FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid JOIN pg_class sc ON sc.oid = s.seqrelid
 			WHERE dep.classid = 'pg_class'::regclass AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = $1
 			AND dep.refobjsubid = a.attnum AND dep.deptype IN ('a', 'i') LIMIT 1) sq ON true
 		ORDER BY u.ord`, oid, attnums)
@@ -607,8 +613,10 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 	for rows.Next() {
 		var name, typ, identity, def string
 		var tl int
-		var cache int64
-		if err := rows.Scan(&name, &typ, &identity, &def, &tl, &cache); err != nil {
+		var cache, seqMax, increment int64
+		var last *int64
+		var seqName string
+		if err := rows.Scan(&name, &typ, &identity, &def, &tl, &cache, &seqMax, &increment, &last, &seqName); err != nil {
 			return nil, 0, 0, err
 		}
 		k.Columns = append(k.Columns, name)
@@ -616,6 +624,7 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 		if len(k.Columns) == 1 {
 			typLen, k.Default, k.SequenceCache = tl, def, cache
 			k.Made = madeBy(identity, def)
+			k.sequence(seqName, seqMax, increment, last, tl, r.srv.Role)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -627,6 +636,28 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 		typLen = 0
 	}
 	return &k, indexOID, typLen, nil
+}
+
+// sequence records the key's sequence: the most it gives (its MAXVALUE, or
+// the column type's where that is smaller) and where it is now, or why
+// that cannot be read.
+func (k *Key) sequence(name string, seqMax, increment int64, last *int64, typLen int, role string) {
+	if name == "" || increment <= 0 {
+		return
+	}
+	most := seqMax
+	switch typLen {
+	case 2:
+		most = min(most, math.MaxInt16)
+	case 4:
+		most = min(most, math.MaxInt32)
+	}
+	k.SequenceMax, k.SequenceIncrement = most, increment
+	if last == nil {
+		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", name, name, quoteIdent(role)))
+		return
+	}
+	k.SequenceLast = results.Of(*last)
 }
 
 // quoteIdent quotes an identifier only where SQL needs it, as a grant to

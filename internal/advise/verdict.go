@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -87,6 +88,9 @@ func reveals(k *Key) string {
 func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *Cost) {
 	for i := range tables {
 		tables[i].Verdict = judge(&tables[i], s, sampleSeconds)
+		if line := overflowText(&tables[i]); line != "" {
+			tables[i].Verdict.Why = append(tables[i].Verdict.Why, line)
+		}
 		if c := tables[i].Verdict.Class; cost != nil && (c == Pays || c == PaysInSize) {
 			tables[i].Verdict.Cost = cost(&tables[i])
 		}
@@ -259,3 +263,55 @@ func plural(n int, s string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, s)
 }
+
+// overflow sets how long a sequence-made key lasts at the sample's insert
+// rate, or why it cannot be said.
+func overflow(t *Table) {
+	k := t.Key
+	if k == nil || k.SequenceMax <= 0 || k.SequenceIncrement <= 0 {
+		return // not a key a sequence makes
+	}
+	last, ok := k.SequenceLast.Get()
+	if !ok {
+		t.OverflowDays = results.Unavailable[float64](k.SequenceLast.Reason())
+		return
+	}
+	ins, ok := t.InsertsPerS.Get()
+	switch {
+	case !ok:
+		t.OverflowDays = results.Unavailable[float64]("the insert rate is unknown: " + t.InsertsPerS.Reason())
+		return
+	case ins <= 0:
+		t.OverflowDays = results.Unavailable[float64]("no row was inserted during the sample window: at its rate the sequence never ends")
+		return
+	}
+	left := float64(k.SequenceMax-last) / float64(k.SequenceIncrement)
+	t.OverflowDays = results.Of(math.Max(0, left/ins/86400))
+}
+
+// overflowText says where a key's sequence stands and when, at the
+// sample's rate, it runs out ("" when it has no sequence or no figure).
+func overflowText(t *Table) string {
+	days, ok := t.OverflowDays.Get()
+	if !ok || t.Key == nil {
+		return ""
+	}
+	k := t.Key
+	last, _ := k.SequenceLast.Get()
+	used := float64(last) / float64(k.SequenceMax)
+	when := time.Now().Add(time.Duration(days * 24 * float64(time.Hour)))
+	switch {
+	case days < 1:
+		return fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used): at %s inserts/s it runs out within a day — the next insert past %d fails.", last, k.SequenceMax, used*100, rate(mustGet(t.InsertsPerS)), k.SequenceMax)
+	case days > 3650:
+		return fmt.Sprintf("Its sequence is at %d of %d (%.2g%% used): at %s inserts/s it lasts more than ten years.", last, k.SequenceMax, used*100, rate(mustGet(t.InsertsPerS)))
+	}
+	line := fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used): at %s inserts/s it runs out in %.0f days, around %s",
+		last, k.SequenceMax, used*100, rate(mustGet(t.InsertsPerS)), days, when.UTC().Format("2006-01-02"))
+	if k.Type == "integer" || k.Type == "smallint" {
+		line += " (its ALTER to bigint rewrites the table and every index on it)"
+	}
+	return line + "."
+}
+
+func mustGet(m results.M[float64]) float64 { v, _ := m.Get(); return v }

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -193,5 +194,36 @@ func TestReportJSON(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"correlation":{"unavailable":"GRANT SELECT"}`) {
 		t.Errorf("unavailable figure: %s", b)
+	}
+}
+
+// TestOverflow (issue 39): a sequence-made key at 2,147,000,000 of an
+// int4's 2,147,483,647, inserted into at 10 rows a second, runs out in
+// 483,647 / 10 / 86,400 = 0.56 days: said, with the ALTER it needs.
+func TestOverflow(t *testing.T) {
+	k := &Key{Type: "integer", Made: "identity", SequenceMax: 2147483647, SequenceIncrement: 1, SequenceLast: results.Of[int64](2147000000)}
+	tb := Table{Key: k, InsertsPerS: results.Of(10.0)}
+	overflow(&tb)
+	days, ok := tb.OverflowDays.Get()
+	if want := 483647.0 / 10 / 86400; !ok || math.Abs(days-want) > 1e-9 {
+		t.Fatalf("overflow in %v days (%s), want %v", days, tb.OverflowDays.Reason(), want)
+	}
+	if line := overflowText(&tb); !strings.Contains(line, "runs out within a day") {
+		t.Errorf("%q", line)
+	}
+	tb.InsertsPerS = results.Of(0.01)
+	overflow(&tb)
+	if line := overflowText(&tb); !strings.Contains(line, "runs out in 560 days") || !strings.Contains(line, "ALTER to bigint") {
+		t.Errorf("%q", line)
+	}
+	tb.InsertsPerS = results.Of(0.0)
+	overflow(&tb)
+	if _, ok := tb.OverflowDays.Get(); ok || overflowText(&tb) != "" {
+		t.Errorf("no inserts: %v %q", tb.OverflowDays.Value(), tb.OverflowDays.Reason())
+	}
+	big := Table{Key: &Key{Type: "bigint", SequenceMax: math.MaxInt64, SequenceIncrement: 1, SequenceLast: results.Of[int64](1)}, InsertsPerS: results.Of(1e5)}
+	overflow(&big)
+	if line := overflowText(&big); !strings.Contains(line, "more than ten years") {
+		t.Errorf("a bigint sequence: %q", line)
 	}
 }
