@@ -79,15 +79,22 @@ var explaining = []costFigure{
 
 // roundMedian is the median over a group's rounds of a cost figure.
 func roundMedian(res *results.Results, g *results.Group, get func(*results.RoundCost) results.M[float64]) (float64, bool) {
-	var v []float64
+	var rounds []results.Round
 	for _, i := range g.Cells {
-		for _, rd := range res.Cells[i].Rounds {
-			if rd.Cost == nil {
-				continue
-			}
-			if x, ok := get(rd.Cost).Get(); ok {
-				v = append(v, x)
-			}
+		rounds = append(rounds, res.Cells[i].Rounds...)
+	}
+	return costMedian(rounds, get)
+}
+
+// costMedian is the median over rounds of a cost figure, where measured.
+func costMedian(rounds []results.Round, get func(*results.RoundCost) results.M[float64]) (float64, bool) {
+	var v []float64
+	for _, rd := range rounds {
+		if rd.Cost == nil {
+			continue
+		}
+		if x, ok := get(rd.Cost).Get(); ok {
+			v = append(v, x)
 		}
 	}
 	if len(v) == 0 {

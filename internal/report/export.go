@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
@@ -134,19 +133,10 @@ func CSV(res *results.Results) ([]byte, error) {
 		c := &res.Cells[i]
 		m := c.Metrics
 		median := func(get func(*results.RoundCost) results.M[float64]) string {
-			var v []float64
-			for _, rd := range c.Rounds {
-				if rd.Cost != nil {
-					if x, ok := get(rd.Cost).Get(); ok {
-						v = append(v, x)
-					}
-				}
+			if v, ok := costMedian(c.Rounds, get); ok {
+				return fmt.Sprint(v)
 			}
-			if len(v) == 0 {
-				return ""
-			}
-			sort.Float64s(v)
-			return fmt.Sprint(v[len(v)/2])
+			return ""
 		}
 		row := []string{c.Key, c.Workload, strings.Join(c.Variant, " "), fmt.Sprint(c.Clients), fmt.Sprint(c.RowsBefore), fmt.Sprint(c.Repeat),
 			c.Status, fmt.Sprint(c.Txns), fmt.Sprint(c.DurationS), fmt.Sprint(c.TPS), fmt.Sprint(c.LatencyMS.P50), fmt.Sprint(c.LatencyMS.P99),
