@@ -138,9 +138,11 @@ type Table struct {
 	OverflowDays results.M[float64] `json:"key_overflow_days,omitzero"`
 	Verdict      Verdict            `json:"verdict"`
 	// Lab is the keybench run that reproduces the table's shape, and
-	// Migrate the run that switches its new rows to an ordered key.
-	Lab     *Lab   `json:"lab,omitempty"`
-	Migrate string `json:"migrate_command,omitempty"`
+	// Migrate the run that switches its new rows to an ordered key,
+	// MigrateTo.
+	Lab       *Lab   `json:"lab,omitempty"`
+	Migrate   string `json:"migrate_command,omitempty"`
+	MigrateTo string `json:"migrate_to,omitempty"`
 }
 
 // Key is a table's key: its column, type, how its values are made, and its order.

@@ -156,10 +156,15 @@ func LabFor(t *Table, s Server) *Lab {
 	lab.Command = fmt.Sprintf("keybench run insert --keys %s %s", strings.Join(keys, ","), shape)
 	if t.Key.Order != Ordered && strings.HasPrefix(spec, "uuidv4") {
 		storage := strings.TrimPrefix(spec, "uuidv4")
-		t.Migrate = fmt.Sprintf("keybench run insert --keys uuidv7%s:prefill=uuidv4,%s,uuidv7%s %s", storage, spec, storage, shape)
+		t.MigrateTo = migrateTarget
+		t.Migrate = fmt.Sprintf("keybench run insert --keys %s%s:prefill=uuidv4,%s,%s%s %s", migrateTarget, storage, spec, migrateTarget, storage, shape)
 	}
 	return lab
 }
+
+// migrateTarget is the ordered key advise proposes switching a random uuid
+// key's new rows to: a uuid still, of the same width, ordered by time.
+const migrateTarget = "uuidv7"
 
 // alternatives are the ordered keys the lab measures beside the table's:
 // a sequence, and uuidv7 as the table stores its uuids and as uuid.

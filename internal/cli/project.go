@@ -54,7 +54,7 @@ func (p *projectCmd) run(e *env) error {
 	if err != nil {
 		return err
 	}
-	scale.Machine = machine
+	scale.Hardware = machine
 	if p.Clients < 0 {
 		return usagef("--clients must be positive, not %d", p.Clients)
 	}

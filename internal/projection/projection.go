@@ -167,7 +167,7 @@ func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, _ []
 		return nil, "", other, fmt.Errorf("the run measured no cell at %d clients (it measured %v)", clients, other)
 	}
 	ref = referenceOf(groups)
-	refRate, refSummary := map[string]float64{}, map[string]stats.Summary{}
+	refRate, refSummary := map[string]float64{}, map[string]stats.MedianCI{}
 	for _, g := range groups {
 		if g.Key == ref {
 			refRate[g.Shape()], refSummary[g.Shape()] = g.TPS.Median, g.TPS
@@ -355,7 +355,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		have[c.Key] = true
 		rep.Keys = append(rep.Keys, p)
 	}
-	if s.Machine != nil {
+	if s.Hardware != nil {
 		model(r, s, &rep)
 	}
 	// The run's other keys: no curve of the projection's task.
@@ -597,7 +597,7 @@ func model(r *results.Results, s Scale, rep *Report) {
 		case len(pc) == 0:
 			p.ModelWhy = "its cells lack a part: " + missing[p.Key]
 		default:
-			pred := Predict(pc.At(p.Ratio), p.KeyIndexBytes, rep.Clients, *s.Machine)
+			pred := Predict(pc.At(p.Ratio), p.KeyIndexBytes, rep.Clients, *s.Hardware)
 			p.Model = &pred
 			if p.Key == rep.Reference {
 				refTPS = pred.TPS

@@ -461,7 +461,7 @@ func withParts(r *results.Results) *results.Results {
 // model's rate and limit; a key whose cells lack a part says which.
 func TestProjectWithTheModel(t *testing.T) {
 	m := &Machine{Cores: 8, Disk: Disk{ReadMS: 8, WriteMBps: 100, FlushMS: 4}, SharedBuffers: 16 << 30, OSCache: 8 << 30, OSReadMS: OSReadMS}
-	rep, err := Project(withParts(run()), Scale{Rows: 1e9, CacheBytes: 16 << 30, Machine: m})
+	rep, err := Project(withParts(run()), Scale{Rows: 1e9, CacheBytes: 16 << 30, Hardware: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +473,7 @@ func TestProjectWithTheModel(t *testing.T) {
 	if u, b := rep.Keys[1], rep.Keys[0]; u.Model.Limit != LimitDiskWrites || u.ModelRelative >= 1 || b.ModelRelative != 1 {
 		t.Errorf("uuidv4 beyond the caches on an HDD: %+v; bigint %+v", u.Model, b.Model)
 	}
-	rep, _ = Project(run(), Scale{Rows: 1e9, CacheBytes: 16 << 30, Machine: m})
+	rep, _ = Project(run(), Scale{Rows: 1e9, CacheBytes: 16 << 30, Hardware: m})
 	if p := rep.Keys[0]; p.Model != nil || !strings.Contains(p.ModelWhy, "its cells lack a part: no transaction") {
 		t.Errorf("cells without parts: %+v, %q", p.Model, p.ModelWhy)
 	}

@@ -65,18 +65,18 @@ func adviceDoc(rep *advise.Report) *Doc {
 
 // adviceTable is one table's evidence, lab command and unavailable figures.
 type adviceTable struct {
-	Title, Class string
-	Why          []string
-	Lab, Migrate string
-	LabNotes     []string
-	Unavailable  []string
-	References   []string
+	Title, Class            string
+	Why                     []string
+	Lab, Migrate, MigrateTo string
+	LabNotes                []string
+	Unavailable             []string
+	References              []string
 }
 
 func adviceTables(rep *advise.Report) []adviceTable {
 	var out []adviceTable
 	for _, t := range rep.Tables {
-		a := adviceTable{Title: t.QualifiedName(), Class: t.Verdict.Class, Why: t.Verdict.Why, Migrate: t.Migrate}
+		a := adviceTable{Title: t.QualifiedName(), Class: t.Verdict.Class, Why: t.Verdict.Why, Migrate: t.Migrate, MigrateTo: t.MigrateTo}
 		if t.Lab != nil {
 			a.Lab, a.LabNotes = t.Lab.Command, t.Lab.Notes
 		}
@@ -137,7 +137,7 @@ func WriteAdviceDetails(w io.Writer, width int, rep *advise.Report) {
 			}
 		}
 		if a.Migrate != "" {
-			d.Println("Switching its new rows to uuidv7: " + a.Migrate)
+			d.Println("Switching its new rows to " + a.MigrateTo + ": " + a.Migrate)
 		}
 		for _, u := range a.Unavailable {
 			d.Println("Unavailable: " + u + ".")
@@ -178,7 +178,7 @@ var adviceTemplate = template.Must(template.Must(pageTemplate.Clone()).New("advi
 <ul>{{range .Why}}<li>{{.}}</li>{{end}}</ul>
 {{if .References}}<p>Referenced by: {{range $i, $r := .References}}{{if $i}}; {{end}}{{$r}}{{end}}.</p>{{end}}
 {{if .Lab}}<p>The lab at this table's shape:</p><code class="cmd">{{.Lab}}</code>{{range .LabNotes}}<p class="missing">{{.}}</p>{{end}}{{end}}
-{{if .Migrate}}<p>Switching its new rows to uuidv7:</p><code class="cmd">{{.Migrate}}</code>{{end}}
+{{if .Migrate}}<p>Switching its new rows to {{.MigrateTo}}:</p><code class="cmd">{{.Migrate}}</code>{{end}}
 {{if .Unavailable}}<ul class="missing">{{range .Unavailable}}<li>unavailable: {{.}}</li>{{end}}</ul>{{end}}
 {{end}}
 </body></html>

@@ -15,7 +15,7 @@ type Row struct {
 	Key, Workload string
 	Clients       int
 	Rows          int64
-	A, B          stats.Summary
+	A, B          stats.MedianCI
 	UnitA, UnitB  string
 	Cmp           stats.Comparison
 	SizeA, SizeB  int64
@@ -81,7 +81,7 @@ func (r Row) delta() string {
 	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (r.Cmp.Effect-1)*100, (r.Cmp.EffectLo-1)*100, (r.Cmp.EffectHi-1)*100, r.Cmp.PAdjusted)
 }
 
-func (r Row) sampleCount(unit string, s stats.Summary) string {
+func (r Row) sampleCount(unit string, s stats.MedianCI) string {
 	if unit == results.UnitSeconds {
 		return "one window"
 	}
@@ -120,7 +120,7 @@ func WriteComparison(w io.Writer, width int, nameA, nameB string, rows []Row, on
 	d.Write(w, width)
 }
 
-func ci(s stats.Summary) string {
+func ci(s stats.MedianCI) string {
 	if s.N == 0 {
 		return "-"
 	}

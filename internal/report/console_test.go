@@ -11,7 +11,7 @@ import (
 
 	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/results"
-	_ "github.com/keybench/keybench/internal/workload" // the workloads' kinds: their columns, notes and charts
+	_ "github.com/keybench/keybench/internal/workload/all" // the workloads' kinds: their columns, notes and charts
 )
 
 // TestSchemaOneSummaries prints the console summary of the schema-1 seed

@@ -25,7 +25,7 @@ func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
 	header := []string{"key", "table", "key index (leaf density)", "index / cache", "rate vs " + ref + " [interval]", "checked error at its distance", "measured at (index / cache)", "WAL / day (FPI share)"}
-	if s.Machine != nil {
+	if s.Hardware != nil {
 		header = append(header, "cost model on your machine (vs "+ref+")")
 	}
 	t := NewTable(header...).AlignRight(1, 2, 3, 4, 5)
@@ -45,7 +45,7 @@ func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
 			index += fmt.Sprintf(" (%.0f%%)", p.KeyIndexDensity*100)
 		}
 		row := []any{p.Key, results.Bytes(p.TableBytes), index, fmt.Sprintf("%.2g×", p.Ratio), relativeText(p, ref), validationText(p, ref), strings.Join(at, ", "), walText}
-		if s.Machine != nil {
+		if s.Hardware != nil {
 			row = append(row, modelText(p))
 		}
 		t.AppendRow(row...)
@@ -61,7 +61,7 @@ func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
 		}
 		d.Printf("%s's checks by distance (doublings past the last size used: error): %s.", p.Key, strings.Join(cs, ", "))
 	}
-	if m := s.Machine; m != nil {
+	if m := s.Hardware; m != nil {
 		d.Printf("The cost model prices each key's parts measured on this run (server CPU, blocks read from outside shared_buffers, pages written back, WAL, the commit's flush, per transaction, read at the key's projected index / cache) "+
 			"on your machine: %d cores, a random access of %.3g ms, %.0f MB/s of sequential writes, a flush of %.3g ms, shared_buffers %s, %s of OS page cache for the key index (an assumption unless --os-cache), %.2g ms for a read it serves (assumed). "+
 			"The rate is the least of the disk's time per transaction, the clients' wait and the cores; the part that sets it is named.",

@@ -26,8 +26,8 @@ type Group struct {
 	// --rounds), "runs" (one per run: --repeat, or a load's one run, whose
 	// rate is its rows over the whole load) or "seconds" (one
 	// window's per-second figures: not independent, so never tested).
-	Unit string        `json:"unit"`
-	TPS  stats.Summary `json:"tps"`
+	Unit string         `json:"unit"`
+	TPS  stats.MedianCI `json:"tps"`
 	// Compared is the group against every other key of the same shape
 	// (workload, clients, table size), its p-values adjusted together
 	// (Correction says how).
@@ -60,9 +60,9 @@ type Group struct {
 // adjusted with the rates' (Holm over both families), or why the cost
 // could not be compared.
 type GroupCost struct {
-	Figure   string        `json:"figure"`
-	Summary  stats.Summary `json:"summary"`
-	Compared []Versus      `json:"compared,omitempty"`
+	Figure   string         `json:"figure"`
+	Summary  stats.MedianCI `json:"summary"`
+	Compared []Versus       `json:"compared,omitempty"`
 	// Unavailable is why the shape's costs were not compared.
 	Unavailable string `json:"unavailable,omitempty"`
 

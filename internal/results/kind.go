@@ -13,7 +13,13 @@ import (
 //
 // A summary holds figures; what a cell's rate counts is its Kind's
 // (RateRole), one definition for the cell, its rounds and its seconds.
-type Summary interface{}
+// It is a workload's own type, made by its Kind's NewSummary and read back
+// into that type; a cell of a workload this keybench does not know keeps
+// its summary as RawSummary.
+type Summary interface {
+	// WorkloadSummary marks the type as a workload's summary.
+	WorkloadSummary()
+}
 
 // Kind says how the cells of one workload read: what their rate counts,
 // which summary they carry, and how the summary table shows them. A
@@ -132,6 +138,9 @@ func (k Kind) Unit() string {
 // RawSummary keeps the summary of a workload this keybench does not know,
 // so that reading and writing results.json loses nothing.
 type RawSummary map[string]json.RawMessage
+
+// WorkloadSummary marks RawSummary as a summary.
+func (RawSummary) WorkloadSummary() {}
 
 // decodeSummary reads the workload's summary out of a cell's metrics object.
 func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summary, error) {

@@ -82,11 +82,11 @@ type Scale struct {
 	// Clients chooses the curves of a run that measured several client
 	// counts (0: its first); curves never pool two.
 	Clients int `json:"clients,omitempty"`
-	// Machine is the user's machine for the cost model (nil: none).
-	Machine *Machine `json:"machine,omitempty"`
+	// Hardware is the user's machine for the cost model (nil: none).
+	Hardware *Machine `json:"machine,omitempty"`
 }
 
-// Machine is a machine the cost model prices a run's parts on (package
+// Hardware is a machine the cost model prices a run's parts on (package
 // projection): cores, the disk (random access, sequential write, flush),
 // shared_buffers and the OS page cache the key index keeps beyond it.
 type Machine struct {

@@ -29,7 +29,7 @@ import (
 // cellRun is one cell on its way through the lifecycle every workload shares.
 type cellRun struct {
 	r     *run
-	pc    scenario.Cell
+	pc    scenario.PlannedCell
 	c     *results.Cell
 	wl    workload.Workload
 	hooks workload.Hooks
@@ -59,7 +59,7 @@ type cellRun struct {
 // setUp builds the cell's workload with its options, records them, and
 // creates the tables the workload declares (through the workspace, which
 // records each).
-func (r *run) setUp(ctx context.Context, pc scenario.Cell, c *results.Cell, at workload.Place, rounds int) (*cellRun, error) {
+func (r *run) setUp(ctx context.Context, pc scenario.PlannedCell, c *results.Cell, at workload.Place, rounds int) (*cellRun, error) {
 	key := r.keys[pc.Key]
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	built, err := r.cfg.Plan.Build(pc, r.cfg.Seed)

@@ -7,7 +7,9 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
-	"github.com/keybench/keybench/internal/workload"
+	"github.com/keybench/keybench/internal/workload/bulk"
+	"github.com/keybench/keybench/internal/workload/lookup"
+	"github.com/keybench/keybench/internal/workload/update"
 )
 
 // TestLookupReadsByKey runs every query kind over a filled table: every
@@ -34,11 +36,11 @@ func TestLookupReadsByKey(t *testing.T) {
 			t.Fatalf("%s %s: %s %s", c.Key, c.Task(), c.Status, c.Error)
 		}
 		query, dist := c.Options["query"], c.Options["read-dist"]
-		wantDist := query != workload.QueryLatest
+		wantDist := query != lookup.QueryLatest
 		if query == "" || (dist != "") != wantDist || c.Variant[0] != query {
 			t.Errorf("%s: options %v, variant %v", c.Task(), c.Options, c.Variant)
 		}
-		s, ok := c.Metrics.Summary.(*workload.LookupSummary)
+		s, ok := c.Metrics.Summary.(*lookup.LookupSummary)
 		if !ok {
 			t.Fatalf("%s: summary %T", c.Task(), c.Metrics.Summary)
 		}
@@ -51,16 +53,16 @@ func TestLookupReadsByKey(t *testing.T) {
 			t.Fatalf("%s: plan %s", c.Task(), s.Plan.Reason())
 		}
 		switch query {
-		case workload.QueryCount:
+		case lookup.QueryCount:
 			if plan.Scan != "Index Only Scan" || plan.HeapFetches == nil || *plan.HeapFetches != 0 {
 				t.Errorf("%s %s: count ran as %+v, want an index-only scan without heap fetches after VACUUM", c.Key, c.Task(), plan)
 			}
-		case workload.QueryLatest:
+		case lookup.QueryLatest:
 			share, ok := s.LatestNewest.Get()
 			if want := map[string]float64{"bigint": 1, "uuidv4": 0}[c.Key]; !ok || c.Key == "bigint" && share != want || c.Key == "uuidv4" && share > 0.5 {
 				t.Errorf("%s latest: %v of its rows among the newest", c.Key, s.LatestNewest)
 			}
-		case workload.QueryRange:
+		case lookup.QueryRange:
 			heap[c.Key+" "+dist] = b.Heap
 		}
 	}
@@ -101,12 +103,12 @@ func TestUpdateAndMaintenance(t *testing.T) {
 			}
 			var m results.M[results.Maintenance]
 			switch s := c.Metrics.Summary.(type) {
-			case *workload.UpdateSummary:
+			case *update.UpdateSummary:
 				m = s.Maintenance
 				if tu, ok := c.Metrics.Tuples.Get(); !ok || tu.Updated < c.Txns || tu.HOTUpdated != 0 {
 					t.Errorf("%s: tuples %+v after %d updates of an indexed column, want every one counted and none HOT", c.Key, c.Metrics.Tuples, c.Txns)
 				}
-			case *workload.LoadSummary:
+			case *bulk.LoadSummary:
 				m = s.Maintenance
 			default:
 				t.Fatalf("%s: summary %T", c.Task(), s)

@@ -43,6 +43,8 @@ type childSummary struct {
 	} `json:"children"`
 }
 
+func (*childSummary) WorkloadSummary() {}
+
 const childrenPerParent = 2
 
 func init() {

@@ -47,9 +47,9 @@ func TestEveryParameterIsRecorded(t *testing.T) {
 	}
 	// A window of transactions records no duration: a place counts when
 	// either plan, in transactions or in time, fills it.
-	inTxns := planOf(Config{Plan: &scenario.Plan{Scenario: &scenario.Scenario{}, Params: p, Specs: []*keys.Spec{spec}}})
+	inTxns := planOf(Config{Plan: &scenario.Experiment{Scenario: &scenario.Scenario{}, Params: p, Specs: []*keys.Spec{spec}}})
 	p.Txns = 0
-	inTime := planOf(Config{Plan: &scenario.Plan{Scenario: &scenario.Scenario{}, Params: p, Specs: []*keys.Spec{spec}}})
+	inTime := planOf(Config{Plan: &scenario.Experiment{Scenario: &scenario.Scenario{}, Params: p, Specs: []*keys.Spec{spec}}})
 	a, b := reflect.ValueOf(inTxns), reflect.ValueOf(inTime)
 	for i := 0; i < v.NumField(); i++ {
 		name := v.Type().Field(i).Name

@@ -38,7 +38,7 @@ import (
 // Config is everything a run needs.
 type Config struct {
 	// Plan is the run's plan (scenario.Build).
-	Plan *scenario.Plan
+	Plan *scenario.Experiment
 	// Embedded configures the embedded server; ignored when ConnConfig is set.
 	Embedded server.Options
 	// ConnConfig is an existing server to run against (--dsn).

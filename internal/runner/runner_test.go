@@ -28,6 +28,8 @@ import (
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
+	"github.com/keybench/keybench/internal/workload/bulk"
+	"github.com/keybench/keybench/internal/workload/queue"
 )
 
 func TestMain(m *testing.M) {
@@ -248,7 +250,7 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 			t.Errorf("plan %+v", res.Plan)
 		}
 		for _, c := range res.Cells {
-			load, ok := c.Metrics.Summary.(*workload.LoadSummary)
+			load, ok := c.Metrics.Summary.(*bulk.LoadSummary)
 			var chunks []workload.Chunk
 			if ok {
 				chunks = load.Chunks
@@ -296,7 +298,7 @@ func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
 		t.Errorf("plan %+v", res.Plan)
 	}
 	for _, c := range res.Cells {
-		s, ok := c.Metrics.Summary.(*workload.QueueSummary)
+		s, ok := c.Metrics.Summary.(*queue.QueueSummary)
 		if c.Status != results.StatusOK || !ok || c.RowCheck == nil || !c.RowCheck.OK {
 			t.Fatalf("%s %s: %s %s %+v", c.Workload, c.Key, c.Status, c.Error, c.RowCheck)
 		}

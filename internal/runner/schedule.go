@@ -29,18 +29,18 @@ import (
 // workload.PlaceOf(schema, n)); without, each cell alone. A group is every
 // cell of the plan with its cache, clients, rows and repetition, wherever
 // the plan lists it; groups keep the order of their first cells.
-func groups(plan []scenario.Cell, rounds int) [][]scenario.Cell {
+func groups(plan []scenario.PlannedCell, rounds int) [][]scenario.PlannedCell {
 	type shape struct {
 		cache   int64
 		clients int
 		rows    int64
 		repeat  int
 	}
-	var out [][]scenario.Cell
+	var out [][]scenario.PlannedCell
 	at := map[shape]int{}
 	for _, c := range plan {
 		if rounds <= 1 {
-			out = append(out, []scenario.Cell{c})
+			out = append(out, []scenario.PlannedCell{c})
 			continue
 		}
 		s := shape{c.Cache, c.Clients, c.Rows, c.Repeat}
@@ -62,7 +62,7 @@ func groups(plan []scenario.Cell, rounds int) [][]scenario.Cell {
 // It returns the cells as measured, and an error that stops the run (an
 // interrupt, a lost server); a failure confined to a cell is recorded in
 // the cell.
-func (r *run) group(parent context.Context, pcs []scenario.Cell, rounds int) ([]results.Cell, error) {
+func (r *run) group(parent context.Context, pcs []scenario.PlannedCell, rounds int) ([]results.Cell, error) {
 	p := r.cfg.Plan.Params
 	cs := make([]results.Cell, len(pcs))
 	for k, pc := range pcs {
@@ -142,7 +142,7 @@ func (r *run) serverGone() bool {
 // drop each. A cell that fails leaves the group; the others go on, unless
 // a failed cell stops the run (--on-error stop): the cells not measured
 // then carry errNotRun.
-func (r *run) measureGroup(ctx context.Context, pcs []scenario.Cell, cs []results.Cell, rounds int) []error {
+func (r *run) measureGroup(ctx context.Context, pcs []scenario.PlannedCell, cs []results.Cell, rounds int) []error {
 	errs := make([]error, len(pcs))
 	// stop says whether cell k's failure ends the group: the run stops on a failed cell.
 	stop := func(k int) bool {
@@ -229,7 +229,7 @@ func (r *run) budget() time.Duration {
 // runRounds runs the group's rounds, each cell's round in the round's
 // order, until every task's rounds stop (decide); it says whether a failed
 // cell stopped the group.
-func (r *run) runRounds(ctx context.Context, pcs []scenario.Cell, cs []results.Cell, crs []*cellRun, errs []error, rounds int, stop func(int) bool) bool {
+func (r *run) runRounds(ctx context.Context, pcs []scenario.PlannedCell, cs []results.Cell, crs []*cellRun, errs []error, rounds int, stop func(int) bool) bool {
 	roundsStart := time.Now()
 	decided := map[string]bool{} // the tasks whose rounds have stopped
 	most := r.mostRounds(rounds)

@@ -12,7 +12,8 @@ import (
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server/servertest"
-	"github.com/keybench/keybench/internal/workload"
+	"github.com/keybench/keybench/internal/workload/rangequery"
+	"github.com/keybench/keybench/internal/workload/retention"
 )
 
 // TestTimeInTheKey (issue 29): the time preset's workloads through the
@@ -35,13 +36,13 @@ func TestTimeInTheKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := map[string]float64{}
-	var dropped, deleted []workload.Expiry
+	var dropped, deleted []retention.Expiry
 	for _, c := range res.Cells {
 		if c.Status != results.StatusOK || c.RowCheck == nil || !c.RowCheck.OK {
 			t.Fatalf("%s %s: %s %s %+v", c.Workload, c.Key, c.Status, c.Error, c.RowCheck)
 		}
 		switch s := c.Metrics.Summary.(type) {
-		case *workload.RangeQuerySummary:
+		case *rangequery.RangeQuerySummary:
 			b, ok := c.Metrics.BlocksPerTxn.Get()
 			if !ok || s.RowsPerRead < 380 || s.RowsPerRead > 450 { // an hour of 10,000 rows a day: 417
 				t.Fatalf("%s: blocks %v, %.0f rows a query", c.Key, c.Metrics.BlocksPerTxn, s.RowsPerRead)
@@ -51,7 +52,7 @@ func TestTimeInTheKey(t *testing.T) {
 			if strings.Contains(c.Key, "partition") && (plan.Scanned != 1 || s.Partitions < 7) {
 				t.Errorf("%s: the plan scanned %d of %d partitions", c.Key, plan.Scanned, s.Partitions)
 			}
-		case *workload.RetentionSummary:
+		case *retention.RetentionSummary:
 			if len(s.Expiries) != 3 || s.FirstSlice == nil {
 				t.Fatalf("%s: %d expiries, first slice %v", c.Key, len(s.Expiries), s.FirstSlice)
 			}

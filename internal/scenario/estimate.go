@@ -78,7 +78,7 @@ type Estimate struct {
 // round, or, for a plan that stops early (Plan.Sequential), one round
 // fewer than the most (war's ten runs by bench/time-to-verdict.sh here
 // stopped after 7.3 of 8 rounds on average).
-func (p *Plan) Estimate() Estimate {
+func (p *Experiment) Estimate() Estimate {
 	e := Estimate{Cells: len(p.Cells)}
 	pp := p.Params
 	most := max(pp.Rounds, 1)
@@ -126,7 +126,7 @@ func (p *Plan) Estimate() Estimate {
 // inserted is about how many rows the cell's window adds, for the
 // evidence's share (a REINDEX reads them all): a window in transactions
 // at one row each, a timed one at estTxnsPerS.
-func (c Cell) inserted(pp Params) int64 {
+func (c PlannedCell) inserted(pp Params) int64 {
 	if pp.Txns > 0 {
 		return pp.Txns * int64(c.Clients)
 	}
@@ -134,7 +134,7 @@ func (c Cell) inserted(pp Params) int64 {
 }
 
 // Describe says what the plan will run, in one line.
-func (p *Plan) Describe() string {
+func (p *Experiment) Describe() string {
 	pp := p.Params
 	var keys []string
 	for _, s := range p.Specs {

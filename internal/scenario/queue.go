@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/server"
-	"github.com/keybench/keybench/internal/workload"
 )
 
 // The queue preset: 004's "burn after reading" queue, rows in and out at once.
@@ -13,12 +12,6 @@ func init() {
 		Name:   "queue",
 		Order:  6,
 		Source: "004",
-		// 004: 28 producers and 28 consumers on 56 cores, batches of 1000 rows, 2048 partitions, no index.
-		Reference: &workload.Reference{Source: "004", Cores: 56,
-			InPerS:  1_937_999, // 1938 insert batches/s × 1000 rows
-			OutPerS: 4_181_104, // 4181 delete calls/s × 1000: calls, not rows found
-			Text: "004: 1.94M rows/s in and 4.18M rows/s out at once on 56 cores (28 + 28 clients, 2048 partitions, no index); " +
-				"its out figure counts 1000 rows per delete call whether or not the partition held them"},
 		Description: "produce/consume queue (004): producers insert batches of 1000 rows into random partitions of a 64-way partitioned heap " +
 			"while as many consumers delete batches, by ctid in no order (004, no index) and in key order with SKIP LOCKED (bigint, uuidv7, uuidv4)",
 		Defaults: Params{

@@ -20,6 +20,7 @@ import (
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
+	_ "github.com/keybench/keybench/internal/workload/all" // every workload a preset can name
 )
 
 // Params are a scenario's tunable parameters; every one can be overridden.
@@ -248,8 +249,6 @@ type Scenario struct {
 	Settings []server.Setting
 	// Pivot is how the summary table lays out the scenario's cells (nil: a row per group).
 	Pivot *results.Pivot
-	// Reference is the figures of the write-up the preset cites, shown beside its cells.
-	Reference *workload.Reference
 	// Question is what the preset asks, said at the head of its verdict;
 	// Questions, for a preset that asks several, each with the keys and
 	// tasks whose cells answer it.
@@ -298,8 +297,8 @@ func (p *Params) FitRounds() {
 	p.Rounds = int(max(1, min(int64(p.Rounds), fit)))
 }
 
-// Cell is one planned measurement.
-type Cell struct {
+// PlannedCell is one planned measurement.
+type PlannedCell struct {
 	Key *keys.Spec
 	// Task is the cell's workload with its options.
 	Task    Task
@@ -397,13 +396,13 @@ func All() []*Scenario {
 	return out
 }
 
-// Plan is a run's plan, built once (Build) from a scenario and the user's
+// Experiment is a run's plan, built once (Build) from a scenario and the user's
 // overrides: the parameters, the keys, and the cells in the order they run.
-type Plan struct {
+type Experiment struct {
 	Scenario *Scenario
 	Params   Params
 	Specs    []*keys.Spec
-	Cells    []Cell
+	Cells    []PlannedCell
 	// Skipped says which keys a workload cannot run with, and why.
 	Skipped []string
 	// Sequential is the design that stops a group's rounds once every
@@ -420,7 +419,7 @@ type Plan struct {
 // the cells; every error is a usage.Error. The plan decides the rounds,
 // once, whether it was built by the command line or by code: the user's
 // when given, else the scenario's (see rounds).
-func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
+func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Experiment, error) {
 	if !p.RoundsGiven {
 		p.Rounds = sc.rounds(p)
 	}
@@ -449,7 +448,7 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Plan, error) {
 	if len(cells) == 0 {
 		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
 	}
-	plan := &Plan{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}
+	plan := &Experiment{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}
 	if !p.AllRounds && p.Rounds >= stats.MinSequentialRounds && p.Repeat == 1 && len(specs) >= 2 {
 		s, c := stats.NewRateDesign(p.Rounds, p.MinEffect), stats.NewCostDesign(p.Rounds, p.MinEffect)
 		plan.Sequential, plan.CostSequential = &s, &c
@@ -473,7 +472,7 @@ func (sc *Scenario) rounds(p Params) int {
 // drift in the machine spreads over all keys alike. A workload that cannot
 // run with a key (a FIFO queue needs an ordered index) skips it; skipped says
 // which and why.
-func cellsOf(p Params, tasks []Task, specs []*keys.Spec) (cells []Cell, skipped []string) {
+func cellsOf(p Params, tasks []Task, specs []*keys.Spec) (cells []PlannedCell, skipped []string) {
 	seen := map[string]bool{}
 	caches := p.Caches
 	if len(caches) == 0 {
@@ -497,7 +496,7 @@ func cellsOf(p Params, tasks []Task, specs []*keys.Spec) (cells []Cell, skipped 
 									continue
 								}
 							}
-							cells = append(cells, Cell{Key: k, Task: task, Clients: c, Rows: rows, Repeat: r, Cache: cache})
+							cells = append(cells, PlannedCell{Key: k, Task: task, Clients: c, Rows: rows, Repeat: r, Cache: cache})
 						}
 					}
 				}
@@ -628,14 +627,14 @@ func (p *Params) Validate() error {
 }
 
 // Setup is the workload setup of a planned cell.
-func (p *Plan) Setup(c Cell, seed int64) workload.Setup {
+func (p *Experiment) Setup(c PlannedCell, seed int64) workload.Setup {
 	s := p.Params.setupFor(c.Clients, c.Rows)
-	s.Seed, s.Reference = seed, p.Scenario.Reference
+	s.Seed = seed
 	return s
 }
 
 // Build makes a planned cell's workload.
-func (p *Plan) Build(c Cell, seed int64) (workload.Built, error) {
+func (p *Experiment) Build(c PlannedCell, seed int64) (workload.Built, error) {
 	return workload.Build(c.Task.Workload, p.Setup(c, seed), c.Task.Values)
 }
 

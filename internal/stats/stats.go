@@ -96,8 +96,8 @@ func (c Comparison) PText() string {
 // Alpha is the significance level.
 const Alpha = 0.05
 
-// Summary is a sample's median and the confidence interval around it.
-type Summary struct {
+// MedianCI is a sample's median and the confidence interval around it.
+type MedianCI struct {
 	N      int     `json:"n"`
 	Median float64 `json:"median"`
 	Lo     float64 `json:"lo"`
@@ -113,7 +113,7 @@ type Summary struct {
 const MinIntervalConfidence = 0.9
 
 // HasInterval says whether the summary's interval reaches MinIntervalConfidence.
-func (s Summary) HasInterval() bool { return s.N >= 2 && s.Confidence >= MinIntervalConfidence }
+func (s MedianCI) HasInterval() bool { return s.N >= 2 && s.Confidence >= MinIntervalConfidence }
 
 // MinIntervalSamples is the fewest samples whose median has an interval of
 // MinIntervalConfidence or more (5: 93.75%).
@@ -126,14 +126,14 @@ func MinIntervalSamples() int {
 }
 
 // Summarize returns the median and its distribution-free confidence interval.
-func Summarize(values []float64) Summary {
+func Summarize(values []float64) MedianCI {
 	n := len(values)
 	if n == 0 {
-		return Summary{}
+		return MedianCI{}
 	}
 	x := append([]float64(nil), values...)
 	sort.Float64s(x)
-	s := Summary{N: n, Median: median(x)}
+	s := MedianCI{N: n, Median: median(x)}
 	// The interval [x(k), x(n-k+1)] covers the median with probability
 	// 1 - 2*P(Binomial(n, 1/2) < k); take the largest k that keeps 95%.
 	// P(Binomial(n, 1/2) <= k-1) is accumulated term by term in log space:

@@ -19,7 +19,7 @@ func TestSummarize(t *testing.T) {
 	if s.Median != 10.5 || s.Lo != 6 || s.Hi != 15 || s.Confidence < 0.95 {
 		t.Errorf("n=20: %+v", s)
 	}
-	if (Summarize(nil) != Summary{}) {
+	if (Summarize(nil) != MedianCI{}) {
 		t.Error("empty sample")
 	}
 }

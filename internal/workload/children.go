@@ -12,11 +12,11 @@ import (
 // RoleChild is the child table's role among a cell's relations (its index: RoleChild + "_index").
 const RoleChild = "child"
 
-// childTable is the cell's child table (001's foreign_table_id): each
+// ChildTable is the cell's child table (001's foreign_table_id): each
 // parent row of the keyed table has its children there, by a foreign key
 // column of the key's type, with its index (the parent_id index). Its
 // indexes and its foreign key come after its fill (fillChildren).
-func childTable(at Place, key *keys.Resolved) *Table {
+func ChildTable(at Place, key *keys.Resolved) *Table {
 	t := OwnTable(at, "child", RoleChild,
 		fmt.Sprintf("id bigint GENERATED ALWAYS AS IDENTITY, parent_id %s NOT NULL, data bigint NOT NULL", key.ColumnType()),
 		Index{Suffix: "parent_idx", Columns: "parent_id"})
@@ -25,10 +25,10 @@ func childTable(at Place, key *keys.Resolved) *Table {
 	return t
 }
 
-// fillChildren gives each parent row n children (in the parents' heap
+// FillChildren gives each parent row n children (in the parents' heap
 // order, so children of one parent are stored together), then builds the
 // child's index and adds its foreign key to the parent's key.
-func fillChildren(ctx context.Context, conn *pgx.Conn, parent, child *Table, n int) error {
+func FillChildren(ctx context.Context, conn *pgx.Conn, parent, child *Table, n int) error {
 	if n > 0 {
 		if _, err := conn.Exec(ctx, fmt.Sprintf(`INSERT INTO %s (parent_id, data) SELECT p.id, g FROM %s p, generate_series(1, %d) g ORDER BY p.ctid, g`,
 			child.Qualified(), parent.Qualified(), n)); err != nil {
@@ -46,14 +46,14 @@ func fillChildren(ctx context.Context, conn *pgx.Conn, parent, child *Table, n i
 	return err
 }
 
-// childrenOption is the child rows per parent row of the workloads with a
+// ChildrenOption is the child rows per parent row of the workloads with a
 // child table (fk-insert, join), from lo.
-func childrenOption(p *int, lo, def int) Option {
+func ChildrenOption(p *int, lo, def int) Option {
 	return Int("children", p, def, lo, 1000, "child rows per parent row, in a child table whose foreign key has the key's type")
 }
 
-// acceptsForeignKey: the parent's key must be unique for a foreign key to reference it.
-func acceptsForeignKey(s *keys.Spec) string {
+// AcceptsForeignKey: the parent's key must be unique for a foreign key to reference it.
+func AcceptsForeignKey(s *keys.Spec) string {
 	if s.Index != keys.IndexPK && s.Index != keys.IndexUnique {
 		return fmt.Sprintf("a foreign key references a unique key (index=pk or unique), not index=%s", s.Index)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
 	"github.com/keybench/keybench/internal/workload"
+	"github.com/keybench/keybench/internal/workload/deleterows"
 )
 
 // TestMain gives the package's tests that run a workload on a server one
@@ -81,7 +82,7 @@ func TestDeleteEndToEnd(t *testing.T) {
 	}
 	freed := map[string]int64{}
 	for _, c := range res.Cells {
-		s, ok := c.Metrics.Summary.(*workload.DeleteSummary)
+		s, ok := c.Metrics.Summary.(*deleterows.DeleteSummary)
 		if c.Status != results.StatusOK || !ok {
 			t.Fatalf("%s %s: %s %s (summary %T)", c.Key, c.Task(), c.Status, c.Error, c.Metrics.Summary)
 		}

@@ -10,13 +10,13 @@ import (
 	"github.com/keybench/keybench/internal/driver"
 )
 
-// execNoResult runs a prepared statement that returns no rows with exactly
+// ExecNoResult runs a prepared statement that returns no rows with exactly
 // the messages pgbench -M prepared sends: Bind, Execute, Sync.
 // pgconn's ExecPrepared adds a Describe to learn the result columns, one more
 // message for the server to answer on every transaction.
 // The messages are built once per statement (msgs) so a transaction allocates nothing.
 // It returns the rows the statement affected, from its command tag.
-func execNoResult(pg *pgconn.PgConn, m *msgs) (int64, error) {
+func ExecNoResult(pg *pgconn.PgConn, m *Msgs) (int64, error) {
 	fe := pg.Frontend()
 	fe.SendBind(&m.bind)
 	fe.SendExecute(&m.execute)
@@ -44,20 +44,20 @@ func execNoResult(pg *pgconn.PgConn, m *msgs) (int64, error) {
 	}
 }
 
-// msgs are the protocol messages of one prepared statement without results.
-type msgs struct {
+// Msgs are the protocol messages of one prepared statement without results.
+type Msgs struct {
 	bind    pgproto3.Bind
 	execute pgproto3.Execute
 	sync    pgproto3.Sync
 }
 
-func newMsgs(stmt string, params [][]byte, formats []int16) *msgs {
-	return &msgs{bind: pgproto3.Bind{PreparedStatement: stmt, ParameterFormatCodes: formats, Parameters: params}}
+func NewMsgs(stmt string, params [][]byte, formats []int16) *Msgs {
+	return &Msgs{bind: pgproto3.Bind{PreparedStatement: stmt, ParameterFormatCodes: formats, Parameters: params}}
 }
 
-// appendTo appends the statement's messages (Bind, Execute, Sync) to dst,
+// AppendTo appends the statement's messages (Bind, Execute, Sync) to dst,
 // as the event loop sends them.
-func (m *msgs) appendTo(dst []byte) []byte {
+func (m *Msgs) AppendTo(dst []byte) []byte {
 	// Encode fails only for more parameters than the protocol takes, which
 	// the workloads' options rule out (checkInsertBatch).
 	dst, _ = m.bind.Encode(dst)
@@ -66,15 +66,15 @@ func (m *msgs) appendTo(dst []byte) []byte {
 	return dst
 }
 
-// execResult gathers what the server answers to statements without result
+// ExecResult gathers what the server answers to statements without result
 // rows: the rows the last one affected and the first error.
-type execResult struct {
+type ExecResult struct {
 	affected int64
 	err      error
 }
 
-// message reads one backend message (CommandComplete, ErrorResponse; others are ignored).
-func (r *execResult) message(typ byte, body []byte) {
+// Message reads one backend message (CommandComplete, ErrorResponse; others are ignored).
+func (r *ExecResult) Message(typ byte, body []byte) {
 	switch typ {
 	case 'C':
 		tag := body
@@ -94,10 +94,10 @@ func (r *execResult) message(typ byte, body []byte) {
 	}
 }
 
-// take returns the result and resets it for the next transaction.
-func (r *execResult) take() (int64, error) {
+// Take returns the result and resets it for the next transaction.
+func (r *ExecResult) Take() (int64, error) {
 	a, err := r.affected, r.err
-	*r = execResult{}
+	*r = ExecResult{}
 	return a, err
 }
 
@@ -112,62 +112,72 @@ func rowsAffected(tag []byte) int64 {
 	return n
 }
 
-// stmtWorker runs one prepared statement per transaction, one round trip,
+// StmtWorker runs one prepared statement per transaction, one round trip,
 // on the driver's event loops (driver.Machine) or on its own (Txn). set,
 // when not nil, fills the statement's parameters before each run; done
 // turns the rows the statement affected or returned, and its error, into
 // the transaction's rows written and error (a read that must find a row
 // says so there). The read and update workloads are configurations of it.
-type stmtWorker struct {
+type StmtWorker struct {
 	conn   *pgconn.PgConn
-	msgs   *msgs
+	msgs   *Msgs
 	params [][]byte
 	set    func(params [][]byte)
 	done   func(n int64, err error) (driver.Work, error)
 	sent   bool
-	res    execResult
+	res    ExecResult
 }
 
-func newStmtWorker(conn *pgconn.PgConn, stmt string, params [][]byte, formats []int16, set func([][]byte), done func(int64, error) (driver.Work, error)) *stmtWorker {
-	return &stmtWorker{conn: conn, msgs: newMsgs(stmt, params, formats), params: params, set: set, done: done}
+func NewStmtWorker(conn *pgconn.PgConn, stmt string, params [][]byte, formats []int16, set func([][]byte), done func(int64, error) (driver.Work, error)) *StmtWorker {
+	return &StmtWorker{conn: conn, msgs: NewMsgs(stmt, params, formats), params: params, set: set, done: done}
 }
 
-func (w *stmtWorker) prepare() {
+func (w *StmtWorker) prepare() {
 	if w.set != nil {
 		w.set(w.params)
 		w.msgs.bind.Parameters = w.params
 	}
 }
 
-func (w *stmtWorker) Next(dst []byte) []byte {
+func (w *StmtWorker) Next(dst []byte) []byte {
 	if w.sent {
 		return dst
 	}
 	w.sent = true
 	w.prepare()
-	return w.msgs.appendTo(dst)
+	return w.msgs.AppendTo(dst)
 }
 
-func (w *stmtWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+func (w *StmtWorker) Message(typ byte, body []byte) { w.res.Message(typ, body) }
 
-func (w *stmtWorker) Done() (driver.Work, error) {
+func (w *StmtWorker) Done() (driver.Work, error) {
 	w.sent = false
-	return w.done(w.res.take())
+	return w.done(w.res.Take())
 }
 
-func (w *stmtWorker) Txn() (driver.Work, error) {
+func (w *StmtWorker) Txn() (driver.Work, error) {
 	w.prepare()
-	return w.done(execNoResult(w.conn, w.msgs))
+	return w.done(ExecNoResult(w.conn, w.msgs))
 }
 
-// mustFind fails a read by key that returned no row: its keys are drawn
+// MustFind fails a read by key that returned no row: its keys are drawn
 // from the table's own, so a miss means the table lost rows.
-func mustFind(n int64, err error) (driver.Work, error) {
+func MustFind(n int64, err error) (driver.Work, error) {
 	if err == nil && n == 0 {
 		return driver.Work{}, fmt.Errorf("a read by key found no row (keys are drawn from the table's own)")
 	}
 	return driver.Work{Read: n}, err
 }
 
-// anyRows accepts whatever a read returned.
-func anyRows(n int64, err error) (driver.Work, error) { return driver.Work{Read: n}, err }
+// AnyRows accepts whatever a read returned.
+func AnyRows(n int64, err error) (driver.Work, error) { return driver.Work{Read: n}, err }
+
+// SetParams points the statement's Bind at params (the slice the next
+// messages send).
+func (m *Msgs) SetParams(params [][]byte) { m.bind.Parameters = params }
+
+// Failed says the server has answered with an error since the last Take.
+func (r *ExecResult) Failed() bool { return r.err != nil }
+
+// Param sets the statement's i-th parameter for the next messages.
+func (m *Msgs) Param(i int, v []byte) { m.bind.Parameters[i] = v }

@@ -53,8 +53,8 @@ func TimeMaintenance(ctx context.Context, conn *pgx.Conn, t *Table) results.Main
 	return m
 }
 
-// maintenanceColumn is a cell's maintenance times in one column: "0.41 / 0.05 / 1.20 / 0.80".
-func maintenanceColumn(m results.Maintenance) string {
+// MaintenanceColumn is a cell's maintenance times in one column: "0.41 / 0.05 / 1.20 / 0.80".
+func MaintenanceColumn(m results.Maintenance) string {
 	f := func(v float64) string { return fmt.Sprintf("%.2f", v) }
 	return fmt.Sprintf("%s / %s / %s / %s", m.Vacuum.Text(f), m.Analyze.Text(f), m.Reindex.Text(f), m.CopyTo.Text(f))
 }

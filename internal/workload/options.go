@@ -208,9 +208,6 @@ type Setup struct {
 	FillIndexed bool
 	// Seed makes each worker's random choices reproducible.
 	Seed int64
-	// Reference is the source write-up's figures the cell is shown beside
-	// (the scenario that cites them sets it; nil: none).
-	Reference *Reference
 }
 
 // Built is a workload built for a cell: the workload, and its options as

@@ -129,7 +129,7 @@ func Prefill(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, 
 	}
 	for lo := int64(1); lo <= rows; lo += PrefillChunk {
 		hi := min(lo+PrefillChunk-1, rows)
-		if err := loadChunk(ctx, conn, t, stream, lo, hi, rows, LoadCopy); err != nil {
+		if err := LoadChunk(ctx, conn, t, stream, lo, hi, rows, LoadCopy); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -144,11 +144,11 @@ func Prefill(ctx context.Context, conn *pgx.Conn, t *Table, gen keys.Generator, 
 	return nil
 }
 
-// loadChunk loads rows lo..hi of rows: INSERT ... SELECT when the server
+// LoadChunk loads rows lo..hi of rows: INSERT ... SELECT when the server
 // makes the keys (stream is nil), else COPY or multi-row INSERT (method) of keys from
 // stream. Row i gets the i-th data value of a permutation of 1..rows and
 // the payload of payloadSQL.
-func loadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream, lo, hi, rows int64, method string) error {
+func LoadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream, lo, hi, rows int64, method string) error {
 	var err error
 	switch {
 	case stream == nil:
@@ -198,7 +198,7 @@ func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Strea
 			}
 			k := len(args)
 			stream.Next(raw)
-			args = append(args, t.Key.Value(raw), t.dataValue(i, n), payloadValue(i, t.Payload))
+			args = append(args, t.Key.Value(raw), t.dataValue(i, n), PayloadValue(i, t.Payload))
 			if born {
 				fmt.Fprintf(&sql, "($%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4)
 				args = append(args, t.History.At(i))
@@ -231,7 +231,7 @@ func (s *copySource) Next() bool {
 	s.stream.Next(s.raw)
 	s.row[0] = s.t.Key.Value(s.raw)
 	s.row[1] = s.t.dataValue(s.i, s.n)
-	s.row[2] = payloadValue(s.i, s.t.Payload)
+	s.row[2] = PayloadValue(s.i, s.t.Payload)
 	if s.t.born() {
 		s.row[3] = s.t.History.At(s.i)
 	}
@@ -246,8 +246,8 @@ func (s *copySource) Values() ([]any, error) {
 }
 func (s *copySource) Err() error { return nil }
 
-// payloadValue is payloadSQL computed on the client, so both prefill paths store the same rows.
-func payloadValue(i int64, n int) any {
+// PayloadValue is payloadSQL computed on the client, so both prefill paths store the same rows.
+func PayloadValue(i int64, n int) any {
 	if n <= 0 {
 		return nil
 	}

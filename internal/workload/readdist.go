@@ -40,10 +40,10 @@ type ReadDist struct {
 	ZipfS float64
 }
 
-// readDistOptions are the options of a workload that draws existing rows:
+// ReadDistOptions are the options of a workload that draws existing rows:
 // the distribution (a variant: each its own task) and, for recent, the
 // newest share of the rows it favours.
-func readDistOptions(d *ReadDist) []Option {
+func ReadDistOptions(d *ReadDist) []Option {
 	d.ZipfS = DefaultZipfS
 	return []Option{
 		Choice("read-dist", &d.Kind, ReadUniform, ReadDists,
@@ -53,9 +53,9 @@ func readDistOptions(d *ReadDist) []Option {
 	}
 }
 
-// drawnRows checks the setup of a workload that draws existing rows by
+// DrawnRows checks the setup of a workload that draws existing rows by
 // key (what, e.g. "changes rows"): a filled table to draw from.
-func drawnRows(name, what string, s Setup) error {
+func DrawnRows(name, what string, s Setup) error {
 	if s.Rows < 1 {
 		return fmt.Errorf("%s %s of a filled table: --rows must be at least 1, not %d", name, what, s.Rows)
 	}
@@ -149,7 +149,7 @@ func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, rows int64, seed
 	from := max(0, blocks-(newest*blocks/rows)*5/4-2)
 	for {
 		var err error
-		pool.Newest, err = keysOf(ctx, conn, format, fmt.Sprintf("SELECT id FROM %s WHERE ctid >= '(%d,0)'::tid ORDER BY ctid DESC LIMIT %d", t.Qualified(), from, newest))
+		pool.Newest, err = KeysOf(ctx, conn, format, fmt.Sprintf("SELECT id FROM %s WHERE ctid >= '(%d,0)'::tid ORDER BY ctid DESC LIMIT %d", t.Qualified(), from, newest))
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +161,7 @@ func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, rows int64, seed
 	if rows > newest {
 		pct := min(100, float64(poolSample)*100/float64(rows))
 		var err error
-		pool.Sample, err = keysOf(ctx, conn, format, fmt.Sprintf("SELECT id FROM %s TABLESAMPLE BERNOULLI (%g) REPEATABLE (%d) ORDER BY ctid", t.Qualified(), pct, seed))
+		pool.Sample, err = KeysOf(ctx, conn, format, fmt.Sprintf("SELECT id FROM %s TABLESAMPLE BERNOULLI (%g) REPEATABLE (%d) ORDER BY ctid", t.Qualified(), pct, seed))
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +172,7 @@ func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, rows int64, seed
 	return pool, nil
 }
 
-func keysOf(ctx context.Context, conn *pgx.Conn, format int16, sql string) ([][]byte, error) {
+func KeysOf(ctx context.Context, conn *pgx.Conn, format int16, sql string) ([][]byte, error) {
 	rows, err := conn.Query(ctx, sql, pgx.QueryResultFormats{format})
 	if err != nil {
 		return nil, err
@@ -183,4 +183,15 @@ func keysOf(ctx context.Context, conn *pgx.Conn, format int16, sql string) ([][]
 		out = append(out, append([]byte(nil), rows.RawValues()[0]...))
 	}
 	return out, rows.Err()
+}
+
+// Describe says how the distribution draws its reads over rows rows.
+func (d ReadDist) Describe(rows int64) string {
+	switch d.Kind {
+	case ReadRecent:
+		return fmt.Sprintf("recent: %.0f%% of reads uniform among the newest %.3g%% of rows (%d), the rest uniform over all %d", RecentHot*100, d.RecentRows*100, max(1, int64(float64(rows)*d.RecentRows)), rows)
+	case ReadZipf:
+		return fmt.Sprintf("zipf: the k-th newest row with probability ∝ (1+k)^-%g, over %d rows", d.ZipfS, rows)
+	}
+	return fmt.Sprintf("uniform over all %d rows", rows)
 }

@@ -359,7 +359,7 @@ func KeyIndexNames(t *Table) []string {
 	if suffix == "" {
 		return nil
 	}
-	parts := t.livePartitions()
+	parts := t.LivePartitions()
 	if len(parts) == 0 {
 		return []string{t.Qualified() + suffix}
 	}
@@ -395,7 +395,7 @@ func Relations(tables []*Table) map[string]string {
 			}
 			continue
 		}
-		parts := t.livePartitions()
+		parts := t.LivePartitions()
 		names := append([]string{t.Name}, parts...)
 		for i, n := range names {
 			if i > 0 || len(parts) == 0 {
@@ -419,7 +419,7 @@ func Relations(tables []*Table) map[string]string {
 func LeafTables(tables []*Table) []string {
 	var out []string
 	for _, t := range tables {
-		parts := t.livePartitions()
+		parts := t.LivePartitions()
 		if len(parts) == 0 {
 			out = append(out, t.Name)
 		}
@@ -431,13 +431,13 @@ func LeafTables(tables []*Table) []string {
 func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {
 	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", firstLine(s), err)
+			return fmt.Errorf("%s: %w", FirstLine(s), err)
 		}
 	}
 	return nil
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }

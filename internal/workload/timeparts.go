@@ -100,16 +100,16 @@ func (t *Table) TimeParts() []TimePart {
 	for i := range parts {
 		p := &parts[i]
 		p.Name = fmt.Sprintf("%s_p%d", t.Name, i)
-		p.FromSQL, p.ToSQL = t.boundSQL(p.From), "MAXVALUE"
+		p.FromSQL, p.ToSQL = t.BoundSQL(p.From), "MAXVALUE"
 		if !p.Open() {
-			p.ToSQL = t.boundSQL(p.To)
+			p.ToSQL = t.BoundSQL(p.To)
 		}
 	}
 	return parts
 }
 
-// boundSQL is the partition column's value at time at, as a literal.
-func (t *Table) boundSQL(at time.Time) string {
+// BoundSQL is the partition column's value at time at, as a literal.
+func (t *Table) BoundSQL(at time.Time) string {
 	k := t.Key
 	switch {
 	case k.PartitionColumn() == "created_at":
@@ -150,9 +150,9 @@ func (t *Table) partitionStatements() (names, stmts []string) {
 	return names, stmts
 }
 
-// livePartitions are the names of the partitions the table holds now: its
+// LivePartitions are the names of the partitions the table holds now: its
 // LIST partitions, or its time partitions less those dropped.
-func (t *Table) livePartitions() []string {
+func (t *Table) LivePartitions() []string {
 	var out []string
 	for i := 0; i < t.Partitions; i++ {
 		out = append(out, fmt.Sprintf("%s_p%d", t.Name, i))
@@ -168,7 +168,7 @@ func (t *Table) livePartitions() []string {
 // as it holds them now, oldest first (none: it is not partitioned).
 func PartitionNames(t *Table) []string {
 	var out []string
-	for _, p := range t.livePartitions() {
+	for _, p := range t.LivePartitions() {
 		out = append(out, t.Schema+"."+p)
 	}
 	return out

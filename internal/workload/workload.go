@@ -33,15 +33,6 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
-// Reference is a source write-up's throughput, for the figures a workload
-// reproduces: rows per second in and out, on the cores it had.
-type Reference struct {
-	// Source names the write-up ("004"); Text says what was measured and how.
-	Source, Text    string
-	Cores           int
-	InPerS, OutPerS float64
-}
-
 // Worker is one client's transaction loop body, bound to its own connection.
 // A worker that also implements driver.Machine runs on the driver's event
 // loops, over its connection's socket.
@@ -49,6 +40,13 @@ type Worker interface {
 	// Txn runs one transaction and returns what it did to rows: inserted,
 	// updated, deleted and read.
 	Txn() (driver.Work, error)
+}
+
+// RoleWorker is a worker that has a role among the cell's clients (a
+// queue's producers and consumers): the driver counts its rows by role.
+type RoleWorker interface {
+	Worker
+	Role() string
 }
 
 // Workload is a registered workload configured for one cell (what
@@ -220,9 +218,9 @@ func All() []Meta {
 	return out
 }
 
-// summaryOf is a cell's summary as a workload's own type S, or an empty S
+// SummaryOf is a cell's summary as a workload's own type S, or an empty S
 // when the cell has none of that type (a results file of another version).
-func summaryOf[S any](c *results.Cell) *S {
+func SummaryOf[S any](c *results.Cell) *S {
 	if s, ok := any(c.Metrics.Summary).(*S); ok {
 		return s
 	}

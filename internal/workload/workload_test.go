@@ -3,12 +3,10 @@ package workload
 import (
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
-	"github.com/keybench/keybench/internal/results"
 )
 
 func TestDataValueIsAPermutation(t *testing.T) {
@@ -36,11 +34,11 @@ func TestDataValueIsAPermutation(t *testing.T) {
 }
 
 func TestPayloadValue(t *testing.T) {
-	if payloadValue(1, 0) != nil {
+	if PayloadValue(1, 0) != nil {
 		t.Error("zero-length payload is not NULL")
 	}
 	// md5('1') = c4ca4238a0b923820dcc509a6f75849b, repeated and cut as payloadSQL does.
-	if got := payloadValue(1, 40).(string); got != "c4ca4238a0b923820dcc509a6f75849bc4ca4238" {
+	if got := PayloadValue(1, 40).(string); got != "c4ca4238a0b923820dcc509a6f75849bc4ca4238" {
 		t.Errorf("payloadValue(1, 40) = %s", got)
 	}
 }
@@ -140,49 +138,12 @@ func TestDistributeStatement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	child := childTable(at, &keys.Resolved{Spec: spec})
+	child := ChildTable(at, &keys.Resolved{Spec: spec})
 	got, err = DistributeStatement(child, 32)
 	if want := "SELECT create_distributed_table('keybench.kb_cell2_child', 'parent_id', colocate_with => 'keybench.kb_cell2')"; err != nil || got != want {
 		t.Errorf("child: %q %v, want %q", got, err, want)
 	}
 	if _, err := DistributeStatement(OwnTable(at, "x", "x", "a int"), 4); err == nil {
 		t.Error("a table without a distribution column was distributed")
-	}
-}
-
-// TestSummariesKeepTheirOwnNames: a workload's summary is written into its
-// cell's metrics object beside the collectors' figures, so none of its
-// JSON names may be a collector's (a range query's partition count once
-// took the name of the partitions' sizes and made the file unreadable).
-func TestSummariesKeepTheirOwnNames(t *testing.T) {
-	taken := map[string]bool{}
-	mt := reflect.TypeOf(results.Metrics{})
-	for i := 0; i < mt.NumField(); i++ {
-		if name, _, _ := strings.Cut(mt.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-			taken[name] = true
-		}
-	}
-	for _, m := range All() {
-		if m.Kind.NewSummary == nil {
-			continue
-		}
-		var walk func(rt reflect.Type)
-		walk = func(rt reflect.Type) {
-			for rt.Kind() == reflect.Pointer {
-				rt = rt.Elem()
-			}
-			for i := 0; i < rt.NumField(); i++ {
-				f := rt.Field(i)
-				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-				if f.Anonymous && name == "" {
-					walk(f.Type)
-					continue
-				}
-				if taken[name] {
-					t.Errorf("%s's summary names a field %q, a collector's figure", m.Name, name)
-				}
-			}
-		}
-		walk(reflect.TypeOf(m.Kind.NewSummary()))
 	}
 }

@@ -57,23 +57,23 @@ const LedgerTable = "keybench_ledger"
 // looking at the database (ownership is the ledger's record, not the comment).
 const SchemaComment = "created by keybench; its objects are listed in " + LedgerTable + "; dropped by keybench at the end of its run"
 
-// Kind is a kind of object keybench creates or needs the name of.
-type Kind string
+// ObjectKind is a kind of object keybench creates or needs the name of.
+type ObjectKind string
 
 // The kinds of objects.
 const (
-	Schema    Kind = "schema"
-	Table     Kind = "table"
-	Sequence  Kind = "sequence"
-	Function  Kind = "function"
-	Extension Kind = "extension"
+	Schema    ObjectKind = "schema"
+	Table     ObjectKind = "table"
+	Sequence  ObjectKind = "sequence"
+	Function  ObjectKind = "function"
+	Extension ObjectKind = "extension"
 	// Index names an index (or a constraint's index) made with a table:
 	// only its name is checked; it goes with its table.
-	Index Kind = "index"
+	Index ObjectKind = "index"
 )
 
 // catalog is the system catalog an object of the kind is in.
-func (k Kind) catalog() string {
+func (k ObjectKind) catalog() string {
 	switch k {
 	case Schema:
 		return "pg_namespace"
@@ -88,7 +88,7 @@ func (k Kind) catalog() string {
 // Object is an object keybench creates in its schema (or, for an
 // extension, in the database, with its functions in the schema).
 type Object struct {
-	Kind Kind
+	Kind ObjectKind
 	// Name is the object's name, unqualified.
 	Name string
 	// Args are a function's argument types ("bigint, bigint, bigint").
@@ -323,7 +323,7 @@ func (w *Workspace) Records(ctx context.Context, q querier) ([]Record, error) {
 		if err := rows.Scan(&kind, &r.Name, &r.Args, &oid, &r.Exists, &r.References, &r.Partition); err != nil {
 			return nil, err
 		}
-		r.Kind, r.OID = Kind(kind), uint32(oid)
+		r.Kind, r.OID = ObjectKind(kind), uint32(oid)
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -1,4 +1,7 @@
-package workload
+// Package join is the join workload: each transaction reads a parent with
+// its children by key; after the window an analytic join of the whole
+// tables is timed with the join method its plan chose (001's readers).
+package join
 
 import (
 	"context"
@@ -11,53 +14,57 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 func init() {
-	Register(Meta{
+	workload.Register(workload.Meta{
 		Name: "join",
 		Description: "each transaction reads one parent with its children by key (a parent drawn over insertion order, --read-dist); " +
 			"after the window, an analytic join of the whole parent and child tables is timed with its plan's join method (001's readers: int4 vs int8 vs uuid)",
-		Accepts: acceptsForeignKey,
+		Accepts: workload.AcceptsForeignKey,
 		Kind:    joinKind,
-		New:     func() Workload { return &join{} },
-		Bare:    Bare{Rows: 100_000},
+		New:     func() workload.Workload { return &join{} },
+		Bare:    workload.Bare{Rows: 100_000},
 	})
 }
 
 // join reads parents with their children.
 type join struct {
-	s        Setup
+	s        workload.Setup
 	children int
-	dist     ReadDist
-	pool     *KeyPool
+	dist     workload.ReadDist
+	pool     *workload.KeyPool
 	analytic results.M[AnalyticJoin]
 }
 
-func (j *join) Options() []Option {
-	return append([]Option{childrenOption(&j.children, 1, 4)}, readDistOptions(&j.dist)...)
+func (j *join) Options() []workload.Option {
+	return append([]workload.Option{workload.ChildrenOption(&j.children, 1, 4)}, workload.ReadDistOptions(&j.dist)...)
 }
 
-func (j *join) Configure(s Setup) error { j.s = s; return drawnRows("join", "reads the parents", s) }
+func (j *join) Configure(s workload.Setup) error {
+	j.s = s
+	return workload.DrawnRows("join", "reads the parents", s)
+}
 
-func (j *join) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, j.s), childTable(at, key)}
+func (j *join) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	return []*workload.Table{workload.KeyedTable(at, key, j.s), workload.ChildTable(at, key)}
 }
 
 // analyticRuns is how many times the analytic join is timed after the window.
 const analyticRuns = 3
 
-func (j *join) Hooks() Hooks {
-	return Hooks{
-		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
-			if err := fillChildren(ctx, conn, tables[0], tables[1], j.children); err != nil {
+func (j *join) Hooks() workload.Hooks {
+	return workload.Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
+			if err := workload.FillChildren(ctx, conn, tables[0], tables[1], j.children); err != nil {
 				return err
 			}
 			var err error
-			j.pool, err = LoadKeyPool(ctx, conn, tables[0], j.s.Rows, j.s.Seed, tables[0].Key.WireFormat())
+			j.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], j.s.Rows, j.s.Seed, tables[0].Key.WireFormat())
 			return err
 		},
-		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			j.analytic = analyticJoin(ctx, conn, tables[0], tables[1])
 			return nil
 		},
@@ -66,7 +73,7 @@ func (j *join) Hooks() Hooks {
 
 // analyticJoin times the join of the whole tables (EXPLAIN ANALYZE without
 // per-node timing, analyticRuns times) and records the plan's join method.
-func analyticJoin(ctx context.Context, conn *pgx.Conn, parent, child *Table) results.M[AnalyticJoin] {
+func analyticJoin(ctx context.Context, conn *pgx.Conn, parent, child *workload.Table) results.M[AnalyticJoin] {
 	sql := fmt.Sprintf("SELECT count(*), sum(c.data) FROM %s p JOIN %s c ON c.parent_id = p.id", parent.Qualified(), child.Qualified())
 	var out AnalyticJoin
 	for i := 0; i < analyticRuns; i++ {
@@ -75,8 +82,8 @@ func analyticJoin(ctx context.Context, conn *pgx.Conn, parent, child *Table) res
 			return results.Unavailable[AnalyticJoin](err.Error())
 		}
 		var doc []struct {
-			Plan          planNode `json:"Plan"`
-			ExecutionTime float64  `json:"Execution Time"`
+			Plan          workload.PlanNode `json:"Plan"`
+			ExecutionTime float64           `json:"Execution Time"`
 		}
 		if err := json.Unmarshal(raw, &doc); err != nil || len(doc) == 0 {
 			return results.Unavailable[AnalyticJoin](fmt.Sprintf("reading the plan: %v", err))
@@ -92,7 +99,7 @@ func analyticJoin(ctx context.Context, conn *pgx.Conn, parent, child *Table) res
 }
 
 // joinMethod is the first join node of a plan (Hash Join, Merge Join, Nested Loop).
-func joinMethod(n *planNode) string {
+func joinMethod(n *workload.PlanNode) string {
 	switch n.Type {
 	case "Hash Join", "Merge Join", "Nested Loop":
 		return n.Type
@@ -115,14 +122,14 @@ type AnalyticJoin struct {
 
 const joinStmt = "kb_join"
 
-func (j *join) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+func (j *join) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	conn := c.PgConn()
 	sql := fmt.Sprintf("SELECT p.id, p.data, c.id, c.data FROM %s p JOIN %s c ON c.parent_id = p.id WHERE p.id = $1", tables[0].Qualified(), tables[1].Qualified())
 	if _, err := conn.Prepare(ctx, joinStmt, sql, nil); err != nil {
 		return nil, fmt.Errorf("prepare join: %w", err)
 	}
 	pick := j.dist.NewPicker(j.pool.Rows, rand.New(rand.NewPCG(uint64(j.s.Seed), uint64(id)+1)))
-	return newStmtWorker(conn, joinStmt, [][]byte{nil}, []int16{tables[0].Key.WireFormat()}, drawKeys(j.pool, pick), mustFind), nil
+	return workload.NewStmtWorker(conn, joinStmt, [][]byte{nil}, []int16{tables[0].Key.WireFormat()}, workload.DrawKeys(j.pool, pick), workload.MustFind), nil
 }
 
 // JoinSummary is a join cell's own figures.
@@ -132,7 +139,10 @@ type JoinSummary struct {
 	Analytic results.M[AnalyticJoin] `json:"analytic_join,omitzero"`
 }
 
-func (j *join) Summarize(o *Outcome) error {
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*JoinSummary) WorkloadSummary() {}
+
+func (j *join) Summarize(o *workload.Outcome) error {
 	o.Cell.Metrics.Summary = &JoinSummary{ReadDist: j.dist.Describe(j.pool.Rows), Children: j.children, Analytic: j.analytic}
 	return nil
 }
@@ -146,7 +156,7 @@ var joinKind = results.Kind{
 		results.RateColumn, results.P99Column,
 		results.BlocksColumn("blocks / join (read)", results.BlocksAndReads),
 		{Header: "analytic join", Text: func(r *results.Results, g *results.Group) string {
-			return summaryOf[JoinSummary](r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
+			return workload.SummaryOf[JoinSummary](r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
 		}},
 		{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	},

@@ -1,4 +1,7 @@
-package workload
+// Package insertread is the insert-read workload: each transaction inserts a
+// row and reads an existing one, by a random data value through its index
+// (as 001's "UUID Benchmark War" does) or by key, drawn over insertion order.
+package insertread
 
 import (
 	"context"
@@ -10,15 +13,16 @@ import (
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 func init() {
-	Register(Meta{
+	workload.Register(workload.Meta{
 		Name: "insert-read",
 		Description: "each transaction inserts one row and reads one existing row, by a random data value through its index (as in 001) " +
 			"or by key (read-by=key), the key drawn over insertion order (read-dist)",
-		New:  func() Workload { return &insertRead{} },
-		Bare: Bare{Rows: 100_000},
+		New:  func() workload.Workload { return &insertRead{} },
+		Bare: workload.Bare{Rows: 100_000},
 	})
 }
 
@@ -29,36 +33,36 @@ const (
 )
 
 type insertRead struct {
-	s      Setup
+	s      workload.Setup
 	readBy string
-	dist   ReadDist
-	pool   *KeyPool // existing keys in wire form, for read-by=key
+	dist   workload.ReadDist
+	pool   *workload.KeyPool // existing keys in wire form, for read-by=key
 	format int16
 }
 
-func (l *insertRead) Options() []Option {
-	return append([]Option{Choice("read-by", &l.readBy, ReadByData, []string{ReadByData, ReadByKey},
-		"read a row by a random data value through its index (001), or by key")}, readDistOptions(&l.dist)...)
+func (l *insertRead) Options() []workload.Option {
+	return append([]workload.Option{workload.Choice("read-by", &l.readBy, ReadByData, []string{ReadByData, ReadByKey},
+		"read a row by a random data value through its index (001), or by key")}, workload.ReadDistOptions(&l.dist)...)
 }
 
-func (l *insertRead) Configure(s Setup) error {
+func (l *insertRead) Configure(s workload.Setup) error {
 	l.s = s
-	if l.readBy == ReadByData && l.dist.Kind != ReadUniform {
+	if l.readBy == ReadByData && l.dist.Kind != workload.ReadUniform {
 		return fmt.Errorf("insert-read: read-dist=%s needs read-by=key: data values are scattered over insertion order", l.dist.Kind)
 	}
 	return nil
 }
 
-func (l *insertRead) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, l.s)
+func (l *insertRead) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	t := workload.KeyedTable(at, key, l.s)
 	t.DataIndex = l.readBy == ReadByData
-	return []*Table{t}
+	return []*workload.Table{t}
 }
 
-func (l *insertRead) Hooks() Hooks { return Hooks{PostLoad: l.sampleKeys} }
+func (l *insertRead) Hooks() workload.Hooks { return workload.Hooks{PostLoad: l.sampleKeys} }
 
 // sampleKeys samples existing keys for reads by key: server-made keys are known only to the server.
-func (l *insertRead) sampleKeys(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+func (l *insertRead) sampleKeys(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 	t := tables[0]
 	if l.readBy != ReadByKey {
 		return nil
@@ -67,16 +71,16 @@ func (l *insertRead) sampleKeys(ctx context.Context, conn *pgx.Conn, tables []*T
 		return fmt.Errorf("read-by=key needs a prefilled table (--rows > 0)")
 	}
 	var err error
-	l.pool, err = LoadKeyPool(ctx, conn, t, l.s.Rows, l.s.Seed, t.Key.WireFormat())
+	l.pool, err = workload.LoadKeyPool(ctx, conn, t, l.s.Rows, l.s.Seed, t.Key.WireFormat())
 	l.format = t.Key.WireFormat()
 	return err
 }
 
 const readStmt = "kb_read"
 
-func (l *insertRead) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
+func (l *insertRead) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, gen keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
-	ins, err := newInserter(ctx, conn, t, gen, l.s, 1, id)
+	ins, err := workload.NewInserter(ctx, conn, t, gen, l.s, 1, id)
 	if err != nil {
 		return nil, err
 	}
@@ -91,25 +95,25 @@ func (l *insertRead) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table
 	w := &insertReadWorker{ins: ins, l: l, read: sd, params: [][]byte{make([]byte, 8)}, formats: []int16{1}}
 	if l.readBy == ReadByKey {
 		w.formats[0] = l.format
-		w.pick = l.dist.NewPicker(l.pool.Rows, ins.rng)
+		w.pick = l.dist.NewPicker(l.pool.Rows, ins.Rand())
 	}
-	w.readMsgs = newMsgs(readStmt, w.params, w.formats)
+	w.readMsgs = workload.NewMsgs(readStmt, w.params, w.formats)
 	return w, nil
 }
 
 type insertReadWorker struct {
-	ins     *inserter
+	ins     *workload.Inserter
 	l       *insertRead
 	read    *pgconn.StatementDescription
 	params  [][]byte
 	formats []int16
-	pick    *Picker // reads by key: positions over the prefill's insertion order
+	pick    *workload.Picker // reads by key: positions over the prefill's insertion order
 	// The transaction as protocol messages (driver.Machine): step 0 the
 	// insert, step 1 the read, each a round trip of its own as in Txn.
-	readMsgs *msgs
+	readMsgs *workload.Msgs
 	step     int
 	inserted bool
-	res      execResult
+	res      workload.ExecResult
 }
 
 // chooseRead sets the read's parameter: a sampled key, or a data value.
@@ -117,38 +121,38 @@ func (w *insertReadWorker) chooseRead() {
 	if w.pick != nil {
 		w.params[0] = w.l.pool.Key(w.pick.Position())
 	} else {
-		binary.BigEndian.PutUint64(w.params[0], uint64(w.ins.rng.Int64N(w.ins.rows)+1))
+		binary.BigEndian.PutUint64(w.params[0], uint64(w.ins.Rand().Int64N(w.ins.Rows())+1))
 	}
-	w.readMsgs.bind.Parameters = w.params
+	w.readMsgs.SetParams(w.params)
 }
 
 func (w *insertReadWorker) Next(dst []byte) []byte {
 	switch w.step {
 	case 0:
 		w.step = 1
-		w.ins.fill()
-		return w.ins.msgs.appendTo(dst)
+		w.ins.Fill()
+		return w.ins.Messages().AppendTo(dst)
 	case 1:
-		if w.res.err != nil {
+		if w.res.Failed() {
 			return dst // the insert failed: no read
 		}
 		w.step, w.inserted = 2, true
 		w.chooseRead()
-		return w.readMsgs.appendTo(dst)
+		return w.readMsgs.AppendTo(dst)
 	}
 	return dst
 }
 
-func (w *insertReadWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+func (w *insertReadWorker) Message(typ byte, body []byte) { w.res.Message(typ, body) }
 
 func (w *insertReadWorker) Done() (driver.Work, error) {
 	inserted := w.inserted
 	w.step, w.inserted = 0, false
-	read, err := w.res.take()
+	read, err := w.res.Take()
 	if !inserted {
 		return driver.Work{}, err
 	}
-	return driver.Work{Inserted: int64(w.ins.batch), Read: read}, err
+	return driver.Work{Inserted: int64(w.ins.Batch()), Read: read}, err
 }
 
 func (w *insertReadWorker) Txn() (driver.Work, error) {
@@ -158,7 +162,7 @@ func (w *insertReadWorker) Txn() (driver.Work, error) {
 	}
 	w.chooseRead()
 	// ExecStatement knows the result columns from Prepare, so it sends no Describe.
-	rr := w.ins.conn.ExecStatement(context.Background(), w.read, w.params, w.formats, nil)
+	rr := w.ins.Conn().ExecStatement(context.Background(), w.read, w.params, w.formats, nil)
 	for rr.NextRow() {
 		work.Read++
 	}

@@ -1,4 +1,9 @@
-package workload
+// Package bulk is the bulk and bulk-index-after workloads: the cell's rows
+// loaded in chunks (COPY or INSERT, load-method) with the key's index in
+// place, or into a table without indexes that are built after it (as 000
+// added its primary key afterwards); each chunk timed, then the table's
+// maintenance (VACUUM, ANALYZE, REINDEX, COPY TO).
+package bulk
 
 import (
 	"context"
@@ -12,6 +17,7 @@ import (
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // The bulk workloads' names.
@@ -27,23 +33,23 @@ func init() {
 			name, desc = bulkIndexAfter, "load --rows rows in chunks into a table without indexes, then build them (timed separately), as 000 added its primary key afterwards"
 		}
 		after := after
-		Register(Meta{Name: name, Description: desc, Kind: loadKind, New: func() Workload { return &bulkLoad{name: name, after: after} },
+		workload.Register(workload.Meta{Name: name, Description: desc, Kind: loadKind, New: func() workload.Workload { return &bulkLoad{name: name, after: after} },
 			// The bulk preset's loads of 1M rows took 82 s for its ten cells
 			// here, 120k rows/s (bigint 199k, uuidv4 31k with its index in
 			// place); the timed maintenance after each load 3-4 s.
-			Bare: Bare{Rows: 200_000, Clients: 1}, LoadRowsPerS: 120_000, RoundCost: 4 * time.Second})
+			Bare: workload.Bare{Rows: 200_000, Clients: 1}, LoadRowsPerS: 120_000, RoundCost: 4 * time.Second})
 	}
 }
 
-func (b *bulkLoad) Options() []Option {
-	return []Option{
-		Int("chunk", &b.chunk, 0, 0, 1_000_000_000, "rows per timed chunk (0: a tenth of the rows)"),
-		Choice("load-method", &b.method, LoadCopy, []string{LoadCopy, LoadInsert},
+func (b *bulkLoad) Options() []workload.Option {
+	return []workload.Option{
+		workload.Int("chunk", &b.chunk, 0, 0, 1_000_000_000, "rows per timed chunk (0: a tenth of the rows)"),
+		workload.Choice("load-method", &b.method, workload.LoadCopy, []string{workload.LoadCopy, workload.LoadInsert},
 			"how keybench-made keys are loaded: copy (binary COPY) or insert (multi-row INSERT); server-made keys by INSERT ... SELECT"),
 	}
 }
 
-func (b *bulkLoad) Configure(s Setup) error {
+func (b *bulkLoad) Configure(s workload.Setup) error {
 	b.s = s
 	if s.Rows < 1 {
 		return fmt.Errorf("%s loads --rows rows and needs at least 1, not %d", b.name, s.Rows)
@@ -63,41 +69,41 @@ func (b *bulkLoad) Configure(s Setup) error {
 // PostRun).
 type bulkLoad struct {
 	name   string
-	s      Setup
+	s      workload.Setup
 	chunk  int64
 	method string
 	after  bool
 
-	chunks []Chunk // written by the one loading client, read after the window
+	chunks []workload.Chunk // written by the one loading client, read after the window
 	buildS float64
 	sum    *LoadSummary // made by Summarize; Maintain adds its times
 }
 
-func (b *bulkLoad) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, b.s)
+func (b *bulkLoad) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	t := workload.KeyedTable(at, key, b.s)
 	t.Rows, t.DeferIndexes = 0, b.after // the rows are the window's load
-	return []*Table{t}
+	return []*workload.Table{t}
 }
 
 // Window: the chunks are the transactions, without warm-up.
-func (b *bulkLoad) Window(w *Window) {
+func (b *bulkLoad) Window(w *workload.Window) {
 	w.Warmup, w.Duration, w.Txns, w.Unit, w.Rounds = 0, 0, (b.s.Rows+b.chunk-1)/b.chunk, "chunks", 1
 }
 
 func (b *bulkLoad) Progress(s results.Second) string { return fmt.Sprintf("%.0f rows/s", s.RowsPS) }
 
-func (b *bulkLoad) Hooks() Hooks {
-	h := Hooks{MaintainSays: TimedMaintenance, Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+func (b *bulkLoad) Hooks() workload.Hooks {
+	h := workload.Hooks{MaintainSays: workload.TimedMaintenance, Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 		if b.sum != nil {
-			b.sum.Maintenance = results.Of(TimeMaintenance(ctx, conn, tables[0]))
+			b.sum.Maintenance = results.Of(workload.TimeMaintenance(ctx, conn, tables[0]))
 		}
 		return nil
 	}}
 	if b.after {
 		h.PostRunStep = "building the indexes after the load"
-		h.PostRun = func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		h.PostRun = func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			t0 := time.Now()
-			if err := BuildIndexes(ctx, conn, tables[0]); err != nil {
+			if err := workload.BuildIndexes(ctx, conn, tables[0]); err != nil {
 				return err
 			}
 			b.buildS = time.Since(t0).Seconds()
@@ -107,7 +113,7 @@ func (b *bulkLoad) Hooks() Hooks {
 	return h
 }
 
-func (b *bulkLoad) NewWorker(_ context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, _ int) (Worker, error) {
+func (b *bulkLoad) NewWorker(_ context.Context, conn *pgx.Conn, tables []*workload.Table, gen keys.Generator, _ int) (workload.Worker, error) {
 	w := &loader{b: b, conn: conn, t: tables[0], next: 1}
 	if tables[0].Key.Gen != keys.GenServer {
 		w.stream = gen.Stream()
@@ -119,7 +125,7 @@ func (b *bulkLoad) NewWorker(_ context.Context, conn *pgx.Conn, tables []*Table,
 type loader struct {
 	b      *bulkLoad
 	conn   *pgx.Conn
-	t      *Table
+	t      *workload.Table
 	stream keys.Stream
 	next   int64
 }
@@ -131,18 +137,18 @@ func (l *loader) Txn() (driver.Work, error) {
 	}
 	lo, hi := l.next, min(l.next+l.b.chunk-1, rows)
 	t0 := time.Now()
-	if err := loadChunk(context.Background(), l.conn, l.t, l.stream, lo, hi, rows, l.b.method); err != nil {
+	if err := workload.LoadChunk(context.Background(), l.conn, l.t, l.stream, lo, hi, rows, l.b.method); err != nil {
 		return driver.Work{}, err
 	}
 	secs := time.Since(t0).Seconds()
-	l.b.chunks = append(l.b.chunks, Chunk{RowsBefore: lo - 1, Rows: hi - lo + 1, Seconds: secs, RowsPerS: float64(hi-lo+1) / secs})
+	l.b.chunks = append(l.b.chunks, workload.Chunk{RowsBefore: lo - 1, Rows: hi - lo + 1, Seconds: secs, RowsPerS: float64(hi-lo+1) / secs})
 	l.next = hi + 1
 	return driver.Work{Inserted: hi - lo + 1}, nil
 }
 
 // Summarize makes the cell a load's: its rate is the rows over the load
 // and the index build, its timeline and latencies are its chunks'.
-func (b *bulkLoad) Summarize(o *Outcome) error {
+func (b *bulkLoad) Summarize(o *workload.Outcome) error {
 	c, t := o.Cell, o.Tables[0]
 	sum := &LoadSummary{LatencyUnit: "one chunk of the load", Chunks: b.chunks, LoadS: o.Result.Elapsed.Seconds(),
 		LoadMethod: map[bool]string{true: "insert-select (keys made by the server)", false: b.method}[t.Key.Gen == keys.GenServer]}
@@ -205,6 +211,9 @@ type LoadSummary struct {
 	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
 }
 
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*LoadSummary) WorkloadSummary() {}
+
 // indexAfterVsDuring compares, per key, the total time of a load that
 // built the index afterwards (build included) with one that had it in
 // place: "" when the run did not measure both.
@@ -214,7 +223,7 @@ func indexAfterVsDuring(r *results.Results, groups []results.Group) string {
 	var order []string
 	for gi := range groups {
 		g := &groups[gi]
-		total := summaryOf[LoadSummary](r.Last(g)).TotalS
+		total := workload.SummaryOf[LoadSummary](r.Last(g)).TotalS
 		if byKey[g.Key] == nil {
 			byKey[g.Key] = &totals{}
 			order = append(order, g.Key)
@@ -242,7 +251,7 @@ func indexAfterVsDuring(r *results.Results, groups []results.Group) string {
 // total time: "" with fewer than two loads.
 func slowestLoad(r *results.Results, groups []results.Group) string {
 	var fast, slow *results.Group
-	total := func(g *results.Group) float64 { return summaryOf[LoadSummary](r.Last(g)).TotalS }
+	total := func(g *results.Group) float64 { return workload.SummaryOf[LoadSummary](r.Last(g)).TotalS }
 	for gi := range groups {
 		g := &groups[gi]
 		if total(g) <= 0 {
@@ -267,35 +276,35 @@ var loadKind = results.Kind{
 	RateUnit: "rows/s", NewSummary: func() results.Summary { return &LoadSummary{} },
 	Columns: []results.Column{
 		{Header: "method", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			m, _, _ := strings.Cut(summaryOf[LoadSummary](r.Last(g)).LoadMethod, " (")
+			m, _, _ := strings.Cut(workload.SummaryOf[LoadSummary](r.Last(g)).LoadMethod, " (")
 			return m
 		}},
 		{Header: "rows", Text: func(r *results.Results, g *results.Group) string { return fmt.Sprint(r.First(g).RowsInserted) }},
 		{Header: "load", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.1f s", summaryOf[LoadSummary](r.Last(g)).LoadS)
+			return fmt.Sprintf("%.1f s", workload.SummaryOf[LoadSummary](r.Last(g)).LoadS)
 		}},
 		{Header: "index build", Text: func(r *results.Results, g *results.Group) string {
-			if v, ok := summaryOf[LoadSummary](r.Last(g)).IndexBuildS.Get(); ok {
+			if v, ok := workload.SummaryOf[LoadSummary](r.Last(g)).IndexBuildS.Get(); ok {
 				return fmt.Sprintf("%.1f s", v)
 			}
 			return "with the load"
 		}},
 		{Header: "total", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.1f s", summaryOf[LoadSummary](r.Last(g)).TotalS)
+			return fmt.Sprintf("%.1f s", workload.SummaryOf[LoadSummary](r.Last(g)).TotalS)
 		}},
 		{Header: "first → last chunk (rows/s)", Text: func(r *results.Results, g *results.Group) string {
-			s := summaryOf[LoadSummary](r.Last(g))
+			s := workload.SummaryOf[LoadSummary](r.Last(g))
 			return fmt.Sprintf("%s → %s", results.Kilo(s.FirstChunkRowsPerS), results.Kilo(s.LastChunkRowsPerS))
 		}},
 		{Header: "last / first", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.2f", summaryOf[LoadSummary](r.Last(g)).LastToFirstChunk)
+			return fmt.Sprintf("%.2f", workload.SummaryOf[LoadSummary](r.Last(g)).LastToFirstChunk)
 		}},
 		{Header: "size", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
 		}},
 		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
-			return summaryOf[LoadSummary](r.Last(g)).Maintenance.Text(maintenanceColumn)
+			return workload.SummaryOf[LoadSummary](r.Last(g)).Maintenance.Text(workload.MaintenanceColumn)
 		}},
 	},
 	Notes: func(*results.Results, []results.Group) []string {
@@ -332,7 +341,7 @@ var loadKind = results.Kind{
 			return true
 		},
 		Points: func(c *results.Cell) (xs, ys []float64) {
-			for _, ch := range summaryOf[LoadSummary](c).Chunks {
+			for _, ch := range workload.SummaryOf[LoadSummary](c).Chunks {
 				xs, ys = append(xs, float64(ch.RowsBefore+ch.Rows)/1e6), append(ys, ch.RowsPerS/1000)
 			}
 			return xs, ys

@@ -1,4 +1,7 @@
-package workload
+// Package rangequery is the range-query workload: read-only transactions
+// reading a recent window of time through the key's range where the key
+// orders by time, or through created_at, with the partitions each scanned.
+package rangequery
 
 import (
 	"context"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // range-query reads the rows of a recent window of time, as an
@@ -25,13 +29,13 @@ import (
 // the server chose, with the partitions it scanned of a table partitioned
 // by time.
 type rangeQuery struct {
-	s      Setup
+	s      workload.Setup
 	path   string
 	window time.Duration
 	recent float64
-	t      *Table
+	t      *workload.Table
 	col    string // the column the query bounds: id or created_at
-	plan   queryPlan
+	plan   workload.QueryPlan
 }
 
 // range-query's paths.
@@ -42,13 +46,13 @@ const (
 )
 
 func init() {
-	Register(Meta{
+	workload.Register(workload.Meta{
 		Name: "range-query",
 		Description: "read-only: each transaction reads the rows of a recent window of time (window) through the key's range where the key " +
 			"orders by time, or through created_at (path); blocks per query and the plan, the partitions it scanned",
 		Kind: rangeQueryKind,
-		New:  func() Workload { return &rangeQuery{} },
-		Bare: Bare{Rows: 100_000},
+		New:  func() workload.Workload { return &rangeQuery{} },
+		Bare: workload.Bare{Rows: 100_000},
 		Accepts: func(s *keys.Spec) string {
 			if !s.OrdersByTime() && !s.HasCreatedAt() {
 				return "its key does not order by time and its table has no created_at column (created-at=column or indexed): no recent window to find"
@@ -58,17 +62,17 @@ func init() {
 	})
 }
 
-func (q *rangeQuery) Options() []Option {
-	return []Option{
-		Choice("path", &q.path, PathAuto, []string{PathAuto, PathKey, PathCreatedAt},
+func (q *rangeQuery) Options() []workload.Option {
+	return []workload.Option{
+		workload.Choice("path", &q.path, PathAuto, []string{PathAuto, PathKey, PathCreatedAt},
 			"how the window is found: the key's range (key), created_at (created-at), or auto: created_at where it is indexed, "+
 				"else the key where it orders by time, else created_at (a scan)").Variants(),
-		Span("window", &q.window, time.Hour, time.Millisecond, 100*365*24*time.Hour, "the span of the rows' time each query reads (of the prefill's history: see --history)"),
-		Float("recent-rows", &q.recent, DefaultRecentRows, 0, 1, true, "the newest share of the history the windows start in (each query's window drawn uniformly within it)"),
+		workload.Span("window", &q.window, time.Hour, time.Millisecond, 100*365*24*time.Hour, "the span of the rows' time each query reads (of the prefill's history: see --history)"),
+		workload.Float("recent-rows", &q.recent, workload.DefaultRecentRows, 0, 1, true, "the newest share of the history the windows start in (each query's window drawn uniformly within it)"),
 	}
 }
 
-func (q *rangeQuery) Configure(s Setup) error {
+func (q *rangeQuery) Configure(s workload.Setup) error {
 	q.s = s
 	if s.Rows < 1 {
 		return fmt.Errorf("range-query reads a filled table: --rows must be at least 1, not %d", s.Rows)
@@ -76,13 +80,13 @@ func (q *rangeQuery) Configure(s Setup) error {
 	return nil
 }
 
-func (q *rangeQuery) Tables(at Place, key *keys.Resolved) []*Table {
-	q.t = KeyedTable(at, key, q.s)
-	return []*Table{q.t}
+func (q *rangeQuery) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	q.t = workload.KeyedTable(at, key, q.s)
+	return []*workload.Table{q.t}
 }
 
 // column is the column the query bounds for the table, or why it has none.
-func (q *rangeQuery) column(t *Table) (string, error) {
+func (q *rangeQuery) column(t *workload.Table) (string, error) {
 	byKey := t.Key.OrdersByTime()
 	switch q.path {
 	case PathKey:
@@ -97,7 +101,7 @@ func (q *rangeQuery) column(t *Table) (string, error) {
 		return "created_at", nil
 	}
 	switch {
-	case t.CreatedAt == CreatedAtIndexed, !byKey && t.HasCreatedAt():
+	case t.CreatedAt == workload.CreatedAtIndexed, !byKey && t.HasCreatedAt():
 		return "created_at", nil
 	case byKey:
 		return "id", nil
@@ -112,13 +116,13 @@ func (q *rangeQuery) pathName() string {
 		return "key range (the history's value at each time)"
 	case q.col == "id":
 		return "key range (bounds made from timestamps)"
-	case q.t.CreatedAt == CreatedAtIndexed:
+	case q.t.CreatedAt == workload.CreatedAtIndexed:
 		return "created_at index"
 	}
 	return "created_at, no index"
 }
 
-func (q *rangeQuery) sql(t *Table) string {
+func (q *rangeQuery) sql(t *workload.Table) string {
 	return fmt.Sprintf("SELECT id, data, payload FROM %s WHERE %s >= $1 AND %s < $2", t.Qualified(), q.col, q.col)
 }
 
@@ -156,18 +160,18 @@ func (q *rangeQuery) format() int16 {
 	return 1
 }
 
-func (q *rangeQuery) Hooks() Hooks {
-	return Hooks{
-		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+func (q *rangeQuery) Hooks() workload.Hooks {
+	return workload.Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			var err error
 			q.t = tables[0]
 			q.col, err = q.column(tables[0])
 			return err
 		},
-		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			from, to := q.span()
 			mid := from.Add(to.Sub(from)/2 - q.window/2)
-			q.plan = explainQuery(ctx, conn, q.sql(tables[0]), [][]byte{q.bound(nil, mid), q.bound(nil, mid.Add(q.window))}, []int16{q.format(), q.format()})
+			q.plan = workload.ExplainQuery(ctx, conn, q.sql(tables[0]), [][]byte{q.bound(nil, mid), q.bound(nil, mid.Add(q.window))}, []int16{q.format(), q.format()})
 			return nil
 		},
 	}
@@ -175,7 +179,7 @@ func (q *rangeQuery) Hooks() Hooks {
 
 const rangeQueryStmt = "kb_range_query"
 
-func (q *rangeQuery) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+func (q *rangeQuery) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
 	if _, err := conn.Prepare(ctx, rangeQueryStmt, q.sql(t), nil); err != nil {
 		return nil, fmt.Errorf("prepare range-query: %w", err)
@@ -191,44 +195,34 @@ func (q *rangeQuery) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table
 		}
 		p[0], p[1] = q.bound(p[0], lo), q.bound(p[1], lo.Add(q.window))
 	}
-	return newStmtWorker(conn, rangeQueryStmt, params, []int16{q.format(), q.format()}, set, anyRows), nil
+	return workload.NewStmtWorker(conn, rangeQueryStmt, params, []int16{q.format(), q.format()}, set, workload.AnyRows), nil
 }
 
 // RangeQuerySummary is a range-query cell's own figures: how it found its
 // windows, their span, the rows each query returned, and the plan of one.
 type RangeQuerySummary struct {
-	Path        string               `json:"range_path"`
-	Window      string               `json:"range_window"`
-	RowsPerRead float64              `json:"rows_per_query"`
-	Partitions  int                  `json:"range_partitions,omitempty"`
-	Plan        results.M[queryPlan] `json:"range_plan,omitzero"`
+	Path        string                        `json:"range_path"`
+	Window      string                        `json:"range_window"`
+	RowsPerRead float64                       `json:"rows_per_query"`
+	Partitions  int                           `json:"range_partitions,omitempty"`
+	Plan        results.M[workload.QueryPlan] `json:"range_plan,omitzero"`
 }
 
-func (q *rangeQuery) Summarize(o *Outcome) error {
-	s := &RangeQuerySummary{Path: q.pathName(), Window: keys.FormatSpan(q.window), Partitions: len(q.t.livePartitions())}
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*RangeQuerySummary) WorkloadSummary() {}
+
+func (q *rangeQuery) Summarize(o *workload.Outcome) error {
+	s := &RangeQuerySummary{Path: q.pathName(), Window: keys.FormatSpan(q.window), Partitions: len(q.t.LivePartitions())}
 	if o.Result.Txns > 0 {
 		s.RowsPerRead = float64(o.Result.Work.Read) / float64(o.Result.Txns)
 	}
-	if q.plan.err != nil {
-		s.Plan = results.Unavailable[queryPlan](q.plan.err.Error())
+	if q.plan.Err != nil {
+		s.Plan = results.Unavailable[workload.QueryPlan](q.plan.Err.Error())
 	} else {
 		s.Plan = results.Of(q.plan)
 	}
 	o.Cell.Metrics.Summary = s
 	return nil
-}
-
-// planText is a plan as the tables show it: the scan and its index, and
-// the partitions it scanned of a partitioned table.
-func (p queryPlan) text(partitions int) string {
-	out := p.Scan
-	if p.Index != "" {
-		out += " using " + p.Index
-	}
-	if partitions > 0 {
-		out += fmt.Sprintf(", %d of %d partitions", p.Scanned, partitions)
-	}
-	return out
 }
 
 // rangeQueryKind is how range-query cells read: the rate, the rows and
@@ -238,14 +232,16 @@ var rangeQueryKind = results.Kind{
 	NewSummary:      func() results.Summary { return &RangeQuerySummary{} },
 	Columns: []results.Column{
 		results.RateColumn, results.P99Column,
-		{Header: "path", Left: true, Text: func(r *results.Results, g *results.Group) string { return summaryOf[RangeQuerySummary](r.Last(g)).Path }},
+		{Header: "path", Left: true, Text: func(r *results.Results, g *results.Group) string {
+			return workload.SummaryOf[RangeQuerySummary](r.Last(g)).Path
+		}},
 		{Header: "rows / query", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.0f", summaryOf[RangeQuerySummary](r.Last(g)).RowsPerRead)
+			return fmt.Sprintf("%.0f", workload.SummaryOf[RangeQuerySummary](r.Last(g)).RowsPerRead)
 		}},
 		results.BlocksColumn("blocks / query (read)", results.BlocksAndReads),
 		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := summaryOf[RangeQuerySummary](r.Last(g))
-			return s.Plan.Text(func(p queryPlan) string { return p.text(s.Partitions) })
+			s := workload.SummaryOf[RangeQuerySummary](r.Last(g))
+			return s.Plan.Text(func(p workload.QueryPlan) string { return p.Text(s.Partitions) })
 		}},
 	},
 	Charts: []results.ChartSpec{{
@@ -262,7 +258,7 @@ var rangeQueryKind = results.Kind{
 	Notes: func(r *results.Results, groups []results.Group) []string {
 		window := ""
 		if len(groups) > 0 {
-			window = " (" + summaryOf[RangeQuerySummary](r.Last(&groups[0])).Window + " of the history)"
+			window = " (" + workload.SummaryOf[RangeQuerySummary](r.Last(&groups[0])).Window + " of the history)"
 		}
 		return []string{"range-query: each query reads the rows of a recent window of time" + window + ", drawn within the newest rows; path: how it finds them; " +
 			"blocks / query: shared blocks of the table and its indexes per query (read: from outside the cache; pg_statio, warm-up included) — the rows' heap pages and the index leaves that hold their keys; " +

@@ -1,8 +1,10 @@
-package workload
+// Package lookup is the lookup workload: read-only transactions on the
+// filled table by key (a point read, a keyset page, the latest rows, an
+// index-only count), with the plan the server used for each.
+package lookup
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // lookup's query kinds.
@@ -28,31 +31,31 @@ const (
 )
 
 func init() {
-	Register(Meta{
+	workload.Register(workload.Meta{
 		Name: "lookup",
 		Description: "read-only: each transaction reads the filled table by key: a point read, a keyset page (range), the latest rows, " +
 			"or an index-only count (query), of rows drawn over insertion order (read-dist)",
 		Kind: lookupKind,
-		New:  func() Workload { return &lookup{} },
-		Bare: Bare{Rows: 100_000},
+		New:  func() workload.Workload { return &lookup{} },
+		Bare: workload.Bare{Rows: 100_000},
 	})
 }
 
 // lookup reads the prefilled table by key; it writes nothing.
 type lookup struct {
-	s     Setup
+	s     workload.Setup
 	query string
-	dist  ReadDist
-	pool  *KeyPool
+	dist  workload.ReadDist
+	pool  *workload.KeyPool
 	// After the window (PostRun): how the query ran, and for latest which rows it returns.
-	plan   queryPlan
+	plan   workload.QueryPlan
 	newest results.M[float64]
 }
 
-func (l *lookup) Options() []Option {
-	opts := []Option{Choice("query", &l.query, QueryPoint, []string{QueryPoint, QueryRange, QueryLatest, QueryCount},
+func (l *lookup) Options() []workload.Option {
+	opts := []workload.Option{workload.Choice("query", &l.query, QueryPoint, []string{QueryPoint, QueryRange, QueryLatest, QueryCount},
 		"point (by key), range (a keyset page of 100), latest (the 20 newest by key) or count (an index-only count of 1,000 keys)").Variants().Naming()}
-	for _, o := range readDistOptions(&l.dist) {
+	for _, o := range workload.ReadDistOptions(&l.dist) {
 		applies := o.Applies
 		if o.Variant {
 			o = o.Naming() // a lookup's task says how it draws its rows
@@ -62,7 +65,7 @@ func (l *lookup) Options() []Option {
 	return opts
 }
 
-func (l *lookup) Configure(s Setup) error {
+func (l *lookup) Configure(s workload.Setup) error {
 	l.s = s
 	if s.Rows < 1 {
 		return fmt.Errorf("lookup reads a filled table: --rows must be at least 1, not %d", s.Rows)
@@ -70,27 +73,27 @@ func (l *lookup) Configure(s Setup) error {
 	return nil
 }
 
-func (l *lookup) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, l.s)}
+func (l *lookup) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	return []*workload.Table{workload.KeyedTable(at, key, l.s)}
 }
 
-func (l *lookup) Hooks() Hooks {
-	return Hooks{
-		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+func (l *lookup) Hooks() workload.Hooks {
+	return workload.Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			if l.query == QueryLatest {
 				return nil // no parameter to draw
 			}
 			var err error
-			l.pool, err = LoadKeyPool(ctx, conn, tables[0], l.s.Rows, l.s.Seed, tables[0].Key.WireFormat())
+			l.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], l.s.Rows, l.s.Seed, tables[0].Key.WireFormat())
 			return err
 		},
-		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			var params [][]byte
 			var formats []int16
 			if p := l.param(); p != nil {
 				params, formats = [][]byte{p}, []int16{tables[0].Key.WireFormat()}
 			}
-			l.plan = explainQuery(ctx, conn, l.sql(tables[0]), params, formats)
+			l.plan = workload.ExplainQuery(ctx, conn, l.sql(tables[0]), params, formats)
 			if l.query == QueryLatest {
 				l.newest = latestNewest(ctx, conn, tables[0])
 			}
@@ -100,7 +103,7 @@ func (l *lookup) Hooks() Hooks {
 }
 
 // sql is the cell's query.
-func (l *lookup) sql(t *Table) string {
+func (l *lookup) sql(t *workload.Table) string {
 	q := t.Qualified()
 	switch l.query {
 	case QueryRange:
@@ -123,7 +126,7 @@ func (l *lookup) param() []byte {
 
 const lookupStmt = "kb_lookup"
 
-func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
 	if _, err := conn.Prepare(ctx, lookupStmt, l.sql(t), nil); err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", l.query, err)
@@ -133,88 +136,13 @@ func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ 
 	var set func([][]byte)
 	if l.pool != nil {
 		params, formats = [][]byte{nil}, []int16{t.Key.WireFormat()}
-		set = drawKeys(l.pool, l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.s.Seed), uint64(id)+1))))
+		set = workload.DrawKeys(l.pool, l.dist.NewPicker(l.pool.Rows, rand.New(rand.NewPCG(uint64(l.s.Seed), uint64(id)+1))))
 	}
-	done := anyRows
+	done := workload.AnyRows
 	if l.query == QueryPoint {
-		done = mustFind
+		done = workload.MustFind
 	}
-	return newStmtWorker(conn, lookupStmt, params, formats, set, done), nil
-}
-
-// drawKeys sets a statement's first parameter to a key of pool at a position pick draws.
-func drawKeys(pool *KeyPool, pick *Picker) func([][]byte) {
-	return func(p [][]byte) { p[0] = pool.Key(pick.Position()) }
-}
-
-// queryPlan is how the server ran one of the cell's queries after the
-// window (EXPLAIN (ANALYZE, BUFFERS) of the query with a key from the
-// middle of the table): the plan's scan, its heap fetches (an index-only
-// scan's visits to the heap) and the shared blocks it touched; on a
-// partitioned table, the partitions it scanned.
-type queryPlan struct {
-	Scan        string   `json:"scan"`
-	Index       string   `json:"index,omitempty"`
-	HeapFetches *float64 `json:"heap_fetches,omitempty"`
-	Blocks      int64    `json:"shared_blocks"`
-	Rows        float64  `json:"rows"`
-	// Scanned are the relations the plan scanned (a partitioned table's
-	// partitions, after pruning).
-	Scanned int `json:"relations_scanned,omitempty"`
-	err     error
-}
-
-// explainQuery runs EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) of sql with params.
-func explainQuery(ctx context.Context, conn *pgx.Conn, sql string, params [][]byte, formats []int16) queryPlan {
-	res := conn.PgConn().ExecParams(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, params, nil, formats, nil).Read()
-	if res.Err != nil {
-		return queryPlan{err: res.Err}
-	}
-	if len(res.Rows) == 0 {
-		return queryPlan{err: fmt.Errorf("EXPLAIN returned no plan")}
-	}
-	raw := res.Rows[0][0]
-	var doc []struct {
-		Plan planNode `json:"Plan"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil || len(doc) == 0 {
-		return queryPlan{err: fmt.Errorf("reading the plan: %v", err)}
-	}
-	root := doc[0].Plan
-	p := queryPlan{Blocks: root.SharedHit + root.SharedRead, Rows: root.Rows}
-	// The scan of the table: the deepest node that names it.
-	scanned := map[string]bool{}
-	var walk func(n *planNode)
-	walk = func(n *planNode) {
-		if n.Relation != "" && p.Scan == "" {
-			p.Scan, p.Index = n.Type, n.Index
-			p.HeapFetches = n.HeapFetches
-		}
-		if n.Relation != "" && !n.NeverExecuted() {
-			scanned[n.Relation] = true
-		}
-		for i := range n.Plans {
-			walk(&n.Plans[i])
-		}
-	}
-	walk(&root)
-	p.Scanned = len(scanned)
-	return p
-}
-
-// NeverExecuted says the node did not run (a partition pruned at run time).
-func (n *planNode) NeverExecuted() bool { return n.Loops != nil && *n.Loops == 0 }
-
-type planNode struct {
-	Type        string     `json:"Node Type"`
-	Relation    string     `json:"Relation Name"`
-	Index       string     `json:"Index Name"`
-	Loops       *float64   `json:"Actual Loops"`
-	HeapFetches *float64   `json:"Heap Fetches"`
-	Rows        float64    `json:"Actual Rows"` // a mean over loops: fractional on PostgreSQL 18
-	SharedHit   int64      `json:"Shared Hit Blocks"`
-	SharedRead  int64      `json:"Shared Read Blocks"`
-	Plans       []planNode `json:"Plans"`
+	return workload.NewStmtWorker(conn, lookupStmt, params, formats, set, done), nil
 }
 
 // LookupSummary is a lookup cell's own figures: what it read, and how the
@@ -223,20 +151,23 @@ type LookupSummary struct {
 	Query    string `json:"lookup_query"`
 	ReadDist string `json:"read_dist_drawn,omitempty"`
 	// Plan is EXPLAIN (ANALYZE, BUFFERS) of the query after the window.
-	Plan results.M[queryPlan] `json:"lookup_plan,omitzero"`
+	Plan results.M[workload.QueryPlan] `json:"lookup_plan,omitzero"`
 	// LatestNewest is, for latest, the share of the rows it returned that
 	// were among the newest inserted: it reads the newest rows only for a
 	// time-ordered key.
 	LatestNewest results.M[float64] `json:"latest_newest_share,omitzero"`
 }
 
-func (l *lookup) Summarize(o *Outcome) error {
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*LookupSummary) WorkloadSummary() {}
+
+func (l *lookup) Summarize(o *workload.Outcome) error {
 	s := &LookupSummary{Query: l.query}
 	if l.pool != nil {
 		s.ReadDist = l.dist.Describe(l.pool.Rows)
 	}
-	if l.plan.err != nil {
-		s.Plan = results.Unavailable[queryPlan](l.plan.err.Error())
+	if l.plan.Err != nil {
+		s.Plan = results.Unavailable[workload.QueryPlan](l.plan.Err.Error())
 	} else {
 		s.Plan = results.Of(l.plan)
 	}
@@ -249,7 +180,7 @@ func (l *lookup) Summarize(o *Outcome) error {
 // rows with the highest keys, the share that are among the latestRows
 // rows inserted last (the last in the heap, which a prefill writes in
 // insertion order).
-func latestNewest(ctx context.Context, conn *pgx.Conn, table *Table) results.M[float64] {
+func latestNewest(ctx context.Context, conn *pgx.Conn, table *workload.Table) results.M[float64] {
 	t := table.Qualified()
 	var n int64
 	q := fmt.Sprintf(`SELECT count(*) FROM (SELECT ctid FROM %s ORDER BY id DESC LIMIT %d) a
@@ -258,17 +189,6 @@ func latestNewest(ctx context.Context, conn *pgx.Conn, table *Table) results.M[f
 		return results.Unavailable[float64](err.Error())
 	}
 	return results.Of(float64(n) / latestRows)
-}
-
-// Describe says how the distribution draws its reads over rows rows.
-func (d ReadDist) Describe(rows int64) string {
-	switch d.Kind {
-	case ReadRecent:
-		return fmt.Sprintf("recent: %.0f%% of reads uniform among the newest %.3g%% of rows (%d), the rest uniform over all %d", RecentHot*100, d.RecentRows*100, max(1, int64(float64(rows)*d.RecentRows)), rows)
-	case ReadZipf:
-		return fmt.Sprintf("zipf: the k-th newest row with probability ∝ (1+k)^-%g, over %d rows", d.ZipfS, rows)
-	}
-	return fmt.Sprintf("uniform over all %d rows", rows)
 }
 
 // lookupKind is how lookup cells read: per query kind, the rate, its
@@ -282,8 +202,8 @@ var lookupKind = results.Kind{
 		results.BlocksColumn("read / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) }),
 		results.BlocksColumn("heap blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) }),
 		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := summaryOf[LookupSummary](r.Last(g))
-			out := s.Plan.Text(func(p queryPlan) string {
+			s := workload.SummaryOf[LookupSummary](r.Last(g))
+			out := s.Plan.Text(func(p workload.QueryPlan) string {
 				out := p.Scan
 				if p.HeapFetches != nil {
 					out += fmt.Sprintf(", %.0f heap fetches", *p.HeapFetches)

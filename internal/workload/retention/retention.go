@@ -1,4 +1,7 @@
-package workload
+// Package retention is the retention workload: inserts go on while, once a
+// round, a job expires the oldest slice of the history (a partition
+// dropped, or DELETE by key or by created_at), its time, WAL and locks read.
+package retention
 
 import (
 	"context"
@@ -12,6 +15,7 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // retention expires the oldest rows while inserts go on, as a table with a
@@ -30,12 +34,12 @@ import (
 // touches: orders of magnitude apart, which the verdict shows beside the
 // insert rate.
 type retention struct {
-	s      Setup
+	s      workload.Setup
 	batch  int
 	method string
 	expire time.Duration
 
-	t      *Table
+	t      *workload.Table
 	how    string // the method as it resolved for the table
 	every  time.Duration
 	first  time.Time
@@ -58,13 +62,13 @@ const (
 )
 
 func init() {
-	Register(Meta{
+	workload.Register(workload.Meta{
 		Name: "retention",
 		Description: "inserts while, once a round, a job expires the oldest slice of the history: the oldest partition dropped, or DELETE by key or by created_at " +
 			"(method); its time, WAL and locks, and the table and key index after a VACUUM",
 		Kind: retentionKind,
-		New:  func() Workload { return &retention{} },
-		Bare: Bare{Rows: 100_000},
+		New:  func() workload.Workload { return &retention{} },
+		Bare: workload.Bare{Rows: 100_000},
 		// The round's CHECKPOINT after a DELETE of a slice, the WAL read back.
 		RoundCost: 500 * time.Millisecond,
 		Accepts: func(s *keys.Spec) string {
@@ -76,38 +80,38 @@ func init() {
 	})
 }
 
-func (r *retention) Options() []Option {
-	return []Option{
-		batchOption(&r.batch, 1),
-		Choice("method", &r.method, RetainAuto, []string{RetainAuto, RetainDrop, RetainKey, RetainCreatedAt},
+func (r *retention) Options() []workload.Option {
+	return []workload.Option{
+		workload.BatchOption(&r.batch, 1),
+		workload.Choice("method", &r.method, RetainAuto, []string{RetainAuto, RetainDrop, RetainKey, RetainCreatedAt},
 			"how the oldest rows go: drop (the oldest partition), delete-key (DELETE WHERE id < bound), delete-created-at (DELETE WHERE created_at < bound), "+
 				"or auto: drop where the table is partitioned by time, else by created_at where it is indexed, else by key where the key orders by time, else by created_at").Variants(),
-		Span("expire", &r.expire, 0, 0, 100*365*24*time.Hour, "the span of the history each round expires (0: a partition's, or a tenth of the history)"),
+		workload.Span("expire", &r.expire, 0, 0, 100*365*24*time.Hour, "the span of the history each round expires (0: a partition's, or a tenth of the history)"),
 	}
 }
 
-func (r *retention) Configure(s Setup) error {
+func (r *retention) Configure(s workload.Setup) error {
 	r.s = s
 	if s.Rows < 1 {
 		return fmt.Errorf("retention expires a filled table's oldest rows: --rows must be at least 1, not %d", s.Rows)
 	}
-	return checkBatchBytes(r.batch, s.Payload)
+	return workload.CheckBatchBytes(r.batch, s.Payload)
 }
 
-func (r *retention) Tables(at Place, key *keys.Resolved) []*Table {
-	r.t = KeyedTable(at, key, r.s)
-	return []*Table{r.t}
+func (r *retention) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	r.t = workload.KeyedTable(at, key, r.s)
+	return []*workload.Table{r.t}
 }
 
 // resolve decides the table's method and slices.
-func (r *retention) resolve(t *Table) error {
+func (r *retention) resolve(t *workload.Table) error {
 	k := t.Key
 	r.how = r.method
 	if r.how == RetainAuto {
 		switch {
 		case t.TimePartitioned():
 			r.how = RetainDrop
-		case t.CreatedAt == CreatedAtIndexed:
+		case t.CreatedAt == workload.CreatedAtIndexed:
 			r.how = RetainCreatedAt
 		case k.OrdersByTime():
 			r.how = RetainKey
@@ -137,9 +141,9 @@ func (r *retention) resolve(t *Table) error {
 	return nil
 }
 
-func (r *retention) Hooks() Hooks {
-	return Hooks{
-		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+func (r *retention) Hooks() workload.Hooks {
+	return workload.Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			r.t = tables[0]
 			if err := r.resolve(tables[0]); err != nil {
 				return err
@@ -147,7 +151,7 @@ func (r *retention) Hooks() Hooks {
 			r.walFn, r.walWhy = walRecordsFunction(ctx, conn)
 			// The VACUUM after the rounds finds what the expiries left:
 			// autovacuum, at a time of its own, would clean part of it.
-			for _, name := range LeafTables(tables) {
+			for _, name := range workload.LeafTables(tables) {
 				if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER TABLE %s.%s SET (autovacuum_enabled = off)", tables[0].Schema, name)); err != nil {
 					return err
 				}
@@ -155,9 +159,9 @@ func (r *retention) Hooks() Hooks {
 			return r.expireFirst(ctx, conn, tables[0])
 		},
 		DuringWindow: r.expireNext,
-		BeforeEvidence: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		BeforeEvidence: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			if r.sum != nil {
-				r.sum.Vacuum = vacuumDeleted(ctx, conn, tables[0])
+				r.sum.Vacuum = workload.VacuumDeleted(ctx, conn, tables[0])
 			}
 			return nil
 		},
@@ -168,7 +172,7 @@ func (r *retention) Hooks() Hooks {
 // the history began inside it (a day's partition that holds its last
 // hours only), so that every round expires a whole slice; its rows are no
 // round's.
-func (r *retention) expireFirst(ctx context.Context, conn *pgx.Conn, t *Table) error {
+func (r *retention) expireFirst(ctx context.Context, conn *pgx.Conn, t *workload.Table) error {
 	if !t.History.Start.After(r.first) {
 		return nil
 	}
@@ -223,7 +227,7 @@ type ExpiryWAL struct {
 
 // expireNext is the round's job: the next slice of the history expired,
 // timed; after the window, its WAL read back.
-func (r *retention) expireNext(ctx context.Context, conn *pgx.Conn, tables []*Table, ended <-chan struct{}) error {
+func (r *retention) expireNext(ctx context.Context, conn *pgx.Conn, tables []*workload.Table, ended <-chan struct{}) error {
 	t := tables[0]
 	r.mu.Lock()
 	n := len(r.expiries)
@@ -254,7 +258,7 @@ func (r *retention) expireNext(ctx context.Context, conn *pgx.Conn, tables []*Ta
 
 // expireSlice runs one expiry in a transaction of its own, and returns where
 // the WAL stood before it and its transaction id.
-func (r *retention) expireSlice(ctx context.Context, conn *pgx.Conn, t *Table, e *Expiry) (lsn0, xid string, err error) {
+func (r *retention) expireSlice(ctx context.Context, conn *pgx.Conn, t *workload.Table, e *Expiry) (lsn0, xid string, err error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return "", "", err
@@ -298,9 +302,9 @@ func (r *retention) expireSlice(ctx context.Context, conn *pgx.Conn, t *Table, e
 	default:
 		col, bound := "id", ""
 		if r.how == RetainCreatedAt {
-			col, bound = "created_at", TimestampSQL(e.OlderThan)
+			col, bound = "created_at", workload.TimestampSQL(e.OlderThan)
 		} else {
-			bound = t.boundSQL(e.OlderThan)
+			bound = t.BoundSQL(e.OlderThan)
 		}
 		t0 := time.Now()
 		tag, err := tx.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE %s < %s", t.Qualified(), col, bound))
@@ -325,7 +329,7 @@ func (r *retention) expireSlice(ctx context.Context, conn *pgx.Conn, t *Table, e
 
 // locksHeld are the locks the transaction holds on the table the inserts
 // go through, and how many other relations it locked.
-func locksHeld(ctx context.Context, tx pgx.Tx, t *Table) (string, error) {
+func locksHeld(ctx context.Context, tx pgx.Tx, t *workload.Table) (string, error) {
 	rows, err := tx.Query(ctx, `SELECT l.relation = $1::regclass, l.mode FROM pg_locks l
 		WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.granted AND l.relation IS NOT NULL`, t.Qualified())
 	if err != nil {
@@ -364,8 +368,8 @@ func (r *retention) walOf(ctx context.Context, conn *pgx.Conn, lsn0, xid string)
 	return results.Of(w)
 }
 
-func (r *retention) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
-	return newInserter(ctx, conn.PgConn(), tables[0], gen, r.s, r.batch, id)
+func (r *retention) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*workload.Table, gen keys.Generator, id int) (workload.Worker, error) {
+	return workload.NewInserter(ctx, conn.PgConn(), tables[0], gen, r.s, r.batch, id)
 }
 
 // RetentionSummary is a retention cell's own figures: how it expired the
@@ -376,9 +380,12 @@ type RetentionSummary struct {
 	Expiries []Expiry `json:"expiries"`
 	// FirstSlice is the history's first slice, partly filled, expired
 	// before the rounds (its rows are no round's).
-	FirstSlice *Expiry                 `json:"first_slice,omitempty"`
-	Vacuum     results.M[DeleteVacuum] `json:"retention_vacuum,omitzero"`
+	FirstSlice *Expiry                          `json:"first_slice,omitempty"`
+	Vacuum     results.M[workload.DeleteVacuum] `json:"retention_vacuum,omitzero"`
 }
+
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*RetentionSummary) WorkloadSummary() {}
 
 // Median is an expiry figure's median over the rounds that expired rows.
 func (s *RetentionSummary) Median(f func(e Expiry) (float64, bool)) (float64, bool) {
@@ -400,11 +407,11 @@ func (s *RetentionSummary) Median(f func(e Expiry) (float64, bool)) (float64, bo
 	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2, true
 }
 
-func (r *retention) Summarize(o *Outcome) error {
+func (r *retention) Summarize(o *workload.Outcome) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := &RetentionSummary{Method: r.how, Slice: keys.FormatSpan(r.every), Expiries: r.expiries,
-		Vacuum: results.Unavailable[DeleteVacuum]("not run: the cell ended before")}
+		Vacuum: results.Unavailable[workload.DeleteVacuum]("not run: the cell ended before")}
 	// The expiries are the cell's writes too: a DELETE's rows are counted
 	// by the server as deleted, a dropped partition's leave with it.
 	var deleted, dropped int64
@@ -439,17 +446,17 @@ var retentionKind = results.Kind{
 	Columns: []results.Column{
 		results.RateColumn, results.P99Column,
 		{Header: "method", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := summaryOf[RetentionSummary](r.Last(g))
+			s := workload.SummaryOf[RetentionSummary](r.Last(g))
 			return fmt.Sprintf("%s, %s a round", s.Method, s.Slice)
 		}},
 		{Header: "rows / expiry", Text: func(r *results.Results, g *results.Group) string {
-			return medianText(summaryOf[RetentionSummary](r.Last(g)), func(e Expiry) (float64, bool) { return float64(e.Rows), true }, "%.0f")
+			return medianText(workload.SummaryOf[RetentionSummary](r.Last(g)), func(e Expiry) (float64, bool) { return float64(e.Rows), true }, "%.0f")
 		}},
 		{Header: "expiry time", Text: func(r *results.Results, g *results.Group) string {
-			return medianText(summaryOf[RetentionSummary](r.Last(g)), func(e Expiry) (float64, bool) { return e.Seconds * 1000, true }, "%.1f ms")
+			return medianText(workload.SummaryOf[RetentionSummary](r.Last(g)), func(e Expiry) (float64, bool) { return e.Seconds * 1000, true }, "%.1f ms")
 		}},
 		{Header: "WAL / expiry: records (images)", Text: func(r *results.Results, g *results.Group) string {
-			s := summaryOf[RetentionSummary](r.Last(g))
+			s := workload.SummaryOf[RetentionSummary](r.Last(g))
 			for _, e := range s.Expiries {
 				if e.Note == "" && !e.WAL.IsZero() {
 					if _, ok := e.WAL.Get(); !ok {
@@ -466,7 +473,7 @@ var retentionKind = results.Kind{
 			return fmt.Sprintf("%s: %.0f (%.0f)", results.Bytes(int64(b)), n, f)
 		}},
 		{Header: "lock on the table", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := summaryOf[RetentionSummary](r.Last(g))
+			s := workload.SummaryOf[RetentionSummary](r.Last(g))
 			for _, e := range s.Expiries {
 				if e.Note == "" {
 					mode, _, _ := strings.Cut(e.Locks, " on ")
@@ -476,7 +483,7 @@ var retentionKind = results.Kind{
 			return "-"
 		}},
 		{Header: "VACUUM after", Text: func(r *results.Results, g *results.Group) string {
-			return summaryOf[RetentionSummary](r.Last(g)).Vacuum.Text(func(v DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
+			return workload.SummaryOf[RetentionSummary](r.Last(g)).Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
 		}},
 		{Header: "table, key index after (leaf density)", Text: func(r *results.Results, g *results.Group) string {
 			m := r.Last(g).Metrics

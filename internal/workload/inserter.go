@@ -7,25 +7,11 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 )
-
-func init() {
-	Register(Meta{
-		Name:        "insert",
-		Description: "each client inserts one row (or batch rows) per transaction",
-		New:         func() Workload { return &insertLoad{} },
-	})
-}
-
-type insertLoad struct {
-	s     Setup
-	batch int
-}
 
 // maxParams is PostgreSQL's limit on the parameters of one statement; a
 // multi-row INSERT sends up to paramsPerRow per row (key, data, payload).
@@ -34,37 +20,25 @@ const (
 	paramsPerRow = 3
 )
 
-// batchOption is the rows per multi-row INSERT: at most what PostgreSQL's
+// BatchOption is the rows per multi-row INSERT: at most what PostgreSQL's
 // 65,535 parameters per statement hold at 3 per row.
-func batchOption(p *int, def int) Option {
+func BatchOption(p *int, def int) Option {
 	return Int("batch", p, def, 1, maxParams/paramsPerRow, "rows per insert transaction (one multi-row INSERT)")
 }
-
-func (l *insertLoad) Options() []Option { return []Option{batchOption(&l.batch, 1)} }
-
-func (l *insertLoad) Configure(s Setup) error { l.s = s; return checkBatchBytes(l.batch, s.Payload) }
 
 // MaxBatchBytes bounds the payload one statement of a batch sends.
 const MaxBatchBytes = 64 << 20
 
-// checkBatchBytes: a batch of rows of payload bytes each in one statement.
-func checkBatchBytes(batch, payload int) error {
+// CheckBatchBytes: a batch of rows of payload bytes each in one statement.
+func CheckBatchBytes(batch, payload int) error {
 	if int64(batch)*int64(payload) > MaxBatchBytes {
 		return fmt.Errorf("batch %d x --payload %d sends %d MiB per statement; at most %d MiB", batch, payload, int64(batch)*int64(payload)>>20, MaxBatchBytes>>20)
 	}
 	return nil
 }
 
-func (l *insertLoad) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, l.s)}
-}
-
-func (l *insertLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
-	return newInserter(ctx, conn.PgConn(), tables[0], gen, l.s, l.batch, id)
-}
-
-// inserter runs the prepared multi-row INSERT of the insert and insert-read workloads.
-type inserter struct {
+// Inserter runs the prepared multi-row INSERT of the insert and insert-read workloads.
+type Inserter struct {
 	conn    *pgconn.PgConn
 	key     *keys.Resolved
 	stream  keys.Stream
@@ -75,15 +49,15 @@ type inserter struct {
 	params  [][]byte
 	formats []int16
 	payload []byte
-	msgs    *msgs
+	msgs    *Msgs
 	// The transaction as protocol messages, for the driver's event loop.
 	sent bool
-	res  execResult
+	res  ExecResult
 }
 
 const insertStmt = "kb_insert"
 
-func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, s Setup, batch, id int) (*inserter, error) {
+func NewInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Generator, s Setup, batch, id int) (*Inserter, error) {
 	clientKeys := t.Key.Gen == keys.GenClient
 	cols := []string{"data", "payload"}
 	if clientKeys {
@@ -103,7 +77,7 @@ func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Ge
 	if _, err := conn.Prepare(ctx, insertStmt, sql, nil); err != nil {
 		return nil, fmt.Errorf("prepare insert: %w", err)
 	}
-	in := &inserter{
+	in := &Inserter{
 		conn: conn, key: t.Key, rng: rand.New(rand.NewPCG(uint64(s.Seed), uint64(id)+1)),
 		rows: max(s.Rows, 1), batch: batch, params: make([][]byte, n), formats: make([]int16, n),
 	}
@@ -112,7 +86,7 @@ func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Ge
 		in.raw = make([]byte, t.Key.Strategy.Width)
 	}
 	if t.Payload > 0 {
-		in.payload = []byte(payloadValue(int64(id)+1, t.Payload).(string))
+		in.payload = []byte(PayloadValue(int64(id)+1, t.Payload).(string))
 	}
 	// Parameter buffers are allocated once; each transaction rewrites them in place.
 	for r, p := 0, 0; r < batch; r++ {
@@ -127,11 +101,11 @@ func newInserter(ctx context.Context, conn *pgconn.PgConn, t *Table, gen keys.Ge
 		in.formats[p+1] = 0
 		p += 2
 	}
-	in.msgs = newMsgs(insertStmt, in.params, in.formats)
+	in.msgs = NewMsgs(insertStmt, in.params, in.formats)
 	return in, nil
 }
 
-func (in *inserter) fill() {
+func (in *Inserter) Fill() {
 	for p := 0; p < len(in.params); {
 		if in.stream != nil {
 			in.stream.Next(in.raw)
@@ -143,9 +117,9 @@ func (in *inserter) fill() {
 	}
 }
 
-func (in *inserter) Txn() (driver.Work, error) {
-	in.fill()
-	if _, err := execNoResult(in.conn, in.msgs); err != nil {
+func (in *Inserter) Txn() (driver.Work, error) {
+	in.Fill()
+	if _, err := ExecNoResult(in.conn, in.msgs); err != nil {
 		return driver.Work{}, err
 	}
 	return driver.Work{Inserted: int64(in.batch)}, nil
@@ -153,21 +127,37 @@ func (in *inserter) Txn() (driver.Work, error) {
 
 // Next, Message and Done run the transaction on the driver's event loop
 // (driver.Machine): the same statement and parameters as Txn.
-func (in *inserter) Next(dst []byte) []byte {
+func (in *Inserter) Next(dst []byte) []byte {
 	if in.sent {
 		return dst
 	}
 	in.sent = true
-	in.fill()
-	return in.msgs.appendTo(dst)
+	in.Fill()
+	return in.msgs.AppendTo(dst)
 }
 
-func (in *inserter) Message(typ byte, body []byte) { in.res.message(typ, body) }
+func (in *Inserter) Message(typ byte, body []byte) { in.res.Message(typ, body) }
 
-func (in *inserter) Done() (driver.Work, error) {
+func (in *Inserter) Done() (driver.Work, error) {
 	in.sent = false
-	if _, err := in.res.take(); err != nil {
+	if _, err := in.res.Take(); err != nil {
 		return driver.Work{}, err
 	}
 	return driver.Work{Inserted: int64(in.batch)}, nil
 }
+
+// Messages are the insert's protocol messages, for a workload that runs it
+// on the driver's event loop within a transaction of its own.
+func (in *Inserter) Messages() *Msgs { return in.msgs }
+
+// Rand is the client's random source (seeded from the plan's seed and the client).
+func (in *Inserter) Rand() *rand.Rand { return in.rng }
+
+// Rows is the table's prefill, the range of its data values.
+func (in *Inserter) Rows() int64 { return in.rows }
+
+// Batch is the rows each insert carries.
+func (in *Inserter) Batch() int { return in.batch }
+
+// Conn is the client's connection.
+func (in *Inserter) Conn() *pgconn.PgConn { return in.conn }

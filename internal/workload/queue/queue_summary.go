@@ -1,4 +1,4 @@
-package workload
+package queue
 
 import (
 	"fmt"
@@ -7,6 +7,23 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
+// reference is a source write-up's throughput, for the figures a workload
+// reproduces: rows per second in and out, on the cores it had.
+type reference struct {
+	// Source names the write-up ("004"); Text says what was measured and how.
+	Source, Text    string
+	Cores           int
+	InPerS, OutPerS float64
+}
+
+// reference004 is 004's queue: 28 producers and 28 consumers on 56 cores,
+// batches of 1000 rows, 2048 partitions, no index.
+var reference004 = &reference{Source: "004", Cores: 56,
+	InPerS:  1_937_999, // 1938 insert batches/s × 1000 rows
+	OutPerS: 4_181_104, // 4181 delete calls/s × 1000: calls, not rows found
+	Text: "004: 1.94M rows/s in and 4.18M rows/s out at once on 56 cores (28 + 28 clients, 2048 partitions, no index); " +
+		"its out figure counts 1000 rows per delete call whether or not the partition held them"}
+
 // QueueSummary is a queue cell's own figures, under "queue" in its metrics:
 // both rates measured at once, the backlog over time (exact, from the rows
 // every client handled, warm-up included), batch latencies per role and
@@ -14,6 +31,9 @@ import (
 type QueueSummary struct {
 	Queue QueueFigures `json:"queue"`
 }
+
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*QueueSummary) WorkloadSummary() {}
 
 // QueueFigures are the figures of QueueSummary.
 type QueueFigures struct {
@@ -69,7 +89,7 @@ type PerCore struct {
 // summarizeQueue summarises a queue window; prefill is the rows queued
 // before it, cores those server and clients shared (0 when the server is
 // elsewhere), ref the write-up's figures (nil: none).
-func summarizeQueue(d *driver.Result, prefill int64, batch, partitions, cores int, ref *Reference) *QueueSummary {
+func summarizeQueue(d *driver.Result, prefill int64, batch, partitions, cores int, ref *reference) *QueueSummary {
 	in, out := d.Roles[RoleIn], d.Roles[RoleOut]
 	secs := d.Elapsed.Seconds()
 	q := QueueFigures{Producers: in.Clients, Consumers: out.Clients, Batch: batch, Partitions: partitions,

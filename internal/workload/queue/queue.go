@@ -1,4 +1,7 @@
-package workload
+// Package queue is the queue and queue-fifo workloads (004's job queue):
+// producers insert rows and consumers take them out in batches, the
+// rate counted in rows done, with the backlog and the rows per core.
+package queue
 
 import (
 	"context"
@@ -14,6 +17,7 @@ import (
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // Queue roles: producers insert batches, consumers delete them.
@@ -31,11 +35,11 @@ func init() {
 				"(ORDER BY id ... FOR UPDATE SKIP LOCKED), which needs the key's btree index"
 		}
 		fifo := fifo
-		Register(Meta{Name: name, Description: desc, Kind: queueKind(fifo), New: func() Workload { return &queue{name: name, fifo: fifo} },
+		workload.Register(workload.Meta{Name: name, Description: desc, Kind: queueKind(fifo), New: func() workload.Workload { return &queue{name: name, fifo: fifo} },
 			// The queue preset's rounds (7 cells x 5 of 3 s) took 228 s here,
 			// some 2.5 s a round beyond the window: the CHECKPOINT after
 			// 100k rows/s in and out, the WAL read back.
-			Bare: Bare{Clients: 4}, RoundCost: 2500 * time.Millisecond, Accepts: func(s *keys.Spec) string {
+			Bare: workload.Bare{Clients: 4}, RoundCost: 2500 * time.Millisecond, Accepts: func(s *keys.Spec) string {
 				if fifo && s.Index != keys.IndexPK && s.Index != keys.IndexUnique && s.Index != keys.IndexBtree {
 					return "taking rows in key order needs a btree index on the key"
 				}
@@ -44,39 +48,33 @@ func init() {
 	}
 }
 
-// RoleWorker is a worker that has a role among the cell's clients.
-type RoleWorker interface {
-	Worker
-	Role() string
-}
-
 type queue struct {
 	name       string
-	s          Setup
+	s          workload.Setup
 	batch      int
 	partitions int
 	fifo       bool
 }
 
-func (q *queue) Options() []Option {
-	return []Option{
-		Int("batch", &q.batch, 1000, 1, 100_000, "rows per producer's insert and per consumer's delete (004: 1,000)"),
-		Int("partitions", &q.partitions, 64, 1, 10_000, "partitions of the queue table, each a heap of its own (004: 2,048)"),
+func (q *queue) Options() []workload.Option {
+	return []workload.Option{
+		workload.Int("batch", &q.batch, 1000, 1, 100_000, "rows per producer's insert and per consumer's delete (004: 1,000)"),
+		workload.Int("partitions", &q.partitions, 64, 1, 10_000, "partitions of the queue table, each a heap of its own (004: 2,048)"),
 	}
 }
 
-func (q *queue) Configure(s Setup) error {
+func (q *queue) Configure(s workload.Setup) error {
 	q.s = s
 	if s.Clients < 2 {
 		return fmt.Errorf("the %s workload needs at least 2 clients (producers and consumers), not %d", q.name, s.Clients)
 	}
-	return checkBatchBytes(q.batch, s.Payload)
+	return workload.CheckBatchBytes(q.batch, s.Payload)
 }
 
-func (q *queue) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, q.s)
+func (q *queue) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	t := workload.KeyedTable(at, key, q.s)
 	t.Partitions = q.partitions
-	return []*Table{t}
+	return []*workload.Table{t}
 }
 
 // Progress shows both rates and the backlog (rows queued before the window, plus in, minus out).
@@ -87,7 +85,7 @@ func (q *queue) Progress(s results.Second) string {
 
 // Summarize replaces the driver's figures by the queue's: the rows inserted
 // are the producers'; the server holds the prefill plus every row in, minus every row out.
-func (q *queue) Summarize(o *Outcome) error {
+func (q *queue) Summarize(o *workload.Outcome) error {
 	d := o.Result
 	in, out := d.Roles[RoleIn], d.Roles[RoleOut]
 	if in == nil || out == nil {
@@ -95,17 +93,17 @@ func (q *queue) Summarize(o *Outcome) error {
 	}
 	o.Cell.RowsInserted, o.Cell.RowsPerS = in.Rows, float64(in.Rows)/max(o.Cell.DurationS, 1e-9)
 	o.Expected = q.s.Rows + in.TotalWork.Inserted - out.TotalWork.Deleted
-	o.Cell.Metrics.Summary = summarizeQueue(d, q.s.Rows, q.batch, o.Tables[0].Partitions, o.Cores, q.s.Reference)
+	o.Cell.Metrics.Summary = summarizeQueue(d, q.s.Rows, q.batch, o.Tables[0].Partitions, o.Cores, reference004)
 	return nil
 }
 
 // producers is how many of the cell's clients produce; the rest consume.
 func producers(clients int) int { return clients - clients/2 }
 
-func (q *queue) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen keys.Generator, id int) (Worker, error) {
+func (q *queue) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, gen keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
 	w := &queueWorker{conn: conn, rng: rand.New(rand.NewPCG(uint64(q.s.Seed), uint64(id)+1)), batch: q.batch,
-		msgs: make([]*msgs, t.Partitions), role: RoleOut}
+		msgs: make([]*workload.Msgs, t.Partitions), role: RoleOut}
 	if id < producers(q.s.Clients) {
 		w.role = RoleIn
 	}
@@ -124,21 +122,21 @@ func (q *queue) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, gen
 		params, formats = [][]byte{nil}, []int16{0}
 	}
 	if t.Payload > 0 && w.role == RoleIn {
-		params[len(params)-1] = []byte(payloadValue(int64(id)+1, t.Payload).(string))
+		params[len(params)-1] = []byte(workload.PayloadValue(int64(id)+1, t.Payload).(string))
 	}
 	for i := 0; i < t.Partitions; i++ {
 		name, sql := fmt.Sprintf("kb_q%d", i), q.statement(t, i, w.role, w.stream != nil)
 		if _, err := conn.Prepare(ctx, name, sql, nil); err != nil {
-			return nil, fmt.Errorf("prepare %s: %w", firstLine(sql), err)
+			return nil, fmt.Errorf("prepare %s: %w", workload.FirstLine(sql), err)
 		}
-		w.msgs[i] = newMsgs(name, params, formats)
+		w.msgs[i] = workload.NewMsgs(name, params, formats)
 	}
 	return w, nil
 }
 
 // statement is the SQL of one role on partition i: 004's batch insert and
 // ctid delete, or the delete of the partition's oldest rows by key.
-func (q *queue) statement(t *Table, i int, role string, clientKeys bool) string {
+func (q *queue) statement(t *workload.Table, i int, role string, clientKeys bool) string {
 	p := t.Partition(i)
 	switch {
 	case role == RoleIn && clientKeys:
@@ -174,20 +172,20 @@ type queueWorker struct {
 	rng    *rand.Rand
 	role   string
 	batch  int
-	msgs   []*msgs
+	msgs   []*workload.Msgs
 	stream keys.Stream
 	key    *keys.Resolved
 	raw    []byte
 	keys   []byte // the array parameter, rewritten in place
 	hdr    int
 	sent   bool
-	res    execResult
+	res    workload.ExecResult
 }
 
 func (w *queueWorker) Role() string { return w.role }
 
 // batchMsgs chooses a partition and, for client-made keys, the batch's keys.
-func (w *queueWorker) batchMsgs() *msgs {
+func (w *queueWorker) batchMsgs() *workload.Msgs {
 	m := w.msgs[w.rng.IntN(len(w.msgs))]
 	if w.stream != nil {
 		w.keys = w.keys[:w.hdr]
@@ -198,7 +196,7 @@ func (w *queueWorker) batchMsgs() *msgs {
 			w.keys = w.key.Encode(w.keys, w.raw)
 			binary.BigEndian.PutUint32(w.keys[at:], uint32(len(w.keys)-at-4))
 		}
-		m.bind.Parameters[0] = w.keys
+		m.Param(0, w.keys)
 	}
 	return m
 }
@@ -209,20 +207,20 @@ func (w *queueWorker) Next(dst []byte) []byte {
 		return dst
 	}
 	w.sent = true
-	return w.batchMsgs().appendTo(dst)
+	return w.batchMsgs().AppendTo(dst)
 }
 
-func (w *queueWorker) Message(typ byte, body []byte) { w.res.message(typ, body) }
+func (w *queueWorker) Message(typ byte, body []byte) { w.res.Message(typ, body) }
 
 func (w *queueWorker) Done() (driver.Work, error) {
 	w.sent = false
-	return w.work(w.res.take())
+	return w.work(w.res.Take())
 }
 
 // Txn inserts or deletes one batch in a random partition and returns the
 // rows it inserted or deleted (a consumer of an empty partition deletes none).
 func (w *queueWorker) Txn() (driver.Work, error) {
-	return w.work(execNoResult(w.conn, w.batchMsgs()))
+	return w.work(workload.ExecNoResult(w.conn, w.batchMsgs()))
 }
 
 // work is a batch's rows: inserted by a producer, deleted by a consumer.

@@ -1,4 +1,7 @@
-package workload
+// Package update is the update workload: each transaction updates one row
+// by key, a column without an index (HOT where the page has room) or an
+// indexed one, which adds entries to every index, the key's too.
+package update
 
 import (
 	"context"
@@ -10,17 +13,18 @@ import (
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 func init() {
-	Register(Meta{
+	workload.Register(workload.Meta{
 		Name: "update",
 		Description: "each transaction updates one existing row by key, drawn over insertion order (read-dist): a column without an index " +
 			"(HOT updates where the page has room), or an indexed one (update-indexed: every update adds entries to every index, the key's too); " +
 			"VACUUM, ANALYZE, REINDEX and COPY TO timed after the window",
 		Kind: updateKind,
-		New:  func() Workload { return &update{} },
-		Bare: Bare{Rows: 100_000},
+		New:  func() workload.Workload { return &update{} },
+		Bare: workload.Bare{Rows: 100_000},
 	})
 }
 
@@ -29,37 +33,40 @@ func init() {
 // with new entries in every index, the key index included, which the key's
 // order then places (at the right edge, or anywhere).
 type update struct {
-	s       Setup
+	s       workload.Setup
 	indexed bool
-	dist    ReadDist
-	pool    *KeyPool
+	dist    workload.ReadDist
+	pool    *workload.KeyPool
 	sum     *UpdateSummary // made by Summarize; Maintain adds its times
 }
 
-func (u *update) Options() []Option {
-	return append([]Option{Bool("update-indexed", &u.indexed, false,
-		"change an indexed column, so that no update is HOT and every index, the key's too, gets new entries")}, readDistOptions(&u.dist)...)
+func (u *update) Options() []workload.Option {
+	return append([]workload.Option{workload.Bool("update-indexed", &u.indexed, false,
+		"change an indexed column, so that no update is HOT and every index, the key's too, gets new entries")}, workload.ReadDistOptions(&u.dist)...)
 }
 
-func (u *update) Configure(s Setup) error { u.s = s; return drawnRows("update", "changes rows", s) }
+func (u *update) Configure(s workload.Setup) error {
+	u.s = s
+	return workload.DrawnRows("update", "changes rows", s)
+}
 
-func (u *update) Tables(at Place, key *keys.Resolved) []*Table {
-	t := KeyedTable(at, key, u.s)
+func (u *update) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	t := workload.KeyedTable(at, key, u.s)
 	t.DataIndex = u.indexed
-	return []*Table{t}
+	return []*workload.Table{t}
 }
 
-func (u *update) Hooks() Hooks {
-	return Hooks{
-		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+func (u *update) Hooks() workload.Hooks {
+	return workload.Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			var err error
-			u.pool, err = LoadKeyPool(ctx, conn, tables[0], u.s.Rows, u.s.Seed, tables[0].Key.WireFormat())
+			u.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], u.s.Rows, u.s.Seed, tables[0].Key.WireFormat())
 			return err
 		},
-		MaintainSays: TimedMaintenance,
-		Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		MaintainSays: workload.TimedMaintenance,
+		Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			if u.sum != nil {
-				u.sum.Maintenance = results.Of(TimeMaintenance(ctx, conn, tables[0]))
+				u.sum.Maintenance = results.Of(workload.TimeMaintenance(ctx, conn, tables[0]))
 			}
 			return nil
 		},
@@ -68,13 +75,13 @@ func (u *update) Hooks() Hooks {
 
 const updateStmt = "kb_update"
 
-func (u *update) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+func (u *update) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
 	if _, err := conn.Prepare(ctx, updateStmt, fmt.Sprintf("UPDATE %s SET data = data + 1 WHERE id = $1", t.Qualified()), nil); err != nil {
 		return nil, fmt.Errorf("prepare update: %w", err)
 	}
 	pick := u.dist.NewPicker(u.pool.Rows, rand.New(rand.NewPCG(uint64(u.s.Seed), uint64(id)+1)))
-	return newStmtWorker(conn, updateStmt, [][]byte{nil}, []int16{t.Key.WireFormat()}, drawKeys(u.pool, pick), updated), nil
+	return workload.NewStmtWorker(conn, updateStmt, [][]byte{nil}, []int16{t.Key.WireFormat()}, workload.DrawKeys(u.pool, pick), updated), nil
 }
 
 // updated checks that an update found its row.
@@ -94,7 +101,10 @@ type UpdateSummary struct {
 	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
 }
 
-func (u *update) Summarize(o *Outcome) error {
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*UpdateSummary) WorkloadSummary() {}
+
+func (u *update) Summarize(o *workload.Outcome) error {
 	s := &UpdateSummary{Indexed: u.indexed, Maintenance: results.Unavailable[results.Maintenance]("not timed: the cell ended before")}
 	if u.pool != nil {
 		s.ReadDist = u.dist.Describe(u.pool.Rows)
@@ -130,7 +140,7 @@ var updateKind = results.Kind{
 			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
 		}},
 		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
-			return summaryOf[UpdateSummary](r.Last(g)).Maintenance.Text(maintenanceColumn)
+			return workload.SummaryOf[UpdateSummary](r.Last(g)).Maintenance.Text(workload.MaintenanceColumn)
 		}},
 	},
 	Notes: func(*results.Results, []results.Group) []string {

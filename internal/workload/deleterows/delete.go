@@ -1,21 +1,22 @@
-package workload
+// Package deleterows is the delete workload: each transaction deletes rows
+// by key, drawn over insertion order or oldest first, and the VACUUM of the
+// dead key index entries is timed after the window.
+package deleterows
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // delete removes existing rows by key, as an application expires or
@@ -29,10 +30,10 @@ import (
 // many, how many index pages it freed, and the index's size and leaf
 // density after it.
 type deleteLoad struct {
-	s     Setup
+	s     workload.Setup
 	batch int
-	dist  ReadDist
-	pool  *KeyPool
+	dist  workload.ReadDist
+	pool  *workload.KeyPool
 	// oldest is the table's oldest keys in insertion order, and next the
 	// position the next oldest-first delete takes (shared by the clients).
 	oldest [][]byte
@@ -44,13 +45,13 @@ type deleteLoad struct {
 const readOldest = "oldest"
 
 func init() {
-	Register(Meta{
+	workload.Register(workload.Meta{
 		Name: "delete",
 		Description: "each transaction deletes one existing row (or batch rows) by key, drawn over insertion order (read-dist): " +
 			"uniform, recent, zipf, or oldest (retention: the oldest rows first); VACUUM of the dead key index entries timed after the window",
 		Kind: deleteKind,
-		New:  func() Workload { return &deleteLoad{} },
-		Bare: Bare{Rows: 200_000},
+		New:  func() workload.Workload { return &deleteLoad{} },
+		Bare: workload.Bare{Rows: 200_000},
 		Accepts: func(s *keys.Spec) string {
 			if s.Index == keys.IndexNone || s.Index == keys.IndexBrin {
 				return "deleting a row by its key needs an index that finds it (index=" + string(s.Index) + " scans the table)"
@@ -60,41 +61,41 @@ func init() {
 	})
 }
 
-func (d *deleteLoad) Options() []Option {
-	d.dist.ZipfS = DefaultZipfS
-	return []Option{
-		Int("batch", &d.batch, 1, 1, 1000, "rows per delete transaction (DELETE ... WHERE id IN (...))"),
-		Choice("read-dist", &d.dist.Kind, ReadUniform, append(append([]string(nil), ReadDists...), readOldest),
+func (d *deleteLoad) Options() []workload.Option {
+	d.dist.ZipfS = workload.DefaultZipfS
+	return []workload.Option{
+		workload.Int("batch", &d.batch, 1, 1, 1000, "rows per delete transaction (DELETE ... WHERE id IN (...))"),
+		workload.Choice("read-dist", &d.dist.Kind, workload.ReadUniform, append(append([]string(nil), workload.ReadDists...), readOldest),
 			"which rows are deleted, over insertion order: uniform, recent (90% among the newest recent-rows), zipf, or oldest (retention: oldest first)").Variants(),
-		Float("recent-rows", &d.dist.RecentRows, DefaultRecentRows, 0, 1, true,
-			"the newest share of the rows a recent distribution favours").Only(func() bool { return d.dist.Kind == ReadRecent }),
+		workload.Float("recent-rows", &d.dist.RecentRows, workload.DefaultRecentRows, 0, 1, true,
+			"the newest share of the rows a recent distribution favours").Only(func() bool { return d.dist.Kind == workload.ReadRecent }),
 	}
 }
 
-func (d *deleteLoad) Configure(s Setup) error {
+func (d *deleteLoad) Configure(s workload.Setup) error {
 	d.s = s
-	return drawnRows("delete", "deletes rows", s)
+	return workload.DrawnRows("delete", "deletes rows", s)
 }
 
-func (d *deleteLoad) Tables(at Place, key *keys.Resolved) []*Table {
-	return []*Table{KeyedTable(at, key, d.s)}
+func (d *deleteLoad) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {
+	return []*workload.Table{workload.KeyedTable(at, key, d.s)}
 }
 
 // deleteOldestMax bounds the oldest keys a cell holds in memory to delete.
 const deleteOldestMax = 1_000_000
 
-func (d *deleteLoad) Hooks() Hooks {
-	return Hooks{
-		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+func (d *deleteLoad) Hooks() workload.Hooks {
+	return workload.Hooks{
+		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			t := tables[0]
 			if d.dist.Kind != readOldest {
 				var err error
-				d.pool, err = LoadKeyPool(ctx, conn, t, d.s.Rows, d.s.Seed, t.Key.WireFormat())
+				d.pool, err = workload.LoadKeyPool(ctx, conn, t, d.s.Rows, d.s.Seed, t.Key.WireFormat())
 				return err
 			}
 			// A prefill writes the heap in insertion order: its oldest rows come first in ctid order.
 			var err error
-			d.oldest, err = keysOf(ctx, conn, t.Key.WireFormat(), fmt.Sprintf("SELECT id FROM %s ORDER BY ctid LIMIT %d", t.Qualified(), min(d.s.Rows, deleteOldestMax)))
+			d.oldest, err = workload.KeysOf(ctx, conn, t.Key.WireFormat(), fmt.Sprintf("SELECT id FROM %s ORDER BY ctid LIMIT %d", t.Qualified(), min(d.s.Rows, deleteOldestMax)))
 			if err == nil && len(d.oldest) == 0 {
 				err = fmt.Errorf("%s holds no row to delete", t.Qualified())
 			}
@@ -102,9 +103,9 @@ func (d *deleteLoad) Hooks() Hooks {
 		},
 		// Before the evidence, whose REINDEX would remove the dead entries:
 		// the evidence then reads the key index as this VACUUM left it.
-		BeforeEvidence: func(ctx context.Context, conn *pgx.Conn, tables []*Table) error {
+		BeforeEvidence: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			if d.sum != nil {
-				d.sum.Vacuum = vacuumDeleted(ctx, conn, tables[0])
+				d.sum.Vacuum = workload.VacuumDeleted(ctx, conn, tables[0])
 			}
 			return nil
 		},
@@ -113,7 +114,7 @@ func (d *deleteLoad) Hooks() Hooks {
 
 const deleteStmt = "kb_delete"
 
-func (d *deleteLoad) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table, _ keys.Generator, id int) (Worker, error) {
+func (d *deleteLoad) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
 	ph := make([]string, d.batch)
 	params, formats := make([][]byte, d.batch), make([]int16, d.batch)
@@ -135,7 +136,7 @@ func (d *deleteLoad) NewWorker(ctx context.Context, c *pgx.Conn, tables []*Table
 		}
 	}
 	deleted := func(n int64, err error) (driver.Work, error) { return driver.Work{Deleted: n}, err }
-	return newStmtWorker(conn, deleteStmt, params, formats, set, deleted), nil
+	return workload.NewStmtWorker(conn, deleteStmt, params, formats, set, deleted), nil
 }
 
 // nextOldest sets p to the next oldest keys not yet taken by any client;
@@ -151,28 +152,19 @@ func (d *deleteLoad) nextOldest(p [][]byte) {
 // the rows its window deleted against the rows it asked for, and the
 // VACUUM of the dead key index entries after it.
 type DeleteSummary struct {
-	Draw    string                  `json:"delete_draw"`
-	Batch   int                     `json:"delete_batch"`
-	Deleted int64                   `json:"rows_deleted"`
-	Asked   int64                   `json:"rows_asked"`
-	Vacuum  results.M[DeleteVacuum] `json:"delete_vacuum,omitzero"`
+	Draw    string                           `json:"delete_draw"`
+	Batch   int                              `json:"delete_batch"`
+	Deleted int64                            `json:"rows_deleted"`
+	Asked   int64                            `json:"rows_asked"`
+	Vacuum  results.M[workload.DeleteVacuum] `json:"delete_vacuum,omitzero"`
 }
 
-// DeleteVacuum is the VACUUM after the deletes (VACUUM VERBOSE), before
-// the evidence: its time, the dead entries it removed from the key index
-// (the dead item identifiers it removed from the heap: an index keeps an
-// entry for each until VACUUM, unless an index scan found it dead first)
-// and the key index's pages it freed (newly deleted). The cell's
-// key_index_bytes, leaf_density and bloat_ratio are the index as it left it.
-type DeleteVacuum struct {
-	Seconds         float64          `json:"seconds"`
-	KeyIndexRemoved results.M[int64] `json:"key_index_entries_removed,omitzero"`
-	KeyIndexFreed   results.M[int64] `json:"key_index_pages_deleted,omitzero"`
-}
+// WorkloadSummary marks the type as a workload's summary (results.Summary).
+func (*DeleteSummary) WorkloadSummary() {}
 
-func (d *deleteLoad) Summarize(o *Outcome) error {
+func (d *deleteLoad) Summarize(o *workload.Outcome) error {
 	s := &DeleteSummary{Batch: d.batch, Deleted: o.Result.Work.Deleted, Asked: o.Result.Txns * int64(d.batch),
-		Vacuum: results.Unavailable[DeleteVacuum]("not run: the cell ended before")}
+		Vacuum: results.Unavailable[workload.DeleteVacuum]("not run: the cell ended before")}
 	switch {
 	case d.pool != nil:
 		s.Draw = d.dist.Describe(d.pool.Rows)
@@ -184,54 +176,6 @@ func (d *deleteLoad) Summarize(o *Outcome) error {
 	return nil
 }
 
-// vacuumDead and vacuumPages read VACUUM VERBOSE's report (PostgreSQL
-// 15-18): the dead item identifiers it removed from the heap, whose entries
-// it removed from every index, and an index's pages newly deleted.
-var (
-	vacuumDead  = regexp.MustCompile(`had (\d+) dead item identifiers removed`)
-	vacuumPages = regexp.MustCompile(`index "([^"]+)": pages: \d+ in total, (\d+) newly deleted`)
-)
-
-// vacuumDeleted times VACUUM (VERBOSE) of the table and reads, from its
-// report, what it did to the key index.
-func vacuumDeleted(ctx context.Context, conn *pgx.Conn, t *Table) results.M[DeleteVacuum] {
-	// VACUUM VERBOSE reports as notices: a connection of its own hears them.
-	var report strings.Builder
-	cfg := conn.Config().Copy()
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { report.WriteString(n.Message + "\n" + n.Detail + "\n") }
-	vconn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return results.Unavailable[DeleteVacuum]("connecting to VACUUM: " + err.Error())
-	}
-	defer vconn.Close(context.Background())
-	t0 := time.Now()
-	_, err = vconn.Exec(ctx, "VACUUM (VERBOSE) "+t.Qualified())
-	secs := time.Since(t0).Seconds()
-	if err != nil {
-		return results.Unavailable[DeleteVacuum](err.Error())
-	}
-	v := DeleteVacuum{Seconds: secs}
-	names := KeyIndexNames(t)
-	if len(names) == 0 {
-		return results.Of(v)
-	}
-	key := names[0][strings.LastIndex(names[0], ".")+1:]
-	text := report.String()
-	v.KeyIndexRemoved = results.Of[int64](0) // no index scan: nothing to remove
-	if m := vacuumDead.FindStringSubmatch(text); m != nil {
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		v.KeyIndexRemoved = results.Of(n)
-	}
-	v.KeyIndexFreed = results.Unavailable[int64]("VACUUM VERBOSE did not report the key index's pages")
-	for _, m := range vacuumPages.FindAllStringSubmatch(text, -1) {
-		if m[1] == key {
-			n, _ := strconv.ParseInt(m[2], 10, 64)
-			v.KeyIndexFreed = results.Of(n)
-		}
-	}
-	return results.Of(v)
-}
-
 // deleteKind is how delete cells read: the rate, the rows deleted, the
 // blocks each delete read, and the VACUUM after them.
 var deleteKind = results.Kind{
@@ -240,18 +184,18 @@ var deleteKind = results.Kind{
 	Columns: []results.Column{
 		results.RateColumn, results.P99Column,
 		{Header: "rows deleted (asked)", Text: func(r *results.Results, g *results.Group) string {
-			s := summaryOf[DeleteSummary](r.Last(g))
+			s := workload.SummaryOf[DeleteSummary](r.Last(g))
 			return fmt.Sprintf("%d (%d)", s.Deleted, s.Asked)
 		}},
 		results.BlocksColumn("blocks / delete (read)", results.BlocksAndReads),
 		{Header: "key index dead entries, pages freed by VACUUM", Text: func(r *results.Results, g *results.Group) string {
-			return summaryOf[DeleteSummary](r.Last(g)).Vacuum.Text(func(v DeleteVacuum) string {
+			return workload.SummaryOf[DeleteSummary](r.Last(g)).Vacuum.Text(func(v workload.DeleteVacuum) string {
 				return v.KeyIndexRemoved.Text(func(n int64) string { return strconv.FormatInt(n, 10) }) + ", " +
 					v.KeyIndexFreed.Text(func(n int64) string { return strconv.FormatInt(n, 10) })
 			})
 		}},
 		{Header: "VACUUM", Text: func(r *results.Results, g *results.Group) string {
-			return summaryOf[DeleteSummary](r.Last(g)).Vacuum.Text(func(v DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
+			return workload.SummaryOf[DeleteSummary](r.Last(g)).Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
 		}},
 		{Header: "key index after (leaf density)", Text: func(r *results.Results, g *results.Group) string {
 			m := r.Last(g).Metrics
