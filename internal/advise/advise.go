@@ -245,6 +245,9 @@ type Lab struct {
 	Key           string  `json:"key"`
 	Payload       int     `json:"payload"`
 	Clients       int     `json:"clients"`
+	// RateTPS is the table's measured insert rate the lab runs at (--rate;
+	// 0: flat out, the rate unmeasured or too low for a window).
+	RateTPS float64 `json:"rate_tps,omitempty"`
 	// Notes say what the lab could not match.
 	Notes []string `json:"notes,omitempty"`
 }

@@ -153,6 +153,10 @@ func LabFor(t *Table, s Server) *Lab {
 		}
 	}
 	shape := fmt.Sprintf("--rows %d --shared-buffers %dMB --payload %d -c %d", lab.Rows, int(sbMB), lab.Payload, lab.Clients)
+	if r := labRate(t, lab); r > 0 {
+		lab.RateTPS = r
+		shape += fmt.Sprintf(" -R %g", r)
+	}
 	lab.Command = fmt.Sprintf("keybench run insert --keys %s %s", strings.Join(keys, ","), shape)
 	if t.Key.Order != Ordered && strings.HasPrefix(spec, "uuidv4") {
 		storage := strings.TrimPrefix(spec, "uuidv4")
@@ -198,4 +202,26 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// labMinRate is the least insert rate a lab runs at: below it a round of a
+// second or two holds too few transactions for a 99th percentile.
+const labMinRate = 100
+
+// labRate is the table's measured insert rate for its lab (--rate), so that
+// the lab says what each key costs at the user's own rate; 0, with a note
+// on the lab, when it was not measured or is too low to measure at.
+func labRate(t *Table, lab *Lab) float64 {
+	ins, ok := t.InsertsPerS.Get()
+	switch {
+	case !ok && t.InsertsPerS.Reason() != "":
+		lab.Notes = append(lab.Notes, "flat out: the table's insert rate could not be measured ("+t.InsertsPerS.Reason()+")")
+	case !ok:
+		lab.Notes = append(lab.Notes, "flat out: the table's insert rate was not measured")
+	case ins < labMinRate:
+		lab.Notes = append(lab.Notes, fmt.Sprintf("flat out: the table's %.3g inserts/s are too few for a window to measure at (%d at least)", ins, labMinRate))
+	default:
+		return math.Round(ins)
+	}
+	return 0
 }

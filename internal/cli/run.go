@@ -31,6 +31,8 @@ type runCmd struct {
 	Clients       []int       `short:"c" sep:"," help:"Clients, one connection each; a list runs each count."`
 	Duration      *pgDuration `short:"T" placeholder:"SECONDS" help:"Measured window per cell, in seconds as pgbench -T takes it (10) or as a duration (1m30s); default: the preset's."`
 	Txns          *int64      `short:"t" help:"Measured transactions per client, instead of a duration (pgbench -t)."`
+	Rate          *float64    `short:"R" placeholder:"TPS" help:"Run every window at this many transactions per second of all the clients together, on a Poisson schedule as pgbench -R does: latency counts from each transaction's scheduled start, the schedule's lag and the cost per second at that rate are reported, and keys are compared on latency and cost (default: flat out)."`
+	LatencyLimit  *float64    `name:"latency-limit" placeholder:"MS" help:"With --rate: count the transactions slower than this (milliseconds, from their scheduled start) as late, and skip those already that late when their turn comes (pgbench --latency-limit)."`
 	Warmup        *pgDuration `placeholder:"SECONDS" help:"Warm-up before each window, excluded from every figure (seconds or a duration): its longest, ended once the rate is steady (see --warmup-until); default: the preset's."`
 	WarmupUntil   string      `name:"warmup-until" enum:"steady,time" default:"steady" help:"End each warm-up once the rate is steady (two stretches of 50 ms and 200 transactions each within 10%, after 0.1 s at least), or after all of --warmup (time)."`
 	Rows          []int64     `sep:"," help:"Rows prefilled before each cell; a list measures each table size."`
@@ -261,6 +263,9 @@ func (r *runCmd) windowParams(p *scenario.Params) error {
 			return usagef("--txns must be at least 1, not %d", *r.Txns)
 		}
 		p.Txns, p.Duration = *r.Txns, 0
+	}
+	if err := r.rateParams(p); err != nil {
+		return err
 	}
 	if r.Repeat != nil && *r.Repeat < 1 {
 		return usagef("--repeat must be at least 1 (a run of every cell), not %d", *r.Repeat)
@@ -557,4 +562,27 @@ func removeOut(dir string) {
 		_ = os.Remove(filepath.Join(dir, name))
 	}
 	_ = os.Remove(dir)
+}
+
+// maxRate bounds --rate: far beyond what any server keybench measures runs.
+const maxRate = 10_000_000
+
+// rateParams are the fixed rate and its latency limit (pgbench -R, --latency-limit).
+func (r *runCmd) rateParams(p *scenario.Params) error {
+	if r.Rate != nil {
+		if !(*r.Rate > 0 && *r.Rate <= maxRate) {
+			return usagef("--rate must be above 0 and at most %d transactions per second, not %g", maxRate, *r.Rate)
+		}
+		p.Rate = *r.Rate
+	}
+	if r.LatencyLimit != nil {
+		if p.Rate == 0 {
+			return usagef("--latency-limit needs --rate: it counts transactions late behind a fixed schedule")
+		}
+		if !(*r.LatencyLimit > 0 && *r.LatencyLimit <= 3_600_000) {
+			return usagef("--latency-limit must be above 0 and at most an hour, in milliseconds, not %g", *r.LatencyLimit)
+		}
+		p.LatencyLimit = time.Duration(*r.LatencyLimit * float64(time.Millisecond))
+	}
+	return nil
 }

@@ -84,6 +84,12 @@ type Config struct {
 	// OnWindow, if set, is told when the measured window starts (the
 	// warm-up's end).
 	OnWindow func(start time.Time)
+	// Rate, when set, is the transactions per second of all the clients
+	// together, started on a Poisson schedule, latency counted from each
+	// scheduled start (see rate.go); LatencyLimit then counts the late
+	// ones and skips those already late when their turn comes.
+	Rate         float64
+	LatencyLimit time.Duration
 }
 
 // Second and RoleSecond are the per-second timeline, a results type.
@@ -144,6 +150,8 @@ type Result struct {
 	// moment it meant to wake.
 	Stalls   []Stall
 	StalledS float64
+	// Pace is the fixed-rate schedule as it ran (nil: flat out).
+	Pace *Pace
 }
 
 // Stall is a stretch of the window in which the driver's once-a-second
@@ -197,6 +205,9 @@ type worker struct {
 	// abandoned holds the latency so far (µs) of a transaction the driver
 	// cancelled at the end of the window; written by the driver only.
 	abandoned []int64
+	// pace is the client's fixed-rate schedule (nil: flat out), its
+	// figures written by the worker's goroutine only.
+	pace *paced
 }
 
 // window is the measured window's shared state: its edges, the stop flag
@@ -213,7 +224,8 @@ type window struct {
 	// steadiness is judged by it).
 	warmed  atomic.Int64
 	stop    atomic.Bool
-	lastEnd atomic.Int64 // unix nanos of the last measured completion (Txns mode)
+	stopped chan struct{} // closed with stop set: a paced client's wait ends
+	lastEnd atomic.Int64  // unix nanos of the last measured completion (Txns mode)
 	errMu   sync.Mutex
 	samples []string
 }
@@ -232,10 +244,11 @@ func (win *window) noteErr(err error) {
 	}
 }
 
-// complete accounts for a transaction of w that ran from t0 to t1, with the
-// rows it wrote and its error; measured counts w's transactions in the
-// window. It returns whether the client goes on with another transaction.
-func (win *window) complete(w *worker, t0, t1 time.Time, work Work, err error, measured *int64) bool {
+// complete accounts for a transaction of w that ran from t0 to t1 (its
+// latency counted from sched: t0, or its scheduled start at a fixed rate),
+// with the rows it wrote and its error; measured counts w's transactions
+// in the window. It returns whether the client goes on with another one.
+func (win *window) complete(w *worker, sched, t0, t1 time.Time, work Work, err error, measured *int64) bool {
 	cfg := win.cfg
 	winStart, winEnd := time.Unix(0, win.startNS.Load()), time.Time{}
 	if e := win.endNS.Load(); e != 0 {
@@ -269,7 +282,8 @@ func (win *window) complete(w *worker, t0, t1 time.Time, work Work, err error, m
 			return false
 		}
 	} else if inWindow {
-		us := max(t1.Sub(t0).Microseconds(), minLatencyUS)
+		win.recordPace(w, sched, t0, t1)
+		us := max(t1.Sub(sched).Microseconds(), minLatencyUS)
 		_ = w.total.RecordValue(us)
 		w.mu.Lock()
 		_ = w.sec.RecordValue(us)
@@ -281,7 +295,7 @@ func (win *window) complete(w *worker, t0, t1 time.Time, work Work, err error, m
 	} else if cfg.Txns == 0 && t0.Before(winEnd) {
 		// Started (or running) in the window, finished after it: its
 		// latency belongs to the window, whatever it waited for.
-		_ = w.total.RecordValue(max(t1.Sub(later(t0, winStart)).Microseconds(), minLatencyUS))
+		_ = w.total.RecordValue(max(t1.Sub(later(sched, winStart)).Microseconds(), minLatencyUS))
 	}
 	if inWindow {
 		*measured++
@@ -347,8 +361,13 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 			sec:   hdrhistogram.New(minLatencyUS, maxLatencyUS, 2),
 		}
 	}
-	win := &window{cfg: cfg}
+	win := &window{cfg: cfg, stopped: make(chan struct{})}
 	started := time.Now()
+	if cfg.Rate > 0 {
+		for i, w := range ws {
+			w.pace = &paced{sched: newSchedule(cfg.Rate, len(ws), i, started), lag: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+		}
+	}
 	win.setStart(started.Add(cfg.Warmup))
 	done := win.start(ws)
 	res := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
@@ -370,7 +389,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 	if end.After(win.winStart) {
 		res.Elapsed = end.Sub(win.winStart)
 	}
-	res.collect(ws)
+	res.collect(win, ws)
 	res.ErrorSamples = win.samples
 	if res.ClientsLost == len(ws) {
 		return res, fmt.Errorf("all %d clients lost their connections: %s", len(ws), first(win.samples))
@@ -382,7 +401,9 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 // goroutine each; done is closed when every client has ended.
 func (win *window) start(ws []*worker) <-chan struct{} {
 	var wg sync.WaitGroup
-	if loops := eventLoops(clientsOf(ws)); loops > 0 {
+	// A paced client waits for its schedule in a timer of its own: the
+	// event loops run flat out only.
+	if loops := eventLoops(clientsOf(ws)); loops > 0 && win.cfg.Rate == 0 {
 		win.startLoops(ws, loops, &wg)
 	} else {
 		for _, w := range ws {
@@ -412,7 +433,21 @@ func (win *window) runBlocking(w *worker) {
 	var measured int64
 	lastYield := time.Now()
 	for !win.stop.Load() {
+		var sched time.Time
+		if w.pace != nil {
+			s, skip, ok := win.due(w)
+			if !ok {
+				return
+			}
+			if skip {
+				continue
+			}
+			sched = s
+		}
 		t0 := time.Now()
+		if sched.IsZero() {
+			sched = t0
+		}
 		w.busySince.Store(t0.UnixNano())
 		work, err := w.c.Txn()
 		t1 := time.Now()
@@ -424,7 +459,7 @@ func (win *window) runBlocking(w *worker) {
 			runtime.Gosched()
 			lastYield = t1
 		}
-		if !win.complete(w, t0, t1, work, err, &measured) {
+		if !win.complete(w, sched, t0, t1, work, err, &measured) {
 			return
 		}
 	}
@@ -574,6 +609,7 @@ func (win *window) sampleSeconds(ctx context.Context, done <-chan struct{}, smp 
 // cancel does not help within cancelGrace (a dead server), the sockets are cut.
 func (win *window) stopClients(ws []*worker, done <-chan struct{}, res *Result) {
 	win.stop.Store(true)
+	close(win.stopped)
 	stopAt := time.Now()
 	select {
 	case <-done:
@@ -594,7 +630,7 @@ func (win *window) stopClients(ws []*worker, done <-chan struct{}, res *Result) 
 }
 
 // collect merges the clients' histograms and totals into the result.
-func (res *Result) collect(ws []*worker) {
+func (res *Result) collect(win *window, ws []*worker) {
 	for _, w := range ws {
 		for _, us := range w.abandoned {
 			_ = w.total.RecordValue(us)
@@ -608,6 +644,16 @@ func (res *Result) collect(ws []*worker) {
 		res.TotalRows += w.allRows.Load()
 		res.TotalWork = res.TotalWork.Add(w.allWork)
 		res.WarmupTxns += w.warmTxns
+		if w.pace != nil {
+			win.rest(w)
+			if res.Pace == nil {
+				res.Pace = newPace(win.cfg)
+			}
+			res.Pace.Lag.Merge(w.pace.lag)
+			res.Pace.Scheduled += w.pace.scheduled
+			res.Pace.Late += w.pace.late
+			res.Pace.Skipped += w.pace.skipped
+		}
 		if w.lost {
 			res.ClientsLost++
 		}
@@ -776,6 +822,12 @@ func Merge(rounds []*Result) *Result {
 		out.LongestUnfinished = max(out.LongestUnfinished, r.LongestUnfinished)
 		out.Stalls = append(out.Stalls, r.Stalls...)
 		out.StalledS += r.StalledS
+		if r.Pace != nil {
+			if out.Pace == nil {
+				out.Pace = &Pace{Lag: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
+			}
+			out.Pace.merge(r.Pace)
+		}
 		for name, rr := range r.Roles {
 			if out.Roles == nil {
 				out.Roles = map[string]*RoleResult{}

@@ -268,7 +268,7 @@ func (win *window) end(epfd int, c *loopConn, broken error) {
 		}
 	}
 	claimed := c.w.busySince.Load() == 0 // the driver gave up on it (see abandon)
-	more := win.complete(c.w, c.t0, t1, work, err, &c.measured)
+	more := win.complete(c.w, c.t0, c.t0, t1, work, err, &c.measured)
 	if broken != nil {
 		c.w.lost = c.w.lost || !claimed
 		c.done = true

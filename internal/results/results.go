@@ -124,7 +124,11 @@ type Plan struct {
 	WarmupFixed bool    `json:"warmup_fixed,omitempty"`
 	DurationS   float64 `json:"duration_s,omitempty"`
 	TxnsPerCli  int64   `json:"txns_per_client,omitempty"`
-	Payload     int     `json:"payload_bytes"`
+	// RateTPS is the fixed rate every window ran at (--rate; 0: flat
+	// out), LatencyLimitMS its latency limit (--latency-limit).
+	RateTPS        float64 `json:"rate_tps,omitempty"`
+	LatencyLimitMS float64 `json:"latency_limit_ms,omitempty"`
+	Payload        int     `json:"payload_bytes"`
 	// CreatedAt is the keyed table's created_at column: column, indexed
 	// ("": none); PartitionBy its partitions by time ("1d", "100000rows";
 	// ""), each for the keys that say none of their own; HistoryS the span
@@ -293,6 +297,43 @@ type Cell struct {
 	Metrics Metrics `json:"metrics"`
 	// HistFile is the cell's HdrHistogram interval log (--hist-file).
 	HistFile string `json:"hist_file,omitempty"`
+	// Pace is the fixed-rate schedule the window ran on (--rate; nil: flat out).
+	Pace *Pace `json:"pace,omitempty"`
+}
+
+// Pace is a cell's fixed-rate schedule as it ran (pgbench -R): the rate
+// asked of all its clients together, the transactions its schedule
+// started in the window (a Poisson count, within about its square root of
+// the rate times the window: every key of a run draws the same schedule),
+// how late the measured ones started behind it (LatencyMS counts from the
+// scheduled start), and, with a latency limit, those slower than it from
+// their schedule (Late) and those not sent, already that late (Skipped).
+type Pace struct {
+	RateTPS        float64 `json:"rate_tps"`
+	LatencyLimitMS float64 `json:"latency_limit_ms,omitempty"`
+	Scheduled      int64   `json:"scheduled_txns"`
+	LagMS          Latency `json:"lag_ms"`
+	Late           int64   `json:"late_txns"`
+	Skipped        int64   `json:"skipped_txns"`
+}
+
+// PaceHeld is the share of its schedule a cell must run to have held its
+// rate: the transactions completed in the window against those scheduled
+// in it (not against the rate times the window, which a Poisson count
+// misses by its own noise).
+const PaceHeld = 0.97
+
+// Held says the cell ran its fixed schedule (within PaceHeld).
+func (c *Cell) Held() bool {
+	return c.Pace == nil || c.Pace.Scheduled == 0 || float64(c.Txns) >= PaceHeld*float64(c.Pace.Scheduled)
+}
+
+// ScheduleShare is the share of its schedule the cell ran (1 flat out).
+func (c *Cell) ScheduleShare() float64 {
+	if c.Pace == nil || c.Pace.Scheduled == 0 {
+		return 1
+	}
+	return float64(c.Txns) / float64(c.Pace.Scheduled)
 }
 
 // Round is one round of a cell: when it ran (seconds since the run
@@ -310,6 +351,10 @@ type Round struct {
 	// Cost is what the round's transactions cost, per transaction (nil in
 	// files of earlier rounds).
 	Cost *RoundCost `json:"cost,omitempty"`
+	// P99MS is the round's 99th-percentile latency at a fixed rate (--rate;
+	// 0 flat out), from each transaction's scheduled start: the sample
+	// keys are compared on when they all run the same rate.
+	P99MS float64 `json:"p99_ms,omitempty"`
 }
 
 // RoundCost is what one round's transactions cost, per transaction, over

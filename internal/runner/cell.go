@@ -80,7 +80,7 @@ func (r *run) setUp(ctx context.Context, pc scenario.PlannedCell, c *results.Cel
 		cr.hooks = h.Hooks()
 	}
 	p := r.cfg.Plan.Params
-	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, Rounds: rounds}
+	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, Rounds: rounds, Rate: p.Rate, LatencyLimit: p.LatencyLimit}
 	if !p.FixedWarmup {
 		cr.win.SteadyAfter = scenario.SteadyAfter
 	}
@@ -326,7 +326,11 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
 		cost := metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
-		cr.c.Rounds = append(cr.c.Rounds, results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost})
+		rd := results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost}
+		if dres.Pace != nil {
+			rd.P99MS = driver.LatencyMS(dres.Latency).P99
+		}
+		cr.c.Rounds = append(cr.c.Rounds, rd)
 		// The cell holds what its rounds measured so far: an interrupted
 		// run keeps it (the cell is then marked interrupted, not summarized).
 		fillDriverResult(cr.c, driver.Merge(cr.results))
@@ -379,7 +383,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	var warm *driver.Result
 	if win.WarmupTxns > 0 {
 		var err error
-		if warm, err = driver.Run(ctx, driver.Config{Txns: win.WarmupTxns}, clients); err == nil {
+		if warm, err = driver.Run(ctx, driver.Config{Txns: win.WarmupTxns, Rate: win.Rate}, clients); err == nil {
 			err = windowFailure(warm)
 		}
 		if err != nil {
@@ -396,6 +400,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	bar := cr.progressBar(win, len(clients))
 	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, SteadyAfter: win.SteadyAfter, Duration: win.Duration, Txns: win.Txns,
+		Rate: win.Rate, LatencyLimit: win.LatencyLimit,
 		OnWindow: func(start time.Time) {
 			sess.WindowStarts(start)
 			watch.started(start)

@@ -109,6 +109,10 @@ func fillDriverResult(c *results.Cell, d *driver.Result) {
 		c.RowsPerS = float64(d.Work.Changed()) / c.DurationS
 	}
 	c.LatencyMS = driver.LatencyMS(d.Latency)
+	if p := d.Pace; p != nil {
+		c.Pace = &results.Pace{RateTPS: p.Rate, LatencyLimitMS: float64(p.LatencyLimit) / float64(time.Millisecond), Scheduled: p.Scheduled,
+			LagMS: driver.LatencyMS(p.Lag), Late: p.Late, Skipped: p.Skipped}
+	}
 	c.Timeline = d.Timeline
 	c.ErrorSamples = d.ErrorSamples
 }

@@ -48,8 +48,14 @@ type Params struct {
 	FixedWarmup bool
 	Duration    time.Duration
 	// Txns is per client; when set it replaces Duration (pgbench -t).
-	Txns    int64
-	Payload int
+	Txns int64
+	// Rate, when set, runs every window at that many transactions per
+	// second of all the clients together, on a Poisson schedule (pgbench
+	// -R); LatencyLimit counts the transactions slower than it from their
+	// scheduled start, and skips those already that late (--latency-limit).
+	Rate         float64
+	LatencyLimit time.Duration
+	Payload      int
 	// CreatedAt is the keyed table's created_at column (keys.CreatedAt*;
 	// "": none), and PartitionBy its partitions by time, for every key that
 	// says none of its own (created-at=, partition=).
@@ -444,6 +450,9 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkRate(tasks); err != nil {
+		return nil, err
+	}
 	cells, skipped := cellsOf(p, tasks, specs)
 	if len(cells) == 0 {
 		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
@@ -458,8 +467,13 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Experiment, error) {
 
 // rounds is how many rounds the scenario runs its cells in when the user
 // did not say: its own, the most a sequential design runs, as many as a
-// shortened window holds.
+// shortened window holds; at a fixed rate, rounds at least (the keys compared on their rounds).
 func (sc *Scenario) rounds(p Params) int {
+	if p.Rate > 0 && p.Rounds <= 1 {
+		// At a fixed rate every key runs the same rate: the keys are
+		// compared on their rounds' latency and cost, so there are rounds.
+		p.Rounds = stats.MinSequentialRounds
+	}
 	if p.Rounds <= 1 {
 		return max(p.Rounds, 1)
 	}
@@ -683,4 +697,21 @@ func bare(m workload.Meta) *Scenario {
 		},
 		Settings: embeddedDefaults,
 	}
+}
+
+// checkRate refuses a fixed rate for a workload whose window is its own (a
+// load's chunks, run as fast as it can): it would run flat out whatever
+// --rate says.
+func (p *Params) checkRate(tasks []Task) error {
+	if p.Rate == 0 {
+		return nil
+	}
+	for _, t := range tasks {
+		if m, ok := workload.Lookup(t.Workload); ok {
+			if _, own := m.New().(workload.Windowed); own {
+				return usage.Errorf("--rate: %s runs a window of its own as fast as it can (a load's chunks); a fixed rate applies to the transactional workloads", t.Workload)
+			}
+		}
+	}
+	return nil
 }

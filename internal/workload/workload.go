@@ -128,6 +128,10 @@ type Window struct {
 	// cells' (the plan's --rounds); a workload whose window cannot be split
 	// (a load) sets 1.
 	Rounds int
+	// Rate and LatencyLimit run the window at a fixed rate (the plan's
+	// --rate, driver.Config.Rate); a load runs flat out.
+	Rate         float64
+	LatencyLimit time.Duration
 }
 
 // Windowed is a workload whose window is not the plan's (a load: its

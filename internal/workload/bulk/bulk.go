@@ -88,6 +88,7 @@ func (b *bulkLoad) Tables(at workload.Place, key *keys.Resolved) []*workload.Tab
 // Window: the chunks are the transactions, without warm-up.
 func (b *bulkLoad) Window(w *workload.Window) {
 	w.Warmup, w.Duration, w.Txns, w.Unit, w.Rounds = 0, 0, (b.s.Rows+b.chunk-1)/b.chunk, "chunks", 1
+	w.Rate, w.LatencyLimit = 0, 0
 }
 
 func (b *bulkLoad) Progress(s results.Second) string { return fmt.Sprintf("%.0f rows/s", s.RowsPS) }

@@ -1,0 +1,71 @@
+package driver
+
+import (
+	"context"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestFixedRateHoldsItsSchedule: clients much faster than the rate run it
+// (Poisson: within four standard deviations of rate × window), their
+// latency is their own (the schedule's lag near 0) and nothing is late.
+func TestFixedRateHoldsItsSchedule(t *testing.T) {
+	var total atomic.Int64
+	clients := []Client{sleeper(100*time.Microsecond, &total), sleeper(100*time.Microsecond, &total), sleeper(100*time.Microsecond, &total), sleeper(100*time.Microsecond, &total)}
+	const rate, window = 1500.0, 2 * time.Second
+	r, err := Run(context.Background(), Config{Warmup: 200 * time.Millisecond, Duration: window, Rate: rate, LatencyLimit: 50 * time.Millisecond}, clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rate * window.Seconds()
+	if math.Abs(float64(r.Txns)-want) > 4*math.Sqrt(want) {
+		t.Errorf("%d transactions at %.0f/s over %s; want %.0f ± %.0f", r.Txns, rate, window, want, 4*math.Sqrt(want))
+	}
+	if r.Pace == nil || r.Pace.Lag.TotalCount() != r.Txns {
+		t.Fatalf("pace %+v: want the lag of each of the %d transactions", r.Pace, r.Txns)
+	}
+	if p50 := r.Pace.Lag.ValueAtQuantile(50); p50 > 5000 {
+		t.Errorf("the median lag behind the schedule is %d µs with idle clients", p50)
+	}
+	if float64(r.Txns) < 0.97*float64(r.Pace.Scheduled) || r.Txns > r.Pace.Scheduled+int64(len(clients)) {
+		t.Errorf("%d transactions of the %d the schedule started in the window", r.Txns, r.Pace.Scheduled)
+	}
+	if r.Pace.Skipped != 0 || r.Pace.Late > r.Txns/100 {
+		t.Errorf("%d late and %d skipped of %d transactions on idle clients", r.Pace.Late, r.Pace.Skipped, r.Txns)
+	}
+}
+
+// TestFixedRateBeyondTheServer: a client that takes 4 ms a transaction
+// cannot run 500 a second; its latency counts from the schedule (it grows
+// as the queue of scheduled starts does), the late ones are counted, and
+// with a latency limit the ones already late are skipped, so the client
+// keeps up with what it can do.
+func TestFixedRateBeyondTheServer(t *testing.T) {
+	var total atomic.Int64
+	r, err := Run(context.Background(), Config{Duration: time.Second, Rate: 500, LatencyLimit: 10 * time.Millisecond}, []Client{sleeper(4*time.Millisecond, &total)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Txns > 300 {
+		t.Errorf("%d transactions of 4 ms in 1 s", r.Txns)
+	}
+	if r.Pace.Skipped == 0 || r.Pace.Late == 0 {
+		t.Errorf("skipped %d, late %d: the schedule ran ahead of the client", r.Pace.Skipped, r.Pace.Late)
+	}
+	if r.Latency.ValueAtQuantile(99) < 4000 {
+		t.Errorf("p99 %d µs: latency must count from the schedule", r.Latency.ValueAtQuantile(99))
+	}
+	// Without a limit nothing is skipped and the lag grows with the queue.
+	r, err = Run(context.Background(), Config{Duration: time.Second, Rate: 500}, []Client{sleeper(4*time.Millisecond, &total)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(r.Txns) > 0.7*float64(r.Pace.Scheduled) {
+		t.Errorf("%d transactions of 4 ms ran of the %d scheduled at 500/s: the schedule is not what was asked", r.Txns, r.Pace.Scheduled)
+	}
+	if r.Pace.Skipped != 0 || r.Pace.Lag.Max() < 100_000 {
+		t.Errorf("no limit: skipped %d, max lag %d µs (a second's queue of 2 ms starts for 4 ms transactions)", r.Pace.Skipped, r.Pace.Lag.Max())
+	}
+}

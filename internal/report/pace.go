@@ -1,0 +1,142 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// At a fixed rate (--rate, pgbench -R) every key runs the same
+// transactions per second, so the rate says nothing of the key unless the
+// server could not keep up; what the keys are compared on is how long the
+// transactions took (from their scheduled start: a queue behind a slow
+// server counts) and what they cost the server each second at that rate.
+// Every figure below is read from the run: the rounds' 99th percentiles
+// compared as independent samples (Mann-Whitney, Holm over the shape's
+// comparisons, the Hodges-Lehmann ratio's 95% interval), each key's cost
+// per transaction times the rate it ran.
+
+// paceTables writes, for each shape run at a fixed rate, its table and the
+// keys that did not hold the rate.
+func paceTables(d *Doc, res *results.Results, groups []results.Group) {
+	for _, sh := range shapesOf(groups) {
+		first := res.Last(sh.Groups[0])
+		if first.Pace == nil {
+			continue
+		}
+		d.Printf("At a fixed %s tps (%s; Poisson starts, latency from each scheduled start):", results.Kilo(first.Pace.RateTPS), sh.Title)
+		t := NewTable("key", "ran (of its schedule)", "p99 (rounds' median)", "p99 against the least", "lag p99", "late / skipped", "server CPU", "WAL / s", "reads / s").AlignRight(1, 2, 4, 5, 6, 7, 8)
+		best, cmp := paceCompare(res, sh.Groups)
+		var behind []string
+		for _, g := range sh.Groups {
+			c := res.Last(g)
+			p99, _ := roundsP99(res, g)
+			vs := "-"
+			if v, ok := cmp[g.Key]; ok {
+				vs = paceVersus(v)
+			} else if g == best {
+				vs = "the least"
+			}
+			cpu, wal, reads := perSecond(res, g, c.TPS)
+			t.AppendRow(g.Key, fmt.Sprintf("%s tps (%.0f%%)", results.Kilo(c.TPS), 100*c.ScheduleShare()), millis(p99), vs,
+				millis(c.Pace.LagMS.P99), lateText(c.Pace), cpu, wal, reads)
+			if !c.Held() {
+				behind = append(behind, fmt.Sprintf("%s ran %d of the %d transactions its schedule started (%.0f%%), its starts %s behind it at p99",
+					g.Key, c.Txns, c.Pace.Scheduled, 100*c.ScheduleShare(), millis(c.Pace.LagMS.P99)))
+			}
+		}
+		d.Add(t)
+		d.Println("ran: the rate the window ran, and the share of the transactions its schedule started in it (a Poisson schedule's count is the rate times the window within about its square root; every key draws the same schedule); p99: each round's, from the scheduled start, compared across rounds (Mann-Whitney, Holm, 95% interval of the ratio; \"~\": within noise); " +
+			"lag: how late a transaction started behind its schedule; late: slower than --latency-limit from the schedule; skipped: already that late, not sent; " +
+			"server CPU (share of one core), WAL and blocks read from outside the cache per second: the rounds' median cost per transaction at the rate each key ran.")
+		if len(behind) > 0 {
+			d.Printf("The server did not keep up (below %.0f%% of the schedule): %s; at this rate these keys queue, and their latency is the queue's.", 100*results.PaceHeld, strings.Join(behind, "; "))
+		}
+	}
+}
+
+// roundsP99 is the median over the group's rounds of their p99 at the rate.
+func roundsP99(res *results.Results, g *results.Group) (float64, []float64) {
+	var v []float64
+	for _, i := range g.Cells {
+		for _, rd := range res.Cells[i].Rounds {
+			if rd.P99MS > 0 {
+				v = append(v, rd.P99MS)
+			}
+		}
+	}
+	if len(v) == 0 {
+		return res.Last(g).LatencyMS.P99, nil
+	}
+	return stats.Summarize(v).Median, v
+}
+
+// paceCompare compares each key's rounds' p99 with the key of the least
+// median p99, Holm-adjusted over the shape's comparisons.
+func paceCompare(res *results.Results, gs []*results.Group) (*results.Group, map[string]*stats.Comparison) {
+	ranked := append([]*results.Group(nil), gs...)
+	sort.SliceStable(ranked, func(i, j int) bool {
+		a, _ := roundsP99(res, ranked[i])
+		b, _ := roundsP99(res, ranked[j])
+		return a < b
+	})
+	best := ranked[0]
+	_, base := roundsP99(res, best)
+	out := map[string]*stats.Comparison{}
+	var all []*stats.Comparison
+	for _, g := range ranked[1:] {
+		_, s := roundsP99(res, g)
+		if len(base) == 0 || len(s) == 0 {
+			continue
+		}
+		c := stats.Compare(base, s)
+		out[g.Key] = &c
+		all = append(all, &c)
+	}
+	stats.Holm(all)
+	return best, out
+}
+
+// paceVersus is a key's p99 against the least: the ratio with its interval
+// when the direction is known, "~" with it when not.
+func paceVersus(c *stats.Comparison) string {
+	switch {
+	case c.TooFew:
+		return fmt.Sprintf("? %.2f× (too few rounds)", c.Ratio)
+	case c.Significant:
+		return fmt.Sprintf("%.2f× %s", c.Effect, c.IntervalText())
+	}
+	return fmt.Sprintf("~ %.2f× %s", c.Effect, c.IntervalText())
+}
+
+// lateText is a cell's late and skipped transactions ("-" without a limit).
+func lateText(p *results.Pace) string {
+	if p.LatencyLimitMS == 0 {
+		return "- (no --latency-limit)"
+	}
+	return fmt.Sprintf("%d / %d", p.Late, p.Skipped)
+}
+
+// perSecond are the group's server CPU, WAL and reads per second at the
+// rate it ran, from its rounds' costs per transaction.
+func perSecond(res *results.Results, g *results.Group, tps float64) (cpu, wal, reads string) {
+	at := func(get func(*results.RoundCost) results.M[float64], text func(float64) string) string {
+		if v, ok := roundMedian(res, g, get); ok {
+			return text(v * tps)
+		}
+		for _, rd := range res.Last(g).Rounds {
+			if rd.Cost != nil {
+				return "unavailable: " + get(rd.Cost).Reason()
+			}
+		}
+		return "unavailable: one window, no rounds' costs"
+	}
+	// ms of CPU per second: a thousandth of a core each.
+	cpu = at(func(c *results.RoundCost) results.M[float64] { return c.ServerCPUMS }, func(v float64) string { return fmt.Sprintf("%.1f%%", v/10) })
+	wal = at(func(c *results.RoundCost) results.M[float64] { return c.WALBytes }, func(v float64) string { return results.Bytes(int64(v)) + "/s" })
+	reads = at(func(c *results.RoundCost) results.M[float64] { return c.BlocksRead }, func(v float64) string { return fmt.Sprintf("%.0f", v) })
+	return cpu, wal, reads
+}

@@ -1,0 +1,61 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keybench/keybench/internal/report"
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/runner"
+	"github.com/keybench/keybench/internal/scenario"
+)
+
+// TestFixedRateCells runs two keys at a fixed rate (pgbench -R) in rounds
+// on the embedded server: each cell records its schedule (the rate, the
+// transactions scheduled in its window, the lag behind them) and holds it
+// (a rate far below what the server does flat out), its rounds carry their
+// p99, results.json records the rate in the plan, and the summary prints
+// the fixed-rate table with the costs per second.
+func TestFixedRateCells(t *testing.T) {
+	const rate = 200
+	cfg := config(t, "insert", "bigint,uuidv4", func(p *scenario.Params) {
+		p.Rate, p.LatencyLimit, p.Rounds, p.Duration, p.Clients = rate, 500*time.Millisecond, 2, 4*time.Second, []int{4}
+	})
+	res, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan.RateTPS != rate || res.Plan.LatencyLimitMS != 500 {
+		t.Errorf("plan records rate %g, limit %g ms", res.Plan.RateTPS, res.Plan.LatencyLimitMS)
+	}
+	for _, c := range res.Cells {
+		if c.Status != results.StatusOK || c.Pace == nil {
+			t.Fatalf("%s: %s %s, pace %+v", c.Key, c.Status, c.Error, c.Pace)
+		}
+		// A Poisson count of ~800 scheduled starts: within 4 standard deviations.
+		if want := rate * c.DurationS; float64(c.Pace.Scheduled) < want-4*28 || float64(c.Pace.Scheduled) > want+4*28 {
+			t.Errorf("%s: %d transactions scheduled in %.1f s at %d/s", c.Key, c.Pace.Scheduled, c.DurationS, rate)
+		}
+		if !c.Held() || c.Pace.Skipped != 0 {
+			t.Errorf("%s: ran %d of %d scheduled, %d skipped: a 200/s schedule was not held", c.Key, c.Txns, c.Pace.Scheduled, c.Pace.Skipped)
+		}
+		if c.LatencyMS.P99 < c.Pace.LagMS.P50 || c.Pace.LagMS.Max <= 0 {
+			t.Errorf("%s: latency %+v, lag %+v", c.Key, c.LatencyMS, c.Pace.LagMS)
+		}
+		for _, rd := range c.Rounds {
+			if rd.P99MS <= 0 {
+				t.Errorf("%s round %d: no p99", c.Key, rd.Round)
+			}
+		}
+	}
+	var out bytes.Buffer
+	report.WriteSummary(&out, res, 200)
+	for _, want := range []string{"At a fixed 200 tps", "SERVER CPU", "WAL / S", "LAG P99"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
