@@ -225,6 +225,11 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	if k := r.kind(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
 	}
+	if pace := r.res.Last(best).Pace; pace != nil {
+		head += fmt.Sprintf(" At a fixed %s tps (--rate) every key ran the same schedule, so the rate ranks only a key the server could not keep up with: "+
+			"the keys compare on their latency and what the rate costs them (the cost verdict, and \"At a fixed %s tps\" in the summary below).",
+			results.Kilo(pace.RateTPS), results.Kilo(pace.RateTPS))
+	}
 	// A run whose samples could test nothing names no winner: a --quick
 	// smoke run, one window per key, or one load per key.
 	tested := false
