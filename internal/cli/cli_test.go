@@ -169,6 +169,17 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "-M", "simple"},
 		{"run", "-c", "-4"},
 		{"run", "-T", "abc"},
+		// Issue 40: a fixed rate, a script.
+		{"run", "-R", "0"},
+		{"run", "--rate", "NaN"},
+		{"run", "--latency-limit", "5"},
+		{"run", "-R", "100", "--latency-limit", "-1"},
+		{"run", "bulk", "-R", "100"},
+		{"run", "--script", "/nonexistent.sql"},
+		{"run", "--script", writeFile(t, "SELECT 1;\n")},
+		{"run", "-f", writeFile(t, "\\sleep 1\nSELECT * FROM :table;\n")},
+		{"run", "-f", writeFile(t, "SELECT :nope FROM :table;\n")},
+		{"run", "lookup", "--script", writeFile(t, "SELECT * FROM :table;\n")},
 	} {
 		_, errOut, code := keybench(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
@@ -785,4 +796,18 @@ func TestHistFile(t *testing.T) {
 			t.Errorf("%s: %d intervals holding %d transactions; the cell ran %d rounds, %d transactions", c.Key, intervals, total, len(c.Rounds), c.Txns)
 		}
 	}
+}
+
+// writeFile writes text to a file of the test's and returns its path.
+func writeFile(t *testing.T, text string) string {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return f.Name()
 }

@@ -276,9 +276,15 @@ func TestOtherPeoplesServer(t *testing.T) {
 			presets = append(presets, s.Name)
 		}
 	}
+	// The user's own SQL (issue 40) runs in keybench's schema too.
+	presets = append(presets, "script")
 	for _, preset := range presets {
 		out := t.TempDir()
-		stdout, stderr, code := keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s")
+		args := []string{"run", preset, "--quick", "--dsn", dsn, "--out", out, "-c", "2", "--rows", "2000", "-T", "1s", "--warmup", "0s"}
+		if preset == "script" {
+			args = append(args, "--script", writeFile(t, "INSERT INTO :table (id, data, payload) VALUES (:key, 1, 'x');\nSELECT id FROM :table WHERE id = :key;\n"))
+		}
+		stdout, stderr, code := keybench(t, args...)
 		if preset == "bulk" || preset == "queue" {
 			out = t.TempDir()
 			stdout, stderr, code = keybench(t, "run", preset, "--quick", "--dsn", dsn, "--out", out, "--rows", "20000")

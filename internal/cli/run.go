@@ -23,6 +23,7 @@ import (
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/workload/script"
 )
 
 type runCmd struct {
@@ -44,6 +45,7 @@ type runCmd struct {
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        *int        `help:"Runs of every cell, each on a fresh table."`
 	Rounds        *int        `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
+	Script        string      `short:"f" name:"script" placeholder:"FILE" help:"Run your own SQL against each key (pgbench -f's format: SQL commands ending in ';', \\set NAME random(lo, hi)), on the keyed table keybench makes for each key (:table), with a fresh key per transaction (:key); the script workload."`
 	HistFile      string      `name:"hist-file" placeholder:"DIR" help:"Write each cell's latency histograms to DIR as an HdrHistogram interval log, a round an interval (what HdrHistogram's plotter reads)."`
 	Export        []string    `name:"export" placeholder:"md|csv|json=FILE" help:"Also write the run as FORMAT to FILE: md (a Markdown table of the verdict, to paste into a discussion), csv (every cell's figures) or json (repeatable)."`
 	Budget        *pgDuration `name:"budget" placeholder:"SECONDS" help:"How long a run's rounds may go on past the preset's while a key's cost comparison is undecided (seconds or a duration; default: twice the plan's estimate; 0: no more than the preset's rounds)."`
@@ -142,6 +144,9 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 		if err := os.MkdirAll(r.HistFile, 0o755); err != nil {
 			return runner.Config{}, usagef("--hist-file %s: %v", r.HistFile, err)
 		}
+	}
+	if err := r.script(); err != nil {
+		return runner.Config{}, err
 	}
 	// Workloads with options of their own (lookup:query=range, or a list
 	// of workloads) run as the bare scenario of the first.
@@ -584,5 +589,22 @@ func (r *runCmd) rateParams(p *scenario.Params) error {
 		}
 		p.LatencyLimit = time.Duration(*r.LatencyLimit * float64(time.Millisecond))
 	}
+	return nil
+}
+
+// script makes --script FILE (-f) the script workload's run: the default
+// scenario gives way to it; any other is refused.
+func (r *runCmd) script() error {
+	if r.Script == "" {
+		return nil
+	}
+	if r.Scenario != "war" && r.Scenario != script.Name {
+		return usagef("--script runs the %s workload: give no scenario (or %s), not %q", script.Name, script.Name, r.Scenario)
+	}
+	r.Scenario = script.Name
+	if r.options == nil {
+		r.options = map[string]string{}
+	}
+	r.options["file"] = r.Script
 	return nil
 }

@@ -453,6 +453,7 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Experiment, error) {
 	if err := p.checkRate(tasks); err != nil {
 		return nil, err
 	}
+	p.clientKeys(tasks, specs)
 	cells, skipped := cellsOf(p, tasks, specs)
 	if len(cells) == 0 {
 		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
@@ -714,4 +715,24 @@ func (p *Params) checkRate(tasks []Task) error {
 		}
 	}
 	return nil
+}
+
+// clientKeys has keybench make the keys of every spec that leaves the
+// choice open, where a task's workload needs them made by keybench
+// (workload.KeyMaker) and the strategy has a client generator.
+func (p *Params) clientKeys(tasks []Task, specs []*keys.Spec) {
+	for _, t := range tasks {
+		b, err := workload.Build(t.Workload, p.setupFor(p.Clients[0], p.Rows[0]), t.Values)
+		if err != nil {
+			continue // Tasks built it already; nothing to add here
+		}
+		if km, ok := b.Workload.(workload.KeyMaker); !ok || !km.MakesKeys() {
+			continue
+		}
+		for _, s := range specs {
+			if s.Gen == keys.GenAuto && s.Strategy.NewGenerator != nil {
+				s.Gen = keys.GenClient
+			}
+		}
+	}
 }

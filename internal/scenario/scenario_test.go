@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +36,7 @@ func TestPresetsAreValid(t *testing.T) {
 	for _, s := range All() {
 		for _, quick := range []bool{false, true} {
 			p := s.Params(quick)
+			withFiles(t, &p)
 			if err := p.Validate(); err != nil {
 				t.Errorf("%s (quick %v): %v", s.Name, quick, err)
 			}
@@ -205,6 +208,7 @@ func TestPresetLayoutsAreSimulated(t *testing.T) {
 	for _, s := range All() {
 		for _, quick := range []bool{false, true} {
 			p := s.Params(quick)
+			withFiles(t, &p)
 			specs, err := keys.ParseList(strings.Join(p.Keys, ","))
 			if err != nil {
 				t.Fatal(err)
@@ -240,6 +244,28 @@ func TestEveryFigureAPresetNamesExists(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// withFiles gives every path option of the plan's workloads (a script's
+// file) a file to read: a script on the keyed table.
+func withFiles(t *testing.T, p *Params) {
+	t.Helper()
+	for _, item := range strings.Split(p.Workload, ",") {
+		name, _, _ := strings.Cut(item, ":")
+		for _, o := range workload.OptionsOf(name) {
+			if o.Type != workload.OptPath {
+				continue
+			}
+			f := filepath.Join(t.TempDir(), "script.sql")
+			if err := os.WriteFile(f, []byte("INSERT INTO :table (id, data) VALUES (:key, 1);\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if p.Options == nil {
+				p.Options = map[string]string{}
+			}
+			p.Options[o.Name] = f
 		}
 	}
 }

@@ -52,6 +52,7 @@ const (
 	OptChoice OptionType = "choice"
 	OptBool   OptionType = "bool"
 	OptSpan   OptionType = "span"
+	OptPath   OptionType = "path"
 )
 
 // Int declares an integer option bound to p.
@@ -144,6 +145,14 @@ func Span(name string, p *time.Duration, def, lo, hi time.Duration, doc string) 
 		get: func() string { return keys.FormatSpan(*p) }}
 }
 
+// Path declares an option bound to p naming a file (a script); the
+// workload reads and checks it in Configure. "" is no file.
+func Path(name string, p *string, doc string) Option {
+	return Option{Name: name, Doc: doc, Type: OptPath,
+		set: func(s string) error { *p = s; return nil },
+		get: func() string { return *p }}
+}
+
 // Variants marks the option as one whose list of values runs each as a task.
 func (o Option) Variants() Option { o.Variant = true; return o }
 
@@ -161,6 +170,8 @@ func (o Option) Range() string {
 		return strings.Join(o.Choices, "|")
 	case OptBool:
 		return "true|false"
+	case OptPath:
+		return "a file"
 	case OptInt:
 		return fmt.Sprintf("%s to %s", thousands(int64(o.Min)), thousands(int64(o.Max)))
 	case OptSpan:

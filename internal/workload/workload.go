@@ -105,6 +105,11 @@ type Hooks struct {
 	MaintainSays string
 }
 
+// KeyMaker is a workload whose statements need the keys made by keybench
+// (a script that names :key): the plan has keybench make them for every
+// key that leaves the choice open and that keybench can make.
+type KeyMaker interface{ MakesKeys() bool }
+
 // Hooked is a workload with hooks.
 type Hooked interface{ Hooks() Hooks }
 

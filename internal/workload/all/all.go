@@ -14,5 +14,6 @@ import (
 	_ "github.com/keybench/keybench/internal/workload/queue"      // queue, queue-fifo: producers and consumers
 	_ "github.com/keybench/keybench/internal/workload/rangequery" // range-query: a time range through the key or created_at
 	_ "github.com/keybench/keybench/internal/workload/retention"  // retention: time partitions dropped while inserts go on
+	_ "github.com/keybench/keybench/internal/workload/script"     // script: your own SQL (--script FILE, pgbench -f)
 	_ "github.com/keybench/keybench/internal/workload/update"     // update: updates rows by key
 )
