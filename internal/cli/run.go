@@ -261,13 +261,13 @@ func (r *runCmd) windowParams(p *scenario.Params) error {
 		if d < time.Second {
 			return usagef("--duration must be at least 1s, not %s", d)
 		}
-		p.Duration, p.Txns = d, 0
+		p.Duration, p.Txns, p.TableShare = d, 0, 0
 	}
 	if r.Txns != nil {
 		if *r.Txns < 1 {
 			return usagef("--txns must be at least 1, not %d", *r.Txns)
 		}
-		p.Txns, p.Duration = *r.Txns, 0
+		p.Txns, p.Duration, p.TableShare = *r.Txns, 0, 0
 	}
 	if err := r.rateParams(p); err != nil {
 		return err
@@ -323,7 +323,9 @@ func (r *runCmd) tableParams(p *scenario.Params) error {
 	if r.Payload != nil {
 		p.Payload = *r.Payload
 	}
-	p.Caches = nil
+	if len(r.SharedBuffers) > 0 {
+		p.Caches = nil // the user's sizes over the preset's
+	}
 	seen := map[int64]bool{}
 	for _, v := range r.SharedBuffers {
 		b, err := projection.ParseBytes(v)
@@ -405,7 +407,7 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 		return usagef("--distribute needs a Citus server (--dsn): the embedded server is plain PostgreSQL")
 	}
 	cfg.Distribute, cfg.ShardCount = r.Distribute, r.ShardCount
-	if len(r.SharedBuffers) > 0 {
+	if len(cfg.Plan.Params.Caches) > 0 {
 		for _, kv := range r.PgConf {
 			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "shared_buffers" {
 				return usagef("--shared-buffers and --pg-conf shared_buffers both set: give the sizes to --shared-buffers")
@@ -424,6 +426,9 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	if r.DSN != "" {
 		if r.PgVersion != "" || r.PgBin != "" || len(r.PgConf) > 0 || len(r.SharedBuffers) > 0 || r.Replicas != nil && *r.Replicas > 0 {
 			return usagef("--pg-version, --pg-bin, --pg-conf, --shared-buffers and --replicas apply to the embedded server, not to --dsn (its standbys are measured when it has them)")
+		}
+		if len(cfg.Plan.Params.Caches) > 0 {
+			return usagef("%s measures each size at a cache of its own, restarting the embedded server between them; on --dsn the cache is your server's", sc.Name)
 		}
 		cc, err := pgx.ParseConfig(r.DSN)
 		if err != nil {

@@ -52,6 +52,7 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 		rowsTable(d, res, groups)
 	}
 	pairs(d, groups)
+	scaleTable(d, res, groups)
 	paceTables(d, res, groups)
 	evidence(d, res, groups)
 	keysTable(d, res, groups)

@@ -118,7 +118,12 @@ type Plan struct {
 	// SharedBuffers are the caches (bytes) every cell ran at, the
 	// embedded server restarted between them (--shared-buffers).
 	SharedBuffers []int64 `json:"shared_buffers,omitempty"`
-	WarmupS       float64 `json:"warmup_s"`
+	// Scaled: Rows[i] ran at SharedBuffers[i] only (the scale preset);
+	// WindowTableShare: each cell's window was that share of its table's
+	// rows, in transactions.
+	Scaled           bool    `json:"scaled,omitempty"`
+	WindowTableShare float64 `json:"window_table_share,omitempty"`
+	WarmupS          float64 `json:"warmup_s"`
 	// WarmupFixed: every warm-up ran WarmupS (--warmup-until time);
 	// otherwise each ended once the rate was steady, WarmupS the longest.
 	WarmupFixed bool    `json:"warmup_fixed,omitempty"`

@@ -80,7 +80,10 @@ func (r *run) setUp(ctx context.Context, pc scenario.PlannedCell, c *results.Cel
 		cr.hooks = h.Hooks()
 	}
 	p := r.cfg.Plan.Params
-	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.Txns, Rounds: rounds, Rate: p.Rate, LatencyLimit: p.LatencyLimit}
+	cr.win = workload.Window{Warmup: p.Warmup, Duration: p.Duration, Txns: p.CellTxns(pc.Rows, pc.Clients), Rounds: rounds, Rate: p.Rate, LatencyLimit: p.LatencyLimit}
+	if cr.win.Txns > 0 {
+		cr.win.Duration = 0
+	}
 	if !p.FixedWarmup {
 		cr.win.SteadyAfter = scenario.SteadyAfter
 	}

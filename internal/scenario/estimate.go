@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -97,8 +98,9 @@ func (p *Experiment) Estimate() Estimate {
 		case c.Rows > 0:
 			e.Fill += (estFillTable + time.Duration(float64(c.Rows)/estFillRowsPerS*float64(time.Second))) / estTogether
 		}
-		if pp.Txns > 0 && m.LoadRowsPerS == 0 {
-			window = time.Duration(float64(pp.Txns*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
+		txns := pp.CellTxns(c.Rows, c.Clients)
+		if txns > 0 && m.LoadRowsPerS == 0 {
+			window = time.Duration(float64(txns*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
 		}
 		window = window * time.Duration(rounds) / time.Duration(most)
 		warm := pp.Warmup
@@ -106,8 +108,8 @@ func (p *Experiment) Estimate() Estimate {
 			warm = min(pp.Warmup, estSteady)
 		}
 		later := min(pp.Warmup, RoundWarmup, warm)
-		if pp.Txns > 0 && most > 1 && m.LoadRowsPerS == 0 { // warm-ups in transactions (RoundWarmupTxns)
-			per := pp.Txns / int64(most)
+		if txns > 0 && most > 1 && m.LoadRowsPerS == 0 { // warm-ups in transactions (RoundWarmupTxns)
+			per := txns / int64(most)
 			txnTime := func(n int64) time.Duration {
 				return time.Duration(float64(n*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
 			}
@@ -144,6 +146,9 @@ func (p *Experiment) Describe() string {
 	if pp.Txns > 0 {
 		window = fmt.Sprintf("%d transactions per client", pp.Txns)
 	}
+	if pp.TableShare > 0 {
+		window = fmt.Sprintf("windows of %s of each table's rows in transactions", stats.Percent(pp.TableShare))
+	}
 	rounds := "one window per cell"
 	if pp.Rounds > 1 {
 		rounds = fmt.Sprintf("%d interleaved rounds per cell", pp.Rounds)
@@ -160,9 +165,14 @@ func (p *Experiment) Describe() string {
 			list = append(list, results.Bytes(c))
 		}
 		caches = " × shared_buffers " + strings.Join(list, ", ")
+		if pp.Scaled {
+			caches = " (each at its own shared_buffers: " + strings.Join(list, ", ") + ")"
+		}
 	}
 	warm := fmt.Sprintf("after a %s warm-up", pp.Warmup)
 	switch {
+	case pp.Rounds > 1 && pp.TableShare > 0:
+		warm = "each round after a warm-up of a quarter of its transactions (the first's: as many as it runs), the same for every key"
 	case pp.Rounds > 1 && pp.Txns > 0:
 		per := pp.Txns / int64(pp.Rounds)
 		warm = fmt.Sprintf("each round after a warm-up of %d transactions per client (the first's: %d), the same for every key",

@@ -7,6 +7,7 @@ package scenario
 import (
 	"fmt"
 	"maps"
+	"math"
 	"math/big"
 	"slices"
 	"sort"
@@ -41,6 +42,15 @@ type Params struct {
 	// to measure every other combination at (--shared-buffers); none: the
 	// cache the server started with. The server restarts between them.
 	Caches []int64
+	// Scaled pairs the sizes: Rows[i] runs at Caches[i] only (a table and
+	// its cache grown together, the scale preset), not every size at
+	// every cache.
+	Scaled bool
+	// TableShare, when set, is each cell's window in transactions: this
+	// share of its table's prefilled rows, over all its clients and rounds
+	// (CellTxns), so that tables of every size take the same share of
+	// new rows (the same inserts per index page between checkpoints).
+	TableShare float64
 	// Warmup is the warm-up before each window: its longest, ended as
 	// soon as the rate is steady (driver.Config.SteadyAfter), unless
 	// FixedWarmup (--warmup-until time) runs it to its end.
@@ -300,6 +310,9 @@ func (p *Params) FitRounds() {
 	if p.Txns > 0 {
 		fit = p.Txns
 	}
+	if p.TableShare > 0 && len(p.Rows) > 0 && len(p.Clients) > 0 {
+		fit = p.CellTxns(slices.Min(p.Rows), slices.Max(p.Clients)) // the smallest cell's
+	}
 	p.Rounds = int(max(1, min(int64(p.Rounds), fit)))
 }
 
@@ -494,9 +507,12 @@ func cellsOf(p Params, tasks []Task, specs []*keys.Spec) (cells []PlannedCell, s
 		caches = []int64{0}
 	}
 	// The cache is the outermost loop: the server restarts once per size.
-	for _, cache := range caches {
+	for ci, cache := range caches {
 		for _, c := range p.Clients {
-			for _, rows := range p.Rows {
+			for ri, rows := range p.Rows {
+				if p.Scaled && ri != ci {
+					continue // Rows[i] at Caches[i] only
+				}
 				for r := 1; r <= p.Repeat; r++ {
 					for _, task := range tasks {
 						w := task.Workload
@@ -534,7 +550,11 @@ func CountCells(p Params, nkeys int) (string, bool) {
 	if t, err := p.Tasks(); err == nil {
 		tasks = len(t)
 	}
-	for _, f := range []int{tasks, len(p.Clients), len(p.Rows), max(p.Repeat, 1), max(len(p.Caches), 1)} {
+	caches := max(len(p.Caches), 1)
+	if p.Scaled {
+		caches = 1 // each size at its own cache
+	}
+	for _, f := range []int{tasks, len(p.Clients), len(p.Rows), max(p.Repeat, 1), caches} {
 		n.Mul(n, big.NewInt(int64(f)))
 	}
 	return n.String(), n.Cmp(big.NewInt(MaxCells)) <= 0
@@ -600,11 +620,15 @@ func (p *Params) Validate() error {
 	switch {
 	case len(p.Rows) == 0:
 		return bad("--rows needs at least one size")
+	case p.Scaled && len(p.Rows) != len(p.Caches):
+		return bad("the scales pair --rows with --shared-buffers: give as many sizes to each, not %d and %d", len(p.Rows), len(p.Caches))
+	case p.TableShare < 0 || p.TableShare > 100:
+		return bad("the window's share of the table must be from 0 to 100, not %g", p.TableShare)
 	case p.Warmup < 0:
 		return bad("--warmup must not be negative, not %s", p.Warmup)
 	case p.Txns < 0:
 		return bad("--txns must be positive, not %d", p.Txns)
-	case p.Txns == 0 && p.Duration <= 0:
+	case p.Txns == 0 && p.TableShare == 0 && p.Duration <= 0:
 		return bad("--duration must be positive, not %s", p.Duration)
 	case p.Payload < 0 || p.Payload > MaxPayload:
 		return bad("--payload must be from 0 to %d bytes, not %d", MaxPayload, p.Payload)
@@ -620,9 +644,9 @@ func (p *Params) Validate() error {
 		return bad("--min-effect must be from 0 to 99%%, not %g", p.MinEffect)
 	case p.Rounds > 1 && p.Txns > 0 && p.Txns < int64(p.Rounds):
 		return bad("--txns %d cannot be split into %d rounds", p.Txns, p.Rounds)
-	case p.Rounds > 1 && p.Txns == 0 && p.Duration < time.Duration(p.Rounds)*MinRoundWindow:
+	case p.Rounds > 1 && p.Txns == 0 && p.TableShare == 0 && p.Duration < time.Duration(p.Rounds)*MinRoundWindow:
 		return bad("--duration %s cannot be split into %d rounds of at least %s", p.Duration, p.Rounds, MinRoundWindow)
-	case p.Txns == 0 && p.Duration < time.Second:
+	case p.Txns == 0 && p.TableShare == 0 && p.Duration < time.Second:
 		return bad("--duration must be at least 1s, not %s", p.Duration)
 	}
 	tasks, err := p.Tasks()
@@ -735,4 +759,13 @@ func (p *Params) clientKeys(tasks []Task, specs []*keys.Spec) {
 			}
 		}
 	}
+}
+
+// CellTxns is a cell's window in transactions per client: its table's
+// share (TableShare) over its clients, or Txns (0: a window of Duration).
+func (p *Params) CellTxns(rows int64, clients int) int64 {
+	if p.TableShare > 0 {
+		return max(1, int64(math.Ceil(float64(rows)*p.TableShare/float64(clients))))
+	}
+	return p.Txns
 }
