@@ -23,6 +23,7 @@ import (
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/workload"
 	"github.com/keybench/keybench/internal/workload/script"
 )
 
@@ -41,6 +42,7 @@ type runCmd struct {
 	Payload       *int        `placeholder:"BYTES" help:"Payload bytes per row; default: the preset's."`
 	CreatedAt     string      `name:"created-at" placeholder:"none|column|indexed" help:"A created_at timestamptz column on the keyed table (the row's time: a window's rows the server's clock, a prefill's the history it stands for, the time a time-ordered key encodes), with an index of its own (indexed); default: the preset's (none)."`
 	PartitionBy   string      `name:"partition-by" placeholder:"time:SPAN|count:N|none" help:"Partition the keyed table by its rows' time (time:1d, time:6h) or every N rows of their history (count:100000): on the key where it orders by time (uuidv7, ulid, snowflake, bigint by its values), on created_at otherwise (needs --created-at); per key: KEY:partition=1d. Partitions cover the prefill's history (see --history), one span past it, and an open one for later rows."`
+	Secondary     string      `name:"secondary" placeholder:"random[:WIDTH]|time,..." help:"Secondary indexes on the keyed table beside its key, as a production table has them: random:40 a column of 40 random characters under a unique index (an email), time a timestamp set as the row is made under a plain index (a created_at); their values made by the server, the same work for every key."`
 	Fill          string      `enum:"after,indexed," default:"" placeholder:"after|indexed" help:"How a prefill meets the key's index: after (the index built on the filled table, its leaves packed 90% full) or indexed (built first and grown by the prefill as by inserts: a random key's leaves split half full); default: the preset's (war and ids: indexed; the others: after)."`
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        *int        `help:"Runs of every cell, each on a fresh table."`
@@ -322,6 +324,13 @@ func (r *runCmd) tableParams(p *scenario.Params) error {
 	}
 	if r.Payload != nil {
 		p.Payload = *r.Payload
+	}
+	if r.Secondary != "" {
+		s, err := workload.ParseSecondary(r.Secondary)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		p.Secondary = s
 	}
 	if len(r.SharedBuffers) > 0 {
 		p.Caches = nil // the user's sizes over the preset's

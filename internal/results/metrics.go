@@ -336,6 +336,7 @@ const (
 	RoleKeyIndex       = "key_index"
 	RoleDataIndex      = "data_index"
 	RoleCreatedAtIndex = "created_at_index"
+	RoleSecondaryIndex = "secondary_index"
 )
 
 // SizeSample is one sample of the cell's relation sizes: seconds into the

@@ -121,9 +121,12 @@ type Plan struct {
 	// Scaled: Rows[i] ran at SharedBuffers[i] only (the scale preset);
 	// WindowTableShare: each cell's window was that share of its table's
 	// rows, in transactions.
-	Scaled           bool    `json:"scaled,omitempty"`
-	WindowTableShare float64 `json:"window_table_share,omitempty"`
-	WarmupS          float64 `json:"warmup_s"`
+	Scaled bool `json:"scaled,omitempty"`
+	// Secondary are the keyed table's secondary indexes (--secondary:
+	// random:WIDTH, time).
+	Secondary        []string `json:"secondary,omitempty"`
+	WindowTableShare float64  `json:"window_table_share,omitempty"`
+	WarmupS          float64  `json:"warmup_s"`
 	// WarmupFixed: every warm-up ran WarmupS (--warmup-until time);
 	// otherwise each ended once the rate was steady, WarmupS the longest.
 	WarmupFixed bool    `json:"warmup_fixed,omitempty"`

@@ -5,6 +5,7 @@ import (
 
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload"
 )
 
 // planOf is the plan as results.json records it: every parameter of the
@@ -15,7 +16,7 @@ func planOf(cfg Config) results.Plan {
 	p, sc := cfg.Plan.Params, cfg.Plan.Scenario
 	out := results.Plan{Workload: p.Workload, Options: p.Options, Clients: p.Clients, Rows: p.Rows, SharedBuffers: p.Caches,
 		WarmupS: p.Warmup.Seconds(), WarmupFixed: p.FixedWarmup, DurationS: p.Duration.Seconds(), TxnsPerCli: p.Txns,
-		RateTPS: p.Rate, Scaled: p.Scaled, WindowTableShare: p.TableShare, LatencyLimitMS: float64(p.LatencyLimit) / float64(time.Millisecond),
+		RateTPS: p.Rate, Scaled: p.Scaled, WindowTableShare: p.TableShare, Secondary: secondaryText(p.Secondary), LatencyLimitMS: float64(p.LatencyLimit) / float64(time.Millisecond),
 		Payload: p.Payload, CreatedAt: p.CreatedAt, PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(),
 		FillIndexed: p.FillIndexed, Repeat: p.Repeat, Rounds: p.Rounds, MinEffect: p.MinEffect,
 		Seed: cfg.Seed, Quick: cfg.Quick, Sampling: cfg.Sampling, OnError: cfg.OnError,
@@ -45,8 +46,17 @@ func planOf(cfg Config) results.Plan {
 var paramsRecorded = map[string]string{
 	"Workload": "Workload", "Options": "Options", "Keys": "Keys", "Clients": "Clients", "Rows": "Rows",
 	"Caches": "SharedBuffers", "Warmup": "WarmupS", "FixedWarmup": "WarmupFixed", "Duration": "DurationS",
-	"Txns": "TxnsPerCli", "Rate": "RateTPS", "Scaled": "Scaled", "TableShare": "WindowTableShare", "LatencyLimit": "LatencyLimitMS", "Payload": "Payload", "CreatedAt": "CreatedAt", "PartitionBy": "PartitionBy",
+	"Txns": "TxnsPerCli", "Rate": "RateTPS", "Scaled": "Scaled", "Secondary": "Secondary", "TableShare": "WindowTableShare", "LatencyLimit": "LatencyLimitMS", "Payload": "Payload", "CreatedAt": "CreatedAt", "PartitionBy": "PartitionBy",
 	"History": "HistoryS", "FillIndexed": "FillIndexed", "Repeat": "Repeat", "Rounds": "Rounds", "MinEffect": "MinEffect",
 	"RoundsGiven": "-: the rounds the plan chose are Rounds, whoever chose them",
 	"AllRounds":   "-: every round ran where Sequential is absent",
+}
+
+// secondaryText is the secondary indexes as --secondary takes them.
+func secondaryText(ss []workload.Secondary) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.String())
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/workload"
 	"github.com/keybench/keybench/internal/workload/script"
 )
 
@@ -49,6 +50,39 @@ func TestScriptRunsTheUsersSQL(t *testing.T) {
 			if len(ddl) > 0 && !strings.Contains(ddl, "kbtest.") {
 				t.Errorf("%s: DDL outside keybench's schema: %s", c.Key, ddl)
 			}
+		}
+	}
+}
+
+// TestSecondaryIndexesRun: a table with a random and a time secondary
+// index (--secondary) fills, takes inserts whose secondary values the
+// server makes, and its rows check with the server's; its DDL holds both
+// indexes and the indexes' size is more than the key index's.
+func TestSecondaryIndexesRun(t *testing.T) {
+	sec, err := workload.ParseSecondary("random:40,time")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config(t, "insert", "uuidv4,bigint", func(p *scenario.Params) { p.Secondary = sec })
+	res, err := runner.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Plan.Secondary, ",") != "random:40,time" {
+		t.Errorf("plan records %v", res.Plan.Secondary)
+	}
+	for _, c := range res.Cells {
+		if c.Status != results.StatusOK || c.RowCheck == nil || !c.RowCheck.OK {
+			t.Fatalf("%s: %s %s, row check %+v", c.Key, c.Status, c.Error, c.RowCheck)
+		}
+		ddl := strings.Join(c.DDL, ";")
+		if !strings.Contains(ddl, "CREATE UNIQUE INDEX kb_cell_sec1_idx") || !strings.Contains(ddl, "CREATE INDEX kb_cell_sec2_idx") {
+			t.Errorf("%s: DDL %s", c.Key, ddl)
+		}
+		ix, okI := c.Metrics.IndexBytes.Get()
+		key, okK := c.Metrics.KeyIndexBytes.Get()
+		if !okI || !okK || ix < 2*key {
+			t.Errorf("%s: indexes %d bytes, key index %d: the secondary indexes are missing", c.Key, ix, key)
 		}
 	}
 }

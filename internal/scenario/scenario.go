@@ -78,7 +78,10 @@ type Params struct {
 	// indexed): the prefill grows them as inserts do, their leaf density
 	// the key's order's instead of CREATE INDEX's 90%.
 	FillIndexed bool
-	Repeat      int
+	// Secondary are the keyed table's secondary indexes (--secondary), as
+	// a user's table has them beside its key.
+	Secondary []workload.Secondary
+	Repeat    int
 	// Rounds splits each cell's window into rounds interleaved across the
 	// cells of one client count and table size (1: one window per cell).
 	// RoundsGiven says the user chose them (--rounds): the plan then runs
@@ -209,7 +212,7 @@ func (p *Params) firstRows() int64 {
 
 // setupFor is a cell's setup at a client count and table size.
 func (p *Params) setupFor(clients int, rows int64) workload.Setup {
-	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, History: p.History, FillIndexed: p.FillIndexed}
+	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, History: p.History, FillIndexed: p.FillIndexed, Secondary: p.Secondary}
 }
 
 func taskNames(items []string) []string {

@@ -217,6 +217,8 @@ type Setup struct {
 	// FillIndexed builds the keyed table's indexes before its prefill
 	// (--fill indexed), which grows them as inserts do.
 	FillIndexed bool
+	// Secondary are the keyed table's secondary indexes (--secondary).
+	Secondary []Secondary
 	// Seed makes each worker's random choices reproducible.
 	Seed int64
 }

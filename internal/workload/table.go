@@ -37,6 +37,7 @@ const (
 	RoleKeyIndex       = results.RoleKeyIndex
 	RoleDataIndex      = results.RoleDataIndex
 	RoleCreatedAtIndex = results.RoleCreatedAtIndex
+	RoleSecondaryIndex = results.RoleSecondaryIndex
 )
 
 // The created_at column of the keyed table (keys.CreatedAt*: --created-at,
@@ -95,6 +96,9 @@ type Table struct {
 	// random key's leaves split half full, not packed by CREATE INDEX).
 	DeferIndexes bool
 	FillIndexed  bool
+	// Secondary are the keyed table's secondary indexes, each on a column
+	// of its own whose values the server makes (--secondary).
+	Secondary []Secondary
 
 	// Columns, for a table of the workload's own, are its SQL column
 	// definitions; Role names its relation for the collectors (its
@@ -145,7 +149,7 @@ type Claimer interface {
 // (it ends as the table is made, before the window).
 func KeyedTable(at Place, key *keys.Resolved, s Setup) *Table {
 	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload, CreatedAt: key.CreatedAt,
-		History: NewHistory(s.Rows, s.History, time.Now()), FillIndexed: s.FillIndexed}
+		History: NewHistory(s.Rows, s.History, time.Now()), FillIndexed: s.FillIndexed, Secondary: s.Secondary}
 }
 
 // HasCreatedAt says whether the keyed table has a created_at column.
@@ -265,7 +269,7 @@ func createStatements(t *Table) []string {
 	if t.HasCreatedAt() {
 		createdAt = ", created_at timestamptz NOT NULL DEFAULT clock_timestamp()"
 	}
-	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text%s)", t.Qualified(), col, createdAt)
+	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text%s%s)", t.Qualified(), col, createdAt, t.secondaryColumns())
 	switch {
 	case t.Partitions > 0:
 		create += " PARTITION BY LIST (data)"
@@ -344,7 +348,7 @@ func IndexStatements(t *Table) []string {
 	if t.CreatedAt == CreatedAtIndexed {
 		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (created_at)", t.Name, createdAtIndexSuffix, q))
 	}
-	return out
+	return append(out, t.secondaryIndexes()...)
 }
 
 // BuildIndexes builds the table's indexes on conn.
@@ -407,6 +411,9 @@ func Relations(tables []*Table) map[string]string {
 				}
 				if t.CreatedAt == CreatedAtIndexed {
 					out[n+createdAtIndexSuffix] = RoleCreatedAtIndex
+				}
+				for i := range t.Secondary {
+					out[n+secondarySuffix(i+1)] = RoleSecondaryIndex
 				}
 			}
 			out[n] = RoleTable
