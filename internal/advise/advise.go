@@ -136,7 +136,10 @@ type Table struct {
 	// OverflowDays is how long the key's sequence lasts at the sample's
 	// insert rate (a key made by a sequence or identity).
 	OverflowDays results.M[float64] `json:"key_overflow_days,omitzero"`
-	Verdict      Verdict            `json:"verdict"`
+	// Secondary are the table's other single-column indexes, each with the
+	// order its inserts take, which its lab table reproduces (--secondary).
+	Secondary []SecondaryIndex `json:"secondary_indexes,omitempty"`
+	Verdict   Verdict          `json:"verdict"`
 	// Lab is the keybench run that reproduces the table's shape, and
 	// Migrate the run that switches its new rows to an ordered key,
 	// MigrateTo.
@@ -245,6 +248,9 @@ type Lab struct {
 	Key           string  `json:"key"`
 	Payload       int     `json:"payload"`
 	Clients       int     `json:"clients"`
+	// Secondary are the table's other indexes as the lab table carries
+	// them (--secondary: random:WIDTH, time; "": none).
+	Secondary string `json:"secondary,omitempty"`
 	// RateTPS is the table's measured insert rate the lab runs at (--rate;
 	// 0: flat out, the rate unmeasured or too low for a window).
 	RateTPS float64 `json:"rate_tps,omitempty"`
@@ -278,4 +284,16 @@ func displayIdent(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// SecondaryIndex is one of a table's indexes beside its key: its column,
+// whether it is unique, the order of its inserts (Ordered: a created_at's;
+// Random: an email's; OrderUnknown: its column has no statistics) and the
+// column's mean width in bytes (pg_stats.avg_width).
+type SecondaryIndex struct {
+	Index  string `json:"index"`
+	Column string `json:"column"`
+	Unique bool   `json:"unique,omitempty"`
+	Order  string `json:"order"`
+	Width  int    `json:"width_bytes,omitempty"`
 }

@@ -43,7 +43,9 @@ CREATE TABLE users (id text PRIMARY KEY DEFAULT gen_random_uuid()::text, name te
 CREATE TABLE orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, user_id text NOT NULL REFERENCES users, amount int NOT NULL);
 CREATE INDEX orders_user_id ON orders (user_id);
 CREATE TABLE events (id uuid PRIMARY KEY DEFAULT uuidv7(), kind int NOT NULL);
-CREATE TABLE sessions (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), data text NOT NULL);
+CREATE TABLE sessions (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), data text NOT NULL,
+  email text NOT NULL UNIQUE DEFAULT md5(random()::text), created_at timestamptz NOT NULL DEFAULT clock_timestamp());
+CREATE INDEX sessions_created_at_idx ON sessions (created_at);
 CREATE TABLE countries (code int PRIMARY KEY, name text NOT NULL);
 CREATE TABLE logs (at timestamptz NOT NULL, line text NOT NULL);
 INSERT INTO users (name) SELECT 'user ' || g FROM generate_series(1, 60000) g;
@@ -426,9 +428,22 @@ func TestLabMatchesTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// sessions' two secondary indexes, a time-ordered one and a random
+	// unique one of its email's width, are the lab table's too.
+	if len(s.Secondary) != 2 || s.Secondary[0].Order != advise.Ordered || s.Secondary[1].Order != advise.Random || !s.Secondary[1].Unique || s.Secondary[1].Width != 33 {
+		t.Errorf("sessions' secondary indexes: %+v", s.Secondary)
+	}
+	if s.Lab.Secondary != "time,random:33" || !strings.Contains(s.Lab.Command, "--secondary time,random:33") {
+		t.Errorf("the lab's secondary indexes %q in %s", s.Lab.Secondary, s.Lab.Command)
+	}
 	for _, cell := range res.Cells {
 		if cell.Key != s.Lab.Key {
 			continue
+		}
+		ddl := strings.Join(cell.DDL, ";")
+		if !strings.Contains(ddl, "sec1 timestamptz") || !strings.Contains(ddl, "sec2 text NOT NULL DEFAULT left(repeat(md5(random()::text), 2), 33)") ||
+			!strings.Contains(ddl, "CREATE INDEX kb_cell_sec1_idx") || !strings.Contains(ddl, "CREATE UNIQUE INDEX kb_cell_sec2_idx") {
+			t.Errorf("the lab table's DDL lacks sessions' secondary indexes: %s", ddl)
 		}
 		kb, ok := cell.Metrics.KeyIndexBytes.Get()
 		if !ok {

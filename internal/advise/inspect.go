@@ -482,8 +482,47 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 	default:
 		t.CacheShare = results.Of(float64(c[uint32(*node)]*r.blockSize) / float64(r.srv.SharedBuffers))
 	}
+	if t.Secondary, err = r.secondaries(ctx, tx, oid, indexOID, f.stats); err != nil {
+		return err
+	}
 	t.ReferencedBy, err = r.referencedBy(ctx, tx, oid)
 	return err
+}
+
+// secondaries reads the table's other indexes (valid, one plain column,
+// no predicate): the order of each one's inserts from its column's
+// pg_stats correlation (|c| of at least orderedCorrelation, the key's
+// threshold: time-ordered,
+// like a created_at; else random, like an email) and its width, which
+// the lab table's --secondary reproduces.
+func (r *reader) secondaries(ctx context.Context, tx pgx.Tx, oid, keyIndex uint32, stats map[string]columnStat) ([]SecondaryIndex, error) {
+	rows, err := tx.Query(ctx, `SELECT c.relname::text, a.attname::text, i.indisunique
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+		WHERE i.indrelid = $1 AND i.indexrelid <> $2 AND i.indisvalid AND i.indnatts = 1 AND i.indexprs IS NULL AND i.indpred IS NULL
+		ORDER BY c.relname`, oid, keyIndex)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SecondaryIndex
+	for rows.Next() {
+		var s SecondaryIndex
+		if err := rows.Scan(&s.Index, &s.Column, &s.Unique); err != nil {
+			return nil, err
+		}
+		st, ok := stats[s.Column]
+		switch c, okC := st.correlation.Get(); {
+		case !ok:
+			s.Order = OrderUnknown
+		case okC && math.Abs(c) >= orderedCorrelation:
+			s.Order, s.Width = Ordered, st.avgWidth
+		default:
+			s.Order, s.Width = Random, st.avgWidth
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // rows is the table's row count as the catalog holds it, unless its heap

@@ -134,7 +134,8 @@ func LabFor(t *Table, s Server) *Lab {
 	lab.Rows = roundTo3(rows)
 	lab.SharedBuffers = int64(sbMB) << 20
 	if rb, ok := t.RowBytes.Get(); ok {
-		lab.Payload = int(math.Max(0, math.Round(rb-float64(keyBytes)-8)))
+		// The row less its key, data and the secondary columns the lab makes itself.
+		lab.Payload = int(math.Max(0, math.Round(rb-float64(keyBytes)-8-float64(secondaryBytes(t)))))
 	} else {
 		lab.Notes = append(lab.Notes, "the row's width could not be read ("+t.RowBytes.Reason()+"): no payload")
 	}
@@ -153,6 +154,10 @@ func LabFor(t *Table, s Server) *Lab {
 		}
 	}
 	shape := fmt.Sprintf("--rows %d --shared-buffers %dMB --payload %d -c %d", lab.Rows, int(sbMB), lab.Payload, lab.Clients)
+	if sec := labSecondary(t, lab); sec != "" {
+		lab.Secondary = sec
+		shape += " --secondary " + sec
+	}
 	if r := labRate(t, lab); r > 0 {
 		lab.RateTPS = r
 		shape += fmt.Sprintf(" -R %g", r)
@@ -224,4 +229,41 @@ func labRate(t *Table, lab *Lab) float64 {
 		return math.Round(ins)
 	}
 	return 0
+}
+
+// labMaxSecondary is the most secondary indexes a lab table carries
+// (--secondary's bound).
+const labMaxSecondary = 8
+
+// labSecondary is the table's other indexes as --secondary gives them to
+// the lab table: each in its order (time for a time-ordered one, random of
+// its column's width otherwise), so the lab's inserts touch as many
+// indexes in the same orders as the table's do.
+func labSecondary(t *Table, lab *Lab) string {
+	var out []string
+	for _, s := range t.Secondary {
+		switch {
+		case len(out) == labMaxSecondary:
+			lab.Notes = append(lab.Notes, fmt.Sprintf("index %s left out: the lab carries %d secondary indexes at most", displayIdent(s.Index), labMaxSecondary))
+		case s.Order == Ordered:
+			out = append(out, "time")
+		case s.Order == Random:
+			out = append(out, fmt.Sprintf("random:%d", min(max(s.Width, 1), 256)))
+		default:
+			lab.Notes = append(lab.Notes, fmt.Sprintf("index %s left out: its column %s has no statistics to tell its order", displayIdent(s.Index), displayIdent(s.Column)))
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// secondaryBytes are the widths of the columns of the table's secondary
+// indexes that its lab table makes itself (labSecondary).
+func secondaryBytes(t *Table) int {
+	n := 0
+	for i, s := range t.Secondary {
+		if i < labMaxSecondary && (s.Order == Ordered || s.Order == Random) {
+			n += s.Width
+		}
+	}
+	return n
 }
