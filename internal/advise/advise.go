@@ -172,6 +172,10 @@ type Key struct {
 	UUIDText bool `json:"uuid_as_text,omitempty"`
 	// UUIDVersion is the version the sampled uuid values carry (4, 7, ...; 0: not a uuid, or mixed).
 	UUIDVersion int `json:"uuid_version,omitempty"`
+	// UUIDVersions counts the sampled uuid values by version ("v4": n):
+	// a column whose rows were made by several generators (a switch from
+	// uuidv4 to uuidv7 part-way) holds a mix.
+	UUIDVersions map[string]int `json:"uuid_versions,omitempty"`
 	// Correlation is pg_stats.correlation of the key column: 1 for keys stored in order, near 0 for random ones.
 	Correlation results.M[float64] `json:"correlation,omitzero"`
 	// LeafOrder is the share of consecutive keys, read through the key
@@ -193,6 +197,11 @@ type ForeignKey struct {
 	// delete or key update of the parent scans the child).
 	Indexed    bool  `json:"indexed"`
 	IndexBytes int64 `json:"index_bytes,omitempty"`
+	// Rows is the referencing table's row count (pg_class.reltuples), and
+	// KeyBytes what the key's width takes of its index: a copy of the key
+	// per row (the key's bytes times its rows; unavailable without them).
+	Rows     int64              `json:"rows,omitempty"`
+	KeyBytes results.M[float64] `json:"key_bytes_in_index,omitzero"`
 }
 
 // Verdict classes.
@@ -205,6 +214,18 @@ const (
 	OrderUnknown = "order unknown" // the key's order could not be read
 	Skipped      = "skipped"       // the table could not be read (Table.Skipped says why)
 )
+
+// ClassMeaning says each verdict class in plain words, for the summary's
+// legend.
+var ClassMeaning = map[string]string{
+	Pays:         "its key's random order costs it work now: each insert lands on a random page of the key index, which is larger than the cache share it gets, so inserts read pages and write whole-page images a time-ordered key would not",
+	PaysInSize:   "its key's random order made its index larger than an ordered key's would be (half-empty pages), though nothing was inserted during the sample",
+	TooSmall:     "its key is random, but its index is too small beside the cache for the order to cost anything measurable",
+	DoesNotPay:   "its key is made in order: new rows go to the index's last page",
+	NoKey:        "it has no primary or unique key to judge",
+	OrderUnknown: "the key's order could not be read (see why)",
+	Skipped:      "the table could not be read (see why)",
+}
 
 // Verdict is a table's class, why, and its cost where curves give one.
 type Verdict struct {

@@ -48,6 +48,9 @@ CREATE TABLE sessions (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), data text 
 CREATE INDEX sessions_created_at_idx ON sessions (created_at);
 CREATE TABLE countries (code int PRIMARY KEY, name text NOT NULL);
 CREATE TABLE logs (at timestamptz NOT NULL, line text NOT NULL);
+CREATE TABLE mixed (id uuid PRIMARY KEY, n int NOT NULL);
+INSERT INTO mixed SELECT gen_random_uuid(), g FROM generate_series(1, 30000) g;
+INSERT INTO mixed SELECT uuidv7(), g FROM generate_series(1, 20000) g;
 INSERT INTO users (name) SELECT 'user ' || g FROM generate_series(1, 60000) g;
 INSERT INTO orders (user_id, amount) SELECT id, 1 FROM users;
 INSERT INTO events (kind) SELECT g FROM generate_series(1, 100000) g;
@@ -195,6 +198,18 @@ func checkShapes(t *testing.T, tables map[string]advise.Table) {
 	}
 	if v := tables["events"].Key.Reveals; v != "creation time" {
 		t.Errorf("events' uuidv7 reveals its creation time, advise says %q", v)
+	}
+	// orders' index holds a copy of users' 37-byte text key per row (issue 39).
+	if u := tables["users"]; len(u.ReferencedBy) == 1 && u.ReferencedBy[0].Rows == 60000 {
+		if b, ok := u.ReferencedBy[0].KeyBytes.Get(); !ok || b < 60000*30 || b > 60000*40 {
+			t.Errorf("the key's bytes in orders' index: %v (%s)", b, u.ReferencedBy[0].KeyBytes.Reason())
+		}
+	} else {
+		t.Errorf("users is referenced by orders' 60,000 rows, advise says %+v", u.ReferencedBy)
+	}
+	// mixed holds v4 and v7 values, 3:2 (issue 39); a sample of its bounds says so.
+	if m := tables["mixed"].Key; m == nil || m.UUIDVersions["v4"] == 0 || m.UUIDVersions["v7"] == 0 || m.UUIDVersion != 0 {
+		t.Errorf("mixed's uuid versions: %+v", m)
 	}
 	if u := tables["users"]; len(u.ReferencedBy) != 1 || u.ReferencedBy[0].Table != "orders" || !u.ReferencedBy[0].Indexed {
 		t.Errorf("users is referenced by orders' indexed foreign key, advise says %+v", u.ReferencedBy)

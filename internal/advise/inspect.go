@@ -388,6 +388,16 @@ func (r *reader) table(ctx context.Context, oid uint32, t *Table, cache results.
 		keyWidth = results.Of(float64(s.avgWidth))
 	}
 	t.LeafDensity, t.DensityMethod, t.DensityNote = r.density(ctx, f.indexOID, t, keyWidth)
+	for i := range t.ReferencedBy {
+		fk := &t.ReferencedBy[i]
+		switch w, ok := keyWidth.Get(); {
+		case !fk.Indexed:
+		case !ok:
+			fk.KeyBytes = results.Unavailable[float64]("the key's width: " + keyWidth.Reason())
+		default:
+			fk.KeyBytes = results.Of(w * float64(fk.Rows))
+		}
+	}
 	return nil
 }
 
@@ -763,10 +773,12 @@ func uuidShape(k *Key, values []string) {
 	}
 	textual := k.Type != "uuid"
 	k.UUIDText = textual && (strings.HasPrefix(k.Type, "text") || strings.HasPrefix(k.Type, "character"))
+	k.UUIDVersions = map[string]int{}
 	for v, n := range versions {
 		if n*10 >= shaped*9 && v >= '1' && v <= '8' {
 			k.UUIDVersion = int(v - '0')
 		}
+		k.UUIDVersions["v"+string(v)] += n
 	}
 }
 
@@ -916,7 +928,7 @@ func (r *reader) density(ctx context.Context, indexOID uint32, t *Table, keyWidt
 // referencedBy lists the foreign keys referencing the table, each with the
 // size of the referencing table's index on its columns.
 func (r *reader) referencedBy(ctx context.Context, tx pgx.Tx, oid uint32) ([]ForeignKey, error) {
-	rows, err := tx.Query(ctx, `SELECT con.conrelid::regclass::text, con.conname::text,
+	rows, err := tx.Query(ctx, `SELECT con.conrelid::regclass::text, con.conname::text, greatest((SELECT reltuples FROM pg_class WHERE oid = con.conrelid), 0)::int8,
 			(SELECT max(pg_relation_size(i.indexrelid)) FROM pg_index i WHERE i.indrelid = con.conrelid AND i.indisvalid
 				AND (SELECT array_agg(k ORDER BY k) FROM unnest(i.indkey::int2[]) WITH ORDINALITY u(k, o) WHERE o <= cardinality(con.conkey))
 					= (SELECT array_agg(k ORDER BY k) FROM unnest(con.conkey) k))
@@ -929,7 +941,7 @@ func (r *reader) referencedBy(ctx context.Context, tx pgx.Tx, oid uint32) ([]For
 	for rows.Next() {
 		var f ForeignKey
 		var size *int64
-		if err := rows.Scan(&f.Table, &f.Constraint, &size); err != nil {
+		if err := rows.Scan(&f.Table, &f.Constraint, &f.Rows, &size); err != nil {
 			return nil, err
 		}
 		if size != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/keybench/keybench/internal/advise"
@@ -54,6 +55,13 @@ func adviceDoc(rep *advise.Report) *Doc {
 		t.AppendRow(rank, tb.QualifiedName(), key, order, index, tb.InsertsPerS.Text(func(v float64) string { return fmt.Sprintf("%.3g", v) }), tb.Verdict.Class)
 	}
 	d.Add(t)
+	seen := map[string]bool{}
+	for _, tb := range rep.Tables {
+		if c := tb.Verdict.Class; !seen[c] && advise.ClassMeaning[c] != "" {
+			seen[c] = true
+			d.Printf("%s: %s.", c, advise.ClassMeaning[c])
+		}
+	}
 	for _, n := range s.Notes {
 		d.Println("Not read: " + n + ".")
 	}
@@ -84,9 +92,14 @@ func adviceTables(rep *advise.Report) []adviceTable {
 		for _, f := range t.ReferencedBy {
 			idx := "no index on its columns"
 			if f.Indexed {
-				idx = "index " + results.Bytes(f.IndexBytes)
+				idx = "index " + results.Bytes(f.IndexBytes) + f.KeyBytes.Text(func(v float64) string {
+					return fmt.Sprintf(", of which the key's copies %s (%d rows)", results.Bytes(int64(v)), f.Rows)
+				})
 			}
 			a.References = append(a.References, fmt.Sprintf("%s (%s, %s)", f.Table, f.Constraint, idx))
+		}
+		if mix := versionMix(t.Key); mix != "" {
+			a.Why = append(append([]string(nil), a.Why...), mix)
 		}
 		out = append(out, a)
 	}
@@ -183,3 +196,23 @@ var adviceTemplate = template.Must(template.Must(pageTemplate.Clone()).New("advi
 {{end}}
 </body></html>
 `))
+
+// versionMix says a key's sampled uuid versions when they are more than
+// one ("" otherwise): a column part uuidv4, part uuidv7.
+func versionMix(k *advise.Key) string {
+	if k == nil || len(k.UUIDVersions) < 2 {
+		return ""
+	}
+	total := 0
+	var vs []string
+	for v := range k.UUIDVersions {
+		total += k.UUIDVersions[v]
+		vs = append(vs, v)
+	}
+	sort.Strings(vs)
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", v, 100*float64(k.UUIDVersions[v])/float64(total)))
+	}
+	return fmt.Sprintf("Its key's sampled values mix uuid versions: %s of %d: its order is the mix's (new rows of a time-ordered version go to the index's end, the others anywhere).", strings.Join(parts, ", "), total)
+}
