@@ -21,6 +21,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/gofrs/uuid/v5"
 
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/server"
@@ -810,4 +811,30 @@ func writeFile(t *testing.T, text string) string {
 	}
 	f.Close()
 	return f.Name()
+}
+
+// TestCacheIsTheRounds: a cell's cache (cache_bytes, and the key index
+// over it) is the one its rounds ran with, not the larger one the embedded
+// server is restarted with for a large fill and the evidence (a 200k-row
+// fill is large enough): the curves projections read are index over the
+// rounds' cache.
+func TestCacheIsTheRounds(t *testing.T) {
+	out := t.TempDir()
+	if _, stderr, code := keybench(t, "run", "insert", "--keys", "bigint", "--rows", "200000", "-T", "1", "--warmup", "0", "--rounds", "1", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r := readRun(t, out)
+	want, err := projection.ParseBytes(r.Environment.Settings["shared_buffers"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Cells {
+		got, ok := c.Metrics.CacheBytes.Get()
+		kb, _ := c.Metrics.KeyIndexBytes.Get()
+		ratio, _ := c.Metrics.KeyIndexCacheRatio.Get()
+		// The ratio is the mean of the index's over the cell (it grew by a window's inserts).
+		if end := float64(kb) / float64(want); !ok || got != want || ratio > end || ratio < 0.8*end {
+			t.Errorf("%s: cache %v, key index over it %v; the rounds ran with %d", c.Key, c.Metrics.CacheBytes, ratio, want)
+		}
+	}
 }

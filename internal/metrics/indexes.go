@@ -116,15 +116,14 @@ func SharedBuffers(ctx context.Context, conn *pgx.Conn) (int64, error) {
 	return cache, err
 }
 
-// Cache records the cache the cell ran with (shared_buffers) and the key
-// index's and table's sizes (already in into) relative to it.
-func Cache(ctx context.Context, conn *pgx.Conn, into *results.Metrics) {
-	cache, err := SharedBuffers(ctx, conn)
-	if err != nil || cache <= 0 {
-		why := "shared_buffers could not be read"
-		if err != nil {
-			why += ": " + err.Error()
-		}
+// Cache records the cache the cell's rounds ran with (shared_buffers, read
+// when the server started or was restarted for the cell: the evidence may
+// run on a server restarted with another cache for its own work) and the
+// key index's and table's sizes (already in into) relative to it; why
+// says why it could not be read (cache 0).
+func Cache(cache int64, why string, into *results.Metrics) {
+	if cache <= 0 {
+		why = "shared_buffers could not be read: " + why
 		into.CacheBytes, into.KeyIndexCacheRatio, into.TableCacheRatio = unavailable[int64](why), unavailable[float64](why), unavailable[float64](why)
 		return
 	}

@@ -300,6 +300,9 @@ type Projection struct {
 	// said 10% faster than was measured), or that it is beyond them;
 	// none for the reference key, 1 by definition.
 	Validation *Validation `json:"validation,omitempty"`
+	// BeyondScale, when set, says the user's rows or cache lie beyond what
+	// any run tested (TestedScale): the checked error does not apply there.
+	BeyondScale string `json:"beyond_tested_scale,omitempty"`
 	// Checks are all of the curve's checks, by distance: the error by
 	// distance the validation picks from.
 	Checks []Check `json:"checks,omitempty"`
@@ -424,8 +427,46 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 		p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0
 		p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, LeastSupported)
 	}
+	p.BeyondScale = beyondScale(r, s)
 	p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
 	return p, "", p.check()
+}
+
+// TestedScale is how far beyond the run's largest table and cache a
+// projection may go and still be called checked at its distance: the
+// scale preset showed each key's ratio holding across 64× (4M and 16M
+// rows beside 250k), and no run here tested beyond it.
+const TestedScale = 64
+
+// beyondScale says, when the user's rows or cache lie more than
+// TestedScale times beyond the run's largest table or cache, that the
+// projection carries the curve (index over cache) where no run tested it
+// ("" within).
+func beyondScale(r *results.Results, s Scale) string {
+	var rows, cache int64
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Status != results.StatusOK {
+			continue
+		}
+		rows = max(rows, rowsAtEnd(c))
+		cb := c.SharedBuffers
+		if v, ok := c.Metrics.CacheBytes.Get(); ok && cb == 0 {
+			cb = v
+		}
+		if cb == 0 {
+			cb, _ = ParseBytes(r.Environment.Settings["shared_buffers"])
+		}
+		cache = max(cache, cb)
+	}
+	if rows <= 0 || cache <= 0 {
+		return ""
+	}
+	fr, fc := float64(s.Rows)/float64(rows), float64(s.CacheBytes)/float64(cache)
+	if fr <= TestedScale && fc <= TestedScale {
+		return ""
+	}
+	return fmt.Sprintf("your rows are %.3g× and your cache %.3g× the run's largest: the curve is carried by index over cache alone, untested beyond %d× (keybench run scale tests 64×)", fr, fc, TestedScale)
 }
 
 // check refuses a projection whose figures are not numbers a size or a

@@ -478,3 +478,23 @@ func TestProjectWithTheModel(t *testing.T) {
 		t.Errorf("cells without parts: %+v, %q", p.Model, p.ModelWhy)
 	}
 }
+
+// TestBeyondTheTestedScale (issue 38): a projection to rows or a cache
+// more than TestedScale times the run's largest says it is untested there;
+// one within says nothing.
+func TestBeyondTheTestedScale(t *testing.T) {
+	r := run() // 4.1M rows at most, over a 16 MiB cache
+	for _, tc := range []struct {
+		s      Scale
+		beyond bool
+	}{
+		{Scale{Rows: 8_000_000, CacheBytes: 64 << 20}, false},
+		{Scale{Rows: 1_000_000_000, CacheBytes: 64 << 20}, true},
+		{Scale{Rows: 8_000_000, CacheBytes: 16 << 30}, true},
+	} {
+		got := beyondScale(r, tc.s)
+		if (got != "") != tc.beyond || tc.beyond && !strings.Contains(got, "untested beyond 64×") {
+			t.Errorf("%d rows over %d bytes: %q", tc.s.Rows, tc.s.CacheBytes, got)
+		}
+	}
+}

@@ -131,6 +131,8 @@ func validationText(p projection.Projection, ref string) string {
 		return "-"
 	case v.Error.Reason() != "":
 		return v.Error.Reason()
+	case p.BeyondScale != "":
+		return fmt.Sprintf("not checked at this scale (%+.0f%% at %.1f doublings of index over cache): %s", v.Check.Error*100, v.Check.Distance, p.BeyondScale)
 	}
 	where := "between measured sizes"
 	if v.Distance > 0 {

@@ -112,9 +112,12 @@ type run struct {
 	restartMu sync.Mutex
 	// buffered: the embedded server runs without its direct IO (bufferedIO).
 	buffered bool
-	// cache is the shared_buffers the server runs with (bytes), once a
-	// cell asked for its own (--shared-buffers).
+	// cache is the shared_buffers the rounds run with (bytes): read when
+	// the server started and when a cell's own (--shared-buffers) restarted
+	// it; a restart for the fills or the evidence leaves it as it was.
 	cache int64
+	// cacheWhy is why cache could not be read (0).
+	cacheWhy string
 	// engine is what answers on the other end (PostgreSQL, Citus, …).
 	engine engine.Engine
 	// lagging names the standbys that did not catch up within the wait's

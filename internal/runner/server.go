@@ -130,6 +130,8 @@ func (r *run) startServer(ctx context.Context) error {
 	sb, sbErr := metrics.SharedBuffers(ctx, r.admin)
 	if sbErr == nil {
 		r.cache = sb
+	} else {
+		r.cacheWhy = sbErr.Error()
 	}
 	if sbErr == nil && !r.engine.Distributed() &&
 		r.cfg.Plan.Scenario.CacheRelative && !r.cfg.RowsGiven && len(r.cfg.Plan.Params.Caches) == 0 && sb != r.presetCache() {
