@@ -30,10 +30,12 @@ func TestEveryParameterIsRecorded(t *testing.T) {
 			f.SetFloat(0.05)
 		case reflect.Slice:
 			s := reflect.MakeSlice(f.Type(), 1, 1)
-			if s.Index(0).Kind() == reflect.String {
-				s.Index(0).SetString("x")
-			} else {
-				s.Index(0).SetInt(1)
+			switch e := s.Index(0); e.Kind() {
+			case reflect.String:
+				e.SetString("x")
+			case reflect.Struct: // a secondary index: its zero value is one
+			default:
+				e.SetInt(1)
 			}
 			f.Set(s)
 		case reflect.Map:
