@@ -503,7 +503,7 @@ func TestSharedBuffersList(t *testing.T) {
 // and the console and report show them.
 func TestReplicasRecordTheStandby(t *testing.T) {
 	out := t.TempDir()
-	stdout, stderr, code := keybench(t, "run", "insert", "--keys", "bigint,uuidv4", "--rows", "20000", "--replicas", "1",
+	stdout, stderr, code := keybench(t, "run", "insert", "--verbose", "--keys", "bigint,uuidv4", "--rows", "20000", "--replicas", "1",
 		"-T", "2", "--warmup", "0", "--rounds", "2", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

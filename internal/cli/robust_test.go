@@ -272,7 +272,9 @@ func TestOtherPeoplesServer(t *testing.T) {
 	before := catalogDump(t, app)
 	var presets []string
 	for _, s := range scenario.All() {
-		if s.Source != "" {
+		// A preset of caches of its own restarts the embedded server at
+		// each: on someone else's server it is refused in one line.
+		if s.Source != "" && len(s.Defaults.Caches) == 0 {
 			presets = append(presets, s.Name)
 		}
 	}
@@ -394,7 +396,7 @@ func TestSecretsNeverAppear(t *testing.T) {
 		{"connection refused", refused.String(), nil, 2},
 	} {
 		out := t.TempDir()
-		cmd := exec.Command(bin, "run", "war", "--quick", "--keys", "bigint,uuidv4", "--dsn", tc.dsn, "--out", out, "-T", "1s", "--rows", "2000")
+		cmd := exec.Command(bin, "run", "war", "--quick", "--verbose", "--keys", "bigint,uuidv4", "--dsn", tc.dsn, "--out", out, "-T", "1s", "--rows", "2000")
 		cmd.Env = append(os.Environ(), tc.env...)
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -689,7 +691,7 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 func TestServerSecretsNeverRecorded(t *testing.T) {
 	const password = "Leak-pw-4410"
 	out := t.TempDir()
-	stdout, stderr, code := keybench(t, "run", "insert", "--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "0", "--out", out,
+	stdout, stderr, code := keybench(t, "run", "insert", "--verbose", "--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "0", "--out", out,
 		"--pg-conf", "primary_conninfo=host=nowhere user=rep password="+password)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

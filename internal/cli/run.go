@@ -68,6 +68,7 @@ type runCmd struct {
 	Replicas      *int        `placeholder:"N" help:"Embedded server: start N streaming standbys beside it and measure what each key's WAL costs them (WAL shipped per row, replay lag, catch-up); default: the preset's (replicas: 1)."`
 	CacheMode     string      `name:"cache-mode" enum:"cold,warm" default:"cold" help:"Embedded server: cold (small shared_buffers, direct IO on 16+) or warm (PostgreSQL defaults)."`
 	Out           string      `help:"Results directory (default keybench-results/SCENARIO-TIME)."`
+	Verbose       bool        `short:"v" help:"Print every table of the summary when the run ends (the default prints its first screen: each key's rate and cost against the cheapest, and what explains the costliest; keybench report prints every table later)."`
 	JSON          bool        `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
 	Sampling      string      `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
 	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
@@ -112,7 +113,11 @@ func (r *runCmd) Run(e *env) error {
 	}
 	if res != nil && len(res.Cells) > 0 {
 		fmt.Fprintln(human)
-		report.WriteSummary(human, res, e.width(humanFile))
+		if r.Verbose {
+			report.WriteSummary(human, res, e.width(humanFile))
+		} else {
+			report.Brief(res).Write(human, e.width(humanFile))
+		}
 	}
 	if res != nil {
 		path := filepath.Join(cfg.Out, "results.json")

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,10 @@ func TestTimeInTheKey(t *testing.T) {
 			}
 			blocks[c.Key] = b.Hit + b.Read
 			plan, _ := s.Plan.Get()
-			if strings.Contains(c.Key, "partition") && (plan.Scanned != 1 || s.Partitions < 7) {
+			// An hour's window scans one daily partition, or two where it
+			// spans a midnight (the window EXPLAIN reads is placed by the
+			// history, which ends at the test's time of day).
+			if strings.Contains(c.Key, "partition") && (plan.Scanned < 1 || plan.Scanned > 2 || s.Partitions < 7) {
 				t.Errorf("%s: the plan scanned %d of %d partitions", c.Key, plan.Scanned, s.Partitions)
 			}
 		case *retention.RetentionSummary:
@@ -110,10 +114,13 @@ func TestTimeInTheKey(t *testing.T) {
 	}
 	var sum strings.Builder
 	report.WriteSummary(&sum, back, 0)
-	for _, want := range []string{"EXPIRY TIME", "WAL / EXPIRY", "BLOCKS / QUERY", "1 of "} {
+	for _, want := range []string{"EXPIRY TIME", "WAL / EXPIRY", "BLOCKS / QUERY"} {
 		if !strings.Contains(sum.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum.String())
 		}
+	}
+	if !regexp.MustCompile(`[12] of \d+ partitions`).MatchString(sum.String()) {
+		t.Errorf("summary lacks the partitions a plan scanned:\n%s", sum.String())
 	}
 	// The workspace is gone with its tables and their partitions.
 	if schemaExists(t, "kbtest") {
