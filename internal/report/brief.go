@@ -106,14 +106,13 @@ func costliestOf(gs []*results.Group, cheapest *results.Group) *results.Group {
 
 // briefCost is a key's server time against the cheapest's, short.
 func briefCost(g, cheapest *results.Group) string {
+	v, text := costVersus(g, cheapest)
 	switch {
-	case cheapest == nil:
-		return "-"
-	case g == cheapest:
-		return "least"
-	}
-	v := g.Cost.Versus(cheapest.Key)
-	if v == nil || v.TooFew {
+	case v == nil && text == "-" && cheapest != nil:
+		return "?"
+	case v == nil:
+		return text
+	case v.TooFew:
 		return "?"
 	}
 	return shortVersusText(v)

@@ -87,17 +87,26 @@ func medianText(res *results.Results, g *results.Group, get func(*results.RoundC
 }
 
 func costAgainst(g, cheapest *results.Group) string {
-	switch {
-	case cheapest == nil:
-		return "-"
-	case g == cheapest:
-		return "least"
-	}
-	v := g.Cost.Versus(cheapest.Key)
+	v, text := costVersus(g, cheapest)
 	if v == nil {
-		return "-"
+		return text
 	}
 	return versusMark(v.Comparison.Significant) + fmt.Sprintf("%.2f× %s", v.Effect, v.IntervalText())
+}
+
+// costVersus is g's cost comparison with the cheapest key, or the text
+// that stands for it when there is none ("-", "least").
+func costVersus(g, cheapest *results.Group) (*results.Versus, string) {
+	switch {
+	case cheapest == nil:
+		return nil, "-"
+	case g == cheapest:
+		return nil, "least"
+	}
+	if v := g.Cost.Versus(cheapest.Key); v != nil {
+		return v, ""
+	}
+	return nil, "-"
 }
 
 func rateAgainst(g, cheapest *results.Group) string {
