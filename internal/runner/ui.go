@@ -26,6 +26,10 @@ type UI struct {
 	width int // a terminal's columns: lines are wrapped to them (0: not wrapped)
 	mu    sync.Mutex
 	p     *mpb.Progress
+	// bars counts the bars and spinners drawn in p: two cells' steps run
+	// at once, and the container ends only with its last bar (ending it
+	// with the first left the other redrawing over lines written past it).
+	bars int
 }
 
 // NewUI writes progress to w (a terminal gets bars, and lines wrapped to its width).
@@ -86,18 +90,62 @@ func (u *UI) Phase(name string, total int64, unit string) *Bar {
 	if u.p == nil {
 		u.p = mpb.New(mpb.WithOutput(u.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
 	}
-	b.bar = u.p.AddBar(b.total,
+	barW, detailMax := phaseLayout(u.width, name, fmt.Sprintf("%d/%d %s", b.total, b.total, unit))
+	u.bars++
+	b.bar = u.p.AddBar(b.total, mpb.BarWidth(barW),
 		mpb.PrependDecorators(decor.Name(name+" ", decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d "+unit, decor.WCSyncWidth)),
 		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO),
 			decor.Any(func(decor.Statistics) string {
 				if s, ok := b.detail.Load().(string); ok && s != "" {
-					return "  " + s
+					return "  " + fit(s, detailMax)
 				}
 				return ""
 			})),
 		mpb.BarRemoveOnComplete(),
 	)
 	return b
+}
+
+// A redrawn line longer than the terminal wraps, and the redraw, which
+// moves up one row a bar, then overwrites the line above it: a finished
+// step's line lost its end that way. So a bar's line is laid out to fit
+// the width: the bar narrows, then its detail is cut (the detail is
+// logged in full where it matters: the per-second lines of -P, the cell's
+// summary line).
+
+// Widths of a phase's line besides its name, counters, bar and detail:
+// the blanks, the percentage (" 100 %"), " ETA " and the ETA itself.
+const (
+	phaseFixed  = 2 + 6 + 5 + 8
+	phaseMinBar = 8
+	phaseMaxBar = 32
+)
+
+// phaseLayout is a phase bar's width and the most columns its detail may
+// take on a terminal of width columns (0: not a terminal, no limit).
+func phaseLayout(width int, name, counters string) (barW, detailMax int) {
+	if width <= 0 {
+		return phaseMaxBar, 1 << 20
+	}
+	used := text.RuneWidthWithoutEscSequences(name) + 1 + text.RuneWidthWithoutEscSequences(counters) + phaseFixed
+	barW = max(phaseMinBar, min(phaseMaxBar, width-used-1-24)) // room for 24 columns of detail where it can
+	detailMax = max(0, width-used-barW-3)
+	return barW, detailMax
+}
+
+// fit cuts s to n columns, its end marked, where it is longer.
+func fit(s string, n int) string {
+	if text.RuneWidthWithoutEscSequences(s) <= n {
+		return s
+	}
+	if n <= 1 {
+		return ""
+	}
+	r := []rune(s)
+	for len(r) > 0 && text.RuneWidthWithoutEscSequences(string(r))+1 > n {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
 }
 
 // Every makes the bar log a line each n units (pgbench -P), also on a terminal.
@@ -140,8 +188,13 @@ func (u *UI) release(bar *mpb.Bar) {
 	}
 	bar.Abort(true)
 	u.mu.Lock()
+	u.bars--
 	p := u.p
-	u.p = nil
+	if u.bars > 0 {
+		p = nil // another bar still draws in it
+	} else {
+		u.p = nil
+	}
 	u.mu.Unlock()
 	if p == nil {
 		return
@@ -175,13 +228,22 @@ func (u *UI) Step(name string) *Step {
 	if u.p == nil {
 		u.p = mpb.New(mpb.WithOutput(u.w), mpb.WithWidth(32), mpb.WithRefreshRate(200*time.Millisecond))
 	}
-	st.bar = u.p.New(0, mpb.SpinnerStyle(),
-		mpb.PrependDecorators(decor.Name(name+" ")),
+	label := name
+	if u.width > 0 {
+		label = fit(name, u.width-stepFixed) // the spinner and the elapsed time after it
+	}
+	u.bars++
+	st.bar = u.p.New(0, mpb.SpinnerStyle(), mpb.BarWidth(1),
+		mpb.PrependDecorators(decor.Name(label+" ")),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)),
 		mpb.BarRemoveOnComplete(),
 	)
 	return st
 }
+
+// stepFixed is a step's line besides its name: a blank, the spinner, a
+// blank and the elapsed time, with a column to spare.
+const stepFixed = 1 + 1 + 1 + 8 + 1
 
 // Done ends the phase and logs how long it took.
 func (st *Step) Done() {
@@ -220,6 +282,17 @@ func wrapIndented(s string, width, indent int) string {
 	}
 	var lines []string
 	cur, room := "", width
+	// The blanks after the first word (the timestamp) stay as they are: a
+	// cell's line is indented under its group's.
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		if j < len(s) {
+			cur, s = s[:j-1], s[j:]
+		}
+	}
 	for _, w := range strings.Fields(s) {
 		if cur != "" && size(cur)+1+size(w) <= room {
 			cur += " " + w

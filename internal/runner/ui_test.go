@@ -1,39 +1,47 @@
 package runner
 
 import (
-	"strings"
+	"fmt"
 	"testing"
+
+	"github.com/jedib0t/go-pretty/v6/text"
 )
 
-func TestWrapIndented(t *testing.T) {
-	line := "14:02:01 estimated time: about 5m10s (fill 50s, windows 3m57s, evidence 18s); results in keybench-results/war-20261123-140201"
-	got := wrapIndented(line, 60, 9)
-	lines := strings.Split(got, "\n")
-	if len(lines) < 3 {
-		t.Fatalf("not wrapped:\n%s", got)
-	}
-	for i, l := range lines {
-		if len(l) > 60 {
-			t.Errorf("line %d is %d long: %q", i, len(l), l)
+// TestProgressLinesFitTheTerminal (issue 40): a phase's redrawn line —
+// name, counters, bar, percentage, ETA and detail — never takes more than
+// the terminal's columns, so the redraw never wraps onto the line above;
+// a cut detail ends in "…".
+func TestProgressLinesFitTheTerminal(t *testing.T) {
+	name, counters := "  uuidv4:as=text: prefill", fmt.Sprintf("%d/%d rows", 500000, 500000)
+	for width := 40; width <= 200; width += 7 {
+		barW, detailMax := phaseLayout(width, name, counters)
+		detail := fit("measuring 12015/24000 txns 12015 tps, p99 1.63 ms, and more words", detailMax)
+		line := text.RuneWidthWithoutEscSequences(name) + 1 + text.RuneWidthWithoutEscSequences(counters) + phaseFixed + barW + 2 + text.RuneWidthWithoutEscSequences(detail)
+		if width >= 80 && line > width {
+			t.Errorf("width %d: a line of %d columns (bar %d, detail %d)", width, line, barW, detailMax)
 		}
-		if i > 0 && !strings.HasPrefix(l, strings.Repeat(" ", 9)) {
-			t.Errorf("line %d not indented: %q", i, l)
-		}
-	}
-	if strings.Join(strings.Fields(got), " ") != line {
-		t.Errorf("words changed:\n%s", got)
-	}
-	if short := "14:02:01 done"; wrapIndented(short, 40, 9) != short {
-		t.Error("a short line changed")
-	}
-	// A word longer than a line is broken, nothing lost.
-	got = wrapIndented(line, 30, 9)
-	for i, l := range strings.Split(got, "\n") {
-		if len(l) > 30 {
-			t.Errorf("at 30: line %d is %d long: %q", i, len(l), l)
+		if barW < phaseMinBar || barW > phaseMaxBar {
+			t.Errorf("width %d: bar %d", width, barW)
 		}
 	}
-	if strings.Join(strings.Fields(got), "") != strings.Join(strings.Fields(line), "") {
-		t.Errorf("at 30, characters changed:\n%s", got)
+	if got := fit("prefilled 500000 rows in 3.0 s", 12); got != "prefilled 5…" {
+		t.Errorf("fit: %q", got)
+	}
+	if got := fit("short", 12); got != "short" {
+		t.Errorf("fit: %q", got)
+	}
+}
+
+// TestWrappedLinesKeepTheirIndent: a long progress line wrapped to the
+// terminal keeps the blanks after its timestamp (a cell's line indented
+// under its group's) and indents its continuation.
+func TestWrappedLinesKeepTheirIndent(t *testing.T) {
+	got := wrapIndented("07:45:43   uuidv4:as=text: 13105 tps on average, p99 2.08 ms, 39314 rows in 3.0 s", 40, 9)
+	want := "07:45:43   uuidv4:as=text: 13105 tps on\n         average, p99 2.08 ms, 39314\n         rows in 3.0 s"
+	if got != want {
+		t.Errorf("wrapped:\n%s\nwant:\n%s", got, want)
+	}
+	if got := wrapIndented("07:45:43 short", 40, 9); got != "07:45:43 short" {
+		t.Errorf("short line: %q", got)
 	}
 }
