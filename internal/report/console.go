@@ -507,6 +507,9 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 		t.AppendRow(row...)
 	}
 	d.Add(t)
+	if why := unavailableReasons(res, order, last); why != "" {
+		d.Println(why)
+	}
 	d.Println("key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; splits: the key index's page splits (pg_walinspect); " +
 		"blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included); bloat: key index size / size after REINDEX.")
 	if anySteady {
@@ -584,4 +587,94 @@ func topWaitsText(m *results.Metrics, n int) string {
 		}
 		return strings.Join(parts, ", ")
 	})
+}
+
+// evidenceFigures are the evidence table's figures that may be
+// unavailable, by column, for the reasons under the table.
+var evidenceFigures = []struct {
+	column string
+	reason func(m *results.Metrics) string
+}{
+	{"key index in cache", func(m *results.Metrics) string { return m.BufferCache.Reason() }},
+	{"WAL / row", func(m *results.Metrics) string { return m.WALBytesPerRow.Reason() }},
+	{"FPI / row", func(m *results.Metrics) string { return m.WALFPIPerRow.Reason() }},
+	{"FPI / row (key index)", func(m *results.Metrics) string { return m.KeyIndexFPIPerRow.Reason() }},
+	{"steady WAL / row", func(m *results.Metrics) string { return m.SteadyWAL.Reason() }},
+	{"splits", func(m *results.Metrics) string { return m.BtreeSplitsPerRow.Reason() }},
+	{"blocks / txn", func(m *results.Metrics) string { return m.BlocksPerTxn.Reason() }},
+	{"key index", func(m *results.Metrics) string { return m.KeyIndexBytes.Reason() }},
+	{"bloat", func(m *results.Metrics) string { return m.BloatRatio.Reason() }},
+	{"leaf density", func(m *results.Metrics) string { return m.LeafDensity.Reason() }},
+	{"top waits", func(m *results.Metrics) string { return m.WaitEvents.Reason() }},
+}
+
+// unavailableReasons says why each "unavailable" of the evidence table is
+// so: a column and reason once, with the keys it stands for ("" when the
+// table has none). A bare "unavailable" on screen sent the user to
+// results.json for its reason.
+func unavailableReasons(res *results.Results, order []string, last map[string]*results.Group) string {
+	type entry struct {
+		column, reason string
+		keys           []string
+	}
+	var entries []*entry
+	at := map[string]*entry{}
+	for _, k := range order {
+		m := &res.Last(last[k]).Metrics
+		for _, f := range evidenceFigures {
+			why := f.reason(m)
+			if why == "" {
+				continue
+			}
+			id := f.column + "\x00" + why
+			if at[id] == nil {
+				at[id] = &entry{column: f.column, reason: why}
+				entries = append(entries, at[id])
+			}
+			at[id].keys = append(at[id].keys, k)
+		}
+	}
+	if len(entries) == 0 {
+		return ""
+	}
+	// The columns one reason makes unavailable for the same keys go together.
+	type part struct{ columns, who, reason string }
+	var parts []*part
+	said := map[string]*part{}
+	for _, e := range entries {
+		who := strings.Join(e.keys, ", ")
+		switch {
+		case len(e.keys) == len(order) && len(order) > 1:
+			who = "every row"
+		case len(e.keys) > 3:
+			who = fmt.Sprintf("%d of the %d rows", len(e.keys), len(order))
+		}
+		id := who + "\x00" + e.reason
+		if p := said[id]; p != nil {
+			p.columns += ", " + e.column
+			continue
+		}
+		said[id] = &part{e.column, who, e.reason}
+		parts = append(parts, said[id])
+	}
+	var out []string
+	for i, p := range parts {
+		if i == maxReasons {
+			out = append(out, fmt.Sprintf("%d more in results.json", len(parts)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s (%s): %s", p.columns, p.who, shortReason(p.reason)))
+	}
+	return "unavailable: " + strings.Join(out, "; ") + "."
+}
+
+// maxReasons is the most reasons said under the evidence table.
+const maxReasons = 4
+
+// shortReason is a reason cut to a line's worth, its end marked.
+func shortReason(why string) string {
+	if r := []rune(why); len(r) > 120 {
+		return string(r[:119]) + "…"
+	}
+	return why
 }
