@@ -456,21 +456,30 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 		return
 	}
 	if e := res.Environment.Engine; e.Distributed() {
-		// The server's own pages, WAL and caches are not the rows': only
-		// what the clients' sessions waited on is the cell's.
-		t := NewTable("why: key", "rows before", "clients", "top waits (share of samples)").AlignRight(1, 2)
-		for _, k := range order {
-			g := last[k]
-			t.AppendRow(k, g.Rows, g.Clients, topWaitsText(&res.Last(g).Metrics, 3))
-		}
-		d.Add(t)
-		d.Printf("Not measured on %s: the key index's size, bloat and share of the cache, WAL and full-page images per row, page splits, blocks per transaction (%s).", e, e.Blind())
-		if e.Kind == engine.Citus {
-			// adaptive_executor.c waits on its worker connections with WAIT_EVENT_CLIENT_READ.
-			d.Println("On Citus, Client:ClientRead in the coordinator's sessions is mostly its executor waiting for the workers' answers: Citus reports that wait as ClientRead.")
-		}
+		distributedEvidence(d, res, order, last, e)
 		return
 	}
+	localEvidence(d, res, order, last)
+}
+
+// distributedEvidence is the evidence on an engine whose rows live on other
+// servers: only what the clients' sessions waited on is the cell's.
+func distributedEvidence(d *Doc, res *results.Results, order []string, last map[string]*results.Group, e engine.Engine) {
+	t := NewTable("why: key", "rows before", "clients", "top waits (share of samples)").AlignRight(1, 2)
+	for _, k := range order {
+		g := last[k]
+		t.AppendRow(k, g.Rows, g.Clients, topWaitsText(&res.Last(g).Metrics, 3))
+	}
+	d.Add(t)
+	d.Printf("Not measured on %s: the key index's size, bloat and share of the cache, WAL and full-page images per row, page splits, blocks per transaction (%s).", e, e.Blind())
+	if e.Kind == engine.Citus {
+		// adaptive_executor.c waits on its worker connections with WAIT_EVENT_CLIENT_READ.
+		d.Println("On Citus, Client:ClientRead in the coordinator's sessions is mostly its executor waiting for the workers' answers: Citus reports that wait as ClientRead.")
+	}
+}
+
+// localEvidence is the evidence table of a server that holds the rows.
+func localEvidence(d *Doc, res *results.Results, order []string, last map[string]*results.Group) {
 	header := []string{"why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "steady WAL / row (FPI)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)"}
 	const steadyCol = 6
 	var rows [][]any
