@@ -282,7 +282,9 @@ func (win *window) complete(w *worker, sched, t0, t1 time.Time, work Work, err e
 			return false
 		}
 	} else if inWindow {
-		win.recordPace(w, sched, t0, t1)
+		if w.pace != nil {
+			win.recordPace(w, sched, t0, t1)
+		}
 		us := max(t1.Sub(sched).Microseconds(), minLatencyUS)
 		_ = w.total.RecordValue(us)
 		w.mu.Lock()

@@ -92,12 +92,9 @@ func (win *window) inWindow(t time.Time) bool {
 	return e == 0 || t.Before(time.Unix(0, e))
 }
 
-// paced records a measured transaction's lag behind its schedule and
+// recordPace records a paced client's measured transaction's lag behind its schedule and
 // whether its latency from the schedule was over the limit.
 func (win *window) recordPace(w *worker, sched, t0, t1 time.Time) {
-	if w.pace == nil {
-		return
-	}
 	_ = w.pace.lag.RecordValue(max(t0.Sub(sched).Microseconds(), 0))
 	if lim := win.cfg.LatencyLimit; lim > 0 && t1.Sub(sched) > lim {
 		w.pace.late++

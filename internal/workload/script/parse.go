@@ -2,7 +2,6 @@ package script
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"regexp"
@@ -268,5 +267,3 @@ func contains(s []string, v string) bool {
 	}
 	return false
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

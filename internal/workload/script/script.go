@@ -6,11 +6,13 @@
 package script
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -60,7 +62,7 @@ func (l *scriptLoad) Configure(s workload.Setup) error {
 		return fmt.Errorf("script: %v", err)
 	}
 	l.text = string(b)
-	sc, err := parse(bytesReader(b), placeholder)
+	sc, err := parse(bytes.NewReader(b), placeholder)
 	if err != nil {
 		return fmt.Errorf("script %s: %v", l.file, err)
 	}
@@ -77,7 +79,7 @@ func (l *scriptLoad) Tables(at workload.Place, key *keys.Resolved) []*workload.T
 
 func (l *scriptLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*workload.Table, gen keys.Generator, id int) (workload.Worker, error) {
 	t := tables[0]
-	sc, err := parse(bytesReader([]byte(l.text)), t.Qualified())
+	sc, err := parse(strings.NewReader(l.text), t.Qualified())
 	if err != nil {
 		return nil, err
 	}
