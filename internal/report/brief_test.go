@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,32 @@ func TestBriefFitsTheFirstScreen(t *testing.T) {
 				t.Errorf("%s: the first screen lacks %s:\n%s", name, k, text)
 			}
 		}
+	}
+}
+
+// TestOneWindowCost: a cell run as one window (--quick, --rounds 1) still
+// shows its server time per transaction, from the window's own cost.
+func TestOneWindowCost(t *testing.T) {
+	r := readCost(t, "aa")
+	var want []string
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		c.Cost, c.Rounds = c.Rounds[0].Cost, nil
+		want = append(want, fmt.Sprintf(" %.3g ", c.Cost.ServerMS.Value()))
+	}
+	var out bytes.Buffer
+	Brief(r).Write(&out, BriefWidth)
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("the first screen lacks the window's server time %q:\n%s", w, out.String())
+		}
+	}
+	for i := range r.Cells {
+		r.Cells[i].Cost = nil
+	}
+	out.Reset()
+	Brief(r).Write(&out, BriefWidth)
+	if strings.Contains(out.String(), want[0]) {
+		t.Errorf("a server time without a cost:\n%s", out.String())
 	}
 }

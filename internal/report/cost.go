@@ -81,7 +81,11 @@ var explaining = []costFigure{
 func roundMedian(res *results.Results, g *results.Group, get func(*results.RoundCost) results.M[float64]) (float64, bool) {
 	var rounds []results.Round
 	for _, i := range g.Cells {
-		rounds = append(rounds, res.Cells[i].Rounds...)
+		c := &res.Cells[i]
+		rounds = append(rounds, c.Rounds...)
+		if len(c.Rounds) == 0 && c.Cost != nil { // one window: its cost stands for its only sample
+			rounds = append(rounds, results.Round{Cost: c.Cost})
+		}
 	}
 	return costMedian(rounds, get)
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
+
+	"github.com/keybench/keybench/internal/sources"
 )
 
 // Doc is a run's summary as the console and the page both show it: tables
@@ -67,9 +69,14 @@ func (d *Doc) Printf(format string, a ...any) {
 }
 
 // Write prints the doc to a console width columns wide (0: every table
-// whole, however wide).
+// whole, however wide). A doc that cites a write-up ("001") ends with the
+// line that says what it is.
 func (d *Doc) Write(w io.Writer, width int) {
-	for _, b := range d.Blocks {
+	blocks := d.Blocks
+	if l := sources.Legend(d.text()); l != "" {
+		blocks = append(blocks[:len(blocks):len(blocks)], Block{Text: l})
+	}
+	for _, b := range blocks {
 		if b.Table != nil {
 			b.Table.Write(w, width)
 			continue
@@ -80,6 +87,21 @@ func (d *Doc) Write(w io.Writer, width int) {
 			fmt.Fprintln(w, b.Text)
 		}
 	}
+}
+
+// text is every word the doc shows: its paragraphs, headers and cells.
+func (d *Doc) text() string {
+	var sb strings.Builder
+	for _, b := range d.Blocks {
+		sb.WriteString(b.Text + "\n")
+		if t := b.Table; t != nil {
+			sb.WriteString(strings.Join(t.Header, "\n") + "\n")
+			for _, row := range t.Rows {
+				sb.WriteString(strings.Join(row, "\n") + "\n")
+			}
+		}
+	}
+	return sb.String()
 }
 
 // wrap breaks s into lines of width columns at most, between words where it can.

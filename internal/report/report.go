@@ -13,11 +13,13 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/sources"
 	"github.com/keybench/keybench/internal/stats"
 )
 
@@ -66,6 +68,8 @@ type page struct {
 	Command   string
 	DDL       [][2]string
 	Notes     []string
+	// Sources are the write-ups the page cites ("001"), said at its end.
+	Sources []sources.Source
 }
 
 // Render builds the page.
@@ -126,8 +130,19 @@ func Render(res *results.Results) ([]byte, error) {
 	if err := pageTemplate.Execute(&out, p); err != nil {
 		return nil, err
 	}
+	// The write-ups the page cites are read off its text, wherever it cites
+	// them (a preset's title, a summary's note, a projection's table).
+	if p.Sources = sources.Cited(markup.ReplaceAllString(out.String(), " ")); len(p.Sources) > 0 {
+		out.Reset()
+		if err := pageTemplate.Execute(&out, p); err != nil {
+			return nil, err
+		}
+	}
 	return out.Bytes(), nil
 }
+
+// markup is an HTML tag, a style sheet or a drawing: what is not the page's text.
+var markup = regexp.MustCompile(`(?s)<style.*?</style>|<svg.*?</svg>|<[^>]*>`)
 
 type renderer struct {
 	res      *results.Results

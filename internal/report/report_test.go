@@ -149,13 +149,7 @@ func TestReportIsReproducible(t *testing.T) {
 // TestReportRendersInChromium opens the report in headless Chromium and
 // checks the screenshot is not blank. .ci/run installs Chromium.
 func TestReportRendersInChromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; .ci/run installs it")
-		}
-		testenv.Skip(t, "chromium not installed (apt-get install chromium)")
-	}
+	bin := chromium(t)
 	path := fixture(t)
 	dir := filepath.Dir(path)
 	page, shot := filepath.Join(dir, "report.html"), filepath.Join(dir, "shot.png")
@@ -171,6 +165,20 @@ func TestReportRendersInChromium(t *testing.T) {
 	if colours := distinctColours(t, shot); colours < 50 {
 		t.Errorf("screenshot has %d distinct colours: blank?", colours)
 	}
+}
+
+// chromium is the headless browser's path; a test without it skips, and
+// fails under CI, which installs it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed; .ci/run installs it")
+		}
+		testenv.Skip(t, "chromium not installed (apt-get install chromium)")
+	}
+	return bin
 }
 
 // read reads a results file back, as keybench does before rendering.

@@ -1,8 +1,11 @@
 package report
 
-import "html/template"
+import (
+	"html/template"
+	"strings"
+)
 
-var pageTemplate = template.Must(template.New("page").Parse(`{{template "head" .}}
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"figure": figureCell}).Parse(`{{template "head" .}}
 <body>
 <h1>{{.Title}}</h1>
 <p class="status {{.Status}}">status: {{.Status}}{{if .Error}} — {{.Error}}{{end}}</p>
@@ -52,12 +55,15 @@ var pageTemplate = template.Must(template.New("page").Parse(`{{template "head" .
 
 <h2 id="reproduce">Reproduce</h2>
 <code class="cmd">{{.Command}}</code>
+{{if .Sources}}<h2 id="sources">Write-ups cited</h2>
+<ul class="sources">{{range .Sources}}<li><b>{{.ID}}</b>: “{{.Title}}”: {{.What}}.</li>
+{{end}}</ul>{{end}}
 </body>
 </html>
-{{define "doc"}}{{range .Blocks}}{{if .Table}}{{$t := .Table}}<table class="summary">
+{{define "doc"}}{{range .Blocks}}{{if .Table}}{{$t := .Table}}<div class="fit"><table class="summary{{if ge (len $t.Header) 10}} many{{end}}">
 <tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
-{{range .Table.Rows}}<tr>{{range $i, $v := .}}<td{{if index $t.Right $i}} class="num"{{end}}>{{$v}}</td>{{end}}</tr>
-{{end}}</table>
+{{range .Table.Rows}}<tr>{{range $i, $v := .}}{{if index $t.Right $i}}<td class="num">{{figure $v}}</td>{{else}}<td>{{$v}}</td>{{end}}{{end}}</tr>
+{{end}}</table></div>
 {{else}}<p class="missing">{{.Text}}</p>
 {{end}}{{end}}{{end}}
 {{define "style"}}<style>
@@ -90,7 +96,11 @@ table.pairs td.noise { color: #777; }
 table.summary { border-collapse: collapse; font-size: .82em; margin: .5em 0 .3em; font-variant-numeric: tabular-nums; }
 table.summary th, table.summary td { border: 1px solid #ddd; padding: .25em .5em; text-align: left; vertical-align: top; }
 table.summary th { background: #f4f4f4; font-weight: 600; }
-table.summary td.num { text-align: right; white-space: nowrap; }
+table.summary td.num { text-align: right; }
+table.summary.many { font-size: .72em; }
+table.summary td { overflow-wrap: anywhere; }
+table.summary td.num, table.summary td:first-child { overflow-wrap: normal; }
+div.fit { max-width: 100%; overflow-x: auto; }
 </style>{{end}}
 {{define "head"}}<!DOCTYPE html>
 <html lang="en">
@@ -99,3 +109,17 @@ table.summary td.num { text-align: right; white-space: nowrap; }
 <title>{{.Title}}</title>
 {{template "style"}}
 </head>{{end}}`))
+
+// figureCell is a figure's cell text with its number and unit kept on one
+// line ("1.30 ms", "17401 tps"): a narrow table breaks it only before an
+// interval or a bracketed figure ("17401 tps" / "[16409-22650]").
+func figureCell(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if r == ' ' && i+1 < len(s) && s[i+1] != '[' && s[i+1] != '(' {
+			r = '\u00a0'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -301,8 +301,11 @@ type Cell struct {
 	DDL []string `json:"ddl,omitempty"`
 	// Rounds are the cell's window in rounds interleaved with the other
 	// cells' (--rounds), each one independent sample of the cell's rate.
-	Rounds  []Round `json:"rounds,omitempty"`
-	Metrics Metrics `json:"metrics"`
+	Rounds []Round `json:"rounds,omitempty"`
+	// Cost is what the window's transactions cost, per transaction, when
+	// the cell ran as one window (a cell in rounds has it per round).
+	Cost    *RoundCost `json:"cost,omitempty"`
+	Metrics Metrics    `json:"metrics"`
 	// HistFile is the cell's HdrHistogram interval log (--hist-file).
 	HistFile string `json:"hist_file,omitempty"`
 	// Pace is the fixed-rate schedule the window ran on (--rate; nil: flat out).

@@ -337,6 +337,8 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		// The cell holds what its rounds measured so far: an interrupted
 		// run keeps it (the cell is then marked interrupted, not summarized).
 		fillDriverResult(cr.c, driver.Merge(cr.results))
+	} else {
+		cr.c.Cost = metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
 	}
 	return nil
 }
