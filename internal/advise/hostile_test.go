@@ -308,8 +308,7 @@ func TestAdviseHostileCatalog(t *testing.T) {
 	}
 	// The console: a name with a newline on one line, the rest of the name beside it.
 	var console bytes.Buffer
-	report.WriteAdvice(&console, 200, &rep)
-	report.WriteAdviceDetails(&console, 200, &rep)
+	report.AdviceDoc(&rep, true).Write(&console, 200)
 	for _, line := range strings.Split(console.String(), "\n") {
 		if strings.Contains(line, "LINEHALF") && !strings.Contains(line, `new\nLINEHALF`) {
 			t.Fatalf("a table name's newline split a console line: %q", line)
@@ -317,6 +316,17 @@ func TestAdviseHostileCatalog(t *testing.T) {
 		if strings.Contains(line, "\x1b") {
 			t.Fatalf("a table name's terminal escape reached the console: %q", line)
 		}
+	}
+	// --export: the same names in a Markdown table row each, and the JSON
+	// read back into the report it was written from.
+	md, err := report.ExportDoc(report.AdviceDoc(&rep, true), &rep, report.ExportMarkdown)
+	if err != nil || !strings.Contains(string(md), "|---") || strings.Contains(string(md), "\x1b") {
+		t.Errorf("advise --export md (%v):\n%s", err, md)
+	}
+	js, err := report.ExportDoc(report.AdviceDoc(&rep, true), &rep, report.ExportJSON)
+	var back advise.Report
+	if err != nil || json.Unmarshal(js, &back) != nil || len(back.Tables) != len(rep.Tables) {
+		t.Errorf("advise --export json does not read back (%v): %d tables of %d", err, len(back.Tables), len(rep.Tables))
 	}
 }
 

@@ -16,13 +16,14 @@ import (
 )
 
 type adviseCmd struct {
-	DSN    string     `name:"dsn" help:"The database to read (URL or key=value; libpq PG* variables fill the rest). Read-only: safe on a primary or a hot standby; a role with pg_monitor reads everything advise shows, less is said."`
-	Sample pgDuration `default:"60s" placeholder:"SECONDS" help:"Window over which inserts, updates, deletes and WAL per second are measured (seconds or a duration)."`
-	Table  []string   `name:"table" placeholder:"SCHEMA.NAME" help:"Look at this table only (repeatable); default: every user table."`
-	RAM    string     `name:"ram" help:"The server's memory, e.g. 64GB, to set each key index against it as well as against shared_buffers."`
-	Curves string     `name:"curves" type:"existingfile" placeholder:"RESULTS.json" help:"A keybench run with measured curves (a growth run): what each paying table's key costs at its own rows and cache."`
-	JSON   bool       `name:"json" help:"Print the advice as JSON (schema: docs/advise.md)."`
-	HTML   string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
+	DSN     string     `name:"dsn" help:"The database to read (URL or key=value; libpq PG* variables fill the rest). Read-only: safe on a primary or a hot standby; a role with pg_monitor reads everything advise shows, less is said."`
+	Sample  pgDuration `default:"60s" placeholder:"SECONDS" help:"Window over which inserts, updates, deletes and WAL per second are measured (seconds or a duration)."`
+	Table   []string   `name:"table" placeholder:"SCHEMA.NAME" help:"Look at this table only (repeatable); default: every user table."`
+	RAM     string     `name:"ram" help:"The server's memory, e.g. 64GB, to set each key index against it as well as against shared_buffers."`
+	Curves  string     `name:"curves" type:"existingfile" placeholder:"RESULTS.json" help:"A keybench run with measured curves (a growth run): what each paying table's key costs at its own rows and cache."`
+	JSON    bool       `name:"json" help:"Print the advice as JSON (schema: docs/advise.md)."`
+	HTML    string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
+	exports `embed:""`
 }
 
 // MaxSample bounds --sample: a look, not a monitoring session.
@@ -33,6 +34,9 @@ func (a *adviseCmd) Run(e *env) error {
 }
 
 func (a *adviseCmd) run(e *env) error {
+	if err := a.check(); err != nil {
+		return err
+	}
 	o := advise.Options{Sample: time.Duration(a.Sample), Tables: a.Table}
 	if o.Sample <= 0 || o.Sample > MaxSample {
 		return usagef("--sample must be above 0 and at most %s, not %s", MaxSample, time.Duration(a.Sample))
@@ -95,12 +99,13 @@ func (a *adviseCmd) run(e *env) error {
 			return fmt.Errorf("writing %s: %w", a.HTML, err)
 		}
 	}
+	if err := a.writeDoc(e, report.AdviceDoc(rep, true), rep); err != nil {
+		return err
+	}
 	if a.JSON {
 		return printJSON(e, rep)
 	}
-	w := &printable{w: e.stdout}
-	report.WriteAdvice(w, e.width(e.stdout), rep)
-	report.WriteAdviceDetails(w, e.width(e.stdout), rep)
+	report.AdviceDoc(rep, true).Write(&printable{w: e.stdout}, e.width(e.stdout))
 	if a.HTML != "" {
 		fmt.Fprintf(e.stderr, "report: %s\n", a.HTML)
 	}

@@ -13,7 +13,8 @@ type compareCmd struct {
 	B    string `arg:"" name:"other.json" type:"existingfile" help:"The results.json to compare with it."`
 	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
 	// FailOn makes compare a regression gate for CI.
-	FailOn string `name:"fail-on" placeholder:"PERCENT" help:"Exit 1 when a measurement of other.json is significantly slower than the baseline's by more than PERCENT (e.g. 5%): a regression gate."`
+	FailOn  string `name:"fail-on" placeholder:"PERCENT" help:"Exit 1 when a measurement of other.json is significantly slower than the baseline's by more than PERCENT (e.g. 5%): a regression gate."`
+	exports `embed:""`
 }
 
 func (c *compareCmd) Run(e *env) error {
@@ -29,6 +30,9 @@ func (c *compareCmd) run(e *env) error {
 		}
 		failOn = f
 	}
+	if err := c.check(); err != nil {
+		return err
+	}
 	a, err := readResults(c.A)
 	if err != nil {
 		return usagef("%v", err)
@@ -37,14 +41,16 @@ func (c *compareCmd) run(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	rows, onlyA, onlyB := report.Compare(a, b)
-	if len(rows) == 0 {
+	cmp := report.Compare(c.A, c.B, a, b)
+	if len(cmp.Rows) == 0 {
 		return usagef("%s and %s have no measurement in common (same key, workload, clients and table size)", c.A, c.B)
 	}
-	diffs := results.OptionDifferences(a, b)
-	report.WriteComparison(&printable{w: e.stdout}, e.width(e.stdout), c.A, c.B, rows, onlyA, onlyB, diffs)
+	cmp.Doc().Write(&printable{w: e.stdout}, e.width(e.stdout))
+	if err := c.writeDoc(e, cmp.Doc(), cmp); err != nil {
+		return err
+	}
 	if c.HTML != "" {
-		page, err := report.RenderComparison(c.A, c.B, rows, onlyA, onlyB, diffs)
+		page, err := report.RenderComparison(cmp)
 		if err != nil {
 			return err
 		}
@@ -54,7 +60,7 @@ func (c *compareCmd) run(e *env) error {
 		fmt.Fprintf(e.stderr, "comparison: %s\n", c.HTML)
 	}
 	if failOn > 0 {
-		if regressed := report.Regressions(rows, failOn); len(regressed) > 0 {
+		if regressed := report.Regressions(cmp.Rows, failOn); len(regressed) > 0 {
 			return fmt.Errorf("--fail-on %s: %s", c.FailOn, strings.Join(regressed, "; "))
 		}
 		fmt.Fprintf(e.stderr, "no measurement of %s is significantly slower than %s's by more than %s\n", c.B, c.A, c.FailOn)

@@ -28,7 +28,8 @@ type projectCmd struct {
 	OSCache       string   `name:"os-cache" placeholder:"SIZE" help:"Cost model: the OS page cache your key index keeps beyond shared_buffers (default: half of --ram less shared_buffers, an assumption)."`
 	Against       string   `name:"against" placeholder:"000" help:"Instead of your scale: the cost model's prediction of a published table beside it, each cell's error and limit (000: PostgreSQL 10 on an HDD)."`
 	JSON          bool     `name:"json" help:"Print the projections as JSON."`
-	HTML          string   `name:"html" help:"Also write the run's report with an \"At your scale\" section."`
+	exports       `embed:""`
+	HTML          string `name:"html" help:"Also write the run's report with an \"At your scale\" section."`
 }
 
 func (p *projectCmd) Run(e *env) error {
@@ -36,6 +37,9 @@ func (p *projectCmd) Run(e *env) error {
 }
 
 func (p *projectCmd) run(e *env) error {
+	if err := p.check(); err != nil {
+		return err
+	}
 	res, err := readResults(p.Results)
 	if err != nil {
 		return usagef("%v", err)
@@ -63,10 +67,13 @@ func (p *projectCmd) run(e *env) error {
 	if err != nil {
 		return usagef("%s: %v", p.Results, err)
 	}
+	if err := p.writeDoc(e, report.ProjectionDoc(rep, scale), rep); err != nil {
+		return err
+	}
 	if p.JSON {
 		return printJSON(e, rep)
 	}
-	report.WriteProjection(&printable{w: e.stdout}, e.width(e.stdout), rep, scale)
+	report.ProjectionDoc(rep, scale).Write(&printable{w: e.stdout}, e.width(e.stdout))
 	if p.HTML != "" {
 		res.Plan.AtScale = &scale
 		if err := report.WriteFile(res, p.HTML); err != nil {
@@ -188,9 +195,12 @@ func (p *projectCmd) against(e *env, res *results.Results) error {
 	if err != nil {
 		return usagef("%s: %v", p.Results, err)
 	}
+	if err := p.writeDoc(e, report.Against000Doc(rows), rows); err != nil {
+		return err
+	}
 	if p.JSON {
 		return printJSON(e, rows)
 	}
-	report.WriteAgainst000(&printable{w: e.stdout}, e.width(e.stdout), rows)
+	report.Against000Doc(rows).Write(&printable{w: e.stdout}, e.width(e.stdout))
 	return nil
 }

@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +59,52 @@ func TestProject(t *testing.T) {
 	} {
 		if _, errOut, code := keybench(t, bad...); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q", bad, code, errOut)
+		}
+	}
+}
+
+// TestExportEveryAnswer (issue 40): compare and project write their answer
+// with --export as they print it: Markdown tables, CSV that encoding/csv
+// reads (its first record the console table's header), and JSON of the
+// command's typed answer; a bad --export is refused before anything is read.
+func TestExportEveryAnswer(t *testing.T) {
+	path := growthRun(t)
+	for _, c := range []struct {
+		args   []string
+		header string // the first column of the console's table
+		json   string // a field of the typed answer
+	}{
+		{[]string{"compare", path, path}, "key", `"OptionDiffs"`},
+		{[]string{"project", path, "--rows", "1e9", "--ram", "64GB"}, "key", `"reference"`},
+		{[]string{"project", path, "--against", "000"}, "000's key", `"published_tps"`},
+	} {
+		dir := t.TempDir()
+		md, csvPath, js := filepath.Join(dir, "a.md"), filepath.Join(dir, "a.csv"), filepath.Join(dir, "a.json")
+		args := append(c.args, "--export", "md="+md, "--export", "csv="+csvPath, "--export", "json="+js)
+		if _, stderr, code := keybench(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		b, _ := os.ReadFile(md)
+		if !strings.Contains(string(b), "| "+c.header+" |") || !strings.Contains(string(b), "|---") {
+			t.Errorf("%v: the Markdown has no table:\n%s", c.args, b)
+		}
+		f, err := os.Open(csvPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := csv.NewReader(f)
+		r.FieldsPerRecord = -1
+		records, err := r.ReadAll()
+		f.Close()
+		if err != nil || len(records) < 2 || records[0][0] != c.header {
+			t.Errorf("%v: the CSV: %d records, %v", c.args, len(records), err)
+		}
+		j, _ := os.ReadFile(js)
+		if !json.Valid(j) || !strings.Contains(string(j), c.json) {
+			t.Errorf("%v: the JSON lacks %s: %.300s", c.args, c.json, j)
+		}
+		if _, stderr, code := keybench(t, append(c.args, "--export", "xml=a.xml")...); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v --export xml: exit %d: %s", c.args, code, stderr)
 		}
 	}
 }

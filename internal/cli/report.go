@@ -13,8 +13,7 @@ import (
 type reportCmd struct {
 	Results string `arg:"" type:"existingfile" help:"A results.json written by keybench run."`
 	HTML    string `name:"html" help:"Where to write the HTML report (default: report.html beside the results)."`
-	// Export writes the run in another form too.
-	Export []string `name:"export" placeholder:"md|csv|json=FILE" help:"Also write the run as FORMAT to FILE: md (a Markdown table of the verdict, to paste into a discussion), csv (every cell's figures) or json (repeatable)."`
+	exports `embed:""`
 }
 
 func (r *reportCmd) Run(e *env) error {
@@ -35,34 +34,50 @@ func (r *reportCmd) run(e *env) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "report: %s\n", out)
-	return exportAll(e, res, r.Export)
+	return r.writeRun(e, res)
 }
 
-// checkExports refuses an --export that is not FORMAT=FILE of a known
-// format (before a run measures anything).
-func checkExports(exports []string) error {
-	for _, x := range exports {
-		format, file, ok := strings.Cut(x, "=")
+// exports is --export, on every command that answers: run, report,
+// compare, project and advise.
+type exports struct {
+	Export []string `name:"export" placeholder:"md|csv|json=FILE" help:"Also write the answer as FORMAT to FILE: md (Markdown: its verdict or tables, to paste into a discussion), csv (its figures: a run's, every cell's) or json (repeatable)."`
+}
+
+// check refuses an --export that is not FORMAT=FILE of a known format
+// (before a command measures or reads anything).
+func (x exports) check() error {
+	for _, s := range x.Export {
+		format, file, ok := strings.Cut(s, "=")
 		if !ok || file == "" || !slices.Contains(report.ExportFormats, format) {
-			return usagef("--export takes FORMAT=FILE with FORMAT one of %s (md=summary.md), not %q", strings.Join(report.ExportFormats, ", "), x)
+			return usagef("--export takes FORMAT=FILE with FORMAT one of %s (md=summary.md), not %q", strings.Join(report.ExportFormats, ", "), s)
 		}
 	}
 	return nil
 }
 
-// exportAll writes res in each FORMAT=FILE of exports (--export).
-func exportAll(e *env, res *results.Results, exports []string) error {
-	if err := checkExports(exports); err != nil {
+// writeRun writes a run's results in each FORMAT=FILE.
+func (x exports) writeRun(e *env, res *results.Results) error {
+	return x.write(e, func(format string) ([]byte, error) { return report.Export(res, format) })
+}
+
+// writeDoc writes a command's answer in each FORMAT=FILE: its console
+// document as Markdown or CSV, value (its typed answer) as JSON.
+func (x exports) writeDoc(e *env, d *report.Doc, value any) error {
+	return x.write(e, func(format string) ([]byte, error) { return report.ExportDoc(d, value, format) })
+}
+
+func (x exports) write(e *env, render func(format string) ([]byte, error)) error {
+	if err := x.check(); err != nil {
 		return err
 	}
-	for _, x := range exports {
-		format, file, _ := strings.Cut(x, "=")
-		b, err := report.Export(res, format)
+	for _, s := range x.Export {
+		format, file, _ := strings.Cut(s, "=")
+		b, err := render(format)
 		if err != nil {
 			return usagef("%v", err)
 		}
 		if err := results.WriteFileAtomic(file, b); err != nil {
-			return fmt.Errorf("--export %s: %w", x, err)
+			return fmt.Errorf("--export %s: %w", s, err)
 		}
 		fmt.Fprintf(e.stderr, "%s: %s\n", format, file)
 	}

@@ -49,7 +49,7 @@ type runCmd struct {
 	Rounds        *int        `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
 	Script        string      `short:"f" name:"script" placeholder:"FILE" help:"Run your own SQL against each key (pgbench -f's format: SQL commands ending in ';', \\set NAME random(lo, hi)), on the keyed table keybench makes for each key (:table), with a fresh key per transaction (:key); the script workload."`
 	HistFile      string      `name:"hist-file" placeholder:"DIR" help:"Write each cell's latency histograms to DIR as an HdrHistogram interval log, a round an interval (what HdrHistogram's plotter reads)."`
-	Export        []string    `name:"export" placeholder:"md|csv|json=FILE" help:"Also write the run as FORMAT to FILE: md (a Markdown table of the verdict, to paste into a discussion), csv (every cell's figures) or json (repeatable)."`
+	exports       `embed:""`
 	Budget        *pgDuration `name:"budget" placeholder:"SECONDS" help:"How long a run's rounds may go on past the preset's while a key's cost comparison is undecided (seconds or a duration; default: twice the plan's estimate; 0: no more than the preset's rounds)."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
 	MinEffect     *string     `name:"min-effect" placeholder:"PERCENT" help:"The difference in rate you do not care about (default 5%): keys shown to be within it of each other are the same, and their rounds need not go on."`
@@ -133,7 +133,7 @@ func (r *runCmd) Run(e *env) error {
 			b, _ := json.MarshalIndent(res, "", "  ")
 			fmt.Fprintln(e.stdout, string(b))
 		}
-		if xerr := exportAll(e, res, r.Export); xerr != nil {
+		if xerr := r.writeRun(e, res); xerr != nil {
 			fmt.Fprintf(e.stderr, "keybench: %v\n", xerr)
 		}
 	}
@@ -144,7 +144,7 @@ func (r *runCmd) Run(e *env) error {
 }
 
 func (r *runCmd) config(e *env) (runner.Config, error) {
-	if err := checkExports(r.Export); err != nil {
+	if err := r.check(); err != nil {
 		return runner.Config{}, err
 	}
 	if r.HistFile != "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"io"
 	"sort"
 	"strings"
 
@@ -12,10 +11,18 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
-// WriteAdvice prints what `keybench advise` found, fitted to width columns
-// (0: whole): the tables ranked, then each one's evidence and lab command.
-func WriteAdvice(w io.Writer, width int, rep *advise.Report) {
-	adviceDoc(rep).Write(w, width)
+// AdviceDoc is what `keybench advise` found: the tables ranked (the
+// summary), and with details each one's evidence and lab command after it,
+// as the console and --export show it.
+func AdviceDoc(rep *advise.Report, details bool) *Doc {
+	d := adviceDoc(rep)
+	if details {
+		for _, a := range adviceTables(rep) {
+			d.Println("")
+			d.Blocks = append(d.Blocks, adviceDetails(a).Blocks...)
+		}
+	}
+	return d
 }
 
 // RenderAdvice is the advice as a self-contained HTML page in the report's style.
@@ -132,32 +139,29 @@ func unavailableOf(t advise.Table) []string {
 	return out
 }
 
-// WriteAdviceDetails prints each table's evidence and lab command after the summary.
-func WriteAdviceDetails(w io.Writer, width int, rep *advise.Report) {
-	for _, a := range adviceTables(rep) {
-		d := &Doc{}
-		d.Printf("%s — %s", a.Title, a.Class)
-		for _, s := range a.Why {
-			d.Println(s)
-		}
-		if len(a.References) > 0 {
-			d.Println("Referenced by: " + strings.Join(a.References, "; ") + ".")
-		}
-		if a.Lab != "" {
-			d.Println("Lab at its shape: " + a.Lab)
-			for _, n := range a.LabNotes {
-				d.Println("(The lab: " + n + ".)")
-			}
-		}
-		if a.Migrate != "" {
-			d.Println("Switching its new rows to " + a.MigrateTo + ": " + a.Migrate)
-		}
-		for _, u := range a.Unavailable {
-			d.Println("Unavailable: " + u + ".")
-		}
-		fmt.Fprintln(w)
-		d.Write(w, width)
+// adviceDetails is one table's evidence, references, lab and switch.
+func adviceDetails(a adviceTable) *Doc {
+	d := &Doc{}
+	d.Printf("%s — %s", a.Title, a.Class)
+	for _, s := range a.Why {
+		d.Println(s)
 	}
+	if len(a.References) > 0 {
+		d.Println("Referenced by: " + strings.Join(a.References, "; ") + ".")
+	}
+	if a.Lab != "" {
+		d.Println("Lab at its shape: " + a.Lab)
+		for _, n := range a.LabNotes {
+			d.Println("(The lab: " + n + ".)")
+		}
+	}
+	if a.Migrate != "" {
+		d.Println("Switching its new rows to " + a.MigrateTo + ": " + a.Migrate)
+	}
+	for _, u := range a.Unavailable {
+		d.Println("Unavailable: " + u + ".")
+	}
+	return d
 }
 
 func ramText(ram int64) string {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"io"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -22,9 +21,15 @@ type Row struct {
 	HasSize       bool
 }
 
-// Compare matches the groups of two runs by key, workload, clients and table
-// size, and tests each difference (B against A).
-func Compare(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
+// Compare matches the groups of two runs, a read from nameA and b from
+// nameB, by key, workload, clients and table size, and tests each
+// difference (B against A).
+func Compare(nameA, nameB string, a, b *results.Results) *Comparison {
+	rows, onlyA, onlyB := compareGroups(a, b)
+	return &Comparison{A: nameA, B: nameB, Rows: rows, OnlyA: onlyA, OnlyB: onlyB, OptionDiffs: results.OptionDifferences(a, b)}
+}
+
+func compareGroups(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 	ga, gb := a.BuildGroups(), b.BuildGroups()
 	id := func(g *results.Group) string {
 		return fmt.Sprintf("%s, %s, %s, %d rows", g.Key, g.Task(), results.Clients(g.Clients), g.Rows)
@@ -95,29 +100,37 @@ func (r Row) sizeDelta() string {
 	return fmt.Sprintf("%s → %s (%+.0f%%)", results.Bytes(r.SizeA), results.Bytes(r.SizeB), (float64(r.SizeB)/float64(r.SizeA)-1)*100)
 }
 
-// WriteComparison prints the comparison as a table fitted to width
-// columns (0: whole), then what is in one run only and the workload options
-// that differ between them (results.OptionDifferences).
-func WriteComparison(w io.Writer, width int, nameA, nameB string, rows []Row, onlyA, onlyB, optionDiffs []string) {
+// Comparison is what compare found, as --export json writes it.
+type Comparison struct {
+	A, B         string
+	Rows         []Row
+	OnlyA, OnlyB []string
+	// OptionDiffs are the workload options the two runs ran with differently.
+	OptionDiffs []string
+}
+
+// Doc is the comparison as a table and its notes, as the console, the
+// page and --export show it.
+func (c *Comparison) Doc() *Doc {
 	t := NewTable("key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "size A → B").AlignRight(2, 3, 4, 5, 7)
-	for _, r := range rows {
+	for _, r := range c.Rows {
 		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta())
 	}
 	d := &Doc{}
 	d.Add(t)
-	d.Printf("A: %s", nameA)
-	d.Printf("B: %s", nameB)
+	d.Printf("A: %s", c.A)
+	d.Printf("B: %s", c.B)
 	d.Printf("\"~\": within run-to-run noise (Mann-Whitney U over each run's rounds or runs, p >= %.2f after Holm's correction over the rows, or an interval of the effect that includes no change).", stats.Alpha)
-	for _, s := range onlyA {
+	for _, s := range c.OnlyA {
 		d.Printf("only in A: %s", s)
 	}
-	for _, s := range onlyB {
+	for _, s := range c.OnlyB {
 		d.Printf("only in B: %s", s)
 	}
-	for _, s := range optionDiffs {
+	for _, s := range c.OptionDiffs {
 		d.Printf("options differ: %s", s)
 	}
-	d.Write(w, width)
+	return d
 }
 
 func ci(s stats.MedianCI) string {
@@ -131,15 +144,15 @@ func ci(s stats.MedianCI) string {
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.
-func RenderComparison(nameA, nameB string, rows []Row, onlyA, onlyB, optionDiffs []string) ([]byte, error) {
+func RenderComparison(c *Comparison) ([]byte, error) {
 	var cats []string
 	var ya, yb []float64
-	for _, r := range rows {
+	for _, r := range c.Rows {
 		cats = append(cats, fmt.Sprintf("%s (%d rows, %d cl.)", r.Key, r.Rows, r.Clients))
 		ya, yb = append(ya, r.A.Median), append(yb, r.B.Median)
 	}
 	svgText := ""
-	if len(rows) > 0 {
+	if len(c.Rows) > 0 {
 		s, err := groupedBars("Median throughput, A and B", "transactions per second", cats,
 			[]series{{name: "A", color: keyColor(0), ys: ya}, {name: "B", color: keyColor(1), ys: yb}})
 		if err != nil {
@@ -148,9 +161,9 @@ func RenderComparison(nameA, nameB string, rows []Row, onlyA, onlyB, optionDiffs
 		svgText = s
 	}
 	var txt bytes.Buffer
-	WriteComparison(&txt, 0, nameA, nameB, rows, onlyA, onlyB, optionDiffs)
+	c.Doc().Write(&txt, 0)
 	var out bytes.Buffer
-	err := compareTemplate.Execute(&out, map[string]any{"A": nameA, "B": nameB, "Chart": template.HTML(svgText), "Table": txt.String()})
+	err := compareTemplate.Execute(&out, map[string]any{"A": c.A, "B": c.B, "Chart": template.HTML(svgText), "Table": txt.String()})
 	return out.Bytes(), err
 }
 

@@ -72,11 +72,7 @@ func (d *Doc) Printf(format string, a ...any) {
 // whole, however wide). A doc that cites a write-up ("001") ends with the
 // line that says what it is.
 func (d *Doc) Write(w io.Writer, width int) {
-	blocks := d.Blocks
-	if l := sources.Legend(d.text()); l != "" {
-		blocks = append(blocks[:len(blocks):len(blocks)], Block{Text: l})
-	}
-	for _, b := range blocks {
+	for _, b := range d.withLegend() {
 		if b.Table != nil {
 			b.Table.Write(w, width)
 			continue
@@ -87,6 +83,16 @@ func (d *Doc) Write(w io.Writer, width int) {
 			fmt.Fprintln(w, b.Text)
 		}
 	}
+}
+
+// withLegend is the doc's blocks and, when it cites a write-up ("001"),
+// the line that says what it is.
+func (d *Doc) withLegend() []Block {
+	blocks := d.Blocks
+	if l := sources.Legend(d.text()); l != "" {
+		blocks = append(blocks[:len(blocks):len(blocks)], Block{Text: l})
+	}
+	return blocks
 }
 
 // text is every word the doc shows: its paragraphs, headers and cells.

@@ -35,6 +35,85 @@ func Export(res *results.Results, format string) ([]byte, error) {
 	return nil, fmt.Errorf("--export takes %s, not %q", strings.Join(ExportFormats, ", "), format)
 }
 
+// ExportDoc renders a command's answer in format (compare, project,
+// advise): its console document as Markdown (paragraphs and tables) or
+// CSV (each of its tables, a blank line between them), or value, the
+// command's own typed answer, as JSON.
+func ExportDoc(d *Doc, value any, format string) ([]byte, error) {
+	switch format {
+	case ExportMarkdown:
+		return []byte(d.Markdown()), nil
+	case ExportCSV:
+		return d.CSV()
+	case ExportJSON:
+		return json.MarshalIndent(value, "", "  ")
+	}
+	return nil, fmt.Errorf("--export takes %s, not %q", strings.Join(ExportFormats, ", "), format)
+}
+
+// Markdown is the doc as Markdown: a paragraph a line of text, a GitHub
+// table a table (figures right-aligned), and the legend of the write-ups
+// it cites, as the console ends with it.
+func (d *Doc) Markdown() string {
+	var b strings.Builder
+	cell := strings.NewReplacer("|", `\|`, "\n", " ")
+	for _, bl := range d.withLegend() {
+		t := bl.Table
+		if t == nil {
+			if strings.TrimSpace(bl.Text) != "" {
+				b.WriteString(cell.Replace(bl.Text) + "\n\n")
+			}
+			continue
+		}
+		row := func(cells []string) {
+			for _, c := range cells {
+				b.WriteString("| " + cell.Replace(c) + " ")
+			}
+			b.WriteString("|\n")
+		}
+		row(t.Header)
+		for i := range t.Header {
+			if t.Right[i] {
+				b.WriteString("|---:")
+			} else {
+				b.WriteString("|---")
+			}
+		}
+		b.WriteString("|\n")
+		for _, r := range t.Rows {
+			row(r)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// CSV is the doc's tables as CSV, each with its header, a blank line
+// between them.
+func (d *Doc) CSV() ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	first := true
+	for _, bl := range d.Blocks {
+		if bl.Table == nil {
+			continue
+		}
+		if !first {
+			w.Flush()
+			buf.WriteString("\n")
+		}
+		first = false
+		if err := w.Write(bl.Table.Header); err != nil {
+			return nil, err
+		}
+		if err := w.WriteAll(bl.Table.Rows); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
 // Markdown is the run's verdict as a Markdown table: the machine's load
 // when it was busy, then per task a row a key with its median rate, its
 // server time, WAL and blocks read per transaction, and its cost and rate

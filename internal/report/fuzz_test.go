@@ -20,11 +20,10 @@ func FuzzRender(f *testing.F) {
 			return
 		}
 		_, _ = Render(r)
-		rows, onlyA, onlyB := Compare(r, r)
+		c := Compare("a", "b", r, r)
 		WriteSummary(io.Discard, r, 60)
-		diffs := results.OptionDifferences(r, r)
-		WriteComparison(io.Discard, 50, "a", "b", rows, onlyA, onlyB, diffs)
-		_, _ = RenderComparison("a", "b", rows, onlyA, onlyB, diffs)
+		c.Doc().Write(io.Discard, 50)
+		_, _ = RenderComparison(c)
 	})
 }
 

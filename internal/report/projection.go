@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strings"
@@ -11,15 +10,10 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
-// WriteProjection prints a run's keys carried to the user's scale, each
-// with its interval and the error checked at its own distance, and what the projection
-// assumes, fitted to width columns (0: whole).
-func WriteProjection(w io.Writer, width int, rep projection.Report, s projection.Scale) {
-	projectionDoc(rep, s).Write(w, width)
-}
-
-// projectionDoc is the projection as the console and the page show it.
-func projectionDoc(rep projection.Report, s projection.Scale) *Doc {
+// ProjectionDoc is a run's keys carried to the user's scale, each with its
+// interval and the error checked at its own distance, and what the
+// projection assumes, as the console, the page and --export show it.
+func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	ps, ref := rep.Keys, rep.Reference
 	d := &Doc{}
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
@@ -153,8 +147,8 @@ func modelText(p projection.Projection) string {
 	return s + ", limited by " + p.Model.Limit
 }
 
-// WriteAgainst000 prints the cost model's prediction of 000's table beside it.
-func WriteAgainst000(w io.Writer, width int, rows []projection.Row000) {
+// Against000Doc is the cost model's prediction of 000's table beside it.
+func Against000Doc(rows []projection.Row000) *Doc {
 	d := &Doc{}
 	m := projection.Machine000
 	d.Printf("000's table (PostgreSQL 10.4, 8 CPUs, 32 GB, one HDD; pgbench -c 8, one INSERT per transaction into a table of the key alone) beside the cost model's prediction from this run's measured parts, "+
@@ -180,7 +174,7 @@ func WriteAgainst000(w io.Writer, width int, rows []projection.Row000) {
 	for _, line := range missesExplained(rows) {
 		d.Println(line)
 	}
-	d.Write(w, width)
+	return d
 }
 
 // missesExplained says where the model misses 000's table by more than a

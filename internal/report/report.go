@@ -120,7 +120,7 @@ func Render(res *results.Results) ([]byte, error) {
 		if rep, err := projection.Project(res, *sc); err != nil {
 			p.AtScale = &Doc{Blocks: []Block{{Text: "No projection: " + err.Error() + "."}}}
 		} else {
-			p.AtScale = projectionDoc(rep, *sc)
+			p.AtScale = ProjectionDoc(rep, *sc)
 		}
 	}
 	p.Env, p.Settings = environment(res)
