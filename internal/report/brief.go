@@ -69,6 +69,10 @@ func shapeList(shapes []shape) string {
 
 // briefShape is one shape's table and what explains its costliest key.
 func briefShape(d *Doc, res *results.Results, sh shape) {
+	if res.Last(sh.Groups[0]).Pace != nil {
+		briefPace(d, res, sh)
+		return
+	}
 	cheapest := cheapestOf(sh.Groups)
 	d.Println(sh.Title + ":")
 	t := NewTable("key", "rate", "ms / txn", "cost vs least", "rate vs least").AlignRight(1, 2)
@@ -137,4 +141,52 @@ func shortVersusText(v *results.Versus) string {
 		s += fmt.Sprintf(" [%.2f–%.2f]", v.EffectLo, v.EffectHi)
 	}
 	return s
+}
+
+// briefPace is a shape run at a fixed rate (--rate): every key ran the same
+// rate, so the keys are told apart by their latency from the schedule and
+// by what the rate costs the server, per transaction and per second.
+func briefPace(d *Doc, res *results.Results, sh shape) {
+	cheapest := cheapestOf(sh.Groups)
+	d.Printf("%s, at a fixed %s tps:", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS))
+	t := NewTable("key", "ran", "p99", "p99 vs least", "cost vs least").AlignRight(1, 2)
+	best, cmp := paceCompare(res, sh.Groups)
+	var lag, cpu, wal []string
+	for _, g := range sh.Groups {
+		c := res.Last(g)
+		p99, _ := roundsP99(res, g)
+		vs := "-"
+		if v, ok := cmp[g.Key]; ok {
+			vs = versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
+			if v.TooFew {
+				vs = "?"
+			}
+		} else if g == best {
+			vs = "least"
+		}
+		ran := results.Kilo(c.TPS) + " tps"
+		if !c.Held() {
+			ran += fmt.Sprintf(" (%.0f%%)", 100*c.ScheduleShare())
+		}
+		t.AppendRow(g.Key, ran, millis(p99), vs, briefCost(g, cheapest))
+		cpuS, walS, _ := perSecond(res, g, c.TPS)
+		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
+	}
+	d.Add(t)
+	d.Printf("Per second at that rate (%s): WAL %s; the server's CPU %s of a core; schedule lag p99 %s.",
+		keyList(sh.Groups), strings.Join(wal, ", "), strings.Join(cpu, ", "), strings.Join(lag, ", "))
+	for _, g := range sh.Groups {
+		if c := res.Last(g); !c.Held() {
+			d.Printf("%s did not keep up: it ran %.0f%% of its schedule; its latency is its queue's.", g.Key, 100*c.ScheduleShare())
+		}
+	}
+}
+
+// keyList names the groups' keys in order.
+func keyList(gs []*results.Group) string {
+	var out []string
+	for _, g := range gs {
+		out = append(out, g.Key)
+	}
+	return strings.Join(out, ", ")
 }

@@ -59,3 +59,24 @@ func TestOneWindowCost(t *testing.T) {
 		t.Errorf("a server time without a cost:\n%s", out.String())
 	}
 }
+
+// TestBriefAtAFixedRate (issue 40): a run at a fixed rate (-R 1500, uuidv4
+// and bigint) ends with each key's p99 from the schedule compared with the
+// least one's, its cost against the cheapest key's, and what the rate costs
+// the server each second (WAL, CPU) with the schedule's lag.
+func TestBriefAtAFixedRate(t *testing.T) {
+	r := readCost(t, "rate")
+	var out bytes.Buffer
+	Brief(r).Write(&out, BriefWidth)
+	text := out.String()
+	for _, want := range []string{"at a fixed 1500 tps", "P99 VS LEAST", "COST VS LEAST", "WAL ", "MiB/s", "of a core", "schedule lag p99"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if n := len([]rune(l)); n > BriefWidth {
+			t.Errorf("a line of %d columns: %s", n, l)
+		}
+	}
+}
