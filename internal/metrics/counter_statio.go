@@ -27,7 +27,10 @@ func (statioCounter) figures() []figure {
 			return results.Blocks{HeapRead: a.HeapRead + b.HeapRead, HeapHit: a.HeapHit + b.HeapHit, IdxRead: a.IdxRead + b.IdxRead,
 				IdxHit: a.IdxHit + b.IdxHit, ToastRead: a.ToastRead + b.ToastRead, ToastHit: a.ToastHit + b.ToastHit}
 		}),
-		merged(func(m *results.Metrics) *results.M[results.BlocksPerTxn] { return &m.BlocksPerTxn }, onCoordinator, blocksPerTxn),
+		merged(func(m *results.Metrics) *results.M[results.BlocksPerTxn] { return &m.BlocksPerTxn }, onCoordinator, blocksPerTxn).
+			show("blocks / txn (read)", results.BlocksAndReads, HigherDearer,
+				"blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included)").
+			called("blocks / txn"),
 	}
 }
 

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"reflect"
 
 	"github.com/keybench/keybench/internal/results"
@@ -26,6 +27,92 @@ type figure struct {
 	// once: the figure is not a round's but the cell's, measured after its
 	// rounds (the evidence) or derived from the evidence: merge leaves it.
 	once bool
+	// text makes the figure's text from a format of its type (a
+	// func(T) string), reason its reason when unmeasured: what show needs.
+	text   func(format any) func(*results.Metrics) string
+	reason func(*results.Metrics) string
+	// shown is how tables show it (show); nil: no table does.
+	shown *Shown
+}
+
+// Direction says which way a figure costs the key more.
+type Direction int8
+
+const (
+	// Neither: a count or a share that is no cost by itself.
+	Neither Direction = iota
+	// HigherDearer: more of it is dearer (WAL, images, splits, blocks, bytes).
+	HigherDearer
+	// LowerDearer: less of it is dearer (leaf density).
+	LowerDearer
+)
+
+// Shown is a figure as the tables show it, declared once with the figure
+// by its collector (show): its column's header, its text in its unit, why
+// it was not measured, what it means (the legend under a table) and which
+// way is dearer. The console's evidence table, the page's and a preset's
+// questions resolve their columns from it by header (Figure).
+type Shown struct {
+	Field  string // its field of results.Metrics
+	Header string
+	Short  string // its name in a sentence ("splits"); the header when empty
+	Note   string // "splits: the key index's page splits (pg_walinspect)"; "" when the header says it
+	Dearer Direction
+	Text   func(*results.Metrics) string // "unavailable" when not measured, "n/a" when not recorded
+	Reason func(*results.Metrics) string // "" when measured
+}
+
+// Name is the figure's name in a sentence.
+func (s Shown) Name() string {
+	if s.Short != "" {
+		return s.Short
+	}
+	return s.Header
+}
+
+// show declares how tables show f: its header, its format (a func(T)
+// string of the figure's type: a wrong one panics when the figures are
+// listed, which every test of the package does), which way is dearer and
+// what it means.
+func (f figure) show(header string, format any, dearer Direction, note string) figure {
+	f.shown = &Shown{Field: f.name, Header: header, Note: note, Dearer: dearer, Text: f.text(format), Reason: f.reason}
+	return f
+}
+
+// called gives the shown figure a name of its own in a sentence.
+func (f figure) called(short string) figure {
+	s := *f.shown
+	s.Short = short
+	f.shown = &s
+	return f
+}
+
+// Figures are the figures tables show, in the collectors' order.
+func Figures() []Shown {
+	var out []Shown
+	for _, f := range figures() {
+		if f.shown != nil {
+			out = append(out, *f.shown)
+		}
+	}
+	return out
+}
+
+// Figure is the shown figure of header (false: no figure has it).
+func Figure(header string) (Shown, bool) {
+	for _, s := range Figures() {
+		if s.Header == header {
+			return s, true
+		}
+	}
+	return Shown{}, false
+}
+
+// Formats of the shown figures.
+func bytesText(v int64) string { return results.Bytes(v) }
+
+func formatted(format string, scale float64) func(float64) string {
+	return func(v float64) string { return fmt.Sprintf(format, v*scale) }
 }
 
 // totals are what the cell's figures per row and per transaction divide
@@ -47,7 +134,12 @@ const (
 // merged is a figure whose rounds merge with merge.
 func merged[T any](get func(*results.Metrics) *results.M[T], w where, merge func(ms []results.Metrics, tot totals, out *results.Metrics) results.M[T]) figure {
 	f := figure{name: fieldName(func(m *results.Metrics) any { return get(m) }),
-		merge: func(ms []results.Metrics, tot totals, out *results.Metrics) { *get(out) = merge(ms, tot, out) }}
+		merge: func(ms []results.Metrics, tot totals, out *results.Metrics) { *get(out) = merge(ms, tot, out) },
+		text: func(format any) func(*results.Metrics) string {
+			text := format.(func(T) string)
+			return func(m *results.Metrics) string { return get(m).Text(text) }
+		},
+		reason: func(m *results.Metrics) string { return get(m).Reason() }}
 	if w == onCoordinator {
 		f.blind = func(why string, m *results.Metrics) { *get(m) = results.Unavailable[T](why) }
 	}
@@ -112,23 +204,25 @@ func (evidence) figures() []figure {
 	b := func(get func(*results.Metrics) *results.M[int64]) figure { return once(get, onCoordinator) }
 	f := func(get func(*results.Metrics) *results.M[float64]) figure { return once(get, onCoordinator) }
 	return []figure{
-		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", bytesText, HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.ToastBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", bytesText, HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.TotalBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }).show("key index", bytesText, HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytesAfterReindex }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytesAfterReindex }),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }).show("bloat", formatted("%.2f", 1), HigherDearer,
+			"bloat: key index size / size after REINDEX"),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexGrowthPerRow }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.CacheBytes }),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexCacheRatio }),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.TableCacheRatio }),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafDensity }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafDensity }).show("leaf density", formatted("%.0f%%", 100), LowerDearer, ""),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafFragmentation }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.LeafPages }),
-		once(func(m *results.Metrics) *results.M[results.SteadyWAL] { return &m.SteadyWAL }, onCoordinator),
+		once(func(m *results.Metrics) *results.M[results.SteadyWAL] { return &m.SteadyWAL }, onCoordinator).show("steady WAL / row (FPI)",
+			func(s results.SteadyWAL) string { return fmt.Sprintf("%.0f B (%.3f)", s.WALBytesPerRow, s.FPIPerRow) }, HigherDearer, "").called("steady WAL / row"),
 		once(func(m *results.Metrics) *results.M[[]results.PartitionSize] { return &m.Partitions }, onCoordinator),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }).show("key bytes", formatted("%.0f B", 1), HigherDearer, ""),
 	}
 }

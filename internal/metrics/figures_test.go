@@ -72,3 +72,37 @@ func TestEveryRoundFigureSurvivesTheMerge(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryShownFigureIsWhole: every figure a table shows has a header no
+// other has, a text made with a format of its own type (a wrong one panics
+// here) and a reason; a table's column resolves from its header.
+func TestEveryShownFigureIsWhole(t *testing.T) {
+	seen := map[string]bool{}
+	var m results.Metrics
+	for _, s := range Figures() {
+		if s.Header == "" || seen[s.Header] {
+			t.Errorf("%s: header %q empty or shown twice", s.Field, s.Header)
+		}
+		seen[s.Header] = true
+		if got := s.Text(&m); got != "n/a" {
+			t.Errorf("%s: an unrecorded figure reads %q", s.Header, got)
+		}
+		if got, ok := Figure(s.Header); !ok || got.Field != s.Field {
+			t.Errorf("%s: not found by its header", s.Header)
+		}
+	}
+	m.WALBytesPerRow = results.Of(712.4)
+	m.LeafDensity = results.Unavailable[float64]("pgstattuple is not installed")
+	for header, want := range map[string]string{"WAL / row": "712 B", "leaf density": "unavailable"} {
+		s, _ := Figure(header)
+		if got := s.Text(&m); got != want {
+			t.Errorf("%s: %q, want %q", header, got, want)
+		}
+	}
+	if s, _ := Figure("leaf density"); s.Reason(&m) != "pgstattuple is not installed" || s.Dearer != LowerDearer {
+		t.Errorf("leaf density: reason %q, dearer %v", s.Reason(&m), s.Dearer)
+	}
+	if _, ok := Figure("no such figure"); ok {
+		t.Error("a figure that does not exist was found")
+	}
+}

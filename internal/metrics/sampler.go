@@ -332,8 +332,29 @@ func (*sampler) figures() []figure {
 			}
 			c.Top = topWaits(c.Counts)
 			return c
-		}),
-		merged(func(m *results.Metrics) *results.M[results.BufferCache] { return &m.BufferCache }, onCoordinator, mergeBufferCache),
+		}).show("top waits (share of samples)", topWaitsText, Neither, "").called("top waits"),
+		merged(func(m *results.Metrics) *results.M[results.BufferCache] { return &m.BufferCache }, onCoordinator, mergeBufferCache).
+			show("key index in cache", keyIndexShareText, Neither, "key index in cache: mean share of shared_buffers over the window (pg_buffercache)"),
 		merged(func(m *results.Metrics) *results.M[[]results.SizeSample] { return &m.SizesOverTime }, onCoordinator, mergeSizes),
 	}
+}
+
+// keyIndexShareText is the key index's mean share of the cache.
+func keyIndexShareText(b results.BufferCache) string {
+	if share, ok := b.KeyIndexShare(); ok {
+		return fmt.Sprintf("%.0f%%", share*100)
+	}
+	return "no index then"
+}
+
+// topWaitsText is the three waits most sampled, each with its share.
+func topWaitsText(we results.WaitEvents) string {
+	var parts []string
+	for _, s := range we.Shares(3) {
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", s.Name, s.Share*100))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("no client active in %d samples", we.Samples)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/engine"
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -468,7 +469,7 @@ func distributedEvidence(d *Doc, res *results.Results, order []string, last map[
 	t := NewTable("why: key", "rows before", "clients", "top waits (share of samples)").AlignRight(1, 2)
 	for _, k := range order {
 		g := last[k]
-		t.AppendRow(k, g.Rows, g.Clients, topWaitsText(&res.Last(g).Metrics, 3))
+		t.AppendRow(k, g.Rows, g.Clients, shownFigure("top waits (share of samples)").Text(&res.Last(g).Metrics))
 	}
 	d.Add(t)
 	d.Printf("Not measured on %s: the key index's size, bloat and share of the cache, WAL and full-page images per row, page splits, blocks per transaction (%s).", e, e.Blind())
@@ -478,49 +479,91 @@ func distributedEvidence(d *Doc, res *results.Results, order []string, last map[
 	}
 }
 
+// evidenceColumns are the evidence table's columns, each a figure
+// declared by its collector (metrics.Figures), found by its header, and a
+// second one in parentheses beside it where a column shows two.
+var evidenceColumns = []struct {
+	header  string
+	figures []string
+}{
+	{"key index in cache", []string{"key index in cache"}},
+	{"WAL / row", []string{"WAL / row"}},
+	{"FPI / row (key index)", []string{"FPI / row", "FPI / row (key index)"}},
+	{steadyHeader, []string{steadyHeader}},
+	{"splits / 1k rows", []string{"splits / 1k rows"}},
+	{"blocks / txn (read)", []string{"blocks / txn (read)"}},
+	{"key index", []string{"key index"}},
+	{"bloat", []string{"bloat"}},
+	{"leaf density", []string{"leaf density"}},
+	{"top waits (share of samples)", []string{"top waits (share of samples)"}},
+}
+
+// steadyHeader is the steady-state WAL's column, which a run before it was
+// derived lacks.
+const steadyHeader = "steady WAL / row (FPI)"
+
+// shownFigure is the declared figure of header; a header no collector
+// declares is a mistake of this package, which its tests catch.
+func shownFigure(header string) metrics.Shown {
+	f, ok := metrics.Figure(header)
+	if !ok {
+		panic("report: no figure is shown as " + header)
+	}
+	return f
+}
+
 // localEvidence is the evidence table of a server that holds the rows.
 func localEvidence(d *Doc, res *results.Results, order []string, last map[string]*results.Group) {
-	header := []string{"why: key", "rows before", "clients", "key index in cache", "WAL / row", "FPI / row (key index)", "steady WAL / row (FPI)", "splits / 1k rows", "blocks / txn (read)", "key index", "bloat", "leaf density", "top waits (share of samples)"}
-	const steadyCol = 6
-	var rows [][]any
-	var spacing string
 	anySteady := false // a run before the steady state was derived has no such column
+	var spacing string
+	for _, k := range order {
+		m := &res.Last(last[k]).Metrics
+		anySteady = anySteady || !m.SteadyWAL.IsZero()
+		if s, ok := m.SteadyWAL.Get(); ok {
+			spacing, _, _ = strings.Cut(s.Spacing, " at ") // whose settings; each key at its own rate
+		}
+	}
+	header := []string{"why: key", "rows before", "clients"}
+	var shown []metrics.Shown // every figure of the table, in order: for its legend and its reasons
+	var cols [][]metrics.Shown
+	for _, c := range evidenceColumns {
+		if c.header == steadyHeader && !anySteady {
+			continue
+		}
+		var fs []metrics.Shown
+		for _, h := range c.figures {
+			fs = append(fs, shownFigure(h))
+		}
+		header, cols, shown = append(header, c.header), append(cols, fs), append(shown, fs...)
+	}
+	t := NewTable(header...)
+	for i := 1; i < len(header)-1; i++ {
+		t.AlignRight(i)
+	}
 	for _, k := range order {
 		g := last[k]
 		m := &res.Last(g).Metrics
-		f := func(format string, scale float64) func(float64) string {
-			return func(v float64) string { return fmt.Sprintf(format, v*scale) }
+		row := []any{k, g.Rows, g.Clients}
+		for _, fs := range cols {
+			text := fs[0].Text(m)
+			for _, f := range fs[1:] {
+				text += " (" + f.Text(m) + ")"
+			}
+			row = append(row, text)
 		}
-		anySteady = anySteady || !m.SteadyWAL.IsZero()
-		rows = append(rows, []any{k, g.Rows, g.Clients, cacheShareText(m), m.WALBytesPerRow.Text(f("%.0f B", 1)),
-			m.WALFPIPerRow.Text(f("%.3f", 1)) + " (" + m.KeyIndexFPIPerRow.Text(f("%.3f", 1)) + ")",
-			m.SteadyWAL.Text(func(s results.SteadyWAL) string {
-				spacing, _, _ = strings.Cut(s.Spacing, " at ") // whose settings; each key at its own rate
-				return fmt.Sprintf("%.0f B (%.3f)", s.WALBytesPerRow, s.FPIPerRow)
-			}), m.BtreeSplitsPerRow.Text(f("%.1f", 1000)),
-			m.BlocksPerTxn.Text(func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) }),
-			m.KeyIndexBytes.Text(results.Bytes), m.BloatRatio.Text(f("%.2f", 1)), m.LeafDensity.Text(f("%.0f%%", 100)), topWaitsText(m, 3)})
-	}
-	if !anySteady {
-		header = slices.Delete(header, steadyCol, steadyCol+1)
-		for i := range rows {
-			rows[i] = slices.Delete(rows[i], steadyCol, steadyCol+1)
-		}
-	}
-	right := make([]int, 0, len(header))
-	for i := 1; i < len(header)-1; i++ {
-		right = append(right, i)
-	}
-	t := NewTable(header...).AlignRight(right...)
-	for _, row := range rows {
 		t.AppendRow(row...)
 	}
 	d.Add(t)
-	if why := unavailableReasons(res, order, last); why != "" {
+	if why := unavailableReasons(res, order, last, shown); why != "" {
 		d.Println(why)
 	}
-	d.Println("key index in cache: mean share of shared_buffers over the window (pg_buffercache); FPI: WAL full-page images; splits: the key index's page splits (pg_walinspect); " +
-		"blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included); bloat: key index size / size after REINDEX.")
+	var notes []string
+	for _, f := range shown {
+		if f.Note != "" {
+			notes = append(notes, f.Note)
+		}
+	}
+	d.Println(strings.Join(notes, "; ") + ".")
 	if anySteady {
 		if spacing == "" {
 			spacing = "PostgreSQL's default checkpoint spacing"
@@ -576,52 +619,11 @@ func millis(ms float64) string {
 	return fmt.Sprintf("%.0f ms", ms)
 }
 
-func cacheShareText(m *results.Metrics) string {
-	return m.BufferCache.Text(func(b results.BufferCache) string {
-		if share, ok := b.KeyIndexShare(); ok {
-			return fmt.Sprintf("%.0f%%", share*100)
-		}
-		return "no index then"
-	})
-}
-
-func topWaitsText(m *results.Metrics, n int) string {
-	return m.WaitEvents.Text(func(we results.WaitEvents) string {
-		var parts []string
-		for _, s := range we.Shares(n) {
-			parts = append(parts, fmt.Sprintf("%s %.0f%%", s.Name, s.Share*100))
-		}
-		if len(parts) == 0 {
-			return fmt.Sprintf("no client active in %d samples", we.Samples)
-		}
-		return strings.Join(parts, ", ")
-	})
-}
-
-// evidenceFigures are the evidence table's figures that may be
-// unavailable, by column, for the reasons under the table.
-var evidenceFigures = []struct {
-	column string
-	reason func(m *results.Metrics) string
-}{
-	{"key index in cache", func(m *results.Metrics) string { return m.BufferCache.Reason() }},
-	{"WAL / row", func(m *results.Metrics) string { return m.WALBytesPerRow.Reason() }},
-	{"FPI / row", func(m *results.Metrics) string { return m.WALFPIPerRow.Reason() }},
-	{"FPI / row (key index)", func(m *results.Metrics) string { return m.KeyIndexFPIPerRow.Reason() }},
-	{"steady WAL / row", func(m *results.Metrics) string { return m.SteadyWAL.Reason() }},
-	{"splits", func(m *results.Metrics) string { return m.BtreeSplitsPerRow.Reason() }},
-	{"blocks / txn", func(m *results.Metrics) string { return m.BlocksPerTxn.Reason() }},
-	{"key index", func(m *results.Metrics) string { return m.KeyIndexBytes.Reason() }},
-	{"bloat", func(m *results.Metrics) string { return m.BloatRatio.Reason() }},
-	{"leaf density", func(m *results.Metrics) string { return m.LeafDensity.Reason() }},
-	{"top waits", func(m *results.Metrics) string { return m.WaitEvents.Reason() }},
-}
-
 // unavailableReasons says why each "unavailable" of the evidence table is
 // so: a column and reason once, with the keys it stands for ("" when the
 // table has none). A bare "unavailable" on screen sent the user to
 // results.json for its reason.
-func unavailableReasons(res *results.Results, order []string, last map[string]*results.Group) string {
+func unavailableReasons(res *results.Results, order []string, last map[string]*results.Group, figures []metrics.Shown) string {
 	type entry struct {
 		column, reason string
 		keys           []string
@@ -630,14 +632,14 @@ func unavailableReasons(res *results.Results, order []string, last map[string]*r
 	at := map[string]*entry{}
 	for _, k := range order {
 		m := &res.Last(last[k]).Metrics
-		for _, f := range evidenceFigures {
-			why := f.reason(m)
+		for _, f := range figures {
+			why := f.Reason(m)
 			if why == "" {
 				continue
 			}
-			id := f.column + "\x00" + why
+			id := f.Name() + "\x00" + why
 			if at[id] == nil {
-				at[id] = &entry{column: f.column, reason: why}
+				at[id] = &entry{column: f.Name(), reason: why}
 				entries = append(entries, at[id])
 			}
 			at[id].keys = append(at[id].keys, k)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -35,7 +36,7 @@ func questions(d *Doc, res *results.Results, groups []results.Group) {
 			header := []string{part.Task + ": key", "median rate (95% CI)", "against " + gs[0].Key}
 			var cols []results.Column
 			for _, f := range part.Figures {
-				if c, ok := results.FigureColumn(gs[0].Workload, f); ok {
+				if c, ok := FigureColumn(gs[0].Workload, f); ok {
 					cols = append(cols, c)
 					header = append(header, c.Header)
 				}
@@ -114,4 +115,20 @@ func questionVerdict(task string, gs []*results.Group) string {
 	}
 	s.WriteString(".")
 	return s.String()
+}
+
+// FigureColumn is the column a question's part names by its header: the
+// task's kind's own, else a figure every cell records, as its collector
+// declared it (metrics.Figure).
+func FigureColumn(workload, header string) (results.Column, bool) {
+	for _, c := range results.KindOf(workload).Columns {
+		if c.Header == header {
+			return c, true
+		}
+	}
+	f, ok := metrics.Figure(header)
+	if !ok {
+		return results.Column{}, false
+	}
+	return results.Column{Header: header, Text: func(r *results.Results, g *results.Group) string { return f.Text(&r.Last(g).Metrics) }}, true
 }

@@ -153,7 +153,7 @@ func TestTimePresetQuestions(t *testing.T) {
 				t.Errorf("%q: task %s is not the preset's", q.Ask, p.Task)
 			}
 			for _, f := range p.Figures {
-				if _, ok := results.FigureColumn(p.Task, f); !ok {
+				if _, ok := report.FigureColumn(p.Task, f); !ok {
 					t.Errorf("%q: %s shows no figure %q", q.Ask, p.Task, f)
 				}
 			}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
-	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -239,7 +239,7 @@ func TestEveryFigureAPresetNamesExists(t *testing.T) {
 			for _, part := range q.Parts {
 				workload, _, _ := strings.Cut(part.Task, " ")
 				for _, f := range part.Figures {
-					if _, ok := results.FigureColumn(workload, f); !ok {
+					if _, ok := report.FigureColumn(workload, f); !ok {
 						t.Errorf("%s: question %q names the figure %q, which task %s has no column for", s.Name, q.Ask, f, part.Task)
 					}
 				}
