@@ -413,7 +413,7 @@ func unitNote(groups []results.Group) string {
 		}
 		if g.Correction != "" {
 			_, effect := stats.Describe(testOf(groups))
-			return "samples are " + g.Unit + "; p-values adjusted by " + strings.Replace(g.Correction, "holm", "Holm's method", 1) + "; [lo-hi]: the effect's 95% interval (" + effect + ")"
+			return "samples are " + g.Unit + "; p-values adjusted by " + strings.Replace(g.Correction, "holm", "Holm's method", 1) + "; [lo-hi]: the effect's interval at the level its adjusted p-value is decided at (95% before the correction; " + effect + ")"
 		}
 	}
 	if len(groups) == 0 {

@@ -160,7 +160,7 @@ func costVerdict(res *results.Results, groups []results.Group) []string {
 		if len(shapesOf(groups)) > 1 {
 			prefix = sh.Title + ": "
 		}
-		how := "compared within rounds, Holm over the costs and the rates together, 95% intervals"
+		how := "compared within rounds, Holm over the costs and the rates together, each interval at its adjusted level"
 		if sequentialGroups(groups) {
 			how = "compared within rounds by a group-sequential design at half the error rate, the rates' at the other half; repeated confidence intervals"
 			if d := res.Plan.CostSequential; d != nil {

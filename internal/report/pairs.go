@@ -91,7 +91,7 @@ func intervalNote(groups []results.Group) string {
 	if sequentialGroups(groups) {
 		return "[lo–hi]: the effect's repeated confidence interval (it covers at every look at once)"
 	}
-	return "[lo–hi]: the effect's 95% interval"
+	return "[lo–hi]: the effect's interval at the level its adjusted p-value is decided at (95% before the correction)"
 }
 
 // sequentialGroups says whether any group was decided by a group-sequential design.

@@ -3,6 +3,8 @@ package stats
 import (
 	"math"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 func TestSummarize(t *testing.T) {
@@ -89,5 +91,36 @@ func BenchmarkSummarize86400(b *testing.B) {
 	}
 	for b.Loop() {
 		Summarize(x)
+	}
+}
+
+// TestAdjustedIntervalsAgreeWithTheirDecision (issue 38): after Holm's
+// correction a blocked comparison's interval is at the level its adjusted
+// p-value is decided at: it excludes no change exactly when the comparison
+// is significant (a "~" printed beside 0.52–0.90 told a user the direction
+// was known when the test said it was not).
+func TestAdjustedIntervalsAgreeWithTheirDecision(t *testing.T) {
+	mk := func(p float64) *Comparison {
+		// log effect 0.2, its t statistic set by p at 8 degrees of freedom
+		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: 8}.Quantile(1 - p/2)
+		c := &Comparison{Test: TestBlocked, N: 9, M: 9, Effect: math.Exp(0.2), DF: 8, SE: 0.2 / tq, P: p, PAdjusted: p}
+		c.atAdjustedLevel()
+		return c
+	}
+	for _, ps := range [][]float64{{0.03, 0.04, 0.2}, {0.001, 0.012, 0.02}, {0.049, 0.3, 0.5}} {
+		var cs []*Comparison
+		for _, p := range ps {
+			cs = append(cs, mk(p))
+		}
+		Holm(cs)
+		for _, c := range cs {
+			excludes := c.EffectLo > 1 || c.EffectHi < 1
+			if excludes != c.Significant {
+				t.Errorf("p %.3f (adjusted %.3f): significant %v, interval %.3f–%.3f at %.4f", c.P, c.PAdjusted, c.Significant, c.EffectLo, c.EffectHi, c.EffectConfidence)
+			}
+			if want := 1 - Alpha*c.P/c.PAdjusted; math.Abs(c.EffectConfidence-want) > 1e-9 {
+				t.Errorf("p %.3f: level %.4f, want %.4f", c.P, c.EffectConfidence, want)
+			}
+		}
 	}
 }
