@@ -74,6 +74,17 @@ col = lambda i: [r[i] for r in rows]
 med = statistics.median
 print("keybench/pgbench tps ratio: median %.3f, mean of rounds %.3f (pgbench median %.1f tps, keybench median %.1f tps)"
       % (med(col(6)), statistics.mean(col(6)), med(col(0)), med(col(3))))
+# The rounds are paired (each round runs both, in alternating order): the
+# geometric mean of their ratios with Student's 95% interval says whether
+# keybench is known to be slower (the interval below 1), faster, or neither.
+import math
+logs = [math.log(r) for r in col(6)]
+if len(logs) >= 2:
+    t975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}.get(len(logs) - 1, 2.2)
+    m, se = statistics.mean(logs), statistics.stdev(logs) / math.sqrt(len(logs))
+    lo, hi = math.exp(m - t975 * se), math.exp(m + t975 * se)
+    verdict = "keybench slower" if hi < 1 else "keybench faster" if lo > 1 else "no difference known"
+    print("geometric mean of the paired ratios: %.3f [%.3f-%.3f, 95%%]: %s" % (math.exp(m), lo, hi, verdict))
 print("client CPU per transaction: pgbench %.1f µs, keybench %.1f µs; voluntary context switches per transaction: pgbench %.2f, keybench %.2f (medians)"
       % (med(col(1)), med(col(4)), med(col(2)), med(col(5))))
 PY
