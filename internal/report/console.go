@@ -10,6 +10,7 @@ import (
 
 	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -72,7 +73,7 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 }
 
 // transactional are the columns of a workload whose kind has none of its own.
-var transactional = []results.Column{
+var transactional = []present.Column{
 	{Header: "clients", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Clients) }},
 	{Header: "rows before", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Rows) }},
 	{Header: "time", Text: func(r *results.Results, g *results.Group) string {
@@ -81,7 +82,7 @@ var transactional = []results.Column{
 	{Header: "txns", Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.0f", medianOf(r, g, func(c *results.Cell) float64 { return float64(c.Txns) }))
 	}},
-	{Header: "median rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return results.RateText(g) }},
+	{Header: "median rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return present.RateText(g) }},
 	{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.2f ms", medianOf(r, g, func(c *results.Cell) float64 { return c.LatencyMS.P99 }))
 	}},
@@ -96,11 +97,11 @@ const transactionalNote = "rate: the median rate, in the unit beside it, with it
 
 // columnsOf are the columns of the run's table: the workloads' own when
 // every group's kind has the same ones, the transactional ones otherwise.
-func columnsOf(groups []results.Group) ([]results.Column, []results.Kind) {
-	var cols []results.Column
-	var kinds []results.Kind
+func columnsOf(groups []results.Group) ([]present.Column, []present.View) {
+	var cols []present.Column
+	var kinds []present.View
 	for i, g := range groups {
-		k := results.KindOf(g.Workload)
+		k := present.Of(g.Workload)
 		kinds = append(kinds, k)
 		if i == 0 {
 			cols = k.Columns
@@ -114,8 +115,8 @@ func columnsOf(groups []results.Group) ([]results.Column, []results.Kind) {
 	return cols, kinds
 }
 
-func sameHeaders(a, b []results.Column) bool {
-	return slices.EqualFunc(a, b, func(x, y results.Column) bool { return x.Header == y.Header })
+func sameHeaders(a, b []present.Column) bool {
+	return slices.EqualFunc(a, b, func(x, y present.Column) bool { return x.Header == y.Header })
 }
 
 // rowsTable prints one row per group: one table per set of columns when
@@ -126,7 +127,7 @@ func rowsTable(d *Doc, res *results.Results, groups []results.Group) {
 	parts := map[string][]results.Group{}
 	for _, g := range groups {
 		var hs []string
-		for _, c := range results.KindOf(g.Workload).Columns {
+		for _, c := range present.Of(g.Workload).Columns {
 			hs = append(hs, c.Header)
 		}
 		id := strings.Join(hs, "\x00")
@@ -139,15 +140,15 @@ func rowsTable(d *Doc, res *results.Results, groups []results.Group) {
 		kindTable(d, res, parts[id])
 	}
 	d.Println(noiseNote(groups))
-	for _, n := range kindLines(res, groups, kindsOf(groups), func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Remarks }) {
+	for _, n := range kindLines(res, groups, kindsOf(groups), func(k present.View) func(*results.Results, []results.Group) []string { return k.Remarks }) {
 		d.Println(n)
 	}
 }
 
-func kindsOf(groups []results.Group) []results.Kind {
-	var out []results.Kind
+func kindsOf(groups []results.Group) []present.View {
+	var out []present.View
 	for _, g := range groups {
-		out = append(out, results.KindOf(g.Workload))
+		out = append(out, present.Of(g.Workload))
 	}
 	return out
 }
@@ -177,14 +178,14 @@ func kindTable(d *Doc, res *results.Results, groups []results.Group) {
 	if sameHeaders(cols, transactional) {
 		notes = append(notes, transactionalNote)
 	}
-	notes = append(notes, kindLines(res, groups, kinds, func(k results.Kind) func(*results.Results, []results.Group) []string { return k.Notes })...)
+	notes = append(notes, kindLines(res, groups, kinds, func(k present.View) func(*results.Results, []results.Group) []string { return k.Notes })...)
 	for _, n := range notes {
 		d.Println(n)
 	}
 }
 
 // kindLines are the lines the groups' kinds write, each once.
-func kindLines(res *results.Results, groups []results.Group, kinds []results.Kind, lines func(results.Kind) func(*results.Results, []results.Group) []string) []string {
+func kindLines(res *results.Results, groups []results.Group, kinds []present.View, lines func(present.View) func(*results.Results, []results.Group) []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, k := range kinds {
@@ -205,7 +206,7 @@ func kindLines(res *results.Results, groups []results.Group, kinds []results.Kin
 func noiseNote(groups []results.Group) string {
 	bare := ""
 	for _, g := range groups {
-		if g.TPS.N > 0 && !g.TPS.HasInterval() && showsRate(results.KindOf(g.Workload)) {
+		if g.TPS.N > 0 && !g.TPS.HasInterval() && showsRate(present.Of(g.Workload)) {
 			bare = fmt.Sprintf(" A rate of fewer than %d samples is shown without an interval: fewer cannot cover its median with %.0f%% confidence.",
 				stats.MinIntervalSamples(), 100*stats.MinIntervalConfidence)
 			break
@@ -219,12 +220,12 @@ func noiseNote(groups []results.Group) string {
 }
 
 // showsRate says whether a kind's table has the median rate column.
-func showsRate(k results.Kind) bool {
+func showsRate(k present.View) bool {
 	if k.Columns == nil {
 		return true // the transactional columns
 	}
 	for _, c := range k.Columns {
-		if c.Header == results.RateColumn.Header {
+		if c.Header == present.RateColumn.Header {
 			return true
 		}
 	}

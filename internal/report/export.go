@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -132,7 +133,7 @@ func Markdown(res *results.Results) string {
 		ranked := append([]*results.Group(nil), sh.Groups...)
 		cheapest := cheapestOf(ranked)
 		for _, g := range ranked {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", g.Key, results.RateText(g),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", g.Key, present.RateText(g),
 				medianText(res, g, func(c *results.RoundCost) results.M[float64] { return c.ServerMS }, "%.3g"),
 				medianText(res, g, func(c *results.RoundCost) results.M[float64] { return c.WALBytes }, "%.0f B"),
 				medianText(res, g, func(c *results.RoundCost) results.M[float64] { return c.BlocksRead }, "%.2f"),

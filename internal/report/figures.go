@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 )
@@ -439,6 +440,14 @@ func (r *renderer) latency() (Chart, string) {
 	return r.chart("Latency percentiles", "Latency percentiles of the measured window (HDR histogram merged over the clients).", svg, err)
 }
 
+// view is how the headline's cells are shown.
+func (r *renderer) view() present.View {
+	if len(r.headline) == 0 {
+		return present.Of("")
+	}
+	return present.Of(r.headline[0].Workload)
+}
+
 // kind is how the headline's cells read.
 func (r *renderer) kind() results.Kind {
 	if len(r.headline) == 0 {
@@ -464,7 +473,7 @@ func (r *renderer) kindCharts() (charts []Chart, missing []string) {
 		}
 		seen[b[0].Workload] = true
 		r.headline = b
-		for _, spec := range results.KindOf(b[0].Workload).Charts {
+		for _, spec := range present.Of(b[0].Workload).Charts {
 			if len(blocks) > 1 {
 				spec.Heading += " (" + b[0].Task() + ")"
 			}
@@ -498,7 +507,7 @@ func (r *renderer) partitionSizes() (Chart, string) {
 		"by a retention) and the partition that takes the window's rows.", svg, err)
 }
 
-func (r *renderer) kindChart(spec results.ChartSpec) (Chart, string) {
+func (r *renderer) kindChart(spec present.Chart) (Chart, string) {
 	var svg string
 	var err error
 	if spec.Points != nil {

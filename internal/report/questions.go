@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -34,7 +35,7 @@ func questions(d *Doc, res *results.Results, groups []results.Group) {
 				continue
 			}
 			header := []string{part.Task + ": key", "median rate (95% CI)", "against " + gs[0].Key}
-			var cols []results.Column
+			var cols []present.Column
 			for _, f := range part.Figures {
 				if c, ok := FigureColumn(gs[0].Workload, f); ok {
 					cols = append(cols, c)
@@ -43,7 +44,7 @@ func questions(d *Doc, res *results.Results, groups []results.Group) {
 			}
 			t := NewTable(header...)
 			for _, g := range gs {
-				row := []any{g.Key, results.RateText(g), ""}
+				row := []any{g.Key, present.RateText(g), ""}
 				if g != gs[0] {
 					v := versusOf(g, gs[0].Key)
 					row[2] = speedText(&v)
@@ -120,15 +121,15 @@ func questionVerdict(task string, gs []*results.Group) string {
 // FigureColumn is the column a question's part names by its header: the
 // task's kind's own, else a figure every cell records, as its collector
 // declared it (metrics.Figure).
-func FigureColumn(workload, header string) (results.Column, bool) {
-	for _, c := range results.KindOf(workload).Columns {
+func FigureColumn(workload, header string) (present.Column, bool) {
+	for _, c := range present.Of(workload).Columns {
 		if c.Header == header {
 			return c, true
 		}
 	}
 	f, ok := metrics.Figure(header)
 	if !ok {
-		return results.Column{}, false
+		return present.Column{}, false
 	}
-	return results.Column{Header: header, Text: func(r *results.Results, g *results.Group) string { return f.Text(&r.Last(g).Metrics) }}, true
+	return present.Column{Header: header, Text: func(r *results.Results, g *results.Group) string { return f.Text(&r.Last(g).Metrics) }}, true
 }

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/sources"
@@ -170,7 +171,7 @@ func (r *renderer) pickHeadline() {
 		if g := &r.groups[i]; g.Rows == rows && g.Clients == clients {
 			r.headline = append(r.headline, g)
 			task := g.Task()
-			if results.KindOf(g.Workload).Headline != nil {
+			if present.Of(g.Workload).Headline != nil {
 				task = "" // the kind ranks its workloads together
 			}
 			b, ok := at[task]
@@ -237,7 +238,7 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	best := ranked[0]
 	head := fmt.Sprintf("%s, %s, %s rows before each window: keys ranked by median throughput (%s).",
 		best.Task(), results.Clients(best.Clients), thousands(best.Rows), unitWords(best))
-	if k := r.kind(); k.Headline != nil {
+	if k := r.view(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
 	}
 	if pace := r.res.Last(best).Pace; pace != nil {
@@ -258,7 +259,7 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	case r.res.Plan.Quick:
 		smoke := fmt.Sprintf("A smoke test (--quick): %s, so no winner is named (keys listed by median rate; %s compares them).",
 			unitWords(best), moreSamples(best))
-		if k := r.kind(); k.Headline != nil {
+		if k := r.view(); k.Headline != nil {
 			smoke += " " + head
 		}
 		head = smoke

@@ -49,24 +49,6 @@ func Relative(ratio float64, up, down, same string) string {
 	}
 }
 
-// RateText is a group's median rate with its 95% interval: "1234 tps
-// [1200-1260]"; of too few samples for an interval (stats.HasInterval),
-// the median alone.
-func RateText(g *Group) string {
-	s := g.TPS
-	if s.N == 0 {
-		return "-"
-	}
-	if !s.HasInterval() {
-		return fmt.Sprintf("%.0f %s", s.Median, KindOf(g.Workload).Unit())
-	}
-	text := fmt.Sprintf("%.0f %s [%.0f-%.0f", s.Median, KindOf(g.Workload).Unit(), s.Lo, s.Hi)
-	if s.Confidence < 0.95 { // too few samples for a 95% interval of the median: say what it is
-		text += fmt.Sprintf(", %.0f%%", 100*s.Confidence)
-	}
-	return text + "]"
-}
-
 // SizeText is the median total size of the group's tables at the end of their cells.
 func (r *Results) SizeText(g *Group) string {
 	if b, ok := r.Median(g, func(c *Cell) (float64, bool) { return Float(c.Metrics.TotalBytes) }); ok {

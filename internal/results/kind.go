@@ -21,10 +21,10 @@ type Summary interface {
 	WorkloadSummary()
 }
 
-// Kind says how the cells of one workload read: what their rate counts,
-// which summary they carry, and how the summary table shows them. A
-// workload registers its kind (Register) from its own file, so that
-// results, the console and the report handle it without naming it.
+// Kind says how the cells of one workload read: what their rate counts
+// and which summary they carry (how they are shown is the workload's
+// present.View). A workload registers its kind (Register) from its own
+// package, so that results handles it without naming it.
 type Kind struct {
 	// RateUnit is what the headline rate counts ("" reads "tps").
 	RateUnit string
@@ -43,50 +43,6 @@ type Kind struct {
 	SecondsTimeline bool
 	// NewSummary makes an empty summary to read a cell's into (nil: none).
 	NewSummary func() Summary
-	// Columns are the summary table's columns between key/workload and the
-	// comparison; nil: the transactional ones.
-	Columns []Column
-	// Notes explain the table's columns (the noise line follows them);
-	// Remarks come last.
-	Notes, Remarks func(r *Results, groups []Group) []string
-	// Headline, when set, says what the report's verdict ranks (the
-	// default: keys ranked by median throughput at the headline's scale).
-	Headline func(r *Results, groups []Group) string
-	// Charts are the workload's own charts in the report.
-	Charts []ChartSpec
-}
-
-// Column is a column of the summary table: a header and a group's text.
-type Column struct {
-	Header string
-	// Left aligns the text left (figures align right).
-	Left bool
-	Text func(r *Results, g *Group) string
-}
-
-// ChartSpec is one of a workload's own charts in the report: one series per
-// key, drawn from each key's first cell, as lines (Points) or grouped bars
-// (Categories and Values).
-type ChartSpec struct {
-	// Heading names the chart on the page; Title is drawn in it.
-	Heading, Title, XLabel, YLabel string
-	// Caption explains the chart.
-	Caption string
-	// Keep selects the groups drawn (nil: all of them).
-	Keep func(groups []*Group, g *Group) bool
-	// Points are a line's points.
-	Points func(c *Cell) (xs, ys []float64)
-	// Categories and Values are grouped bars.
-	Categories []string
-	Values     func(c *Cell) ([]float64, bool)
-	// LogY draws the bars on a logarithmic axis (figures orders of
-	// magnitude apart: a scan's blocks beside an index's).
-	LogY bool
-	// Reference, when it has figures for the first key's cell, adds them
-	// as a grey series (a write-up's).
-	Reference func(c *Cell) (name string, ys []float64)
-	// Missing says why the chart is left out when no key has its data.
-	Missing string
 }
 
 var (
@@ -166,20 +122,6 @@ func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summ
 		return nil, nil
 	}
 	return raw, nil
-}
-
-// Columns the workloads' tables share.
-var (
-	// RateColumn is the group's median rate with its interval.
-	RateColumn = Column{Header: "median rate (95% CI)", Text: func(_ *Results, g *Group) string { return RateText(g) }}
-	// P99Column is the group's 99th-percentile latency (of its last cell).
-	P99Column = Column{Header: "p99", Text: func(r *Results, g *Group) string { return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99) }}
-)
-
-// BlocksColumn shows the blocks per transaction of the group's last cell
-// under header, as text renders them.
-func BlocksColumn(header string, text func(BlocksPerTxn) string) Column {
-	return Column{Header: header, Text: func(r *Results, g *Group) string { return r.Last(g).Metrics.BlocksPerTxn.Text(text) }}
 }
 
 // BlocksAndReads renders blocks per transaction as "touched (read)".

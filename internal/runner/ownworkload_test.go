@@ -11,6 +11,7 @@ import (
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
@@ -49,13 +50,14 @@ const childrenPerParent = 2
 
 func init() {
 	workload.Register(workload.Meta{Name: "kbtest-children", Description: "test: insert children of random parents",
-		New: func() workload.Workload { return &childInsert{} },
-		Kind: results.Kind{SecondsTimeline: true, NewSummary: func() results.Summary { return &childSummary{} },
-			Columns: []results.Column{{Header: "children before → after", Text: func(r *results.Results, g *results.Group) string {
+		New:  func() workload.Workload { return &childInsert{} },
+		Kind: results.Kind{SecondsTimeline: true, NewSummary: func() results.Summary { return &childSummary{} }},
+		View: present.View{
+			Columns: []present.Column{{Header: "children before → after", Text: func(r *results.Results, g *results.Group) string {
 				s := r.Last(g).Metrics.Summary.(*childSummary)
 				return fmt.Sprintf("%d → %d", s.Children.Before, s.Children.After)
 			}}},
-			Charts: []results.ChartSpec{{Heading: "Children per parent", Title: "Children per parent", YLabel: "children",
+			Charts: []present.Chart{{Heading: "Children per parent", Title: "Children per parent", YLabel: "children",
 				Categories: []string{"before", "after"}, Missing: "children: none",
 				Values: func(c *results.Cell) ([]float64, bool) {
 					s, ok := c.Metrics.Summary.(*childSummary)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -176,9 +177,12 @@ type Meta struct {
 	New func() Workload
 	// Accepts, if set, says why the workload cannot run with a key ("" when it can).
 	Accepts func(*keys.Spec) string
-	// Kind says how the workload's cells read in results, the console and
-	// the report (the zero Kind: transactions per second over a window).
+	// Kind says what the workload's cells hold and what their rate counts
+	// (the zero Kind: transactions per second over a window).
 	Kind results.Kind
+	// View says how the console and the report show its cells (the zero
+	// View: as transactions).
+	View present.View
 	// Bare is how the workload runs alone (keybench run NAME).
 	Bare Bare
 	// RoundCost is what a round of the workload costs beyond its window
@@ -200,18 +204,20 @@ type Bare struct {
 
 var registry = map[string]Meta{}
 
-// Register adds a workload, and the kind of its cells to results;
+// Register adds a workload, the kind of its cells to results and their
+// view to present;
 // workloads call it from init. A name registered twice is a bug that
 // would silently replace a workload: it panics at start-up, as keys.Register does.
 func Register(m Meta) {
 	if _, dup := registry[m.Name]; dup {
 		panic("workload: duplicate workload " + m.Name)
 	}
-	if m.Kind.Columns == nil && m.Kind.NewSummary == nil && m.Kind.RateUnit == "" {
+	if m.View.Columns == nil && m.Kind.NewSummary == nil && m.Kind.RateUnit == "" {
 		m.Kind.SecondsTimeline = true
 	}
 	registry[m.Name] = m
 	results.Register(m.Name, m.Kind)
+	present.Register(m.Name, m.View)
 }
 
 // Lookup returns the named workload's metadata.

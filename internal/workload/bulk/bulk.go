@@ -16,6 +16,7 @@ import (
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -33,7 +34,7 @@ func init() {
 			name, desc = bulkIndexAfter, "load --rows rows in chunks into a table without indexes, then build them (timed separately), as 000 added its primary key afterwards"
 		}
 		after := after
-		workload.Register(workload.Meta{Name: name, Description: desc, Kind: loadKind, New: func() workload.Workload { return &bulkLoad{name: name, after: after} },
+		workload.Register(workload.Meta{Name: name, Description: desc, Kind: loadKind, View: loadView, New: func() workload.Workload { return &bulkLoad{name: name, after: after} },
 			// The bulk preset's loads of 1M rows took 82 s for its ten cells
 			// here, 120k rows/s (bigint 199k, uuidv4 31k with its index in
 			// place); the timed maintenance after each load 3-4 s.
@@ -275,7 +276,11 @@ func slowestLoad(r *results.Results, groups []results.Group) string {
 // loadKind is how a load's cells read: 000's and 003's table, 003's curve.
 var loadKind = results.Kind{
 	RateUnit: "rows/s", NewSummary: func() results.Summary { return &LoadSummary{} },
-	Columns: []results.Column{
+}
+
+// loadView is how load cells are shown.
+var loadView = present.View{
+	Columns: []present.Column{
 		{Header: "method", Left: true, Text: func(r *results.Results, g *results.Group) string {
 			m, _, _ := strings.Cut(workload.SummaryOf[LoadSummary](r.Last(g)).LoadMethod, " (")
 			return m
@@ -328,7 +333,7 @@ var loadKind = results.Kind{
 		}
 		return head
 	},
-	Charts: []results.ChartSpec{{
+	Charts: []present.Chart{{
 		Heading: "Load rate per chunk", Title: "Load rate as the table grows",
 		XLabel: "rows in the table at the end of the chunk (millions)", YLabel: "thousand rows per second",
 		// The curve is the loads with the index in place (003); loads that

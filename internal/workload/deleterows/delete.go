@@ -15,6 +15,7 @@ import (
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -49,7 +50,7 @@ func init() {
 		Name: "delete",
 		Description: "each transaction deletes one existing row (or batch rows) by key, drawn over insertion order (read-dist): " +
 			"uniform, recent, zipf, or oldest (retention: the oldest rows first); VACUUM of the dead key index entries timed after the window",
-		Kind: deleteKind,
+		Kind: deleteKind, View: deleteView,
 		New:  func() workload.Workload { return &deleteLoad{} },
 		Bare: workload.Bare{Rows: 200_000},
 		Accepts: func(s *keys.Spec) string {
@@ -181,13 +182,17 @@ func (d *deleteLoad) Summarize(o *workload.Outcome) error {
 var deleteKind = results.Kind{
 	RateUnit: "delete txns/s", RateLabel: "delete transactions per second", SecondsTimeline: true,
 	NewSummary: func() results.Summary { return &DeleteSummary{} },
-	Columns: []results.Column{
-		results.RateColumn, results.P99Column,
+}
+
+// deleteView is how delete cells are shown.
+var deleteView = present.View{
+	Columns: []present.Column{
+		present.RateColumn, present.P99Column,
 		{Header: "rows deleted (asked)", Text: func(r *results.Results, g *results.Group) string {
 			s := workload.SummaryOf[DeleteSummary](r.Last(g))
 			return fmt.Sprintf("%d (%d)", s.Deleted, s.Asked)
 		}},
-		results.BlocksColumn("blocks / delete (read)", results.BlocksAndReads),
+		present.BlocksColumn("blocks / delete (read)", results.BlocksAndReads),
 		{Header: "key index dead entries, pages freed by VACUUM", Text: func(r *results.Results, g *results.Group) string {
 			return workload.SummaryOf[DeleteSummary](r.Last(g)).Vacuum.Text(func(v workload.DeleteVacuum) string {
 				return v.KeyIndexRemoved.Text(func(n int64) string { return strconv.FormatInt(n, 10) }) + ", " +

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -24,6 +25,7 @@ func init() {
 			"after the window, an analytic join of the whole parent and child tables is timed with its plan's join method (001's readers: int4 vs int8 vs uuid)",
 		Accepts: workload.AcceptsForeignKey,
 		Kind:    joinKind,
+		View:    joinView,
 		New:     func() workload.Workload { return &join{} },
 		Bare:    workload.Bare{Rows: 100_000},
 	})
@@ -152,9 +154,13 @@ func (j *join) Summarize(o *workload.Outcome) error {
 var joinKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &JoinSummary{} },
-	Columns: []results.Column{
-		results.RateColumn, results.P99Column,
-		results.BlocksColumn("blocks / join (read)", results.BlocksAndReads),
+}
+
+// joinView is how join cells are shown.
+var joinView = present.View{
+	Columns: []present.Column{
+		present.RateColumn, present.P99Column,
+		present.BlocksColumn("blocks / join (read)", results.BlocksAndReads),
 		{Header: "analytic join", Text: func(r *results.Results, g *results.Group) string {
 			return workload.SummaryOf[JoinSummary](r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
 		}},

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -35,7 +36,7 @@ func init() {
 		Name: "lookup",
 		Description: "read-only: each transaction reads the filled table by key: a point read, a keyset page (range), the latest rows, " +
 			"or an index-only count (query), of rows drawn over insertion order (read-dist)",
-		Kind: lookupKind,
+		Kind: lookupKind, View: lookupView,
 		New:  func() workload.Workload { return &lookup{} },
 		Bare: workload.Bare{Rows: 100_000},
 	})
@@ -196,11 +197,15 @@ func latestNewest(ctx context.Context, conn *pgx.Conn, table *workload.Table) re
 var lookupKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &LookupSummary{} },
-	Columns: []results.Column{
-		results.RateColumn, results.P99Column,
-		results.BlocksColumn("blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Hit+b.Read) }),
-		results.BlocksColumn("read / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) }),
-		results.BlocksColumn("heap blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) }),
+}
+
+// lookupView is how lookup cells are shown.
+var lookupView = present.View{
+	Columns: []present.Column{
+		present.RateColumn, present.P99Column,
+		present.BlocksColumn("blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Hit+b.Read) }),
+		present.BlocksColumn("read / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) }),
+		present.BlocksColumn("heap blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) }),
 		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
 			s := workload.SummaryOf[LookupSummary](r.Last(g))
 			out := s.Plan.Text(func(p workload.QueryPlan) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/keybench/keybench/internal/driver"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -148,7 +149,7 @@ func slopeOf(x, y []float64) float64 {
 	return (n*sxy - sx*sy) / den
 }
 
-// queueKind is how a queue's cells read (004's table and charts).
+// queueKind is what a queue's cells hold: rows out per second.
 func queueKind(fifo bool) results.Kind {
 	k := results.Kind{
 		RateUnit: "rows/s out", RateLabel: "rows out of the queue per second", RateRole: RoleOut, SecondsTimeline: true,
@@ -159,11 +160,13 @@ func queueKind(fifo bool) results.Kind {
 				c.RoleRows = map[string]int64{RoleIn: s.Queue.RowsIn, RoleOut: s.Queue.RowsOut}
 			}
 		},
-		Columns: queueColumns(),
-		Notes:   queueNotes(fifo),
-		Charts:  queueCharts(),
 	}
 	return k
+}
+
+// queueView is how a queue's cells are shown (004's table and charts).
+func queueView(fifo bool) present.View {
+	return present.View{Columns: queueColumns(), Notes: queueNotes(fifo), Charts: queueCharts()}
 }
 
 // queueFigures are a group's queue figures (empty where its last cell has none).
@@ -175,9 +178,9 @@ func queueFigures(r *results.Results, g *results.Group) *QueueFigures {
 }
 
 // queueColumns are the summary table's columns of a queue.
-func queueColumns() []results.Column {
+func queueColumns() []present.Column {
 	q := queueFigures
-	return []results.Column{
+	return []present.Column{
 		{Header: "clients (in+out)", Text: func(r *results.Results, g *results.Group) string {
 			f := q(r, g)
 			return fmt.Sprintf("%d+%d", f.Producers, f.Consumers)
@@ -241,8 +244,8 @@ func queueNotes(fifo bool) func(r *results.Results, groups []results.Group) []st
 }
 
 // queueCharts are a queue's own charts: rates per core beside 004, the backlog.
-func queueCharts() []results.ChartSpec {
-	return []results.ChartSpec{{
+func queueCharts() []present.Chart {
+	return []present.Chart{{
 		Heading: "Queue rates per core", Title: "Rows in and out per second per core, beside 004", YLabel: "thousand rows per second per core",
 		Categories: []string{"in (inserted)", "out (deleted)"},
 		Values: func(c *results.Cell) ([]float64, bool) {

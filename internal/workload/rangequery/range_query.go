@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -50,7 +51,7 @@ func init() {
 		Name: "range-query",
 		Description: "read-only: each transaction reads the rows of a recent window of time (window) through the key's range where the key " +
 			"orders by time, or through created_at (path); blocks per query and the plan, the partitions it scanned",
-		Kind: rangeQueryKind,
+		Kind: rangeQueryKind, View: rangeQueryView,
 		New:  func() workload.Workload { return &rangeQuery{} },
 		Bare: workload.Bare{Rows: 100_000},
 		Accepts: func(s *keys.Spec) string {
@@ -230,21 +231,25 @@ func (q *rangeQuery) Summarize(o *workload.Outcome) error {
 var rangeQueryKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &RangeQuerySummary{} },
-	Columns: []results.Column{
-		results.RateColumn, results.P99Column,
+}
+
+// rangeQueryView is how rangeQuery cells are shown.
+var rangeQueryView = present.View{
+	Columns: []present.Column{
+		present.RateColumn, present.P99Column,
 		{Header: "path", Left: true, Text: func(r *results.Results, g *results.Group) string {
 			return workload.SummaryOf[RangeQuerySummary](r.Last(g)).Path
 		}},
 		{Header: "rows / query", Text: func(r *results.Results, g *results.Group) string {
 			return fmt.Sprintf("%.0f", workload.SummaryOf[RangeQuerySummary](r.Last(g)).RowsPerRead)
 		}},
-		results.BlocksColumn("blocks / query (read)", results.BlocksAndReads),
+		present.BlocksColumn("blocks / query (read)", results.BlocksAndReads),
 		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
 			s := workload.SummaryOf[RangeQuerySummary](r.Last(g))
 			return s.Plan.Text(func(p workload.QueryPlan) string { return p.Text(s.Partitions) })
 		}},
 	},
-	Charts: []results.ChartSpec{{
+	Charts: []present.Chart{{
 		Heading: "Range query: blocks per query", Title: "blocks per query of a recent window", YLabel: "shared blocks (log scale)", Categories: []string{"blocks / query", "read from outside the cache"},
 		LogY: true,
 		Caption: "The shared blocks each query of a recent window of time touched (the table's and its indexes'; pg_statio): through the key's range, " +

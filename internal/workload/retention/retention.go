@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -66,7 +67,7 @@ func init() {
 		Name: "retention",
 		Description: "inserts while, once a round, a job expires the oldest slice of the history: the oldest partition dropped, or DELETE by key or by created_at " +
 			"(method); its time, WAL and locks, and the table and key index after a VACUUM",
-		Kind: retentionKind,
+		Kind: retentionKind, View: retentionView,
 		New:  func() workload.Workload { return &retention{} },
 		Bare: workload.Bare{Rows: 100_000},
 		// The round's CHECKPOINT after a DELETE of a slice, the WAL read back.
@@ -443,8 +444,12 @@ func (w ExpiryWAL) text() string {
 var retentionKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &RetentionSummary{} },
-	Columns: []results.Column{
-		results.RateColumn, results.P99Column,
+}
+
+// retentionView is how retention cells are shown.
+var retentionView = present.View{
+	Columns: []present.Column{
+		present.RateColumn, present.P99Column,
 		{Header: "method", Left: true, Text: func(r *results.Results, g *results.Group) string {
 			s := workload.SummaryOf[RetentionSummary](r.Last(g))
 			return fmt.Sprintf("%s, %s a round", s.Method, s.Slice)
@@ -497,7 +502,7 @@ var retentionKind = results.Kind{
 			"autovacuum is off on the table, so that the VACUUM after the rounds finds what the expiries left; lock on the table: the strongest lock the expiry held on the table the inserts go through (inserts wait behind an AccessExclusiveLock); " +
 			"VACUUM after: the VACUUM after the rounds; table, key index after: their sizes and the key index's leaf density after it (pgstatindex);"}
 	},
-	Charts: []results.ChartSpec{
+	Charts: []present.Chart{
 		{Heading: "Retention: time per expiry", Title: "time per expiry", YLabel: "milliseconds (log scale)", Categories: []string{"expiry"}, LogY: true,
 			Caption: "The median time of each round's expiry of the same slice of the history: a partition dropped, or the rows deleted by key or by created_at.",
 			Values: func(c *results.Cell) ([]float64, bool) {

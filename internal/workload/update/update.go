@@ -12,6 +12,7 @@ import (
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -22,7 +23,7 @@ func init() {
 		Description: "each transaction updates one existing row by key, drawn over insertion order (read-dist): a column without an index " +
 			"(HOT updates where the page has room), or an indexed one (update-indexed: every update adds entries to every index, the key's too); " +
 			"VACUUM, ANALYZE, REINDEX and COPY TO timed after the window",
-		Kind: updateKind,
+		Kind: updateKind, View: updateView,
 		New:  func() workload.Workload { return &update{} },
 		Bare: workload.Bare{Rows: 100_000},
 	})
@@ -119,8 +120,12 @@ func (u *update) Summarize(o *workload.Outcome) error {
 var updateKind = results.Kind{
 	SecondsTimeline: true,
 	NewSummary:      func() results.Summary { return &UpdateSummary{} },
-	Columns: []results.Column{
-		results.RateColumn, results.P99Column,
+}
+
+// updateView is how update cells are shown.
+var updateView = present.View{
+	Columns: []present.Column{
+		present.RateColumn, present.P99Column,
 		{Header: "HOT", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.Tuples.Text(func(t results.Tuples) string {
 				if t.Updated == 0 {
@@ -129,7 +134,7 @@ var updateKind = results.Kind{
 				return fmt.Sprintf("%.0f%%", float64(t.HOTUpdated)*100/float64(t.Updated))
 			})
 		}},
-		results.BlocksColumn("blocks / update (read)", results.BlocksAndReads),
+		present.BlocksColumn("blocks / update (read)", results.BlocksAndReads),
 		{Header: "key index", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.KeyIndexBytes.Text(results.Bytes)
 		}},

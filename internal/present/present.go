@@ -1,0 +1,118 @@
+// Package present declares how a workload's cells are shown: its summary
+// table's columns and their notes, what the report's verdict ranks, and the
+// workload's own charts. A workload registers its View from its own package
+// beside its results.Kind (which says what its cells hold and how their
+// rate counts); the console and the report (package report) read it by the
+// workload's name. results holds the schema, this package the presentation.
+package present
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// View is how one workload's cells are shown.
+type View struct {
+	// Columns are the summary table's columns between key/workload and the
+	// comparison; nil: the transactional ones.
+	Columns []Column
+	// Notes explain the table's columns (the noise line follows them);
+	// Remarks come last.
+	Notes, Remarks func(r *results.Results, groups []results.Group) []string
+	// Headline, when set, says what the report's verdict ranks (the
+	// default: keys ranked by median throughput at the headline's scale).
+	Headline func(r *results.Results, groups []results.Group) string
+	// Charts are the workload's own charts in the report.
+	Charts []Chart
+}
+
+// Column is a column of the summary table: a header and a group's text.
+type Column struct {
+	Header string
+	// Left aligns the text left (figures align right).
+	Left bool
+	Text func(r *results.Results, g *results.Group) string
+}
+
+// Chart is one of a workload's own charts in the report: one series per
+// key, drawn from each key's first cell, as lines (Points) or grouped bars
+// (Categories and Values).
+type Chart struct {
+	// Heading names the chart on the page; Title is drawn in it.
+	Heading, Title, XLabel, YLabel string
+	// Caption explains the chart.
+	Caption string
+	// Keep selects the groups drawn (nil: all of them).
+	Keep func(groups []*results.Group, g *results.Group) bool
+	// Points are a line's points.
+	Points func(c *results.Cell) (xs, ys []float64)
+	// Categories and Values are grouped bars.
+	Categories []string
+	Values     func(c *results.Cell) ([]float64, bool)
+	// LogY draws the bars on a logarithmic axis (figures orders of
+	// magnitude apart: a scan's blocks beside an index's).
+	LogY bool
+	// Reference, when it has figures for the first key's cell, adds them
+	// as a grey series (a write-up's).
+	Reference func(c *results.Cell) (name string, ys []float64)
+	// Missing says why the chart is left out when no key has its data.
+	Missing string
+}
+
+var (
+	viewsMu sync.RWMutex
+	views   = map[string]View{}
+)
+
+// Register records how the named workload's cells are shown; workloads
+// register it with the workload (workload.Register).
+func Register(workload string, v View) {
+	viewsMu.Lock()
+	defer viewsMu.Unlock()
+	views[workload] = v
+}
+
+// Of is how a workload's cells are shown: the registered view, or the
+// transactional one for a workload this keybench does not know.
+func Of(workload string) View {
+	viewsMu.RLock()
+	defer viewsMu.RUnlock()
+	return views[workload]
+}
+
+// Columns the workloads' tables share.
+var (
+	// RateColumn is the group's median rate with its interval.
+	RateColumn = Column{Header: "median rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return RateText(g) }}
+	// P99Column is the group's 99th-percentile latency (of its last cell).
+	P99Column = Column{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
+		return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
+	}}
+)
+
+// BlocksColumn shows the blocks per transaction of the group's last cell
+// under header, as text renders them.
+func BlocksColumn(header string, text func(results.BlocksPerTxn) string) Column {
+	return Column{Header: header, Text: func(r *results.Results, g *results.Group) string { return r.Last(g).Metrics.BlocksPerTxn.Text(text) }}
+}
+
+// RateText is a group's median rate with its 95% interval: "1234 tps
+// [1200-1260]"; of too few samples for an interval (stats.HasInterval),
+// the median alone.
+func RateText(g *results.Group) string {
+	s := g.TPS
+	if s.N == 0 {
+		return "-"
+	}
+	unit := results.KindOf(g.Workload).Unit()
+	if !s.HasInterval() {
+		return fmt.Sprintf("%.0f %s", s.Median, unit)
+	}
+	text := fmt.Sprintf("%.0f %s [%.0f-%.0f", s.Median, unit, s.Lo, s.Hi)
+	if s.Confidence < 0.95 { // too few samples for a 95% interval of the median: say what it is
+		text += fmt.Sprintf(", %.0f%%", 100*s.Confidence)
+	}
+	return text + "]"
+}
