@@ -146,6 +146,57 @@ type Table struct {
 	Lab       *Lab   `json:"lab,omitempty"`
 	Migrate   string `json:"migrate_command,omitempty"`
 	MigrateTo string `json:"migrate_to,omitempty"`
+	// Switches are what changing the key would cost: its new rows to an
+	// ordered key, its type (a text uuid to uuid, an int4 to bigint).
+	Switches []Switch `json:"switches,omitempty"`
+	// LabResult is what the lab measured (advise --lab).
+	LabResult *LabResult `json:"lab_result,omitempty"`
+}
+
+// Switch is one change of a table's key and what it costs: whether it
+// rewrites the table (a new type: the table and every index on it, and each
+// referencing column with its index), the constraints rebuilt with it, the
+// locks it takes, and the keybench run that measures it where there is one.
+type Switch struct {
+	To string `json:"to"`
+	// How: "default" (new rows only: the column's default changes, no row
+	// is rewritten) or "type" (ALTER COLUMN ... TYPE: every row rewritten).
+	How string `json:"how"`
+	// RewriteBytes are the bytes rewritten: the table and its indexes, and
+	// each referencing table's index on the key (0 for a default).
+	RewriteBytes int64 `json:"rewrite_bytes"`
+	// Rebuilt are the foreign keys whose columns change type with the key:
+	// each referencing table rewritten and the constraint validated again.
+	Rebuilt []string `json:"rebuilt_constraints,omitempty"`
+	Locks   []string `json:"locks"`
+	// Measure is the keybench run that measures the switch ("": none does).
+	Measure string `json:"measure_command,omitempty"`
+}
+
+// LabResult is the lab's measured verdict on a table's key: its server
+// time per transaction and its rate against the ordered key the lab ran
+// beside it (each a ratio with its interval and whether the direction is
+// known), or why it could not say.
+type LabResult struct {
+	Results string `json:"results"` // the lab's results.json
+	Key     string `json:"key"`
+	Against string `json:"against,omitempty"`
+	// Cost and Rate are the key's over Against's; nil when not compared.
+	Cost *LabRatio `json:"cost,omitempty"`
+	Rate *LabRatio `json:"rate,omitempty"`
+	// Unavailable is why the lab gave no verdict.
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// LabRatio is one comparison of the lab: the key's figure over the other
+// key's, its interval at Confidence, and Significant when the direction is
+// known (the interval then excludes 1).
+type LabRatio struct {
+	Ratio       float64 `json:"ratio"`
+	Lo          float64 `json:"lo"`
+	Hi          float64 `json:"hi"`
+	Confidence  float64 `json:"confidence"`
+	Significant bool    `json:"significant"`
 }
 
 // Key is a table's key: its column, type, how its values are made, and its order.
@@ -275,6 +326,11 @@ type Lab struct {
 	// RateTPS is the table's measured insert rate the lab runs at (--rate;
 	// 0: flat out, the rate unmeasured or too low for a window).
 	RateTPS float64 `json:"rate_tps,omitempty"`
+	// PgVersion is the server's major the lab's embedded server runs
+	// ("": keybench's default, the Notes say why).
+	PgVersion string `json:"pg_version,omitempty"`
+	// TxnsPerClient is the lab's window (-t), a tenth of its rows over its rounds.
+	TxnsPerClient int `json:"txns_per_client"`
 	// Notes say what the lab could not match.
 	Notes []string `json:"notes,omitempty"`
 }

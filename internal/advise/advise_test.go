@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +50,8 @@ CREATE INDEX sessions_created_at_idx ON sessions (created_at);
 CREATE TABLE countries (code int PRIMARY KEY, name text NOT NULL);
 CREATE TABLE logs (at timestamptz NOT NULL, line text NOT NULL);
 CREATE TABLE mixed (id uuid PRIMARY KEY, n int NOT NULL);
+CREATE TABLE labbed (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int NOT NULL);
+INSERT INTO labbed (n) SELECT g FROM generate_series(1, 40000) g;
 INSERT INTO mixed SELECT gen_random_uuid(), g FROM generate_series(1, 30000) g;
 INSERT INTO mixed SELECT uuidv7(), g FROM generate_series(1, 20000) g;
 INSERT INTO users (name) SELECT 'user ' || g FROM generate_series(1, 60000) g;
@@ -275,6 +278,63 @@ func TestAdvisePrimary(t *testing.T) {
 	if m := tables["users"].Migrate; !strings.Contains(m, "uuidv7:as=text:prefill=uuidv4") {
 		t.Errorf("users' migrate command: %q", m)
 	}
+	// What a switch costs: users' text uuid to the uuid type rewrites it
+	// and its referencing orders; sessions' new rows to uuidv7 rewrite
+	// nothing; an identity key has no switch to make.
+	u := tables["users"].Switches
+	if len(u) != 2 || u[0].How != "default" || u[1].How != "type" || u[1].RewriteBytes < tables["users"].TableBytes ||
+		len(u[1].Rebuilt) != 1 || !strings.HasPrefix(u[1].Rebuilt[0], "orders ") || len(u[1].Locks) != 2 {
+		t.Errorf("users' switches: %+v", u)
+	}
+	if s := tables["sessions"].Switches; len(s) != 1 || s[0].How != "default" || s[0].RewriteBytes != 0 || s[0].Measure != tables["sessions"].Migrate {
+		t.Errorf("sessions' switches: %+v", s)
+	}
+	if o := tables["orders"].Switches; len(o) != 0 {
+		t.Errorf("orders' switches: %+v", o)
+	}
+	for _, name := range []string{"users", "sessions"} {
+		if l := tables[name].Lab; l.PgVersion != strconv.Itoa(rep.Server.VersionNum/10000) || !strings.Contains(l.Command, "--pg-version "+l.PgVersion) ||
+			!strings.Contains(l.Command, "--rounds 6 -t ") {
+			t.Errorf("%s's lab is not on the server's major, in rounds, with a window: %s", name, l.Command)
+		}
+	}
+}
+
+// TestAdviseLab (issue 39): advise --lab runs a paying table's lab on the
+// embedded server of the server's own major and carries its measured
+// verdict — the key's server time per insert and its rate against the
+// cheapest ordered key's, each with its interval — beside the table's
+// classification, in --json and on the console.
+func TestAdviseLab(t *testing.T) {
+	setup(t)
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	args := []string{"advise", "--dsn", servertest.Server.ConnString(), "--sample", "1s", "--table", "public.labbed", "--lab", "--lab-out", dir}
+	if code := cli.Main(append(args, "--json"), &out, &errOut); code != 0 {
+		t.Fatalf("advise --lab: exit %d: %s", code, errOut.String())
+	}
+	var rep advise.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("advise --lab --json: %v\n%s", err, out.String())
+	}
+	if len(rep.Tables) != 1 || rep.Tables[0].LabResult == nil {
+		t.Fatalf("advise --lab: no lab result: %s", out.String())
+	}
+	tb := rep.Tables[0]
+	r := tb.LabResult
+	if r.Unavailable != "" || r.Key != "uuidv4" || (r.Against != "bigint" && r.Against != "uuidv7") || r.Cost == nil {
+		t.Fatalf("labbed's lab result: %+v (the lab: %s)", r, tb.Lab.Command)
+	}
+	if c := r.Cost; !(c.Lo < c.Ratio && c.Ratio < c.Hi) || c.Confidence < 0.95 || c.Significant != (c.Lo > 1 || c.Hi < 1) {
+		t.Errorf("the lab's cost ratio: %+v", c)
+	}
+	if _, err := results.Read(r.Results); err != nil {
+		t.Errorf("the lab's results: %v", err)
+	}
+	if !strings.Contains(errOut.String(), "advise: lab 1 of 1, public.labbed") {
+		t.Errorf("no progress of the lab on stderr:\n%s", errOut.String())
+	}
+	t.Logf("labbed (%s): %s costs %.2f× %s's [%.2f–%.2f], significant %v", tb.Verdict.Class, r.Key, r.Cost.Ratio, r.Against, r.Cost.Lo, r.Cost.Hi, r.Cost.Significant)
 }
 
 // TestAdviseStandby: on the hot standby, read-only by nature, advise
@@ -434,7 +494,7 @@ func TestLabMatchesTheTable(t *testing.T) {
 	}
 	s := rep.Tables[0]
 	out := t.TempDir()
-	args := append(strings.Fields(strings.TrimPrefix(s.Lab.Command, "keybench ")), "-T", "1", "--warmup", "0", "--rounds", "1", "--out", out)
+	args := append(strings.Fields(strings.TrimPrefix(s.Lab.Command, "keybench ")), "-t", "100", "--warmup", "0", "--rounds", "1", "--out", out)
 	var stdout, stderr bytes.Buffer
 	if code := cli.Main(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())

@@ -183,6 +183,7 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	Judge(tables, rep.Server, rep.Sample.Seconds, cost)
 	for i := range tables {
 		tables[i].Lab = LabFor(&tables[i], rep.Server)
+		tables[i].Switches = switches(&tables[i])
 	}
 	rep.Tables = tables
 	return rep, nil

@@ -3,7 +3,11 @@ package advise
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/keybench/keybench/internal/server"
 )
 
 // The lab: the keybench run that builds a table of the user's shape on the
@@ -154,6 +158,12 @@ func LabFor(t *Table, s Server) *Lab {
 		}
 	}
 	shape := fmt.Sprintf("--rows %d --shared-buffers %dMB --payload %d -c %d", lab.Rows, int(sbMB), lab.Payload, lab.Clients)
+	lab.PgVersion = labMajor(s, lab)
+	lab.TxnsPerClient = labWindow(lab.Rows, lab.Clients)
+	shape += fmt.Sprintf(" --rounds %d -t %d", labRounds, lab.TxnsPerClient)
+	if lab.PgVersion != "" {
+		shape += " --pg-version " + lab.PgVersion
+	}
 	if sec := labSecondary(t, lab); sec != "" {
 		lab.Secondary = sec
 		shape += " --secondary " + sec
@@ -169,6 +179,42 @@ func LabFor(t *Table, s Server) *Lab {
 		t.Migrate = fmt.Sprintf("keybench run insert --keys %s%s:prefill=uuidv4,%s,%s%s %s", migrateTarget, storage, spec, migrateTarget, storage, shape)
 	}
 	return lab
+}
+
+// labRounds are the lab's rounds: enough for its comparisons to decide
+// (rounds interleaved across the keys: independent samples).
+const labRounds = 6
+
+// labWindowShare is the share of the lab table's rows its window inserts
+// over all rounds, so that the key index keeps the table's shape while it
+// is measured (a window of three times a small table's rows measured
+// another, larger table); labMinWindow the fewest transactions it runs,
+// so that each round holds enough for its rate.
+const (
+	labWindowShare = 0.10
+	labMinWindow   = 2400
+)
+
+// labWindow is the lab's transactions per client (-t).
+func labWindow(rows int64, clients int) int {
+	total := math.Max(labWindowShare*float64(rows), labMinWindow)
+	return int(math.Ceil(total / float64(max(clients, 1))))
+}
+
+// labMajor is the server's major version for the lab's embedded server
+// (--pg-version), so that the lab runs the user's PostgreSQL; "" with a
+// note when keybench embeds no such major.
+func labMajor(s Server, lab *Lab) string {
+	if s.VersionNum <= 0 {
+		lab.Notes = append(lab.Notes, "on keybench's default PostgreSQL: the server's version could not be read")
+		return ""
+	}
+	major := strconv.Itoa(s.VersionNum / 10000)
+	if slices.Contains(server.Majors(), major) {
+		return major
+	}
+	lab.Notes = append(lab.Notes, fmt.Sprintf("on keybench's default PostgreSQL: the server runs %s, and keybench's embedded server runs %s", major, strings.Join(server.Majors(), ", ")))
+	return ""
 }
 
 // migrateTarget is the ordered key advise proposes switching a random uuid
@@ -266,4 +312,39 @@ func secondaryBytes(t *Table) int {
 		}
 	}
 	return n
+}
+
+// switches are what changing the table's key would cost: an unordered
+// uuid's new rows to uuidv7 (its default only), a uuid stored as text to
+// the uuid type, an int4 key to bigint (each a rewrite of the table, its
+// indexes and every referencing column).
+func switches(t *Table) []Switch {
+	k := t.Key
+	if k == nil || len(k.Columns) != 1 {
+		return nil
+	}
+	name := t.QualifiedName()
+	var out []Switch
+	if t.Migrate != "" {
+		out = append(out, Switch{To: t.MigrateTo + " for new rows", How: "default",
+			Locks:   []string{"ACCESS EXCLUSIVE on " + name + " for ALTER COLUMN ... SET DEFAULT: milliseconds, but it waits for every open transaction on the table and every later query waits behind it (set lock_timeout)"},
+			Measure: t.Migrate})
+	}
+	rewrite := func(to string) Switch {
+		sw := Switch{To: to, How: "type", RewriteBytes: t.TableBytes + t.IndexesBytes,
+			Locks: []string{"ACCESS EXCLUSIVE on " + name + " for the whole rewrite: no read or write of the table meanwhile"}}
+		for _, fk := range t.ReferencedBy {
+			sw.Rebuilt = append(sw.Rebuilt, fk.Table+" "+fk.Constraint)
+			sw.RewriteBytes += fk.IndexBytes
+			sw.Locks = append(sw.Locks, "ACCESS EXCLUSIVE on "+fk.Table+" while its column is rewritten, then SHARE ROW EXCLUSIVE on both tables while "+fk.Constraint+" is validated")
+		}
+		return sw
+	}
+	switch {
+	case k.UUIDText:
+		out = append(out, rewrite("uuid (the type: 16 bytes a key instead of its text)"))
+	case (k.Type == "integer" || k.Type == "smallint") && k.SequenceMax > 0:
+		out = append(out, rewrite("bigint"))
+	}
+	return out
 }

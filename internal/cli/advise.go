@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +14,7 @@ import (
 	"github.com/keybench/keybench/internal/advise"
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
+	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/usage"
 )
 
@@ -23,6 +26,8 @@ type adviseCmd struct {
 	Curves  string     `name:"curves" type:"existingfile" placeholder:"RESULTS.json" help:"A keybench run with measured curves (a growth run): what each paying table's key costs at its own rows and cache."`
 	JSON    bool       `name:"json" help:"Print the advice as JSON (schema: docs/advise.md)."`
 	HTML    string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
+	Lab     bool       `name:"lab" help:"Run each paying table's lab (its command, printed per table) on the embedded server, one after another, and put its measured verdict beside the table's: its key's server time per insert and rate against the cheapest ordered key's, each with its interval."`
+	LabOut  string     `name:"lab-out" placeholder:"DIR" help:"With --lab: where the labs write their results, a directory each (default: keybench-results/advise-lab-TIME)."`
 	exports `embed:""`
 }
 
@@ -99,6 +104,11 @@ func (a *adviseCmd) run(e *env) error {
 			return fmt.Errorf("writing %s: %w", a.HTML, err)
 		}
 	}
+	if a.Lab {
+		if err := a.runLabs(e, rep); err != nil {
+			return err
+		}
+	}
 	if err := a.writeDoc(e, report.AdviceDoc(rep, true), rep); err != nil {
 		return err
 	}
@@ -128,4 +138,59 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// runLabs runs the lab of every paying table, one after another, on the
+// embedded server (each prints its plan and estimate, its progress and its
+// first screen on stderr), and records what each measured beside the
+// table's classification.
+func (a *adviseCmd) runLabs(e *env, rep *advise.Report) error {
+	var labs []*advise.Table
+	for i := range rep.Tables {
+		t := &rep.Tables[i]
+		if t.Lab != nil && (t.Verdict.Class == advise.Pays || t.Verdict.Class == advise.PaysInSize) {
+			labs = append(labs, t)
+		}
+	}
+	if len(labs) == 0 {
+		fmt.Fprintln(e.stderr, "advise: --lab: no paying table has a lab to run")
+		return nil
+	}
+	dir := a.LabOut
+	var err error
+	if dir == "" {
+		dir, err = runner.MkUniqueOut("keybench-results", "advise-lab-"+time.Now().Format("20060102-150405"))
+	} else {
+		err = runner.MkOut(dir)
+	}
+	if err != nil {
+		return usagef("--lab-out: cannot make a directory for the labs: %v", err)
+	}
+	fmt.Fprintf(e.stderr, "advise: --lab runs %d labs on the embedded server, one after another; results under %s\n", len(labs), dir)
+	for i, t := range labs {
+		out := filepath.Join(dir, fmt.Sprintf("%02d-%s", i+1, labDirName(t.Name)))
+		args := append(strings.Fields(t.Lab.Command)[1:], "--out", out)
+		fmt.Fprintf(&printable{w: e.stderr}, "advise: lab %d of %d, %s: %s\n", i+1, len(labs), t.QualifiedName(), t.Lab.Command)
+		err := runNested(e.ctx, args, e.stderr, e.stderr)
+		if e.ctx.Err() != nil {
+			return errInterrupted
+		}
+		t.LabResult = advise.Measured(filepath.Join(out, "results.json"), t.Lab, err)
+	}
+	return nil
+}
+
+// labDirName is a table's name as a directory name: its letters, digits
+// and '_' kept, anything else '-'.
+func labDirName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 40 {
+		b = b[:40]
+	}
+	return string(b)
 }

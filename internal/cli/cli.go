@@ -112,23 +112,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	// A reader that goes away (keybench run | head) must not kill keybench
 	// before its files are written: writes to a closed pipe fail instead.
 	signal.Ignore(syscall.SIGPIPE)
-	var c cli
-	exitCode := -1
-	parser, err := kong.New(&c, kong.Name("keybench"),
-		kong.Description("Which primary key should this PostgreSQL table use, and what will it cost at my scale?"),
-		kong.Writers(stdout, stderr), kong.UsageOnError(), kong.Exit(func(code int) {
-			if exitCode < 0 {
-				exitCode = code
-			}
-		}),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}), helpVars())
-	if err != nil {
-		fmt.Fprintln(stderr, "keybench: internal error:", err)
-		return ExitFailed
-	}
-	rest, options := workloadFlags(args, runFlag(parser))
-	kctx, err := parser.Parse(negativeValues(rest))
-	c.Run.options = options
+	kctx, c, exitCode, err := parse(args, stdout, stderr)
 	if exitCode >= 0 { // --help or --version
 		return exitCode
 	}
@@ -145,6 +129,41 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"keybench"}, args...), wide: c.Wide}
 	err = kctx.Run(e)
 	return exitFor(err, stderr)
+}
+
+// parse reads keybench's command line: the command to run, the flags it
+// was given, or the exit code --help and --version set (-1 otherwise).
+func parse(args []string, stdout, stderr io.Writer) (*kong.Context, *cli, int, error) {
+	var c cli
+	exitCode := -1
+	parser, err := kong.New(&c, kong.Name("keybench"),
+		kong.Description("Which primary key should this PostgreSQL table use, and what will it cost at my scale?"),
+		kong.Writers(stdout, stderr), kong.UsageOnError(), kong.Exit(func(code int) {
+			if exitCode < 0 {
+				exitCode = code
+			}
+		}),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}), helpVars())
+	if err != nil {
+		return nil, nil, -1, fmt.Errorf("internal error: %w", err)
+	}
+	rest, options := workloadFlags(args, runFlag(parser))
+	kctx, err := parser.Parse(negativeValues(rest))
+	c.Run.options = options
+	return kctx, &c, exitCode, err
+}
+
+// runNested runs a keybench command line inside this one (advise --lab
+// runs each table's lab), in its context, printing to stdout and stderr.
+func runNested(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	kctx, c, exitCode, err := parse(args, stdout, stderr)
+	switch {
+	case err != nil:
+		return usagef("%v", err)
+	case exitCode >= 0:
+		return fmt.Errorf("%s exited %d", strings.Join(args, " "), exitCode)
+	}
+	return kctx.Run(&env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"keybench"}, args...), wide: c.Wide})
 }
 
 func exitFor(err error, stderr io.Writer) int {

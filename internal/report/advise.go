@@ -86,6 +86,10 @@ type adviceTable struct {
 	LabNotes                []string
 	Unavailable             []string
 	References              []string
+	// Switches are what changing the key costs, a line each; Measured
+	// the lab's verdict (advise --lab).
+	Switches []string
+	Measured string
 }
 
 func adviceTables(rep *advise.Report) []adviceTable {
@@ -108,9 +112,48 @@ func adviceTables(rep *advise.Report) []adviceTable {
 		if mix := versionMix(t.Key); mix != "" {
 			a.Why = append(append([]string(nil), a.Why...), mix)
 		}
+		for _, sw := range t.Switches {
+			a.Switches = append(a.Switches, switchText(sw))
+		}
+		a.Measured = labResultText(t.LabResult)
 		out = append(out, a)
 	}
 	return out
+}
+
+// switchText is a switch of the key and what it costs, in a line.
+func switchText(sw advise.Switch) string {
+	if sw.How == "default" {
+		return fmt.Sprintf("To %s: its default only, no row rewritten; %s. Measured by: %s", sw.To, strings.Join(sw.Locks, "; "), sw.Measure)
+	}
+	line := fmt.Sprintf("To %s: every row rewritten, %s with the indexes", sw.To, results.Bytes(sw.RewriteBytes))
+	if len(sw.Rebuilt) > 0 {
+		line += fmt.Sprintf(" and the referencing columns of %s", strings.Join(sw.Rebuilt, ", "))
+	}
+	return line + "; " + strings.Join(sw.Locks, "; ") + "."
+}
+
+// labResultText is the lab's measured verdict on a table's key ("" when
+// no lab ran).
+func labResultText(r *advise.LabResult) string {
+	if r == nil {
+		return ""
+	}
+	if r.Unavailable != "" {
+		return "Measured by its lab: no verdict (" + r.Unavailable + ")."
+	}
+	ratio := func(x *advise.LabRatio, what string) string {
+		if x == nil {
+			return what + " not compared"
+		}
+		mark := "~ "
+		if x.Significant {
+			mark = ""
+		}
+		return fmt.Sprintf("%s%.2f× %s [%.2f–%.2f, %s]", mark, x.Ratio, what, x.Lo, x.Hi, fmt.Sprintf("%.3g%%", 100*x.Confidence))
+	}
+	return fmt.Sprintf("Measured by its lab (%s): %s costs %s's, its rate %s; \"~\": the direction is not known. Results: %s.",
+		r.Key, r.Key, ratio(r.Cost, r.Against+" server time per insert, as"), ratio(r.Rate, r.Against+"'s"), r.Results)
 }
 
 // unavailableOf lists a table's figures advise could not read, with why.
@@ -158,6 +201,12 @@ func adviceDetails(a adviceTable) *Doc {
 	if a.Migrate != "" {
 		d.Println("Switching its new rows to " + a.MigrateTo + ": " + a.Migrate)
 	}
+	if a.Measured != "" {
+		d.Println(a.Measured)
+	}
+	for _, sw := range a.Switches {
+		d.Println("Switch: " + sw)
+	}
 	for _, u := range a.Unavailable {
 		d.Println("Unavailable: " + u + ".")
 	}
@@ -196,6 +245,8 @@ var adviceTemplate = template.Must(template.Must(pageTemplate.Clone()).New("advi
 {{if .References}}<p>Referenced by: {{range $i, $r := .References}}{{if $i}}; {{end}}{{$r}}{{end}}.</p>{{end}}
 {{if .Lab}}<p>The lab at this table's shape:</p><code class="cmd">{{.Lab}}</code>{{range .LabNotes}}<p class="missing">{{.}}</p>{{end}}{{end}}
 {{if .Migrate}}<p>Switching its new rows to {{.MigrateTo}}:</p><code class="cmd">{{.Migrate}}</code>{{end}}
+{{if .Measured}}<p><b>{{.Measured}}</b></p>{{end}}
+{{if .Switches}}<ul>{{range .Switches}}<li>Switch: {{.}}</li>{{end}}</ul>{{end}}
 {{if .Unavailable}}<ul class="missing">{{range .Unavailable}}<li>unavailable: {{.}}</li>{{end}}</ul>{{end}}
 {{end}}
 </body></html>
