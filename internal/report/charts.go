@@ -27,8 +27,22 @@ var palette = []color.RGBA{
 }
 
 // keyColor gives every key the same colour in every chart: the palette by
-// the key's position in the run's plan (beyond twelve keys, colours repeat).
-func keyColor(i int) color.Color { return palette[i%len(palette)] }
+// the key's position in the run's plan; beyond twelve keys (the ids
+// preset's 22) each further round of the palette is its colours shaded, a
+// light one darker and a dark one lighter, so that no two keys share one.
+func keyColor(i int) color.Color {
+	c, round := palette[i%len(palette)], i/len(palette)
+	if round == 0 {
+		return c
+	}
+	f := min(0.4*float64(round), 0.8)
+	target := 0.0 // towards black
+	if 0.299*float64(c.R)+0.587*float64(c.G)+0.114*float64(c.B) < 80 {
+		target = 255 // a dark colour: towards white
+	}
+	mix := func(v uint8) uint8 { return uint8(float64(v)*(1-f) + target*f + 0.5) }
+	return color.RGBA{mix(c.R), mix(c.G), mix(c.B), 0xff}
+}
 
 // lighter mixes c with white, more for a later task (0: c itself), so that
 // one key's cells of two workloads share its hue and stay apart.
@@ -239,6 +253,15 @@ func svg(p *plot.Plot, wIn, hIn float64, ss []series) (out string, err error) {
 		lw = (r.Max.X-r.Min.X)*6/5 + pad
 	}
 	w, h := vg.Length(wIn)*vg.Inch+lw, vg.Length(hIn)*vg.Inch
+	if r := legend.Rectangle(draw.Canvas{}); r.Max.Y > r.Min.Y {
+		// A legend of many keys (the ids preset's 22) makes the chart as
+		// tall as it needs, below the title: no name is cut.
+		title := vg.Length(0)
+		if p.Title.Text != "" {
+			title = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+		}
+		h = max(h, (r.Max.Y-r.Min.Y)*11/10+title+pad)
+	}
 	c := vgsvg.New(w, h)
 	dc := draw.New(c)
 	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))

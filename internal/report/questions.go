@@ -89,12 +89,12 @@ func questionGroups(groups []results.Group, keys []string, task string) []*resul
 // first in one task: what the rounds decided, and what stays within noise.
 func questionVerdict(task string, gs []*results.Group) string {
 	first := gs[0]
-	var decided, open []string
+	var decided, open, untested []string
 	for _, g := range gs[1:] {
 		v := versusOf(g, first.Key)
 		switch {
 		case v.TooFew:
-			open = append(open, g.Key+" (too few rounds to compare)")
+			untested = append(untested, g.Key)
 		case v.Equivalent():
 			decided = append(decided, fmt.Sprintf("%s runs at the same speed (within %.0f%%)", g.Key, v.Margin*100))
 		case v.Significant:
@@ -113,6 +113,12 @@ func questionVerdict(task string, gs []*results.Group) string {
 			s.WriteString("; ")
 		}
 		s.WriteString("within run-to-run noise: " + strings.Join(open, ", "))
+	}
+	if len(untested) > 0 {
+		if len(decided)+len(open) > 0 {
+			s.WriteString("; ")
+		}
+		s.WriteString("not compared, too few rounds: " + strings.Join(untested, ", "))
 	}
 	s.WriteString(".")
 	return s.String()

@@ -110,16 +110,19 @@ div.fit { max-width: 100%; overflow-x: auto; }
 {{template "style"}}
 </head>{{end}}`))
 
-// figureCell is a figure's cell text with its number and unit kept on one
-// line ("1.30 ms", "17401 tps"): a narrow table breaks it only before an
-// interval or a bracketed figure ("17401 tps" / "[16409-22650]").
+// figureCell is a figure's cell text with each number kept on one line
+// with its unit ("1.30 ms", "17401 tps", "7.8 MiB"): a narrow table breaks
+// it elsewhere, before an interval ("17401 tps" / "[16409-22650]") or
+// after a comma.
 func figureCell(s string) string {
 	var b strings.Builder
+	prev := rune(0)
 	for i, r := range s {
-		if r == ' ' && i+1 < len(s) && s[i+1] != '[' && s[i+1] != '(' {
+		if r == ' ' && prev >= '0' && prev <= '9' && i+1 < len(s) && (s[i+1] >= 'a' && s[i+1] <= 'z' || s[i+1] >= 'A' && s[i+1] <= 'Z' || s[i+1] == '%') {
 			r = '\u00a0'
 		}
 		b.WriteRune(r)
+		prev = r
 	}
 	return b.String()
 }
