@@ -50,8 +50,13 @@ type Point struct {
 	// per-round ratios, 95%), 0 when the run had too few rounds for one.
 	Lo float64 `json:"relative_lo,omitempty"`
 	Hi float64 `json:"relative_hi,omitempty"`
+	// Measurements are the sizes pooled into the point (pool): more than
+	// one where the run measured the same index over cache at several
+	// scales (the scale preset), 0 or 1 otherwise.
+	Measurements int `json:"measurements,omitempty"`
 
-	cell *results.Cell // the cell measured (the group's last), for the cost model
+	cell    *results.Cell
+	members []Point // the points pooled into this one // the cell measured (the group's last), for the cost model
 }
 
 // Curve is a key's measured points, by ratio.
@@ -82,7 +87,8 @@ func (c Curve) at(ratio float64, y func(i int) float64) (value float64, outside 
 	case len(p) == 0 || ratio <= 0:
 		return math.NaN(), true
 	case len(p) == 1:
-		return y(0), ratio != p[0].Ratio
+		// One ratio, measured at several scales (pool): a level near it.
+		return y(0), math.Abs(math.Log2(ratio/p[0].Ratio)) > poolDoublings
 	}
 	x := math.Log(ratio)
 	i := sort.Search(len(p), func(i int) bool { return p[i].Ratio >= ratio })
@@ -315,6 +321,68 @@ type Projection struct {
 	ModelWhy      string      `json:"model_unavailable,omitempty"`
 }
 
+// poolDoublings is how close two measured points' ratios (index over
+// cache) are, in doublings, to be one ratio measured twice: a line
+// through them would say nothing of a slope (its lever, their distance,
+// is too short), their mean says the level there.
+const poolDoublings = 0.5
+
+// pool merges the points (sorted by ratio) whose ratios lie within
+// poolDoublings of their group's first into one: a run that measured the
+// same index over cache at several scales (the scale preset) measured one
+// level several times. The pooled point's ratio and rate relative to the
+// reference are the geometric means of its points', its interval in
+// log terms the points' half-widths added in quadrature over their
+// count (independent measurements of one level), widened by the spread
+// of their values (a level that drifts with the scale is less certain);
+// its cell is the largest table's.
+func pool(ps []Point) []Point {
+	var out []Point
+	for i := 0; i < len(ps); {
+		j := i + 1
+		for j < len(ps) && math.Log2(ps[j].Ratio/ps[i].Ratio) <= poolDoublings {
+			j++
+		}
+		if j-i == 1 {
+			out = append(out, ps[i])
+			i = j
+			continue
+		}
+		group := ps[i:j]
+		n := float64(len(group))
+		var lr, lv, lo2, hi2 float64
+		minV, maxV := math.Inf(1), math.Inf(-1)
+		intervals := true
+		largest := group[0]
+		for _, p := range group {
+			lr += math.Log(p.Ratio)
+			lv += math.Log(p.Relative)
+			minV, maxV = math.Min(minV, math.Log(p.Relative)), math.Max(maxV, math.Log(p.Relative))
+			if p.Lo > 0 && p.Hi > 0 {
+				lo2 += math.Pow(math.Log(p.Relative/p.Lo), 2)
+				hi2 += math.Pow(math.Log(p.Hi/p.Relative), 2)
+			} else {
+				intervals = false
+			}
+			if p.RowsBefore > largest.RowsBefore {
+				largest = p
+			}
+		}
+		q := largest
+		q.Ratio, q.Relative, q.Measurements = math.Exp(lr/n), math.Exp(lv/n), len(group)
+		q.members = append([]Point(nil), group...)
+		q.Lo, q.Hi = 0, 0
+		if intervals {
+			spread := maxV - minV
+			q.Lo = q.Relative * math.Exp(-math.Sqrt(lo2/(n*n)+spread*spread))
+			q.Hi = q.Relative * math.Exp(math.Sqrt(hi2/(n*n)+spread*spread))
+		}
+		out = append(out, q)
+		i = j
+	}
+	return out
+}
+
 // MinPoints is the fewest measured sizes of a key a projection reads a
 // curve from: one point is a level, not a curve, and carried hundreds of
 // times beyond itself it would be a guess.
@@ -381,7 +449,9 @@ func Project(r *results.Results, s Scale) (Report, error) {
 // projectCurve is one key's projection to the scale s along its curve c
 // (ref the reference key), or why there is none.
 func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection, string, error) {
-	if len(c.Points) < MinPoints {
+	c.Points = pool(c.Points)
+	level := len(c.Points) == 1 && c.Points[0].Measurements > 1
+	if len(c.Points) < MinPoints && !level {
 		return Projection{}, fmt.Sprintf("measured at %d size (a curve needs %d: a growth run measures several)", len(c.Points), MinPoints), nil
 	}
 	largest := largestCell(r, c.Key)
@@ -416,6 +486,10 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 		}
 	}
 	p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
+	if level && math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)) > poolDoublings {
+		return Projection{}, fmt.Sprintf("measured at one index over cache (%.2g×, at %d scales), %.1f doublings from yours (%.2g×): a level there, not a curve to carry",
+			c.Points[0].Ratio, c.Points[0].Measurements, math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)), p.Ratio), nil
+	}
 	p.Relative, p.Outside = c.At(p.Ratio)
 	p.RelativeLo, p.RelativeHi, _ = c.IntervalAt(p.Ratio)
 	if c.Key != ref {

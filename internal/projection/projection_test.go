@@ -8,6 +8,7 @@ import (
 
 	"github.com/keybench/keybench/internal/projection/projectiontest"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
 )
 
 func TestParse(t *testing.T) {
@@ -109,21 +110,26 @@ func TestChecksByDistance(t *testing.T) {
 }
 
 // TestIntervalAndSupport: the interval is read through the curve from
-// each point's; a curve that falls to zero stops being a rate.
+// each point's, in logarithms (a factor's bounds stay above zero); a curve
+// that falls to zero stops being a rate.
 func TestIntervalAndSupport(t *testing.T) {
 	c := Curve{Points: []Point{{Ratio: 1, Relative: 1, Lo: 0.9, Hi: 1.1}, {Ratio: 4, Relative: 0.6, Lo: 0.5, Hi: 0.7}}}
+	ln := math.Log
+	// At 2, halfway between the points in log(ratio): the value 0.8, each
+	// point's log half-widths weighing half.
 	lo, hi, ok := c.IntervalAt(2)
-	if !ok || math.Abs(lo-0.7) > 1e-9 || math.Abs(hi-0.9) > 1e-9 {
-		t.Errorf("IntervalAt(2) = %g, %g, %v", lo, hi, ok)
+	if wantLo, wantHi := 0.8*math.Exp(-(ln(1/0.9)+ln(0.6/0.5))/2), 0.8*math.Exp((ln(1.1)+ln(0.7/0.6))/2); !ok || math.Abs(lo-wantLo) > 1e-9 || math.Abs(hi-wantHi) > 1e-9 {
+		t.Errorf("IntervalAt(2) = %g, %g, %v; want %g, %g", lo, hi, ok, wantLo, wantHi)
 	}
 	// Beyond the points the interval holds the extension's value and
 	// widens with the lever: at 16 (two doublings past 4, whose line
 	// through the points loses 0.2 a doubling) the value is 0.2, and each
-	// point's 0.1 moves it by its weight there (-1 and 2).
+	// point's log half-widths move it by its weight there (-1 and 2).
 	v, _ := c.At(16)
 	lo, hi, ok = c.IntervalAt(16)
-	if !ok || math.Abs(v-0.2) > 1e-9 || math.Abs(lo-(0.2-0.3)) > 1e-9 && lo != 0 || math.Abs(hi-0.5) > 1e-9 || lo > v || hi < v {
-		t.Errorf("IntervalAt(16) = %g, %g around %g", lo, hi, v)
+	wantLo, wantHi := 0.2*math.Exp(-(ln(1.1)+2*ln(0.6/0.5))), 0.2*math.Exp(ln(1/0.9)+2*ln(0.7/0.6))
+	if !ok || math.Abs(v-0.2) > 1e-9 || math.Abs(lo-wantLo) > 1e-9 || math.Abs(hi-wantHi) > 1e-9 || lo <= 0 || lo > v || hi < v {
+		t.Errorf("IntervalAt(16) = %g, %g around %g; want %g, %g", lo, hi, v, wantLo, wantHi)
 	}
 	for _, r := range []float64{0.1, 0.5, 1, 3, 5, 100, 1e6} {
 		v, _ := c.At(r)
@@ -495,6 +501,77 @@ func TestBeyondTheTestedScale(t *testing.T) {
 		got := beyondScale(r, tc.s)
 		if (got != "") != tc.beyond || tc.beyond && !strings.Contains(got, "untested beyond 64×") {
 			t.Errorf("%d rows over %d bytes: %q", tc.s.Rows, tc.s.CacheBytes, got)
+		}
+	}
+}
+
+// TestScaleRunPredictsItsLargestScale (issue 38): the stored scale run
+// (uuidv4, uuidv7 and bigint at 250k rows over 2 MB, 4M over 32 MB and
+// 16M over 128 MB, the key index grown by inserts) without its largest
+// scale, projected to that scale's rows and cache: each key's projected
+// rate relative to bigint holds, inside its printed interval, the ratio
+// the largest scale measured — the lab predicts a table 64 times larger —
+// and the checked error printed beside it is the one of the estimator the
+// projection used at its distance.
+func TestScaleRunPredictsItsLargestScale(t *testing.T) {
+	full, err := results.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run was recorded before its cells took their scale's cache
+	// (they recorded the evidence server's 512 MB): each cell's cache is
+	// the shared_buffers it ran at, which it recorded too.
+	for i := range full.Cells {
+		c := &full.Cells[i]
+		kb, _ := c.Metrics.KeyIndexBytes.Get()
+		tb, _ := c.Metrics.TableBytes.Get()
+		c.Metrics.CacheBytes = results.Of(c.SharedBuffers)
+		c.Metrics.KeyIndexCacheRatio = results.Of(float64(kb) / float64(c.SharedBuffers))
+		c.Metrics.TableCacheRatio = results.Of(float64(tb) / float64(c.SharedBuffers))
+	}
+	largest := full.Plan.Rows[len(full.Plan.Rows)-1]
+	measured := map[string]float64{}
+	var ref float64
+	for _, g := range full.BuildGroups() {
+		if g.Rows != largest {
+			continue
+		}
+		measured[g.Key] = g.TPS.Median
+		if g.Key == "bigint" {
+			ref = g.TPS.Median
+		}
+	}
+	small := *full
+	small.Cells = nil
+	for _, c := range full.Cells {
+		if c.RowsBefore != largest {
+			small.Cells = append(small.Cells, c)
+		}
+	}
+	small.Plan.Rows, small.Plan.SharedBuffers = full.Plan.Rows[:2], full.Plan.SharedBuffers[:2]
+	cache := full.Plan.SharedBuffers[2]
+	rep, err := Project(&small, Scale{Rows: largest, CacheBytes: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Keys {
+		if p.Key == "bigint" {
+			continue
+		}
+		want := measured[p.Key] / ref
+		t.Logf("%s: projected %.2f [%.2f–%.2f] at ratio %.2f (outside %v); measured at 16M rows / 128 MB: %.2f; checked error %+v",
+			p.Key, p.Relative, p.RelativeLo, p.RelativeHi, p.Ratio, p.Outside, want, p.Validation)
+		if p.RelativeLo <= 0 || want < p.RelativeLo || want > p.RelativeHi {
+			t.Errorf("%s: the measured %.2f is outside the projection's interval [%.2f–%.2f]", p.Key, want, p.RelativeLo, p.RelativeHi)
+		}
+		if p.BeyondScale != "" {
+			t.Errorf("%s: 4× the largest small scale called beyond what was tested: %s", p.Key, p.BeyondScale)
+		}
+		// The two smaller scales measured one ratio: the projection is
+		// their level, and its checked error each scale read as the other's
+		// level, at distance 0.
+		if v := p.Validation; p.Outside || v == nil || v.Check == nil || v.Check.Points != 1 || v.Check.Distance != 0 || v.Distance != 0 {
+			t.Errorf("%s: the checked error is not the level's at its distance: outside %v, %+v", p.Key, p.Outside, v)
 		}
 	}
 }

@@ -57,6 +57,21 @@ func (c Curve) Checks() []Check {
 		}
 		out = append(out, Check{Points: len(rest), Target: p[k].Ratio, Distance: 0, Error: v/p[k].Relative - 1})
 	}
+	// A point pooled from one ratio measured at several scales: each scale
+	// read as the level of the others (the estimator a level projection uses).
+	for _, q := range p {
+		for k, m := range q.members {
+			var lv float64
+			for i, o := range q.members {
+				if i != k {
+					lv += math.Log(o.Relative)
+				}
+			}
+			if m.Relative > 0 {
+				out = append(out, Check{Points: len(q.members) - 1, Target: m.Ratio, Distance: 0, Error: math.Exp(lv/float64(len(q.members)-1))/m.Relative - 1})
+			}
+		}
+	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Distance < out[b].Distance })
 	return out
 }
@@ -89,9 +104,19 @@ func (c Curve) distanceOf(ratio float64) float64 {
 	return 0
 }
 
+// levelDistance is distanceOf for a curve that is one level (one ratio
+// measured at several scales: pool): 0 within poolDoublings of it.
+func (c Curve) levelDistance(ratio float64) float64 {
+	d := c.distanceOf(ratio)
+	if len(c.Points) == 1 && c.Points[0].Measurements > 1 && d <= poolDoublings {
+		return 0
+	}
+	return d
+}
+
 // ValidationAt is the check a projection at ratio carries.
 func (c Curve) ValidationAt(ratio float64) Validation {
-	v := Validation{Distance: c.distanceOf(ratio)}
+	v := Validation{Distance: c.levelDistance(ratio)}
 	checks := c.Checks()
 	if len(checks) == 0 {
 		v.Error = results.Unavailable[float64](fmt.Sprintf("nothing to check it against: %d measured sizes (a check needs 3)", len(c.Points)))
@@ -143,15 +168,16 @@ func (c Curve) lastRatio() float64 {
 	return c.Points[len(c.Points)-1].Ratio
 }
 
-// IntervalAt reads the curve's interval at ratio: the lower and the upper
-// ends of every point's interval, each read as a curve of its own. False
-// when a point has no interval.
+// IntervalAt reads the curve's interval at ratio from every point's
+// interval, in logarithms (a rate relative to another errs by a factor,
+// and a factor's bounds stay above zero however far they are carried).
+// False when a point has no interval, or the curve no value there.
 func (c Curve) IntervalAt(ratio float64) (lo, hi float64, ok bool) {
 	if len(c.Points) == 0 {
 		return 0, 0, false
 	}
 	for _, p := range c.Points {
-		if p.Lo <= 0 || p.Hi <= 0 {
+		if p.Lo <= 0 || p.Hi <= 0 || p.Relative <= 0 {
 			return 0, 0, false
 		}
 	}
@@ -162,7 +188,7 @@ func (c Curve) IntervalAt(ratio float64) (lo, hi float64, ok bool) {
 	// between two points that is the line between their intervals' ends,
 	// and beyond them the interval widens as the extension's lever does.
 	v, _ := c.at(ratio, func(i int) float64 { return c.Points[i].Relative })
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || v <= 0 {
 		return 0, 0, false
 	}
 	var down, up float64
@@ -173,14 +199,14 @@ func (c Curve) IntervalAt(ratio float64) (lo, hi float64, ok bool) {
 			}
 			return 0
 		})
-		below, above := math.Max(p.Relative-p.Lo, 0), math.Max(p.Hi-p.Relative, 0)
+		below, above := math.Max(math.Log(p.Relative/p.Lo), 0), math.Max(math.Log(p.Hi/p.Relative), 0)
 		if w >= 0 {
 			down, up = down+w*below, up+w*above
 		} else {
 			down, up = down-w*above, up-w*below
 		}
 	}
-	return math.Max(v-down, 0), math.Max(v+up, 0), true
+	return v * math.Exp(-down), v * math.Exp(up), true
 }
 
 // LeastSupported is the lowest rate relative to the reference a projection
