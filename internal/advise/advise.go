@@ -329,7 +329,8 @@ type Lab struct {
 	// PgVersion is the server's major the lab's embedded server runs
 	// ("": keybench's default, the Notes say why).
 	PgVersion string `json:"pg_version,omitempty"`
-	// TxnsPerClient is the lab's window (-t), a tenth of its rows over its rounds.
+	// TxnsPerClient is the lab's window (-t): a tenth of its rows over its
+	// rounds, at most 30 s of them at RateTPS.
 	TxnsPerClient int `json:"txns_per_client"`
 	// Notes say what the lab could not match.
 	Notes []string `json:"notes,omitempty"`

@@ -159,7 +159,8 @@ func LabFor(t *Table, s Server) *Lab {
 	}
 	shape := fmt.Sprintf("--rows %d --shared-buffers %dMB --payload %d -c %d", lab.Rows, int(sbMB), lab.Payload, lab.Clients)
 	lab.PgVersion = labMajor(s, lab)
-	lab.TxnsPerClient = labWindow(lab.Rows, lab.Clients)
+	lab.RateTPS = labRate(t, lab)
+	lab.TxnsPerClient = labWindow(lab.Rows, lab.Clients, lab.RateTPS)
 	shape += fmt.Sprintf(" --rounds %d -t %d", labRounds, lab.TxnsPerClient)
 	if lab.PgVersion != "" {
 		shape += " --pg-version " + lab.PgVersion
@@ -168,9 +169,8 @@ func LabFor(t *Table, s Server) *Lab {
 		lab.Secondary = sec
 		shape += " --secondary " + sec
 	}
-	if r := labRate(t, lab); r > 0 {
-		lab.RateTPS = r
-		shape += fmt.Sprintf(" -R %g", r)
+	if lab.RateTPS > 0 {
+		shape += fmt.Sprintf(" -R %g", lab.RateTPS)
 	}
 	lab.Command = fmt.Sprintf("keybench run insert --keys %s %s", strings.Join(keys, ","), shape)
 	if t.Key.Order != Ordered && strings.HasPrefix(spec, "uuidv4") {
@@ -189,15 +189,22 @@ const labRounds = 6
 // over all rounds, so that the key index keeps the table's shape while it
 // is measured (a window of three times a small table's rows measured
 // another, larger table); labMinWindow the fewest transactions it runs,
-// so that each round holds enough for its rate.
+// so that each round holds enough for its rate; labMaxWindowS the longest
+// a key's window lasts at the table's own rate (a tenth of a large table at
+// a few hundred inserts a second would take minutes a key).
 const (
 	labWindowShare = 0.10
 	labMinWindow   = 2400
+	labMaxWindowS  = 30
 )
 
-// labWindow is the lab's transactions per client (-t).
-func labWindow(rows int64, clients int) int {
-	total := math.Max(labWindowShare*float64(rows), labMinWindow)
+// labWindow is the lab's transactions per client (-t) at rate (0: flat out).
+func labWindow(rows int64, clients int, rate float64) int {
+	total := labWindowShare * float64(rows)
+	if rate > 0 {
+		total = math.Min(total, labMaxWindowS*rate)
+	}
+	total = math.Max(total, labMinWindow)
 	return int(math.Ceil(total / float64(max(clients, 1))))
 }
 

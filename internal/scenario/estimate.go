@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -99,8 +100,14 @@ func (p *Experiment) Estimate() Estimate {
 			e.Fill += (estFillTable + time.Duration(float64(c.Rows)/estFillRowsPerS*float64(time.Second))) / estTogether
 		}
 		txns := pp.CellTxns(c.Rows, c.Clients)
+		// A window in transactions runs at the fixed rate (--rate) when
+		// there is one, else as fast as the estimate's machine does.
+		txnsPerS := float64(estTxnsPerS)
+		if pp.Rate > 0 {
+			txnsPerS = math.Min(pp.Rate, estTxnsPerS)
+		}
 		if txns > 0 && m.LoadRowsPerS == 0 {
-			window = time.Duration(float64(txns*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
+			window = time.Duration(float64(txns*int64(c.Clients)) / txnsPerS * float64(time.Second))
 		}
 		window = window * time.Duration(rounds) / time.Duration(most)
 		warm := pp.Warmup
@@ -111,7 +118,7 @@ func (p *Experiment) Estimate() Estimate {
 		if txns > 0 && most > 1 && m.LoadRowsPerS == 0 { // warm-ups in transactions (RoundWarmupTxns)
 			per := txns / int64(most)
 			txnTime := func(n int64) time.Duration {
-				return time.Duration(float64(n*int64(c.Clients)) / estTxnsPerS * float64(time.Second))
+				return time.Duration(float64(n*int64(c.Clients)) / txnsPerS * float64(time.Second))
 			}
 			warm, later = txnTime(RoundWarmupTxns(per, 1)), txnTime(RoundWarmupTxns(per, 2))
 		}

@@ -269,3 +269,29 @@ func withFiles(t *testing.T, p *Params) {
 		}
 	}
 }
+
+// TestEstimateAtAFixedRate: a window of transactions at a fixed rate
+// (--rate, as advise's labs run) lasts its transactions over the rate, not
+// over the rate the estimate's machine reaches flat out.
+func TestEstimateAtAFixedRate(t *testing.T) {
+	specs, _ := keys.ParseList("bigint,uuidv4")
+	params := func(rate float64) Params {
+		return Params{Workload: "insert", Clients: []int{3}, Rows: []int64{0}, Warmup: 2 * time.Second,
+			Txns: 3000, Repeat: 1, Rounds: 6, RoundsGiven: true, Rate: rate}
+	}
+	flat, err := Build(&Scenario{Name: "t"}, params(0), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paced, err := Build(&Scenario{Name: "t"}, params(300), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 9,000 transactions a key at 300 a second: 30 s a key, 60 s for two.
+	if d := paced.Estimate().Windows; d < 60*time.Second || d > 75*time.Second {
+		t.Errorf("windows of 2 × 9000 transactions at 300/s estimated at %v", d)
+	}
+	if paced.Estimate().Windows <= flat.Estimate().Windows {
+		t.Errorf("at 300/s %v, flat out %v", paced.Estimate().Windows, flat.Estimate().Windows)
+	}
+}
