@@ -181,9 +181,11 @@ type LabResult struct {
 	Results string `json:"results"` // the lab's results.json
 	Key     string `json:"key"`
 	Against string `json:"against,omitempty"`
-	// Cost and Rate are the key's over Against's; nil when not compared.
-	Cost *LabRatio `json:"cost,omitempty"`
-	Rate *LabRatio `json:"rate,omitempty"`
+	// Cost and Rate are the key's over Against's; nil when not compared,
+	// CostUnavailable then why the costs were not.
+	Cost            *LabRatio `json:"cost,omitempty"`
+	CostUnavailable string    `json:"cost_unavailable,omitempty"`
+	Rate            *LabRatio `json:"rate,omitempty"`
 	// Unavailable is why the lab gave no verdict.
 	Unavailable string `json:"unavailable,omitempty"`
 }

@@ -46,6 +46,14 @@ func Measured(path string, lab *Lab, runErr error) *LabResult {
 	if v := mine.Cost.Versus(against.Key); v != nil {
 		out.Cost = labRatio(v.Comparison)
 	}
+	if out.Cost == nil {
+		out.CostUnavailable = "too few rounds to compare"
+		if mine.Cost == nil {
+			out.CostUnavailable = "the lab's rounds recorded no cost"
+		} else if mine.Cost.Unavailable != "" {
+			out.CostUnavailable = mine.Cost.Unavailable
+		}
+	}
 	for _, v := range mine.Compared {
 		if v.Key == against.Key {
 			out.Rate = labRatio(v.Comparison)

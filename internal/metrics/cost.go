@@ -247,6 +247,12 @@ func RoundCost(w *CostWatch, txns int64, m *results.Metrics) *results.RoundCost 
 func ioMS(m *results.Metrics) results.M[float64] {
 	io, ok := m.IO.Get()
 	if !ok {
+		if db, ok := m.DatabaseIOMS.Get(); ok { // before 16: the database's, from pg_stat_database
+			return results.Of(db)
+		}
+		if why := m.DatabaseIOMS.Reason(); why != "" && !m.DatabaseIOMS.IsZero() {
+			return results.Unavailable[float64]("pg_stat_io: " + m.IO.Reason() + "; pg_stat_database: " + why)
+		}
 		return results.Unavailable[float64]("pg_stat_io: " + m.IO.Reason())
 	}
 	rel, okRel := io.ClientsIOMS.Get()

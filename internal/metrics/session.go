@@ -99,7 +99,7 @@ type snapshot any
 // counters are every counter a session reads, in the order it reads them:
 // the one list, which figures() reads too, so that no counter declares
 // figures it never collects.
-var counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
+var counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, dbioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
 
 // Start snapshots the counters and starts the samplers, which sample from
 // the window's start on (WindowStarts).

@@ -142,18 +142,18 @@ func labResultText(r *advise.LabResult) string {
 	if r.Unavailable != "" {
 		return "Measured by its lab: no verdict (" + r.Unavailable + ")."
 	}
-	ratio := func(x *advise.LabRatio, what string) string {
+	ratio := func(x *advise.LabRatio, what, why string) string {
 		if x == nil {
-			return what + " not compared"
+			return what + " not compared (" + why + ")"
 		}
 		mark := "~ "
 		if x.Significant {
 			mark = ""
 		}
-		return fmt.Sprintf("%s%.2f× %s [%.2f–%.2f, %s]", mark, x.Ratio, what, x.Lo, x.Hi, fmt.Sprintf("%.3g%%", 100*x.Confidence))
+		return fmt.Sprintf("%s %s%.2f× [%.2f–%.2f, %s]", what, mark, x.Ratio, x.Lo, x.Hi, fmt.Sprintf("%.3g%%", 100*x.Confidence))
 	}
-	return fmt.Sprintf("Measured by its lab (%s): %s costs %s's, its rate %s; \"~\": the direction is not known. Results: %s.",
-		r.Key, r.Key, ratio(r.Cost, r.Against+" server time per insert, as"), ratio(r.Rate, r.Against+"'s"), r.Results)
+	return fmt.Sprintf("Measured by its lab (%s against %s): %s; %s; \"~\": the direction is not known. Results: %s.",
+		r.Key, r.Against, ratio(r.Cost, "server time per insert", r.CostUnavailable), ratio(r.Rate, "rate", "too few rounds to compare"), r.Results)
 }
 
 // unavailableOf lists a table's figures advise could not read, with why.

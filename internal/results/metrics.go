@@ -78,9 +78,15 @@ type Metrics struct {
 
 	Checkpoints M[Checkpoints] `json:"checkpoints,omitzero"`
 	IO          M[IO]          `json:"io,omitzero"`
-	Blocks      M[Blocks]      `json:"blocks,omitzero"`
-	Disk        M[Disk]        `json:"disk,omitzero"`
-	CPU         M[CPU]         `json:"cpu,omitzero"`
+	// DatabaseIOMS is, before PostgreSQL 16 (no pg_stat_io), the time the
+	// database's backends spent reading and writing blocks
+	// (pg_stat_database's blk_read_time and blk_write_time, track_io_timing)
+	// and the WAL's writes and flushes (pg_stat_wal, track_wal_io_timing):
+	// the IO part of what a transaction cost the server there.
+	DatabaseIOMS M[float64] `json:"database_io_ms,omitzero"`
+	Blocks       M[Blocks]  `json:"blocks,omitzero"`
+	Disk         M[Disk]    `json:"disk,omitzero"`
+	CPU          M[CPU]     `json:"cpu,omitzero"`
 
 	// What the sampler saw in the window, and what it cost.
 	Sampling    M[Sampling]    `json:"sampling,omitzero"`
