@@ -136,6 +136,9 @@ type Table struct {
 	// OverflowDays is how long the key's sequence lasts at the sample's
 	// insert rate (a key made by a sequence or identity).
 	OverflowDays results.M[float64] `json:"key_overflow_days,omitzero"`
+	// OverflowAt is when that is, from the time advise read the table
+	// (UTC, RFC 3339; absent with OverflowDays unmeasured or past ten years).
+	OverflowAt string `json:"key_overflow_at,omitempty"`
 	// Secondary are the table's other single-column indexes, each with the
 	// order its inserts take, which its lab table reproduces (--secondary).
 	Secondary []SecondaryIndex `json:"secondary_indexes,omitempty"`
