@@ -80,8 +80,14 @@ func Against000(r *results.Results) ([]Row000, error) {
 			}
 			return nil, fmt.Errorf("the run has no parts for %s (000's %s): %s", k.RunKey, k.Name, why)
 		}
+		grown := randomLeafDensity
+		if c := grownCell(r, k.RunKey); c != nil {
+			if d, ok := c.Metrics.LeafDensity.Get(); ok && d > 0 {
+				grown = d // the run's own: its index grown by inserts alone
+			}
+		}
 		for i, rows := range Rows000 {
-			density := randomLeafDensity
+			density := grown
 			if k.Ordered || rows >= 50_000_000 {
 				density = 0.90
 			}
@@ -97,5 +103,6 @@ func Against000(r *results.Results) ([]Row000, error) {
 	return out, nil
 }
 
-// randomLeafDensity is a random key's btree grown by inserts: about 70%.
+// randomLeafDensity is a random key's btree grown by inserts, about 70%,
+// where the run did not measure one grown by inserts alone (grownCell).
 const randomLeafDensity = 0.70

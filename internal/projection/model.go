@@ -41,7 +41,7 @@ type Parts struct {
 	// Writes are relation blocks written back by any process.
 	Writes float64 `json:"writes"`
 	// WALBytes and FPIShare: WAL per transaction and its full-page images'
-	// share (images counted 8 kB).
+	// share (images of their measured mean size: imageBytes).
 	WALBytes float64 `json:"wal_bytes"`
 	FPIShare float64 `json:"fpi_share"`
 	// TxnsPerFlush is the transactions one WAL flush carried on the run (group commit).
@@ -76,7 +76,7 @@ func PartsOf(c *results.Cell, ratio float64) (Parts, error) {
 	p.Writes = float64(io.All[1]) / n
 	p.WALBytes = float64(wal) / n
 	if fpi, ok := c.Metrics.WALFPI.Get(); ok && wal > 0 {
-		p.FPIShare = math.Min(1, float64(fpi)*8192/float64(wal))
+		p.FPIShare = math.Min(1, float64(fpi)*imageBytes(c)/float64(wal))
 	}
 	p.TxnsPerFlush = 1
 	if f, ok := io.WALFsyncs.Get(); ok && f > 0 {

@@ -602,7 +602,7 @@ func wal(r *results.Results, key string, ratio float64, s Scale, p Projection) (
 		if at, err := st.Model.At(rate, results.DefaultCheckpointSettings, grow); err == nil {
 			from := fmt.Sprintf("steady state at %s: %.0f B and %.3f full-page images per row, from the pages first touched in the cell of %d rows, "+
 				"the hot sets that were whole relations grown to the projected sizes", at.Spacing, at.WALBytesPerRow, at.FPIPerRow, best.RowsBefore)
-			return results.Of(at.WALBytesPerRow * rate * 86400), share(at.FPIPerRow, at.WALBytesPerRow), from
+			return results.Of(at.WALBytesPerRow * rate * 86400), share(at.FPIPerRow, at.WALBytesPerRow, imageBytes(best)), from
 		}
 	}
 	perRow, ok := best.Metrics.WALBytesPerRow.Get()
@@ -619,16 +619,28 @@ func wal(r *results.Results, key string, ratio float64, s Scale, p Projection) (
 	if !ok || perRow <= 0 {
 		return day, results.Unavailable[float64]("full-page images per row: " + best.Metrics.WALFPIPerRow.Reason()), from
 	}
-	return day, share(fpi, perRow), from
+	return day, share(fpi, perRow, imageBytes(best)), from
 }
 
-// share is the share of the WAL that full-page images are, counted as
-// 8 kB each (an upper bound).
-func share(fpiPerRow, walPerRow float64) results.M[float64] {
+// share is the share of the WAL that full-page images of imageBytes each
+// are.
+func share(fpiPerRow, walPerRow, imageBytes float64) results.M[float64] {
 	if walPerRow <= 0 {
 		return results.Unavailable[float64]("no WAL per row")
 	}
-	return results.Of(math.Min(1, fpiPerRow*8192/walPerRow))
+	return results.Of(math.Min(1, fpiPerRow*imageBytes/walPerRow))
+}
+
+// imageBytes is a full-page image's mean size in the cell's WAL, as its
+// rounds measured it (the steady state's model: a page with a hole, or
+// compressed, is smaller than 8 kB: 7.4 kB for uuidv4's index pages, 5.9
+// kB for bigint's, in one growth run); 8 kB, an upper bound, where the
+// cell did not measure it.
+func imageBytes(c *results.Cell) float64 {
+	if st, ok := c.Metrics.SteadyWAL.Get(); ok && st.Model.ImageBytes > 0 {
+		return st.Model.ImageBytes
+	}
+	return 8192
 }
 
 // cacheRatio is the cell's key index over the cache it ran with: recorded

@@ -575,3 +575,50 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantsFromTheRun (issue 38): what the run measures enters the
+// model instead of a constant: a full-page image's mean size (the steady
+// state's model; 8 kB, an upper bound, only where the cell did not
+// measure it), and, beside 000's table, a random key's leaf density grown
+// by inserts alone (the run's cell from an empty table; 70% only without
+// one) — the prediction moves when the run's figure does.
+func TestConstantsFromTheRun(t *testing.T) {
+	var c results.Cell
+	if imageBytes(&c) != 8192 {
+		t.Errorf("an image of a cell that measured none: %v", imageBytes(&c))
+	}
+	c.Metrics.SteadyWAL = results.Of(results.SteadyWAL{Model: results.SteadyModel{ImageBytes: 6000}})
+	if got := share(0.5, 6000, imageBytes(&c)); math.Abs(got.Value()-0.5) > 1e-12 {
+		t.Errorf("half a 6000-byte image a row in 6000 bytes of WAL: share %v", got.Value())
+	}
+	ratioAt := func(density float64) float64 {
+		r := withParts(run())
+		for _, k := range []string{"seq-uuid-time"} {
+			for _, c := range r.Cells[:] {
+				if c.Key == "bigint" {
+					c.Key = k
+					r.Cells = append(r.Cells, c)
+				}
+			}
+		}
+		for i := range r.Cells {
+			if c := &r.Cells[i]; c.Key == "uuidv4" && c.RowsBefore == 0 {
+				c.Metrics.LeafDensity = results.Of(density)
+			}
+		}
+		rows, err := Against000(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			if row.RunKey == "uuidv4" && row.Rows == 10_000_000 {
+				return row.Ratio
+			}
+		}
+		t.Fatal("no uuidv4 row")
+		return 0
+	}
+	if a, b := ratioAt(0.70), ratioAt(0.56); math.Abs(b/a-0.70/0.56) > 1e-6 {
+		t.Errorf("000's uuidv4 index at the run's densities 70%% and 56%%: ratios %v and %v", a, b)
+	}
+}
