@@ -496,6 +496,7 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 		v := c.ValidationAt(p.Ratio)
 		p.Validation = &v
 		p.Checks = c.Checks()
+		p.RelativeLo, p.RelativeHi = withShapeError(p.Relative, p.RelativeLo, p.RelativeHi, v.Error)
 	}
 	if end := c.supportEnd(); p.Outside && p.Ratio >= end {
 		p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0
@@ -504,6 +505,22 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 	p.BeyondScale = beyondScale(r, s)
 	p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
 	return p, "", p.check()
+}
+
+// withShapeError widens the sampling interval [lo, hi] around v by the
+// error the curve's checks measured at the projection's distance (the
+// shape of the curve, which the points' own intervals do not hold): each
+// side's log half-width and the check's log error added in quadrature.
+// Unchanged where nothing was checked (the validation says so) or there
+// is no interval.
+func withShapeError(v, lo, hi float64, checked results.M[float64]) (float64, float64) {
+	e, ok := checked.Get()
+	if !ok || v <= 0 || lo <= 0 || hi <= 0 || e <= -1 {
+		return lo, hi
+	}
+	shape := math.Abs(math.Log(1 + e))
+	down, up := math.Log(v/lo), math.Log(hi/v)
+	return v * math.Exp(-math.Hypot(down, shape)), v * math.Exp(math.Hypot(up, shape))
 }
 
 // TestedScale is how far beyond the run's largest table and cache a

@@ -622,3 +622,24 @@ func TestConstantsFromTheRun(t *testing.T) {
 		t.Errorf("000's uuidv4 index at the run's densities 70%% and 56%%: ratios %v and %v", a, b)
 	}
 }
+
+// TestShapeErrorWidensTheInterval (issue 38): a projection whose points'
+// intervals are tight (±5%) but whose curve's checks erred by 20% at its
+// distance — the curve's shape drifting where the points cannot say —
+// carries that error in its interval: a truth 20% below the projection,
+// outside the sampling interval, lies inside the printed one; with nothing
+// checked the interval stays the points'.
+func TestShapeErrorWidensTheInterval(t *testing.T) {
+	v, lo, hi := 0.6, 0.57, 0.63
+	truth := v / 1.2
+	if truth >= lo {
+		t.Fatal("the setup: the truth must lie outside the sampling interval")
+	}
+	wlo, whi := withShapeError(v, lo, hi, results.Of(0.2))
+	if truth < wlo || truth > whi || wlo > lo || whi < hi {
+		t.Errorf("checked error +20%%: [%.3f–%.3f] leaves out %.3f", wlo, whi, truth)
+	}
+	if a, b := withShapeError(v, lo, hi, results.Unavailable[float64]("nothing to check it against")); a != lo || b != hi {
+		t.Errorf("nothing checked: [%v–%v]", a, b)
+	}
+}
