@@ -63,22 +63,9 @@ func (a *adviseCmd) run(e *env) error {
 		}
 		o.Curves, o.CurvesFile = res, a.Curves
 	}
-	cc, err := pgx.ParseConfig(a.DSN)
+	conn, err := a.connect(e)
 	if err != nil {
-		return usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), a.DSN))
-	}
-	for k, v := range advise.Settings(0) {
-		cc.RuntimeParams[k] = v
-	}
-	if cc.ConnectTimeout == 0 {
-		cc.ConnectTimeout = 10 * time.Second
-	}
-	conn, err := pgx.ConnectConfig(e.ctx, cc)
-	if err != nil {
-		if e.ctx.Err() != nil {
-			return e.ctx.Err()
-		}
-		return usage.Connect(err, redactDSN(orDefault(a.DSN, "the server the PG* variables name")), func(m string) string { return redact(m, a.DSN) })
+		return err
 	}
 	defer conn.Close(context.Background())
 	o.Log = func(format string, args ...any) {
@@ -120,6 +107,29 @@ func (a *adviseCmd) run(e *env) error {
 		fmt.Fprintf(e.stderr, "report: %s\n", a.HTML)
 	}
 	return nil
+}
+
+// connect opens advise's session: read-only settings, a connect timeout,
+// and a password never printed in an error.
+func (a *adviseCmd) connect(e *env) (*pgx.Conn, error) {
+	cc, err := pgx.ParseConfig(a.DSN)
+	if err != nil {
+		return nil, usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), a.DSN))
+	}
+	for k, v := range advise.Settings(0) {
+		cc.RuntimeParams[k] = v
+	}
+	if cc.ConnectTimeout == 0 {
+		cc.ConnectTimeout = 10 * time.Second
+	}
+	conn, err := pgx.ConnectConfig(e.ctx, cc)
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return nil, e.ctx.Err()
+		}
+		return nil, usage.Connect(err, redactDSN(orDefault(a.DSN, "the server the PG* variables name")), func(m string) string { return redact(m, a.DSN) })
+	}
+	return conn, nil
 }
 
 // progressEvery passes progress on at most once every d, and the last.
