@@ -122,17 +122,9 @@ func briefCost(g, cheapest *results.Group) string {
 	return shortVersusText(v)
 }
 
-// briefRate is a key's rate against the cheapest key's, short.
-func briefRate(g, cheapest *results.Group) string {
-	if cheapest == nil || g == cheapest {
-		return "-"
-	}
-	v := versusOf(g, cheapest.Key)
-	if v.TooFew {
-		return "?"
-	}
-	return versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
-}
+// briefRate is a key's rate against the cheapest key's, short: without
+// its interval.
+func briefRate(g, cheapest *results.Group) string { return rateVersus(g, cheapest, false) }
 
 // shortVersusText is "* 1.50× [1.02–2.20]" or "~ 0.98× [0.61–1.50]".
 func shortVersusText(v *results.Versus) string {

@@ -189,13 +189,21 @@ func costVersus(g, cheapest *results.Group) (*results.Versus, string) {
 	return nil, "-"
 }
 
-func rateAgainst(g, cheapest *results.Group) string {
+func rateAgainst(g, cheapest *results.Group) string { return rateVersus(g, cheapest, true) }
+
+// rateVersus is a key's rate against the cheapest key's: "-" for the
+// cheapest or without one, "?" untested, else the mark and the ratio, with
+// its interval when asked.
+func rateVersus(g, cheapest *results.Group, interval bool) string {
 	if cheapest == nil || g == cheapest {
 		return "-"
 	}
 	v := versusOf(g, cheapest.Key)
 	if v.TooFew {
 		return "?"
+	}
+	if !interval {
+		return versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
 	}
 	return versusMark(v.Significant) + fmt.Sprintf("%.2f× %s", v.Effect, v.IntervalText())
 }
