@@ -368,8 +368,17 @@ func (c *Comparison) atAdjustedLevel() {
 	}
 	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Quantile(1 - (1-level)/2)
 	mean := math.Log(c.Effect)
-	c.EffectLo, c.EffectHi, c.EffectConfidence = math.Exp(mean-q*c.SE), math.Exp(mean+q*c.SE), level
+	// A level near 1 on few degrees of freedom (Holm's step-down lifting a
+	// tiny p to a large adjusted one) reaches quantiles in the thousands:
+	// beyond a millionfold either way the interval says nothing more, and
+	// is written as that (it still holds 1: no direction is known).
+	half := math.Min(q*c.SE, maxIntervalLog)
+	c.EffectLo, c.EffectHi, c.EffectConfidence = math.Exp(mean-half), math.Exp(mean+half), level
 }
+
+// maxIntervalLog bounds an interval's half-width in logarithms: a
+// millionfold each way.
+var maxIntervalLog = math.Log(1e6)
 
 // RatioInterval is the Hodges–Lehmann estimate of b/a and its distribution-
 // free interval: over the logarithms, the median of the n·m differences

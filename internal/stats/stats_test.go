@@ -123,4 +123,13 @@ func TestAdjustedIntervalsAgreeWithTheirDecision(t *testing.T) {
 			}
 		}
 	}
+	// A tiny p lifted by the step-down to a large adjusted one, on one
+	// degree of freedom: the level's quantile is huge; the interval stays
+	// a finite figure (a millionfold at most each way) and holds 1.
+	c := &Comparison{Test: TestBlocked, N: 2, M: 2, Effect: 1.5, DF: 1, SE: 0.3, P: 1e-9, PAdjusted: 0.4}
+	c.atAdjustedLevel()
+	c.decide()
+	if c.Significant || c.EffectLo > 1 || c.EffectHi < 1 || c.EffectHi > 1.6e6 || c.EffectLo < 1.4e-6 || math.IsInf(c.EffectHi, 0) {
+		t.Errorf("an extreme level: %+v", c)
+	}
 }
