@@ -4,7 +4,9 @@
 # that drift of this shared machine cancels) on the same workload --
 # single-row inserts of the same row into a bigint-identity table, prepared
 # statements, SECONDS each -- and prints keybench's tps divided by pgbench's,
-# and each one's client CPU and context switches per transaction.
+# and each one's client CPU and context switches per transaction, with the
+# paired ratio of client CPU per transaction (far steadier than the rates on
+# a shared machine: what a driver takes from a server it shares cores with).
 #
 # pgbench runs as it is fastest on a small machine: -j equal to the cores
 # (one thread per core serving its share of the connections), not one thread
@@ -87,4 +89,14 @@ if len(logs) >= 2:
     print("geometric mean of the paired ratios: %.3f [%.3f-%.3f, 95%%]: %s" % (math.exp(m), lo, hi, verdict))
 print("client CPU per transaction: pgbench %.1f µs, keybench %.1f µs; voluntary context switches per transaction: pgbench %.2f, keybench %.2f (medians)"
       % (med(col(1)), med(col(4)), med(col(2)), med(col(5))))
+# On a shared machine the rates swing by a third between rounds, while the
+# client CPU each transaction costs barely moves: on a server the clients
+# share cores with, that CPU is what a driver takes from the server. Its
+# paired ratio says whether keybench's driver costs more than pgbench's.
+cpu = [math.log(r[4] / r[1]) for r in rows]
+if len(cpu) >= 2:
+    m, se = statistics.mean(cpu), statistics.stdev(cpu) / math.sqrt(len(cpu))
+    lo, hi = math.exp(m - t975 * se), math.exp(m + t975 * se)
+    verdict = "keybench's driver costs more" if lo > 1 else "keybench's driver costs less" if hi < 1 else "no difference known"
+    print("client CPU per transaction, keybench/pgbench (paired, geometric mean): %.3f [%.3f-%.3f, 95%%]: %s" % (math.exp(m), lo, hi, verdict))
 PY
