@@ -2,15 +2,20 @@
 # keybench on a real Citus: builds Citus from its source against Debian's
 # PostgreSQL 15, starts a coordinator and two workers on loopback (each its
 # own PostgreSQL 15 cluster, run as an unprivileged user), and runs a
-# keybench preset against the coordinator with --distribute, printing the
-# results' summary. CI cannot fetch Citus's source, so this is a bench
-# script, not a test.
+# keybench preset against the coordinator twice: distributed by the key
+# (--distribute) and by a tenant (--distribute-by tenant, Citus's
+# multi-tenant model). keybench reads each worker (its key index, splits,
+# images, WAL and CPU there, each shard's rows and each round's inserts:
+# the spread); the script prints those tables, then checks that nothing of
+# keybench is left on any node. CI cannot fetch Citus's source, so this is
+# a bench script, not a test.
 #
 # Usage: bench/citus.sh CITUS_SOURCE_DIR [PRESET] [keybench run flags...]
 #   CITUS_SOURCE_DIR  a checkout of github.com/citusdata/citus at a release
 #                     that supports PostgreSQL 15 (13.2.x: git checkout v13.2.2)
 #   PRESET            war (default) or reads, or any scenario
-# Environment: SHARDS (default 8) is --shard-count; SHARED_BUFFERS (default
+# Environment: SHARDS (default 8) is --shard-count; TENANTS (default 1000)
+# --tenants of the second run (TENANTS=0 skips it); SHARED_BUFFERS (default
 # 64MB) each node's shared_buffers; KEEP=1 leaves the
 # cluster running (its directory is printed); PG_BIN overrides
 # /usr/lib/postgresql/15/bin.
@@ -87,10 +92,30 @@ for i in 1 2; do psqlc "${ports[0]}" "SELECT citus_add_node('127.0.0.1', ${ports
 echo "== Citus $(psqlc "${ports[0]}" "SELECT extversion FROM pg_extension WHERE extname = 'citus'") on PostgreSQL $(psqlc "${ports[0]}" "SHOW server_version"): coordinator :${ports[0]}, workers :${ports[1]} :${ports[2]} ($dir)"
 psqlc "${ports[0]}" "SELECT nodename || ':' || nodeport || ' ' || noderole FROM pg_dist_node ORDER BY nodeid"
 
-# 3. keybench against the coordinator, each cell's table distributed on its key.
+# 3. keybench against the coordinator, each cell's table distributed on its
+#    key, then on a tenant; each run's tables of every worker.
 out=$dir/results
 (cd "$here" && go build -o "$dir/keybench" ./cmd/keybench)
-"$dir/keybench" --wide run "$preset" --dsn "postgres://postgres@127.0.0.1:${ports[0]}/postgres?sslmode=disable" \
-  --distribute --shard-count "$shards" --out "$out" "$@"
-echo "== results: $out/results.json"
+dsn="postgres://postgres@127.0.0.1:${ports[0]}/postgres?sslmode=disable"
+runs=(key)
+[ "${TENANTS:-1000}" != 0 ] && runs+=(tenant)
+for by in "${runs[@]}"; do
+  extra=()
+  [ "$by" = tenant ] && extra=(--distribute-by tenant --tenants "${TENANTS:-1000}")
+  echo "== $preset, distributed by $by"
+  "$dir/keybench" --wide run "$preset" --dsn "$dsn" --distribute --shard-count "$shards" "${extra[@]}" --out "$out/$by" "$@"
+  echo "== $preset, distributed by $by: what each worker saw"
+  "$dir/keybench" --wide report "$out/$by/results.json" | sed -n '/WORKERS: KEY/,$p' | sed '/^┌.*KEY .*COLUMN/,$d'
+done
+
+# 4. Nothing of keybench left: no shard on the coordinator's books, no
+#    schema or relation of keybench's on any node.
+left=$(psqlc "${ports[0]}" "SELECT count(*) FROM pg_dist_shard s JOIN pg_class c ON c.oid = s.logicalrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'keybench'")
+echo "== left behind: $left shards of keybench's on the coordinator's books"
+for i in 0 1 2; do
+  n=$(psqlc "${ports[$i]}" "SET citus.show_shards_for_app_name_prefixes = '*'; SELECT count(*) FROM pg_namespace WHERE nspname = 'keybench'")
+  r=$(psqlc "${ports[$i]}" "SET citus.show_shards_for_app_name_prefixes = '*'; SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'keybench'")
+  echo "   ${names[$i]} :${ports[$i]}: keybench schema $n, relations in it $r"
+done
+echo "== results: $out"
 cp -r "$out" "/tmp/keybench-citus-results-$(date +%s)"

@@ -114,6 +114,13 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "--shared-buffers", "64kB"},
 		{"run", "--distribute"},
 		{"run", "--shard-count", "4"},
+		// Issue 41: the distribution options need --distribute, a Citus server.
+		{"run", "--distribute-by", "tenant"},
+		{"run", "--distribute", "--distribute-by", "tenant"},
+		{"run", "--tenants", "10"},
+		{"run", "--tenant-skew", "uniform"},
+		{"run", "--distribute-by", "shard"},
+		{"run", "--dsn", "postgres://u@h/db", "--distribute", "--distribute-by", "tenant", "--tenants", "-3"},
 		{"run", "--replicas", "-1"},
 		{"run", "--dsn", "postgres://u@h/db", "--replicas", "1"},
 		{"run", "--shared-buffers", "16MB,16MB"},

@@ -74,6 +74,9 @@ type runCmd struct {
 	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
 	Distribute    bool        `help:"With --dsn on Citus: make each cell's table a distributed table sharded on its key (child tables co-located with their parents)."`
 	ShardCount    int         `name:"shard-count" placeholder:"N" help:"With --distribute: shards per distributed table (default: Citus's citus.shard_count)."`
+	DistributeBy  string      `name:"distribute-by" enum:"key,tenant" default:"key" help:"With --distribute: shard the keyed table on its key (key) or on a tenant column the server fills (tenant: Citus's multi-tenant model, the key local to its tenant, the primary key (tenant_id, id))."`
+	Tenants       int         `name:"tenants" placeholder:"N" help:"With --distribute-by tenant: how many tenants the rows spread over (default 1000)."`
+	TenantSkew    string      `name:"tenant-skew" enum:"zipf,uniform" default:"zipf" help:"With --distribute-by tenant: the tenants' sizes, Zipfian (a few large, many small: tenant k's share falls as 1/k) or uniform."`
 	Force         bool        `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
 	Keep          bool        `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 	ProjectRows   string      `name:"project-rows" help:"With --project-ram: carry the run to your table's rows in the report (\"At your scale\"), e.g. 1e9."`
@@ -421,6 +424,9 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 		return usagef("--distribute needs a Citus server (--dsn): the embedded server is plain PostgreSQL")
 	}
 	cfg.Distribute, cfg.ShardCount = r.Distribute, r.ShardCount
+	if cfg.Tenants, err = r.tenants(); err != nil {
+		return err
+	}
 	if len(cfg.Plan.Params.Caches) > 0 {
 		for _, kv := range r.PgConf {
 			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "shared_buffers" {
@@ -626,4 +632,23 @@ func (r *runCmd) script() error {
 	}
 	r.options["file"] = r.Script
 	return nil
+}
+
+// tenants reads --distribute-by tenant and its options (nil: by the key).
+func (r *runCmd) tenants() (*workload.Tenants, error) {
+	switch {
+	case r.DistributeBy != "tenant" && (r.Tenants != 0 || r.TenantSkew != workload.TenantsZipf):
+		return nil, usagef("--tenants and --tenant-skew go with --distribute-by tenant")
+	case r.DistributeBy != "tenant":
+		return nil, nil
+	case !r.Distribute:
+		return nil, usagef("--distribute-by tenant shards on a tenant column and needs --distribute (a Citus server at --dsn)")
+	case r.Tenants < 0 || r.Tenants > 1_000_000_000:
+		return nil, usagef("--tenants must be from 1 to 1000000000, not %d", r.Tenants)
+	}
+	n := r.Tenants
+	if n == 0 {
+		n = 1000
+	}
+	return &workload.Tenants{N: n, Skew: r.TenantSkew}, nil
 }

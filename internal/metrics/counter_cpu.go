@@ -28,7 +28,7 @@ func (cpuCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	}
 	s := cpuSnap{at: time.Now(), client: tv(ru.Utime) + tv(ru.Stime)}
 	if env.ServerPID == 0 {
-		s.serverErr = errEmbeddedOnly
+		s.serverErr = env.noProcess()
 	} else {
 		s.server, s.serverErr = treeCPU(env.ServerPID)
 	}

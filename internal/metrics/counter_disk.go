@@ -22,7 +22,7 @@ type diskSnap struct {
 
 func (diskCounter) read(_ context.Context, env *Env) (snapshot, error) {
 	if env.DataDir == "" {
-		return nil, errEmbeddedOnly
+		return nil, env.noProcess()
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(env.DataDir, &st); err != nil {

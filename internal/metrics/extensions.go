@@ -27,15 +27,11 @@ type Extensions struct {
 func EnsureExtensions(ctx context.Context, conn *pgx.Conn, ws *workspace.Workspace) *Extensions {
 	schema := ws.Schema()
 	e := &Extensions{Schema: map[string]string{}, Missing: map[string]string{}}
-	for _, name := range []string{"pg_buffercache", "pgstattuple", "pg_walinspect"} {
-		var ns string
-		err := conn.QueryRow(ctx, "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = $1", name).Scan(&ns)
-		if err == nil {
-			e.Schema[name] = ns
+	for _, name := range collectorExtensions {
+		if e.find(ctx, conn, name) {
 			continue
 		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			e.Missing[name] = err.Error()
+		if _, missing := e.Missing[name]; missing {
 			continue
 		}
 		create := workspace.Object{Kind: workspace.Extension, Name: name, SQL: []string{fmt.Sprintf("CREATE EXTENSION %s SCHEMA %s", name, schema)}}
@@ -46,6 +42,39 @@ func EnsureExtensions(ctx context.Context, conn *pgx.Conn, ws *workspace.Workspa
 		e.Schema[name], e.Created = schema, append(e.Created, name)
 	}
 	return e
+}
+
+// collectorExtensions are the extensions the collectors read through.
+var collectorExtensions = []string{"pg_buffercache", "pgstattuple", "pg_walinspect"}
+
+// FindExtensions finds the extensions the collectors use and creates
+// none: on a server where keybench writes nothing (a cluster's worker), a
+// missing one leaves its figures unavailable with the reason.
+func FindExtensions(ctx context.Context, conn *pgx.Conn) *Extensions {
+	e := &Extensions{Schema: map[string]string{}, Missing: map[string]string{}}
+	for _, name := range collectorExtensions {
+		if !e.find(ctx, conn, name) {
+			if _, failed := e.Missing[name]; !failed {
+				e.Missing[name] = fmt.Sprintf("extension %s is not installed there (keybench creates nothing on that server)", name)
+			}
+		}
+	}
+	return e
+}
+
+// find records where extension name is installed: false when it is not
+// (Missing holds the reason when looking failed).
+func (e *Extensions) find(ctx context.Context, conn *pgx.Conn, name string) bool {
+	var ns string
+	err := conn.QueryRow(ctx, "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = $1", name).Scan(&ns)
+	switch {
+	case err == nil:
+		e.Schema[name] = ns
+		return true
+	case !errors.Is(err, pgx.ErrNoRows):
+		e.Missing[name] = err.Error()
+	}
+	return false
 }
 
 // fn returns the schema-qualified name of an extension function, or the reason it is missing.

@@ -17,17 +17,9 @@ import (
 // table, whose figures are summed, densities weighted by leaf pages); none
 // when the key has no index.
 func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, keyIndexes []string, btree bool, into *results.Metrics) {
+	KeyIndex(ctx, conn, ext, keyIndexes, btree, into)
 	if len(keyIndexes) == 0 {
-		const none = "the key has no index (index=none)"
-		into.LeafDensity, into.LeafFragmentation, into.BloatRatio = unavailable[float64](none), unavailable[float64](none), unavailable[float64](none)
-		into.KeyIndexBytes, into.KeyIndexBytesAfterReindex = unavailable[int64](none), unavailable[int64](none)
-	} else {
-		if before, err := relationsSize(ctx, conn, keyIndexes); err != nil {
-			into.KeyIndexBytes = unavailable[int64](err.Error())
-		} else {
-			into.KeyIndexBytes = results.Of(before)
-		}
-		leafStats(ctx, conn, ext, keyIndexes, btree, into)
+		into.BloatRatio, into.KeyIndexBytesAfterReindex = unavailable[float64](noKeyIndex), unavailable[int64](noKeyIndex)
 	}
 	if _, err := conn.Exec(ctx, "REINDEX TABLE "+table); err != nil {
 		reason := fmt.Sprintf("REINDEX: %v", err)
@@ -59,10 +51,29 @@ func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, k
 	}
 }
 
+const noKeyIndex = "the key has no index (index=none)"
+
+// KeyIndex records the key index's size and its leaves (pgstatindex,
+// btree only) as they stand, rebuilding nothing: what Index reads before
+// its REINDEX, and all that is read where keybench writes nothing.
+func KeyIndex(ctx context.Context, conn *pgx.Conn, ext *Extensions, keyIndexes []string, btree bool, into *results.Metrics) {
+	if len(keyIndexes) == 0 {
+		into.LeafDensity, into.LeafFragmentation = unavailable[float64](noKeyIndex), unavailable[float64](noKeyIndex)
+		into.KeyIndexBytes = unavailable[int64](noKeyIndex)
+		return
+	}
+	if before, err := relationsSize(ctx, conn, keyIndexes); err != nil {
+		into.KeyIndexBytes = unavailable[int64](err.Error())
+	} else {
+		into.KeyIndexBytes = results.Of(before)
+	}
+	leafStats(ctx, conn, ext, keyIndexes, btree, into)
+}
+
 // KeyIndexBytes is the size of the key's indexes (none: the key has no index).
 func KeyIndexBytes(ctx context.Context, conn *pgx.Conn, keyIndexes []string) results.M[int64] {
 	if len(keyIndexes) == 0 {
-		return unavailable[int64]("the key has no index (index=none)")
+		return unavailable[int64](noKeyIndex)
 	}
 	n, err := relationsSize(ctx, conn, keyIndexes)
 	if err != nil {

@@ -29,9 +29,13 @@ type Env struct {
 	Major int
 	// Ext says where the extensions are, or why they are not.
 	Ext *Extensions
-	// ServerPID and DataDir are set for the embedded server (server CPU, disk counters).
+	// ServerPID and DataDir are set for a server whose processes keybench
+	// sees (the embedded one, a cluster's worker on this machine): server
+	// CPU, disk counters; NoProcess says why they are not, when it is not
+	// that the server is another's.
 	ServerPID int
 	DataDir   string
+	NoProcess string
 	// ClientApp is the application_name of the cell's clients.
 	ClientApp string
 	// WaitEvery and CacheEvery are the sampling periods; zero disables sampling.
@@ -223,6 +227,14 @@ type errSnap struct{ err error }
 func unavailable[T any](reason string) results.M[T] { return results.Unavailable[T](reason) }
 
 var errEmbeddedOnly = errors.New("only measured for the embedded server (keybench cannot see another server's processes and disks)")
+
+// noProcess is why the server's processes and disks cannot be read.
+func (env *Env) noProcess() error {
+	if env.NoProcess != "" {
+		return errors.New(env.NoProcess)
+	}
+	return errEmbeddedOnly
+}
 
 // FlushStats makes a backend flush its pending statistics (WAL, IO) to the
 // shared counters, which it otherwise does at most once a second.

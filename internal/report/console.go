@@ -459,6 +459,7 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 	}
 	if e := res.Environment.Engine; e.Distributed() {
 		distributedEvidence(d, res, order, last, e)
+		clusterTables(d, res, order, last)
 		return
 	}
 	localEvidence(d, res, order, last)
@@ -473,7 +474,15 @@ func distributedEvidence(d *Doc, res *results.Results, order []string, last map[
 		t.AppendRow(k, g.Rows, g.Clients, shownFigure("top waits (share of samples)").Text(&res.Last(g).Metrics))
 	}
 	d.Add(t)
-	d.Printf("Not measured on %s: the key index's size, bloat and share of the cache, WAL and full-page images per row, page splits, blocks per transaction (%s).", e, e.Blind())
+	read := false
+	for _, k := range order {
+		read = read || res.Last(last[k]).Cluster != nil
+	}
+	if read {
+		d.Printf("On %s the coordinator holds none of the rows: the key index, its splits, WAL and full-page images per row and the CPU are each worker's, read there (below).", e)
+	} else {
+		d.Printf("Not measured on %s: the key index's size, bloat and share of the cache, WAL and full-page images per row, page splits, blocks per transaction (%s).", e, e.Blind())
+	}
 	if e.Kind == engine.Citus {
 		// adaptive_executor.c waits on its worker connections with WAIT_EVENT_CLIENT_READ.
 		d.Println("On Citus, Client:ClientRead in the coordinator's sessions is mostly its executor waiting for the workers' answers: Citus reports that wait as ClientRead.")

@@ -310,6 +310,9 @@ type Cell struct {
 	HistFile string `json:"hist_file,omitempty"`
 	// Pace is the fixed-rate schedule the window ran on (--rate; nil: flat out).
 	Pace *Pace `json:"pace,omitempty"`
+	// Cluster is the cell read on each worker of a distributed engine
+	// (Citus, --distribute): nil elsewhere.
+	Cluster *Cluster `json:"cluster,omitempty"`
 }
 
 // Pace is a cell's fixed-rate schedule as it ran (pgbench -R): the rate

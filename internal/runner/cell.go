@@ -18,11 +18,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/cluster"
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -54,6 +56,9 @@ type cellRun struct {
 	metrics   []results.Metrics
 	// cost watches the round running now: its backends' and keybench's CPU.
 	cost *metrics.CostWatch
+	// cluster reads the cell on each worker of a distributed engine (nil
+	// elsewhere, or when the shards could not be found: the warning says why).
+	cluster *cluster.Watch
 }
 
 // setUp builds the cell's workload with its options, records them, and
@@ -69,6 +74,14 @@ func (r *run) setUp(ctx context.Context, pc scenario.PlannedCell, c *results.Cel
 	wl := built.Workload
 	c.Options, c.Variant = built.Options, built.Variant
 	cr := &cellRun{r: r, pc: pc, c: c, wl: wl, key: key, at: at, tables: wl.Tables(at, key)}
+	if r.cfg.Tenants != nil {
+		for _, t := range cr.tables {
+			if !t.Keyed() {
+				return nil, usage.Errorf("--distribute-by tenant distributes the keyed table alone, and %s has a table of its own (%s)", pc.Task.Workload, t.Name)
+			}
+			t.Tenants = r.cfg.Tenants
+		}
+	}
 	if rounds > 1 {
 		cr.touches, cr.noTouches = metrics.NewFirstTouches(r.major, r.ext)
 	} else {
@@ -322,6 +335,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	var m results.Metrics
 	sess.Stop(ctx, &m) // figures per row are taken over the whole cell (finish)
 	cr.metrics = append(cr.metrics, m)
+	if cr.cluster != nil {
+		cr.cluster.EndRound(ctx)
+	}
 	if cr.touches != nil {
 		cr.touches.EndRound(perRowRows(dres.TotalWork))
 	}
@@ -373,6 +389,9 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	r := cr.r
 	env := r.metricsEnv(cr.tables)
 	env.Touches = cr.touches
+	if w := cr.watchCluster(ctx); w != nil {
+		w.StartRound(ctx)
+	}
 	sess := metrics.Start(ctx, env)
 	cr.cost = watchCost(conns, env.ServerPID)
 	cr.cost.Start()
@@ -600,6 +619,7 @@ func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 	cr.c.Metrics = metrics.MergeRounds(cr.metrics, perRowRows(o.Work), txns)
 	cr.c.Metrics.Summary = summary
 	cr.c.Metrics.SteadyWAL = cr.steadyWAL(ctx, conn)
+	cr.finishCluster(ctx, txns)
 	if err := cr.r.evidence(ctx, conn, cr.tables[0], o, cr.c); err != nil {
 		return err
 	}
@@ -608,6 +628,7 @@ func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 	if cr.r.engine.Distributed() {
 		// What the server keybench reaches saw is not where the rows are.
 		metrics.Elsewhere(ctx, conn, cr.r.engine, cr.tables[0].Qualified(), &cr.c.Metrics)
+		cr.c.Metrics.Tuples = workerTuples(cr.c.Cluster)
 	}
 	if cr.hooks.Maintain != nil {
 		step := cr.r.ui.Step("  timing " + cr.hooks.MaintainSays)
@@ -655,6 +676,69 @@ func (cr *cellRun) summarize(dres *driver.Result) (*workload.Outcome, error) {
 		}
 	}
 	return o, nil
+}
+
+// finishCluster reads the cell's evidence on each worker and merges their
+// rounds; the rows the workers' shards took are then the server's count
+// that the evidence checks the clients' against (the coordinator's
+// statistics count none of them).
+func (cr *cellRun) finishCluster(ctx context.Context, txns int64) {
+	if cr.cluster != nil {
+		cr.cluster.Finish(ctx, txns)
+		cr.cluster.Close()
+		cr.cluster = nil
+	}
+	if cr.r.engine.Distributed() {
+		cr.c.Metrics.Tuples = workerTuples(cr.c.Cluster)
+	}
+}
+
+// workerTuples is the rows every worker's shards took (their statistics),
+// unavailable unless every worker was read.
+func workerTuples(cl *results.Cluster) results.M[results.Tuples] {
+	if cl == nil || len(cl.Workers) == 0 {
+		return results.Unavailable[results.Tuples]("on a distributed engine the rows are counted on its workers, and none was read")
+	}
+	var sum results.Tuples
+	for _, w := range cl.Workers {
+		t, ok := w.Metrics.Tuples.Get()
+		if !ok {
+			return results.Unavailable[results.Tuples]("worker " + w.Node + "'s rows: " + w.Metrics.Tuples.Reason())
+		}
+		sum.Inserted, sum.Updated, sum.HOTUpdated, sum.Deleted = sum.Inserted+t.Inserted, sum.Updated+t.Updated, sum.HOTUpdated+t.HOTUpdated, sum.Deleted+t.Deleted
+	}
+	return results.Of(sum)
+}
+
+// watchCluster opens, once, the reading of the cell on each worker of a
+// distributed engine; nil elsewhere, or when its shards cannot be found
+// (a warning says why).
+func (cr *cellRun) watchCluster(ctx context.Context) *cluster.Watch {
+	if cr.cluster != nil || !cr.r.cfg.Distribute {
+		return cr.cluster
+	}
+	var tables []cluster.Table
+	for _, t := range cr.tables {
+		ct := cluster.Table{Name: t.Name, Relations: workload.Relations([]*workload.Table{t}), Keyed: t.Keyed()}
+		if t.Keyed() {
+			if names := workload.KeyIndexNames(t); len(names) == 1 {
+				ct.KeyIndex = strings.TrimPrefix(names[0], t.Schema+".")
+			}
+			ct.Btree = t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin
+		}
+		tables = append(tables, ct)
+	}
+	out := &results.Cluster{DistributedBy: "id"}
+	if tn := cr.r.cfg.Tenants; tn != nil {
+		out.DistributedBy, out.Tenants, out.TenantSkew = workload.TenantColumn, tn.N, tn.Skew
+	}
+	w, err := cluster.Open(ctx, cr.r.admin, cr.r.conn, cr.at.Schema, tables, out)
+	if err != nil {
+		cr.c.Warnings = append(cr.c.Warnings, "the workers' figures: "+err.Error())
+		return nil
+	}
+	cr.cluster, cr.c.Cluster = w, out
+	return w
 }
 
 // drop drops the cell's tables. An interrupted run leaves them to the

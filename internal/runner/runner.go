@@ -70,6 +70,10 @@ type Config struct {
 	// shards each (0: Citus's default); the --dsn server must have Citus.
 	Distribute bool
 	ShardCount int
+	// Tenants, with Distribute, distributes the keyed table by a tenant
+	// column instead of its key (--distribute-by tenant): the key local to
+	// its tenant, the rows spread over Tenants.N tenants.
+	Tenants *workload.Tenants
 	// StandbyWait bounds each wait for the standbys to replay what the
 	// primary wrote (0: metrics.DefaultStandbyWait, --standby-wait).
 	StandbyWait time.Duration

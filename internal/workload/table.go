@@ -107,6 +107,12 @@ type Table struct {
 	Role    string
 	Indexes []Index
 
+	// Tenants, when set, gives the keyed table a tenant column the server
+	// fills, makes its key local to the tenant (the key index is on
+	// (tenant_id, id)) and, on a distributed engine, its shards the
+	// tenants' (--distribute-by tenant).
+	Tenants *Tenants
+
 	// DistributeBy is the column a distributed engine (Citus, --distribute)
 	// shards a table of the workload's own on, and ColocateWith the table
 	// whose shards its rows share (a child with its parent, so that the
@@ -269,7 +275,11 @@ func createStatements(t *Table) []string {
 	if t.HasCreatedAt() {
 		createdAt = ", created_at timestamptz NOT NULL DEFAULT clock_timestamp()"
 	}
-	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text%s%s)", t.Qualified(), col, createdAt, t.secondaryColumns())
+	tenant := ""
+	if t.Tenants != nil {
+		tenant = ", " + t.Tenants.column()
+	}
+	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text%s%s%s)", t.Qualified(), col, createdAt, t.secondaryColumns(), tenant)
 	switch {
 	case t.Partitions > 0:
 		create += " PARTITION BY LIST (data)"
@@ -291,6 +301,9 @@ func DistributeStatement(t *Table, shardCount int) (string, error) {
 	col := t.DistributeBy
 	if col == "" && t.Keyed() {
 		col = "id"
+		if t.Tenants != nil {
+			col = TenantColumn
+		}
 	}
 	if col == "" {
 		return "", fmt.Errorf("table %s has no column to distribute it on", t.Qualified())
@@ -334,11 +347,15 @@ func IndexStatements(t *Table) []string {
 	if t.TimePartitioned() && t.Key.PartitionColumn() != "id" {
 		pk = "id, " + t.Key.PartitionColumn() // a partitioned table's unique keys hold its partition column
 	}
+	unique := "id"
+	if t.Tenants != nil {
+		pk, unique = TenantColumn+", "+pk, TenantColumn+", id" // the key is the tenant's
+	}
 	switch t.Key.Index {
 	case keys.IndexPK:
 		out = append(out, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s%s PRIMARY KEY (%s)", q, t.Name, pkeySuffix, pk))
 	case keys.IndexUnique:
-		out = append(out, fmt.Sprintf("CREATE UNIQUE INDEX %s%s ON %s (id)", t.Name, uniqueSuffix, q))
+		out = append(out, fmt.Sprintf("CREATE UNIQUE INDEX %s%s ON %s (%s)", t.Name, uniqueSuffix, q, unique))
 	case keys.IndexBtree, keys.IndexHash, keys.IndexBrin:
 		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s USING %s (id)", t.Name, keyIndexSuffix, q, t.Key.Index))
 	}

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// clusterTables print, for a run on a distributed engine, what each key
+// did on each worker (its key index there, its splits, images and WAL per
+// row, its CPU) and how evenly its rows and each round's inserts spread
+// over the shards and the workers: the figures the coordinator cannot see.
+func clusterTables(d *Doc, res *results.Results, order []string, last map[string]*results.Group) {
+	workers := NewTable("workers: key", "worker", "shards", "rows", "key index", "leaf density", "splits / row", "FPI / row", "WAL / row", "CPU").AlignRight(2, 3, 4, 5, 6, 7, 8, 9)
+	skew := NewTable("spread: key", "by", "rows across shards", "a round's inserts across shards", "across workers", "WAL / s by worker", "CPU by worker").AlignRight(2, 3, 4)
+	splitsFrom := map[string]bool{}
+	for _, k := range order {
+		c := res.Last(last[k])
+		cl := c.Cluster
+		if cl == nil {
+			continue
+		}
+		for _, w := range cl.Workers {
+			m := &w.Metrics
+			node := w.Node
+			if w.Unreachable != "" {
+				node += " (" + w.Unreachable + ")"
+			}
+			if w.SplitsFrom != "" {
+				splitsFrom[w.SplitsFrom] = true
+			}
+			workers.AppendRow(k, node, w.Shards, w.Rows.Text(func(n int64) string { return fmt.Sprintf("%d", n) }),
+				m.KeyIndexBytes.Text(results.Bytes), m.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) }),
+				w.SplitsPerRow.Text(func(v float64) string { return fmt.Sprintf("%.4f", v) }),
+				m.WALFPIPerRow.Text(func(v float64) string { return fmt.Sprintf("%.3f", v) }),
+				m.WALBytesPerRow.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
+				cpuCores(m.CPU))
+		}
+		worstShards, worstWorkers := worstRound(cl.Rounds)
+		skew.AppendRow(k, distributedBy(cl), skewText(cl.Skew), worstShards, worstWorkers, perWorker(cl.Rounds, len(cl.Workers), walPerS, bytesPerS), perWorker(cl.Rounds, len(cl.Workers), cpuPerRound, cores))
+	}
+	if len(workers.Rows) == 0 {
+		return
+	}
+	d.Add(workers)
+	from := make([]string, 0, len(splitsFrom))
+	for f := range splitsFrom {
+		from = append(from, f)
+	}
+	sort.Strings(from)
+	d.Printf("workers: each worker's figures over the cell's shards on it, read there by keybench (its statistics, pgstatindex; per row over the rows its shards took); "+
+		"splits counted from %s (a B-tree nothing was deleted from grows one page per split); CPU: the worker's server processes' CPU seconds per second of the cell (a worker on this machine).", strings.Join(from, " and "))
+	d.Add(skew)
+	d.Println("spread: max/mean is the fullest part over the mean (1.00: even) and CV the coefficient of variation; a round's inserts: the round most uneven (a hot shard is one that takes more than its share round after round); " +
+		"WAL / s and CPU by worker: each worker's median over the rounds, in the workers' order above.")
+}
+
+func distributedBy(cl *results.Cluster) string {
+	if cl.Tenants > 0 {
+		return fmt.Sprintf("%s (%d %s tenants)", cl.DistributedBy, cl.Tenants, cl.TenantSkew)
+	}
+	return cl.DistributedBy
+}
+
+func skewText(s results.M[results.Skew]) string {
+	return s.Text(func(v results.Skew) string { return fmt.Sprintf("%.2f max/mean, CV %.2f", v.MaxOverMean, v.CV) })
+}
+
+// worstRound is the most uneven round's skew across shards and across workers.
+func worstRound(rounds []results.ClusterRound) (string, string) {
+	if len(rounds) == 0 {
+		return "n/a", "n/a"
+	}
+	worst := func(get func(results.ClusterRound) results.M[results.Skew]) string {
+		best := get(rounds[0])
+		for _, r := range rounds[1:] {
+			s, ok := get(r).Get()
+			b, bok := best.Get()
+			if ok && (!bok || s.MaxOverMean > b.MaxOverMean) {
+				best = get(r)
+			}
+		}
+		return skewText(best)
+	}
+	return worst(func(r results.ClusterRound) results.M[results.Skew] { return r.Shards }),
+		worst(func(r results.ClusterRound) results.M[results.Skew] { return r.Workers })
+}
+
+func walPerS(w results.WorkerRound) results.M[float64]     { return w.WALBytesPerS }
+func cpuPerRound(w results.WorkerRound) results.M[float64] { return w.CPUCores }
+
+// perWorker is each worker's median of a round figure, in order.
+func perWorker(rounds []results.ClusterRound, n int, get func(results.WorkerRound) results.M[float64], format func(float64) string) string {
+	parts := make([]string, n)
+	for i := range parts {
+		var vs []float64
+		why := "no round"
+		for _, r := range rounds {
+			if i >= len(r.PerWorker) {
+				continue
+			}
+			v, ok := get(r.PerWorker[i]).Get()
+			if !ok {
+				why = get(r.PerWorker[i]).Reason()
+				continue
+			}
+			vs = append(vs, v)
+		}
+		if len(vs) == 0 {
+			parts[i] = "unavailable (" + why + ")"
+			continue
+		}
+		sort.Float64s(vs)
+		parts[i] = format(vs[len(vs)/2])
+	}
+	return strings.Join(parts, " / ")
+}
+
+func bytesPerS(v float64) string { return results.Bytes(int64(v)) + "/s" }
+func cores(v float64) string     { return fmt.Sprintf("%.2f", v) }
+
+func cpuCores(c results.M[results.CPU]) string {
+	cpu, ok := c.Get()
+	if !ok {
+		return "unavailable"
+	}
+	return cpu.ServerCores.Text(func(v float64) string { return cores(v) + " cores" })
+}
