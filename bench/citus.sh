@@ -82,6 +82,7 @@ shared_buffers = ${SHARED_BUFFERS:-64MB}
 max_wal_size = 4GB
 checkpoint_timeout = 30min
 max_connections = 200
+track_io_timing = on
 CONF
   as "$PG_BIN/pg_ctl" -D "$dir/$n" -l "$dir/$n.log" -w start >/dev/null
 done
@@ -105,7 +106,12 @@ for by in "${runs[@]}"; do
   echo "== $preset, distributed by $by"
   "$dir/keybench" --wide run "$preset" --dsn "$dsn" --distribute --shard-count "$shards" "${extra[@]}" --out "$out/$by" "$@"
   echo "== $preset, distributed by $by: what each worker saw"
-  "$dir/keybench" --wide report "$out/$by/results.json" | sed -n '/WORKERS: KEY/,$p' | sed '/^┌.*KEY .*COLUMN/,$d'
+  "$dir/keybench" --wide report "$out/$by/results.json" | python3 -c '
+import sys
+lines = sys.stdin.read().split("\n")
+start = [i for i, l in enumerate(lines) if "WORKERS: KEY" in l]
+end = [i for i, l in enumerate(lines) if "│ KEY " in l and "│ COLUMN " in l] + [len(lines) + 1]
+print("\n".join(lines[start[0] - 1:end[0] - 1]) if start else "no worker was read")'
 done
 
 # 4. Nothing of keybench left: no shard on the coordinator's books, no

@@ -255,6 +255,29 @@ func mergeRound(n int, shards []shardAt, answers []answer) (results.ClusterRound
 	return round, perShard
 }
 
+// AddToCost adds the last round's work on the workers to its cost (the
+// coordinator's alone), as metrics.AddWorkers does; a worker keybench
+// could not read leaves the cost unavailable with its reason.
+func (w *Watch) AddToCost(c *results.RoundCost) {
+	if c == nil {
+		return
+	}
+	ms := make([]results.Metrics, len(w.workers))
+	nodes := make([]string, len(w.workers))
+	for i, wk := range w.workers {
+		nodes[i] = wk.node.String()
+		switch {
+		case wk.conn == nil:
+			ms[i].CPU = results.Unavailable[results.CPU](wk.unreachable)
+		case len(wk.rounds) > 0:
+			ms[i] = wk.rounds[len(wk.rounds)-1]
+		default:
+			ms[i].CPU = results.Unavailable[results.CPU]("no round was read on the worker")
+		}
+	}
+	metrics.AddWorkers(c, ms, nodes)
+}
+
 func perSecond(v results.M[int64], secs float64) results.M[float64] {
 	n, ok := v.Get()
 	switch {

@@ -294,3 +294,58 @@ func (w *CostWatch) othersShare() (others, steal results.M[float64]) {
 	const hz = 100.0 // USER_HZ
 	return results.Of(min(1, float64(ticks)/hz/elapsed)), steal
 }
+
+// AddWorkers adds to a round's cost what the workers of a distributed
+// engine spent on it, where the rows are: each worker's server CPU (its
+// processes, when they run on this machine), its block IO time and its
+// WAL, per transaction (ws: each worker's figures over the round, named
+// by nodes). A worker whose CPU or IO cannot be read leaves the server
+// time unavailable with its reason: the coordinator's alone would leave
+// out the part of the cost a key changes.
+func AddWorkers(c *results.RoundCost, ws []results.Metrics, nodes []string) {
+	if c.Txns <= 0 || len(ws) == 0 {
+		return
+	}
+	per := float64(c.Txns)
+	var cpuMS, ioTotal, wal, fpi float64
+	why := ""
+	for i := range ws {
+		m := &ws[i]
+		cpu, ok := m.CPU.Get()
+		s, sok := cpu.ServerS.Get()
+		switch {
+		case !ok:
+			why = "worker " + nodes[i] + "'s CPU: " + m.CPU.Reason()
+		case !sok:
+			why = "worker " + nodes[i] + "'s CPU: " + cpu.ServerS.Reason()
+		default:
+			cpuMS += s * 1000
+		}
+		if io := ioMS(m); io.Reason() != "" {
+			why = "worker " + nodes[i] + "'s IO time: " + io.Reason()
+		} else {
+			ioTotal += io.Value()
+		}
+		b, bok := m.WALBytes.Get()
+		f, fok := m.WALFPI.Get()
+		if !bok || !fok {
+			why = "worker " + nodes[i] + "'s WAL: " + m.WALBytes.Reason() + m.WALFPI.Reason()
+		}
+		wal, fpi = wal+float64(b), fpi+float64(f)
+	}
+	if why != "" {
+		un := results.Unavailable[float64](why)
+		c.ServerMS, c.WALBytes, c.WALFPI = un, un, un
+		return
+	}
+	add := func(into *results.M[float64], v float64) {
+		if x, ok := into.Get(); ok {
+			*into = results.Of(x + v/per)
+		}
+	}
+	add(&c.ServerCPUMS, cpuMS)
+	add(&c.IOMS, ioTotal)
+	add(&c.ServerMS, cpuMS+ioTotal)
+	add(&c.WALBytes, wal)
+	add(&c.WALFPI, fpi)
+}

@@ -83,6 +83,8 @@ func briefShape(d *Doc, res *results.Results, sh shape) {
 	}
 	d.Add(t)
 	switch costliest := costliestOf(sh.Groups, cheapest); {
+	case cheapest == nil && len(sh.Groups) > 1 && noCost(sh.Groups) != "":
+		d.Printf("Not compared on cost: %s; --verbose compares the rates.", noCost(sh.Groups))
 	case cheapest == nil && len(sh.Groups) > 1:
 		d.Printf("Not compared: %s (%s compares the keys).", unitWords(sh.Groups[0]), moreSamples(sh.Groups[0]))
 	case costliest != nil:
@@ -181,4 +183,15 @@ func keyList(gs []*results.Group) string {
 		out = append(out, g.Key)
 	}
 	return strings.Join(out, ", ")
+}
+
+// noCost is why a key of a shape with rounds has no cost to compare ("":
+// each has one, or too few samples are the reason).
+func noCost(gs []*results.Group) string {
+	for _, g := range gs {
+		if g.Cost != nil && g.Cost.Unavailable != "" && g.Unit == results.UnitRounds {
+			return g.Key + "'s server time per transaction is unavailable (" + g.Cost.Unavailable + ")"
+		}
+	}
+	return ""
 }

@@ -345,6 +345,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
 		cost := metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
+		if cr.cluster != nil {
+			cr.cluster.AddToCost(cost)
+		}
 		rd := results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost}
 		if dres.Pace != nil {
 			rd.P99MS = driver.LatencyMS(dres.Latency).P99
@@ -355,6 +358,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		fillDriverResult(cr.c, driver.Merge(cr.results))
 	} else {
 		cr.c.Cost = metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
+		if cr.cluster != nil {
+			cr.cluster.AddToCost(cr.c.Cost)
+		}
 	}
 	return nil
 }
