@@ -83,6 +83,7 @@ max_wal_size = 4GB
 checkpoint_timeout = 30min
 max_connections = 200
 track_io_timing = on
+track_wal_io_timing = on
 CONF
   as "$PG_BIN/pg_ctl" -D "$dir/$n" -l "$dir/$n.log" -w start >/dev/null
 done
