@@ -15,6 +15,7 @@ import (
 func clusterTables(d *Doc, res *results.Results, order []string, last map[string]*results.Group) {
 	workers := NewTable("workers: key", "worker", "shards", "rows", "key index", "leaf density", "splits / row", "FPI / row", "WAL / row", "CPU").AlignRight(2, 3, 4, 5, 6, 7, 8, 9)
 	skew := NewTable("spread: key", "by", "rows across shards", "a round's inserts across shards", "across workers", "WAL / s by worker", "CPU by worker").AlignRight(2, 3, 4)
+	shards := NewTable("shards: key", "shard", "worker", "rows", "a round's inserts (fewest–most)", "key index", "leaf density").AlignRight(1, 3, 4, 5, 6)
 	splitsFrom := map[string]bool{}
 	for _, k := range order {
 		c := res.Last(last[k])
@@ -38,6 +39,10 @@ func clusterTables(d *Doc, res *results.Results, order []string, last map[string
 				m.WALBytesPerRow.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
 				cpuCores(m.CPU))
 		}
+		for _, sh := range cl.Shards {
+			shards.AppendRow(k, sh.ID, sh.Node, sh.Rows.Text(func(n int64) string { return fmt.Sprintf("%d", n) }), spanText(sh.Inserted),
+				sh.KeyIndexBytes.Text(results.Bytes), sh.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) }))
+		}
 		worstShards, worstWorkers := worstRound(cl.Rounds)
 		skew.AppendRow(k, distributedBy(cl), skewText(cl.Skew), worstShards, worstWorkers, perWorker(cl.Rounds, len(cl.Workers), walPerS, bytesPerS), perWorker(cl.Rounds, len(cl.Workers), cpuPerRound, cores))
 	}
@@ -52,6 +57,7 @@ func clusterTables(d *Doc, res *results.Results, order []string, last map[string
 	sort.Strings(from)
 	d.Printf("workers: each worker's figures over the cell's shards on it, read there by keybench (its statistics, pgstatindex; per row over the rows its shards took); "+
 		"splits counted from %s (a B-tree nothing was deleted from grows one page per split); CPU: the worker's server processes' CPU seconds per second of the cell (a worker on this machine).", strings.Join(from, " and "))
+	d.Add(shards)
 	d.Add(skew)
 	d.Println("spread: max/mean is the fullest part over the mean (1.00: even) and CV the coefficient of variation; a round's inserts: the round most uneven (a hot shard is one that takes more than its share round after round); " +
 		"WAL / s and CPU by worker: each worker's median over the rounds, in the workers' order above.")
@@ -127,4 +133,16 @@ func cpuCores(c results.M[results.CPU]) string {
 		return "unavailable"
 	}
 	return cpu.ServerCores.Text(func(v float64) string { return cores(v) + " cores" })
+}
+
+// spanText is the fewest and the most of a shard's rounds' inserts.
+func spanText(ins []int64) string {
+	if len(ins) == 0 {
+		return "n/a"
+	}
+	lo, hi := ins[0], ins[0]
+	for _, n := range ins[1:] {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
 }
