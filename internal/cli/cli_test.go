@@ -120,6 +120,7 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "--tenants", "10"},
 		{"run", "--tenant-skew", "uniform"},
 		{"run", "--distribute-by", "shard"},
+		{"run", "--distribute-by", "reference"},
 		{"run", "--dsn", "postgres://u@h/db", "--distribute", "--distribute-by", "tenant", "--tenants", "-3"},
 		{"run", "--replicas", "-1"},
 		{"run", "--dsn", "postgres://u@h/db", "--replicas", "1"},

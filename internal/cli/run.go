@@ -74,7 +74,7 @@ type runCmd struct {
 	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
 	Distribute    bool        `help:"With --dsn on Citus: make each cell's table a distributed table sharded on its key (child tables co-located with their parents)."`
 	ShardCount    int         `name:"shard-count" placeholder:"N" help:"With --distribute: shards per distributed table (default: Citus's citus.shard_count)."`
-	DistributeBy  string      `name:"distribute-by" enum:"key,tenant" default:"key" help:"With --distribute: shard the keyed table on its key (key) or on a tenant column the server fills (tenant: Citus's multi-tenant model, the key local to its tenant, the primary key (tenant_id, id))."`
+	DistributeBy  string      `name:"distribute-by" enum:"key,tenant,reference" default:"key" help:"With --distribute: shard the keyed table on its key (key), on a tenant column the server fills (tenant: Citus's multi-tenant model, the key local to its tenant, the primary key (tenant_id, id)), or make it a reference table copied to every node (reference; its children sharded on their parent column)."`
 	Tenants       int         `name:"tenants" placeholder:"N" help:"With --distribute-by tenant: how many tenants the rows spread over (default 1000)."`
 	TenantSkew    string      `name:"tenant-skew" enum:"zipf,uniform" default:"zipf" help:"With --distribute-by tenant: the tenants' sizes, Zipfian (a few large, many small: tenant k's share falls as 1/k) or uniform."`
 	Force         bool        `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
@@ -427,6 +427,10 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	if cfg.Tenants, err = r.tenants(); err != nil {
 		return err
 	}
+	if r.DistributeBy == "reference" && !r.Distribute {
+		return usagef("--distribute-by reference makes the keyed table a Citus reference table and needs --distribute (a Citus server at --dsn)")
+	}
+	cfg.Reference = r.DistributeBy == "reference"
 	if len(cfg.Plan.Params.Caches) > 0 {
 		for _, kv := range r.PgConf {
 			if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == "shared_buffers" {

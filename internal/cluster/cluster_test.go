@@ -74,7 +74,7 @@ func TestMergeRoundFromRecordedAnswers(t *testing.T) {
 	for _, n := range perShard {
 		sum += n
 	}
-	if sum != inserted || len(perShard) != 8 || perShard[102076] != 774 || perShard[102080] != 98 {
+	if sum != inserted || len(perShard) != 8 || perShard[shardAt{102076, 0}] != 774 || perShard[shardAt{102080, 0}] != 98 {
 		t.Fatalf("per shard %v (sum %d, want %d)", perShard, sum, inserted)
 	}
 	sh, ok := round.Shards.Get()
@@ -139,5 +139,24 @@ func TestShardNameAndMajor(t *testing.T) {
 		if loopback(host) != want {
 			t.Errorf("loopback(%q) = %v", host, !want)
 		}
+	}
+}
+
+// TestMergeRoundOfAReferenceTable: a reference table's one shard has a
+// placement on every node; each placement takes every row, and the spread
+// across them is even.
+func TestMergeRoundOfAReferenceTable(t *testing.T) {
+	const id = 102200
+	a := func(before, after int64) answer {
+		return answer{shards: []int64{id}, before: map[int64]int64{id: before}, after: map[int64]int64{id: after}, secs: 1,
+			wal: results.Of[int64](1 << 20), cpu: results.Of(results.CPU{ServerS: results.Of(0.5)})}
+	}
+	shards := []shardAt{{id, 0}, {id, 1}, {id, 2}}
+	round, perShard := mergeRound(1, shards, []answer{a(10, 510), a(0, 500), a(7, 507)})
+	if len(perShard) != 3 || perShard[shardAt{id, 1}] != 500 {
+		t.Fatalf("placements: %v", perShard)
+	}
+	if s, ok := round.Shards.Get(); !ok || s.MaxOverMean != 1 || s.Total != 1500 {
+		t.Errorf("placements' spread: %+v", round.Shards)
 	}
 }

@@ -21,21 +21,22 @@ func (w *Watch) Finish(ctx context.Context, txns int64) {
 	w.out.Rounds = w.rounds
 	w.out.Workers = make([]results.Worker, len(w.workers))
 	w.out.Shards = make([]results.Shard, len(w.shards))
-	shards := map[int64]*results.Shard{}
+	shards := map[shardAt]*results.Shard{}
 	for i, s := range w.shards {
 		wk := w.workers[s.worker]
 		sh := &w.out.Shards[i]
 		sh.ID, sh.Node = s.id, wk.node.String()
 		for _, ins := range w.perShard {
-			if n, ok := ins[s.id]; ok {
+			if n, ok := ins[s]; ok {
 				sh.Inserted = append(sh.Inserted, n)
 			}
 		}
-		shards[s.id] = sh
+		shards[s] = sh
 	}
 	for i, wk := range w.workers {
-		w.out.Workers[i] = wk.finish(ctx, w.schema, w.keyed, shards, w.inserted(i), txns)
+		w.out.Workers[i] = wk.finish(ctx, w.schema, w.keyed, func(id int64) *results.Shard { return shards[shardAt{id: id, worker: i}] }, w.inserted(i), txns)
 	}
+	w.out.Written = w.written()
 	rows := make([]int64, 0, len(w.out.Shards))
 	for _, sh := range w.out.Shards {
 		n, ok := sh.Rows.Get()
@@ -66,14 +67,14 @@ func (w *Watch) inserted(i int) results.M[int64] {
 	return results.Of(n)
 }
 
-func (wk *worker) finish(ctx context.Context, schema string, keyed Table, shards map[int64]*results.Shard, ins results.M[int64], txns int64) results.Worker {
+func (wk *worker) finish(ctx context.Context, schema string, keyed Table, shard func(int64) *results.Shard, ins results.M[int64], txns int64) results.Worker {
 	out := results.Worker{Node: wk.node.String(), Shards: len(wk.keyed), Unreachable: wk.unreachable}
 	if wk.conn == nil {
 		why := wk.unreachable
 		out.Rows, out.Inserted, out.Splits = results.Unavailable[int64](why), results.Unavailable[int64](why), results.Unavailable[int64](why)
 		out.SplitsPerRow = results.Unavailable[float64](why)
 		for _, id := range wk.keyed {
-			sh := shards[id]
+			sh := shard(id)
 			sh.Rows, sh.KeyIndexBytes, sh.LeafDensity = results.Unavailable[int64](why), results.Unavailable[int64](why), results.Unavailable[float64](why)
 		}
 		return out
@@ -84,7 +85,7 @@ func (wk *worker) finish(ctx context.Context, schema string, keyed Table, shards
 	var total int64
 	rowsOK := true
 	for _, id := range wk.keyed {
-		sh := shards[id]
+		sh := shard(id)
 		var n int64
 		if err := wk.conn.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM %s.%s", schema, ShardName(keyed.Name, id))).Scan(&n); err != nil {
 			sh.Rows, rowsOK = results.Unavailable[int64](err.Error()), false
@@ -137,6 +138,49 @@ func (wk *worker) splits(out *results.Worker, inserted int64) {
 		return
 	}
 	out.SplitsPerRow = results.Of(float64(n) / float64(inserted))
+}
+
+// written is the rows the cell's tables took, counted on the workers
+// (their statistics, every round): each worker's summed, a reference
+// table's copies once (each worker's keyed shards beyond the first copy's
+// taken away), for the check against what the clients said.
+func (w *Watch) written() results.M[results.Tuples] {
+	var sum results.Tuples
+	copies := 0
+	for i, wk := range w.workers {
+		t, ok := w.out.Workers[i].Metrics.Tuples.Get()
+		if !ok {
+			return results.Unavailable[results.Tuples]("worker " + wk.node.String() + "'s rows: " + w.out.Workers[i].Metrics.Tuples.Reason())
+		}
+		sum.Inserted, sum.Updated, sum.HOTUpdated, sum.Deleted = sum.Inserted+t.Inserted, sum.Updated+t.Updated, sum.HOTUpdated+t.HOTUpdated, sum.Deleted+t.Deleted
+		if !w.out.Replicated || len(wk.keyed) == 0 {
+			continue
+		}
+		if copies++; copies == 1 {
+			continue
+		}
+		if wk.keyedErr != nil {
+			return results.Unavailable[results.Tuples]("worker " + wk.node.String() + "'s copy of the reference table: " + wk.keyedErr.Error())
+		}
+		sum.Inserted, sum.Updated, sum.Deleted = sum.Inserted-wk.keyedTook.Inserted, sum.Updated-wk.keyedTook.Updated, sum.Deleted-wk.keyedTook.Deleted
+	}
+	return results.Of(sum)
+}
+
+// keyedTuples is the rows the keyed shards took (n_tup_ins, upd, del summed);
+// a previous error stands (a round's count missing spoils the cell's).
+func keyedTuples(ctx context.Context, conn *pgx.Conn, schema, table string, shards []int64, prev error) (results.Tuples, error) {
+	var t results.Tuples
+	if prev != nil {
+		return t, prev
+	}
+	names := make([]string, len(shards))
+	for i, s := range shards {
+		names[i] = ShardName(table, s)
+	}
+	err := conn.QueryRow(ctx, `SELECT coalesce(sum(n_tup_ins), 0)::bigint, coalesce(sum(n_tup_upd), 0)::bigint, coalesce(sum(n_tup_del), 0)::bigint
+		FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, schema, names).Scan(&t.Inserted, &t.Updated, &t.Deleted)
+	return t, err
 }
 
 // shardInserts is each keyed shard's n_tup_ins.

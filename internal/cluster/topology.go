@@ -31,10 +31,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Node is a worker as pg_dist_node names it.
+// Node is a worker as pg_dist_node names it; Coordinator marks the
+// coordinator itself holding placements (a reference table's copy).
 type Node struct {
-	Host string
-	Port int
+	Host        string
+	Port        int
+	Coordinator bool
 }
 
 func (n Node) String() string { return net.JoinHostPort(n.Host, strconv.Itoa(n.Port)) }
@@ -55,7 +57,7 @@ func ShardName(relation string, shard int64) string {
 
 // placementsQuery lists the primary placements of the given tables'
 // shards (Citus 11 and later keep them in these three catalogs).
-const placementsQuery = `SELECT c.relname::text, s.shardid, n.nodename::text, n.nodeport
+const placementsQuery = `SELECT c.relname::text, s.shardid, n.nodename::text, n.nodeport, n.groupid = 0
 	FROM pg_dist_shard s
 	JOIN pg_class c ON c.oid = s.logicalrelid
 	JOIN pg_dist_placement p ON p.shardid = s.shardid
@@ -71,7 +73,7 @@ func Placements(ctx context.Context, coord *pgx.Conn, tables []string) ([]Placem
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Placement, error) {
 		var p Placement
-		err := r.Scan(&p.Table, &p.Shard, &p.Node.Host, &p.Node.Port)
+		err := r.Scan(&p.Table, &p.Shard, &p.Node.Host, &p.Node.Port, &p.Node.Coordinator)
 		return p, err
 	})
 }

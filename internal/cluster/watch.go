@@ -32,11 +32,13 @@ type Watch struct {
 	// shards are the keyed table's shards in id order, with their worker.
 	shards []shardAt
 	rounds []results.ClusterRound
-	// perShard are each round's inserts by shard (a shard absent: unread).
-	perShard []map[int64]int64
+	// perShard are each round's inserts by shard placement (absent: unread).
+	perShard []map[shardAt]int64
 	out      *results.Cluster
 }
 
+// shardAt is a shard's placement on a worker: a reference table's one
+// shard has one on every node.
 type shardAt struct {
 	id     int64
 	worker int
@@ -57,7 +59,12 @@ type worker struct {
 	began      time.Time
 	// insBefore is each keyed shard's n_tup_ins at the round's start;
 	// pagesBefore the key indexes' pages then.
-	insBefore   map[int64]int64
+	insBefore map[int64]int64
+	// keyedBefore is its keyed shards' rows written at the round's start,
+	// keyedTook what they took over the rounds (keyedErr: a round unread).
+	keyedBefore results.Tuples
+	keyedTook   results.Tuples
+	keyedErr    error
 	pagesBefore int64
 	baseline    int64
 	// rounds are its metrics session's figures, one per round; pages the
@@ -154,6 +161,7 @@ func (w *Watch) StartRound(ctx context.Context) {
 		_, _ = wk.conn.Exec(ctx, "CHECKPOINT")
 		wk.baseline = citusBackends(ctx, wk.conn)
 		wk.insBefore, _ = shardInserts(ctx, wk.conn, w.schema, w.keyed.Name, wk.keyed)
+		wk.keyedBefore, wk.keyedErr = keyedTuples(ctx, wk.conn, w.schema, w.keyed.Name, wk.keyed, wk.keyedErr)
 		wk.pagesBefore = indexPages(ctx, wk.conn, wk.keyIndexes)
 		wk.began = time.Now()
 		wk.sess = metrics.Start(ctx, wk.env)
@@ -183,6 +191,12 @@ func (w *Watch) EndRound(ctx context.Context) {
 		if a.after, err = shardInserts(ctx, wk.conn, w.schema, w.keyed.Name, wk.keyed); err != nil {
 			a.after, a.unread = nil, "the shards' statistics: "+err.Error()
 		}
+		var now results.Tuples
+		if now, wk.keyedErr = keyedTuples(ctx, wk.conn, w.schema, w.keyed.Name, wk.keyed, wk.keyedErr); wk.keyedErr == nil {
+			wk.keyedTook.Inserted += now.Inserted - wk.keyedBefore.Inserted
+			wk.keyedTook.Updated += now.Updated - wk.keyedBefore.Updated
+			wk.keyedTook.Deleted += now.Deleted - wk.keyedBefore.Deleted
+		}
 		pages := int64(-1)
 		if p := indexPages(ctx, wk.conn, wk.keyIndexes); p >= 0 && wk.pagesBefore >= 0 {
 			pages = p - wk.pagesBefore
@@ -211,12 +225,12 @@ type answer struct {
 // the shards and the workers, and each worker's WAL and CPU per second.
 // The skews need every worker's answer: a spread over part of the
 // cluster would hide the part that was not read.
-func mergeRound(n int, shards []shardAt, answers []answer) (results.ClusterRound, map[int64]int64) {
+func mergeRound(n int, shards []shardAt, answers []answer) (results.ClusterRound, map[shardAt]int64) {
 	round := results.ClusterRound{Round: n}
-	perShard := map[int64]int64{}
+	perShard := map[shardAt]int64{}
 	complete := true
 	var workerIns []int64
-	for _, a := range answers {
+	for i, a := range answers {
 		wr := results.WorkerRound{}
 		switch {
 		case a.why != "":
@@ -231,8 +245,9 @@ func mergeRound(n int, shards []shardAt, answers []answer) (results.ClusterRound
 		default:
 			var total int64
 			for _, s := range a.shards {
-				perShard[s] = a.after[s] - a.before[s]
-				total += perShard[s]
+				at := shardAt{id: s, worker: i}
+				perShard[at] = a.after[s] - a.before[s]
+				total += perShard[at]
 			}
 			wr.Inserted = results.Of(total)
 			workerIns = append(workerIns, total)
@@ -249,7 +264,7 @@ func mergeRound(n int, shards []shardAt, answers []answer) (results.ClusterRound
 	}
 	shardIns := make([]int64, len(shards))
 	for i, s := range shards {
-		shardIns[i] = perShard[s.id]
+		shardIns[i] = perShard[s]
 	}
 	round.Shards, round.Workers = SkewOf(shardIns), SkewOf(workerIns)
 	return round, perShard
@@ -262,10 +277,15 @@ func (w *Watch) AddToCost(c *results.RoundCost) {
 	if c == nil {
 		return
 	}
-	ms := make([]results.Metrics, len(w.workers))
-	nodes := make([]string, len(w.workers))
-	for i, wk := range w.workers {
-		nodes[i] = wk.node.String()
+	var ms []results.Metrics
+	var nodes []string
+	for _, wk := range w.workers {
+		if wk.node.Coordinator {
+			continue // the round's cost already holds the coordinator's backends and IO
+		}
+		nodes = append(nodes, wk.node.String())
+		ms = append(ms, results.Metrics{})
+		i := len(ms) - 1
 		switch {
 		case wk.conn == nil:
 			ms[i].CPU = results.Unavailable[results.CPU](wk.unreachable)

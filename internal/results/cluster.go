@@ -11,8 +11,11 @@ type Cluster struct {
 	// key itself; tenant_id: a tenant, the key local to it); Tenants the
 	// tenants the rows were spread over and how (TenantSkew), when by tenant.
 	DistributedBy string `json:"distributed_by"`
-	Tenants       int    `json:"tenants,omitempty"`
-	TenantSkew    string `json:"tenant_skew,omitempty"`
+	// Replicated: the keyed table is a reference table, every node a copy
+	// of all its rows (the rows are counted once, each copy checked).
+	Replicated bool   `json:"replicated,omitempty"`
+	Tenants    int    `json:"tenants,omitempty"`
+	TenantSkew string `json:"tenant_skew,omitempty"`
 	// Workers are the nodes holding the cell's shards, in pg_dist_node's order.
 	Workers []Worker `json:"workers"`
 	// Shards are the keyed table's shards, in shard id order.
@@ -20,6 +23,9 @@ type Cluster struct {
 	// Skew is how unevenly the rows lie across the shards at the cell's
 	// end; unavailable, with the reason, when a worker's shards could not be counted.
 	Skew M[Skew] `json:"skew"`
+	// Written is the rows the cell's tables took, counted on the workers
+	// (a reference table's copies once): what the clients' are checked against.
+	Written M[Tuples] `json:"written"`
 	// Rounds are each round's inserts across the shards and the workers,
 	// with what each worker spent in the round: the hot-shard evidence.
 	Rounds []ClusterRound `json:"rounds,omitempty"`

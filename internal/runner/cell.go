@@ -74,13 +74,8 @@ func (r *run) setUp(ctx context.Context, pc scenario.PlannedCell, c *results.Cel
 	wl := built.Workload
 	c.Options, c.Variant = built.Options, built.Variant
 	cr := &cellRun{r: r, pc: pc, c: c, wl: wl, key: key, at: at, tables: wl.Tables(at, key)}
-	if r.cfg.Tenants != nil {
-		for _, t := range cr.tables {
-			if !t.Keyed() {
-				return nil, usage.Errorf("--distribute-by tenant distributes the keyed table alone, and %s has a table of its own (%s)", pc.Task.Workload, t.Name)
-			}
-			t.Tenants = r.cfg.Tenants
-		}
+	if err := r.distribution(cr.tables, pc.Task.Workload); err != nil {
+		return nil, err
 	}
 	if rounds > 1 {
 		cr.touches, cr.noTouches = metrics.NewFirstTouches(r.major, r.ext)
@@ -684,6 +679,25 @@ func (cr *cellRun) summarize(dres *driver.Result) (*workload.Outcome, error) {
 	return o, nil
 }
 
+// distribution shapes the cell's tables for --distribute-by: by tenant
+// (the keyed table alone), or the keyed table a reference table with its
+// children distributed on their parent column, not co-located with it.
+func (r *run) distribution(tables []*workload.Table, wl string) error {
+	for _, t := range tables {
+		switch {
+		case r.cfg.Tenants != nil && !t.Keyed():
+			return usage.Errorf("--distribute-by tenant distributes the keyed table alone, and %s has a table of its own (%s)", wl, t.Name)
+		case r.cfg.Tenants != nil:
+			t.Tenants = r.cfg.Tenants
+		case r.cfg.Reference && t.Keyed():
+			t.Reference = true
+		case r.cfg.Reference:
+			t.ColocateWith = "" // a reference table's shard is on every node
+		}
+	}
+	return nil
+}
+
 // finishCluster reads the cell's evidence on each worker and merges their
 // rounds; the rows the workers' shards took are then the server's count
 // that the evidence checks the clients' against (the coordinator's
@@ -699,21 +713,13 @@ func (cr *cellRun) finishCluster(ctx context.Context, txns int64) {
 	}
 }
 
-// workerTuples is the rows every worker's shards took (their statistics),
-// unavailable unless every worker was read.
+// workerTuples is the rows the workers counted the cell's tables taking
+// (Cluster.Written), unavailable when no worker was read.
 func workerTuples(cl *results.Cluster) results.M[results.Tuples] {
 	if cl == nil || len(cl.Workers) == 0 {
 		return results.Unavailable[results.Tuples]("on a distributed engine the rows are counted on its workers, and none was read")
 	}
-	var sum results.Tuples
-	for _, w := range cl.Workers {
-		t, ok := w.Metrics.Tuples.Get()
-		if !ok {
-			return results.Unavailable[results.Tuples]("worker " + w.Node + "'s rows: " + w.Metrics.Tuples.Reason())
-		}
-		sum.Inserted, sum.Updated, sum.HOTUpdated, sum.Deleted = sum.Inserted+t.Inserted, sum.Updated+t.Updated, sum.HOTUpdated+t.HOTUpdated, sum.Deleted+t.Deleted
-	}
-	return results.Of(sum)
+	return cl.Written
 }
 
 // watchCluster opens, once, the reading of the cell on each worker of a
@@ -735,6 +741,9 @@ func (cr *cellRun) watchCluster(ctx context.Context) *cluster.Watch {
 		tables = append(tables, ct)
 	}
 	out := &results.Cluster{DistributedBy: "id"}
+	if cr.r.cfg.Reference {
+		out.DistributedBy, out.Replicated = "reference (every node a copy)", true
+	}
 	if tn := cr.r.cfg.Tenants; tn != nil {
 		out.DistributedBy, out.Tenants, out.TenantSkew = workload.TenantColumn, tn.N, tn.Skew
 	}

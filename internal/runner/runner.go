@@ -74,6 +74,10 @@ type Config struct {
 	// column instead of its key (--distribute-by tenant): the key local to
 	// its tenant, the rows spread over Tenants.N tenants.
 	Tenants *workload.Tenants
+	// Reference, with Distribute, makes the keyed table a reference table
+	// (copied to every node; its children distributed on their parent
+	// column, their foreign key to it kept): --distribute-by reference.
+	Reference bool
 	// StandbyWait bounds each wait for the standbys to replay what the
 	// primary wrote (0: metrics.DefaultStandbyWait, --standby-wait).
 	StandbyWait time.Duration

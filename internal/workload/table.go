@@ -113,6 +113,10 @@ type Table struct {
 	// tenants' (--distribute-by tenant).
 	Tenants *Tenants
 
+	// Reference makes the table, on a distributed engine, a reference
+	// table: one shard copied to every node (--distribute-by reference).
+	Reference bool
+
 	// DistributeBy is the column a distributed engine (Citus, --distribute)
 	// shards a table of the workload's own on, and ColocateWith the table
 	// whose shards its rows share (a child with its parent, so that the
@@ -298,6 +302,9 @@ func createStatements(t *Table) []string {
 // shardCount shards (0: Citus's default) or in its ColocateWith table's
 // shards. It is run right after the table is created, before its fill.
 func DistributeStatement(t *Table, shardCount int) (string, error) {
+	if t.Reference {
+		return fmt.Sprintf("SELECT create_reference_table('%s')", t.Qualified()), nil
+	}
 	col := t.DistributeBy
 	if col == "" && t.Keyed() {
 		col = "id"

@@ -143,6 +143,11 @@ func TestDistributeStatement(t *testing.T) {
 	if want := "SELECT create_distributed_table('keybench.kb_cell2_child', 'parent_id', colocate_with => 'keybench.kb_cell2')"; err != nil || got != want {
 		t.Errorf("child: %q %v, want %q", got, err, want)
 	}
+	ref := KeyedTable(at, k, Setup{})
+	ref.Reference = true
+	if got, _ := DistributeStatement(ref, 32); got != "SELECT create_reference_table('keybench.kb_cell2')" {
+		t.Errorf("reference: %q", got)
+	}
 	if _, err := DistributeStatement(OwnTable(at, "x", "x", "a int"), 4); err == nil {
 		t.Error("a table without a distribution column was distributed")
 	}
