@@ -339,10 +339,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	if cr.win.Rounds > 1 {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
-		cost := metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
-		if cr.cluster != nil {
-			cr.cluster.AddToCost(cost)
-		}
+		cost := cr.roundCost(dres, &m)
 		rd := results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost}
 		if dres.Pace != nil {
 			rd.P99MS = driver.LatencyMS(dres.Latency).P99
@@ -352,12 +349,19 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		// run keeps it (the cell is then marked interrupted, not summarized).
 		fillDriverResult(cr.c, driver.Merge(cr.results))
 	} else {
-		cr.c.Cost = metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, &m)
-		if cr.cluster != nil {
-			cr.cluster.AddToCost(cr.c.Cost)
-		}
+		cr.c.Cost = cr.roundCost(dres, &m)
 	}
 	return nil
+}
+
+// roundCost is what the round's transactions cost, per transaction:
+// the server's backends and IO, and on a distributed engine its workers'.
+func (cr *cellRun) roundCost(dres *driver.Result, m *results.Metrics) *results.RoundCost {
+	cost := metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, m)
+	if cr.cluster != nil {
+		cr.cluster.AddToCost(cost)
+	}
+	return cost
 }
 
 // roundWindow is round n's share of the cell's window; a round after the
@@ -760,6 +764,10 @@ func (cr *cellRun) watchCluster(ctx context.Context) *cluster.Watch {
 // run's clean-up (the workspace's, or the embedded server's end): a lock
 // held by another session must not delay the stop.
 func (cr *cellRun) drop(ctx context.Context) {
+	if cr.cluster != nil { // a cell that failed before its finish
+		cr.cluster.Close()
+		cr.cluster = nil
+	}
 	if ctx.Err() != nil || cr.r.admin.IsClosed() {
 		return
 	}
