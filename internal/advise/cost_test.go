@@ -7,16 +7,19 @@ import (
 	"github.com/keybench/keybench/internal/projection/projectiontest"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // TestCost: a paying uuidv4 table is costed off the run's curves at its own
 // rows and cache; a run of one size per key is refused as curves.
 func TestCost(t *testing.T) {
 	run := projectiontest.GrowthRun()
+	verdict.Analyze(run)
 	if err := CheckCurves(run); err != nil {
 		t.Fatal(err)
 	}
 	one := &results.Results{Scenario: "war", Cells: run.Cells[:2]}
+	verdict.Analyze(one)
 	if err := CheckCurves(one); err == nil || !strings.Contains(err.Error(), "war run") {
 		t.Errorf("a run of one size per key: %v", err)
 	}
@@ -46,7 +49,7 @@ func TestCost(t *testing.T) {
 // it has none.
 func TestCostCarriesItsIntervalAndStorage(t *testing.T) {
 	path := "../report/testdata/runs/growth.json.gz" // a real growth run: its points have intervals
-	run, err := results.Parse(resultstest.ReadGzip(t, path), path)
+	run, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
 	if err != nil {
 		t.Fatal(err)
 	}

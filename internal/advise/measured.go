@@ -5,6 +5,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // Measured is what a table's lab measured (advise --lab): the table's key
@@ -14,7 +15,7 @@ import (
 // — or why the lab gave no verdict (runErr: the lab did not finish).
 func Measured(path string, lab *Lab, runErr error) *LabResult {
 	out := &LabResult{Results: path, Key: lab.Key}
-	res, err := results.Read(path)
+	res, err := verdict.Read(path)
 	switch {
 	case err != nil && runErr != nil:
 		out.Unavailable = "the lab failed: " + runErr.Error()
@@ -23,7 +24,7 @@ func Measured(path string, lab *Lab, runErr error) *LabResult {
 		out.Unavailable = "its results could not be read: " + err.Error()
 		return out
 	}
-	groups := res.BuildGroups()
+	groups := res.Analysis.Groups
 	var mine *results.Group
 	for i := range groups {
 		if groups[i].Key == lab.Key {

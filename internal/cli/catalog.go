@@ -10,7 +10,7 @@ import (
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/scenario"
-	"github.com/keybench/keybench/internal/workload"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 type keysCmd struct{}
@@ -143,8 +143,11 @@ func (scenariosCmd) Run(e *env) error {
 	t := report.NewTable("scenario", "kind", "time", "description")
 	for _, s := range scenario.All() {
 		kind := "workload"
-		if s.Source != "" {
+		switch {
+		case s.Kind == scenario.Preset && s.Source != "":
 			kind = "preset (" + s.Source + ")"
+		case s.Kind == scenario.Preset:
+			kind = "preset"
 		}
 		t.AppendRow(s.Name, kind, estimateOf(s), s.Description)
 	}
@@ -176,7 +179,7 @@ type workloadsCmd struct{}
 // key strategies with their parameters.
 func (workloadsCmd) Run(e *env) error {
 	t := report.NewTable("workload: option", "values (default)", "what it is")
-	for _, m := range workload.All() {
+	for _, m := range all.Workloads() {
 		t.AppendRow(m.Name, "", m.Description)
 		for _, o := range m.New().Options() {
 			doc := o.Doc

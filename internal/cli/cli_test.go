@@ -488,7 +488,7 @@ func TestSharedBuffersList(t *testing.T) {
 			t.Errorf("cell %d (%s, %d rows): status %s, shared_buffers %d, measured cache %v; want %d", i, c.Key, c.RowsBefore, c.Status, c.SharedBuffers, c.Metrics.CacheBytes, want)
 		}
 	}
-	groups := r.BuildGroups()
+	groups := r.Analysis.Groups
 	if len(groups) != 8 {
 		t.Errorf("%d groups, want one per key, size and cache", len(groups))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 type compareCmd struct {
@@ -41,12 +42,12 @@ func (c *compareCmd) run(e *env) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	cmp := report.Compare(c.A, c.B, a, b)
+	cmp := verdict.Compare(c.A, c.B, a, b)
 	if len(cmp.Rows) == 0 {
 		return usagef("%s and %s have no measurement in common (same key, workload, clients and table size)", c.A, c.B)
 	}
-	cmp.Doc().Write(&printable{w: e.stdout}, e.width(e.stdout))
-	if err := c.writeDoc(e, cmp.Doc(), cmp); err != nil {
+	report.CompareDoc(cmp).Write(&printable{w: e.stdout}, e.width(e.stdout))
+	if err := c.writeDoc(e, report.CompareDoc(cmp), cmp); err != nil {
 		return err
 	}
 	if c.HTML != "" {
@@ -60,7 +61,7 @@ func (c *compareCmd) run(e *env) error {
 		fmt.Fprintf(e.stderr, "comparison: %s\n", c.HTML)
 	}
 	if failOn > 0 {
-		if regressed := report.Regressions(cmp.Rows, failOn); len(regressed) > 0 {
+		if regressed := verdict.Regressions(cmp.Rows, failOn); len(regressed) > 0 {
 			return fmt.Errorf("--fail-on %s: %s", c.FailOn, strings.Join(regressed, "; "))
 		}
 		fmt.Fprintf(e.stderr, "no measurement of %s is significantly slower than %s's by more than %s\n", c.B, c.A, c.FailOn)

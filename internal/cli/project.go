@@ -76,7 +76,7 @@ func (p *projectCmd) run(e *env) error {
 	report.ProjectionDoc(rep, scale).Write(&printable{w: e.stdout}, e.width(e.stdout))
 	if p.HTML != "" {
 		res.Plan.AtScale = &scale
-		if err := report.WriteFile(res, p.HTML); err != nil {
+		if err := report.WriteFile(res, projected(res), p.HTML); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "report: %s\n", p.HTML)

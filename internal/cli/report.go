@@ -5,9 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 type reportCmd struct {
@@ -30,7 +32,7 @@ func (r *reportCmd) run(e *env) error {
 	if out == "" {
 		out = report.DefaultPath(r.Results)
 	}
-	if err := report.WriteFile(res, out); err != nil {
+	if err := report.WriteFile(res, projected(res), out); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "report: %s\n", out)
@@ -84,11 +86,11 @@ func (x exports) write(e *env, render func(format string) ([]byte, error)) error
 	return nil
 }
 
-// readResults reads a results file for report and compare. A schema-1
-// file did not record how its scenario lays out its summary: it is taken
-// from the scenario of that name.
+// readResults reads a results file, with its analysis, for report,
+// compare and project. A schema-1 file did not record how its scenario
+// lays out its summary: it is taken from the scenario of that name.
 func readResults(path string) (*results.Results, error) {
-	res, err := results.Read(path)
+	res, err := verdict.Read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -98,4 +100,22 @@ func readResults(path string) (*results.Results, error) {
 		}
 	}
 	return res, nil
+}
+
+// projected is what the page shows of a run's projection: its curves, and
+// the run carried to the scale it was asked to be carried to (run
+// --project-rows and --project-ram).
+func projected(res *results.Results) *report.Projected {
+	pr := &report.Projected{}
+	if curves, ref, err := projection.Curves(res); err == nil {
+		pr.Curves, pr.Reference = curves, ref
+	}
+	if sc := res.Plan.AtScale; sc != nil {
+		rep, err := projection.Project(res, *sc)
+		pr.Scale, pr.Err = *sc, err
+		if err == nil {
+			pr.AtScale = &rep
+		}
+	}
+	return pr
 }

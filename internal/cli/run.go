@@ -565,7 +565,7 @@ func writeReport(path string) error {
 	if err != nil {
 		return err
 	}
-	return report.WriteFile(res, report.DefaultPath(path))
+	return report.WriteFile(res, projected(res), report.DefaultPath(path))
 }
 
 // pgDuration is a duration flag as pgbench takes it: a bare number is

@@ -154,7 +154,8 @@ func Names() []string {
 	return out
 }
 
-// catalogOrder is the order of the brief's table; strategies not in it sort after, by name.
+// catalogOrder is the order of the key catalog (BRIEF.md's table of key
+// specs, docs/keys.md); strategies not in it sort after, by name.
 var catalogOrder = []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb",
 	"uuidv5", "uuidv3", "ksuid", "typeid", "nanoid", "cuid2", "objectid", "xid", "sonyflake"}
 

@@ -8,7 +8,7 @@ package metrics
 // process takes a core: the other process lengthens the backend's wait
 // for a CPU (its run-queue time, recorded as the contention), not its time
 // on one. The IO half of a transaction's server time is pg_stat_io's and
-// the WAL's timing (ioCounter); RoundCost puts the halves together.
+// the WAL's timing (ioCounter); CostOfRound puts the halves together.
 
 import (
 	"bytes"
@@ -184,11 +184,11 @@ func machineSteal() (float64, error) {
 	return st.CPUTotal.Steal, nil
 }
 
-// RoundCost is the round's cost per transaction: the CPU the watch saw
+// CostOfRound is the round's cost per transaction: the CPU the watch saw
 // over txns transactions (warm-up and window), the IO time, WAL and blocks
 // the round's metrics counted over the same transactions, and the share of
 // the machine's CPU that other processes took meanwhile.
-func RoundCost(w *CostWatch, txns int64, m *results.Metrics) *results.RoundCost {
+func CostOfRound(w *CostWatch, txns int64, m *results.Metrics) *results.RoundCost {
 	c := &results.RoundCost{Txns: txns}
 	perTxn := func(v float64) results.M[float64] { return results.Of(v / float64(txns)) }
 	un := func(reason string) results.M[float64] { return results.Unavailable[float64](reason) }
@@ -299,53 +299,60 @@ func (w *CostWatch) othersShare() (others, steal results.M[float64]) {
 // engine spent on it, where the rows are: each worker's server CPU (its
 // processes, when they run on this machine), its block IO time and its
 // WAL, per transaction (ws: each worker's figures over the round, named
-// by nodes). A worker whose CPU or IO cannot be read leaves the server
-// time unavailable with its reason: the coordinator's alone would leave
-// out the part of the cost a key changes.
+// by nodes). A worker whose CPU, IO time or WAL cannot be read leaves that
+// part unavailable with its reason, and the server time with it: the
+// coordinator's alone would leave out the part of the cost a key changes.
 func AddWorkers(c *results.RoundCost, ws []results.Metrics, nodes []string) {
 	if c.Txns <= 0 || len(ws) == 0 {
 		return
 	}
 	per := float64(c.Txns)
 	var cpuMS, ioTotal, wal, fpi float64
-	why := ""
+	var noCPU, noIO, noWAL string
 	for i := range ws {
 		m := &ws[i]
 		cpu, ok := m.CPU.Get()
 		s, sok := cpu.ServerS.Get()
 		switch {
 		case !ok:
-			why = "worker " + nodes[i] + "'s CPU: " + m.CPU.Reason()
+			noCPU = "worker " + nodes[i] + "'s CPU: " + m.CPU.Reason()
 		case !sok:
-			why = "worker " + nodes[i] + "'s CPU: " + cpu.ServerS.Reason()
+			noCPU = "worker " + nodes[i] + "'s CPU: " + cpu.ServerS.Reason()
 		default:
 			cpuMS += s * 1000
 		}
 		if io := ioMS(m); io.Reason() != "" {
-			why = "worker " + nodes[i] + "'s IO time: " + io.Reason()
+			noIO = "worker " + nodes[i] + "'s IO time: " + io.Reason()
 		} else {
 			ioTotal += io.Value()
 		}
 		b, bok := m.WALBytes.Get()
 		f, fok := m.WALFPI.Get()
 		if !bok || !fok {
-			why = "worker " + nodes[i] + "'s WAL: " + m.WALBytes.Reason() + m.WALFPI.Reason()
+			noWAL = "worker " + nodes[i] + "'s WAL: " + m.WALBytes.Reason() + m.WALFPI.Reason()
 		}
 		wal, fpi = wal+float64(b), fpi+float64(f)
 	}
-	if why != "" {
-		un := results.Unavailable[float64](why)
-		c.ServerMS, c.WALBytes, c.WALFPI = un, un, un
-		return
-	}
-	add := func(into *results.M[float64], v float64) {
-		if x, ok := into.Get(); ok {
+	add := func(into *results.M[float64], v float64, why string) {
+		if why != "" {
+			*into = results.Unavailable[float64](why)
+		} else if x, ok := into.Get(); ok {
 			*into = results.Of(x + v/per)
 		}
 	}
-	add(&c.ServerCPUMS, cpuMS)
-	add(&c.IOMS, ioTotal)
-	add(&c.ServerMS, cpuMS+ioTotal)
-	add(&c.WALBytes, wal)
-	add(&c.WALFPI, fpi)
+	add(&c.ServerCPUMS, cpuMS, noCPU)
+	add(&c.IOMS, ioTotal, noIO)
+	add(&c.ServerMS, cpuMS+ioTotal, firstOf(noCPU, noIO))
+	add(&c.WALBytes, wal, noWAL)
+	add(&c.WALFPI, fpi, noWAL)
+}
+
+// firstOf is the first non-empty string ("" when none is).
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }

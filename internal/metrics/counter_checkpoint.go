@@ -22,8 +22,8 @@ func (checkpointCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	return s, err
 }
 
-func (checkpointCounter) figures() []figure {
-	return []figure{summed(func(m *results.Metrics) *results.M[results.Checkpoints] { return &m.Checkpoints }, onCoordinator,
+func (checkpointCounter) figures() []declared {
+	return []declared{summed(func(m *results.Metrics) *results.M[results.Checkpoints] { return &m.Checkpoints }, onCoordinator,
 		func(a, b results.Checkpoints) results.Checkpoints {
 			return results.Checkpoints{Timed: a.Timed + b.Timed, Requested: a.Requested + b.Requested, Total: a.Total + b.Total}
 		})}

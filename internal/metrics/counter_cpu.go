@@ -89,8 +89,8 @@ func treeCPU(pid int) (float64, error) {
 }
 
 // figures: keybench's CPU stands anywhere (the server's is unavailable elsewhere by itself).
-func (cpuCounter) figures() []figure {
-	return []figure{merged(func(m *results.Metrics) *results.M[results.CPU] { return &m.CPU }, fromClients, mergeCPU)}
+func (cpuCounter) figures() []declared {
+	return []declared{merged(func(m *results.Metrics) *results.M[results.CPU] { return &m.CPU }, fromClients, mergeCPU)}
 }
 
 func (cpuCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {

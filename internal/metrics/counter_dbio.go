@@ -47,6 +47,6 @@ func (dbioCounter) unavailable(reason string, into *results.Metrics) {
 	into.DatabaseIOMS = unavailable[float64](reason)
 }
 
-func (dbioCounter) figures() []figure {
-	return []figure{summed(func(m *results.Metrics) *results.M[float64] { return &m.DatabaseIOMS }, onCoordinator, func(a, b float64) float64 { return a + b })}
+func (dbioCounter) figures() []declared {
+	return []declared{summed(func(m *results.Metrics) *results.M[float64] { return &m.DatabaseIOMS }, onCoordinator, func(a, b float64) float64 { return a + b })}
 }

@@ -46,8 +46,8 @@ func (diskCounter) read(_ context.Context, env *Env) (snapshot, error) {
 }
 
 // figures: the disk is the host's, seen by keybench.
-func (diskCounter) figures() []figure {
-	return []figure{merged(func(m *results.Metrics) *results.M[results.Disk] { return &m.Disk }, fromClients, mergeDisk)}
+func (diskCounter) figures() []declared {
+	return []declared{merged(func(m *results.Metrics) *results.M[results.Disk] { return &m.Disk }, fromClients, mergeDisk)}
 }
 
 func (diskCounter) report(b, a snapshot, elapsed time.Duration, into *results.Metrics) {

@@ -115,8 +115,8 @@ func (ioCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) {
 	into.IO = results.Of(out)
 }
 
-func (ioCounter) figures() []figure {
-	return []figure{merged(func(m *results.Metrics) *results.M[results.IO] { return &m.IO }, onCoordinator, mergeIO)}
+func (ioCounter) figures() []declared {
+	return []declared{merged(func(m *results.Metrics) *results.M[results.IO] { return &m.IO }, onCoordinator, mergeIO)}
 }
 
 func (ioCounter) unavailable(reason string, into *results.Metrics) {

@@ -21,8 +21,8 @@ func (statioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 		FROM pg_statio_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, func(m map[string][]int64) snapshot { return statioSnap(m) })
 }
 
-func (statioCounter) figures() []figure {
-	return []figure{
+func (statioCounter) figures() []declared {
+	return []declared{
 		summed(func(m *results.Metrics) *results.M[results.Blocks] { return &m.Blocks }, onCoordinator, func(a, b results.Blocks) results.Blocks {
 			return results.Blocks{HeapRead: a.HeapRead + b.HeapRead, HeapHit: a.HeapHit + b.HeapHit, IdxRead: a.IdxRead + b.IdxRead,
 				IdxHit: a.IdxHit + b.IdxHit, ToastRead: a.ToastRead + b.ToastRead, ToastHit: a.ToastHit + b.ToastHit}

@@ -19,8 +19,8 @@ func (tupleCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 		FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2)`, func(m map[string][]int64) snapshot { return tupleSnap(m) })
 }
 
-func (tupleCounter) figures() []figure {
-	return []figure{summed(func(m *results.Metrics) *results.M[results.Tuples] { return &m.Tuples }, onCoordinator, func(a, b results.Tuples) results.Tuples {
+func (tupleCounter) figures() []declared {
+	return []declared{summed(func(m *results.Metrics) *results.M[results.Tuples] { return &m.Tuples }, onCoordinator, func(a, b results.Tuples) results.Tuples {
 		return results.Tuples{Inserted: a.Inserted + b.Inserted, Updated: a.Updated + b.Updated, HOTUpdated: a.HOTUpdated + b.HOTUpdated, Deleted: a.Deleted + b.Deleted}
 	})}
 }

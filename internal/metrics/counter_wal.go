@@ -33,9 +33,11 @@ func (walCounter) unavailable(reason string, into *results.Metrics) {
 }
 
 // figures: the counts add up over rounds; per row over the cell's rows.
-func (walCounter) figures() []figure {
-	i := func(get func(*results.Metrics) *results.M[int64]) figure { return summed(get, onCoordinator, add) }
-	return []figure{
+func (walCounter) figures() []declared {
+	i := func(get func(*results.Metrics) *results.M[int64]) typed[int64] {
+		return summed(get, onCoordinator, add)
+	}
+	return []declared{
 		i(func(m *results.Metrics) *results.M[int64] { return &m.WALRecords }),
 		i(func(m *results.Metrics) *results.M[int64] { return &m.WALFPI }),
 		i(func(m *results.Metrics) *results.M[int64] { return &m.WALBytes }),

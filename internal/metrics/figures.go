@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -27,12 +28,21 @@ type figure struct {
 	// once: the figure is not a round's but the cell's, measured after its
 	// rounds (the evidence) or derived from the evidence: merge leaves it.
 	once bool
-	// text makes the figure's text from a format of its type (a
-	// func(T) string), reason its reason when unmeasured: what show needs.
-	text   func(format any) func(*results.Metrics) string
-	reason func(*results.Metrics) string
-	// shown is how tables show it (show); nil: no table does.
+	// shown is how tables show it (typed.show); nil: no table does.
 	shown *Shown
+}
+
+// declared is a figure as its collector declares it: a typed one (typed,
+// whose show takes a format of its own type, checked by the compiler) or
+// one already shown.
+type declared interface{ decl() figure }
+
+func (f figure) decl() figure { return f }
+
+// typed is a figure with its type: what show needs to format it.
+type typed[T any] struct {
+	figure
+	get func(*results.Metrics) *results.M[T]
 }
 
 // Direction says which way a figure costs the key more.
@@ -70,13 +80,15 @@ func (s Shown) Name() string {
 	return s.Header
 }
 
-// show declares how tables show f: its header, its format (a func(T)
-// string of the figure's type: a wrong one panics when the figures are
-// listed, which every test of the package does), which way is dearer and
-// what it means.
-func (f figure) show(header string, format any, dearer Direction, note string) figure {
-	f.shown = &Shown{Field: f.name, Header: header, Note: note, Dearer: dearer, Text: f.text(format), Reason: f.reason}
-	return f
+// show declares how tables show f: its header, its format in its own
+// type, which way is dearer and what it means.
+func (f typed[T]) show(header string, format func(T) string, dearer Direction, note string) figure {
+	get := f.get
+	out := f.figure
+	out.shown = &Shown{Field: f.name, Header: header, Note: note, Dearer: dearer,
+		Text:   func(m *results.Metrics) string { return get(m).Text(format) },
+		Reason: func(m *results.Metrics) string { return get(m).Reason() }}
+	return out
 }
 
 // called gives the shown figure a name of its own in a sentence.
@@ -132,29 +144,24 @@ const (
 )
 
 // merged is a figure whose rounds merge with merge.
-func merged[T any](get func(*results.Metrics) *results.M[T], w where, merge func(ms []results.Metrics, tot totals, out *results.Metrics) results.M[T]) figure {
+func merged[T any](get func(*results.Metrics) *results.M[T], w where, merge func(ms []results.Metrics, tot totals, out *results.Metrics) results.M[T]) typed[T] {
 	f := figure{name: fieldName(func(m *results.Metrics) any { return get(m) }),
-		merge: func(ms []results.Metrics, tot totals, out *results.Metrics) { *get(out) = merge(ms, tot, out) },
-		text: func(format any) func(*results.Metrics) string {
-			text := format.(func(T) string)
-			return func(m *results.Metrics) string { return get(m).Text(text) }
-		},
-		reason: func(m *results.Metrics) string { return get(m).Reason() }}
+		merge: func(ms []results.Metrics, tot totals, out *results.Metrics) { *get(out) = merge(ms, tot, out) }}
 	if w == onCoordinator {
 		f.blind = func(why string, m *results.Metrics) { *get(m) = results.Unavailable[T](why) }
 	}
-	return f
+	return typed[T]{figure: f, get: get}
 }
 
 // summed is a figure whose rounds' values combine with add.
-func summed[T any](get func(*results.Metrics) *results.M[T], w where, add func(a, b T) T) figure {
+func summed[T any](get func(*results.Metrics) *results.M[T], w where, add func(a, b T) T) typed[T] {
 	return merged(get, w, func(ms []results.Metrics, _ totals, _ *results.Metrics) results.M[T] {
 		return combine(ms, func(m *results.Metrics) results.M[T] { return *get(m) }, add)
 	})
 }
 
 // perRow is a figure per row of a count merged before it.
-func perRow(get func(*results.Metrics) *results.M[float64], count func(*results.Metrics) results.M[int64]) figure {
+func perRow(get func(*results.Metrics) *results.M[float64], count func(*results.Metrics) results.M[int64]) typed[float64] {
 	return merged(get, onCoordinator, func(_ []results.Metrics, tot totals, out *results.Metrics) results.M[float64] {
 		return perRowOf(count(out), tot.rows)
 	})
@@ -162,7 +169,7 @@ func perRow(get func(*results.Metrics) *results.M[float64], count func(*results.
 
 // once is a figure of the cell measured after its rounds (or derived from
 // what was): no round has it, the evidence sets it.
-func once[T any](get func(*results.Metrics) *results.M[T], w where) figure {
+func once[T any](get func(*results.Metrics) *results.M[T], w where) typed[T] {
 	f := merged(get, w, func(_ []results.Metrics, _ totals, out *results.Metrics) results.M[T] { return *get(out) })
 	f.once = true
 	return f
@@ -184,13 +191,15 @@ func fieldName(get func(*results.Metrics) any) string {
 // figures are every figure, in the order they merge: each collector's own.
 func figures() []figure {
 	var out []figure
-	var declaring []interface{ figures() []figure }
+	var declaring []interface{ figures() []declared }
 	for _, c := range counters {
 		declaring = append(declaring, c)
 	}
 	declaring = append(declaring, walInspection{}, (*replication)(nil), (*sampler)(nil), evidence{})
 	for _, c := range declaring {
-		out = append(out, c.figures()...)
+		for _, d := range c.figures() {
+			out = append(out, d.decl())
+		}
 	}
 	return out
 }
@@ -200,10 +209,10 @@ func figures() []figure {
 // per row and its size over the cache).
 type evidence struct{}
 
-func (evidence) figures() []figure {
-	b := func(get func(*results.Metrics) *results.M[int64]) figure { return once(get, onCoordinator) }
-	f := func(get func(*results.Metrics) *results.M[float64]) figure { return once(get, onCoordinator) }
-	return []figure{
+func (evidence) figures() []declared {
+	b := func(get func(*results.Metrics) *results.M[int64]) typed[int64] { return once(get, onCoordinator) }
+	f := func(get func(*results.Metrics) *results.M[float64]) typed[float64] { return once(get, onCoordinator) }
+	return []declared{
 		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", bytesText, HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.ToastBytes }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", bytesText, HigherDearer, ""),
@@ -224,5 +233,60 @@ func (evidence) figures() []figure {
 			func(s results.SteadyWAL) string { return fmt.Sprintf("%.0f B (%.3f)", s.WALBytesPerRow, s.FPIPerRow) }, HigherDearer, "").called("steady WAL / row"),
 		once(func(m *results.Metrics) *results.M[[]results.PartitionSize] { return &m.Partitions }, onCoordinator),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }).show("key bytes", formatted("%.0f B", 1), HigherDearer, ""),
+	}
+}
+
+// FigureNames are the JSON names of every figure of results.Metrics (each
+// declared once, by its collector), in the collectors' order: what an
+// export of every figure a cell records lists.
+func FigureNames() []string {
+	t := reflect.TypeOf(results.Metrics{})
+	var out []string
+	for _, f := range figures() {
+		if sf, ok := t.FieldByName(f.name); ok {
+			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ShownOf is the shown figure of the field get returns the address of
+// (false: the field's figure is not shown).
+func ShownOf(get func(*results.Metrics) any) (Shown, bool) {
+	name := fieldName(get)
+	for _, s := range Figures() {
+		if s.Field == name {
+			return s, true
+		}
+	}
+	return Shown{}, false
+}
+
+// EvidenceColumns are the columns of the evidence table (what explains a
+// key's cost, per key at its largest table), in order, each named by its
+// field so that the compiler checks it: a shown figure, and after it the
+// figures shown beside it in parentheses. A field whose figure is not
+// shown is a mistake this package's tests catch.
+func EvidenceColumns() [][]Shown {
+	col := func(gets ...func(*results.Metrics) any) []Shown {
+		var out []Shown
+		for _, get := range gets {
+			s, _ := ShownOf(get)
+			out = append(out, s)
+		}
+		return out
+	}
+	return [][]Shown{
+		col(func(m *results.Metrics) any { return &m.BufferCache }),
+		col(func(m *results.Metrics) any { return &m.WALBytesPerRow }),
+		col(func(m *results.Metrics) any { return &m.WALFPIPerRow }, func(m *results.Metrics) any { return &m.KeyIndexFPIPerRow }),
+		col(func(m *results.Metrics) any { return &m.SteadyWAL }),
+		col(func(m *results.Metrics) any { return &m.BtreeSplitsPerRow }),
+		col(func(m *results.Metrics) any { return &m.BlocksPerTxn }),
+		col(func(m *results.Metrics) any { return &m.KeyIndexBytes }),
+		col(func(m *results.Metrics) any { return &m.BloatRatio }),
+		col(func(m *results.Metrics) any { return &m.LeafDensity }),
+		col(func(m *results.Metrics) any { return &m.WaitEvents }),
 	}
 }

@@ -342,8 +342,8 @@ func (w *replication) waitForReplay(ctx context.Context, target int64, rows []re
 }
 
 // figures: the WAL shipped to a standby is read from the primary's view.
-func (*replication) figures() []figure {
-	return []figure{merged(func(m *results.Metrics) *results.M[[]results.Standby] { return &m.Replication }, onCoordinator, mergeReplication)}
+func (*replication) figures() []declared {
+	return []declared{merged(func(m *results.Metrics) *results.M[[]results.Standby] { return &m.Replication }, onCoordinator, mergeReplication)}
 }
 
 // mergeReplication joins the rounds' standbys: bytes add up, the lag

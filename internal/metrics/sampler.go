@@ -312,8 +312,8 @@ func topWaits(m map[string]int64) []string {
 // figures: the samplers' costs and the clients' waits stand anywhere (they
 // are keybench's and its sessions'); the buffer cache and the relations'
 // sizes are the server's own.
-func (*sampler) figures() []figure {
-	return []figure{
+func (*sampler) figures() []declared {
+	return []declared{
 		summed(func(m *results.Metrics) *results.M[results.Sampling] { return &m.Sampling }, fromClients, func(a, b results.Sampling) results.Sampling {
 			c := results.Sampling{Queries: a.Queries + b.Queries, BusyS: a.BusyS + b.BusyS, WindowS: a.WindowS + b.WindowS,
 				BufferCacheEveryS: max(a.BufferCacheEveryS, b.BufferCacheEveryS)}

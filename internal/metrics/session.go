@@ -95,7 +95,7 @@ type counter interface {
 	// unavailable stores the reason under the metric(s) this counter reports.
 	unavailable(reason string, into *results.Metrics)
 	// figures are the fields of results.Metrics it fills, and how they merge.
-	figures() []figure
+	figures() []declared
 }
 
 type snapshot any
@@ -414,8 +414,8 @@ func (s *Session) sampleReplication(ctx context.Context) {
 type walInspection struct{}
 
 // figures: the images and splits add up over rounds; per row over the cell's rows.
-func (walInspection) figures() []figure {
-	return []figure{
+func (walInspection) figures() []declared {
+	return []declared{
 		summed(func(m *results.Metrics) *results.M[map[string]int64] { return &m.WALFPIByRelation }, onCoordinator,
 			func(a, b map[string]int64) map[string]int64 {
 				c := map[string]int64{}

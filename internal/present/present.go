@@ -1,14 +1,13 @@
 // Package present declares how a workload's cells are shown: its summary
 // table's columns and their notes, what the report's verdict ranks, and the
-// workload's own charts. A workload registers its View from its own package
+// workload's own charts. A workload declares its View in its workload.Meta
 // beside its results.Kind (which says what its cells hold and how their
-// rate counts); the console and the report (package report) read it by the
-// workload's name. results holds the schema, this package the presentation.
+// rate counts); package workload/all gathers them (Views) for the console
+// and the report. results holds the schema, this package the presentation.
 package present
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -61,26 +60,13 @@ type Chart struct {
 	Missing string
 }
 
-var (
-	viewsMu sync.RWMutex
-	views   = map[string]View{}
-)
+// Views are the views of a catalog's workloads, by workload name
+// (package workload/all makes them): the zero View, the transactional
+// columns, for a workload it does not hold.
+type Views map[string]View
 
-// Register records how the named workload's cells are shown; workloads
-// register it with the workload (workload.Register).
-func Register(workload string, v View) {
-	viewsMu.Lock()
-	defer viewsMu.Unlock()
-	views[workload] = v
-}
-
-// Of is how a workload's cells are shown: the registered view, or the
-// transactional one for a workload this keybench does not know.
-func Of(workload string) View {
-	viewsMu.RLock()
-	defer viewsMu.RUnlock()
-	return views[workload]
-}
+// Of is how a workload's cells are shown.
+func (vs Views) Of(workload string) View { return vs[workload] }
 
 // Columns the workloads' tables share.
 var (

@@ -27,6 +27,7 @@
 package projection
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -159,12 +160,19 @@ func Curves(r *results.Results) (curves []Curve, ref string, err error) {
 	return curves, ref, err
 }
 
+// errNotAnalysed: a projection reads the groups of the run's analysis
+// (package verdict), which results read by verdict.Read always carry.
+var errNotAnalysed = errors.New("the results carry no analysis (read them with verdict.Read)")
+
 // CurvesAt are the curves of one shape: the run's first workload and read
 // variant at clients clients (0: the first group's), as Curves; other lists
 // the client counts the run also measured, whose points are not pooled
 // into these curves (a key's rate at 8 clients and at 64 are two curves).
 func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, _ []int, err error) {
-	all := r.BuildGroups()
+	if r.Analysis == nil {
+		return nil, "", nil, errNotAnalysed
+	}
+	all := r.Analysis.Groups
 	if len(all) > 0 && clients == 0 {
 		clients = all[0].Clients
 	}
@@ -403,7 +411,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 	if len(curves) > 0 && len(curves[0].Points) > 0 {
 		rep.Clients = s.Clients
 		if rep.Clients == 0 {
-			rep.Clients = r.BuildGroups()[0].Clients
+			rep.Clients = r.Analysis.Groups[0].Clients
 		}
 	}
 	rep.OtherClients = append(rep.OtherClients, other...)

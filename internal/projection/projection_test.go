@@ -9,6 +9,7 @@ import (
 	"github.com/keybench/keybench/internal/projection/projectiontest"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 func TestParse(t *testing.T) {
@@ -149,7 +150,12 @@ func TestIntervalAndSupport(t *testing.T) {
 
 // run is a growth-like run: bigint and uuidv4 at three sizes, the uuidv4
 // index outgrowing a 16 MiB cache.
-func run() *results.Results { return projectiontest.GrowthRun() }
+// run is the growth-like run, analysed as a run's results are.
+func run() *results.Results {
+	r := projectiontest.GrowthRun()
+	verdict.Analyze(r)
+	return r
+}
 
 // TestProjectSizes: sizes scale with rows (twice the rows, twice the
 // bytes), the ratio is over the given cache, the relative rate comes off
@@ -227,6 +233,7 @@ func TestCurvesPoolCaches(t *testing.T) {
 		}
 	}
 	r.Cells = both
+	verdict.Analyze(r)
 	curves, ref, err := Curves(r)
 	if err != nil || ref != "bigint" || len(curves) != 2 {
 		t.Fatalf("%v %q %+v", err, ref, curves)
@@ -259,6 +266,7 @@ func TestEveryKeyIsNamed(t *testing.T) {
 	none := r.Cells[1]
 	none.Key, none.Metrics.KeyIndexBytes, none.Metrics.KeyIndexCacheRatio = "uuidv4:index=none", results.Unavailable[int64]("no key index"), results.Unavailable[float64]("no key index")
 	r.Cells = append(r.Cells, one, none)
+	verdict.Analyze(r)
 	rep, err := Project(r, Scale{Rows: 1e9, CacheBytes: 16 << 30})
 	if err != nil {
 		t.Fatal(err)
@@ -349,14 +357,17 @@ func TestOneShapePerCurve(t *testing.T) {
 		c.Timeline = []results.Second{{T: 1, TPS: c.TPS}, {T: 2, TPS: c.TPS}}
 		r.Cells = append(r.Cells, c)
 	}
+	verdict.Analyze(r)
 	curves, _, other, err := CurvesAt(r, 0)
 	if err != nil || len(curves) != 2 || len(curves[0].Points) != 3 || !slices.Equal(other, []int{64}) {
 		t.Fatalf("%v: %d curves of %d points, others %v", err, len(curves), len(curves[0].Points), other)
 	}
+	verdict.Analyze(r)
 	rep, err := Project(r, Scale{Rows: 1e9, CacheBytes: 16 << 30, Clients: 64})
 	if err != nil || rep.Clients != 64 || !slices.Equal(rep.OtherClients, []int{8}) || len(rep.Keys[0].Curve.Points) != 3 {
 		t.Errorf("at 64 clients: %v, %+v", err, rep)
 	}
+	verdict.Analyze(r)
 	if _, err := Project(r, Scale{Rows: 1e9, CacheBytes: 16 << 30, Clients: 3}); err == nil || !strings.Contains(err.Error(), "no cell at 3 clients") {
 		t.Errorf("3 clients: %v", err)
 	}
@@ -425,6 +436,7 @@ func TestPredict(t *testing.T) {
 // limit, from the run's parts.
 func TestAgainst000(t *testing.T) {
 	r := withParts(run())
+	verdict.Analyze(r)
 	if _, err := Against000(r); err == nil || !strings.Contains(err.Error(), "seq-uuid-time") {
 		t.Errorf("a run without 000's ordered uuid: %v", err)
 	}
@@ -436,6 +448,7 @@ func TestAgainst000(t *testing.T) {
 			}
 		}
 	}
+	verdict.Analyze(r)
 	rows, err := Against000(r)
 	if err != nil {
 		t.Fatal(err)
@@ -514,7 +527,7 @@ func TestBeyondTheTestedScale(t *testing.T) {
 // and the checked error printed beside it is the one of the estimator the
 // projection used at its distance.
 func TestScaleRunPredictsItsLargestScale(t *testing.T) {
-	full, err := results.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
+	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +541,7 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 	largest := full.Plan.Rows[len(full.Plan.Rows)-1]
 	measured := map[string]float64{}
 	var ref float64
-	for _, g := range full.BuildGroups() {
+	for _, g := range full.Analysis.Groups {
 		if g.Rows != largest {
 			continue
 		}
@@ -545,6 +558,7 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 		}
 	}
 	small.Plan.Rows, small.Plan.SharedBuffers = full.Plan.Rows[:2], full.Plan.SharedBuffers[:2]
+	verdict.Analyze(&small)
 	cache := full.Plan.SharedBuffers[2]
 	rep, err := Project(&small, Scale{Rows: largest, CacheBytes: cache})
 	if err != nil {
@@ -602,6 +616,7 @@ func TestConstantsFromTheRun(t *testing.T) {
 				c.Metrics.LeafDensity = results.Of(density)
 			}
 		}
+		verdict.Analyze(r)
 		rows, err := Against000(r)
 		if err != nil {
 			t.Fatal(err)

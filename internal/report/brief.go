@@ -24,7 +24,8 @@ const BriefWidth = 80
 // Brief is the run's first screen.
 func Brief(res *results.Results) *Doc {
 	d := &Doc{}
-	groups := res.BuildGroups()
+	a := analysisOf(res)
+	groups := a.Groups
 	if res.Status != results.StatusOK {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
@@ -32,10 +33,10 @@ func Brief(res *results.Results) *Doc {
 		d.Println("no cell finished: there is nothing to summarise")
 		return d
 	}
-	if b := busyLine(res); b != "" {
+	if b := busyLine(a); b != "" {
 		d.Println(b)
 	}
-	shapes := shapesOf(groups)
+	shapes := shapesOf(a)
 	shown := shapes
 	if len(shapes) > 1 && briefLength(shapes) > BriefLines-4 {
 		shown = shapes[len(shapes)-1:]
@@ -73,41 +74,25 @@ func briefShape(d *Doc, res *results.Results, sh shape) {
 		briefPace(d, res, sh)
 		return
 	}
-	cheapest := cheapestOf(sh.Groups)
+	cheapest := sh.group(sh.Least)
 	d.Println(sh.Title + ":")
 	t := NewTable("key", "rate", "ms / txn", "cost vs least", "rate vs least").AlignRight(1, 2)
 	for _, g := range sh.Groups {
 		t.AppendRow(g.Key, fmt.Sprintf("%s %s", results.Kilo(g.TPS.Median), results.KindOf(g.Workload).Unit()),
-			medianText(res, g, func(c *results.RoundCost) results.M[float64] { return c.ServerMS }, "%.3g"),
+			medianText(res, g, verdictFigure(), "%.3g"),
 			briefCost(g, cheapest), briefRate(g, cheapest))
 	}
 	d.Add(t)
-	switch costliest := costliestOf(sh.Groups, cheapest); {
-	case cheapest == nil && len(sh.Groups) > 1 && noCost(sh.Groups) != "":
-		d.Printf("Not compared on cost: %s; --verbose compares the rates.", noCost(sh.Groups))
+	switch costliest := sh.group(sh.Costliest); {
+	case cheapest == nil && len(sh.Groups) > 1 && sh.NoCost != "":
+		d.Printf("Not compared on cost: %s; --verbose compares the rates.", sh.NoCost)
 	case cheapest == nil && len(sh.Groups) > 1:
 		d.Printf("Not compared: %s (%s compares the keys).", unitWords(sh.Groups[0]), moreSamples(sh.Groups[0]))
 	case costliest != nil:
-		if e := explain(res, costliest, cheapest); e != "" {
+		if e := explain(costliest.Cost.Why); e != "" {
 			d.Printf("%s costs more than %s: %s.", costliest.Key, cheapest.Key, e)
 		}
 	}
-}
-
-// costliestOf is the key whose cost is significantly above the cheapest's
-// by the most (nil: none is).
-func costliestOf(gs []*results.Group, cheapest *results.Group) *results.Group {
-	var worst *results.Group
-	best := 1.0
-	for _, g := range gs {
-		if cheapest == nil || g == cheapest {
-			continue
-		}
-		if v := g.Cost.Versus(cheapest.Key); v != nil && v.Significant && v.Effect > best {
-			worst, best = g, v.Effect
-		}
-	}
-	return worst
 }
 
 // briefCost is a key's server time against the cheapest's, short.
@@ -141,28 +126,27 @@ func shortVersusText(v *results.Versus) string {
 // rate, so the keys are told apart by their latency from the schedule and
 // by what the rate costs the server, per transaction and per second.
 func briefPace(d *Doc, res *results.Results, sh shape) {
-	cheapest := cheapestOf(sh.Groups)
+	cheapest := sh.group(sh.Least)
 	d.Printf("%s, at a fixed %s tps:", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS))
 	t := NewTable("key", "ran", "p99", "p99 vs least", "cost vs least").AlignRight(1, 2)
-	best, cmp := paceCompare(res, sh.Groups)
 	var lag, cpu, wal []string
 	for _, g := range sh.Groups {
 		c := res.Last(g)
-		p99, _ := roundsP99(res, g)
+		pk := sh.paceOf(g.Key)
 		vs := "-"
-		if v, ok := cmp[g.Key]; ok {
-			vs = versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
-			if v.TooFew {
-				vs = "?"
-			}
-		} else if g == best {
+		switch v := pk.Versus; {
+		case g.Key == sh.Pace.Least:
 			vs = "least"
+		case v != nil && v.TooFew:
+			vs = "?"
+		case v != nil:
+			vs = versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
 		}
 		ran := results.Kilo(c.TPS) + " tps"
 		if !c.Held() {
 			ran += fmt.Sprintf(" (%.0f%%)", 100*c.ScheduleShare())
 		}
-		t.AppendRow(g.Key, ran, millis(p99), vs, briefCost(g, cheapest))
+		t.AppendRow(g.Key, ran, millis(pk.P99MS), vs, briefCost(g, cheapest))
 		cpuS, walS, _ := perSecond(res, g, c.TPS)
 		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}
@@ -183,15 +167,4 @@ func keyList(gs []*results.Group) string {
 		out = append(out, g.Key)
 	}
 	return strings.Join(out, ", ")
-}
-
-// noCost is why a key of a shape with rounds has no cost to compare ("":
-// each has one, or too few samples are the reason).
-func noCost(gs []*results.Group) string {
-	for _, g := range gs {
-		if g.Cost != nil && g.Cost.Unavailable != "" && g.Unit == results.UnitRounds {
-			return g.Key + "'s server time per transaction is unavailable (" + g.Cost.Unavailable + ")"
-		}
-	}
-	return ""
 }

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // seedRuns are real runs of every preset: the schema-1 seeds and, gzipped,
@@ -16,7 +18,7 @@ import (
 func seedRuns(t *testing.T) map[string]*results.Results {
 	out := map[string]*results.Results{}
 	for _, name := range []string{"war", "queue", "bulk"} {
-		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -24,7 +26,7 @@ func seedRuns(t *testing.T) map[string]*results.Results {
 	}
 	files, _ := filepath.Glob("testdata/runs/*.json.gz")
 	for _, f := range files {
-		r, err := results.Parse(resultstest.ReadGzip(t, f), f)
+		r, err := verdict.Parse(resultstest.ReadGzip(t, f), f)
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -47,7 +49,7 @@ func TestChartColours(t *testing.T) {
 		t.Errorf("%d seed runs: every preset should have one", len(runs))
 	}
 	for name, r := range runs {
-		page, err := Render(r)
+		page, err := Render(r, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -109,7 +111,11 @@ func TestCurvesPerCache(t *testing.T) {
 	if r == nil {
 		t.Fatal("no growth-two-caches seed")
 	}
-	page, err := Render(r)
+	curves, ref, err := projection.Curves(r) // what the command hands the page
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Render(r, &Projected{Curves: curves, Reference: ref})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,114 +7,40 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
-// Row is one measurement found in both runs.
-type Row struct {
-	Key, Workload string
-	Clients       int
-	Rows          int64
-	A, B          stats.MedianCI
-	UnitA, UnitB  string
-	Cmp           stats.Comparison
-	SizeA, SizeB  int64
-	HasSize       bool
-}
-
-// Compare matches the groups of two runs, a read from nameA and b from
-// nameB, by key, workload, clients and table size, and tests each
-// difference (B against A).
-func Compare(nameA, nameB string, a, b *results.Results) *Comparison {
-	rows, onlyA, onlyB := compareGroups(a, b)
-	return &Comparison{A: nameA, B: nameB, Rows: rows, OnlyA: onlyA, OnlyB: onlyB, OptionDiffs: results.OptionDifferences(a, b)}
-}
-
-func compareGroups(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
-	ga, gb := a.BuildGroups(), b.BuildGroups()
-	id := func(g *results.Group) string {
-		return fmt.Sprintf("%s, %s, %s, %d rows", g.Key, g.Task(), results.Clients(g.Clients), g.Rows)
-	}
-	inB := map[string]*results.Group{}
-	for i := range gb {
-		inB[id(&gb[i])] = &gb[i]
-	}
-	seen := map[string]bool{}
-	for i := range ga {
-		x := &ga[i]
-		y, ok := inB[id(x)]
-		if !ok {
-			onlyA = append(onlyA, id(x))
-			continue
-		}
-		seen[id(x)] = true
-		r := Row{Key: x.Key, Workload: x.Task(), Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, UnitA: x.Unit, UnitB: y.Unit}
-		if x.Independent() && y.Independent() {
-			r.Cmp = stats.Compare(x.Sample(), y.Sample())
-		} else { // one window per key: its per-second rates are never tested
-			r.Cmp = stats.Comparison{P: 1, PAdjusted: 1, TooFew: true, Needed: stats.MinSamples()}
-		}
-		total := func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.TotalBytes) }
-		sa, okA := a.Median(x, total)
-		sb, okB := b.Median(y, total)
-		r.SizeA, r.SizeB, r.HasSize = int64(sa), int64(sb), okA && okB
-		rows = append(rows, r)
-	}
-	for i := range gb {
-		if !seen[id(&gb[i])] {
-			onlyB = append(onlyB, id(&gb[i]))
-		}
-	}
-	// The rows are tested together: their p-values are adjusted with Holm's method.
-	var tested []*stats.Comparison
-	for i := range rows {
-		if !rows[i].Cmp.TooFew {
-			tested = append(tested, &rows[i].Cmp)
-		}
-	}
-	stats.Holm(tested)
-	stats.TooFewFor(tested)
-	return rows, onlyA, onlyB
-}
-
-func (r Row) delta() string {
+// delta is B against A, as the table says it.
+func delta(r verdict.Row) string {
 	switch {
 	case r.Cmp.TooFew:
-		return fmt.Sprintf("? too few samples (A: %s, B: %s; --rounds %d)", r.sampleCount(r.UnitA, r.A), r.sampleCount(r.UnitB, r.B), r.Cmp.Needed)
+		return fmt.Sprintf("? too few samples (A: %s, B: %s; --rounds %d)", sampleCount(r.UnitA, r.A), sampleCount(r.UnitB, r.B), r.Cmp.Needed)
 	case !r.Cmp.Significant:
 		return fmt.Sprintf("~ (p=%.2g)", r.Cmp.PAdjusted)
 	}
 	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (r.Cmp.Effect-1)*100, (r.Cmp.EffectLo-1)*100, (r.Cmp.EffectHi-1)*100, r.Cmp.PAdjusted)
 }
 
-func (r Row) sampleCount(unit string, s stats.MedianCI) string {
+func sampleCount(unit string, s stats.MedianCI) string {
 	if unit == results.UnitSeconds {
 		return "one window"
 	}
 	return fmt.Sprintf("%d %s", s.N, unit)
 }
 
-func (r Row) sizeDelta() string {
+func sizeDelta(r verdict.Row) string {
 	if !r.HasSize || r.SizeA == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%s → %s (%+.0f%%)", results.Bytes(r.SizeA), results.Bytes(r.SizeB), (float64(r.SizeB)/float64(r.SizeA)-1)*100)
 }
 
-// Comparison is what compare found, as --export json writes it.
-type Comparison struct {
-	A, B         string
-	Rows         []Row
-	OnlyA, OnlyB []string
-	// OptionDiffs are the workload options the two runs ran with differently.
-	OptionDiffs []string
-}
-
-// Doc is the comparison as a table and its notes, as the console, the
-// page and --export show it.
-func (c *Comparison) Doc() *Doc {
+// CompareDoc is a comparison as a table and its notes, as the console,
+// the page and --export show it.
+func CompareDoc(c *verdict.Comparison) *Doc {
 	t := NewTable("key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "size A → B").AlignRight(2, 3, 4, 5, 7)
 	for _, r := range c.Rows {
-		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), r.delta(), r.sizeDelta())
+		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), delta(r), sizeDelta(r))
 	}
 	d := &Doc{}
 	d.Add(t)
@@ -144,7 +70,7 @@ func ci(s stats.MedianCI) string {
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.
-func RenderComparison(c *Comparison) ([]byte, error) {
+func RenderComparison(c *verdict.Comparison) ([]byte, error) {
 	var cats []string
 	var ya, yb []float64
 	for _, r := range c.Rows {
@@ -161,7 +87,7 @@ func RenderComparison(c *Comparison) ([]byte, error) {
 		svgText = s
 	}
 	var txt bytes.Buffer
-	c.Doc().Write(&txt, 0)
+	CompareDoc(c).Write(&txt, 0)
 	var out bytes.Buffer
 	err := compareTemplate.Execute(&out, map[string]any{"A": c.A, "B": c.B, "Chart": template.HTML(svgText), "Table": txt.String()})
 	return out.Bytes(), err
@@ -178,17 +104,3 @@ figure svg { width: 100%; height: auto; } pre { background: #f7f7f7; padding: .8
 <pre>{{.Table}}</pre>
 </body></html>
 `))
-
-// Regressions are the rows whose B is significantly slower than A by more
-// than by (a fraction: 0.05), each said with its effect, interval and
-// p-value: what a regression gate fails on.
-func Regressions(rows []Row, by float64) []string {
-	var out []string
-	for _, r := range rows {
-		if c := r.Cmp; c.Significant && c.Effect > 0 && c.Effect < 1-by {
-			out = append(out, fmt.Sprintf("%s (%s, %s, %s rows) %.0f%% slower %s (%s)", r.Key, r.Workload, results.Clients(r.Clients), thousands(r.Rows),
-				(1-c.Effect)*100, c.IntervalText(), c.PText()))
-		}
-	}
-	return out
-}

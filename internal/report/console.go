@@ -22,7 +22,7 @@ func WriteSummary(w io.Writer, res *results.Results, width int) { Summary(res).W
 // Summary is the summary of a run: one table of its groups laid out as the
 // run's plan says (a pivot of keys against table sizes or clients, as 000
 // and 002 showed theirs, or one row per group as "UUID Benchmark War" (001)
-// did, with the workload's own columns when its kind has them), then the
+// did, with the workload's own columns when its view has them), then the
 // evidence that explains the rates, failures and notes. The console and
 // the report show the same doc.
 func Summary(res *results.Results) *Doc { return summary(res, true) }
@@ -32,15 +32,16 @@ func Summary(res *results.Results) *Doc { return summary(res, true) }
 // shows them in its own verdict instead: Questions, page.Cost).
 func summary(res *results.Results, withQuestions bool) *Doc {
 	d := &Doc{}
-	groups := res.BuildGroups()
+	a := analysisOf(res)
+	groups := a.Groups
 	if res.Status != results.StatusOK {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
 	if withQuestions { // the page says these in its verdict
-		if b := busyLine(res); b != "" {
+		if b := busyLine(a); b != "" {
 			d.Println(b)
 		}
-		for _, l := range costVerdict(res, groups) {
+		for _, l := range costVerdict(res, a) {
 			d.Println(l)
 		}
 		questions(d, res, groups)
@@ -53,9 +54,9 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 	default:
 		rowsTable(d, res, groups)
 	}
-	pairs(d, groups)
+	pairs(d, a)
 	scaleTable(d, res, groups)
-	paceTables(d, res, groups)
+	paceTables(d, res, a)
 	evidence(d, res, groups)
 	keysTable(d, res, groups)
 	failures(d, res)
@@ -72,7 +73,7 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 	return d
 }
 
-// transactional are the columns of a workload whose kind has none of its own.
+// transactional are the columns of a workload whose view has none of its own.
 var transactional = []present.Column{
 	{Header: "clients", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Clients) }},
 	{Header: "rows before", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Rows) }},
@@ -96,13 +97,13 @@ const transactionalNote = "rate: the median rate, in the unit beside it, with it
 	"key index growth / row: the key index's growth over the cell per inserted row;"
 
 // columnsOf are the columns of the run's table: the workloads' own when
-// every group's kind has the same ones, the transactional ones otherwise.
+// every group's view has the same ones, the transactional ones otherwise.
 func columnsOf(groups []results.Group) ([]present.Column, []present.View) {
 	var cols []present.Column
-	var kinds []present.View
+	var shown []present.View
 	for i, g := range groups {
-		k := present.Of(g.Workload)
-		kinds = append(kinds, k)
+		k := viewOf(g.Workload)
+		shown = append(shown, k)
 		if i == 0 {
 			cols = k.Columns
 		} else if !sameHeaders(cols, k.Columns) {
@@ -110,9 +111,9 @@ func columnsOf(groups []results.Group) ([]present.Column, []present.View) {
 		}
 	}
 	if cols == nil {
-		return transactional, kinds
+		return transactional, shown
 	}
-	return cols, kinds
+	return cols, shown
 }
 
 func sameHeaders(a, b []present.Column) bool {
@@ -127,7 +128,7 @@ func rowsTable(d *Doc, res *results.Results, groups []results.Group) {
 	parts := map[string][]results.Group{}
 	for _, g := range groups {
 		var hs []string
-		for _, c := range present.Of(g.Workload).Columns {
+		for _, c := range viewOf(g.Workload).Columns {
 			hs = append(hs, c.Header)
 		}
 		id := strings.Join(hs, "\x00")
@@ -137,25 +138,25 @@ func rowsTable(d *Doc, res *results.Results, groups []results.Group) {
 		parts[id] = append(parts[id], g)
 	}
 	for _, id := range order {
-		kindTable(d, res, parts[id])
+		viewTable(d, res, parts[id])
 	}
 	d.Println(noiseNote(groups))
-	for _, n := range kindLines(res, groups, kindsOf(groups), func(k present.View) func(*results.Results, []results.Group) []string { return k.Remarks }) {
+	for _, n := range viewLines(res, groups, viewsOf(groups), func(k present.View) func(*results.Results, []results.Group) []string { return k.Remarks }) {
 		d.Println(n)
 	}
 }
 
-func kindsOf(groups []results.Group) []present.View {
+func viewsOf(groups []results.Group) []present.View {
 	var out []present.View
 	for _, g := range groups {
-		out = append(out, present.Of(g.Workload))
+		out = append(out, viewOf(g.Workload))
 	}
 	return out
 }
 
-// kindTable prints the groups of one kind's columns.
-func kindTable(d *Doc, res *results.Results, groups []results.Group) {
-	cols, kinds := columnsOf(groups)
+// viewTable prints the groups of one view's columns.
+func viewTable(d *Doc, res *results.Results, groups []results.Group) {
+	cols, shown := columnsOf(groups)
 	header := []string{"key", "workload"}
 	var right []int
 	for i, c := range cols {
@@ -178,17 +179,17 @@ func kindTable(d *Doc, res *results.Results, groups []results.Group) {
 	if sameHeaders(cols, transactional) {
 		notes = append(notes, transactionalNote)
 	}
-	notes = append(notes, kindLines(res, groups, kinds, func(k present.View) func(*results.Results, []results.Group) []string { return k.Notes })...)
+	notes = append(notes, viewLines(res, groups, shown, func(k present.View) func(*results.Results, []results.Group) []string { return k.Notes })...)
 	for _, n := range notes {
 		d.Println(n)
 	}
 }
 
-// kindLines are the lines the groups' kinds write, each once.
-func kindLines(res *results.Results, groups []results.Group, kinds []present.View, lines func(present.View) func(*results.Results, []results.Group) []string) []string {
+// viewLines are the lines the groups' views write, each once.
+func viewLines(res *results.Results, groups []results.Group, shown []present.View, lines func(present.View) func(*results.Results, []results.Group) []string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, k := range kinds {
+	for _, k := range shown {
 		f := lines(k)
 		if f == nil {
 			continue
@@ -206,7 +207,7 @@ func kindLines(res *results.Results, groups []results.Group, kinds []present.Vie
 func noiseNote(groups []results.Group) string {
 	bare := ""
 	for _, g := range groups {
-		if g.TPS.N > 0 && !g.TPS.HasInterval() && showsRate(present.Of(g.Workload)) {
+		if g.TPS.N > 0 && !g.TPS.HasInterval() && showsRate(viewOf(g.Workload)) {
 			bare = fmt.Sprintf(" A rate of fewer than %d samples is shown without an interval: fewer cannot cover its median with %.0f%% confidence.",
 				stats.MinIntervalSamples(), 100*stats.MinIntervalConfidence)
 			break
@@ -219,7 +220,7 @@ func noiseNote(groups []results.Group) string {
 	return strings.ToUpper(note[:1]) + note[1:] + "." + bare
 }
 
-// showsRate says whether a kind's table has the median rate column.
+// showsRate says whether a view's table has the median rate column.
 func showsRate(k present.View) bool {
 	if k.Columns == nil {
 		return true // the transactional columns
@@ -468,10 +469,11 @@ func evidence(d *Doc, res *results.Results, groups []results.Group) {
 // distributedEvidence is the evidence on an engine whose rows live on other
 // servers: only what the clients' sessions waited on is the cell's.
 func distributedEvidence(d *Doc, res *results.Results, order []string, last map[string]*results.Group, e engine.Engine) {
-	t := NewTable("why: key", "rows before", "clients", "top waits (share of samples)").AlignRight(1, 2)
+	waits, _ := metrics.ShownOf(func(m *results.Metrics) any { return &m.WaitEvents })
+	t := NewTable("why: key", "rows before", "clients", waits.Header).AlignRight(1, 2)
 	for _, k := range order {
 		g := last[k]
-		t.AppendRow(k, g.Rows, g.Clients, shownFigure("top waits (share of samples)").Text(&res.Last(g).Metrics))
+		t.AppendRow(k, g.Rows, g.Clients, waits.Text(&res.Last(g).Metrics))
 	}
 	d.Add(t)
 	read := false
@@ -489,38 +491,9 @@ func distributedEvidence(d *Doc, res *results.Results, order []string, last map[
 	}
 }
 
-// evidenceColumns are the evidence table's columns, each a figure
-// declared by its collector (metrics.Figures), found by its header, and a
-// second one in parentheses beside it where a column shows two.
-var evidenceColumns = []struct {
-	header  string
-	figures []string
-}{
-	{"key index in cache", []string{"key index in cache"}},
-	{"WAL / row", []string{"WAL / row"}},
-	{"FPI / row (key index)", []string{"FPI / row", "FPI / row (key index)"}},
-	{steadyHeader, []string{steadyHeader}},
-	{"splits / 1k rows", []string{"splits / 1k rows"}},
-	{"blocks / txn (read)", []string{"blocks / txn (read)"}},
-	{"key index", []string{"key index"}},
-	{"bloat", []string{"bloat"}},
-	{"leaf density", []string{"leaf density"}},
-	{"top waits (share of samples)", []string{"top waits (share of samples)"}},
-}
-
-// steadyHeader is the steady-state WAL's column, which a run before it was
-// derived lacks.
-const steadyHeader = "steady WAL / row (FPI)"
-
-// shownFigure is the declared figure of header; a header no collector
-// declares is a mistake of this package, which its tests catch.
-func shownFigure(header string) metrics.Shown {
-	f, ok := metrics.Figure(header)
-	if !ok {
-		panic("report: no figure is shown as " + header)
-	}
-	return f
-}
+// steadyField is the steady-state WAL's figure, which a run before it was
+// derived lacks: its column is left out of such a run's table.
+const steadyField = "SteadyWAL"
 
 // localEvidence is the evidence table of a server that holds the rows.
 func localEvidence(d *Doc, res *results.Results, order []string, last map[string]*results.Group) {
@@ -536,15 +509,13 @@ func localEvidence(d *Doc, res *results.Results, order []string, last map[string
 	header := []string{"why: key", "rows before", "clients"}
 	var shown []metrics.Shown // every figure of the table, in order: for its legend and its reasons
 	var cols [][]metrics.Shown
-	for _, c := range evidenceColumns {
-		if c.header == steadyHeader && !anySteady {
+	for _, fs := range metrics.EvidenceColumns() {
+		if fs[0].Field == steadyField && !anySteady {
 			continue
 		}
-		var fs []metrics.Shown
-		for _, h := range c.figures {
-			fs = append(fs, shownFigure(h))
-		}
-		header, cols, shown = append(header, c.header), append(cols, fs), append(shown, fs...)
+		// A column of two is headed by the figure in parentheses, whose
+		// header names both ("FPI / row (key index)").
+		header, cols, shown = append(header, fs[len(fs)-1].Header), append(cols, fs), append(shown, fs...)
 	}
 	t := NewTable(header...)
 	for i := 1; i < len(header)-1; i++ {

@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/keybench/keybench/internal/engine"
-	"github.com/keybench/keybench/internal/results"
-	_ "github.com/keybench/keybench/internal/workload/all" // the workloads' kinds: their columns, notes and charts
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // TestSchemaOneSummaries prints the console summary of the schema-1 seed
@@ -32,7 +31,7 @@ import (
 // index growth per row, which schema 1 did not record ("n/a").
 func TestSchemaOneSummaries(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
-		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +78,7 @@ func TestSchemaOneMetricsRoundTrip(t *testing.T) {
 		if err := json.Unmarshal(b, &raw); err != nil {
 			t.Fatal(err)
 		}
-		r, err := results.Parse(b, name)
+		r, err := verdict.Parse(b, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +110,7 @@ func TestSchemaOneMetricsRoundTrip(t *testing.T) {
 // TestSummaryOnCitus: on a distributed engine the why-table keeps the
 // sessions' wait events only and says once what was not measured and why.
 func TestSummaryOnCitus(t *testing.T) {
-	r, err := results.Read(filepath.Join("../results/testdata", "war.json"))
+	r, err := verdict.Read(filepath.Join("../results/testdata", "war.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,11 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
-	"github.com/keybench/keybench/internal/stats"
 )
 
 // The cost verdict: what each key costs the server per transaction (its
@@ -17,123 +16,41 @@ import (
 // from the run: the ratios, their intervals, the figures that explain
 // them, the machine's load.
 
-// busyShare is the share of the machine's CPU other processes took above
-// which the summary says the machine was busy.
-const busyShare = 0.10
-
-// busyLine says, when other processes (or the host's other guests: the
-// hypervisor's steal) took more than busyShare of the machine's CPU during
-// the rounds, how much, and what it cost the run.
-func busyLine(res *results.Results) string {
-	var others, steals, waits []float64
-	for _, c := range res.Cells {
-		for _, rd := range c.Rounds {
-			if rd.Cost == nil {
-				continue
-			}
-			o, okO := rd.Cost.OthersCPUShare.Get()
-			st, okS := rd.Cost.StealShare.Get()
-			if okO || okS {
-				others, steals = append(others, o), append(steals, st)
-			}
-			if w, ok := rd.Cost.ServerRunQueueMS.Get(); ok {
-				waits = append(waits, w)
-			}
-		}
-	}
-	if len(others) == 0 {
-		return ""
-	}
-	other, steal := stats.Summarize(others).Median, stats.Summarize(steals).Median
-	if other+steal <= busyShare {
+// busyLine says, when the analysis found the machine busy (other
+// processes or the host's other guests took more than a tenth of its CPU
+// during the rounds), how much, and what it cost the run.
+func busyLine(a *results.Analysis) string {
+	b := a.Busy
+	if b == nil || !b.Busy {
 		return ""
 	}
 	var took []string
-	if other > 0.005 {
-		took = append(took, fmt.Sprintf("other processes took %.0f%% of its CPU", other*100))
+	if b.OthersShare > 0.005 {
+		took = append(took, fmt.Sprintf("other processes took %.0f%% of its CPU", b.OthersShare*100))
 	}
-	if steal > 0.005 {
-		took = append(took, fmt.Sprintf("the host's other guests %.0f%% (steal)", steal*100))
+	if b.StealShare > 0.005 {
+		took = append(took, fmt.Sprintf("the host's other guests %.0f%% (steal)", b.StealShare*100))
 	}
 	line := "A busy machine: " + strings.Join(took, " and ") + " in the median round"
-	if len(waits) > 0 {
-		line += fmt.Sprintf("; the server's backends waited %.2f ms per transaction for a CPU", stats.Summarize(waits).Median)
+	if w, ok := b.RunQueueMS.Get(); ok {
+		line += fmt.Sprintf("; the server's backends waited %.2f ms per transaction for a CPU", w)
 	}
 	return line + ". The rates move with that load; a transaction's cost hardly does, and the verdict leads with it."
 }
 
-// costFigure is a per-round cost figure that explains a key's cost.
-type costFigure struct {
-	words string
-	get   func(*results.RoundCost) results.M[float64]
-}
-
-// explaining are the figures a cost verdict explains itself with, in the order said.
-var explaining = []costFigure{
-	{"the WAL", func(c *results.RoundCost) results.M[float64] { return c.WALBytes }},
-	{"the full-page images", func(c *results.RoundCost) results.M[float64] { return c.WALFPI }},
-	{"the blocks read", func(c *results.RoundCost) results.M[float64] { return c.BlocksRead }},
-	{"the CPU", func(c *results.RoundCost) results.M[float64] { return c.ServerCPUMS }},
-	{"the IO time", func(c *results.RoundCost) results.M[float64] { return c.IOMS }},
-}
-
-// roundMedian is the median over a group's rounds of a cost figure.
-func roundMedian(res *results.Results, g *results.Group, get func(*results.RoundCost) results.M[float64]) (float64, bool) {
-	var rounds []results.Round
-	for _, i := range g.Cells {
-		c := &res.Cells[i]
-		rounds = append(rounds, c.Rounds...)
-		if len(c.Rounds) == 0 && c.Cost != nil { // one window: its cost stands for its only sample
-			rounds = append(rounds, results.Round{Cost: c.Cost})
-		}
-	}
-	return costMedian(rounds, get)
-}
-
-// costMedian is the median over rounds of a cost figure, where measured.
-func costMedian(rounds []results.Round, get func(*results.RoundCost) results.M[float64]) (float64, bool) {
-	var v []float64
-	for _, rd := range rounds {
-		if rd.Cost == nil {
-			continue
-		}
-		if x, ok := get(rd.Cost).Get(); ok {
-			v = append(v, x)
-		}
-	}
-	if len(v) == 0 {
-		return 0, false
-	}
-	return stats.Summarize(v).Median, true
-}
-
-// explain says which figures make g cost more (or less) than base: each
-// whose medians differ by more than a tenth, the largest first.
-func explain(res *results.Results, g, base *results.Group) string {
-	type part struct {
-		text string
-		far  float64
-	}
-	var parts []part
-	for _, f := range explaining {
-		a, okA := roundMedian(res, g, f.get)
-		b, okB := roundMedian(res, base, f.get)
-		if !okA || !okB || b <= 0 || a <= 0 {
-			continue
-		}
-		r := a / b
-		if math.Abs(math.Log(r)) < math.Log(1.1) {
-			continue
-		}
-		parts = append(parts, part{fmt.Sprintf("%.2g× %s", r, f.words), math.Abs(math.Log(r))})
-	}
-	sort.SliceStable(parts, func(i, j int) bool { return parts[i].far > parts[j].far })
+// explain says which figures make a key cost more than its shape's least
+// costly key (the analysis's reasons), the three farthest.
+func explain(why []results.Reason) string {
 	var out []string
-	for i, p := range parts {
+	for i, r := range why {
 		if i == 3 {
 			break
 		}
-		out = append(out, p.text)
+		words := r.Figure
+		if f, ok := metrics.RoundFigureNamed(r.Figure); ok {
+			words = f.Words
+		}
+		out = append(out, fmt.Sprintf("%.2g× %s", r.Ratio, words))
 	}
 	return strings.Join(out, ", ")
 }
@@ -142,9 +59,10 @@ func explain(res *results.Results, g, base *results.Group) string {
 // by their server time per transaction against the cheapest, each with
 // its interval, what explains it and how its rate compared; then which
 // family to trust where they disagree.
-func costVerdict(res *results.Results, groups []results.Group) []string {
+func costVerdict(res *results.Results, a *results.Analysis) []string {
 	var out []string
-	for _, sh := range shapesOf(groups) {
+	shapes := shapesOf(a)
+	for _, sh := range shapes {
 		gs := sh.Groups
 		if len(gs) < 2 || gs[0].Cost == nil {
 			continue
@@ -157,11 +75,11 @@ func costVerdict(res *results.Results, groups []results.Group) []string {
 		sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Cost.Summary.Median < ranked[j].Cost.Summary.Median })
 		cheapest := ranked[0]
 		prefix := ""
-		if len(shapesOf(groups)) > 1 {
+		if len(shapes) > 1 {
 			prefix = sh.Title + ": "
 		}
 		how := "compared within rounds, Holm over the costs and the rates together, each interval at its adjusted level"
-		if sequentialGroups(groups) {
+		if sequentialGroups(a.Groups) {
 			how = "compared within rounds by a group-sequential design at half the error rate, the rates' at the other half; repeated confidence intervals"
 			if d := res.Plan.CostSequential; d != nil {
 				how = fmt.Sprintf("compared within rounds by a group-sequential design (looks at %d to %d rounds) at half the error rate, the rates' at the other half; repeated confidence intervals", d.MinRounds, d.MaxRounds)
@@ -182,7 +100,7 @@ func costVerdict(res *results.Results, groups []results.Group) []string {
 				continue
 			}
 			line := fmt.Sprintf("  %s costs %.2f× %s's %s (%s)", g.Key, v.Effect, cheapest.Key, v.IntervalText(), v.PText())
-			if e := explain(res, g, cheapest); e != "" {
+			if e := explain(g.Cost.Why); e != "" {
 				line += ": " + e
 			}
 			switch {

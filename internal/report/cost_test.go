@@ -9,12 +9,13 @@ import (
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 func readCost(t *testing.T, name string) *results.Results {
 	t.Helper()
 	path := filepath.Join("testdata", "cost", name+".json.gz")
-	r, err := results.Parse(resultstest.ReadGzip(t, path), path)
+	r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestCostVerdictLeads(t *testing.T) {
 	if line[1] <= "1.00" || line[2] <= "1.00" {
 		t.Errorf("uuidv4's cost against uuidv7: %s [%s–%s]", line[1], line[2], line[3])
 	}
-	b, err := Render(r)
+	b, err := Render(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestCostVerdictLeads(t *testing.T) {
 // pair prints an interval of no width.
 func TestNothingFoundRanksNothing(t *testing.T) {
 	r := readCost(t, "aa")
-	b, err := Render(r)
+	b, err := Render(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

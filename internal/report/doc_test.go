@@ -10,7 +10,7 @@ import (
 
 	"github.com/jedib0t/go-pretty/v6/text"
 
-	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // longest is the widest line of s, in terminal columns.
@@ -65,7 +65,7 @@ func tableCounts(t *Table) map[rune]int {
 // cells, or of its text.
 func TestSummariesFitTheConsole(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
-		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}

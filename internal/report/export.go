@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
@@ -116,28 +117,34 @@ func (d *Doc) CSV() ([]byte, error) {
 }
 
 // Markdown is the run's verdict as a Markdown table: the machine's load
-// when it was busy, then per task a row a key with its median rate, its
-// server time, WAL and blocks read per transaction, and its cost and rate
-// against the cheapest key — every figure from results.json.
+// when it was busy, then per shape a row a key with its median rate, the
+// rounds' median of each figure of the verdict and its explanation (the
+// declared round figures: server time, WAL, full-page images, blocks
+// read, CPU, IO time per transaction), and its cost and rate against the
+// least costly key — every figure from results.json.
 func Markdown(res *results.Results) string {
 	var b strings.Builder
+	a := analysisOf(res)
 	fmt.Fprintf(&b, "**keybench %s** (PostgreSQL %s): %s\n\n", res.Scenario, res.Environment.ServerVersion, strings.Join(res.Plan.Keys, ", "))
-	if line := busyLine(res); line != "" {
+	if line := busyLine(a); line != "" {
 		fmt.Fprintf(&b, "%s\n\n", line)
 	}
-	groups := res.BuildGroups()
-	for _, sh := range shapesOf(groups) {
+	figs := exportedFigures()
+	for _, sh := range shapesOf(a) {
 		fmt.Fprintf(&b, "%s\n\n", sh.Title)
-		b.WriteString("| key | median rate | server ms / txn | WAL / txn | blocks read / txn | cost vs cheapest | rate vs cheapest |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---|---|\n")
-		ranked := append([]*results.Group(nil), sh.Groups...)
-		cheapest := cheapestOf(ranked)
-		for _, g := range ranked {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", g.Key, present.RateText(g),
-				medianText(res, g, func(c *results.RoundCost) results.M[float64] { return c.ServerMS }, "%.3g"),
-				medianText(res, g, func(c *results.RoundCost) results.M[float64] { return c.WALBytes }, "%.0f B"),
-				medianText(res, g, func(c *results.RoundCost) results.M[float64] { return c.BlocksRead }, "%.2f"),
-				costAgainst(g, cheapest), rateAgainst(g, cheapest))
+		b.WriteString("| key | median rate |")
+		for _, f := range figs {
+			b.WriteString(" " + f.Header + " |")
+		}
+		b.WriteString(" cost vs least | rate vs least |\n|---|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
+		cheapest := sh.group(sh.Least)
+		for _, g := range sh.Groups {
+			fmt.Fprintf(&b, "| %s | %s |", g.Key, present.RateText(g))
+			for _, f := range figs {
+				v, ok := res.RoundMedian(g, f.Get)
+				b.WriteString(" " + f.Text(v, ok) + " |")
+			}
+			fmt.Fprintf(&b, " %s | %s |\n", costAgainst(g, cheapest), rateAgainst(g, cheapest))
 		}
 		b.WriteString("\n")
 	}
@@ -145,27 +152,34 @@ func Markdown(res *results.Results) string {
 	return b.String()
 }
 
-// cheapestOf is the group of least median server time (nil without costs).
-func cheapestOf(gs []*results.Group) *results.Group {
-	var best *results.Group
-	for _, g := range gs {
-		if g.Cost == nil || g.Cost.Unavailable != "" {
-			return nil
-		}
-		if best == nil || g.Cost.Summary.Median < best.Cost.Summary.Median {
-			best = g
+// exportedFigures are the round figures the Markdown shows: the verdict's
+// and those that explain it.
+func exportedFigures() []metrics.RoundFigure {
+	var out []metrics.RoundFigure
+	for _, f := range metrics.RoundFigures() {
+		if f.Is(metrics.RoleVerdict | metrics.RoleWhy) {
+			out = append(out, f)
 		}
 	}
-	return best
+	return out
+}
+
+// verdictFigure reads the round figure the cost verdict decides on.
+func verdictFigure() func(*results.RoundCost) results.M[float64] {
+	for _, f := range metrics.RoundFigures() {
+		if f.Is(metrics.RoleVerdict) {
+			return f.Get
+		}
+	}
+	panic("metrics declares no round figure of the verdict")
 }
 
 func medianText(res *results.Results, g *results.Group, get func(*results.RoundCost) results.M[float64], format string) string {
-	if v, ok := roundMedian(res, g, get); ok {
+	if v, ok := res.RoundMedian(g, get); ok {
 		return fmt.Sprintf(format, v)
 	}
 	return "-"
 }
-
 func costAgainst(g, cheapest *results.Group) string {
 	v, text := costVersus(g, cheapest)
 	if v == nil {
@@ -216,34 +230,41 @@ func versusMark(significant bool) string {
 }
 
 // CSV is every cell's figures, a row a cell: what it ran, its rate and
-// latency, its sizes, WAL and blocks, and its rounds' median cost.
+// latency, then every figure its metrics record (metrics.FigureNames, each
+// declared once by its collector, then the workload's own summary): a
+// number a column, an object's numbers a column each ("io.clients_io_ms"),
+// a list as its JSON, an unmeasured figure empty with its reason in
+// "NAME.unavailable"; then its cost per transaction, each round figure
+// (metrics.RoundFigures) as "cost.NAME": its rounds' median, or its
+// window's.
 func CSV(res *results.Results) ([]byte, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	header := []string{"key", "workload", "variant", "clients", "rows_before", "repeat", "status", "txns", "duration_s", "tps",
-		"p50_ms", "p99_ms", "table_bytes", "key_index_bytes", "wal_bytes_per_row", "wal_fpi_per_row", "leaf_density",
-		"rounds", "server_ms_per_txn", "wal_bytes_per_txn", "blocks_read_per_txn", "others_cpu_share"}
-	if err := w.Write(header); err != nil {
-		return nil, err
+	rows := make([]map[string]string, len(res.Cells))
+	var order []string
+	seen := map[string]bool{}
+	add := func(row map[string]string, col, v string) {
+		if !seen[col] {
+			seen[col] = true
+			order = append(order, col)
+		}
+		row[col] = v
 	}
 	for i := range res.Cells {
-		c := &res.Cells[i]
-		m := c.Metrics
-		median := func(get func(*results.RoundCost) results.M[float64]) string {
-			if v, ok := costMedian(c.Rounds, get); ok {
-				return fmt.Sprint(v)
-			}
-			return ""
+		rows[i] = map[string]string{}
+		if err := csvCell(&res.Cells[i], func(col, v string) { add(rows[i], col, v) }); err != nil {
+			return nil, err
 		}
-		row := []string{c.Key, c.Workload, strings.Join(c.Variant, " "), fmt.Sprint(c.Clients), fmt.Sprint(c.RowsBefore), fmt.Sprint(c.Repeat),
-			c.Status, fmt.Sprint(c.Txns), fmt.Sprint(c.DurationS), fmt.Sprint(c.TPS), fmt.Sprint(c.LatencyMS.P50), fmt.Sprint(c.LatencyMS.P99),
-			csvM(m.TableBytes), csvM(m.KeyIndexBytes), csvM(m.WALBytesPerRow), csvM(m.WALFPIPerRow), csvM(m.LeafDensity),
-			fmt.Sprint(len(c.Rounds)),
-			median(func(r *results.RoundCost) results.M[float64] { return r.ServerMS }),
-			median(func(r *results.RoundCost) results.M[float64] { return r.WALBytes }),
-			median(func(r *results.RoundCost) results.M[float64] { return r.BlocksRead }),
-			median(func(r *results.RoundCost) results.M[float64] { return r.OthersCPUShare })}
-		if err := w.Write(row); err != nil {
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if err := w.Write(order); err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		line := make([]string, len(order))
+		for j, col := range order {
+			line[j] = row[col]
+		}
+		if err := w.Write(line); err != nil {
 			return nil, err
 		}
 	}
@@ -251,10 +272,75 @@ func CSV(res *results.Results) ([]byte, error) {
 	return buf.Bytes(), w.Error()
 }
 
-// csvM is a figure for a CSV cell: its value, or empty when not measured.
-func csvM[T int64 | float64](m results.M[T]) string {
-	if v, ok := m.Get(); ok {
-		return fmt.Sprint(v)
+// csvCell writes a cell's columns in order through add.
+func csvCell(c *results.Cell, add func(col, v string)) error {
+	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
+		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
+		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)}, {"tps", fmt.Sprint(c.TPS)},
+		{"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)}, {"p50_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_ms", fmt.Sprint(c.LatencyMS.P95)},
+		{"p99_ms", fmt.Sprint(c.LatencyMS.P99)}, {"p999_ms", fmt.Sprint(c.LatencyMS.P999)}, {"max_ms", fmt.Sprint(c.LatencyMS.Max)}, {"rounds", fmt.Sprint(len(c.Rounds))}} {
+		add(kv[0], kv[1])
 	}
-	return ""
+	b, err := json.Marshal(c.Metrics)
+	if err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	names := metrics.FigureNames()
+	declared := map[string]bool{}
+	for _, n := range names {
+		declared[n] = true
+	}
+	for _, n := range sortedKeys(m) { // the workload's own summary, after the collectors'
+		if !declared[n] {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		if raw, ok := m[n]; ok {
+			flatten(n, raw, add)
+		}
+	}
+	rounds := c.Rounds
+	if len(rounds) == 0 && c.Cost != nil { // one window: its cost is its only sample
+		rounds = []results.Round{{Cost: c.Cost}}
+	}
+	for _, f := range metrics.RoundFigures() {
+		if v, ok := results.CostMedian(rounds, f.Get); ok {
+			add("cost."+f.Name, fmt.Sprint(v))
+		}
+	}
+	return nil
+}
+
+// flatten writes a JSON value as columns: a scalar as itself, an object's
+// members under name.member, a list as its JSON, an unmeasured figure's
+// reason under name.unavailable.
+func flatten(name string, raw json.RawMessage, add func(col, v string)) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // a byte count keeps its digits
+	if dec.Decode(&v) != nil {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if why, ok := x["unavailable"].(string); ok && len(x) == 1 {
+			add(name+".unavailable", why)
+			return
+		}
+		var inner map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &inner)
+		for _, k := range sortedKeys(inner) {
+			flatten(name+"."+k, inner[k], add)
+		}
+	case []any:
+		add(name, string(raw))
+	case nil:
+	default:
+		add(name, fmt.Sprint(x))
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/present"
-	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -73,7 +72,7 @@ func (r *renderer) linesPerKey(keep func(g *results.Group) bool, points func(c *
 
 func (r *renderer) tpsOverTime() (Chart, string) {
 	k := r.kind()
-	if !k.SecondsTimeline {
+	if k.StepsTimeline {
 		return Chart{}, "" // the timeline holds the workload's own steps: see its charts
 	}
 	ss := r.linesPerKey(nil, func(c *results.Cell) (xs, ys []float64) {
@@ -151,10 +150,7 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 // key against its key index's size over the cache (the curve `keybench
 // project` reads), when the run measured a key at two sizes or more.
 func (r *renderer) relativeVsCache() (Chart, string) {
-	curves, ref, err := projection.Curves(r.res)
-	if err != nil {
-		return Chart{}, ""
-	}
+	curves, ref := r.projected.Curves, r.projected.Reference
 	// One line per key and cache (--shared-buffers): a key's lines of two
 	// caches share its hue, and lying on one another they show that the
 	// ratio, not the table size, sets the cost.
@@ -443,9 +439,9 @@ func (r *renderer) latency() (Chart, string) {
 // view is how the headline's cells are shown.
 func (r *renderer) view() present.View {
 	if len(r.headline) == 0 {
-		return present.Of("")
+		return viewOf("")
 	}
-	return present.Of(r.headline[0].Workload)
+	return viewOf(r.headline[0].Workload)
 }
 
 // kind is how the headline's cells read.
@@ -456,10 +452,10 @@ func (r *renderer) kind() results.Kind {
 	return results.KindOf(r.headline[0].Workload)
 }
 
-// kindCharts draws the charts each workload's kind asks for, of its
+// viewCharts draws the charts each workload's kind asks for, of its
 // first block's groups (of the headline's when the run has one block); a
 // run of several tasks names the task in each heading.
-func (r *renderer) kindCharts() (charts []Chart, missing []string) {
+func (r *renderer) viewCharts() (charts []Chart, missing []string) {
 	blocks := r.blocks
 	if len(blocks) == 0 {
 		blocks = [][]*results.Group{r.headline}
@@ -473,11 +469,11 @@ func (r *renderer) kindCharts() (charts []Chart, missing []string) {
 		}
 		seen[b[0].Workload] = true
 		r.headline = b
-		for _, spec := range present.Of(b[0].Workload).Charts {
+		for _, spec := range viewOf(b[0].Workload).Charts {
 			if len(blocks) > 1 {
 				spec.Heading += " (" + b[0].Task() + ")"
 			}
-			c, m := r.kindChart(spec)
+			c, m := r.viewChart(spec)
 			if m != "" {
 				missing = append(missing, m)
 			} else {
@@ -507,7 +503,7 @@ func (r *renderer) partitionSizes() (Chart, string) {
 		"by a retention) and the partition that takes the window's rows.", svg, err)
 }
 
-func (r *renderer) kindChart(spec present.Chart) (Chart, string) {
+func (r *renderer) viewChart(spec present.Chart) (Chart, string) {
 	var svg string
 	var err error
 	if spec.Points != nil {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // FuzzRender renders the page and a comparison from truncated, corrupted
@@ -15,14 +15,14 @@ import (
 func FuzzRender(f *testing.F) {
 	resultstest.AddSeeds(f, "../results/testdata")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := results.Parse(b, "fuzz")
+		r, err := verdict.Parse(b, "fuzz")
 		if err != nil {
 			return
 		}
-		_, _ = Render(r)
-		c := Compare("a", "b", r, r)
+		_, _ = Render(r, nil)
+		c := verdict.Compare("a", "b", r, r)
 		WriteSummary(io.Discard, r, 60)
-		c.Doc().Write(io.Discard, 50)
+		CompareDoc(c).Write(io.Discard, 50)
 		_, _ = RenderComparison(c)
 	})
 }
@@ -30,11 +30,11 @@ func FuzzRender(f *testing.F) {
 // TestRendersRealRuns renders the seed runs and checks each kind's own charts.
 func TestRendersRealRuns(t *testing.T) {
 	for name, want := range map[string]string{"war": "Throughput over time", "queue": "Queue backlog", "bulk": "Load rate per chunk"} {
-		r, err := results.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Render(r)
+		b, err := Render(r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // layoutProbe runs in the page once Chromium has laid it out and writes
@@ -48,11 +48,11 @@ func TestReportTablesFitThePage(t *testing.T) {
 	dir := t.TempDir()
 	checked := regexp.MustCompile(`(?s)<pre id="layout-probe">checked (\d+) tables\n(.*?)</pre>`)
 	for _, path := range append(runs, more...) {
-		r, err := results.Parse(resultstest.ReadGzip(t, path), path)
+		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Render(r)
+		b, err := Render(r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

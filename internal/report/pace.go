@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
@@ -21,27 +20,26 @@ import (
 
 // paceTables writes, for each shape run at a fixed rate, its table and the
 // keys that did not hold the rate.
-func paceTables(d *Doc, res *results.Results, groups []results.Group) {
-	for _, sh := range shapesOf(groups) {
+func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
+	for _, sh := range shapesOf(a) {
 		first := res.Last(sh.Groups[0])
-		if first.Pace == nil {
+		if first.Pace == nil || sh.Pace == nil {
 			continue
 		}
 		d.Printf("At a fixed %s tps (%s; Poisson starts, latency from each scheduled start):", results.Kilo(first.Pace.RateTPS), sh.Title)
 		t := NewTable("key", "ran (of its schedule)", "p99 (rounds' median)", "p99 against the least", "lag p99", "late / skipped", "server CPU", "WAL / s", "reads / s").AlignRight(1, 2, 4, 5, 6, 7, 8)
-		best, cmp := paceCompare(res, sh.Groups)
 		var behind []string
 		for _, g := range sh.Groups {
 			c := res.Last(g)
-			p99, _ := roundsP99(res, g)
+			pk := sh.paceOf(g.Key)
 			vs := "-"
-			if v, ok := cmp[g.Key]; ok {
-				vs = paceVersus(v)
-			} else if g == best {
+			if pk.Versus != nil {
+				vs = paceVersus(pk.Versus)
+			} else if g.Key == sh.Pace.Least {
 				vs = "the least"
 			}
 			cpu, wal, reads := perSecond(res, g, c.TPS)
-			t.AppendRow(g.Key, fmt.Sprintf("%s tps (%.0f%%)", results.Kilo(c.TPS), 100*c.ScheduleShare()), millis(p99), vs,
+			t.AppendRow(g.Key, fmt.Sprintf("%s tps (%.0f%%)", results.Kilo(c.TPS), 100*c.ScheduleShare()), millis(pk.P99MS), vs,
 				millis(c.Pace.LagMS.P99), lateText(c.Pace), cpu, wal, reads)
 			if !c.Held() {
 				behind = append(behind, fmt.Sprintf("%s ran %d of the %d transactions its schedule started (%.0f%%), its starts %s behind it at p99",
@@ -58,46 +56,16 @@ func paceTables(d *Doc, res *results.Results, groups []results.Group) {
 	}
 }
 
-// roundsP99 is the median over the group's rounds of their p99 at the rate.
-func roundsP99(res *results.Results, g *results.Group) (float64, []float64) {
-	var v []float64
-	for _, i := range g.Cells {
-		for _, rd := range res.Cells[i].Rounds {
-			if rd.P99MS > 0 {
-				v = append(v, rd.P99MS)
+// paceOf is the key's latency at the shape's fixed rate (zero: none).
+func (s shape) paceOf(key string) results.PaceKey {
+	if s.Pace != nil {
+		for _, k := range s.Pace.Keys {
+			if k.Key == key {
+				return k
 			}
 		}
 	}
-	if len(v) == 0 {
-		return res.Last(g).LatencyMS.P99, nil
-	}
-	return stats.Summarize(v).Median, v
-}
-
-// paceCompare compares each key's rounds' p99 with the key of the least
-// median p99, Holm-adjusted over the shape's comparisons.
-func paceCompare(res *results.Results, gs []*results.Group) (*results.Group, map[string]*stats.Comparison) {
-	ranked := append([]*results.Group(nil), gs...)
-	sort.SliceStable(ranked, func(i, j int) bool {
-		a, _ := roundsP99(res, ranked[i])
-		b, _ := roundsP99(res, ranked[j])
-		return a < b
-	})
-	best := ranked[0]
-	_, base := roundsP99(res, best)
-	out := map[string]*stats.Comparison{}
-	var all []*stats.Comparison
-	for _, g := range ranked[1:] {
-		_, s := roundsP99(res, g)
-		if len(base) == 0 || len(s) == 0 {
-			continue
-		}
-		c := stats.Compare(base, s)
-		out[g.Key] = &c
-		all = append(all, &c)
-	}
-	stats.Holm(all)
-	return best, out
+	return results.PaceKey{Key: key}
 }
 
 // paceVersus is a key's p99 against the least: the ratio with its interval
@@ -124,7 +92,7 @@ func lateText(p *results.Pace) string {
 // rate it ran, from its rounds' costs per transaction.
 func perSecond(res *results.Results, g *results.Group, tps float64) (cpu, wal, reads string) {
 	at := func(get func(*results.RoundCost) results.M[float64], text func(float64) string) string {
-		if v, ok := roundMedian(res, g, get); ok {
+		if v, ok := res.RoundMedian(g, get); ok {
 			return text(v * tps)
 		}
 		for _, rd := range res.Last(g).Rounds {

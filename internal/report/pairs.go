@@ -9,41 +9,30 @@ import (
 )
 
 // shape is the groups measured under the same conditions (workload,
-// clients, table size): the keys every comparison of groups[].compared
-// sets against each other.
+// clients, table size), as the analysis laid them out: the keys every
+// comparison of groups[].compared sets against each other.
 type shape struct {
-	Title  string
+	*results.Shape
 	Groups []*results.Group
 }
 
 // shapesOf lists the run's shapes in plan order.
-func shapesOf(groups []results.Group) []shape {
+func shapesOf(a *results.Analysis) []shape {
 	var out []shape
-	at := map[string]int{}
-	for gi := range groups {
-		g := &groups[gi]
-		id := g.Shape()
-		i, ok := at[id]
-		if !ok {
-			i = len(out)
-			at[id] = i
-			out = append(out, shape{Title: fmt.Sprintf("%s, %s, %s rows before", g.Task(), results.Clients(g.Clients), thousands(g.Rows))})
-		}
-		out[i].Groups = append(out[i].Groups, g)
+	for i := range a.Shapes {
+		out = append(out, shape{Shape: &a.Shapes[i], Groups: a.ShapeGroups(&a.Shapes[i])})
 	}
 	return out
 }
 
-// tested says whether any pair of the shape could be tested.
-func (s shape) tested() bool {
+// group is the shape's group of key (nil: none).
+func (s shape) group(key string) *results.Group {
 	for _, g := range s.Groups {
-		for _, v := range g.Compared {
-			if !v.TooFew {
-				return true
-			}
+		if g.Key == key {
+			return g
 		}
 	}
-	return false
+	return nil
 }
 
 // pairCell is one comparison in a matrix: the row's rate over the
@@ -119,9 +108,10 @@ func marginOf(groups []results.Group) float64 {
 // pairs prints, for every shape with three keys or more and a tested pair,
 // every key against every other (results.json groups[].compared): the
 // summary table shows only each key against the row above or the first.
-func pairs(d *Doc, groups []results.Group) {
-	for _, s := range shapesOf(groups) {
-		if len(s.Groups) < 3 || !s.tested() {
+func pairs(d *Doc, a *results.Analysis) {
+	groups := a.Groups
+	for _, s := range shapesOf(a) {
+		if len(s.Groups) < 3 || !s.Tested {
 			continue
 		}
 		header := []string{"every pair: " + s.Title}
@@ -164,10 +154,10 @@ type PairText struct {
 
 // pairTables are the page's matrices: every shape with two keys or more
 // and a tested pair.
-func pairTables(groups []results.Group) []PairTable {
+func pairTables(a *results.Analysis) []PairTable {
 	var out []PairTable
-	for _, s := range shapesOf(groups) {
-		if len(s.Groups) < 2 || !s.tested() {
+	for _, s := range shapesOf(a) {
+		if len(s.Groups) < 2 || !s.Tested {
 			continue
 		}
 		pt := PairTable{Title: s.Title}

@@ -16,7 +16,7 @@ func Questions(res *results.Results) *Doc {
 		return nil
 	}
 	d := &Doc{}
-	questions(d, res, res.BuildGroups())
+	questions(d, res, analysisOf(res).Groups)
 	return d
 }
 
@@ -128,7 +128,7 @@ func questionVerdict(task string, gs []*results.Group) string {
 // task's kind's own, else a figure every cell records, as its collector
 // declared it (metrics.Figure).
 func FigureColumn(workload, header string) (present.Column, bool) {
-	for _, c := range present.Of(workload).Columns {
+	for _, c := range viewOf(workload).Columns {
 		if c.Header == header {
 			return c, true
 		}

@@ -22,11 +22,13 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/sources"
 	"github.com/keybench/keybench/internal/stats"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
-// WriteFile renders res into htmlPath.
-func WriteFile(res *results.Results, htmlPath string) error {
-	b, err := Render(res)
+// WriteFile renders res (with its analysis: verdict.Read or verdict.Write
+// made it) and what was projected of it (nil: nothing) into htmlPath.
+func WriteFile(res *results.Results, pr *Projected, htmlPath string) error {
+	b, err := Render(res, pr)
 	if err != nil {
 		return err
 	}
@@ -73,10 +75,28 @@ type page struct {
 	Sources []sources.Source
 }
 
+// Projected is what package projection made of a run for its page: each
+// key's rate against its key index's size over the cache (the curves
+// `keybench project` reads; none where the run measured no key at two
+// sizes), and, when asked (run --project-rows and --project-ram, or
+// project --html), the run carried to the user's scale or why it could
+// not be.
+type Projected struct {
+	Curves    []projection.Curve
+	Reference string
+	AtScale   *projection.Report
+	Scale     projection.Scale
+	Err       error
+}
+
 // Render builds the page.
-func Render(res *results.Results) ([]byte, error) {
-	groups := res.BuildGroups()
-	r := &renderer{res: res, groups: groups, colors: map[string]int{}, tasks: map[string]int{}}
+func Render(res *results.Results, pr *Projected) ([]byte, error) {
+	a := analysisOf(res)
+	groups := a.Groups
+	if pr == nil {
+		pr = &Projected{}
+	}
+	r := &renderer{res: res, projected: pr, groups: groups, colors: map[string]int{}, tasks: map[string]int{}}
 	for _, k := range res.Plan.Keys {
 		if _, ok := r.colors[k]; !ok {
 			r.colors[k] = len(r.colors)
@@ -93,14 +113,14 @@ func Render(res *results.Results) ([]byte, error) {
 	r.pickHeadline()
 	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
 	p.Blocks, p.Question = r.verdicts(), res.Plan.Question
-	if b := busyLine(res); b != "" {
+	if b := busyLine(a); b != "" {
 		p.Cost = append(p.Cost, b)
 	}
-	p.Cost = append(p.Cost, costVerdict(res, groups)...)
+	p.Cost = append(p.Cost, costVerdict(res, a)...)
 	if len(p.Blocks) > 1 {
 		p.ChartsOf = p.Blocks[0].Title
 	}
-	p.Pairs, p.PairsNote = pairTables(groups), pairsNote(groups)+"; "+intervalNote(groups)
+	p.Pairs, p.PairsNote = pairTables(a), pairsNote(groups)+"; "+intervalNote(groups)
 	add := func(c Chart, missing string) {
 		if missing != "" {
 			p.Missing = append(p.Missing, missing)
@@ -111,18 +131,17 @@ func Render(res *results.Results) ([]byte, error) {
 	add(r.tpsOverTime())
 	add(r.tpsVsScale())
 	add(r.relativeVsCache())
-	own, missing := r.kindCharts() // the workload's own charts come next: they explain its rate
+	own, missing := r.viewCharts() // the workload's own charts come next: they explain its rate
 	p.Charts, p.Missing = append(p.Charts, own...), append(p.Missing, missing...)
 	for _, build := range []func() (Chart, string){r.sizes, r.partitionSizes, r.sizesOverTime, r.walPerRow, r.fpiPerRow, r.shippedPerRow, r.replayLag, r.cacheOverTime, r.waits, r.latency} {
 		add(build())
 	}
 	p.Summary, p.Questions = summary(res, false), Questions(res)
-	if sc := res.Plan.AtScale; sc != nil {
-		if rep, err := projection.Project(res, *sc); err != nil {
-			p.AtScale = &Doc{Blocks: []Block{{Text: "No projection: " + err.Error() + "."}}}
-		} else {
-			p.AtScale = ProjectionDoc(rep, *sc)
-		}
+	switch {
+	case pr.Err != nil:
+		p.AtScale = &Doc{Blocks: []Block{{Text: "No projection: " + pr.Err.Error() + "."}}}
+	case pr.AtScale != nil:
+		p.AtScale = ProjectionDoc(*pr.AtScale, pr.Scale)
 	}
 	p.Env, p.Settings = environment(res)
 	p.DDL = ddlOf(res)
@@ -146,11 +165,12 @@ func Render(res *results.Results) ([]byte, error) {
 var markup = regexp.MustCompile(`(?s)<style.*?</style>|<svg.*?</svg>|<[^>]*>`)
 
 type renderer struct {
-	res      *results.Results
-	groups   []results.Group
-	colors   map[string]int   // a key's place in the palette: one colour per key in every chart
-	tasks    map[string]int   // a task's place in the run: later tasks draw their key's colour lighter
-	headline []*results.Group // one group per key at the largest table size and client count
+	res       *results.Results
+	projected *Projected
+	groups    []results.Group
+	colors    map[string]int   // a key's place in the palette: one colour per key in every chart
+	tasks     map[string]int   // a task's place in the run: later tasks draw their key's colour lighter
+	headline  []*results.Group // one group per key at the largest table size and client count
 	// blocks are the headline's groups as the verdict ranks them: one block
 	// per task (workload and read variant), or all together when their
 	// kind says what it ranks across its workloads (a load's Headline).
@@ -171,7 +191,7 @@ func (r *renderer) pickHeadline() {
 		if g := &r.groups[i]; g.Rows == rows && g.Clients == clients {
 			r.headline = append(r.headline, g)
 			task := g.Task()
-			if present.Of(g.Workload).Headline != nil {
+			if viewOf(g.Workload).Headline != nil {
 				task = "" // the kind ranks its workloads together
 			}
 			b, ok := at[task]
@@ -538,16 +558,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
+func thousands(n int64) string { return results.Thousands(n) }
+
+// analysisOf is the run's analysis (package verdict made it when the run
+// was written or read); results without one show no group.
+func analysisOf(res *results.Results) *results.Analysis {
+	if res.Analysis == nil {
+		return &results.Analysis{}
 	}
-	return b.String()
+	return res.Analysis
 }
 
 func environment(res *results.Results) ([][2]string, [][2]string) {
@@ -675,3 +694,8 @@ func hasKeyIndex(c *results.Cell) bool {
 	_, ok := c.Metrics.KeyIndexBytes.Get()
 	return ok
 }
+
+// viewOf is how a workload of the catalog shows its cells, read when
+// asked (a workload registered after this package started, a test's own,
+// is in it).
+func viewOf(workload string) present.View { return all.Views().Of(workload) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/testenv"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // fixture is a small run of three keys with the metrics a real run records,
@@ -55,7 +56,7 @@ func fixture(t *testing.T) string {
 		Cells:       []results.Cell{cell("uuidv4", 4000, 0.26, 0.059), cell("uuidv7", 5600, 0.01, 0.024), cell("bigint", 5700, 0.0, 0.024)},
 	}
 	dir := t.TempDir()
-	if err := r.Write(dir); err != nil {
+	if err := verdict.Write(r, dir); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, "results.json")
@@ -64,7 +65,7 @@ func fixture(t *testing.T) string {
 func TestReportIsSelfContainedWithChartsAndVerdict(t *testing.T) {
 	path := fixture(t)
 	out := filepath.Join(filepath.Dir(path), "report.html")
-	if err := WriteFile(read(t, path), out); err != nil {
+	if err := WriteFile(read(t, path), nil, out); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(out)
@@ -133,10 +134,10 @@ func countElements(n *html.Node) int {
 func TestReportIsReproducible(t *testing.T) {
 	path := fixture(t)
 	a, b := filepath.Join(t.TempDir(), "a.html"), filepath.Join(t.TempDir(), "b.html")
-	if err := WriteFile(read(t, path), a); err != nil {
+	if err := WriteFile(read(t, path), nil, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(read(t, path), b); err != nil {
+	if err := WriteFile(read(t, path), nil, b); err != nil {
 		t.Fatal(err)
 	}
 	x, _ := os.ReadFile(a)
@@ -153,7 +154,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	path := fixture(t)
 	dir := filepath.Dir(path)
 	page, shot := filepath.Join(dir, "report.html"), filepath.Join(dir, "shot.png")
-	if err := WriteFile(read(t, path), page); err != nil {
+	if err := WriteFile(read(t, path), nil, page); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -184,7 +185,7 @@ func chromium(t *testing.T) string {
 // read reads a results file back, as keybench does before rendering.
 func read(t *testing.T, path string) *results.Results {
 	t.Helper()
-	r, err := results.Read(path)
+	r, err := verdict.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // TestEveryPairIsShown: with rounds, the console prints each key against
@@ -24,7 +25,7 @@ func TestEveryPairIsShown(t *testing.T) {
 			t.Errorf("the matrix lacks the row %q", row)
 		}
 	}
-	b, err := Render(r)
+	b, err := Render(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,13 +40,13 @@ func TestEveryPairIsShown(t *testing.T) {
 // slowest in total, comes last and the headline names it; one load per
 // key tests nothing, names no winner and ranks nothing.
 func TestBulkVerdictRanksTotals(t *testing.T) {
-	r, err := results.Read(filepath.Join("../results/testdata", "bulk.json"))
+	r, err := verdict.Read(filepath.Join("../results/testdata", "bulk.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, quick := range []bool{true, false} {
 		r.Plan.Quick = quick
-		b, err := Render(r)
+		b, err := Render(r, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,8 @@ func TestBloatVerdict(t *testing.T) {
 		}
 	}
 	r.Cells = cells
-	b, err := Render(r)
+	verdict.Analyze(r)
+	b, err := Render(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +102,11 @@ func TestBloatVerdict(t *testing.T) {
 // verdict, the keys' colours differ, and a key's cells of another task
 // (a load with the index built afterwards) draw its colour lighter.
 func TestOneColourPerKey(t *testing.T) {
-	r, err := results.Read(filepath.Join("../results/testdata", "bulk.json"))
+	r, err := verdict.Read(filepath.Join("../results/testdata", "bulk.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	groups := r.BuildGroups()
+	groups := r.Analysis.Groups
 	rd := &renderer{res: r, groups: groups, colors: map[string]int{}, tasks: map[string]int{}}
 	for i := range groups {
 		if _, ok := rd.colors[groups[i].Key]; !ok {
@@ -126,7 +128,7 @@ func TestOneColourPerKey(t *testing.T) {
 	if len(seen) != len(groups) {
 		t.Errorf("%d colours for %d series", len(seen), len(groups))
 	}
-	b, err := Render(r)
+	b, err := Render(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,8 @@ func TestFastestOnlyWhenEveryComparisonIsSignificant(t *testing.T) {
 	for i := range r.Cells {
 		r.Cells[i].Rounds = nil
 	}
-	b, err := Render(r)
+	verdict.Analyze(r)
+	b, err := Render(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,3 +151,16 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// Thousands renders a count with thousands separators: 1234567 → "1,234,567".
+func Thousands(n int64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && c != '-' && !(i == 1 && s[0] == '-') {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -38,9 +38,10 @@ type Kind struct {
 	// Upgrade, when set, fills in a cell read from an older results file
 	// what that version did not record (a queue's rows per role).
 	Upgrade func(c *Cell)
-	// SecondsTimeline false: the timeline holds the workload's own steps
-	// (a load's chunks), not seconds of a window.
-	SecondsTimeline bool
+	// StepsTimeline: the timeline holds the workload's own steps (a load's
+	// chunks), not the seconds of a window (the default); what the data
+	// means, declared by the workload, never inferred from how it is shown.
+	StepsTimeline bool
 	// NewSummary makes an empty summary to read a cell's into (nil: none).
 	NewSummary func() Summary
 }
@@ -66,7 +67,7 @@ func KindOf(workload string) Kind {
 	if k, ok := kinds[workload]; ok {
 		return k
 	}
-	return Kind{SecondsTimeline: true}
+	return Kind{}
 }
 
 // Rate is the kind's rate over a window of seconds in which the clients

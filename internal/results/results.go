@@ -60,8 +60,10 @@ type Results struct {
 	// Notes are caveats about the whole run.
 	Notes []string `json:"notes,omitempty"`
 	Cells []Cell   `json:"cells"`
-	// Groups summarise the cells (derived; rewritten at every write).
-	Groups []Group `json:"groups"`
+	// Analysis is everything decided about the cells (package verdict
+	// makes it once; every output reads it): derived, rewritten whenever
+	// the cells change.
+	Analysis *Analysis `json:"analysis,omitempty"`
 }
 
 // Tool identifies the keybench that produced the results.
@@ -528,9 +530,9 @@ type WrittenCheck struct {
 }
 
 // Write stores r as dir/results.json and dir/samples.csv, each through a
-// temporary file renamed into place.
+// temporary file renamed into place. The analysis is written as it is:
+// package verdict makes it (verdict.Write analyses, then writes).
 func (r *Results) Write(dir string) error {
-	r.Groups = r.BuildGroups()
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

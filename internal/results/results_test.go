@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/keybench/keybench/internal/stats"
 )
 
 func sample() *Results {
@@ -62,61 +60,6 @@ func TestReadRejectsOtherFiles(t *testing.T) {
 		if _, err := Read(p); err == nil {
 			t.Errorf("%s accepted", body)
 		}
-	}
-}
-
-func TestGroupsCompare(t *testing.T) {
-	// One window per key: per-second rates are never tested.
-	if g := sample().BuildGroups(); len(g) != 3 || g[1].VsPrevious == nil || !g[1].VsPrevious.TooFew || g[1].VsPrevious.Significant || g[0].Independent() {
-		t.Errorf("one window per key: %+v", g)
-	}
-	// Five rounds per key: every pair of keys compared, adjusted together.
-	r := sample()
-	for i := range r.Cells {
-		for k := 1; k <= 5; k++ {
-			r.Cells[i].Rounds = append(r.Cells[i].Rounds, Round{Round: k, Rate: r.Cells[i].TPS + float64(k%3)*5})
-		}
-	}
-	g := r.BuildGroups()
-	if len(g) != 3 || g[0].Unit != UnitRounds || len(g[0].Compared) != 2 || g[1].Correction != "holm over 3 comparisons" {
-		t.Fatalf("groups: %+v", g)
-	}
-	v := g[1].VsPrevious // bigint over uuidv4
-	if v.Key != "uuidv4" || !v.Significant || v.N != 5 || v.M != 5 || v.EffectLo <= 1 || math.Abs(v.PAdjusted-3*v.P) > 1e-12 {
-		t.Errorf("bigint vs uuidv4: %+v", v)
-	}
-	if back := g[0].Compared[0]; back.Key != "bigint" || !back.Significant || back.EffectHi >= 1 {
-		t.Errorf("uuidv4 vs bigint: %+v", back)
-	}
-	if v := g[2].VsPrevious; v.Key != "bigint" || v.Significant || v.TooFew {
-		t.Errorf("uuidv7 vs bigint: %+v", v)
-	}
-}
-
-// TestGroupsCompareWithinRounds: keys that ran their rounds together are
-// compared within them, so a machine whose speed swings from round to
-// round (the same for both keys) hides no 10% difference; keys whose rounds
-// do not line up are compared by ranks, where the swing drowns it.
-func TestGroupsCompareWithinRounds(t *testing.T) {
-	speed := []float64{0.6, 1.4, 0.8, 1.2, 1.0, 0.7, 1.3, 0.9, 1.1, 1.0}
-	jitter := []float64{1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.0}
-	run := func(shiftB int) []Group {
-		r := &Results{SchemaVersion: SchemaVersion, Cells: []Cell{
-			{Key: "uuidv4", Workload: "insert", Clients: 8, Status: StatusOK},
-			{Key: "bigint", Workload: "insert", Clients: 8, Status: StatusOK}}}
-		for i, s := range speed {
-			r.Cells[0].Rounds = append(r.Cells[0].Rounds, Round{Round: i + 1, Rate: 1000 * s})
-			r.Cells[1].Rounds = append(r.Cells[1].Rounds, Round{Round: i + 1 + shiftB, Rate: 1100 * s * jitter[i]})
-		}
-		return r.BuildGroups()
-	}
-	v := run(0)[1].Compared[0] // bigint over uuidv4, round by round
-	if v.Test != stats.TestBlocked || !v.Significant || v.N != 10 || math.Abs(v.Effect-1.1) > 0.01 || v.EffectLo <= 1 {
-		t.Errorf("within rounds: %+v", v)
-	}
-	v = run(10)[1].Compared[0] // no round in common
-	if v.Test != stats.TestMannWhitney || v.Significant {
-		t.Errorf("rounds that do not line up: %+v", v)
 	}
 }
 

@@ -357,7 +357,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 // roundCost is what the round's transactions cost, per transaction:
 // the server's backends and IO, and on a distributed engine its workers'.
 func (cr *cellRun) roundCost(dres *driver.Result, m *results.Metrics) *results.RoundCost {
-	cost := metrics.RoundCost(cr.cost, dres.WarmupTxns+dres.Txns, m)
+	cost := metrics.CostOfRound(cr.cost, dres.WarmupTxns+dres.Txns, m)
 	if cr.cluster != nil {
 		cr.cluster.AddToCost(cost)
 	}

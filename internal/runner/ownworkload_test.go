@@ -16,6 +16,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -51,7 +52,7 @@ const childrenPerParent = 2
 func init() {
 	workload.Register(workload.Meta{Name: "kbtest-children", Description: "test: insert children of random parents",
 		New:  func() workload.Workload { return &childInsert{} },
-		Kind: results.Kind{SecondsTimeline: true, NewSummary: func() results.Summary { return &childSummary{} }},
+		Kind: results.Kind{NewSummary: func() results.Summary { return &childSummary{} }},
 		View: present.View{
 			Columns: []present.Column{{Header: "children before → after", Text: func(r *results.Results, g *results.Group) string {
 				s := r.Last(g).Metrics.Summary.(*childSummary)
@@ -123,7 +124,7 @@ func TestAWorkloadOfItsOwnRunsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := results.Read(filepath.Join(cfg.Out, "results.json"))
+	back, err := verdict.Read(filepath.Join(cfg.Out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestAWorkloadOfItsOwnRunsEndToEnd(t *testing.T) {
 	if !strings.Contains(sum.String(), "CHILDREN BEFORE → AFTER") || !strings.Contains(sum.String(), "4000 → ") {
 		t.Errorf("summary:\n%s", sum.String())
 	}
-	page, err := report.Render(back)
+	page, err := report.Render(back, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,12 @@
 // cells and orders their rounds; cell.go is one cell's life; clients.go
 // adapts a workload's workers to the driver; progress.go says how a window
 // goes; watch.go watches for stalls and locks; evidence.go reads a cell's
-// evidence; output.go makes the results directory; target.go and
-// the workspace package are the server and keybench's place on it.
+// evidence; output.go makes the results directory; plan.go records the
+// plan in the results; ui.go prints the run's progress (lines, phases,
+// bars on a terminal); target.go and the workspace package are the server
+// and keybench's place on it. The results are written through package
+// verdict, which analyses them (verdict.Write); the early stop reads the
+// rounds as the analysis does (verdict.Layouts).
 package runner
 
 import (
@@ -31,6 +35,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload"
 	"github.com/keybench/keybench/internal/workspace"
 )
@@ -172,7 +177,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 			}
 		}
 	}
-	if werr := r.res.Write(cfg.Out); werr != nil && err == nil {
+	if werr := verdict.Write(r.res, cfg.Out); werr != nil && err == nil {
 		err = werr
 	}
 	return r.res, err
@@ -189,7 +194,7 @@ func (r *run) execute(ctx context.Context) error {
 	for name, why := range r.ext.Missing {
 		r.ui.Logf("%s unavailable: %s", name, why)
 	}
-	if err := r.res.Write(r.cfg.Out); err != nil {
+	if err := verdict.Write(r.res, r.cfg.Out); err != nil {
 		return err
 	}
 	// A key this server cannot make (uuidv7:gen=server before 18) is bad
@@ -235,7 +240,7 @@ func (r *run) runGroups(ctx context.Context) error {
 		}
 		cs, err := r.group(ctx, g, rounds)
 		r.res.Cells = append(r.res.Cells, cs...)
-		if werr := r.res.Write(r.cfg.Out); werr != nil {
+		if werr := verdict.Write(r.res, r.cfg.Out); werr != nil {
 			return werr
 		}
 		if stop := r.sayCells(cs, done, err == nil); stop != nil {

@@ -511,7 +511,7 @@ func TestRoundsInterleaveTheCells(t *testing.T) {
 	if firsts[a.Key] != 2 || firsts[b.Key] != 2 {
 		t.Errorf("who ran first in a round: %v, want each first twice", firsts)
 	}
-	g := res.Groups
+	g := res.Analysis.Groups
 	if len(g) != 2 || g[0].Unit != results.UnitRounds || len(g[1].Compared) != 1 || g[1].Compared[0].N != 4 || g[1].Compared[0].TooFew || g[1].Compared[0].Test != stats.TestBlocked {
 		t.Errorf("groups %+v", g)
 	}
@@ -553,7 +553,7 @@ func TestSequentialRounds(t *testing.T) {
 		}
 	}
 	open := 0
-	for _, g := range res.Groups {
+	for _, g := range res.Analysis.Groups {
 		for _, v := range g.Compared {
 			if v.State == "" {
 				t.Errorf("%s against %s: no sequential decision: %+v", g.Key, v.Key, v.Comparison)

@@ -20,6 +20,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/stats"
+	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -267,7 +268,7 @@ func (r *run) runRounds(ctx context.Context, pcs []scenario.PlannedCell, cs []re
 // has settled every pair (or the planned rounds ran) and so has the costs'
 // (or it has no cost to decide, its last look passed, or the budget would
 // be overrun by another round); their cells run no more rounds
-// (results.BuildGroups replays the same decisions from the rounds' figures).
+// (verdict.Analyze replays the same decisions from the rounds' figures).
 // Each task is a family of its own, its keys those still measured; a task
 // of one key has nothing to decide; a task with a workload that acts after
 // its last round (Hooks.PostRun) runs the planned rounds. It says whether
@@ -289,7 +290,7 @@ func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, done, plan
 	}
 	for _, t := range order {
 		idx := byTask[t]
-		rates, costs := r.layouts(cs, idx, done)
+		rates, costs := verdict.Layouts(cs, idx, done)
 		rateDone, rateWords := r.ratesSettled(rates, done, planned, postRun[t])
 		costDone, costWords := r.costsSettled(costs, done, planned, postRun[t], since)
 		if !rateDone || !costDone {
@@ -311,33 +312,6 @@ func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, done, plan
 		}
 	}
 	return false
-}
-
-// layouts are a task's cells' rates and costs (server time per
-// transaction) over their first done rounds, [cell][round]; nil when a
-// cell is behind the others, or (costs) when a round recorded none.
-func (r *run) layouts(cs []results.Cell, idx []int, done int) (rates, costs [][]float64) {
-	rates, costs = make([][]float64, len(idx)), make([][]float64, len(idx))
-	for i, k := range idx {
-		for _, rd := range cs[k].Rounds {
-			rates[i] = append(rates[i], rd.Rate)
-			if costs != nil {
-				v, ok := 0.0, false
-				if rd.Cost != nil {
-					v, ok = rd.Cost.ServerMS.Get()
-				}
-				if !ok {
-					costs = nil
-				} else {
-					costs[i] = append(costs[i], v)
-				}
-			}
-		}
-		if len(rates[i]) != done {
-			return nil, nil // a cell behind the others (it cannot be): go on
-		}
-	}
-	return rates, costs
 }
 
 // ratesSettled says whether the rates' design has settled every pair

@@ -13,6 +13,7 @@ import (
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload/rangequery"
 	"github.com/keybench/keybench/internal/workload/retention"
 )
@@ -105,11 +106,11 @@ func TestTimeInTheKey(t *testing.T) {
 		}
 	}
 	// The file reads back and renders (a summary's name once took a figure's).
-	back, err := results.Read(filepath.Join(cfg.Out, "results.json"))
+	back, err := verdict.Read(filepath.Join(cfg.Out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := report.Render(back); err != nil {
+	if _, err := report.Render(back, nil); err != nil {
 		t.Fatal(err)
 	}
 	var sum strings.Builder

@@ -7,6 +7,7 @@ func init() {
 	register(&Scenario{
 		Name:   "bulk",
 		Order:  5,
+		Kind:   Preset,
 		Source: "000, 003",
 		Description: "bulk loads (000, 003): 1M rows per key in 10 timed chunks, with the primary key in place and added afterwards; " +
 			"bigint, uuidv7, uuidv6 (time first) and uuidv1 (time_low first) with timestamps 10 ms apart (keys made over 5.6 hours, " +

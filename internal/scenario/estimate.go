@@ -122,7 +122,7 @@ func (p *Experiment) Estimate() Estimate {
 			}
 			warm, later = txnTime(RoundWarmupTxns(per, 1)), txnTime(RoundWarmupTxns(per, 2))
 		}
-		overhead := estRoundOverhead + m.RoundCost
+		overhead := estRoundOverhead + m.RoundOverhead
 		e.Windows += window + warm + time.Duration(rounds-1)*later + time.Duration(rounds)*overhead
 		e.Evidence += (estEvidence + time.Duration(float64(c.Rows+c.inserted(pp))/estEvidenceRowsPerS*float64(time.Second))) / estTogether
 	}

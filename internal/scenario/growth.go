@@ -11,6 +11,7 @@ func init() {
 	register(&Scenario{
 		Name:   "growth",
 		Order:  2,
+		Kind:   Preset,
 		Source: "000",
 		Pivot:  &results.Pivot{By: results.PivotRows},
 		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +

@@ -32,9 +32,9 @@ var idsAlso = map[string][]string{"bigint": {"bigint:gen=random"}, "uuidv4": {"u
 func idsPreset() *Scenario {
 	ids := idsKeys()
 	return &Scenario{
-		Name:   "ids",
-		Order:  10,
-		Source: "users",
+		Name:  "ids",
+		Order: 10,
+		Kind:  Preset,
 		Question: "Every id people use, side by side: what each costs at the insert and the read, in bytes and in the index, " +
 			"and what one of its values gives away.",
 		Description: "every id people use (peers' 17-id comparisons): 10 clients each insert a row and read one by a random data value, " +

@@ -5,9 +5,9 @@ import "time"
 // The migrate preset: a live table switching its new rows from uuidv4 to uuidv7.
 func init() {
 	register(&Scenario{
-		Name:   "migrate",
-		Order:  8,
-		Source: "users",
+		Name:  "migrate",
+		Order: 8,
+		Kind:  Preset,
 		Question: "A table with a uuidv4 history: do new rows with uuidv7 (or ulid) keys insert faster, and what do they cost the index? " +
 			"Their keys land at one point inside the uuidv4 key space, so inserts are local but split leaves in the middle, not at the right edge: " +
 			"compare the index's growth per inserted row and its page splits with all-uuidv4 and all-uuidv7 tables.",

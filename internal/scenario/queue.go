@@ -11,6 +11,7 @@ func init() {
 	register(&Scenario{
 		Name:   "queue",
 		Order:  6,
+		Kind:   Preset,
 		Source: "004",
 		Description: "produce/consume queue (004): producers insert batches of 1000 rows into random partitions of a 64-way partitioned heap " +
 			"while as many consumers delete batches, by ctid in no order (004, no index) and in key order with SKIP LOCKED (bigint, uuidv7, uuidv4)",

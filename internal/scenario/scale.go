@@ -19,6 +19,7 @@ func init() {
 	register(&Scenario{
 		Name:   "scale",
 		Order:  11,
+		Kind:   Preset,
 		Source: "000",
 		Pivot:  &results.Pivot{By: results.PivotRows},
 		Description: "the same inserts at three scales (000's question at 64× the lab): 250k rows over a 2 MB cache, 4M over 32 MB and 16M over 128 MB, " +

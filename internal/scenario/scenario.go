@@ -21,7 +21,7 @@ import (
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
-	_ "github.com/keybench/keybench/internal/workload/all" // every workload a preset can name
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // Params are a scenario's tunable parameters; every one can be overridden.
@@ -246,20 +246,33 @@ func optionNames(name string) string {
 
 func workloadNames() []string {
 	var out []string
-	for _, m := range workload.All() {
+	for _, m := range all.Workloads() {
 		out = append(out, m.Name)
 	}
 	return out
 }
 
+// Kind is what a scenario is.
+type Kind int8
+
+const (
+	// BareWorkload runs one workload alone at its own defaults.
+	BareWorkload Kind = iota
+	// Preset is a designed experiment: its keys, workloads, scale and question.
+	Preset
+)
+
 // Scenario is a preset or a bare workload.
 type Scenario struct {
 	Name string
-	// Order is the preset's place in the brief's list (war first);
+	// Order is the preset's place in the list of presets (war first);
 	// presets without one follow by name, then the bare workloads.
 	Order       int
 	Description string
-	// Source names the write-up the preset reproduces ("" for bare workloads).
+	// Kind says whether it is a preset or a bare workload.
+	Kind Kind
+	// Source names the write-ups the preset reproduces ("000, 003"; "":
+	// none, the preset asks a question of its own).
 	Source   string
 	Defaults Params
 	// Quick replaces the defaults' scale for --quick (a smoke run under a minute).
@@ -351,7 +364,7 @@ func register(s *Scenario) {
 // scenarios is the registry with the bare workloads in it.
 func scenarios() map[string]*Scenario {
 	bareOnce.Do(func() {
-		for _, m := range workload.All() {
+		for _, m := range all.Workloads() {
 			if _, taken := registry[m.Name]; !taken {
 				register(bare(m))
 			}
@@ -368,11 +381,11 @@ func Lookup(name string) (*Scenario, error) {
 	return nil, &usage.Error{Msg: fmt.Sprintf("unknown scenario %q%s (valid: %s)", name, usage.Suggest(name, Names()), strings.Join(Names(), ", "))}
 }
 
-// Presets lists the presets' names in the brief's order; Bare the bare workloads'.
-func Presets() []string { return namesWhere(func(s *Scenario) bool { return s.Source != "" }) }
+// Presets lists the presets' names in their Order; Bare the bare workloads'.
+func Presets() []string { return namesWhere(func(s *Scenario) bool { return s.Kind == Preset }) }
 
 // Bare lists the bare workloads' names.
-func Bare() []string { return namesWhere(func(s *Scenario) bool { return s.Source == "" }) }
+func Bare() []string { return namesWhere(func(s *Scenario) bool { return s.Kind == BareWorkload }) }
 
 func namesWhere(keep func(*Scenario) bool) []string {
 	var out []string
@@ -402,8 +415,8 @@ func All() []*Scenario {
 	}
 	rank := func(s *Scenario) int {
 		switch {
-		case s.Source == "":
-			return 1 << 30 // a bare workload
+		case s.Kind == BareWorkload:
+			return 1 << 30
 		case s.Order == 0:
 			return 1 << 29
 		}
@@ -700,7 +713,7 @@ func Workload(name string) (*Scenario, error) {
 	if !ok {
 		return nil, usage.Errorf("unknown workload %q%s (valid: %s)", name, usage.Suggest(name, workloadNames()), strings.Join(workloadNames(), ", "))
 	}
-	if s, ok := scenarios()[name]; ok && s.Source == "" {
+	if s, ok := scenarios()[name]; ok && s.Kind == BareWorkload {
 		return s, nil
 	}
 	return bare(m), nil

@@ -11,6 +11,7 @@ func init() {
 	register(&Scenario{
 		Name:   "sequence-cache",
 		Order:  4,
+		Kind:   Preset,
 		Source: "002",
 		Pivot:  &results.Pivot{By: results.PivotClients, Bloat: true},
 		Description: "sequence CACHE and the btree rightmost-leaf fast path (002): bigint cache 50 vs uuidv4 vs bigint cache 1 vs uuidv7 " +

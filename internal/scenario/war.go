@@ -8,6 +8,7 @@ func init() {
 	register(&Scenario{
 		Name:        "war",
 		Order:       1,
+		Kind:        Preset,
 		Source:      "001",
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{

@@ -7,7 +7,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
-	_ "github.com/keybench/keybench/internal/workload/all"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestOptionsAreDeclaredAndChecked: every registered workload's options
@@ -17,7 +17,7 @@ import (
 // another type, and records the options as resolved.
 func TestOptionsAreDeclaredAndChecked(t *testing.T) {
 	seen := map[string]workload.Option{}
-	for _, m := range workload.All() {
+	for _, m := range all.Workloads() {
 		for _, o := range m.New().Options() {
 			if o.Name == "" || o.Doc == "" || o.Type == "" {
 				t.Errorf("%s: option %+v lacks a name, help or type", m.Name, o)

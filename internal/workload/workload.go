@@ -185,11 +185,11 @@ type Meta struct {
 	View present.View
 	// Bare is how the workload runs alone (keybench run NAME).
 	Bare Bare
-	// RoundCost is what a round of the workload costs beyond its window
-	// and keybench's usual overhead, for the plan's estimate: the
+	// RoundOverhead is the time a round of the workload takes beyond its
+	// window and keybench's usual overhead, for the plan's estimate: the
 	// CHECKPOINT before the next round after heavy writes, the WAL read
 	// back (0: nothing to speak of).
-	RoundCost time.Duration
+	RoundOverhead time.Duration
 	// LoadRowsPerS, for a workload whose window loads the cell's rows
 	// (no prefill), is the load's rate the estimate assumes.
 	LoadRowsPerS float64
@@ -204,20 +204,17 @@ type Bare struct {
 
 var registry = map[string]Meta{}
 
-// Register adds a workload, the kind of its cells to results and their
-// view to present;
-// workloads call it from init. A name registered twice is a bug that
+// Register adds a workload and the kind of its cells to results (which
+// reads its cells' summaries by it); workloads call it from init, and
+// package workload/all imports each. Its view stays in its Meta
+// (all.Views). A name registered twice is a bug that
 // would silently replace a workload: it panics at start-up, as keys.Register does.
 func Register(m Meta) {
 	if _, dup := registry[m.Name]; dup {
 		panic("workload: duplicate workload " + m.Name)
 	}
-	if m.View.Columns == nil && m.Kind.NewSummary == nil && m.Kind.RateUnit == "" {
-		m.Kind.SecondsTimeline = true
-	}
 	registry[m.Name] = m
 	results.Register(m.Name, m.Kind)
-	present.Register(m.Name, m.View)
 }
 
 // Lookup returns the named workload's metadata.
@@ -233,11 +230,26 @@ func All() []Meta {
 	return out
 }
 
-// SummaryOf is a cell's summary as a workload's own type S, or an empty S
-// when the cell has none of that type (a results file of another version).
-func SummaryOf[S any](c *results.Cell) *S {
+// SummaryOf is a cell's summary as a workload's own type S, and whether
+// the cell has one of that type (a results file of another version, or a
+// cell that failed before its summary, has none: a zero S stands in, for
+// lists to range over, never for a figure).
+func SummaryOf[S any](c *results.Cell) (*S, bool) {
 	if s, ok := any(c.Metrics.Summary).(*S); ok {
-		return s
+		return s, true
 	}
-	return new(S)
+	return new(S), false
+}
+
+// SummaryColumn is a column of the summary table read from a workload's
+// own summary of the group's last cell; a cell without one shows "n/a"
+// (not recorded), never a zero.
+func SummaryColumn[S any](header string, left bool, text func(r *results.Results, g *results.Group, s *S) string) present.Column {
+	return present.Column{Header: header, Left: left, Text: func(r *results.Results, g *results.Group) string {
+		s, ok := SummaryOf[S](r.Last(g))
+		if !ok {
+			return "n/a"
+		}
+		return text(r, g, s)
+	}}
 }

@@ -1,4 +1,5 @@
-// Package projectiontest gives tests a small growth-like run to project from.
+// Package projectiontest gives tests a small growth-like run to project
+// from (a test analyses it, as a run's results are when written).
 package projectiontest
 
 import "github.com/keybench/keybench/internal/results"
@@ -14,9 +15,10 @@ func GrowthRun() *results.Results {
 			Metrics: results.Metrics{TableBytes: results.Of(table), KeyIndexBytes: results.Of(index), CacheBytes: results.Of[int64](cache),
 				KeyIndexCacheRatio: results.Of(float64(index) / cache), WALBytesPerRow: results.Of(500.0), WALFPIPerRow: results.Of(0.03)}}
 	}
-	return &results.Results{SchemaVersion: results.SchemaVersion, Scenario: "growth", Cells: []results.Cell{
+	r := &results.Results{SchemaVersion: results.SchemaVersion, Scenario: "growth", Cells: []results.Cell{
 		cell("bigint", 0, 1000, 10<<20, 2<<20), cell("uuidv4", 0, 1000, 10<<20, 4<<20),
 		cell("bigint", 1_000_000, 1000, 110<<20, 22<<20), cell("uuidv4", 1_000_000, 700, 110<<20, 44<<20),
 		cell("bigint", 4_000_000, 1000, 410<<20, 82<<20), cell("uuidv4", 4_000_000, 400, 410<<20, 164<<20),
 	}}
+	return r
 }

@@ -1,9 +1,14 @@
-// Package all registers every workload keybench has: importing it (blank)
-// is what makes them known to the plan, the runner and the report. A new
-// workload is its own package under internal/workload and one line here.
+// Package all is the catalog of every workload keybench has: each is a
+// package of its own that registers itself (workload.Register) when
+// imported here, and what needs the catalog — the plan (package scenario),
+// the report's views — calls Workloads or Views, a dependency the import
+// graph shows. A new workload is its own package under internal/workload
+// and one line here.
 package all
 
 import (
+	"github.com/keybench/keybench/internal/present"
+	"github.com/keybench/keybench/internal/workload"
 	_ "github.com/keybench/keybench/internal/workload/bulk"       // bulk, bulk-index-after: a load, the key index during or after
 	_ "github.com/keybench/keybench/internal/workload/deleterows" // delete: deletes rows by key, VACUUM after
 	_ "github.com/keybench/keybench/internal/workload/fkinsert"   // fk-insert: inserts children referencing the keyed table
@@ -17,3 +22,17 @@ import (
 	_ "github.com/keybench/keybench/internal/workload/script"     // script: your own SQL (--script FILE, pgbench -f)
 	_ "github.com/keybench/keybench/internal/workload/update"     // update: updates rows by key
 )
+
+// Workloads are every workload, by name.
+func Workloads() []workload.Meta { return workload.All() }
+
+// Views are how each workload's cells are shown, by workload name (a
+// workload this catalog does not hold reads as the zero View: the
+// transactional columns).
+func Views() present.Views {
+	out := present.Views{}
+	for _, m := range workload.All() {
+		out[m.Name] = m.View
+	}
+	return out
+}

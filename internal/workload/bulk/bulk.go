@@ -38,7 +38,7 @@ func init() {
 			// The bulk preset's loads of 1M rows took 82 s for its ten cells
 			// here, 120k rows/s (bigint 199k, uuidv4 31k with its index in
 			// place); the timed maintenance after each load 3-4 s.
-			Bare: workload.Bare{Rows: 200_000, Clients: 1}, LoadRowsPerS: 120_000, RoundCost: 4 * time.Second})
+			Bare: workload.Bare{Rows: 200_000, Clients: 1}, LoadRowsPerS: 120_000, RoundOverhead: 4 * time.Second})
 	}
 }
 
@@ -225,7 +225,11 @@ func indexAfterVsDuring(r *results.Results, groups []results.Group) string {
 	var order []string
 	for gi := range groups {
 		g := &groups[gi]
-		total := workload.SummaryOf[LoadSummary](r.Last(g)).TotalS
+		sum, ok := workload.SummaryOf[LoadSummary](r.Last(g))
+		if !ok {
+			continue // a cell of another keybench: no load summary
+		}
+		total := sum.TotalS
 		if byKey[g.Key] == nil {
 			byKey[g.Key] = &totals{}
 			order = append(order, g.Key)
@@ -253,7 +257,12 @@ func indexAfterVsDuring(r *results.Results, groups []results.Group) string {
 // total time: "" with fewer than two loads.
 func slowestLoad(r *results.Results, groups []results.Group) string {
 	var fast, slow *results.Group
-	total := func(g *results.Group) float64 { return workload.SummaryOf[LoadSummary](r.Last(g)).TotalS }
+	total := func(g *results.Group) float64 {
+		if s, ok := workload.SummaryOf[LoadSummary](r.Last(g)); ok {
+			return s.TotalS
+		}
+		return 0 // no load summary: not ranked
+	}
 	for gi := range groups {
 		g := &groups[gi]
 		if total(g) <= 0 {
@@ -275,43 +284,42 @@ func slowestLoad(r *results.Results, groups []results.Group) string {
 
 // loadKind is how a load's cells read: 000's and 003's table, 003's curve.
 var loadKind = results.Kind{
-	RateUnit: "rows/s", NewSummary: func() results.Summary { return &LoadSummary{} },
+	RateUnit: "rows/s", StepsTimeline: true, NewSummary: func() results.Summary { return &LoadSummary{} },
 }
 
 // loadView is how load cells are shown.
 var loadView = present.View{
 	Columns: []present.Column{
-		{Header: "method", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			m, _, _ := strings.Cut(workload.SummaryOf[LoadSummary](r.Last(g)).LoadMethod, " (")
+		workload.SummaryColumn("method", true, func(r *results.Results, g *results.Group, s *LoadSummary) string {
+			m, _, _ := strings.Cut(s.LoadMethod, " (")
 			return m
-		}},
+		}),
 		{Header: "rows", Text: func(r *results.Results, g *results.Group) string { return fmt.Sprint(r.First(g).RowsInserted) }},
-		{Header: "load", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.1f s", workload.SummaryOf[LoadSummary](r.Last(g)).LoadS)
-		}},
-		{Header: "index build", Text: func(r *results.Results, g *results.Group) string {
-			if v, ok := workload.SummaryOf[LoadSummary](r.Last(g)).IndexBuildS.Get(); ok {
+		workload.SummaryColumn("load", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
+			return fmt.Sprintf("%.1f s", s.LoadS)
+		}),
+		workload.SummaryColumn("index build", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
+			if v, ok := s.IndexBuildS.Get(); ok {
 				return fmt.Sprintf("%.1f s", v)
 			}
 			return "with the load"
-		}},
-		{Header: "total", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.1f s", workload.SummaryOf[LoadSummary](r.Last(g)).TotalS)
-		}},
-		{Header: "first → last chunk (rows/s)", Text: func(r *results.Results, g *results.Group) string {
-			s := workload.SummaryOf[LoadSummary](r.Last(g))
+		}),
+		workload.SummaryColumn("total", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
+			return fmt.Sprintf("%.1f s", s.TotalS)
+		}),
+		workload.SummaryColumn("first → last chunk (rows/s)", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
 			return fmt.Sprintf("%s → %s", results.Kilo(s.FirstChunkRowsPerS), results.Kilo(s.LastChunkRowsPerS))
-		}},
-		{Header: "last / first", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.2f", workload.SummaryOf[LoadSummary](r.Last(g)).LastToFirstChunk)
-		}},
+		}),
+		workload.SummaryColumn("last / first", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
+			return fmt.Sprintf("%.2f", s.LastToFirstChunk)
+		}),
 		{Header: "size", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
 		}},
-		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
-			return workload.SummaryOf[LoadSummary](r.Last(g)).Maintenance.Text(workload.MaintenanceColumn)
-		}},
+		workload.SummaryColumn("vacuum / analyze / reindex / copy to", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
+			return s.Maintenance.Text(workload.MaintenanceColumn)
+		}),
 	},
 	Notes: func(*results.Results, []results.Group) []string {
 		return []string{"load: the rows loaded in timed chunks; total: load plus the index build when the index came afterwards; last / first: the last chunk's rate over the first's; " +
@@ -347,7 +355,8 @@ var loadView = present.View{
 			return true
 		},
 		Points: func(c *results.Cell) (xs, ys []float64) {
-			for _, ch := range workload.SummaryOf[LoadSummary](c).Chunks {
+			s, _ := workload.SummaryOf[LoadSummary](c) // none: no chunks to draw
+			for _, ch := range s.Chunks {
 				xs, ys = append(xs, float64(ch.RowsBefore+ch.Rows)/1e6), append(ys, ch.RowsPerS/1000)
 			}
 			return xs, ys

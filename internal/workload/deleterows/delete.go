@@ -180,7 +180,7 @@ func (d *deleteLoad) Summarize(o *workload.Outcome) error {
 // deleteKind is how delete cells read: the rate, the rows deleted, the
 // blocks each delete read, and the VACUUM after them.
 var deleteKind = results.Kind{
-	RateUnit: "delete txns/s", RateLabel: "delete transactions per second", SecondsTimeline: true,
+	RateUnit: "delete txns/s", RateLabel: "delete transactions per second",
 	NewSummary: func() results.Summary { return &DeleteSummary{} },
 }
 
@@ -188,20 +188,19 @@ var deleteKind = results.Kind{
 var deleteView = present.View{
 	Columns: []present.Column{
 		present.RateColumn, present.P99Column,
-		{Header: "rows deleted (asked)", Text: func(r *results.Results, g *results.Group) string {
-			s := workload.SummaryOf[DeleteSummary](r.Last(g))
+		workload.SummaryColumn("rows deleted (asked)", false, func(r *results.Results, g *results.Group, s *DeleteSummary) string {
 			return fmt.Sprintf("%d (%d)", s.Deleted, s.Asked)
-		}},
+		}),
 		present.BlocksColumn("blocks / delete (read)", results.BlocksAndReads),
-		{Header: "key index dead entries, pages freed by VACUUM", Text: func(r *results.Results, g *results.Group) string {
-			return workload.SummaryOf[DeleteSummary](r.Last(g)).Vacuum.Text(func(v workload.DeleteVacuum) string {
+		workload.SummaryColumn("key index dead entries, pages freed by VACUUM", false, func(r *results.Results, g *results.Group, s *DeleteSummary) string {
+			return s.Vacuum.Text(func(v workload.DeleteVacuum) string {
 				return v.KeyIndexRemoved.Text(func(n int64) string { return strconv.FormatInt(n, 10) }) + ", " +
 					v.KeyIndexFreed.Text(func(n int64) string { return strconv.FormatInt(n, 10) })
 			})
-		}},
-		{Header: "VACUUM", Text: func(r *results.Results, g *results.Group) string {
-			return workload.SummaryOf[DeleteSummary](r.Last(g)).Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
-		}},
+		}),
+		workload.SummaryColumn("VACUUM", false, func(r *results.Results, g *results.Group, s *DeleteSummary) string {
+			return s.Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
+		}),
 		{Header: "key index after (leaf density)", Text: func(r *results.Results, g *results.Group) string {
 			m := r.Last(g).Metrics
 			return m.KeyIndexBytes.Text(results.Bytes) + " (" + m.LeafDensity.Text(func(d float64) string { return fmt.Sprintf("%.0f%%", d*100) }) + ")"

@@ -152,8 +152,7 @@ func (j *join) Summarize(o *workload.Outcome) error {
 // joinKind is how join cells read: the per-parent join's rate and blocks,
 // and the analytic join's time and method.
 var joinKind = results.Kind{
-	SecondsTimeline: true,
-	NewSummary:      func() results.Summary { return &JoinSummary{} },
+	NewSummary: func() results.Summary { return &JoinSummary{} },
 }
 
 // joinView is how join cells are shown.
@@ -161,9 +160,9 @@ var joinView = present.View{
 	Columns: []present.Column{
 		present.RateColumn, present.P99Column,
 		present.BlocksColumn("blocks / join (read)", results.BlocksAndReads),
-		{Header: "analytic join", Text: func(r *results.Results, g *results.Group) string {
-			return workload.SummaryOf[JoinSummary](r.Last(g)).Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
-		}},
+		workload.SummaryColumn("analytic join", false, func(r *results.Results, g *results.Group, s *JoinSummary) string {
+			return s.Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
+		}),
 		{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	},
 	Notes: func(*results.Results, []results.Group) []string {

@@ -195,8 +195,7 @@ func latestNewest(ctx context.Context, conn *pgx.Conn, table *workload.Table) re
 // lookupKind is how lookup cells read: per query kind, the rate, its
 // latency and the blocks each query touched.
 var lookupKind = results.Kind{
-	SecondsTimeline: true,
-	NewSummary:      func() results.Summary { return &LookupSummary{} },
+	NewSummary: func() results.Summary { return &LookupSummary{} },
 }
 
 // lookupView is how lookup cells are shown.
@@ -206,8 +205,7 @@ var lookupView = present.View{
 		present.BlocksColumn("blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Hit+b.Read) }),
 		present.BlocksColumn("read / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) }),
 		present.BlocksColumn("heap blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) }),
-		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := workload.SummaryOf[LookupSummary](r.Last(g))
+		workload.SummaryColumn("plan", true, func(r *results.Results, g *results.Group, s *LookupSummary) string {
 			out := s.Plan.Text(func(p workload.QueryPlan) string {
 				out := p.Scan
 				if p.HeapFetches != nil {
@@ -219,7 +217,7 @@ var lookupView = present.View{
 				out += "; " + s.LatestNewest.Text(func(v float64) string { return fmt.Sprintf("%.0f%% of latest rows among the newest", v*100) })
 			}
 			return out
-		}},
+		}),
 	},
 	Notes: func(*results.Results, []results.Group) []string {
 		return []string{"blocks / query: shared blocks of the table and its indexes per query, read: from outside the cache, heap: the table's own (pg_statio, warm-up included); " +

@@ -39,7 +39,7 @@ func init() {
 			// The queue preset's rounds (7 cells x 5 of 3 s) took 228 s here,
 			// some 2.5 s a round beyond the window: the CHECKPOINT after
 			// 100k rows/s in and out, the WAL read back.
-			Bare: workload.Bare{Clients: 4}, RoundCost: 2500 * time.Millisecond, Accepts: func(s *keys.Spec) string {
+			Bare: workload.Bare{Clients: 4}, RoundOverhead: 2500 * time.Millisecond, Accepts: func(s *keys.Spec) string {
 				if fifo && s.Index != keys.IndexPK && s.Index != keys.IndexUnique && s.Index != keys.IndexBtree {
 					return "taking rows in key order needs a btree index on the key"
 				}

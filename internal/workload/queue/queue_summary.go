@@ -152,7 +152,7 @@ func slopeOf(x, y []float64) float64 {
 // queueKind is what a queue's cells hold: rows out per second.
 func queueKind(fifo bool) results.Kind {
 	k := results.Kind{
-		RateUnit: "rows/s out", RateLabel: "rows out of the queue per second", RateRole: RoleOut, SecondsTimeline: true,
+		RateUnit: "rows/s out", RateLabel: "rows out of the queue per second", RateRole: RoleOut,
 		NewSummary: func() results.Summary { return &QueueSummary{} },
 		// Files of schema 2 kept the rows in and out in the summary only.
 		Upgrade: func(c *results.Cell) {

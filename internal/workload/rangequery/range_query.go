@@ -229,25 +229,23 @@ func (q *rangeQuery) Summarize(o *workload.Outcome) error {
 // rangeQueryKind is how range-query cells read: the rate, the rows and
 // blocks per query, and the plan.
 var rangeQueryKind = results.Kind{
-	SecondsTimeline: true,
-	NewSummary:      func() results.Summary { return &RangeQuerySummary{} },
+	NewSummary: func() results.Summary { return &RangeQuerySummary{} },
 }
 
 // rangeQueryView is how rangeQuery cells are shown.
 var rangeQueryView = present.View{
 	Columns: []present.Column{
 		present.RateColumn, present.P99Column,
-		{Header: "path", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			return workload.SummaryOf[RangeQuerySummary](r.Last(g)).Path
-		}},
-		{Header: "rows / query", Text: func(r *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%.0f", workload.SummaryOf[RangeQuerySummary](r.Last(g)).RowsPerRead)
-		}},
+		workload.SummaryColumn("path", true, func(r *results.Results, g *results.Group, s *RangeQuerySummary) string {
+			return s.Path
+		}),
+		workload.SummaryColumn("rows / query", false, func(r *results.Results, g *results.Group, s *RangeQuerySummary) string {
+			return fmt.Sprintf("%.0f", s.RowsPerRead)
+		}),
 		present.BlocksColumn("blocks / query (read)", results.BlocksAndReads),
-		{Header: "plan", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := workload.SummaryOf[RangeQuerySummary](r.Last(g))
+		workload.SummaryColumn("plan", true, func(r *results.Results, g *results.Group, s *RangeQuerySummary) string {
 			return s.Plan.Text(func(p workload.QueryPlan) string { return p.Text(s.Partitions) })
-		}},
+		}),
 	},
 	Charts: []present.Chart{{
 		Heading: "Range query: blocks per query", Title: "blocks per query of a recent window", YLabel: "shared blocks (log scale)", Categories: []string{"blocks / query", "read from outside the cache"},
@@ -263,7 +261,9 @@ var rangeQueryView = present.View{
 	Notes: func(r *results.Results, groups []results.Group) []string {
 		window := ""
 		if len(groups) > 0 {
-			window = " (" + workload.SummaryOf[RangeQuerySummary](r.Last(&groups[0])).Window + " of the history)"
+			if s, ok := workload.SummaryOf[RangeQuerySummary](r.Last(&groups[0])); ok {
+				window = " (" + s.Window + " of the history)"
+			}
 		}
 		return []string{"range-query: each query reads the rows of a recent window of time" + window + ", drawn within the newest rows; path: how it finds them; " +
 			"blocks / query: shared blocks of the table and its indexes per query (read: from outside the cache; pg_statio, warm-up included) — the rows' heap pages and the index leaves that hold their keys; " +

@@ -71,7 +71,7 @@ func init() {
 		New:  func() workload.Workload { return &retention{} },
 		Bare: workload.Bare{Rows: 100_000},
 		// The round's CHECKPOINT after a DELETE of a slice, the WAL read back.
-		RoundCost: 500 * time.Millisecond,
+		RoundOverhead: 500 * time.Millisecond,
 		Accepts: func(s *keys.Spec) string {
 			if !s.Partition.On() && !s.OrdersByTime() && !s.HasCreatedAt() {
 				return "nothing tells its old rows: the key does not order by time and the table has no created_at column or partitions"
@@ -442,26 +442,23 @@ func (w ExpiryWAL) text() string {
 // retentionKind is how retention cells read: the insert rate while the
 // expiries ran, and each method's expiry.
 var retentionKind = results.Kind{
-	SecondsTimeline: true,
-	NewSummary:      func() results.Summary { return &RetentionSummary{} },
+	NewSummary: func() results.Summary { return &RetentionSummary{} },
 }
 
 // retentionView is how retention cells are shown.
 var retentionView = present.View{
 	Columns: []present.Column{
 		present.RateColumn, present.P99Column,
-		{Header: "method", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := workload.SummaryOf[RetentionSummary](r.Last(g))
+		workload.SummaryColumn("method", true, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
 			return fmt.Sprintf("%s, %s a round", s.Method, s.Slice)
-		}},
-		{Header: "rows / expiry", Text: func(r *results.Results, g *results.Group) string {
-			return medianText(workload.SummaryOf[RetentionSummary](r.Last(g)), func(e Expiry) (float64, bool) { return float64(e.Rows), true }, "%.0f")
-		}},
-		{Header: "expiry time", Text: func(r *results.Results, g *results.Group) string {
-			return medianText(workload.SummaryOf[RetentionSummary](r.Last(g)), func(e Expiry) (float64, bool) { return e.Seconds * 1000, true }, "%.1f ms")
-		}},
-		{Header: "WAL / expiry: records (images)", Text: func(r *results.Results, g *results.Group) string {
-			s := workload.SummaryOf[RetentionSummary](r.Last(g))
+		}),
+		workload.SummaryColumn("rows / expiry", false, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
+			return medianText(s, func(e Expiry) (float64, bool) { return float64(e.Rows), true }, "%.0f")
+		}),
+		workload.SummaryColumn("expiry time", false, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
+			return medianText(s, func(e Expiry) (float64, bool) { return e.Seconds * 1000, true }, "%.1f ms")
+		}),
+		workload.SummaryColumn("WAL / expiry: records (images)", false, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
 			for _, e := range s.Expiries {
 				if e.Note == "" && !e.WAL.IsZero() {
 					if _, ok := e.WAL.Get(); !ok {
@@ -476,9 +473,8 @@ var retentionView = present.View{
 			n, _ := s.Median(func(e Expiry) (float64, bool) { w, ok := e.WAL.Get(); return float64(w.Records), ok })
 			f, _ := s.Median(func(e Expiry) (float64, bool) { w, ok := e.WAL.Get(); return float64(w.FPI), ok })
 			return fmt.Sprintf("%s: %.0f (%.0f)", results.Bytes(int64(b)), n, f)
-		}},
-		{Header: "lock on the table", Left: true, Text: func(r *results.Results, g *results.Group) string {
-			s := workload.SummaryOf[RetentionSummary](r.Last(g))
+		}),
+		workload.SummaryColumn("lock on the table", true, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
 			for _, e := range s.Expiries {
 				if e.Note == "" {
 					mode, _, _ := strings.Cut(e.Locks, " on ")
@@ -486,10 +482,10 @@ var retentionView = present.View{
 				}
 			}
 			return "-"
-		}},
-		{Header: "VACUUM after", Text: func(r *results.Results, g *results.Group) string {
-			return workload.SummaryOf[RetentionSummary](r.Last(g)).Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
-		}},
+		}),
+		workload.SummaryColumn("VACUUM after", false, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
+			return s.Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
+		}),
 		{Header: "table, key index after (leaf density)", Text: func(r *results.Results, g *results.Group) string {
 			m := r.Last(g).Metrics
 			return m.TableBytes.Text(results.Bytes) + ", " + m.KeyIndexBytes.Text(results.Bytes) + " (" + m.LeafDensity.Text(func(d float64) string { return fmt.Sprintf("%.0f%%", d*100) }) + ")"

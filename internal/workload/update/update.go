@@ -118,8 +118,7 @@ func (u *update) Summarize(o *workload.Outcome) error {
 // updateKind is how update cells read: rate, latency, the HOT share, the
 // key index's state after the updates, and the maintenance after them.
 var updateKind = results.Kind{
-	SecondsTimeline: true,
-	NewSummary:      func() results.Summary { return &UpdateSummary{} },
+	NewSummary: func() results.Summary { return &UpdateSummary{} },
 }
 
 // updateView is how update cells are shown.
@@ -144,9 +143,9 @@ var updateView = present.View{
 		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
 		}},
-		{Header: "vacuum / analyze / reindex / copy to", Text: func(r *results.Results, g *results.Group) string {
-			return workload.SummaryOf[UpdateSummary](r.Last(g)).Maintenance.Text(workload.MaintenanceColumn)
-		}},
+		workload.SummaryColumn("vacuum / analyze / reindex / copy to", false, func(r *results.Results, g *results.Group, s *UpdateSummary) string {
+			return s.Maintenance.Text(workload.MaintenanceColumn)
+		}),
 	},
 	Notes: func(*results.Results, []results.Group) []string {
 		return []string{"HOT: updates that added no index entry (pg_stat_user_tables); vacuum / analyze / reindex / copy to: seconds each took after the window, alone (003);"}

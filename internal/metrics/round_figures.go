@@ -1,0 +1,103 @@
+package metrics
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// Role is what a round figure is for in the outputs (a figure may have several).
+type Role uint8
+
+const (
+	// RoleVerdict: the figure the cost family decides on.
+	RoleVerdict Role = 1 << iota
+	// RoleWhy: a count or a time that explains one key's cost against another's.
+	RoleWhy
+	// RoleWaiting: what the machine waited, not the key's work.
+	RoleWaiting
+	// RoleMachine: the machine's other load during the round.
+	RoleMachine
+)
+
+// RoundFigure is one figure of a round's cost (results.RoundCost),
+// declared once with how every output shows it: its JSON name (read off
+// its field's tag), its column header, its words in a sentence ("the
+// WAL"), its text, which way is dearer and its roles. The cost verdict's
+// explanations, the Markdown and CSV exports and the console's columns are
+// built from these declarations (RoundFigures); a test walks RoundCost by
+// reflection so that every figure of it has exactly one.
+type RoundFigure struct {
+	Name   string
+	Header string
+	Words  string
+	Dearer Direction
+	Role   Role
+	Format func(float64) string
+	Get    func(*results.RoundCost) results.M[float64]
+}
+
+// Text is the figure of c as its format writes it, "-" when unmeasured.
+func (f RoundFigure) Text(v float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return f.Format(v)
+}
+
+// Is says whether the figure has role r.
+func (f RoundFigure) Is(r Role) bool { return f.Role&r != 0 }
+
+// roundFigure declares a figure of RoundCost by its getter.
+func roundFigure(get func(*results.RoundCost) *results.M[float64], header, words string, dearer Direction, role Role, format func(float64) string) RoundFigure {
+	return RoundFigure{Name: roundFieldName(get), Header: header, Words: words, Dearer: dearer, Role: role, Format: format,
+		Get: func(c *results.RoundCost) results.M[float64] { return *get(c) }}
+}
+
+// roundFieldName is the JSON name of the field of RoundCost whose address get returns.
+func roundFieldName(get func(*results.RoundCost) *results.M[float64]) string {
+	var c results.RoundCost
+	at := reflect.ValueOf(get(&c)).Pointer() - reflect.ValueOf(&c).Pointer()
+	t := reflect.TypeOf(c)
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.Offset == at {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			return name
+		}
+	}
+	panic("metrics: a round figure's getter returns no field of results.RoundCost")
+}
+
+// RoundFigures are the figures of a round's cost, in the order outputs show them.
+func RoundFigures() []RoundFigure {
+	ms := func(v float64) string { return fmt.Sprintf("%.3g ms", v) }
+	share := func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+	return []RoundFigure{
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerMS }, "server ms / txn", "the server time", HigherDearer, RoleVerdict, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", HigherDearer, RoleWhy,
+			func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", HigherDearer, RoleWhy,
+			func(v float64) string { return fmt.Sprintf("%.3f", v) }),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.BlocksRead }, "blocks read / txn", "the blocks read", HigherDearer, RoleWhy,
+			func(v float64) string { return fmt.Sprintf("%.2f", v) }),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, RoleWhy, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.IOMS }, "IO ms / txn", "the IO time", HigherDearer, RoleWhy, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerRunQueueMS }, "server run-queue ms / txn", "the wait for a CPU", Neither, RoleWaiting, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", Neither, RoleWaiting, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", Neither, RoleWaiting, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", Neither, RoleMachine, share),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", Neither, RoleMachine, share),
+	}
+}
+
+// RoundFigureNamed is the round figure of a JSON name (false: none has it).
+func RoundFigureNamed(name string) (RoundFigure, bool) {
+	for _, f := range RoundFigures() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return RoundFigure{}, false
+}

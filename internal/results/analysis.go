@@ -1,0 +1,144 @@
+package results
+
+import (
+	"fmt"
+
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// AnalysisVersion is the version of the analysis's layout and meaning: a
+// file whose analysis has another is analysed anew when it is read.
+const AnalysisVersion = 1
+
+// Analysis is everything decided about a run's cells: the groups (each
+// key's measurement, with every comparison), the shapes they are compared
+// in with the least costly key of each and what explains the costliest,
+// the fixed-rate comparisons of latency, and the machine's load. Package
+// verdict computes it once per results and writes it into results.json;
+// the console, the page, the exports, compare, project and advise read it
+// and compute nothing of their own.
+type Analysis struct {
+	Version int     `json:"version"`
+	Groups  []Group `json:"groups"`
+	Shapes  []Shape `json:"shapes"`
+	// Busy is the machine's load during the rounds (nil: not read).
+	Busy *Busy `json:"busy,omitempty"`
+}
+
+// Shape is the groups measured under the same conditions (task, clients,
+// table size): the keys every comparison sets against each other.
+type Shape struct {
+	Title string `json:"title"`
+	// Groups are the shape's groups (indexes into Analysis.Groups) in plan order.
+	Groups []int `json:"groups"`
+	// Tested: at least one pair of its rates was tested; Ordered: at least
+	// one pair differs, so a rank by rate means something.
+	Tested  bool `json:"tested"`
+	Ordered bool `json:"ordered"`
+	// Least is the key of the least median cost (none: the costs were not
+	// compared, NoCost says why when the rounds had costs to compare).
+	Least  string `json:"least,omitempty"`
+	NoCost string `json:"no_cost,omitempty"`
+	// Costliest is the key whose cost lies above Least's by the most of
+	// those significantly above it (its Cost.Why says what makes it so).
+	Costliest string `json:"costliest,omitempty"`
+	// Pace compares the keys' latency at a fixed rate (--rate).
+	Pace *PaceShape `json:"pace,omitempty"`
+}
+
+// Reason is one figure that sets two keys' costs apart: the round figure
+// (its JSON name in RoundCost) and its medians over the rounds of each.
+type Reason struct {
+	Figure  string  `json:"figure"`
+	Ratio   float64 `json:"ratio"`
+	Of      float64 `json:"of"`
+	Against float64 `json:"against"`
+}
+
+// PaceShape is a fixed-rate shape's latency verdict: each key's median
+// p99 over its rounds, compared with the key of the least (Holm over the
+// shape's comparisons).
+type PaceShape struct {
+	Least string    `json:"least"`
+	Keys  []PaceKey `json:"keys"`
+}
+
+// PaceKey is a key's median p99 at the fixed rate and its comparison with
+// the least's (this key's over the least's; nil for the least, or when
+// either has no rounds' p99).
+type PaceKey struct {
+	Key    string            `json:"key"`
+	P99MS  float64           `json:"p99_ms"`
+	Versus *stats.Comparison `json:"versus,omitempty"`
+}
+
+// Busy is what other processes took of the machine during the rounds:
+// their share of its CPU and the hypervisor's (steal) in the median
+// round, and how long the server's backends waited for a CPU per
+// transaction. Busy says whether that was enough to call the machine busy.
+type Busy struct {
+	OthersShare float64    `json:"others_share" kb:"share"`
+	StealShare  float64    `json:"steal_share" kb:"share"`
+	RunQueueMS  M[float64] `json:"runqueue_ms_per_txn,omitzero"`
+	Busy        bool       `json:"busy"`
+}
+
+// ShapeGroups are the shape's groups.
+func (a *Analysis) ShapeGroups(s *Shape) []*Group {
+	out := make([]*Group, 0, len(s.Groups))
+	for _, i := range s.Groups {
+		out = append(out, &a.Groups[i])
+	}
+	return out
+}
+
+// GroupOf is the group of key in the shape (nil: none).
+func (a *Analysis) GroupOf(s *Shape, key string) *Group {
+	for _, i := range s.Groups {
+		if a.Groups[i].Key == key {
+			return &a.Groups[i]
+		}
+	}
+	return nil
+}
+
+// ShapeOf is the shape of g.
+func (a *Analysis) ShapeOf(g *Group) *Shape {
+	for i := range a.Shapes {
+		for _, j := range a.Shapes[i].Groups {
+			if &a.Groups[j] == g {
+				return &a.Shapes[i]
+			}
+		}
+	}
+	return nil
+}
+
+// Check says whether the analysis is whole: its version is this
+// keybench's and every index it holds points into the cells and groups.
+func (a *Analysis) Check(cells int) error {
+	if a.Version != AnalysisVersion {
+		return fmt.Errorf("analysis version %d, not %d", a.Version, AnalysisVersion)
+	}
+	for gi, g := range a.Groups {
+		if len(g.Cells) == 0 {
+			return fmt.Errorf("group %d has no cells", gi)
+		}
+		for _, c := range g.Cells {
+			if c < 0 || c >= cells {
+				return fmt.Errorf("group %d names cell %d of %d", gi, c, cells)
+			}
+		}
+	}
+	for si, s := range a.Shapes {
+		if len(s.Groups) == 0 {
+			return fmt.Errorf("shape %d has no groups", si)
+		}
+		for _, g := range s.Groups {
+			if g < 0 || g >= len(a.Groups) {
+				return fmt.Errorf("shape %d names group %d of %d", si, g, len(a.Groups))
+			}
+		}
+	}
+	return nil
+}

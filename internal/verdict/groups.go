@@ -1,0 +1,440 @@
+package verdict
+
+import (
+	"fmt"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// block is a round of one repeat: the cells of a run's group ran their
+// round r together, interleaved, so their figures in it share the
+// machine's moment. A repeat without rounds is one block.
+type block struct{ repeat, round int }
+
+// sample is a group's figures, each with the block it ran in (none for
+// per-second figures).
+type sample struct {
+	values []float64
+	blocks []block
+}
+
+// grouped is a run's groups with their samples beside them: the rates'
+// and the costs' (a group without a cost sample has none).
+type grouped struct {
+	res    *results.Results
+	groups []results.Group
+	rates  []sample
+	costs  []sample
+}
+
+// groupsOf builds the groups of the ok cells in plan order, and compares
+// every two keys of the same shape.
+func groupsOf(r *results.Results) *grouped {
+	a := &grouped{res: r}
+	index := map[string]int{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if c.Status != results.StatusOK {
+			continue
+		}
+		id := fmt.Sprintf("%s\x00%s\x00%d\x00%d", c.Key, c.Task(), c.Clients, c.RowsBefore)
+		g, ok := index[id]
+		if !ok {
+			g = len(a.groups)
+			index[id] = g
+			a.groups = append(a.groups, results.Group{Key: c.Key, Workload: c.Workload, Variant: c.Variant, SharedBuffers: c.SharedBuffers, Clients: c.Clients, Rows: c.RowsBefore})
+		}
+		a.groups[g].Cells = append(a.groups[g].Cells, i)
+	}
+	a.rates, a.costs = make([]sample, len(a.groups)), make([]sample, len(a.groups))
+	for gi := range a.groups {
+		a.rates[gi] = rateSample(r, &a.groups[gi])
+		a.costs[gi] = costSample(r, &a.groups[gi])
+	}
+	a.compareShapes()
+	return a
+}
+
+// costSample fills the group's cost (Group.Cost) and returns its sample:
+// its rounds' cost per transaction (CostOf), where every round of it
+// measured one.
+func costSample(r *results.Results, g *results.Group) sample {
+	var s sample
+	if g.Unit != results.UnitRounds {
+		return s
+	}
+	c := &results.GroupCost{Figure: CostFigure}
+	for _, i := range g.Cells {
+		for _, rd := range r.Cells[i].Rounds {
+			if rd.Cost == nil {
+				return sample{} // a file of an earlier round
+			}
+			v, ok := CostOf(rd.Cost).Get()
+			if !ok {
+				c.Unavailable = CostOf(rd.Cost).Reason()
+				g.Cost = c
+				return sample{}
+			}
+			s.values = append(s.values, v)
+			s.blocks = append(s.blocks, block{r.Cells[i].Repeat, rd.Round})
+		}
+	}
+	c.Summary = stats.Summarize(s.values)
+	g.Cost = c
+	return s
+}
+
+// rateSample sets the group's unit and rate summary and returns its
+// sample: every round of its cells when they ran in rounds, else one
+// figure per cell when it was repeated, else the per-second figures (for
+// the charts and the median only).
+func rateSample(r *results.Results, g *results.Group) sample {
+	var s sample
+	rounds := 0
+	for _, i := range g.Cells {
+		rounds += len(r.Cells[i].Rounds)
+	}
+	switch {
+	case rounds >= 2:
+		g.Unit = results.UnitRounds
+		for _, i := range g.Cells {
+			for _, rd := range r.Cells[i].Rounds {
+				s.values = append(s.values, rd.Rate)
+				s.blocks = append(s.blocks, block{r.Cells[i].Repeat, rd.Round})
+			}
+		}
+	case len(g.Cells) >= 2 || r.Cells[g.Cells[0]].Kind().StepsTimeline:
+		// Repeated cells, or one cell whose timeline holds its workload's
+		// steps (a load's chunks): the cell's own rate is the sample (a
+		// load's is its rows over the whole load, index build included).
+		g.Unit = results.UnitRuns
+		for _, i := range g.Cells {
+			s.values = append(s.values, r.Cells[i].Rate())
+			s.blocks = append(s.blocks, block{r.Cells[i].Repeat, 0})
+		}
+	default:
+		g.Unit = results.UnitSeconds
+		for _, i := range g.Cells {
+			for _, sec := range r.Cells[i].Timeline {
+				s.values = append(s.values, r.Cells[i].SecondRate(sec))
+			}
+		}
+	}
+	g.TPS = stats.Summarize(s.values)
+	if g.Unit == results.UnitRounds && len(g.Cells) == 1 && len(s.values) >= 5 {
+		order := make([]float64, len(s.values))
+		for i := range order {
+			order[i] = float64(i)
+		}
+		rho := stats.Spearman(order, s.values)
+		g.Drift = &rho
+	}
+	return s
+}
+
+// shapeMembers are the run's shapes (workload, clients, table size) in
+// plan order, each its groups' indexes.
+func (a *grouped) shapeMembers() [][]int {
+	var out [][]int
+	at := map[string]int{}
+	for i := range a.groups {
+		k := a.groups[i].Shape()
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	return out
+}
+
+// compareShapes compares every two groups of each shape, adjusts each
+// shape's p-values with Holm's method, and sets each group's comparison
+// with the group before it and with the shape's first. Keys that ran in
+// the same blocks (rounds or repeats) are compared within them
+// (stats.Blocks); others by ranks. With a sequential design, keys that
+// ran in the rounds of one run are decided by it, its looks replayed over
+// their rates (the decisions that stopped the rounds). Groups whose
+// samples are not independent are not tested: their comparisons say how
+// many samples are needed.
+func (a *grouped) compareShapes() {
+	for _, shape := range a.shapeMembers() {
+		a.compareShape(shape)
+	}
+}
+
+// compareShape compares the keys of one shape: their rates (the design's
+// decisions when it decided the shape's rounds, else within the blocks
+// or by ranks) and their costs, the two families adjusted together.
+func (a *grouped) compareShape(shape []int) {
+	design := a.res.Plan.Sequential
+	rates := a.common(shape, a.rates)
+	layout, _ := stats.NewBlocks(rates)
+	var tested []*stats.Comparison
+	pair := map[[2]int]*stats.Comparison{}
+	sequential := design != nil && layout != nil && a.oneRun(shape)
+	if sequential {
+		decisions, _ := design.Decide(rates)
+		for _, d := range decisions {
+			c := d.Comparison
+			pair[[2]int{d.A, d.B}] = &c
+			tested = append(tested, &c)
+		}
+	}
+	for x := 0; x < len(shape) && !sequential; x++ {
+		for y := x + 1; y < len(shape); y++ {
+			var c stats.Comparison
+			if layout != nil {
+				c = layout.Compare(x, y)
+			} else {
+				c = a.byRanks(shape[x], shape[y])
+			}
+			pair[[2]int{x, y}] = &c
+			if !c.TooFew {
+				tested = append(tested, &c)
+			}
+		}
+	}
+	correction := a.adjust(shape, tested, sequential)
+	// What an untestable pair needs: rounds (or repeats) enough for
+	// a block layout, whatever the number of keys.
+	for _, c := range pair {
+		if c.TooFew {
+			c.Needed = stats.MinBlocks
+		}
+	}
+	compared := a.versusAll(shape, pair)
+	for x, gi := range shape {
+		g := &a.groups[gi]
+		g.Correction, g.Compared = correction, compared[x]
+		if x > 0 {
+			g.VsPrevious = &g.Compared[x-1]
+			g.VsFirst = &g.Compared[0]
+		}
+	}
+}
+
+// adjust compares the shape's costs and adjusts both families' p-values
+// together (Holm over the rates' and the costs' comparisons), or, where a
+// sequential design decided the rates, leaves each family to its design;
+// it returns how the shape's comparisons were corrected.
+func (a *grouped) adjust(shape []int, tested []*stats.Comparison, sequential bool) string {
+	if sequential {
+		// The rates' design runs at its share of Alpha; the costs' at the other.
+		costDesign := a.res.Plan.CostSequential
+		costs, settleCosts := a.compareCosts(shape, costDesign)
+		if costDesign == nil {
+			stats.HolmShare(costs, stats.Families)
+		}
+		settleCosts()
+		return fmt.Sprintf("a group-sequential design over %d comparisons (%s)", len(tested), a.res.Plan.Sequential.Describe())
+	}
+	costs, settleCosts := a.compareCosts(shape, nil)
+	// Holm over both families: the rates' and the costs'.
+	stats.Holm(append(append([]*stats.Comparison(nil), tested...), costs...))
+	stats.TooFewFor(tested)
+	settleCosts()
+	switch {
+	case len(tested) > 0 && len(costs) > 0:
+		return fmt.Sprintf("holm over %d comparisons (%d of rates, %d of costs)", len(tested)+len(costs), len(tested), len(costs))
+	case len(tested) > 0:
+		return fmt.Sprintf("holm over %d comparisons", len(tested))
+	}
+	return ""
+}
+
+// versusAll lays out the pairs of a shape (stored as pair[{x, y}], x < y:
+// y's figure over x's) as each group's comparisons with every other: its
+// figure over the other's, in the shape's order.
+func (a *grouped) versusAll(shape []int, pair map[[2]int]*stats.Comparison) [][]results.Versus {
+	out := make([][]results.Versus, len(shape))
+	for x := range shape {
+		for y, other := range shape {
+			key := a.groups[other].Key
+			switch {
+			case x == y:
+				continue
+			case y < x: // stored as other → g: this group's over the other's
+				out[x] = append(out[x], results.Versus{Key: key, Comparison: *pair[[2]int{y, x}]})
+			default: // stored as g → other: invert
+				out[x] = append(out[x], results.Versus{Key: key, Comparison: invert(*pair[[2]int{x, y}])})
+			}
+		}
+	}
+	return out
+}
+
+// compareCosts compares the shape's costs within the rounds every group
+// measured one in (each group's Cost.Compared: its cost over the other's),
+// and returns the comparisons to adjust; none, with the reason in each
+// group's Cost, when the shape's costs cannot be laid out in rounds.
+func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []*stats.Comparison, settle func()) {
+	settle = func() {}
+	why := ""
+	for _, gi := range shape {
+		switch g := &a.groups[gi]; {
+		case g.Cost == nil:
+			return nil, settle
+		case g.Cost.Unavailable != "" && why == "":
+			why = g.Cost.Unavailable
+		}
+	}
+	var costs [][]float64
+	if why == "" {
+		if costs = a.common(shape, a.costs); costs == nil {
+			why = "the keys did not measure their cost in the same rounds"
+		}
+	}
+	var layout *stats.Blocks
+	if why == "" {
+		var ok bool
+		if layout, ok = stats.NewBlocks(costs); !ok {
+			why = "a round's cost is not positive"
+		}
+	}
+	if why != "" {
+		for _, gi := range shape {
+			a.groups[gi].Cost.Unavailable = why
+		}
+		return nil, settle
+	}
+	pair := map[[2]int]*stats.Comparison{}
+	if design != nil { // decided as the run's looks decided them: nothing left to adjust
+		decisions, _ := design.Decide(costs)
+		for _, d := range decisions {
+			c := d.Comparison
+			pair[[2]int{d.A, d.B}] = &c
+		}
+	} else {
+		for x := range shape {
+			for y := x + 1; y < len(shape); y++ {
+				c := layout.Compare(x, y)
+				pair[[2]int{x, y}] = &c
+				tested = append(tested, &c)
+			}
+		}
+	}
+	// The adjustment is made on the pairs, then copied into the groups.
+	settle = func() {
+		for x, vs := range a.versusAll(shape, pair) {
+			a.groups[shape[x]].Cost.Compared = vs
+		}
+	}
+	return tested, settle
+}
+
+// oneRun says whether the shape's blocks are the rounds of one run (one
+// repeat): the layout a sequential design decided as its rounds went.
+func (a *grouped) oneRun(shape []int) bool {
+	for _, gi := range shape {
+		bs := a.rates[gi].blocks
+		for _, b := range bs {
+			if b.repeat != bs[0].repeat || b.round == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// common lays out a figure of the shape's groups (each sample with the
+// block it ran in) by the blocks every group measured it in:
+// out[group][block]; nil when there are fewer than stats.MinBlocks of
+// them: a group without blocks (per-second samples), or keys that did
+// not run together.
+func (a *grouped) common(shape []int, of []sample) [][]float64 {
+	count := map[block]int{}
+	for _, gi := range shape {
+		seen := map[block]bool{}
+		for _, b := range of[gi].blocks {
+			if seen[b] {
+				return nil // two samples in one block: not a block layout
+			}
+			seen[b] = true
+			count[b]++
+		}
+	}
+	var common []block
+	for _, b := range of[shape[0]].blocks { // in the order the first group ran them
+		if count[b] == len(shape) {
+			common = append(common, b)
+		}
+	}
+	if len(common) < stats.MinBlocks {
+		return nil
+	}
+	out := make([][]float64, len(shape))
+	for x, gi := range shape {
+		at := map[block]float64{}
+		for i, b := range of[gi].blocks {
+			at[b] = of[gi].values[i]
+		}
+		for _, b := range common {
+			out[x] = append(out[x], at[b])
+		}
+	}
+	return out
+}
+
+// byRanks is group y against group x by ranks: y's rate over x's.
+func (a *grouped) byRanks(x, y int) stats.Comparison {
+	gx, gy := &a.groups[x], &a.groups[y]
+	if !gx.Independent() || !gy.Independent() {
+		return stats.Comparison{N: 0, M: 0, P: 1, PAdjusted: 1, TooFew: true, Needed: stats.MinBlocks,
+			Ratio: ratioOf(gx.TPS.Median, gy.TPS.Median)}
+	}
+	return stats.Compare(a.rates[x].values, a.rates[y].values)
+}
+
+func ratioOf(a, b float64) float64 {
+	if a == 0 {
+		return 0
+	}
+	return b / a
+}
+
+// invert turns "b over a" into "a over b".
+func invert(c stats.Comparison) stats.Comparison {
+	c.N, c.M = c.M, c.N
+	inv := func(v float64) float64 {
+		if v == 0 {
+			return 0
+		}
+		return 1 / v
+	}
+	c.Ratio, c.Effect = inv(c.Ratio), inv(c.Effect)
+	c.EffectLo, c.EffectHi = inv(c.EffectHi), inv(c.EffectLo)
+	return c
+}
+
+// Layouts are a task's cells' rates and costs (CostOf) over their first
+// done rounds, [cell][round], as the analysis reads them: what the
+// runner's sequential designs look at after each round. nil when a cell
+// is behind the others, or (costs) when a round recorded none.
+func Layouts(cs []results.Cell, idx []int, done int) (rates, costs [][]float64) {
+	rates, costs = make([][]float64, len(idx)), make([][]float64, len(idx))
+	for i, k := range idx {
+		for _, rd := range cs[k].Rounds {
+			rates[i] = append(rates[i], rd.Rate)
+			if costs == nil {
+				continue
+			}
+			v, ok := 0.0, false
+			if rd.Cost != nil {
+				v, ok = CostOf(rd.Cost).Get()
+			}
+			if !ok {
+				costs = nil
+			} else {
+				costs[i] = append(costs[i], v)
+			}
+		}
+		if len(rates[i]) != done {
+			return nil, nil // a cell behind the others (it cannot be): go on
+		}
+	}
+	return rates, costs
+}

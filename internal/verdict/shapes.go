@@ -1,0 +1,219 @@
+package verdict
+
+import (
+	"math"
+	"sort"
+
+	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// CostFigure is the round figure the cost family compares (its JSON name).
+const CostFigure = results.CostFigure
+
+// CostOf is a round's figure the cost family compares: its server time per
+// transaction.
+func CostOf(c *results.RoundCost) results.M[float64] { return c.ServerMS }
+
+// shapes lays the groups out in their shapes and decides each shape's
+// least costly key, its costliest and why, and its latency at a fixed rate.
+func (a *grouped) shapes() []results.Shape {
+	var out []results.Shape
+	for _, members := range a.shapeMembers() {
+		s := results.Shape{Title: describeShape(&a.groups[members[0]]), Groups: members}
+		gs := make([]*results.Group, len(members))
+		for i, gi := range members {
+			gs[i] = &a.groups[gi]
+		}
+		s.Tested, s.Ordered = testedOrdered(gs)
+		s.Least, s.NoCost = least(gs)
+		if s.Least != "" {
+			base := groupNamed(gs, s.Least)
+			for _, g := range gs {
+				if v := g.Cost.Versus(s.Least); v != nil && v.Significant {
+					g.Cost.Why = a.why(g, base)
+				}
+			}
+			if worst := costliest(gs, s.Least); worst != nil {
+				s.Costliest = worst.Key
+			}
+		}
+		s.Pace = a.pace(gs)
+		out = append(out, s)
+	}
+	return out
+}
+
+// testedOrdered says whether a pair of the shape's rates was tested, and
+// whether one differs.
+func testedOrdered(gs []*results.Group) (tested, ordered bool) {
+	for _, g := range gs {
+		for _, v := range g.Compared {
+			tested = tested || !v.TooFew
+			ordered = ordered || v.Significant
+		}
+	}
+	return tested, ordered
+}
+
+// least is the key of the least median cost, or why the shape's keys were
+// not compared on cost ("" with no key: one key, or no costs recorded).
+func least(gs []*results.Group) (key, why string) {
+	var best *results.Group
+	for _, g := range gs {
+		switch {
+		case g.Cost == nil:
+			return "", ""
+		case g.Cost.Unavailable != "":
+			if g.Unit == results.UnitRounds {
+				why = g.Key + "'s server time per transaction is unavailable (" + g.Cost.Unavailable + ")"
+			}
+			return "", why
+		case best == nil || g.Cost.Summary.Median < best.Cost.Summary.Median:
+			best = g
+		}
+	}
+	if best == nil {
+		return "", ""
+	}
+	return best.Key, ""
+}
+
+// costliest is the key whose cost is significantly above the least's by
+// the most (nil: none is).
+func costliest(gs []*results.Group, leastKey string) *results.Group {
+	var worst *results.Group
+	most := 1.0
+	for _, g := range gs {
+		if g.Key == leastKey {
+			continue
+		}
+		if v := g.Cost.Versus(leastKey); v != nil && v.Significant && v.Effect > most {
+			worst, most = g, v.Effect
+		}
+	}
+	return worst
+}
+
+func groupNamed(gs []*results.Group, key string) *results.Group {
+	for _, g := range gs {
+		if g.Key == key {
+			return g
+		}
+	}
+	return nil
+}
+
+// explainAbove is how far apart two medians must be for their figure to
+// explain a difference of cost: a tenth.
+const explainAbove = 1.1
+
+// why are the round figures that make g cost more (or less) than base:
+// each explaining figure (metrics.RoleWhy) whose medians differ by more
+// than a tenth, the farthest first.
+func (a *grouped) why(g, base *results.Group) []results.Reason {
+	var out []results.Reason
+	for _, f := range metrics.RoundFigures() {
+		if !f.Is(metrics.RoleWhy) {
+			continue
+		}
+		x, okX := a.res.RoundMedian(g, f.Get)
+		y, okY := a.res.RoundMedian(base, f.Get)
+		if !okX || !okY || x <= 0 || y <= 0 || math.Abs(math.Log(x/y)) < math.Log(explainAbove) {
+			continue
+		}
+		out = append(out, results.Reason{Figure: f.Name, Ratio: x / y, Of: x, Against: y})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return math.Abs(math.Log(out[i].Ratio)) > math.Abs(math.Log(out[j].Ratio)) })
+	return out
+}
+
+// busyShare is the share of the machine's CPU other processes took above
+// which the machine is called busy.
+const busyShare = 0.10
+
+// busy is the machine's load over the run's rounds (nil when no round read it).
+func busy(res *results.Results) *results.Busy {
+	var others, steals, waits []float64
+	for _, c := range res.Cells {
+		for _, rd := range c.Rounds {
+			if rd.Cost == nil {
+				continue
+			}
+			o, okO := rd.Cost.OthersCPUShare.Get()
+			st, okS := rd.Cost.StealShare.Get()
+			if okO || okS {
+				others, steals = append(others, o), append(steals, st)
+			}
+			if w, ok := rd.Cost.ServerRunQueueMS.Get(); ok {
+				waits = append(waits, w)
+			}
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	b := &results.Busy{OthersShare: stats.Summarize(others).Median, StealShare: stats.Summarize(steals).Median,
+		RunQueueMS: results.Unavailable[float64]("no round read its backends' wait for a CPU")}
+	if len(waits) > 0 {
+		b.RunQueueMS = results.Of(stats.Summarize(waits).Median)
+	}
+	b.Busy = b.OthersShare+b.StealShare > busyShare
+	return b
+}
+
+// pace compares, for a shape run at a fixed rate, each key's rounds' p99
+// with the key of the least median p99, Holm-adjusted over the shape's
+// comparisons (nil: the shape ran flat out).
+func (a *grouped) pace(gs []*results.Group) *results.PaceShape {
+	if a.res.Last(gs[0]).Pace == nil {
+		return nil
+	}
+	type key struct {
+		g      *results.Group
+		median float64
+		rounds []float64
+	}
+	ks := make([]key, len(gs))
+	for i, g := range gs {
+		ks[i].g = g
+		ks[i].median, ks[i].rounds = roundsP99(a.res, g)
+	}
+	best := 0
+	for i := range ks {
+		if ks[i].median < ks[best].median {
+			best = i
+		}
+	}
+	out := &results.PaceShape{Least: ks[best].g.Key}
+	var all []*stats.Comparison
+	for i, k := range ks {
+		pk := results.PaceKey{Key: k.g.Key, P99MS: k.median}
+		if i != best && len(ks[best].rounds) > 0 && len(k.rounds) > 0 {
+			c := stats.Compare(ks[best].rounds, k.rounds)
+			pk.Versus = &c
+			all = append(all, pk.Versus)
+		}
+		out.Keys = append(out.Keys, pk)
+	}
+	stats.Holm(all)
+	return out
+}
+
+// roundsP99 is the median over the group's rounds of their p99 at the
+// rate, and the rounds' p99s (none: the last cell's p99 stands).
+func roundsP99(res *results.Results, g *results.Group) (float64, []float64) {
+	var v []float64
+	for _, i := range g.Cells {
+		for _, rd := range res.Cells[i].Rounds {
+			if rd.P99MS > 0 {
+				v = append(v, rd.P99MS)
+			}
+		}
+	}
+	if len(v) == 0 {
+		return res.Last(g).LatencyMS.P99, nil
+	}
+	return stats.Summarize(v).Median, v
+}
