@@ -9,7 +9,7 @@ import (
 )
 
 // Measured is what a table's lab measured (advise --lab): the table's key
-// against the ordered key of the least server time the lab ran beside it,
+// against the ordered key of the least work the lab ran beside it,
 // read from the lab's results at path — its cost per transaction and its
 // rate, each a ratio with its interval and whether the direction is known
 // — or why the lab gave no verdict (runErr: the lab did not finish).
@@ -70,7 +70,7 @@ func Measured(path string, lab *Lab, runErr error) *LabResult {
 }
 
 // cheapestOther is the key of mine's shape, other than mine, of the least
-// median server time per transaction (of the highest median rate where
+// work per transaction (of the highest median rate where
 // the costs were not measured).
 func cheapestOther(groups []results.Group, mine *results.Group) *results.Group {
 	var best *results.Group
@@ -78,8 +78,8 @@ func cheapestOther(groups []results.Group, mine *results.Group) *results.Group {
 		if best == nil {
 			return true
 		}
-		if g.Cost != nil && best.Cost != nil && g.Cost.Summary.N > 0 && best.Cost.Summary.N > 0 {
-			return g.Cost.Summary.Median < best.Cost.Summary.Median
+		if g.Cost != nil && best.Cost != nil && g.Cost.Mean > 0 && best.Cost.Mean > 0 {
+			return g.Cost.Mean < best.Cost.Mean
 		}
 		return g.TPS.Median > best.TPS.Median
 	}

@@ -26,7 +26,7 @@ type adviseCmd struct {
 	Curves  string     `name:"curves" type:"existingfile" placeholder:"RESULTS.json" help:"A keybench run with measured curves (a growth run): what each paying table's key costs at its own rows and cache."`
 	JSON    bool       `name:"json" help:"Print the advice as JSON (schema: docs/advise.md)."`
 	HTML    string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
-	Lab     bool       `name:"lab" help:"Run each paying table's lab (its command, printed per table) on the embedded server, one after another, and put its measured verdict beside the table's: its key's server time per insert and rate against the cheapest ordered key's, each with its interval."`
+	Lab     bool       `name:"lab" help:"Run each paying table's lab (its command, printed per table) on the embedded server, one after another, and put its measured verdict beside the table's: its key's work per insert (the server's CPU and IO counted) and rate against the least working ordered key's, each with its interval."`
 	LabOut  string     `name:"lab-out" placeholder:"DIR" help:"With --lab: where the labs write their results, a directory each (default: keybench-results/advise-lab-TIME)."`
 	exports `embed:""`
 }

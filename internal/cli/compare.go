@@ -14,7 +14,7 @@ type compareCmd struct {
 	B    string `arg:"" name:"other.json" type:"existingfile" help:"The results.json to compare with it."`
 	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
 	// FailOn makes compare a regression gate for CI.
-	FailOn  string `name:"fail-on" placeholder:"PERCENT" help:"Exit 1 when a measurement of other.json is significantly slower than the baseline's by more than PERCENT (e.g. 5%): a regression gate."`
+	FailOn  string `name:"fail-on" placeholder:"PERCENT" help:"Exit 1 when a measurement of other.json is significantly slower than the baseline's, or does significantly more work per transaction, by more than PERCENT (e.g. 5%): a regression gate."`
 	exports `embed:""`
 }
 
@@ -64,7 +64,7 @@ func (c *compareCmd) run(e *env) error {
 		if regressed := verdict.Regressions(cmp.Rows, failOn); len(regressed) > 0 {
 			return fmt.Errorf("--fail-on %s: %s", c.FailOn, strings.Join(regressed, "; "))
 		}
-		fmt.Fprintf(e.stderr, "no measurement of %s is significantly slower than %s's by more than %s\n", c.B, c.A, c.FailOn)
+		fmt.Fprintf(e.stderr, "no measurement of %s is significantly slower than %s's, or does significantly more work, by more than %s\n", c.B, c.A, c.FailOn)
 	}
 	return nil
 }

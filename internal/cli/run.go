@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/device"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/projection"
@@ -71,6 +72,7 @@ type runCmd struct {
 	Verbose       bool        `short:"v" help:"Print every table of the summary when the run ends (the default prints its first screen: each key's rate and cost against the cheapest, and what explains the costliest; keybench report prints every table later)."`
 	JSON          bool        `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
 	Sampling      string      `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
+	Device        string      `name:"device" placeholder:"probe|reprobe|nvme|network|hdd|FILE.json" help:"The disk the work per transaction is priced on: probe (the disk under the embedded server's data directory, probed once and kept for 30 days; the default), reprobe (probed now), a profile (nvme, network, hdd: typical figures, docs/verdict.md) or a file of your disk's figures (keybench disk DIR --json). A --dsn server is priced on nvme unless given."`
 	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
 	Distribute    bool        `help:"With --dsn on Citus: make each cell's table a distributed table sharded on its key (child tables co-located with their parents)."`
 	ShardCount    int         `name:"shard-count" placeholder:"N" help:"With --distribute: shards per distributed table (default: Citus's citus.shard_count)."`
@@ -191,15 +193,15 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 			plan.CostSequential = nil
 		}
 	}
-	if !validIdent(r.Schema) {
-		return runner.Config{}, usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", r.Schema)
-	}
-	if strings.HasPrefix(r.Schema, "pg_") || r.Schema == "information_schema" {
-		return runner.Config{}, usagef("--schema %s is a name PostgreSQL reserves for its own schemas (pg_*, information_schema); choose another", r.Schema)
+	if err := checkSchema(r.Schema); err != nil {
+		return runner.Config{}, err
 	}
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, HistDir: r.HistFile, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
-		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress}
+		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress, Device: r.Device}
+	if err := checkDevice(e, r.Device); err != nil {
+		return runner.Config{}, err
+	}
 	if r.StandbyWait != nil {
 		if d := time.Duration(*r.StandbyWait); d < 100*time.Millisecond || d > time.Hour {
 			return runner.Config{}, usagef("--standby-wait must be from 0.1 s to 1 h, not %s", d)
@@ -655,4 +657,33 @@ func (r *runCmd) tenants() (*workload.Tenants, error) {
 		n = 1000
 	}
 	return &workload.Tenants{N: n, Skew: r.TenantSkew}, nil
+}
+
+// checkDevice refuses a --device that names no device, and a file of
+// figures that does not hold them, before anything runs.
+func checkDevice(e *env, name string) error {
+	if name == "" || name == "probe" || name == "reprobe" {
+		return nil
+	}
+	if _, ok := device.Profiles[name]; !ok && !strings.HasSuffix(name, ".json") {
+		return usagef("--device takes %s, not %q", strings.Join(device.Names(), ", "), name)
+	}
+	if strings.HasSuffix(name, ".json") {
+		if _, err := device.Resolve(e.ctx, name, ""); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	return nil
+}
+
+// checkSchema refuses a --schema that is no plain identifier or one of
+// PostgreSQL's own.
+func checkSchema(name string) error {
+	if !validIdent(name) {
+		return usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", name)
+	}
+	if strings.HasPrefix(name, "pg_") || name == "information_schema" {
+		return usagef("--schema %s is a name PostgreSQL reserves for its own schemas (pg_*, information_schema); choose another", name)
+	}
+	return nil
 }

@@ -93,8 +93,10 @@ type CostWatch struct {
 
 type costSnap struct {
 	backends, client sched
-	machineSteal     float64 // the CPU seconds the hypervisor gave other guests (steal)
-	machineErr       error
+	// tree is the server's process tree (none without its postmaster).
+	tree         treeSnap
+	machineSteal float64 // the CPU seconds the hypervisor gave other guests (steal)
+	machineErr   error
 	// others is the CPU ticks of every process of the machine that is not
 	// the run's (neither keybench nor the server's tree) nor the kernel's
 	// own threads, by PID.
@@ -102,9 +104,13 @@ type costSnap struct {
 	othersErr error
 }
 
-// WatchCost watches the backends pids (none: noBackends says why) and,
-// when serverPID is set, the server's process tree.
+// WatchCost watches the backends pids (none: noBackends says why) and the
+// server's process tree: serverPID's (the embedded server), else, when
+// the backends are processes of this machine, their postmaster's.
 func WatchCost(pids []uint32, serverPID int, noBackends string) *CostWatch {
+	if serverPID == 0 && noBackends == "" && len(pids) > 0 {
+		serverPID, _ = postmasterOf(pids[0])
+	}
 	return &CostWatch{pids: pids, serverPID: serverPID, noBackends: noBackends}
 }
 
@@ -133,7 +139,38 @@ func (w *CostWatch) snap() costSnap {
 	}
 	s.machineSteal, s.machineErr = machineSteal()
 	s.others, s.othersErr = othersCPU(w.serverPID, w.pids)
+	if w.serverPID != 0 {
+		clients := map[int]bool{}
+		for _, p := range w.pids {
+			clients[int(p)] = true
+		}
+		s.tree = serverTree(w.serverPID, clients)
+	}
 	return s
+}
+
+// serverCPU is every server process's time on a CPU over the round, in
+// ms per transaction, in all and by kind of process; unavailable where the
+// server's processes are not this machine's.
+func (w *CostWatch) serverCPU(txns int64) (all results.M[float64], kinds results.M[map[string]float64]) {
+	why := ""
+	switch {
+	case w.serverPID == 0:
+		why = "the server's processes are not this machine's (a remote server): their CPU cannot be read"
+	case w.start.tree.err != nil || w.end.tree.err != nil:
+		why = "the server's processes: " + firstErr(w.start.tree.err, w.end.tree.err).Error()
+	}
+	if why != "" {
+		return results.Unavailable[float64](why), results.Unavailable[map[string]float64](why)
+	}
+	out, total := map[string]float64{}, 0.0
+	for k, ns := range byKind(w.start.tree, w.end.tree) {
+		out[k] = float64(ns) / 1e6 / float64(txns)
+		if k != KindSessions {
+			total += out[k]
+		}
+	}
+	return results.Of(total), results.Of(out)
 }
 
 // othersCPU is the CPU ticks of each process that is not the run's: not
@@ -196,6 +233,8 @@ func CostOfRound(w *CostWatch, txns int64, m *results.Metrics) *results.RoundCos
 		const none = "no transaction completed in the round"
 		c.ServerCPUMS, c.ServerRunQueueMS, c.ClientCPUMS, c.IOMS, c.ServerMS = un(none), un(none), un(none), un(none), un(none)
 		c.WALBytes, c.WALFPI, c.BlocksRead, c.OthersCPUShare, c.StealShare = un(none), un(none), un(none), un(none), un(none)
+		c.ServerAllCPUMS, c.ServerReads, c.ServerWrites, c.WALFlushes = un(none), un(none), un(none), un(none)
+		c.CPUByProcess = results.Unavailable[map[string]float64](none)
 		return c
 	}
 	if w == nil || !w.ok[0] || !w.ok[1] {
@@ -238,6 +277,17 @@ func CostOfRound(w *CostWatch, txns int64, m *results.Metrics) *results.RoundCos
 		c.BlocksRead = perTxn(float64(b.Reads()))
 	} else {
 		c.BlocksRead = un(m.Blocks.Reason())
+	}
+	if io, ok := m.ServerIO.Get(); ok {
+		c.ServerReads, c.ServerWrites, c.WALFlushes = perTxn(float64(io.Reads)), perTxn(float64(io.Writes+io.Extends)), perTxn(float64(io.WALFlushes))
+	} else {
+		c.ServerReads, c.ServerWrites, c.WALFlushes = un(m.ServerIO.Reason()), un(m.ServerIO.Reason()), un(m.ServerIO.Reason())
+	}
+	if w == nil || !w.ok[0] || !w.ok[1] {
+		c.ServerAllCPUMS = un("the round's CPU was not watched")
+		c.CPUByProcess = results.Unavailable[map[string]float64]("the round's CPU was not watched")
+	} else {
+		c.ServerAllCPUMS, c.CPUByProcess = w.serverCPU(txns)
 	}
 	return c
 }

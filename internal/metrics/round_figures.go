@@ -12,10 +12,13 @@ import (
 type Role uint8
 
 const (
-	// RoleVerdict: the figure the cost family decides on.
-	RoleVerdict Role = 1 << iota
-	// RoleWhy: a count or a time that explains one key's cost against another's.
-	RoleWhy
+	// RoleWhy: a count of the work (the whole server's CPU, blocks read
+	// and written, WAL, images, flushes) that explains one key's work
+	// against another's.
+	RoleWhy Role = 1 << iota
+	// RoleDetail: a narrower view of a part of the work (the client
+	// backends' CPU, the cell's own tables' reads).
+	RoleDetail
 	// RoleWaiting: what the machine waited, not the key's work.
 	RoleWaiting
 	// RoleMachine: the machine's other load during the round.
@@ -25,10 +28,11 @@ const (
 // RoundFigure is one figure of a round's cost (results.RoundCost),
 // declared once with how every output shows it: its JSON name (read off
 // its field's tag), its column header, its words in a sentence ("the
-// WAL"), its text, which way is dearer and its roles. The cost verdict's
+// WAL"), its text, which way is dearer and its roles. The work verdict's
 // explanations, the Markdown and CSV exports and the console's columns are
 // built from these declarations (RoundFigures); a test walks RoundCost by
-// reflection so that every figure of it has exactly one.
+// reflection so that every figure of it has exactly one. The work figure
+// itself is priced from them by package verdict (Work) on the run's disk.
 type RoundFigure struct {
 	Name   string
 	Header string
@@ -74,19 +78,23 @@ func roundFieldName(get func(*results.RoundCost) *results.M[float64]) string {
 func RoundFigures() []RoundFigure {
 	ms := func(v float64) string { return fmt.Sprintf("%.3g ms", v) }
 	share := func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+	count := func(v float64) string { return fmt.Sprintf("%.3g", v) }
 	return []RoundFigure{
-		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerMS }, "server ms / txn", "the server time", HigherDearer, RoleVerdict, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, RoleWhy, ms),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", HigherDearer, RoleWhy,
 			func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", HigherDearer, RoleWhy,
 			func(v float64) string { return fmt.Sprintf("%.3f", v) }),
-		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.BlocksRead }, "blocks read / txn", "the blocks read", HigherDearer, RoleWhy,
-			func(v float64) string { return fmt.Sprintf("%.2f", v) }),
-		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, RoleWhy, ms),
-		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.IOMS }, "IO ms / txn", "the IO time", HigherDearer, RoleWhy, ms),
-		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerRunQueueMS }, "server run-queue ms / txn", "the wait for a CPU", Neither, RoleWaiting, ms),
-		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", Neither, RoleWaiting, ms),
-		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", Neither, RoleWaiting, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", HigherDearer, RoleWhy, count),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", HigherDearer, RoleWhy, count),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", HigherDearer, RoleWhy, count),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", HigherDearer, RoleDetail, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.BlocksRead }, "table blocks read / txn", "the cell's tables' blocks read", HigherDearer, RoleDetail, count),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerMS }, "server ms / txn (CPU + IO wait)", "the server time", Neither, RoleWaiting, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.IOMS }, "IO wait ms / txn", "the IO wait", Neither, RoleWaiting, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerRunQueueMS }, "run-queue wait ms / txn", "the wait for a CPU", Neither, RoleWaiting, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", Neither, RoleMachine, ms),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", Neither, RoleMachine, ms),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", Neither, RoleMachine, share),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", Neither, RoleMachine, share),
 	}

@@ -85,6 +85,10 @@ type Session struct {
 	repl       *replication
 	replCancel context.CancelFunc
 	replWG     sync.WaitGroup
+	// wal is the round's WAL as read back (ReadWAL), before a CHECKPOINT
+	// could recycle it; walRead says it was.
+	wal     results.Metrics
+	walRead bool
 }
 
 // counter is a cumulative statistic read before and after the cell.
@@ -103,7 +107,7 @@ type snapshot any
 // counters are every counter a session reads, in the order it reads them:
 // the one list, which figures() reads too, so that no counter declares
 // figures it never collects.
-var counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, dbioCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
+var counters = []counter{walCounter{}, checkpointCounter{}, ioCounter{}, dbioCounter{}, serverIOCounter{}, statioCounter{}, tupleCounter{}, diskCounter{}, cpuCounter{}}
 
 // Start snapshots the counters and starts the samplers, which sample from
 // the window's start on (WindowStarts).
@@ -211,7 +215,10 @@ func (s *Session) Stop(ctx context.Context, into *results.Metrics) {
 		}
 		c.report(s.before[i], after, elapsed, into)
 	}
-	s.walByRelation(ctx, into)
+	if !s.walRead {
+		s.ReadWAL(ctx)
+	}
+	into.WALFPIByRelation, into.BtreeSplits = s.wal.WALFPIByRelation, s.wal.BtreeSplits
 	s.repl.stop(ctx, into)
 	if s.sampler != nil {
 		s.sampler.report(into)
@@ -240,6 +247,13 @@ func (env *Env) noProcess() error {
 // shared counters, which it otherwise does at most once a second.
 func FlushStats(ctx context.Context, conn *pgconn.PgConn) {
 	_, _ = conn.Exec(ctx, "SELECT pg_stat_force_next_flush()").ReadAll()
+}
+
+// ReadWAL reads the round's WAL back now (walByRelation), before the
+// round's own CHECKPOINT, which may recycle its segments; Stop records it.
+func (s *Session) ReadWAL(ctx context.Context) {
+	s.walByRelation(ctx, &s.wal)
+	s.walRead = true
 }
 
 // walByRelation reads the cell's WAL back (pg_walinspect's

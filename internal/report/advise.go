@@ -153,7 +153,7 @@ func labResultText(r *advise.LabResult) string {
 		return fmt.Sprintf("%s %s%.2f× [%.2f–%.2f, %s]", what, mark, x.Ratio, x.Lo, x.Hi, fmt.Sprintf("%.3g%%", 100*x.Confidence))
 	}
 	return fmt.Sprintf("Measured by its lab (%s against %s): %s; %s; \"~\": the direction is not known. Results: %s.",
-		r.Key, r.Against, ratio(r.Cost, "server time per insert", r.CostUnavailable), ratio(r.Rate, "rate", "too few rounds to compare"), r.Results)
+		r.Key, r.Against, ratio(r.Cost, "work per insert", r.CostUnavailable), ratio(r.Rate, "rate", "too few rounds to compare"), r.Results)
 }
 
 // unavailableOf lists a table's figures advise could not read, with why.

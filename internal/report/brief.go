@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
@@ -9,7 +10,7 @@ import (
 
 // The first screen: what a run prints when it ends, unless --verbose asks
 // for every table. A DBA reads it in half a minute: the answer per shape
-// (each key's rate and server time per transaction, each against the
+// (each key's rate and work per transaction, each against the
 // cheapest key with the comparison's interval or "~"), what makes the
 // costliest key cost more, and where the rest is. It fits BriefLines lines
 // at 80 columns for the presets' headline shapes; a run of more shapes
@@ -22,7 +23,12 @@ const BriefLines = 20
 const BriefWidth = 80
 
 // Brief is the run's first screen.
-func Brief(res *results.Results) *Doc {
+func Brief(res *results.Results) *Doc { return brief(res, false) }
+
+// brief is the first screen; on the page (the verdict's first card) it
+// leaves out the busy line, which the page says beside it, and where the
+// rest is.
+func brief(res *results.Results, page bool) *Doc {
 	d := &Doc{}
 	a := analysisOf(res)
 	groups := a.Groups
@@ -33,7 +39,7 @@ func Brief(res *results.Results) *Doc {
 		d.Println("no cell finished: there is nothing to summarise")
 		return d
 	}
-	if b := busyLine(a); b != "" {
+	if b := busyLine(a); b != "" && !page {
 		d.Println(b)
 	}
 	shapes := shapesOf(a)
@@ -42,12 +48,16 @@ func Brief(res *results.Results) *Doc {
 		shown = shapes[len(shapes)-1:]
 	}
 	for _, sh := range shown {
-		briefShape(d, res, sh)
+		briefShape(d, res, a, sh)
 	}
 	if n := len(shapes) - len(shown); n > 0 {
 		d.Printf("%d other shapes (%s): --verbose or the report.", n, shapeList(shapes[:n]))
 	}
-	d.Println("vs least: * differs, ~ within noise, ? untested. Every table: --verbose; the page: report.html.")
+	legend := workLegend(a) + " vs least: * differs, ~ none found, = the same, ? untested; " + levelsOf(shown) + "."
+	if !page {
+		legend += " All: --verbose, report.html."
+	}
+	d.Println(legend)
 	return d
 }
 
@@ -68,58 +78,85 @@ func shapeList(shapes []shape) string {
 	return strings.Join(out, "; ")
 }
 
-// briefShape is one shape's table and what explains its costliest key.
-func briefShape(d *Doc, res *results.Results, sh shape) {
+// briefShape is one shape's table — each key's rate and work per
+// transaction against the least working key's — and what makes the
+// costliest key work more, each count with its ratio and interval.
+func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 	if res.Last(sh.Groups[0]).Pace != nil {
 		briefPace(d, res, sh)
 		return
 	}
-	cheapest := sh.group(sh.Least)
+	least := sh.group(sh.Least)
 	d.Println(sh.Title + ":")
-	t := NewTable("key", "rate", "ms / txn", "cost vs least", "rate vs least").AlignRight(1, 2)
+	t := NewTable("key", "rate", "work / txn", "work vs least", "rate vs least").AlignRight(1, 2)
 	for _, g := range sh.Groups {
-		t.AppendRow(g.Key, fmt.Sprintf("%s %s", results.Kilo(g.TPS.Median), results.KindOf(g.Workload).Unit()),
-			medianText(res, g, verdictFigure(), "%.3g"),
-			briefCost(g, cheapest), briefRate(g, cheapest))
+		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least), rateVersus(g, least, false))
 	}
 	d.Add(t)
 	switch costliest := sh.group(sh.Costliest); {
-	case cheapest == nil && len(sh.Groups) > 1 && sh.NoCost != "":
-		d.Printf("Not compared on cost: %s; --verbose compares the rates.", sh.NoCost)
-	case cheapest == nil && len(sh.Groups) > 1:
+	case least == nil && len(sh.Groups) > 1 && sh.NoCost != "":
+		d.Printf("Not compared on work: %s; --verbose compares the rates.", sh.NoCost)
+	case least == nil && len(sh.Groups) > 1:
 		d.Printf("Not compared: %s (%s compares the keys).", unitWords(sh.Groups[0]), moreSamples(sh.Groups[0]))
 	case costliest != nil:
-		if e := explain(costliest.Cost.Why); e != "" {
-			d.Printf("%s costs more than %s: %s.", costliest.Key, cheapest.Key, e)
+		v := costliest.Cost.Versus(least.Key)
+		line := fmt.Sprintf("%s does %s %s's work per transaction %s on %s", costliest.Key, ratio(v.Effect), least.Key, interval(v), deviceShort(a.Device))
+		var parts []string
+		for i, r := range costliest.Cost.Why {
+			if i == 3 {
+				break
+			}
+			parts = append(parts, reasonText(r))
 		}
+		if len(parts) > 0 {
+			line += ": " + strings.Join(parts, ", ")
+		}
+		d.Println(line + ".")
+	case len(sh.Groups) > 1:
+		d.Println("No key was found to do more work per transaction than " + least.Key + "'s.")
 	}
 }
 
-// briefCost is a key's server time against the cheapest's, short.
-func briefCost(g, cheapest *results.Group) string {
-	v, text := costVersus(g, cheapest)
+// briefWork is a key's work against the least's, short, with its
+// interval (its level in the legend: levelsOf).
+func briefWork(g, least *results.Group) string {
+	v, text := costVersus(g, least)
 	switch {
-	case v == nil && text == "-" && cheapest != nil:
+	case v == nil && text == "-" && least != nil:
 		return "?"
 	case v == nil:
 		return text
-	case v.TooFew:
-		return "?"
 	}
-	return shortVersusText(v)
-}
-
-// briefRate is a key's rate against the cheapest key's, short: without
-// its interval.
-func briefRate(g, cheapest *results.Group) string { return rateVersus(g, cheapest, false) }
-
-// shortVersusText is "* 1.50× [1.02–2.20]" or "~ 0.98× [0.61–1.50]".
-func shortVersusText(v *results.Versus) string {
-	s := versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
-	if v.EffectConfidence > 0 {
-		s += fmt.Sprintf(" [%.2f–%.2f]", v.EffectLo, v.EffectHi)
+	s := mark(v) + " " + ratio(v.Effect)
+	if v.EffectConfidence > 0 && !v.TooFew {
+		s += " [" + bound(v.EffectLo) + "–" + bound(v.EffectHi) + "]"
 	}
 	return s
+}
+
+// levelsOf says the levels of the work intervals the shapes show:
+// "[intervals] at 99.9%", or their range where they differ.
+func levelsOf(shapes []shape) string {
+	lo, hi := 2.0, 0.0
+	for _, sh := range shapes {
+		for _, g := range sh.Groups {
+			if g.Cost == nil {
+				continue
+			}
+			for _, v := range g.Cost.Compared {
+				if c := v.EffectConfidence; c > 0 && !v.TooFew {
+					lo, hi = math.Min(lo, c), math.Max(hi, c)
+				}
+			}
+		}
+	}
+	switch {
+	case hi == 0:
+		return "no interval"
+	case math.Floor(1000*lo) == math.Floor(1000*hi):
+		return fmt.Sprintf("[intervals] at %g%%", math.Floor(1000*lo)/10)
+	}
+	return fmt.Sprintf("[intervals] at %g–%g%%, each its test's level", math.Floor(1000*lo)/10, math.Floor(1000*hi)/10)
 }
 
 // briefPace is a shape run at a fixed rate (--rate): every key ran the same
@@ -128,7 +165,7 @@ func shortVersusText(v *results.Versus) string {
 func briefPace(d *Doc, res *results.Results, sh shape) {
 	cheapest := sh.group(sh.Least)
 	d.Printf("%s, at a fixed %s tps:", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS))
-	t := NewTable("key", "ran", "p99", "p99 vs least", "cost vs least").AlignRight(1, 2)
+	t := NewTable("key", "ran", "p99", "p99 vs least", "work vs least").AlignRight(1, 2)
 	var lag, cpu, wal []string
 	for _, g := range sh.Groups {
 		c := res.Last(g)
@@ -146,7 +183,7 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		if !c.Held() {
 			ran += fmt.Sprintf(" (%.0f%%)", 100*c.ScheduleShare())
 		}
-		t.AppendRow(g.Key, ran, millis(pk.P99MS), vs, briefCost(g, cheapest))
+		t.AppendRow(g.Key, ran, millis(pk.P99MS), vs, briefWork(g, cheapest))
 		cpuS, walS, _ := perSecond(res, g, c.TPS)
 		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // TestBriefFitsTheFirstScreen: a run's first screen is at most BriefLines
-// lines at 80 columns, and names every key of its shape with its cost
-// against the cheapest.
+// lines at 80 columns, and names every key of its shape with its work
+// against the least working key's.
 func TestBriefFitsTheFirstScreen(t *testing.T) {
 	for _, name := range []string{"war-busy", "aa"} {
 		r := readCost(t, name)
@@ -34,42 +36,45 @@ func TestBriefFitsTheFirstScreen(t *testing.T) {
 }
 
 // TestOneWindowCost: a cell run as one window (--quick, --rounds 1) still
-// shows its server time per transaction, from the window's own cost.
+// shows its work per transaction, from the window's own counts.
 func TestOneWindowCost(t *testing.T) {
 	r := readCost(t, "aa")
 	var want []string
+	dev := verdict.DeviceOf(r)
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		c.Cost, c.Rounds = c.Rounds[0].Cost, nil
-		want = append(want, fmt.Sprintf(" %.3g ", c.Cost.ServerMS.Value()))
+		want = append(want, fmt.Sprintf(" %.3g ms ", verdict.WorkOf(c.Cost, dev).Value()))
 	}
+	verdict.Analyze(r)
 	var out bytes.Buffer
 	Brief(r).Write(&out, BriefWidth)
 	for _, w := range want {
 		if !strings.Contains(out.String(), w) {
-			t.Errorf("the first screen lacks the window's server time %q:\n%s", w, out.String())
+			t.Errorf("the first screen lacks the window's work %q:\n%s", w, out.String())
 		}
 	}
 	for i := range r.Cells {
 		r.Cells[i].Cost = nil
 	}
+	verdict.Analyze(r)
 	out.Reset()
 	Brief(r).Write(&out, BriefWidth)
 	if strings.Contains(out.String(), want[0]) {
-		t.Errorf("a server time without a cost:\n%s", out.String())
+		t.Errorf("a work figure without a cost:\n%s", out.String())
 	}
 }
 
 // TestBriefAtAFixedRate (issue 40): a run at a fixed rate (-R 1500, uuidv4
 // and bigint) ends with each key's p99 from the schedule compared with the
-// least one's, its cost against the cheapest key's, and what the rate costs
-// the server each second (WAL, CPU) with the schedule's lag.
+// least one's, its work against the least working key's, and what the
+// rate costs the server each second (WAL, CPU) with the schedule's lag.
 func TestBriefAtAFixedRate(t *testing.T) {
 	r := readCost(t, "rate")
 	var out bytes.Buffer
 	Brief(r).Write(&out, BriefWidth)
 	text := out.String()
-	for _, want := range []string{"at a fixed 1500 tps", "P99 VS LEAST", "COST VS LEAST", "WAL ", "MiB/s", "of a core", "schedule lag p99"} {
+	for _, want := range []string{"at a fixed 1500 tps", "P99 VS LEAST", "WORK VS LEAST", "WAL ", "MiB/s", "of a core", "schedule lag p99"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
 		}

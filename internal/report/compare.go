@@ -28,6 +28,20 @@ func sampleCount(unit string, s stats.MedianCI) string {
 	return fmt.Sprintf("%d %s", s.N, unit)
 }
 
+// workDelta is B's work per transaction against A's.
+func workDelta(r verdict.Row) string {
+	w := r.Work
+	switch {
+	case w == nil:
+		return "- (no work: a run without rounds' counts)"
+	case w.TooFew:
+		return "? too few rounds"
+	case !w.Significant:
+		return fmt.Sprintf("~ (p=%.2g)", w.PAdjusted)
+	}
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (w.Effect-1)*100, (w.EffectLo-1)*100, (w.EffectHi-1)*100, w.PAdjusted)
+}
+
 func sizeDelta(r verdict.Row) string {
 	if !r.HasSize || r.SizeA == 0 {
 		return "-"
@@ -38,9 +52,9 @@ func sizeDelta(r verdict.Row) string {
 // CompareDoc is a comparison as a table and its notes, as the console,
 // the page and --export show it.
 func CompareDoc(c *verdict.Comparison) *Doc {
-	t := NewTable("key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "size A → B").AlignRight(2, 3, 4, 5, 7)
+	t := NewTable("key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "work B vs A", "size A → B").AlignRight(2, 3, 4, 5, 8)
 	for _, r := range c.Rows {
-		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), delta(r), sizeDelta(r))
+		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), delta(r), workDelta(r), sizeDelta(r))
 	}
 	d := &Doc{}
 	d.Add(t)

@@ -339,8 +339,9 @@ func shortVersus(v *results.Versus) string {
 	return fmt.Sprintf("(%+.0f%%)", (v.Effect-1)*100)
 }
 
-// speedText says how a comparison came out: "12% faster [8-15%]", "~ same
-// speed", or that the samples were too few to tell.
+// speedText says how a comparison came out: "12% faster [8-15%]", "= same
+// speed, within 5%" (an equivalence shown), "~ no difference found" (not
+// decided: not "the same"), or that the samples were too few to tell.
 func speedText(v *results.Versus) string {
 	switch {
 	case v.TooFew:
@@ -348,7 +349,7 @@ func speedText(v *results.Versus) string {
 	case v.Equivalent():
 		return "= same speed, within " + stats.Percent(v.Margin)
 	case !v.Significant:
-		return "~ same speed"
+		return "~ no difference found"
 	}
 	pct := func(r float64) float64 { return math.Abs(r-1) * 100 }
 	return fmt.Sprintf("%s [%.0f-%.0f%%]", results.Relative(v.Effect, "faster", "slower", "same speed"),
@@ -383,7 +384,9 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 	switch {
 	case last == speedText(&results.Versus{Comparison: stats.Comparison{TooFew: true}}):
 		return text + " to compare with " + v.Key
-	case strings.HasPrefix(last, "~ ") || strings.HasPrefix(last, "= ") || strings.HasPrefix(last, "the same "):
+	case strings.HasPrefix(last, "~ "):
+		return text + " from " + v.Key
+	case strings.HasPrefix(last, "= ") || strings.HasPrefix(last, "the same "):
 		return text + " as " + v.Key
 	}
 	return text + " than " + v.Key

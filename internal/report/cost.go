@@ -2,11 +2,10 @@ package report
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // The cost verdict: what each key costs the server per transaction (its
@@ -31,34 +30,18 @@ func busyLine(a *results.Analysis) string {
 	if b.StealShare > 0.005 {
 		took = append(took, fmt.Sprintf("the host's other guests %.0f%% (steal)", b.StealShare*100))
 	}
-	line := "A busy machine: " + strings.Join(took, " and ") + " in the median round"
+	line := "A busy machine: " + strings.Join(took, " and ") + " (median round)"
 	if w, ok := b.RunQueueMS.Get(); ok {
-		line += fmt.Sprintf("; the server's backends waited %.2f ms per transaction for a CPU", w)
+		line += fmt.Sprintf("; the backends waited %.2f ms per transaction for a CPU, apart from their work", w)
 	}
-	return line + ". The rates move with that load; a transaction's cost hardly does, and the verdict leads with it."
+	return line + "."
 }
 
-// explain says which figures make a key cost more than its shape's least
-// costly key (the analysis's reasons), the three farthest.
-func explain(why []results.Reason) string {
-	var out []string
-	for i, r := range why {
-		if i == 3 {
-			break
-		}
-		words := r.Figure
-		if f, ok := metrics.RoundFigureNamed(r.Figure); ok {
-			words = f.Words
-		}
-		out = append(out, fmt.Sprintf("%.2g× %s", r.Ratio, words))
-	}
-	return strings.Join(out, ", ")
-}
-
-// costVerdict is each shape's cost verdict, a line a key: the keys ranked
-// by their server time per transaction against the cheapest, each with
-// its interval, what explains it and how its rate compared; then which
-// family to trust where they disagree.
+// costVerdict is each shape's work verdict, a line a key: the keys
+// against the least working key on the work per transaction, each with
+// its interval and level, the counts that explain it with theirs, and how
+// its rate compared; the keys with no difference found or shown the same;
+// then what the machine waited, apart.
 func costVerdict(res *results.Results, a *results.Analysis) []string {
 	var out []string
 	shapes := shapesOf(a)
@@ -68,59 +51,110 @@ func costVerdict(res *results.Results, a *results.Analysis) []string {
 			continue
 		}
 		if why := gs[0].Cost.Unavailable; why != "" {
-			out = append(out, fmt.Sprintf("No cost verdict for %s: %s.", sh.Title, why))
+			out = append(out, fmt.Sprintf("No work verdict for %s: %s.", sh.Title, why))
 			continue
 		}
-		ranked := append([]*results.Group(nil), gs...)
-		sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Cost.Summary.Median < ranked[j].Cost.Summary.Median })
-		cheapest := ranked[0]
 		prefix := ""
 		if len(shapes) > 1 {
 			prefix = sh.Title + ": "
 		}
-		how := "compared within rounds, Holm over the costs and the rates together, each interval at its adjusted level"
-		if sequentialGroups(a.Groups) {
-			how = "compared within rounds by a group-sequential design at half the error rate, the rates' at the other half; repeated confidence intervals"
-			if d := res.Plan.CostSequential; d != nil {
-				how = fmt.Sprintf("compared within rounds by a group-sequential design (looks at %d to %d rounds) at half the error rate, the rates' at the other half; repeated confidence intervals", d.MinRounds, d.MaxRounds)
-			}
-		}
-		out = append(out, fmt.Sprintf("%sServer time per transaction, the backends' CPU and IO (%s): %s's %.3g ms is the least.",
-			prefix, how, cheapest.Key, cheapest.Cost.Summary.Median))
-		var near []string
-		disagree := 0
-		for _, g := range ranked[1:] {
-			v := g.Cost.Versus(cheapest.Key)
-			rate := versusOf(g, cheapest.Key)
-			if v == nil {
-				continue
-			}
-			if !v.Significant {
-				near = append(near, fmt.Sprintf("%s %.2f× %s", g.Key, v.Effect, v.IntervalText()))
-				continue
-			}
-			line := fmt.Sprintf("  %s costs %.2f× %s's %s (%s)", g.Key, v.Effect, cheapest.Key, v.IntervalText(), v.PText())
-			if e := explain(g.Cost.Why); e != "" {
-				line += ": " + e
-			}
-			switch {
-			case rate.TooFew:
-			case rate.Significant && rate.Effect < 1:
-				line += fmt.Sprintf("; its rate %.2f× (slower, %s)", rate.Effect, rate.PText())
-			case rate.Significant:
-				line += fmt.Sprintf("; yet its rate %.2f× (faster, %s)", rate.Effect, rate.PText())
-				disagree++
-			default:
-				line += fmt.Sprintf("; its rate %.2f× %s, within noise (%s)", rate.Effect, rate.IntervalText(), rate.PText())
-			}
-			out = append(out, line+".")
-		}
-		if len(near) > 0 {
-			out = append(out, fmt.Sprintf("  Within noise of %s's cost: %s.", cheapest.Key, strings.Join(near, ", ")))
-		}
-		if disagree > 0 {
-			out = append(out, "  Where a key costs more yet ran faster, the cost is trusted: it counts what each transaction made the server do, which other processes' load does not change, while the rate of a round moves with that load.")
+		least := sh.group(sh.Least)
+		out = append(out, fmt.Sprintf("%sWork per transaction (the CPU of every server process and its IO counted, priced on %s; %s): %s's %s is the least%s.",
+			prefix, deviceShort(a.Device), workHow(res, a), least.Key, workText(least), partsText(least.Cost)))
+		out = append(out, workLines(sh, least)...)
+		if w := waitingLine(res, sh); w != "" {
+			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// workHow says how the work was compared.
+func workHow(res *results.Results, a *results.Analysis) string {
+	if sequentialGroups(a.Groups) {
+		if d := res.Plan.CostSequential; d != nil {
+			return fmt.Sprintf("compared within rounds by a group-sequential design (looks at %d to %d rounds) at half the error rate, the rates' at the other half; repeated confidence intervals", d.MinRounds, d.MaxRounds)
+		}
+		return "compared within rounds by a group-sequential design at half the error rate, the rates' at the other half; repeated confidence intervals"
+	}
+	return "compared within rounds, Holm over the work and the rates together, each interval at its adjusted level"
+}
+
+// workLines are a shape's keys against its least working key.
+func workLines(sh shape, least *results.Group) []string {
+	var out, none, same []string
+	for _, g := range sh.Groups {
+		v := g.Cost.Versus(least.Key)
+		if g == least || v == nil {
+			continue
+		}
+		switch {
+		case v.Equivalent():
+			same = append(same, fmt.Sprintf("%s %s %s", g.Key, ratio(v.Effect), interval(v)))
+			continue
+		case !v.Significant:
+			none = append(none, fmt.Sprintf("%s %s %s", g.Key, ratio(v.Effect), interval(v)))
+			continue
+		}
+		line := fmt.Sprintf("  %s does %s %s's work %s (%s)", g.Key, ratio(v.Effect), least.Key, interval(v), v.PText())
+		var parts []string
+		for _, r := range g.Cost.Why {
+			parts = append(parts, reasonText(r))
+		}
+		if len(parts) > 0 {
+			line += ": " + strings.Join(parts, ", ")
+		}
+		rate := versusOf(g, least.Key)
+		if !rate.TooFew {
+			line += fmt.Sprintf("; its rate %s %s", versusShort(&rate, true), map[bool]string{true: "(a difference)", false: "(no difference found)"}[rate.Significant])
+		}
+		out = append(out, line+".")
+	}
+	if len(same) > 0 {
+		out = append(out, fmt.Sprintf("  The same work as %s within %s: %s.", least.Key, stats.Percent(sh.marginOf()), strings.Join(same, ", ")))
+	}
+	if len(none) > 0 {
+		out = append(out, fmt.Sprintf("  No difference in work found from %s: %s.", least.Key, strings.Join(none, ", ")))
+	}
+	return out
+}
+
+// partsText is the least's work in its parts: " (CPU 0.21 ms, reads 0.04 ms, …)".
+func partsText(c *results.GroupCost) string {
+	p := c.Parts
+	var parts []string
+	for _, x := range []struct {
+		name string
+		ms   float64
+	}{{"CPU", p.CPUMS}, {"blocks read", p.ReadMS}, {"blocks written", p.WriteMS}, {"WAL", p.WALMS}, {"flushes", p.FlushMS}} {
+		if x.ms > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.2g", x.name, x.ms))
+		}
+	}
+	out := " (" + strings.Join(parts, " + ") + " ms"
+	if len(c.Missing) > 0 {
+		out += "; not counted: " + strings.Join(c.Missing, ", ")
+	}
+	return out + ")"
+}
+
+// waitingLine is what the shape's keys waited per transaction, apart from
+// their work: the backends' IO wait and their wait for a CPU (this
+// machine's queues, not the key's work).
+func waitingLine(res *results.Results, sh shape) string {
+	var parts []string
+	for _, g := range sh.Groups {
+		io, okIO := res.RoundMedian(g, func(c *results.RoundCost) results.M[float64] { return c.IOMS })
+		rq, okRQ := res.RoundMedian(g, func(c *results.RoundCost) results.M[float64] { return c.ServerRunQueueMS })
+		switch {
+		case okIO && okRQ:
+			parts = append(parts, fmt.Sprintf("%s %.2g + %.2g ms", g.Key, io, rq))
+		case okIO:
+			parts = append(parts, fmt.Sprintf("%s %.2g ms IO", g.Key, io))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  Waited per transaction, apart from the work (IO wait + wait for a CPU: this machine's queues, which another process's load lengthens): " + strings.Join(parts, "; ") + "."
 }

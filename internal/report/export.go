@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
-	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -119,7 +118,7 @@ func (d *Doc) CSV() ([]byte, error) {
 // Markdown is the run's verdict as a Markdown table: the machine's load
 // when it was busy, then per shape a row a key with its median rate, the
 // rounds' median of each figure of the verdict and its explanation (the
-// declared round figures: server time, WAL, full-page images, blocks
+// declared round figures: the server's CPU, WAL, full-page images, blocks
 // read, CPU, IO time per transaction), and its cost and rate against the
 // least costly key — every figure from results.json.
 func Markdown(res *results.Results) string {
@@ -132,14 +131,14 @@ func Markdown(res *results.Results) string {
 	figs := exportedFigures()
 	for _, sh := range shapesOf(a) {
 		fmt.Fprintf(&b, "%s\n\n", sh.Title)
-		b.WriteString("| key | median rate |")
+		b.WriteString("| key | rate | work / txn |")
 		for _, f := range figs {
 			b.WriteString(" " + f.Header + " |")
 		}
-		b.WriteString(" cost vs least | rate vs least |\n|---|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
+		b.WriteString(" work vs least | rate vs least |\n|---|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
 		cheapest := sh.group(sh.Least)
 		for _, g := range sh.Groups {
-			fmt.Fprintf(&b, "| %s | %s |", g.Key, present.RateText(g))
+			fmt.Fprintf(&b, "| %s | %s | %s |", g.Key, rateText(g), workText(g))
 			for _, f := range figs {
 				v, ok := res.RoundMedian(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")
@@ -152,34 +151,18 @@ func Markdown(res *results.Results) string {
 	return b.String()
 }
 
-// exportedFigures are the round figures the Markdown shows: the verdict's
-// and those that explain it.
+// exportedFigures are the round figures the Markdown shows: the counts
+// of the work.
 func exportedFigures() []metrics.RoundFigure {
 	var out []metrics.RoundFigure
 	for _, f := range metrics.RoundFigures() {
-		if f.Is(metrics.RoleVerdict | metrics.RoleWhy) {
+		if f.Is(metrics.RoleWhy) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// verdictFigure reads the round figure the cost verdict decides on.
-func verdictFigure() func(*results.RoundCost) results.M[float64] {
-	for _, f := range metrics.RoundFigures() {
-		if f.Is(metrics.RoleVerdict) {
-			return f.Get
-		}
-	}
-	panic("metrics declares no round figure of the verdict")
-}
-
-func medianText(res *results.Results, g *results.Group, get func(*results.RoundCost) results.M[float64], format string) string {
-	if v, ok := res.RoundMedian(g, get); ok {
-		return fmt.Sprintf(format, v)
-	}
-	return "-"
-}
 func costAgainst(g, cheapest *results.Group) string {
 	v, text := costVersus(g, cheapest)
 	if v == nil {

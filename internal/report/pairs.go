@@ -25,6 +25,20 @@ func shapesOf(a *results.Analysis) []shape {
 	return out
 }
 
+// marginOf is the equivalence margin of the shape's comparisons (0: none shown).
+func (s shape) marginOf() float64 {
+	for _, g := range s.Groups {
+		if g.Cost != nil {
+			for _, v := range g.Cost.Compared {
+				if v.Equivalent() {
+					return v.Margin
+				}
+			}
+		}
+	}
+	return 0
+}
+
 // group is the shape's group of key (nil: none).
 func (s shape) group(key string) *results.Group {
 	for _, g := range s.Groups {

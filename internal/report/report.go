@@ -55,7 +55,10 @@ type Verdict struct {
 type page struct {
 	Title, Status, Error string
 	Question             string
-	// Cost is the busy-machine line and the cost verdict (costVerdict), said first.
+	// First is the first screen's answer (the work per key against the
+	// least's), the verdict's first card; Cost the busy-machine line and
+	// the work verdict in full (costVerdict) after it.
+	First     *Doc
 	Cost      []string
 	Questions *Doc // the preset's questions answered, when it asks several
 	Blocks    []VerdictBlock
@@ -112,7 +115,7 @@ func Render(res *results.Results, pr *Projected) ([]byte, error) {
 	}
 	r.pickHeadline()
 	p := page{Title: "keybench: " + res.Scenario, Status: res.Status, Error: res.Error, Notes: res.Notes}
-	p.Blocks, p.Question = r.verdicts(), res.Plan.Question
+	p.Blocks, p.Question, p.First = r.verdicts(), res.Plan.Question, brief(res, true)
 	if b := busyLine(a); b != "" {
 		p.Cost = append(p.Cost, b)
 	}
@@ -295,19 +298,17 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	}
 	// A rank says a test found the order: where no rate comparison of the
 	// block is significant, the keys are listed by median, not ranked.
-	found := false
-	for _, g := range ranked {
-		for _, v := range g.Compared {
-			found = found || v.Significant
-		}
-	}
-	if !found && tested {
+	found, ordered := orderFound(ranked)
+	switch {
+	case !found && tested:
 		head += " No difference in rate was found: the keys are listed by median rate, not ranked."
+	case !ordered && tested:
+		head += " The tests found the order of some pairs, not of every key: the keys are listed by median rate, not ranked (every pair below)."
 	}
 	var out []Verdict
 	for i, g := range ranked {
 		v := Verdict{Key: r.label(g), Color: r.color(g), TPS: rateWithInterval(g)}
-		if found {
+		if ordered {
 			v.Rank = i + 1
 		}
 		if i == 0 {
@@ -322,6 +323,22 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 		out = append(out, v)
 	}
 	return head, out
+}
+
+// orderFound says whether any rate comparison of the ranked groups is
+// significant, and whether every key's order against the next is: only
+// then are they ranked.
+func orderFound(ranked []*results.Group) (found, ordered bool) {
+	ordered = len(ranked) > 1
+	for i, g := range ranked {
+		for _, v := range g.Compared {
+			found = found || v.Significant
+		}
+		if i > 0 && !versusOf(g, ranked[i-1].Key).Significant {
+			ordered = false // the tests did not find this pair's order
+		}
+	}
+	return found, ordered
 }
 
 // bestText names the first of ranked (the highest median): "fastest" only

@@ -12,7 +12,7 @@ import (
 
 // The scale table (a run whose table sizes each ran at a cache of their
 // own, grown together: the scale preset) answers whether the small lab
-// predicts a larger table: each key's rate and server time per
+// predicts a larger table: each key's rate and work per
 // transaction against the reference key at each scale, with the
 // comparison's interval, and whether the scales agree, i.e. whether one
 // ratio lies inside every scale's interval. Every figure is the run's.
@@ -49,7 +49,7 @@ func scaleTable(d *Doc, res *results.Results, groups []results.Group) {
 	}
 	d.Printf("At each scale (the table and its cache grown together, each window %s of its table's rows), each key against %s:", stats.Percent(res.Plan.WindowTableShare), ref)
 	d.Add(t)
-	d.Println("rate: the key's insert rate over " + ref + "'s; server time: its backends' CPU and IO per transaction over " + ref + "'s; each with the interval of its comparison at that scale " +
+	d.Println("rate: the key's insert rate over " + ref + "'s; work: the CPU of every server process and its IO counted, per transaction, over " + ref + "'s; each with the interval of its comparison at that scale " +
 		"(\"~\": within noise). Across the scales: the ratios agree when one value lies inside every scale's interval, and the lab's ratio then carries to a larger table of the same index over cache; otherwise the ratio drifts with the scale.")
 }
 
@@ -72,16 +72,16 @@ var scaleFamilies = []struct {
 		}
 		return g.TPS.Median / ref.TPS.Median
 	}},
-	{"server time", func(g *results.Group, ref string) *results.Versus {
+	{"work", func(g *results.Group, ref string) *results.Versus {
 		if g == nil {
 			return nil
 		}
 		return g.Cost.Versus(ref)
 	}, func(g, ref *results.Group) float64 {
-		if g == nil || ref == nil || g.Cost == nil || ref.Cost == nil || ref.Cost.Summary.Median == 0 {
+		if g == nil || ref == nil || g.Cost == nil || ref.Cost == nil || ref.Cost.Mean == 0 {
 			return 0
 		}
-		return g.Cost.Summary.Median / ref.Cost.Summary.Median
+		return g.Cost.Mean / ref.Cost.Mean
 	}},
 }
 

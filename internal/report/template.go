@@ -12,8 +12,10 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"fi
 
 <h2 id="verdict">Verdict</h2>
 {{if .Question}}<p class="question"><b>{{.Question}}</b></p>{{end}}
+{{if .First}}<div class="first">{{template "doc" .First}}</div>{{end}}
 {{if .Cost}}<div class="cost">{{range .Cost}}<p>{{.}}</p>{{end}}</div>{{end}}
-{{if .Questions}}{{template "doc" .Questions}}<h3>Each task's keys, ranked</h3>{{end}}
+{{if .Questions}}{{template "doc" .Questions}}{{end}}
+<h3 id="rates">Each key's rate</h3>
 {{range .Blocks}}{{if .Title}}<h3 class="task">{{.Title}}</h3>{{end}}
 <p>{{.Headline}}</p>
 <ol class="verdict">
@@ -75,6 +77,7 @@ h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-
 ol.verdict { padding-left: 0; list-style: none; }
 div.cost { padding: .4em .8em; border-left: 6px solid #444; background: #f2f5fa; }
 div.cost p { margin: .3em 0; }
+div.first { padding: .4em .8em; border-left: 6px solid #2a6; background: #f2faf4; margin-bottom: .6em; }
 ol.verdict li { margin: .6em 0; padding: .5em .8em; border-left: 6px solid; background: #f7f7f7; }
 ol.verdict .key { font-weight: bold; font-size: 1.1em; }
 ol.verdict .tps { font-variant-numeric: tabular-nums; }

@@ -23,6 +23,9 @@ type Analysis struct {
 	Shapes  []Shape `json:"shapes"`
 	// Busy is the machine's load during the rounds (nil: not read).
 	Busy *Busy `json:"busy,omitempty"`
+	// Device is the disk the work is priced on (the run's, or a default
+	// profile's for a file that recorded none).
+	Device Device `json:"device"`
 }
 
 // Shape is the groups measured under the same conditions (task, clients,
@@ -46,11 +49,17 @@ type Shape struct {
 	Pace *PaceShape `json:"pace,omitempty"`
 }
 
-// Reason is one figure that sets two keys' costs apart: the round figure
-// (its JSON name in RoundCost) and its medians over the rounds of each.
+// Reason is one count that sets two keys' work apart: the round figure
+// (its JSON name in RoundCost), its medians over the rounds of each, and
+// their ratio — within the rounds both ran (the geometric mean of the
+// rounds' ratios) with its 95% interval (Lo, Hi: not adjusted, a figure
+// that explains, not one that decides), or the medians' where they share
+// too few rounds (no interval).
 type Reason struct {
 	Figure  string  `json:"figure"`
 	Ratio   float64 `json:"ratio"`
+	Lo      float64 `json:"lo,omitempty"`
+	Hi      float64 `json:"hi,omitempty"`
 	Of      float64 `json:"of"`
 	Against float64 `json:"against"`
 }

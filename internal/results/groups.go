@@ -28,6 +28,10 @@ type Group struct {
 	// window's per-second figures: not independent, so never tested).
 	Unit string         `json:"unit"`
 	TPS  stats.MedianCI `json:"tps"`
+	// Rate is the geometric mean of the rate's sample: the statistic its
+	// ratios to other keys' are of (the geometric mean of the rounds'
+	// ratios, when they ran in the same rounds), said beside them.
+	Rate float64 `json:"rate"`
 	// Compared is the group against every other key of the same shape
 	// (workload, clients, table size), its p-values adjusted together
 	// (Correction says how).
@@ -41,23 +45,30 @@ type Group struct {
 	// workload, clients and size; VsFirst with the first key at that size.
 	VsPrevious *Versus `json:"vs_previous,omitempty"`
 	VsFirst    *Versus `json:"vs_first,omitempty"`
-	// Cost is the group's server time per transaction, one figure a round,
+	// Cost is the group's work per transaction, one figure a round,
 	// compared within the rounds with every other key of the same shape:
 	// the second family of the verdict, beside the rates (nil when the
 	// rounds recorded no cost: a file of an earlier round, one round).
 	Cost *GroupCost `json:"cost,omitempty"`
 }
 
-// GroupCost is a group's cost family: its server time per transaction
-// (RoundCost.ServerMS) over its rounds, and each comparison with another
+// GroupCost is a group's cost family: its work per transaction (CPU of
+// every server process and its IO counts priced on a device: package
+// verdict) over its rounds, and each comparison with another
 // key of the shape — this group's cost over the other's, so above 1 is
 // costlier — tested within the rounds as the rates are, the p-values
 // adjusted with the rates' (Holm over both families), or why the cost
 // could not be compared.
 type GroupCost struct {
-	Figure   string         `json:"figure"`
-	Summary  stats.MedianCI `json:"summary"`
-	Compared []Versus       `json:"compared,omitempty"`
+	Figure  string         `json:"figure"`
+	Summary stats.MedianCI `json:"summary"`
+	// Mean is the geometric mean of the work over the rounds (the
+	// statistic of its ratios), Parts its medians part by part (ms per
+	// transaction on the run's device), Missing the parts not counted.
+	Mean     float64   `json:"mean"`
+	Parts    WorkParts `json:"parts"`
+	Missing  []string  `json:"missing,omitempty"`
+	Compared []Versus  `json:"compared,omitempty"`
 	// Unavailable is why the shape's costs were not compared.
 	Unavailable string `json:"unavailable,omitempty"`
 	// Why, for a key that costs significantly more than its shape's least
@@ -66,8 +77,21 @@ type GroupCost struct {
 	Why []Reason `json:"why,omitempty"`
 }
 
-// CostFigure is the figure the cost family compares.
-const CostFigure = "server_ms_per_txn"
+// WorkParts are a transaction's work in its parts, ms on the run's device:
+// the CPU of every server process, the blocks read, the blocks written,
+// the WAL written and its flushes.
+type WorkParts struct {
+	CPUMS   float64 `json:"cpu_ms"`
+	ReadMS  float64 `json:"read_ms"`
+	WriteMS float64 `json:"write_ms"`
+	WALMS   float64 `json:"wal_ms"`
+	FlushMS float64 `json:"flush_ms"`
+}
+
+// CostFigure is the figure the cost family compares: the work a
+// transaction made the server do, priced on the run's device (package
+// verdict: Work).
+const CostFigure = "work_ms_per_txn"
 
 // Versus is this group's cost comparison with key (nil: none).
 func (c *GroupCost) Versus(key string) *Versus {

@@ -84,9 +84,13 @@ type Metrics struct {
 	// and the WAL's writes and flushes (pg_stat_wal, track_wal_io_timing):
 	// the IO part of what a transaction cost the server there.
 	DatabaseIOMS M[float64] `json:"database_io_ms,omitzero"`
-	Blocks       M[Blocks]  `json:"blocks,omitzero"`
-	Disk         M[Disk]    `json:"disk,omitzero"`
-	CPU          M[CPU]     `json:"cpu,omitzero"`
+	// ServerIO is the server's IO as counts, whatever the timing settings:
+	// what every backend read from outside shared buffers, wrote and
+	// extended, and the WAL's flushes (the work a key made the disk do).
+	ServerIO M[ServerIO] `json:"server_io,omitzero"`
+	Blocks   M[Blocks]   `json:"blocks,omitzero"`
+	Disk     M[Disk]     `json:"disk,omitzero"`
+	CPU      M[CPU]      `json:"cpu,omitzero"`
 
 	// What the sampler saw in the window, and what it cost.
 	Sampling    M[Sampling]    `json:"sampling,omitzero"`
@@ -141,6 +145,21 @@ type IO struct {
 	// 18, pg_stat_wal.wal_sync before): commits share a flush when they
 	// wait together (group commit).
 	WALFsyncs M[int64] `json:"wal_fsyncs,omitzero"`
+}
+
+// ServerIO is what every process of the server did to the disk, counted:
+// blocks read into shared buffers from outside them, blocks written out
+// of them (a checkpoint's, the background writer's, a backend's) and new
+// blocks that extended a relation, and the WAL's flushes. Source says
+// which views counted them (pg_stat_io on 16 and later; before it
+// pg_stat_database's blks_read, pg_stat_bgwriter's buffers and
+// pg_stat_wal's wal_sync).
+type ServerIO struct {
+	Source     string `json:"source"`
+	Reads      int64  `json:"reads"`
+	Writes     int64  `json:"writes"`
+	Extends    int64  `json:"extends"`
+	WALFlushes int64  `json:"wal_flushes"`
 }
 
 // Hits and Reads are the blocks of the table, its indexes and TOAST found

@@ -160,7 +160,7 @@ type Plan struct {
 	// every comparison of its keys was decided (absent: every round ran,
 	// the comparisons made once at the end with Holm's correction).
 	Sequential *stats.Sequential `json:"sequential,omitempty"`
-	// CostSequential is the costs' design (server time per transaction),
+	// CostSequential is the work's design (per transaction),
 	// which may have run rounds past Rounds within BudgetS.
 	CostSequential *stats.Sequential `json:"cost_sequential,omitempty"`
 	BudgetS        float64           `json:"budget_s,omitempty"`
@@ -226,6 +226,24 @@ type Environment struct {
 	// run started and when it finished: a busy machine explains noisy
 	// rates (it is keybench's machine, the server's only when embedded).
 	LoadAverage M[LoadAverage] `json:"load_average,omitzero"`
+	// Device is the disk the run's work is priced on (package device; nil
+	// in a file of an earlier keybench, priced on DefaultDevice).
+	Device *Device `json:"device,omitempty"`
+}
+
+// Device is a disk's unit costs, what the work figure prices a round's
+// counts at: a random 8 kB read (ReadMS), the sequential write rate (a
+// written block's 8 kB, the WAL's bytes) and a write followed by its
+// flush (FlushMS, a commit). Name says which disk; Source where its
+// figures come from (a probe of this machine's disk, a documented
+// profile, the user's file).
+type Device struct {
+	Name      string     `json:"name"`
+	Source    string     `json:"source"`
+	ReadMS    float64    `json:"random_read_ms"`
+	WriteMBps float64    `json:"write_mbps"`
+	FlushMS   float64    `json:"flush_ms"`
+	ProbedAt  *time.Time `json:"probed_at,omitempty"`
 }
 
 // LoadAverage is /proc/loadavg at the run's start and end.
@@ -364,6 +382,9 @@ type Round struct {
 	// early: WarmupSteady).
 	WarmupS      float64 `json:"warmup_s,omitempty"`
 	WarmupSteady bool    `json:"warmup_steady,omitempty"`
+	// CheckpointS is how long the round's own CHECKPOINT took, after its
+	// window: its writes and CPU are in the round's cost.
+	CheckpointS float64 `json:"checkpoint_s,omitempty"`
 	// Cost is what the round's transactions cost, per transaction (nil in
 	// files of earlier rounds).
 	Cost *RoundCost `json:"cost,omitempty"`
@@ -394,6 +415,19 @@ type RoundCost struct {
 	WALBytes   M[float64] `json:"wal_bytes_per_txn,omitzero"`
 	WALFPI     M[float64] `json:"wal_fpi_per_txn,omitzero"`
 	BlocksRead M[float64] `json:"blocks_read_per_txn,omitzero"`
+	// The work of the whole server per transaction: the CPU of every one
+	// of its processes (ServerAllCPUMS; CPUByProcess by kind: the client
+	// backends, the checkpointer, the background writer, the WAL writer,
+	// autovacuum, IO workers, those that exited), the round's own
+	// CHECKPOINT included; the blocks every backend read from outside
+	// shared buffers (ServerReads), the blocks written or added to a
+	// relation (ServerWrites), and the WAL's flushes. Package verdict
+	// prices them on a device (its work figure).
+	ServerAllCPUMS M[float64]            `json:"server_all_cpu_ms_per_txn,omitzero"`
+	CPUByProcess   M[map[string]float64] `json:"server_cpu_ms_per_txn_by_process,omitzero"`
+	ServerReads    M[float64]            `json:"server_reads_per_txn,omitzero"`
+	ServerWrites   M[float64]            `json:"server_writes_per_txn,omitzero"`
+	WALFlushes     M[float64]            `json:"wal_flushes_per_txn,omitzero"`
 	// OthersCPUShare is the share of the machine's CPU (every core over the
 	// round) that processes other than the server and keybench took.
 	OthersCPUShare M[float64] `json:"others_cpu_share,omitzero" kb:"share"`

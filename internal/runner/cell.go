@@ -35,8 +35,10 @@ type cellRun struct {
 	c     *results.Cell
 	wl    workload.Workload
 	hooks workload.Hooks
-	key   *keys.Resolved
-	gen   keys.Generator
+	// checkpointS is how long the last round's own CHECKPOINT took.
+	checkpointS float64
+	key         *keys.Resolved
+	gen         keys.Generator
 	// prefill is the key the table is filled with when it is not key.
 	prefill *keys.Resolved
 	// keyIndexBefore is the key index's size when the fill ended.
@@ -340,7 +342,8 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		secs := dres.Elapsed.Seconds()
 		rate := cr.c.Kind().Rate(dres.Txns, roleRows(dres), secs)
 		cost := cr.roundCost(dres, &m)
-		rd := results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost}
+		rd := results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost,
+			CheckpointS: cr.checkpointS}
 		if dres.Pace != nil {
 			rd.P99MS = driver.LatencyMS(dres.Latency).P99
 		}
@@ -439,6 +442,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 			watch.second(s.Txns)
 			bar.second(s)
 		}}, clients)
+	err = cr.endRound(ctx, sess, beside, dres, err)
 	cr.cost.End() // before the clients disconnect: an exited backend's CPU is no longer read
 	if warm != nil && dres != nil {
 		dres.WarmupTxns += warm.Txns
@@ -448,9 +452,6 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	bar.done()
 	watch.stop()
-	if berr := beside.wait(ctx); err == nil {
-		err = berr
-	}
 	if err == nil && last && dres != nil && windowFailure(dres) == nil && cr.hooks.PostRun != nil {
 		err = cr.postRun(ctx, conns[0])
 	}
@@ -466,6 +467,33 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		return dres, nil, err
 	}
 	return dres, sess, nil
+}
+
+// endRound closes a round's window: the workload's own job, which reads
+// its WAL back, ends; the round's WAL is read back; then its own
+// CHECKPOINT (roundCheckpoint), which may recycle that WAL.
+func (cr *cellRun) endRound(ctx context.Context, sess *metrics.Session, beside *besideWindow, dres *driver.Result, err error) error {
+	if berr := beside.wait(ctx); err == nil {
+		err = berr
+	}
+	if err != nil || dres == nil {
+		return err
+	}
+	sess.ReadWAL(ctx)
+	return cr.roundCheckpoint(ctx)
+}
+
+// roundCheckpoint is the round's own CHECKPOINT, inside what the round is
+// charged: it writes the pages this key dirtied (the next round's, before
+// it starts, finds them clean), so that the checkpointer's CPU and writes
+// go to this key's work, not the next one's.
+func (cr *cellRun) roundCheckpoint(ctx context.Context) error {
+	t := time.Now()
+	if err := cr.r.checkpoint(ctx); err != nil {
+		return err
+	}
+	cr.checkpointS = time.Since(t).Seconds()
+	return nil
 }
 
 // writeHistLog writes the cell's latency histograms, one interval a round,

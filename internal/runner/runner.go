@@ -70,6 +70,11 @@ type Config struct {
 	ProgressEvery int
 	// AtScale is the user's scale the report carries the run to (run --project-rows).
 	AtScale *results.Scale
+	// Device is the disk the run's work is priced on (--device, package
+	// device): "probe" (the disk under the embedded server's data
+	// directory, kept probes reused), "reprobe", a profile, a file; "" is
+	// "probe" on a server keybench started, device.Default on --dsn.
+	Device string
 	// Distribute makes each cell's tables Citus distributed tables on
 	// their keys (children co-located with their parents), ShardCount
 	// shards each (0: Citus's default); the --dsn server must have Citus.
@@ -193,6 +198,9 @@ func (r *run) execute(ctx context.Context) error {
 	r.ext = metrics.EnsureExtensions(ctx, r.admin, r.ws)
 	for name, why := range r.ext.Missing {
 		r.ui.Logf("%s unavailable: %s", name, why)
+	}
+	if err := r.resolveDevice(ctx); err != nil {
+		return err
 	}
 	if err := verdict.Write(r.res, r.cfg.Out); err != nil {
 		return err

@@ -290,10 +290,13 @@ func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, done, plan
 	}
 	for _, t := range order {
 		idx := byTask[t]
-		rates, costs := verdict.Layouts(cs, idx, done)
-		rateDone, rateWords := r.ratesSettled(rates, done, planned, postRun[t])
+		rates, costs := verdict.Layouts(cs, idx, done, verdict.DeviceOf(r.res))
+		rateDone, rateWords := r.ratesSettled(rates, costs == nil, done, planned, postRun[t])
 		costDone, costWords := r.costsSettled(costs, done, planned, postRun[t], since)
-		if !rateDone || !costDone {
+		// The verdict decides on the work: once it is settled the rounds
+		// stop, the rates read at that look (their repeated intervals cover
+		// at every look); without work the rates decide.
+		if costs != nil && !costDone || costs == nil && !rateDone {
 			continue
 		}
 		decided[t] = true
@@ -315,9 +318,14 @@ func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, done, plan
 }
 
 // ratesSettled says whether the rates' design has settled every pair
-// after done rounds (or, without one, the planned rounds ran), and how.
-func (r *run) ratesSettled(rates [][]float64, done, planned int, postRun bool) (bool, string) {
+// after done rounds (or, without one, the planned rounds ran), and how;
+// alone (no work measured beside them), the rates are decided at the
+// whole of Alpha (verdict's replay does the same).
+func (r *run) ratesSettled(rates [][]float64, alone bool, done, planned int, postRun bool) (bool, string) {
 	d := r.cfg.Plan.Sequential
+	if alone && d != nil {
+		d = d.Whole()
+	}
 	switch {
 	case done >= planned:
 		return true, ""
@@ -331,13 +339,16 @@ func (r *run) ratesSettled(rates [][]float64, done, planned int, postRun bool) (
 	return true, "the rates: " + decisionsSaid(pairs, d.MaxRounds)
 }
 
-// costsSettled says whether the costs' design has settled every pair
-// after done rounds: at the planned rounds without a cost design or
-// costs, or with every pair decided, its last look or the budget reached.
+// costsSettled says whether the work's design has settled every pair
+// after done rounds: at once without work measured (the rates decide
+// alone), at the planned rounds with nothing to compare or no design,
+// else with every pair decided, its last look or the budget reached.
 func (r *run) costsSettled(costs [][]float64, done, planned int, postRun bool, since time.Time) (bool, string) {
 	d := r.cfg.Plan.CostSequential
 	switch {
-	case d == nil || postRun || costs == nil || len(costs) < 2:
+	case costs == nil:
+		return true, ""
+	case d == nil || postRun || len(costs) < 2:
 		return done >= planned, ""
 	case done < d.MinRounds:
 		return false, ""
@@ -345,12 +356,12 @@ func (r *run) costsSettled(costs [][]float64, done, planned int, postRun bool, s
 	pairs, settled := d.Decide(costs)
 	switch {
 	case settled && done > planned:
-		return true, "the costs: " + decisionsSaid(pairs, d.MaxRounds)
+		return true, "the work: " + decisionsSaid(pairs, d.MaxRounds)
 	case settled:
-		return true, ""
+		return true, "the work: " + decisionsSaid(pairs, d.MaxRounds)
 	}
 	if spent, budget := time.Since(since), r.budget(); spent+spent/time.Duration(done) > budget {
-		return true, fmt.Sprintf("the costs' budget of %s spent: %s", budget.Round(time.Second), decisionsSaid(pairs, d.MaxRounds))
+		return true, fmt.Sprintf("the work's budget of %s spent: %s", budget.Round(time.Second), decisionsSaid(pairs, d.MaxRounds))
 	}
 	return false, ""
 }

@@ -7,10 +7,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/keybench/keybench/internal/device"
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/metrics"
@@ -249,5 +252,43 @@ func (r *run) prepareSchema(ctx context.Context) error {
 		return err
 	}
 	r.ws = ws
+	return nil
+}
+
+// resolveDevice names the disk the run's work is priced on and records it.
+// A server keybench started is probed under its data directory (the kept
+// probe of that disk when fresh, package device); a --dsn server's disk
+// is not this machine's to probe, so it is priced on device.Default
+// unless --device names another.
+func (r *run) resolveDevice(ctx context.Context) error {
+	name := r.cfg.Device
+	_, dataDir := r.target.process()
+	if name == "" {
+		name = "probe"
+		if dataDir == "" {
+			name = device.Default
+		}
+	}
+	dir := filepath.Dir(dataDir)
+	if dataDir == "" {
+		dir = os.TempDir()
+	}
+	if name == "probe" || name == "reprobe" {
+		r.ui.Logf("pricing the work on the disk under %s (a kept probe when fresh, else a probe of a few seconds)", dir)
+	}
+	d, err := device.Resolve(ctx, name, dir)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil && r.cfg.Device == "": // the default probe: price on the default profile, said
+		d = device.Profiles[device.Default]
+		n := fmt.Sprintf("the disk under %s could not be probed (%v): the work is priced on the %s", dir, err, d.Source)
+		r.res.Notes = append(r.res.Notes, n)
+		r.ui.Logf("note: %s", n)
+	case err != nil:
+		return usage.Errorf("%v", err)
+	}
+	r.res.Environment.Device = &d
+	r.ui.Logf("work priced on %s: a random 8 kB read %.3f ms, %.0f MB/s written, a write and its flush %.3f ms", d.Name, d.ReadMS, d.WriteMBps, d.FlushMS)
 	return nil
 }

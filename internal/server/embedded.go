@@ -246,7 +246,7 @@ func (e *Embedded) configure(o Options) {
 	// track_io_timing and track_wal_io_timing: what a read from outside the
 	// cache, a write and a WAL flush cost on this server (pg_stat_io's and
 	// pg_stat_wal's times), inputs of the projection's cost model and of
-	// each round's server time per transaction.
+	// each round's work per transaction.
 	settings := append([]Setting{{"track_io_timing", "on"}, {"track_wal_io_timing", "on"}}, o.Settings...)
 	e.CacheMode = "warm"
 	if o.ColdCache {

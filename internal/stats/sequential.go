@@ -71,15 +71,22 @@ func NewRateDesign(maxRounds int, minEffect float64) Sequential {
 // while a cost comparison is undecided (within its time budget).
 const CostExtension = 2
 
-// NewCostDesign is the design of a run's costs (server time per
-// transaction) beside its rates: at Alpha/Families, its first look after
-// the preset's rounds, its last at CostExtension times them, Pocock-type
-// spending (most of its level at the first look, which the preset's rounds
-// were chosen for: the extension only decides the pairs a busy machine
-// left open). A run whose budget ends first stops at a look, which keeps
-// the error rate: a look not taken spends nothing.
+// NewCostDesign is the design of a run's work (per transaction) beside its
+// rates: at Alpha/Families, looking from MinBlocks rounds on as the rates'
+// does (the work's counts scatter by a percent or two from round to
+// round, so a real difference is decided in a few rounds and the run can
+// stop there), its last look at CostExtension times the preset's rounds,
+// O'Brien–Fleming-type spending. A run whose budget ends first stops at a
+// look, which keeps the error rate: a look not taken spends nothing.
 func NewCostDesign(rounds int, minEffect float64) Sequential {
-	return Sequential{MinRounds: rounds, MaxRounds: CostExtension * rounds, Alpha: Alpha / Families, MinEffect: minEffect, Spending: SpendPocock}
+	return Sequential{MinRounds: MinBlocks, MaxRounds: CostExtension * rounds, Alpha: Alpha / Families, MinEffect: minEffect, Spending: SpendOBF}
+}
+
+// Whole is the design at the whole of Alpha: a rates' design where no
+// work is measured beside it, so that the rates need not share the level.
+func (d Sequential) Whole() *Sequential {
+	d.Alpha = Alpha
+	return &d
 }
 
 // MinSequentialRounds is the fewest rounds a run stops early from: with

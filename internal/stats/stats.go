@@ -312,7 +312,7 @@ func TooFewFor(cs []*Comparison) {
 }
 
 // Families is how many families of comparisons a verdict tests on the same
-// rounds: the keys' rates and their costs (server time per transaction).
+// rounds: the keys' rates and their work per transaction.
 // Where both are tested in one Holm procedure the family-wise error over
 // both is Alpha; where the rates are decided by a sequential design, that
 // design runs at Alpha/Families and the costs' Holm at the rest

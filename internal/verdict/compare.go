@@ -17,8 +17,13 @@ type Row struct {
 	A, B          stats.MedianCI
 	UnitA, UnitB  string
 	Cmp           stats.Comparison
-	SizeA, SizeB  int64
-	HasSize       bool
+	// Work is B's work per transaction over A's, each run's rounds priced
+	// on its own device (nil: a run without work to compare); WorkA and
+	// WorkB its summaries.
+	Work         *stats.Comparison
+	WorkA, WorkB stats.MedianCI
+	SizeA, SizeB int64
+	HasSize      bool
 }
 
 // Comparison is what compare found, as --export json writes it.
@@ -63,6 +68,11 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 		} else { // one window per key: its per-second rates are never tested
 			r.Cmp = stats.Comparison{P: 1, PAdjusted: 1, TooFew: true, Needed: stats.MinSamples()}
 		}
+		cx, cy := *x, *y // costSample sets a group's Cost: the analysis's stays as it is
+		if wa, wb := costSample(a, &cx, DeviceOf(a)), costSample(b, &cy, DeviceOf(b)); len(wa.values) > 0 && len(wb.values) > 0 {
+			w := stats.Compare(wa.values, wb.values)
+			r.Work, r.WorkA, r.WorkB = &w, stats.Summarize(wa.values), stats.Summarize(wb.values)
+		}
 		total := func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.TotalBytes) }
 		sa, okA := a.Median(x, total)
 		sb, okB := b.Median(y, total)
@@ -80,21 +90,28 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 		if !rows[i].Cmp.TooFew {
 			tested = append(tested, &rows[i].Cmp)
 		}
+		if w := rows[i].Work; w != nil && !w.TooFew {
+			tested = append(tested, w)
+		}
 	}
 	stats.Holm(tested)
 	stats.TooFewFor(tested)
 	return rows, onlyA, onlyB
 }
 
-// Regressions are the rows whose B is significantly slower than A by more
-// than by (a fraction: 0.05), each said with its effect, interval and
-// p-value: what a regression gate fails on.
+// Regressions are the rows whose B is significantly slower than A, or
+// does significantly more work per transaction, by more than by (a
+// fraction: 0.05), each said with its effect, interval and p-value: what
+// a regression gate fails on.
 func Regressions(rows []Row, by float64) []string {
 	var out []string
 	for _, r := range rows {
+		what := fmt.Sprintf("%s (%s, %s, %s rows)", r.Key, r.Workload, results.Clients(r.Clients), results.Thousands(r.Rows))
 		if c := r.Cmp; c.Significant && c.Effect > 0 && c.Effect < 1-by {
-			out = append(out, fmt.Sprintf("%s (%s, %s, %s rows) %.0f%% slower %s (%s)", r.Key, r.Workload, results.Clients(r.Clients), results.Thousands(r.Rows),
-				(1-c.Effect)*100, c.IntervalText(), c.PText()))
+			out = append(out, fmt.Sprintf("%s %.0f%% slower %s (%s)", what, (1-c.Effect)*100, c.IntervalText(), c.PText()))
+		}
+		if w := r.Work; w != nil && w.Significant && w.Effect > 1+by {
+			out = append(out, fmt.Sprintf("%s %.0f%% more work per transaction %s (%s)", what, (w.Effect-1)*100, w.IntervalText(), w.PText()))
 		}
 	}
 	return out

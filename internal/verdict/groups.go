@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -48,41 +49,78 @@ func groupsOf(r *results.Results) *grouped {
 		a.groups[g].Cells = append(a.groups[g].Cells, i)
 	}
 	a.rates, a.costs = make([]sample, len(a.groups)), make([]sample, len(a.groups))
+	dev := DeviceOf(r)
 	for gi := range a.groups {
 		a.rates[gi] = rateSample(r, &a.groups[gi])
-		a.costs[gi] = costSample(r, &a.groups[gi])
+		a.costs[gi] = costSample(r, &a.groups[gi], dev)
 	}
 	a.compareShapes()
 	return a
 }
 
 // costSample fills the group's cost (Group.Cost) and returns its sample:
-// its rounds' cost per transaction (CostOf), where every round of it
-// measured one.
-func costSample(r *results.Results, g *results.Group) sample {
+// its rounds' work per transaction on dev (WorkOf), where every round of
+// it measured one, with the work's parts' medians and what it left out.
+func costSample(r *results.Results, g *results.Group, dev results.Device) sample {
 	var s sample
-	if g.Unit != results.UnitRounds {
-		return s
-	}
-	c := &results.GroupCost{Figure: CostFigure}
+	c := &results.GroupCost{Figure: results.CostFigure}
+	var parts [5][]float64
+	missing := map[string]bool{}
 	for _, i := range g.Cells {
-		for _, rd := range r.Cells[i].Rounds {
+		rounds := r.Cells[i].Rounds
+		if g.Unit != results.UnitRounds { // one window (or a run) a sample: its cost, not compared
+			if r.Cells[i].Cost == nil {
+				return sample{}
+			}
+			rounds = []results.Round{{Cost: r.Cells[i].Cost}}
+		}
+		for _, rd := range rounds {
 			if rd.Cost == nil {
 				return sample{} // a file of an earlier round
 			}
-			v, ok := CostOf(rd.Cost).Get()
+			w, miss, ok := Work(rd.Cost, dev)
 			if !ok {
-				c.Unavailable = CostOf(rd.Cost).Reason()
+				c.Unavailable = WorkOf(rd.Cost, dev).Reason()
 				g.Cost = c
 				return sample{}
 			}
-			s.values = append(s.values, v)
+			for _, m := range miss {
+				if !missing[m] {
+					missing[m] = true
+					c.Missing = append(c.Missing, m)
+				}
+			}
+			for k, v := range []float64{w.CPUMS, w.ReadMS, w.WriteMS, w.WALMS, w.FlushMS} {
+				parts[k] = append(parts[k], v)
+			}
+			s.values = append(s.values, total(w))
 			s.blocks = append(s.blocks, block{r.Cells[i].Repeat, rd.Round})
 		}
 	}
-	c.Summary = stats.Summarize(s.values)
+	med := func(v []float64) float64 { return stats.Summarize(v).Median }
+	c.Summary, c.Mean = stats.Summarize(s.values), geoMean(s.values)
+	c.Parts = results.WorkParts{CPUMS: med(parts[0]), ReadMS: med(parts[1]), WriteMS: med(parts[2]), WALMS: med(parts[3]), FlushMS: med(parts[4])}
 	g.Cost = c
+	if g.Unit != results.UnitRounds {
+		c.Unavailable = "one window per key: its work is measured, not compared (--rounds " + fmt.Sprint(stats.MinBlocks) + " or more compares it)"
+		return sample{}
+	}
 	return s
+}
+
+// geoMean is the geometric mean of positive values (0: none, or one not positive).
+func geoMean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, x := range v {
+		if x <= 0 {
+			return 0
+		}
+		sum += math.Log(x)
+	}
+	return math.Exp(sum / float64(len(v)))
 }
 
 // rateSample sets the group's unit and rate summary and returns its
@@ -121,7 +159,7 @@ func rateSample(r *results.Results, g *results.Group) sample {
 			}
 		}
 	}
-	g.TPS = stats.Summarize(s.values)
+	g.TPS, g.Rate = stats.Summarize(s.values), geoMean(s.values)
 	if g.Unit == results.UnitRounds && len(g.Cells) == 1 && len(s.values) >= 5 {
 		order := make([]float64, len(s.values))
 		for i := range order {
@@ -171,7 +209,10 @@ func (a *grouped) compareShapes() {
 // or by ranks) and their costs, the two families adjusted together.
 func (a *grouped) compareShape(shape []int) {
 	design := a.res.Plan.Sequential
-	rates := a.common(shape, a.rates)
+	if design != nil && common(pick(shape, a.costs)) == nil {
+		design = design.Whole() // no work beside the rates: they decide at the whole level, as the runner did
+	}
+	rates := common(pick(shape, a.rates))
 	layout, _ := stats.NewBlocks(rates)
 	var tested []*stats.Comparison
 	pair := map[[2]int]*stats.Comparison{}
@@ -198,7 +239,11 @@ func (a *grouped) compareShape(shape []int) {
 			}
 		}
 	}
-	correction := a.adjust(shape, tested, sequential)
+	var used *stats.Sequential
+	if sequential {
+		used = design
+	}
+	correction := a.adjust(shape, tested, used)
 	// What an untestable pair needs: rounds (or repeats) enough for
 	// a block layout, whatever the number of keys.
 	for _, c := range pair {
@@ -221,8 +266,8 @@ func (a *grouped) compareShape(shape []int) {
 // together (Holm over the rates' and the costs' comparisons), or, where a
 // sequential design decided the rates, leaves each family to its design;
 // it returns how the shape's comparisons were corrected.
-func (a *grouped) adjust(shape []int, tested []*stats.Comparison, sequential bool) string {
-	if sequential {
+func (a *grouped) adjust(shape []int, tested []*stats.Comparison, design *stats.Sequential) string {
+	if design != nil {
 		// The rates' design runs at its share of Alpha; the costs' at the other.
 		costDesign := a.res.Plan.CostSequential
 		costs, settleCosts := a.compareCosts(shape, costDesign)
@@ -230,7 +275,7 @@ func (a *grouped) adjust(shape []int, tested []*stats.Comparison, sequential boo
 			stats.HolmShare(costs, stats.Families)
 		}
 		settleCosts()
-		return fmt.Sprintf("a group-sequential design over %d comparisons (%s)", len(tested), a.res.Plan.Sequential.Describe())
+		return fmt.Sprintf("a group-sequential design over %d comparisons (%s)", len(tested), design.Describe())
 	}
 	costs, settleCosts := a.compareCosts(shape, nil)
 	// Holm over both families: the rates' and the costs'.
@@ -284,7 +329,7 @@ func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []
 	}
 	var costs [][]float64
 	if why == "" {
-		if costs = a.common(shape, a.costs); costs == nil {
+		if costs = common(pick(shape, a.costs)); costs == nil {
 			why = "the keys did not measure their cost in the same rounds"
 		}
 	}
@@ -340,16 +385,15 @@ func (a *grouped) oneRun(shape []int) bool {
 	return true
 }
 
-// common lays out a figure of the shape's groups (each sample with the
-// block it ran in) by the blocks every group measured it in:
-// out[group][block]; nil when there are fewer than stats.MinBlocks of
-// them: a group without blocks (per-second samples), or keys that did
-// not run together.
-func (a *grouped) common(shape []int, of []sample) [][]float64 {
+// common lays out samples (each value with the block it ran in) by the
+// blocks every one of them measured: out[sample][block]; nil when there
+// are fewer than stats.MinBlocks of them: a group without blocks
+// (per-second samples), or keys that did not run together.
+func common(of []sample) [][]float64 {
 	count := map[block]int{}
-	for _, gi := range shape {
+	for _, sm := range of {
 		seen := map[block]bool{}
-		for _, b := range of[gi].blocks {
+		for _, b := range sm.blocks {
 			if seen[b] {
 				return nil // two samples in one block: not a block layout
 			}
@@ -357,24 +401,33 @@ func (a *grouped) common(shape []int, of []sample) [][]float64 {
 			count[b]++
 		}
 	}
-	var common []block
-	for _, b := range of[shape[0]].blocks { // in the order the first group ran them
-		if count[b] == len(shape) {
-			common = append(common, b)
+	var shared []block
+	for _, b := range of[0].blocks { // in the order the first ran them
+		if count[b] == len(of) {
+			shared = append(shared, b)
 		}
 	}
-	if len(common) < stats.MinBlocks {
+	if len(shared) < stats.MinBlocks {
 		return nil
 	}
-	out := make([][]float64, len(shape))
-	for x, gi := range shape {
+	out := make([][]float64, len(of))
+	for x, sm := range of {
 		at := map[block]float64{}
-		for i, b := range of[gi].blocks {
-			at[b] = of[gi].values[i]
+		for i, b := range sm.blocks {
+			at[b] = sm.values[i]
 		}
-		for _, b := range common {
+		for _, b := range shared {
 			out[x] = append(out[x], at[b])
 		}
+	}
+	return out
+}
+
+// pick is the samples of the shape's groups, in its order.
+func pick(shape []int, all []sample) []sample {
+	out := make([]sample, len(shape))
+	for x, gi := range shape {
+		out[x] = all[gi]
 	}
 	return out
 }
@@ -410,11 +463,11 @@ func invert(c stats.Comparison) stats.Comparison {
 	return c
 }
 
-// Layouts are a task's cells' rates and costs (CostOf) over their first
-// done rounds, [cell][round], as the analysis reads them: what the
+// Layouts are a task's cells' rates and work (WorkOf on dev) over their
+// first done rounds, [cell][round], as the analysis reads them: what the
 // runner's sequential designs look at after each round. nil when a cell
 // is behind the others, or (costs) when a round recorded none.
-func Layouts(cs []results.Cell, idx []int, done int) (rates, costs [][]float64) {
+func Layouts(cs []results.Cell, idx []int, done int, dev results.Device) (rates, costs [][]float64) {
 	rates, costs = make([][]float64, len(idx)), make([][]float64, len(idx))
 	for i, k := range idx {
 		for _, rd := range cs[k].Rounds {
@@ -424,7 +477,7 @@ func Layouts(cs []results.Cell, idx []int, done int) (rates, costs [][]float64) 
 			}
 			v, ok := 0.0, false
 			if rd.Cost != nil {
-				v, ok = CostOf(rd.Cost).Get()
+				v, ok = WorkOf(rd.Cost, dev).Get()
 			}
 			if !ok {
 				costs = nil

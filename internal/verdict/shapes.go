@@ -9,13 +9,6 @@ import (
 	"github.com/keybench/keybench/internal/stats"
 )
 
-// CostFigure is the round figure the cost family compares (its JSON name).
-const CostFigure = results.CostFigure
-
-// CostOf is a round's figure the cost family compares: its server time per
-// transaction.
-func CostOf(c *results.RoundCost) results.M[float64] { return c.ServerMS }
-
 // shapes lays the groups out in their shapes and decides each shape's
 // least costly key, its costliest and why, and its latency at a fixed rate.
 func (a *grouped) shapes() []results.Shape {
@@ -57,20 +50,23 @@ func testedOrdered(gs []*results.Group) (tested, ordered bool) {
 	return tested, ordered
 }
 
-// least is the key of the least median cost, or why the shape's keys were
+// least is the key of the least work (the geometric mean over its rounds,
+// the statistic its ratios are of), or why the shape's keys were
 // not compared on cost ("" with no key: one key, or no costs recorded).
 func least(gs []*results.Group) (key, why string) {
 	var best *results.Group
 	for _, g := range gs {
 		switch {
+		case g.Cost == nil && g.Unit == results.UnitRounds:
+			return "", g.Key + "'s rounds recorded no work (a results file of an earlier keybench)"
 		case g.Cost == nil:
 			return "", ""
 		case g.Cost.Unavailable != "":
 			if g.Unit == results.UnitRounds {
-				why = g.Key + "'s server time per transaction is unavailable (" + g.Cost.Unavailable + ")"
+				why = g.Key + "'s work per transaction is unavailable (" + g.Cost.Unavailable + ")"
 			}
 			return "", why
-		case best == nil || g.Cost.Summary.Median < best.Cost.Summary.Median:
+		case best == nil || g.Cost.Mean < best.Cost.Mean:
 			best = g
 		}
 	}
@@ -109,9 +105,11 @@ func groupNamed(gs []*results.Group, key string) *results.Group {
 // explain a difference of cost: a tenth.
 const explainAbove = 1.1
 
-// why are the round figures that make g cost more (or less) than base:
-// each explaining figure (metrics.RoleWhy) whose medians differ by more
-// than a tenth, the farthest first.
+// why are the counts that make g's work more (or less) than base's: each
+// count of the work (metrics.RoleWhy) whose medians differ by more than a
+// tenth, the farthest first, each with its ratio within the rounds both
+// ran and its 95% interval (a count's noise from round to round is its
+// own: about 1% for WAL and images, more for the CPU).
 func (a *grouped) why(g, base *results.Group) []results.Reason {
 	var out []results.Reason
 	for _, f := range metrics.RoundFigures() {
@@ -123,10 +121,35 @@ func (a *grouped) why(g, base *results.Group) []results.Reason {
 		if !okX || !okY || x <= 0 || y <= 0 || math.Abs(math.Log(x/y)) < math.Log(explainAbove) {
 			continue
 		}
-		out = append(out, results.Reason{Figure: f.Name, Ratio: x / y, Of: x, Against: y})
+		r := results.Reason{Figure: f.Name, Ratio: x / y, Of: x, Against: y}
+		if pair := common([]sample{a.figureSample(base, f.Get), a.figureSample(g, f.Get)}); pair != nil {
+			if layout, ok := stats.NewBlocks(pair); ok {
+				if c := layout.Compare(0, 1); !c.TooFew && c.EffectConfidence > 0 {
+					r.Ratio, r.Lo, r.Hi = c.Effect, c.EffectLo, c.EffectHi
+				}
+			}
+		}
+		out = append(out, r)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return math.Abs(math.Log(out[i].Ratio)) > math.Abs(math.Log(out[j].Ratio)) })
 	return out
+}
+
+// figureSample is a round figure of the group's rounds, each with its block.
+func (a *grouped) figureSample(g *results.Group, get func(*results.RoundCost) results.M[float64]) sample {
+	var s sample
+	for _, i := range g.Cells {
+		for _, rd := range a.res.Cells[i].Rounds {
+			if rd.Cost == nil {
+				continue
+			}
+			if v, ok := get(rd.Cost).Get(); ok && v > 0 {
+				s.values = append(s.values, v)
+				s.blocks = append(s.blocks, block{a.res.Cells[i].Repeat, rd.Round})
+			}
+		}
+	}
+	return s
 }
 
 // busyShare is the share of the machine's CPU other processes took above

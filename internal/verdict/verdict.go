@@ -24,7 +24,7 @@ import (
 // Analyze computes res's analysis and stores it in res.Analysis.
 func Analyze(res *results.Results) *results.Analysis {
 	g := groupsOf(res)
-	a := &results.Analysis{Version: results.AnalysisVersion, Groups: g.groups}
+	a := &results.Analysis{Version: results.AnalysisVersion, Groups: g.groups, Device: DeviceOf(res)}
 	a.Shapes = g.shapes()
 	a.Busy = busy(res)
 	res.Analysis = a

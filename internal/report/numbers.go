@@ -1,0 +1,123 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/results"
+)
+
+// How figures and comparisons are written, the same in every table: a
+// ratio as people write one (1.44×, 12×, 1,100×), a comparison's mark —
+// "*" a difference found, "=" the same within the margin (an equivalence
+// shown), "~" no difference found (undecided, not "the same"), "?" not
+// tested — and an interval with its level where it is not 95%.
+
+// ratio writes a ratio: two decimals below 10, whole above, with
+// thousands separators from 1,000.
+func ratio(v float64) string {
+	switch {
+	case math.IsInf(v, 0) || math.IsNaN(v):
+		return "?×"
+	case v >= 999.5:
+		return results.Thousands(int64(math.Round(v))) + "×"
+	case v >= 9.995:
+		return fmt.Sprintf("%.0f×", v)
+	}
+	return fmt.Sprintf("%.2f×", v)
+}
+
+// bound writes an interval's end as ratio does, without its sign.
+func bound(v float64) string { return strings.TrimSuffix(ratio(v), "×") }
+
+// mark is a comparison's mark.
+func mark(v *results.Versus) string {
+	switch {
+	case v.TooFew:
+		return "?"
+	case v.Significant:
+		return "*"
+	case v.Equivalent():
+		return "="
+	}
+	return "~"
+}
+
+// interval is a comparison's interval, "[1.40–1.48]", its level added
+// where it is not 95% ("[1.31–1.60, 99%]"); "" without one.
+func interval(v *results.Versus) string {
+	if v.EffectConfidence <= 0 {
+		return ""
+	}
+	s := "[" + bound(v.EffectLo) + "–" + bound(v.EffectHi)
+	if lvl := math.Floor(1000*v.EffectConfidence) / 10; lvl != 95 { // 99.97% reads 99.9%, not 100%
+		s += fmt.Sprintf(", %g%%", lvl)
+	}
+	return s + "]"
+}
+
+// versusShort is a comparison as a table cell: "* 1.44× [1.40–1.48]",
+// "~ 0.99× [0.95–1.03]", "= 1.01× [0.98–1.04]", "?".
+func versusShort(v *results.Versus, withInterval bool) string {
+	if v.TooFew {
+		return "?"
+	}
+	s := mark(v) + " " + ratio(v.Effect)
+	if iv := interval(v); withInterval && iv != "" {
+		s += " " + iv
+	}
+	return s
+}
+
+// rateText is a group's rate as its ratios are computed: the geometric
+// mean of its rounds (or runs), in its unit.
+func rateText(g *results.Group) string {
+	r := g.Rate
+	if r <= 0 {
+		r = g.TPS.Median
+	}
+	return results.Kilo(r) + " " + results.KindOf(g.Workload).Unit()
+}
+
+// workText is a group's work per transaction (the geometric mean over its
+// rounds), "-" where it has none.
+func workText(g *results.Group) string {
+	if g.Cost == nil || g.Cost.Mean <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g ms", g.Cost.Mean)
+}
+
+// reasonText is a count's ratio with its interval: "2.5× [2.4–2.6] the WAL".
+func reasonText(r results.Reason) string {
+	words := r.Figure
+	if f, ok := metrics.RoundFigureNamed(r.Figure); ok {
+		words = f.Words
+	}
+	s := ratio(r.Ratio)
+	if r.Hi > 0 {
+		s += " [" + bound(r.Lo) + "–" + bound(r.Hi) + "]"
+	}
+	return s + " " + words
+}
+
+// deviceShort names the device in a line: "this machine's disk", "the
+// nvme profile", the user's file.
+func deviceShort(d results.Device) string {
+	switch {
+	case strings.HasPrefix(d.Name, "this machine's disk"):
+		return "this machine's disk"
+	case strings.HasPrefix(d.Source, "profile:") || strings.Contains(d.Source, "priced on the profile:"):
+		return "the " + d.Name + " profile"
+	case d.Name != "":
+		return d.Name
+	}
+	return "an unnamed disk"
+}
+
+// workLegend says, short, what the work figure is and what it is priced on.
+func workLegend(a *results.Analysis) string {
+	return "work: every server process's CPU + its IO counts priced on " + deviceShort(a.Device) + " (--device), not the time waited."
+}

@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"io"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// roundsOf are n rounds of a key whose rate scatters by rateNoise and
+// whose work is work per transaction within workNoise (counts to about a
+// percent: its WAL and its CPU).
+func roundsOf(rng *rand.Rand, n int, rate, rateNoise, work, workNoise float64) []results.Round {
+	var out []results.Round
+	for i := 1; i <= n; i++ {
+		w := work * (1 + workNoise*rng.NormFloat64())
+		out = append(out, results.Round{Round: i, Rate: rate * (1 + rateNoise*rng.NormFloat64()), Txns: 1000,
+			Cost: &results.RoundCost{Txns: 1000, ServerAllCPUMS: results.Of(w), WALBytes: results.Of(1000.0)}})
+	}
+	return out
+}
+
+// TestRoundsStopOnceTheWorkIsDecided (issue 48): the verdict decides on
+// the work, so a task's rounds stop once the work's design has settled
+// every pair — here after its first looks, the work of two keys a third
+// apart at 2% noise — though the rates, 20% noisy, are undecided; without
+// work the rates decide alone, at the whole of Alpha; before it, in
+// every branch, the work let no round stop before the planned eighth.
+func TestRoundsStopOnceTheWorkIsDecided(t *testing.T) {
+	rate, cost := stats.NewRateDesign(8, 0.05), stats.NewCostDesign(8, 0.05)
+	r := &run{cfg: Config{Plan: &scenario.Experiment{Sequential: &rate, CostSequential: &cost, Budget: time.Hour}}, ui: NewUI(io.Discard),
+		res: &results.Results{}}
+	rng := rand.New(rand.NewPCG(48, 1))
+	cells := func(done int, withWork bool) []results.Cell {
+		cs := []results.Cell{{Key: "uuidv4", Workload: "insert", Status: results.StatusOK, Rounds: roundsOf(rng, done, 1000, 0.2, 0.40, 0.02)},
+			{Key: "bigint", Workload: "insert", Status: results.StatusOK, Rounds: roundsOf(rng, done, 1100, 0.2, 0.30, 0.02)}}
+		if !withWork {
+			for i := range cs {
+				for j := range cs[i].Rounds {
+					cs[i].Rounds[j].Cost = nil
+				}
+			}
+		}
+		return cs
+	}
+	stopAt := func(rates func(n int) []results.Cell) int {
+		for done := 1; done <= 8; done++ {
+			cs := rates(done)
+			decided := map[string]bool{}
+			if !r.decide([]*cellRun{{}, {}}, cs, make([]error, 2), done, 8, decided, time.Now()) {
+				return done
+			}
+		}
+		return 9
+	}
+	n := stopAt(func(n int) []results.Cell { return cells(n, true) })
+	if n >= 8 {
+		t.Errorf("the work was decided, the rates open: the rounds stopped after %d of 8", n)
+	}
+	t.Logf("work a third apart at 2%% noise, rates 20%% noisy: the rounds stopped after %d of 8", n)
+	// Without work, rates far apart at 2% noise: decided by the rates alone.
+	clear := func(n int) []results.Cell {
+		return []results.Cell{{Key: "a", Workload: "insert", Status: results.StatusOK, Rounds: roundsOf(rng, n, 1000, 0.02, 0, 0)},
+			{Key: "b", Workload: "insert", Status: results.StatusOK, Rounds: roundsOf(rng, n, 2000, 0.02, 0, 0)}}
+	}
+	noWork := func(n int) []results.Cell {
+		cs := clear(n)
+		for i := range cs {
+			for j := range cs[i].Rounds {
+				cs[i].Rounds[j].Cost = nil
+			}
+		}
+		return cs
+	}
+	if n := stopAt(noWork); n >= 8 {
+		t.Errorf("rates twofold apart without work ran all %d rounds", n)
+	}
+}
