@@ -259,14 +259,14 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	ranked := append([]*results.Group(nil), block...)
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].TPS.Median > ranked[j].TPS.Median })
 	best := ranked[0]
-	head := fmt.Sprintf("%s, %s, %s rows before each window: keys ranked by median throughput (%s).",
+	head := fmt.Sprintf("%s, %s, %s rows before each window: keys by median throughput (%s).",
 		best.Task(), results.Clients(best.Clients), thousands(best.Rows), unitWords(best))
 	if k := r.view(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
 	}
 	if pace := r.res.Last(best).Pace; pace != nil {
 		head += fmt.Sprintf(" At a fixed %s tps (--rate) every key ran the same schedule, so the rate ranks only a key the server could not keep up with: "+
-			"the keys compare on their latency and what the rate costs them (the cost verdict, and \"At a fixed %s tps\" in the summary below).",
+			"the keys compare on their latency and on the work per transaction (the work verdict above, and \"At a fixed %s tps\" in the summary below).",
 			results.Kilo(pace.RateTPS), results.Kilo(pace.RateTPS))
 	}
 	// A run whose samples could test nothing names no winner: a --quick
@@ -345,7 +345,7 @@ func orderFound(ranked []*results.Group) (found, ordered bool) {
 // when every other key's comparison with it is significant (each key has
 // its own noise: the third can be within noise of the first when the
 // second is not), else what it is: the highest median, with the keys
-// within noise of it, or untested.
+// without a difference found from it, or untested.
 func (r *renderer) bestText(ranked []*results.Group, highest string) (string, bool) {
 	best := ranked[0]
 	if len(ranked) < 2 {
@@ -368,9 +368,9 @@ func (r *renderer) bestText(ranked []*results.Group, highest string) (string, bo
 	case len(near) == 0:
 		return "fastest: every other key's difference from it is significant", true
 	case len(near) == len(ranked)-1:
-		return highest + "; every other key is within noise of it", false
+		return highest + "; no difference from any other key found", false
 	}
-	return highest + "; within noise of it: " + strings.Join(near, ", "), false
+	return highest + "; no difference found from: " + strings.Join(near, ", "), false
 }
 
 // rateWithInterval is a group's median rate with its interval and the interval's confidence.
@@ -393,7 +393,7 @@ func (r *renderer) versusText(g, best *results.Group) (string, bool) {
 		return fmt.Sprintf("%.0f%% slower than %s [%.0f–%.0f%%] (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
 			(1-c.EffectHi)*100, (1-c.EffectLo)*100, c.PAdjusted, g.Correction), true
 	}
-	return fmt.Sprintf("~ %s (within noise: %.2f× %s, %s)", r.label(best), c.Effect, c.IntervalText(), c.PText()), false
+	return fmt.Sprintf("~ %s (no difference found: %.2f× %s, %s)", r.label(best), c.Effect, c.IntervalText(), c.PText()), false
 }
 
 // sampleNoun is what one more sample of the group would be.
