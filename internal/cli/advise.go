@@ -28,18 +28,32 @@ type adviseCmd struct {
 	HTML    string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
 	Lab     bool       `name:"lab" help:"Run each paying table's lab (its command, printed per table) on the embedded server, one after another, and put its measured verdict beside the table's: its key's work per insert (the server's CPU and IO counted) and rate against the least working ordered key's, each with its interval."`
 	LabOut  string     `name:"lab-out" placeholder:"DIR" help:"With --lab: where the labs write their results, a directory each (default: keybench-results/advise-lab-TIME)."`
-	exports `embed:""`
+	exports   `embed:""`
+	overwrite `embed:""`
 }
 
 // MaxSample bounds --sample: a look, not a monitoring session.
 const MaxSample = time.Hour
 
 func (a *adviseCmd) Run(e *env) error {
+	if a.Lab {
+		// The labs start servers of their own: a signal stops the lab under
+		// way, which stops its server and removes its directory, before
+		// advise returns (not at once, as a command that only reads does).
+		err := a.run(e)
+		if e.ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
 	return interruptible(e.ctx, func() error { return a.run(e) })
 }
 
 func (a *adviseCmd) run(e *env) error {
 	if err := a.check(); err != nil {
+		return err
+	}
+	if err := a.checkOutputs(); err != nil {
 		return err
 	}
 	o := advise.Options{Sample: time.Duration(a.Sample), Tables: a.Table}
@@ -203,4 +217,20 @@ func labDirName(name string) string {
 		b = b[:40]
 	}
 	return string(b)
+}
+
+// checkOutputs checks, before the database is read, what advise writes:
+// its exports and page, and its labs' directory (--lab-out, with --lab only).
+func (a *adviseCmd) checkOutputs() error {
+	if a.LabOut != "" && !a.Lab {
+		return usagef("--lab-out goes with --lab (it is where the labs write their results)")
+	}
+	outs := a.targets()
+	if a.HTML != "" {
+		outs = append(outs, output{"--html", a.HTML})
+	}
+	if err := checkOutputs(outs, []string{a.Curves}, a.Force); err != nil {
+		return err
+	}
+	return checkLogDir("--lab-out", a.LabOut, a.Force)
 }

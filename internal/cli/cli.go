@@ -101,14 +101,42 @@ func (e *env) width(w io.Writer) int {
 
 func usagef(format string, a ...any) error { return usage.Errorf(format, a...) }
 
+// signals is keybench's answer to SIGINT and SIGTERM: the first stops it in
+// order (the servers it started stopped, its objects on --dsn dropped, the
+// results kept: exit 130); a second says that it is cleaning up and goes
+// on doing so; a third exits 130 at once, saying what may be left and how
+// it goes (the exit codes are docs/run.md's).
+func signals(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-ch:
+			case <-done:
+				return
+			}
+			switch n++; n {
+			case 1:
+				cancel()
+			case 2:
+				fmt.Fprintln(stderr, "keybench: stopping in order: the servers it started, its objects on --dsn, the results so far; a third signal exits at once and leaves them to the next run")
+			default:
+				fmt.Fprintln(stderr, "keybench: interrupted before its clean-up ended: an embedded server dies with keybench and the next keybench removes its directory (keybench-pg-* under the temporary directory); on --dsn, its schema and what it recorded creating stay until a run with the same --dsn and --schema drops them")
+				os.Exit(ExitInterrupted)
+			}
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); close(done); cancel() }
+}
+
 // Main runs keybench with args (without the program name) and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signals(stderr)
 	defer stop()
-	// The first SIGINT or SIGTERM stops keybench in order (servers stopped,
-	// results kept); a second one gets the default action at once: the
-	// embedded server dies with keybench (its parent-death signal).
-	go func() { <-ctx.Done(); stop() }()
 	// A reader that goes away (keybench run | head) must not kill keybench
 	// before its files are written: writes to a closed pipe fail instead.
 	signal.Ignore(syscall.SIGPIPE)

@@ -15,7 +15,8 @@ type compareCmd struct {
 	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
 	// FailOn makes compare a regression gate for CI.
 	FailOn  string `name:"fail-on" placeholder:"PERCENT" help:"Exit 1 when a measurement of other.json is significantly slower than the baseline's, or does significantly more work per transaction, by more than PERCENT (e.g. 5%): a regression gate."`
-	exports `embed:""`
+	exports   `embed:""`
+	overwrite `embed:""`
 }
 
 func (c *compareCmd) Run(e *env) error {
@@ -32,6 +33,13 @@ func (c *compareCmd) run(e *env) error {
 		failOn = f
 	}
 	if err := c.check(); err != nil {
+		return err
+	}
+	outs := c.targets()
+	if c.HTML != "" {
+		outs = append(outs, output{"--html", c.HTML})
+	}
+	if err := checkOutputs(outs, []string{c.A, c.B}, c.Force); err != nil {
 		return err
 	}
 	a, err := readResults(c.A)

@@ -22,10 +22,9 @@ func TestReportReadsRegularFilesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"report", "/dev/zero"}, {"compare", "../results/testdata/war.json", "/dev/zero"}, {"report", fifo}} {
-		start := time.Now()
-		_, stderr, code := keybench(t, args...)
-		if code != 2 || time.Since(start) > 5*time.Second || !strings.Contains(stderr, "not a regular file") {
-			t.Errorf("keybench %s: exit %d after %s: %s", strings.Join(args, " "), code, time.Since(start), stderr)
+		_, stderr, code := keybench(t, args...) // it ends: /dev/zero and a FIFO are not read without end
+		if code != 2 || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("keybench %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 		}
 	}
 }

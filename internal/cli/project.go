@@ -30,6 +30,7 @@ type projectCmd struct {
 	JSON          bool     `name:"json" help:"Print the projections as JSON."`
 	exports       `embed:""`
 	HTML          string `name:"html" help:"Also write the run's report with an \"At your scale\" section."`
+	overwrite     `embed:""`
 }
 
 func (p *projectCmd) Run(e *env) error {
@@ -38,6 +39,13 @@ func (p *projectCmd) Run(e *env) error {
 
 func (p *projectCmd) run(e *env) error {
 	if err := p.check(); err != nil {
+		return err
+	}
+	outs := p.targets()
+	if p.HTML != "" {
+		outs = append(outs, output{"--html", p.HTML})
+	}
+	if err := checkOutputs(outs, []string{p.Results, p.Disk}, p.Force); err != nil {
 		return err
 	}
 	res, err := readResults(p.Results)

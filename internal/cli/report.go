@@ -14,8 +14,9 @@ import (
 
 type reportCmd struct {
 	Results string `arg:"" type:"existingfile" help:"A results.json written by keybench run."`
-	HTML    string `name:"html" help:"Where to write the HTML report (default: report.html beside the results)."`
-	exports `embed:""`
+	HTML    string `name:"html" help:"Where to write the HTML report (default: report.html beside the results, which it renders again)."`
+	exports   `embed:""`
+	overwrite `embed:""`
 }
 
 func (r *reportCmd) Run(e *env) error {
@@ -23,6 +24,17 @@ func (r *reportCmd) Run(e *env) error {
 }
 
 func (r *reportCmd) run(e *env) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	outs := r.targets()
+	protected := []string{r.Results, report.DefaultPath(r.Results)} // the default page is rendered again, never exported over
+	if r.HTML != "" {
+		outs, protected = append(outs, output{"--html", r.HTML}), protected[:1]
+	}
+	if err := checkOutputs(outs, protected, r.Force); err != nil {
+		return err
+	}
 	res, err := readResults(r.Results)
 	if err != nil {
 		return usagef("%v", err)

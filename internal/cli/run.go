@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -72,14 +73,15 @@ type runCmd struct {
 	Verbose       bool        `short:"v" help:"Print every table of the summary when the run ends (the default prints its first screen: each key's rate and cost against the cheapest, and what explains the costliest; keybench report prints every table later)."`
 	JSON          bool        `name:"json" help:"Print results.json on stdout; progress and summary go to stderr."`
 	Sampling      string      `enum:"on,off" default:"on" help:"Sample wait events and the buffer cache during each window (off: to measure the samplers' overhead)."`
+	Checkpoints   string      `name:"checkpoints" enum:"on,off" default:"on" help:"off: run no CHECKPOINT of keybench's own (it runs one before and after each round, on --dsn too: each writes the server's dirty pages out). Changes what is measured: a round's full-page images and writes then fall wherever the server's own checkpoints do, so the keys' work is not comparable round by round."`
 	Device        string      `name:"device" placeholder:"probe|reprobe|nvme|network|hdd|FILE.json" help:"The disk the work per transaction is priced on: probe (the disk under the embedded server's data directory, probed once and kept for 30 days; the default), reprobe (probed now), a profile (nvme, network, hdd: typical figures, docs/verdict.md) or a file of your disk's figures (keybench disk DIR --json). A --dsn server is priced on nvme unless given."`
 	OnError       string      `name:"on-error" enum:"stop,continue" default:"stop" help:"When a cell fails (a lost connection, an error): stop the run, or continue with the next cell."`
 	Distribute    bool        `help:"With --dsn on Citus: make each cell's table a distributed table sharded on its key (child tables co-located with their parents)."`
-	ShardCount    int         `name:"shard-count" placeholder:"N" help:"With --distribute: shards per distributed table (default: Citus's citus.shard_count)."`
+	ShardCount    *int        `name:"shard-count" placeholder:"N" help:"With --distribute: shards per distributed table (default: Citus's citus.shard_count)."`
 	DistributeBy  string      `name:"distribute-by" enum:"key,tenant,reference" default:"key" help:"With --distribute: shard the keyed table on its key (key), on a tenant column the server fills (tenant: Citus's multi-tenant model, the key local to its tenant, the primary key (tenant_id, id)), or make it a reference table copied to every node (reference; its children sharded on their parent column)."`
-	Tenants       int         `name:"tenants" placeholder:"N" help:"With --distribute-by tenant: how many tenants the rows spread over (default 1000)."`
-	TenantSkew    string      `name:"tenant-skew" enum:"zipf,uniform" default:"zipf" help:"With --distribute-by tenant: the tenants' sizes, Zipfian (a few large, many small: tenant k's share falls as 1/k) or uniform."`
-	Force         bool        `help:"With --dsn: work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
+	Tenants       *int        `name:"tenants" placeholder:"N" help:"With --distribute-by tenant: how many tenants the rows spread over (default 1000)."`
+	TenantSkew    string      `name:"tenant-skew" enum:",zipf,uniform" default:"" help:"With --distribute-by tenant: the tenants' sizes, Zipfian (the default: a few large, many small, drawn as a Zipf law over the tenants' ranks: docs/run.md) or uniform."`
+	Force         bool        `help:"Replace an existing --export file and write --hist-file logs beside earlier ones; with --dsn, also work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
 	Keep          bool        `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 	ProjectRows   string      `name:"project-rows" help:"With --project-ram: carry the run to your table's rows in the report (\"At your scale\"), e.g. 1e9."`
 	ProjectRAM    string      `name:"project-ram" help:"Your server's memory for --project-rows, e.g. 64GB."`
@@ -149,13 +151,8 @@ func (r *runCmd) Run(e *env) error {
 }
 
 func (r *runCmd) config(e *env) (runner.Config, error) {
-	if err := r.check(); err != nil {
+	if err := r.checkOutputs(); err != nil {
 		return runner.Config{}, err
-	}
-	if r.HistFile != "" {
-		if err := os.MkdirAll(r.HistFile, 0o755); err != nil {
-			return runner.Config{}, usagef("--hist-file %s: %v", r.HistFile, err)
-		}
 	}
 	if err := r.script(); err != nil {
 		return runner.Config{}, err
@@ -198,7 +195,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	}
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, HistDir: r.HistFile, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
-		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress, Device: r.Device}
+		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress, Device: r.Device, NoCheckpoints: r.Checkpoints == "off"}
 	if err := checkDevice(e, r.Device); err != nil {
 		return runner.Config{}, err
 	}
@@ -414,18 +411,21 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	if r.Force && r.Keep {
 		return usagef("--keep keeps a schema keybench created; with --force keybench works in a schema of yours and removes its own objects at the end")
 	}
-	if r.DSN == "" && (r.Force || r.Keep) {
-		return usagef("--force and --keep apply to --dsn; the embedded server is thrown away after the run")
+	if r.DSN == "" && r.Keep {
+		return usagef("--keep applies to --dsn; the embedded server is thrown away after the run")
 	}
 	switch {
-	case r.ShardCount < 0 || r.ShardCount > 64000:
-		return usagef("--shard-count must be from 1 to 64000, not %d", r.ShardCount)
-	case r.ShardCount > 0 && !r.Distribute:
+	case r.ShardCount != nil && !r.Distribute:
 		return usagef("--shard-count goes with --distribute")
+	case r.ShardCount != nil && (*r.ShardCount < 1 || *r.ShardCount > 64000):
+		return usagef("--shard-count must be from 1 to 64000, not %d", *r.ShardCount)
 	case r.Distribute && r.DSN == "":
 		return usagef("--distribute needs a Citus server (--dsn): the embedded server is plain PostgreSQL")
 	}
-	cfg.Distribute, cfg.ShardCount = r.Distribute, r.ShardCount
+	cfg.Distribute = r.Distribute
+	if r.ShardCount != nil {
+		cfg.ShardCount = *r.ShardCount
+	}
 	if cfg.Tenants, err = r.tenants(); err != nil {
 		return err
 	}
@@ -536,7 +536,11 @@ func redactDSN(dsn string) string {
 	return out
 }
 
-// redact removes the connection string (which may hold a password) from a parse error.
+// redact removes from an error message the connection string (which may
+// hold a password) and every secret it could hold (secretsOf), whatever
+// part of it the error quotes: pgx's parse errors quote a token of a URL
+// it could not read ("invalid percent-encoded token: \"secret%2\""), and a
+// server may echo a misspelled key's value.
 func redact(msg, dsn string) string {
 	if dsn != "" { // an empty DSN (the PG* variables' server) hides nothing, and would be "found" between every letter
 		msg = strings.ReplaceAll(msg, dsn, "<dsn>")
@@ -546,7 +550,111 @@ func redact(msg, dsn string) string {
 			msg = msg[:i] + "cannot parse <dsn>" + msg[i+14+j+1:]
 		}
 	}
-	return msg
+	for _, secret := range secretsOf(dsn) {
+		msg = strings.ReplaceAll(msg, secret, "xxxxx")
+	}
+	return metrics.RedactSecrets(msg)
+}
+
+// secretsOf are what a connection string may hold as a secret, read as
+// loosely as a malformed one needs: a URL's password (between the user's
+// colon and the @, or the end when there is no @), its password query
+// parameter, and the value of every key=value whose key is a password's
+// or nearly one (a misspelling: pasword, passwd), each also %-decoded as
+// far as it decodes. The shortest kept is two characters: a shorter one
+// would cut words out of every message.
+func secretsOf(dsn string) []string {
+	var out []string
+	add := func(v string) {
+		v = strings.Trim(v, `'" `)
+		if len(v) >= 2 {
+			out = append(out, v)
+			if d, err := url.PathUnescape(v); err == nil && d != v && len(d) >= 2 {
+				out = append(out, d)
+			}
+		}
+	}
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			add(pw)
+		}
+	}
+	if rest, ok := cutScheme(dsn); ok {
+		userinfo := rest
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			userinfo = rest[:at]
+		} else if slash := strings.IndexAny(rest, "/?"); slash >= 0 {
+			userinfo = rest[:slash]
+		}
+		// Without an @ a colon may be a host's port (host:5432) or a
+		// truncated URL's password (user:secret): a port stays.
+		if _, pw, ok := strings.Cut(userinfo, ":"); ok && (strings.Contains(rest, "@") || !isPort(pw)) {
+			add(pw)
+		}
+		if _, q, ok := strings.Cut(rest, "?"); ok {
+			for _, kv := range strings.Split(q, "&") {
+				if k, v, ok := strings.Cut(kv, "="); ok && nearPassword(k) {
+					add(v)
+				}
+			}
+		}
+	}
+	for _, m := range keyValue.FindAllStringSubmatch(dsn, -1) {
+		if nearPassword(m[1]) {
+			add(m[2])
+		}
+	}
+	return out
+}
+
+// keyValue is a key=value of a libpq connection string, its value quoted or not.
+var keyValue = regexp.MustCompile(`([A-Za-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)`)
+
+// isPort says whether s reads as a port number.
+func isPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && n < 65536
+}
+
+// cutScheme is a URL without its postgres:// or postgresql:// scheme.
+func cutScheme(dsn string) (string, bool) {
+	for _, p := range []string{"postgres://", "postgresql://"} {
+		if strings.HasPrefix(strings.ToLower(dsn), p) {
+			return dsn[len(p):], true
+		}
+	}
+	return "", false
+}
+
+// nearPassword says whether a key is a password's, or within two edits of
+// "password" (a misspelled one is as secret as a spelled one).
+func nearPassword(key string) bool {
+	k := strings.ToLower(key)
+	if strings.Contains(k, "pass") || strings.Contains(k, "pwd") || strings.Contains(k, "secret") {
+		return true
+	}
+	return editDistance(k, "password") <= 2
+}
+
+// editDistance is Levenshtein's distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func validIdent(s string) bool {
@@ -598,6 +706,9 @@ func removeOut(dir string) {
 		_ = os.Remove(filepath.Join(dir, name))
 	}
 	_ = os.Remove(dir)
+	if filepath.Base(filepath.Dir(dir)) == "keybench-results" {
+		_ = os.Remove(filepath.Dir(dir)) // the default parent, when this run made it and nothing else is in it
+	}
 }
 
 // maxRate bounds --rate: far beyond what any server keybench measures runs.
@@ -643,20 +754,23 @@ func (r *runCmd) script() error {
 // tenants reads --distribute-by tenant and its options (nil: by the key).
 func (r *runCmd) tenants() (*workload.Tenants, error) {
 	switch {
-	case r.DistributeBy != "tenant" && (r.Tenants != 0 || r.TenantSkew != workload.TenantsZipf):
+	case r.DistributeBy != "tenant" && (r.Tenants != nil || r.TenantSkew != ""):
 		return nil, usagef("--tenants and --tenant-skew go with --distribute-by tenant")
 	case r.DistributeBy != "tenant":
 		return nil, nil
 	case !r.Distribute:
 		return nil, usagef("--distribute-by tenant shards on a tenant column and needs --distribute (a Citus server at --dsn)")
-	case r.Tenants < 0 || r.Tenants > 1_000_000_000:
-		return nil, usagef("--tenants must be from 1 to 1000000000, not %d", r.Tenants)
+	case r.Tenants != nil && (*r.Tenants < 1 || *r.Tenants > 1_000_000_000):
+		return nil, usagef("--tenants must be from 1 to 1000000000, not %d", *r.Tenants)
 	}
-	n := r.Tenants
-	if n == 0 {
-		n = 1000
+	n, skew := 1000, r.TenantSkew
+	if r.Tenants != nil {
+		n = *r.Tenants
 	}
-	return &workload.Tenants{N: n, Skew: r.TenantSkew}, nil
+	if skew == "" {
+		skew = workload.TenantsZipf
+	}
+	return &workload.Tenants{N: n, Skew: skew}, nil
 }
 
 // checkDevice refuses a --device that names no device, and a file of
@@ -684,6 +798,32 @@ func checkSchema(name string) error {
 	}
 	if strings.HasPrefix(name, "pg_") || name == "information_schema" {
 		return usagef("--schema %s is a name PostgreSQL reserves for its own schemas (pg_*, information_schema); choose another", name)
+	}
+	return nil
+}
+
+// checkOutputs checks, before anything runs, the exports' formats and the
+// files the run writes besides its results directory: its exports (not the
+// run's own files, not its script), and its --hist-file directory.
+func (r *runCmd) checkOutputs() error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	var protected []string
+	if r.Out != "" {
+		for _, name := range []string{"results.json", "samples.csv", "report.html"} {
+			protected = append(protected, filepath.Join(r.Out, name))
+		}
+	}
+	protected = append(protected, r.Script)
+	if err := checkOutputs(r.targets(), protected, r.Force); err != nil {
+		return err
+	}
+	if err := checkLogDir("--hist-file", r.HistFile, r.Force); err != nil || r.HistFile == "" {
+		return err
+	}
+	if err := os.MkdirAll(r.HistFile, 0o755); err != nil {
+		return usagef("--hist-file %s: %v", r.HistFile, err)
 	}
 	return nil
 }

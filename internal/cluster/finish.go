@@ -150,7 +150,14 @@ func (w *Watch) written() results.M[results.Tuples] {
 	for i, wk := range w.workers {
 		t, ok := w.out.Workers[i].Metrics.Tuples.Get()
 		if !ok {
-			return results.Unavailable[results.Tuples]("worker " + wk.node.String() + "'s rows: " + w.out.Workers[i].Metrics.Tuples.Reason())
+			why := w.out.Workers[i].Metrics.Tuples.Reason()
+			switch {
+			case why == "" && wk.unreachable != "":
+				why = wk.unreachable
+			case why == "":
+				why = "its tables' statistics were read in no round"
+			}
+			return results.Unavailable[results.Tuples]("worker " + wk.node.String() + "'s rows: " + why)
 		}
 		sum.Inserted, sum.Updated, sum.HOTUpdated, sum.Deleted = sum.Inserted+t.Inserted, sum.Updated+t.Updated, sum.HOTUpdated+t.HOTUpdated, sum.Deleted+t.Deleted
 		if !w.out.Replicated || len(wk.keyed) == 0 {

@@ -26,9 +26,11 @@ type Table struct {
 
 // Watch reads one cell on each worker that holds its shards.
 type Watch struct {
-	schema  string
-	keyed   Table
-	workers []*worker
+	// NoCheckpoints: run no CHECKPOINT on the workers (run --checkpoints off).
+	NoCheckpoints bool
+	schema        string
+	keyed         Table
+	workers       []*worker
 	// shards are the keyed table's shards in id order, with their worker.
 	shards []shardAt
 	rounds []results.ClusterRound
@@ -158,7 +160,9 @@ func (w *Watch) StartRound(ctx context.Context) {
 		if wk.conn == nil {
 			continue
 		}
-		_, _ = wk.conn.Exec(ctx, "CHECKPOINT")
+		if !w.NoCheckpoints {
+			_, _ = wk.conn.Exec(ctx, "CHECKPOINT")
+		}
 		wk.baseline = citusBackends(ctx, wk.conn)
 		wk.insBefore, _ = shardInserts(ctx, wk.conn, w.schema, w.keyed.Name, wk.keyed)
 		wk.keyedBefore, wk.keyedErr = keyedTuples(ctx, wk.conn, w.schema, w.keyed.Name, wk.keyed, wk.keyedErr)
@@ -180,6 +184,13 @@ func (w *Watch) EndRound(ctx context.Context) {
 			continue
 		}
 		waitForBackends(ctx, wk.conn, wk.baseline)
+		// The round's own CHECKPOINT on the worker, as on the coordinator:
+		// the pages this key dirtied there are written within its round
+		// (its WAL read back first, which the checkpoint may recycle).
+		wk.sess.ReadWAL(ctx)
+		if !w.NoCheckpoints {
+			_, _ = wk.conn.Exec(ctx, "CHECKPOINT")
+		}
 		var m results.Metrics
 		wk.sess.Stop(ctx, &m)
 		wk.sess = nil

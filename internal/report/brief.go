@@ -42,6 +42,9 @@ func brief(res *results.Results, page bool) *Doc {
 	if b := busyLine(a); b != "" && !page {
 		d.Println(b)
 	}
+	for _, l := range unreadWorkers(res) {
+		d.Println(l)
+	}
 	shapes := shapesOf(a)
 	shown := shapes
 	if len(shapes) > 1 && briefLength(shapes) > BriefLines-4 {

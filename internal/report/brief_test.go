@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/verdict"
 )
 
@@ -83,5 +84,18 @@ func TestBriefAtAFixedRate(t *testing.T) {
 		if n := len([]rune(l)); n > BriefWidth {
 			t.Errorf("a line of %d columns: %s", n, l)
 		}
+	}
+}
+
+// TestBriefNamesAnUnreadWorker (issue 49): a Citus worker keybench could
+// not read is named on the first screen with why, not only in the report.
+func TestBriefNamesAnUnreadWorker(t *testing.T) {
+	r := readCost(t, "aa")
+	r.Cells[0].Cluster = &results.Cluster{Workers: []results.Worker{{Node: "10.0.0.7:5432"},
+		{Node: "10.0.0.8:5432", Unreachable: "password authentication failed for user \"kb\""}}}
+	var out bytes.Buffer
+	Brief(r).Write(&out, BriefWidth)
+	if !strings.Contains(out.String(), "Not read on worker 10.0.0.8:5432: password authentication failed") || strings.Contains(out.String(), "10.0.0.7") {
+		t.Errorf("the first screen does not name the worker it could not read:\n%s", out.String())
 	}
 }

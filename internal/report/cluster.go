@@ -63,6 +63,25 @@ func clusterTables(d *Doc, res *results.Results, order []string, last map[string
 		"WAL / s and CPU by worker: each worker's median over the rounds, in the workers' order above.")
 }
 
+// unreadWorkers names each worker of the run's cells that keybench could
+// not read, with why, once: what its figures and the cost leave out.
+func unreadWorkers(res *results.Results) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range res.Cells {
+		if c.Cluster == nil {
+			continue
+		}
+		for _, w := range c.Cluster.Workers {
+			if w.Unreachable != "" && !seen[w.Node+w.Unreachable] {
+				seen[w.Node+w.Unreachable] = true
+				out = append(out, fmt.Sprintf("Not read on worker %s: %s; its shards' figures are missing and the cost is unavailable.", w.Node, w.Unreachable))
+			}
+		}
+	}
+	return out
+}
+
 func distributedBy(cl *results.Cluster) string {
 	if cl.Tenants > 0 {
 		return fmt.Sprintf("%s (%d %s tenants)", cl.DistributedBy, cl.Tenants, cl.TenantSkew)

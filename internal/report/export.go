@@ -52,12 +52,20 @@ func ExportDoc(d *Doc, value any, format string) ([]byte, error) {
 	return nil, fmt.Errorf("--export takes %s, not %q", strings.Join(ExportFormats, ", "), format)
 }
 
+// mdCell writes text into Markdown: a name read from a server or a
+// results file is text, never markup ("<script>" in a table's name must not
+// become HTML where the Markdown is rendered), and never ends a table cell.
+var mdCell = strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;")
+
 // Markdown is the doc as Markdown: a paragraph a line of text, a GitHub
 // table a table (figures right-aligned), and the legend of the write-ups
 // it cites, as the console ends with it.
 func (d *Doc) Markdown() string {
 	var b strings.Builder
-	cell := strings.NewReplacer("|", `\|`, "\n", " ")
+	// A name read from a server or a results file is text, never markup:
+	// "<script>" in a table's name must not become HTML where the
+	// Markdown is rendered.
+	cell := mdCell
 	for _, bl := range d.withLegend() {
 		t := bl.Table
 		if t == nil {
@@ -124,13 +132,13 @@ func (d *Doc) CSV() ([]byte, error) {
 func Markdown(res *results.Results) string {
 	var b strings.Builder
 	a := analysisOf(res)
-	fmt.Fprintf(&b, "**keybench %s** (PostgreSQL %s): %s\n\n", res.Scenario, res.Environment.ServerVersion, strings.Join(res.Plan.Keys, ", "))
+	fmt.Fprintf(&b, "**keybench %s** (PostgreSQL %s): %s\n\n", mdCell.Replace(res.Scenario), mdCell.Replace(res.Environment.ServerVersion), mdCell.Replace(strings.Join(res.Plan.Keys, ", ")))
 	if line := busyLine(a); line != "" {
 		fmt.Fprintf(&b, "%s\n\n", line)
 	}
 	figs := exportedFigures()
 	for _, sh := range shapesOf(a) {
-		fmt.Fprintf(&b, "%s\n\n", sh.Title)
+		fmt.Fprintf(&b, "%s\n\n", mdCell.Replace(sh.Title))
 		b.WriteString("| key | rate | work / txn |")
 		for _, f := range figs {
 			b.WriteString(" " + f.Header + " |")
@@ -138,7 +146,7 @@ func Markdown(res *results.Results) string {
 		b.WriteString(" work vs least | rate vs least |\n|---|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
 		cheapest := sh.group(sh.Least)
 		for _, g := range sh.Groups {
-			fmt.Fprintf(&b, "| %s | %s | %s |", g.Key, rateText(g), workText(g))
+			fmt.Fprintf(&b, "| %s | %s | %s |", mdCell.Replace(g.Key), rateText(g), workText(g))
 			for _, f := range figs {
 				v, ok := res.RoundMedian(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")

@@ -784,6 +784,7 @@ func (cr *cellRun) watchCluster(ctx context.Context) *cluster.Watch {
 		cr.c.Warnings = append(cr.c.Warnings, "the workers' figures: "+err.Error())
 		return nil
 	}
+	w.NoCheckpoints = cr.r.cfg.NoCheckpoints
 	cr.cluster, cr.c.Cluster = w, out
 	return w
 }

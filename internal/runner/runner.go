@@ -70,6 +70,12 @@ type Config struct {
 	ProgressEvery int
 	// AtScale is the user's scale the report carries the run to (run --project-rows).
 	AtScale *results.Scale
+	// NoCheckpoints: keybench runs no CHECKPOINT of its own (--checkpoints
+	// off, for a --dsn server whose owner does not want them): a round's
+	// full-page images start wherever the server's checkpoints left off
+	// and their writes fall in whichever round the server's checkpoint
+	// does, so the work is not comparable round by round (a note says so).
+	NoCheckpoints bool
 	// Device is the disk the run's work is priced on (--device, package
 	// device): "probe" (the disk under the embedded server's data
 	// directory, kept probes reused), "reprobe", a profile, a file; "" is
@@ -201,6 +207,11 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	if err := r.resolveDevice(ctx); err != nil {
 		return err
+	}
+	if r.cfg.NoCheckpoints {
+		n := "--checkpoints off: keybench ran no CHECKPOINT of its own; each round's full-page images started wherever the server's checkpoints left off, and their writes fell in whichever round the server's checkpoint did: the WAL, images and writes per transaction are not comparable round by round"
+		r.res.Notes = append(r.res.Notes, n)
+		r.ui.Logf("note: %s", n)
 	}
 	if err := verdict.Write(r.res, r.cfg.Out); err != nil {
 		return err

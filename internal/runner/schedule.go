@@ -20,6 +20,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/stats"
+	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload"
 )
@@ -113,7 +114,11 @@ func (r *run) group(parent context.Context, pcs []scenario.PlannedCell, rounds i
 			stop = errors.New(c.Error)
 		default:
 			c.Status, c.Error = results.StatusFailed, err.Error()
-			if r.admin.IsClosed() {
+			var ue *usage.Error
+			switch {
+			case errors.As(err, &ue): // bad input found by the cell (a script's statement refused): the run stops, exit 2
+				stop = err
+			case r.admin.IsClosed():
 				stop = fmt.Errorf("lost the connection to the server: %w", err)
 			}
 		}

@@ -31,6 +31,9 @@ func (r *run) checkpoint(ctx context.Context) error { return r.checkpointOn(ctx,
 
 // checkpointOn is checkpoint on one of keybench's connections (a fill's).
 func (r *run) checkpointOn(ctx context.Context, conn *pgx.Conn) error {
+	if r.cfg.NoCheckpoints {
+		return nil // --checkpoints off: the server's own checkpoints only (noted at the start)
+	}
 	_, err := conn.Exec(ctx, "CHECKPOINT")
 	if err != nil && !r.target.ownsCheckpoints() && ctx.Err() == nil {
 		r.noCheckpoint(err)
@@ -238,6 +241,9 @@ func (r *run) detectEngine(ctx context.Context) error {
 		return usage.Errorf("--distribute needs Citus, and the server at --dsn is %s without the citus extension", r.engine)
 	case r.cfg.Distribute && workers == 0:
 		return usage.Errorf("--distribute: Citus %s has no active worker node (citus_add_node adds one)", citus)
+	case r.engine.Kind == engine.Citus && r.cfg.Distribute:
+		r.ui.Logf("note: %s: the coordinator holds none of the rows; keybench reads each cell's figures on every worker that holds its shards "+
+			"(connecting with your settings, the host and port the worker's), and names a worker it cannot read; the coordinator's own figures are its sessions' (their waits, its CPU)", r.engine)
 	case r.engine.Distributed():
 		r.ui.Logf("note: %s: %s; figures read from this server's pages, WAL and caches are recorded as unavailable", r.engine, r.engine.Blind())
 	}
@@ -247,7 +253,7 @@ func (r *run) detectEngine(ctx context.Context) error {
 // prepareSchema makes keybench's schema: on the embedded server simply
 // created; on someone else's server a workspace (see workspace.go).
 func (r *run) prepareSchema(ctx context.Context) error {
-	ws, err := r.target.openWorkspace(ctx, r.admin, workspace.Options{Schema: r.cfg.Schema, Force: r.cfg.Force, Keep: r.cfg.Keep, RunID: r.runID})
+	ws, err := r.target.openWorkspace(ctx, r.admin, workspace.Options{Schema: r.cfg.Schema, Force: r.cfg.Force, Keep: r.cfg.Keep, RunID: r.runID, Said: r.ui.Logf})
 	if err != nil {
 		return err
 	}

@@ -123,6 +123,9 @@ type Options struct {
 	// RunID names the run's connections (application_name "keybench … <RunID>"),
 	// so that clean-up can end exactly its own backends.
 	RunID string
+	// Said, when set, is told of each object an earlier run left and this
+	// one dropped before making its own (a run killed before its clean-up).
+	Said func(format string, args ...any)
 }
 
 // Workspace is keybench's schema on a server, with its ledger.
@@ -435,6 +438,9 @@ func (w *Workspace) Create(ctx context.Context, conn *pgx.Conn, objs ...Object) 
 			case exists:
 				if err := w.dropRecorded(ctx, tx, o); err != nil {
 					return err
+				}
+				if w.o.Said != nil && !w.o.Disposable {
+					w.o.Said("dropped %s, which keybench had recorded creating and an earlier cell or run left (one stopped before its clean-up)", o.Label(w.o.Schema))
 				}
 			}
 			for _, s := range o.SQL {

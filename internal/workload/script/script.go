@@ -83,6 +83,11 @@ func (l *scriptLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*wo
 	if err != nil {
 		return nil, err
 	}
+	if id == 0 {
+		if err := checkStatements(ctx, conn, sc, t.Schema); err != nil {
+			return nil, err
+		}
+	}
 	w := &worker{conn: conn.PgConn(), sc: sc, key: t.Key, rng: rand.New(rand.NewPCG(uint64(l.s.Seed), uint64(id)+1)),
 		vals: map[string]int64{varRows: l.s.Rows, varClient: int64(id)}}
 	if sc.usesKey {

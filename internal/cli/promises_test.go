@@ -1,0 +1,216 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/keybench/keybench/internal/server/servertest"
+)
+
+// Issue 49: every promise kept under attack.
+
+// TestExportsCannotEatTheRun: an export aimed at a file of the run itself,
+// into a directory that does not exist, or over a file already there, is
+// refused before anything runs (exit 2, naming it); --force replaces an
+// existing file, never the run's own.
+func TestExportsCannotEatTheRun(t *testing.T) {
+	out := t.TempDir()
+	existing := filepath.Join(t.TempDir(), "summary.md")
+	os.WriteFile(existing, []byte("mine\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--export", "md=" + filepath.Join(out, "results.json")}, "results.json is a file this command writes"},
+		{[]string{"--export", "csv=" + filepath.Join(out, "samples.csv"), "--force"}, "samples.csv is a file this command writes"},
+		{[]string{"--export", "md=/nonexistent/dir/x.md"}, "/nonexistent/dir does not exist"},
+		{[]string{"--export", "md=" + existing}, "exists (an earlier run's?); --force replaces it"},
+		{[]string{"--export", "md=" + filepath.Join(out, "a.md"), "--export", "csv=" + filepath.Join(out, "a.md")}, "is another output of this command"},
+	} {
+		cmd := exec.Command(bin, append([]string{"run", "--quick", "--out", out}, c.args...)...)
+		b, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), c.want) || strings.Contains(string(b), "PostgreSQL") {
+			t.Errorf("%v: exit %d, want 2 before the run saying %q:\n%s", c.args, cmd.ProcessState.ExitCode(), c.want, b)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "mine\n" {
+		t.Errorf("the user's file changed: %q", b)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("a refused run left %d files in --out", len(entries))
+	}
+	// report: an export over the results it reads.
+	res := filepath.Join(t.TempDir(), "results.json")
+	os.WriteFile(res, []byte(`{"schema_version": 2, "cells": []}`), 0o644)
+	cmd := exec.Command(bin, "report", res, "--export", "json="+res)
+	if b, _ := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "is a file this command writes or reads") {
+		t.Errorf("report --export over its own results: exit %d:\n%s", cmd.ProcessState.ExitCode(), b)
+	}
+}
+
+// TestTwoSIGTERMsStillCleanUp: a second SIGTERM during a --dsn run no
+// longer kills keybench on the spot (exit 143, its schema left in the
+// user's database): it says it is cleaning up, drops what it made, and
+// exits 130.
+func TestTwoSIGTERMsStillCleanUp(t *testing.T) {
+	out := t.TempDir()
+	var stderr strings.Builder
+	cmd := exec.Command(bin, "run", "insert", "--dsn", servertest.Server.TCPURL(), "--schema", "kb_twice", "--out", out,
+		"--keys", "bigint,uuidv4", "-T", "20s", "--warmup", "0s", "--rows", "0", "-c", "2")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	admin := superuser(t, "postgres")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		_ = admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'keybench client%' AND state IS NOT NULL").Scan(&n)
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no client connected")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(50 * time.Millisecond) // two signals at once are one to the kernel
+	cmd.Process.Signal(syscall.SIGTERM)
+	code, _ := exitOf(cmd, time.Now())
+	var left int
+	if err := admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = 'kb_twice'").Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if code != 130 || left != 0 || !strings.Contains(stderr.String(), "stopping in order") {
+		t.Errorf("two SIGTERMs: exit %d, schema left %d, stderr:\n%s", code, left, stderr.String())
+	}
+}
+
+// TestScriptCannotReachTheUsersTables: a --script on --dsn whose second
+// statement drops (or deletes from) a table of the user's is refused
+// before any of it runs, naming the line (exit 2); the user's table is as
+// it was, row for row.
+func TestScriptCannotReachTheUsersTables(t *testing.T) {
+	admin := superuser(t, "postgres")
+	ctx := context.Background()
+	for _, s := range []string{"DROP TABLE IF EXISTS public.precious", "CREATE TABLE public.precious (id int PRIMARY KEY, v text)",
+		"INSERT INTO public.precious SELECT g, md5(g::text) FROM generate_series(1, 1000) g"} {
+		if _, err := admin.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP TABLE IF EXISTS public.precious") })
+	dump := func() string {
+		var d string
+		if err := admin.QueryRow(ctx, "SELECT count(*)::text || ':' || md5(string_agg(id::text || v, ',' ORDER BY id)) FROM public.precious").Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	before := dump()
+	for i, second := range []string{"DROP TABLE public.precious;", "DELETE FROM public.precious WHERE id < 10;", "WITH d AS (DELETE FROM public.precious RETURNING id) SELECT count(*) FROM d;"} {
+		script := filepath.Join(t.TempDir(), "s.sql")
+		os.WriteFile(script, []byte("INSERT INTO :table (data) VALUES (1);\n"+second+"\n"), 0o644)
+		cmd := exec.Command(bin, "run", "--script", script, "--dsn", servertest.Server.TCPURL(), "--schema", "kb_script_guard", "--out", t.TempDir(),
+			"--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "100", "-c", "1")
+		b, _ := cmd.CombinedOutput()
+		if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "script line 2 is refused") {
+			t.Errorf("case %d (%s): exit %d, want 2 naming line 2:\n%s", i, second, cmd.ProcessState.ExitCode(), b)
+		}
+		if after := dump(); after != before {
+			t.Fatalf("case %d (%s): the user's table changed: %s, was %s", i, second, after, before)
+		}
+	}
+}
+
+// TestSIGINTDuringALabLeavesNothing: SIGINT while advise --lab runs a
+// lab stops the lab's embedded server and removes its directory and
+// shared memory before advise exits 130 (it used to return at once and
+// leave them to a later run's sweep).
+func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
+	admin := superuser(t, "postgres")
+	ctx := context.Background()
+	for _, s := range []string{"DROP TABLE IF EXISTS public.labbed_sigint",
+		"CREATE TABLE public.labbed_sigint (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int NOT NULL)",
+		"INSERT INTO public.labbed_sigint (n) SELECT g FROM generate_series(1, 40000) g"} {
+		if _, err := admin.Exec(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP TABLE IF EXISTS public.labbed_sigint") })
+	tmp := t.TempDir()
+	var stderr syncBuffer
+	cmd := exec.Command(bin, "advise", "--dsn", servertest.Server.ConnString(), "--sample", "1s", "--table", "public.labbed_sigint", "--lab", "--lab-out", filepath.Join(tmp, "labs"))
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var servers []int
+	for deadline := time.Now().Add(3 * time.Minute); len(servers) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the lab's server never started:\n%s", stderr.String())
+		}
+		if strings.Contains(stderr.String(), "prefill") || strings.Contains(stderr.String(), "round 1") {
+			servers = postgresChildren(cmd.Process.Pid)
+		}
+	}
+	shmBefore := keybenchSegments(t)
+	cmd.Process.Signal(os.Interrupt)
+	code, _ := exitOf(cmd, time.Now())
+	left, _ := filepath.Glob(filepath.Join(tmp, "keybench-pg-*"))
+	if code != 130 || len(left) > 0 {
+		t.Errorf("SIGINT during a lab: exit %d, left %v:\n%s", code, left, stderr.String())
+	}
+	for _, p := range servers {
+		if alive(p) {
+			t.Errorf("the lab's postgres %d outlived advise", p)
+		}
+	}
+	if after := keybenchSegments(t); after > 0 && after >= shmBefore {
+		t.Errorf("shared memory segments of the server's user: %d before the signal, %d after", shmBefore, after)
+	}
+}
+
+// keybenchSegments counts the System V shared memory segments the
+// unprivileged server user owns (ipcs -m): a server that stops removes its own.
+func keybenchSegments(t *testing.T) int {
+	t.Helper()
+	out, err := exec.Command("ipcs", "-m").Output()
+	if err != nil {
+		t.Fatalf("ipcs (util-linux): %v", err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) >= 3 && f[2] == "keybench" {
+			n++
+		}
+	}
+	return n
+}
+
+// syncBuffer is a buffer a process writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
