@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -148,7 +149,6 @@ func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
 	tmp := t.TempDir()
 	var stderr syncBuffer
 	cmd := exec.Command(bin, "advise", "--dsn", servertest.Server.ConnString(), "--sample", "1s", "--table", "public.labbed_sigint", "--lab", "--lab-out", filepath.Join(tmp, "labs"))
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -163,10 +163,19 @@ func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
 			servers = postgresChildren(cmd.Process.Pid)
 		}
 	}
+	dirs := dataDirs(servers)
+	if len(dirs) == 0 {
+		t.Fatalf("the lab's server %v has no data directory on its command line", servers)
+	}
 	shmBefore := keybenchSegments(t)
 	cmd.Process.Signal(os.Interrupt)
 	code, _ := exitOf(cmd, time.Now())
-	left, _ := filepath.Glob(filepath.Join(tmp, "keybench-pg-*"))
+	var left []string
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Dir(d)); err == nil { // the server's private directory holds its data directory
+			left = append(left, filepath.Dir(d))
+		}
+	}
 	if code != 130 || len(left) > 0 {
 		t.Errorf("SIGINT during a lab: exit %d, left %v:\n%s", code, left, stderr.String())
 	}
@@ -178,6 +187,24 @@ func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
 	if after := keybenchSegments(t); after > 0 && after >= shmBefore {
 		t.Errorf("shared memory segments of the server's user: %d before the signal, %d after", shmBefore, after)
 	}
+}
+
+// dataDirs are the data directories (-D) of the postmasters among pids.
+func dataDirs(pids []int) []string {
+	var out []string
+	for _, p := range pids {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		for i, a := range args {
+			if a == "-D" && i+1 < len(args) {
+				out = append(out, args[i+1])
+			}
+		}
+	}
+	return out
 }
 
 // keybenchSegments counts the System V shared memory segments the
