@@ -7,7 +7,11 @@
 # multi-tenant model). keybench reads each worker (its key index, splits,
 # images, WAL and CPU there, each shard's rows and each round's inserts:
 # the spread); the script prints those tables, then checks that nothing of
-# keybench is left on any node. CI cannot fetch Citus's source, so this is
+# keybench is left on any node. keybench's own statements on a worker only
+# read (and its CHECKPOINT before and after each round); what the workers
+# receive of its run comes through the coordinator — its schema's CREATE
+# and DROP, the extensions it creates, each cell's shards (CREATE TABLE,
+# indexes, COPY, the evidence's REINDEX, DROP) — and the script prints it. CI cannot fetch Citus's source, so this is
 # a bench script, not a test.
 #
 # Usage: bench/citus.sh CITUS_SOURCE_DIR [PRESET] [keybench run flags...]
@@ -119,10 +123,14 @@ done
 #    schema or relation of keybench's on any node.
 left=$(psqlc "${ports[0]}" "SELECT count(*) FROM pg_dist_shard s JOIN pg_class c ON c.oid = s.logicalrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'keybench'")
 echo "== left behind: $left shards of keybench's on the coordinator's books"
+echo "   what a run makes happen on a worker: keybench reads there (its collectors, pgstatindex, pg_walinspect, pg_stat_*) and runs a CHECKPOINT before and after each round;"
+echo "   through the coordinator, Citus passes on keybench's CREATE SCHEMA and DROP SCHEMA, its CREATE EXTENSION of pg_buffercache, pgstattuple and pg_walinspect"
+echo "   (left there with the schema under --keep), and each cell's shards: CREATE TABLE, their indexes, the prefill's COPY, the evidence's REINDEX, DROP TABLE"
 for i in 0 1 2; do
   n=$(psqlc "${ports[$i]}" "SET citus.show_shards_for_app_name_prefixes = '*'; SELECT count(*) FROM pg_namespace WHERE nspname = 'keybench'")
   r=$(psqlc "${ports[$i]}" "SET citus.show_shards_for_app_name_prefixes = '*'; SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'keybench'")
-  echo "   ${names[$i]} :${ports[$i]}: keybench schema $n, relations in it $r"
+  x=$(psqlc "${ports[$i]}" "SELECT count(*) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE n.nspname = 'keybench'")
+  echo "   ${names[$i]} :${ports[$i]}: keybench schema $n, relations in it $r, extensions in it $x"
 done
 echo "== results: $out"
 cp -r "$out" "/tmp/keybench-citus-results-$(date +%s)"

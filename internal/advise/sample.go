@@ -197,6 +197,10 @@ func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32
 	}
 	secs := b.at.Sub(a.at).Seconds()
 	rep.Sample.Seconds = secs
+	if asked := window.Seconds(); secs > 1.1*asked {
+		rep.Server.Notes = append(rep.Server.Notes, fmt.Sprintf("the sample spans %.0f s, not the %.0f s asked: the server answered its counters %.0f s late "+
+			"(a standby stopped or a server stalled during it); every rate is over the %.0f s", secs, asked, secs-asked, secs))
+	}
 	idle := a.idle(b)
 	rep.Sample.WALBytesPerS, rep.Sample.FPIPerS = r.walRates(a, b, idle, secs)
 	var replayed map[uint32]*walCounts

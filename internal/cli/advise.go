@@ -19,15 +19,15 @@ import (
 )
 
 type adviseCmd struct {
-	DSN     string     `name:"dsn" help:"The database to read (URL or key=value; libpq PG* variables fill the rest). Read-only: safe on a primary or a hot standby; a role with pg_monitor reads everything advise shows, less is said."`
-	Sample  pgDuration `default:"60s" placeholder:"SECONDS" help:"Window over which inserts, updates, deletes and WAL per second are measured (seconds or a duration)."`
-	Table   []string   `name:"table" placeholder:"SCHEMA.NAME" help:"Look at this table only (repeatable); default: every user table."`
-	RAM     string     `name:"ram" help:"The server's memory, e.g. 64GB, to set each key index against it as well as against shared_buffers."`
-	Curves  string     `name:"curves" type:"existingfile" placeholder:"RESULTS.json" help:"A keybench run with measured curves (a growth run): what each paying table's key costs at its own rows and cache."`
-	JSON    bool       `name:"json" help:"Print the advice as JSON (schema: docs/advise.md)."`
-	HTML    string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
-	Lab     bool       `name:"lab" help:"Run each paying table's lab (its command, printed per table) on the embedded server, one after another, and put its measured verdict beside the table's: its key's work per insert (the server's CPU and IO counted) and rate against the least working ordered key's, each with its interval."`
-	LabOut  string     `name:"lab-out" placeholder:"DIR" help:"With --lab: where the labs write their results, a directory each (default: keybench-results/advise-lab-TIME)."`
+	DSN       string     `name:"dsn" help:"The database to read (URL or key=value; libpq PG* variables fill the rest). Read-only: safe on a primary or a hot standby; a role with pg_monitor reads everything advise shows, less is said."`
+	Sample    pgDuration `default:"60s" placeholder:"SECONDS" help:"Window over which inserts, updates, deletes and WAL per second are measured (seconds or a duration)."`
+	Table     []string   `name:"table" placeholder:"SCHEMA.NAME" help:"Look at this table only (repeatable); default: every user table."`
+	RAM       string     `name:"ram" help:"The server's memory, e.g. 64GB, to set each key index against it as well as against shared_buffers."`
+	Curves    string     `name:"curves" type:"existingfile" placeholder:"RESULTS.json" help:"A keybench run with measured curves (a growth run): what each paying table's key costs at its own rows and cache."`
+	JSON      bool       `name:"json" help:"Print the advice as JSON (schema: docs/advise.md)."`
+	HTML      string     `name:"html" placeholder:"FILE" help:"Also write the advice as an HTML page."`
+	Lab       bool       `name:"lab" help:"Run each paying table's lab (its command, printed per table) on the embedded server, one after another, and put its measured verdict beside the table's: its key's work per insert (the server's CPU and IO counted) and rate against the least working ordered key's, each with its interval."`
+	LabOut    string     `name:"lab-out" placeholder:"DIR" help:"With --lab: where the labs write their results, a directory each (default: keybench-results/advise-lab-TIME)."`
 	exports   `embed:""`
 	overwrite `embed:""`
 }

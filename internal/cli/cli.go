@@ -28,9 +28,13 @@ import (
 
 // Exit codes.
 const (
-	ExitOK          = 0
-	ExitFailed      = 1
-	ExitUsage       = 2
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+	// ExitUndecided is compare --fail-on's answer when a measure it gates
+	// could be neither shown to regress nor cleared: a gate that cannot
+	// decide does not pass.
+	ExitUndecided   = 3
 	ExitInterrupted = 130
 )
 
@@ -203,6 +207,9 @@ func exitFor(err error, stderr io.Writer) int {
 	case errors.Is(err, errInterrupted):
 		fmt.Fprintln(stderr, "keybench: interrupted")
 		return ExitInterrupted
+	case errors.As(err, new(errUndecided)):
+		fmt.Fprintln(stderr, "keybench: undecided:", oneLine(err.Error()))
+		return ExitUndecided
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "keybench: error:", oneLine(err.Error()))
 		return ExitUsage
@@ -213,6 +220,11 @@ func exitFor(err error, stderr io.Writer) int {
 }
 
 var errInterrupted = errors.New("interrupted")
+
+// errUndecided is compare's gate undecided (ExitUndecided).
+type errUndecided struct{ what string }
+
+func (e errUndecided) Error() string { return e.what }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/keybench/keybench/internal/report"
@@ -14,7 +15,7 @@ type compareCmd struct {
 	B    string `arg:"" name:"other.json" type:"existingfile" help:"The results.json to compare with it."`
 	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
 	// FailOn makes compare a regression gate for CI.
-	FailOn  string `name:"fail-on" placeholder:"PERCENT" help:"Exit 1 when a measurement of other.json is significantly slower than the baseline's, or does significantly more work per transaction, by more than PERCENT (e.g. 5%): a regression gate."`
+	FailOn    string `name:"fail-on" placeholder:"PERCENT|MEASURE=PERCENT,..." help:"A regression gate: exit 1 when a measure of other.json is significantly worse than the baseline's by more than PERCENT — the rate, the latency's p50, p99 and p99.9 (each round's), the work per transaction — and 3 when a measure can be neither shown to regress nor cleared of it (the rounds that would decide it are said); 5% gates every measure, p99=10%,rate=5% each its own (the measures not named are not gated)."`
 	exports   `embed:""`
 	overwrite `embed:""`
 }
@@ -24,13 +25,9 @@ func (c *compareCmd) Run(e *env) error {
 }
 
 func (c *compareCmd) run(e *env) error {
-	failOn := -1.0
-	if c.FailOn != "" {
-		f, err := parsePercent(c.FailOn)
-		if err != nil || f <= 0 || f >= 1 {
-			return usagef("--fail-on must be a percentage above 0 and below 100%%, not %q", c.FailOn)
-		}
-		failOn = f
+	gate, err := parseGate(c.FailOn)
+	if err != nil {
+		return err
 	}
 	if err := c.check(); err != nil {
 		return err
@@ -68,11 +65,62 @@ func (c *compareCmd) run(e *env) error {
 		}
 		fmt.Fprintf(e.stderr, "comparison: %s\n", c.HTML)
 	}
-	if failOn > 0 {
-		if regressed := verdict.Regressions(cmp.Rows, failOn); len(regressed) > 0 {
-			return fmt.Errorf("--fail-on %s: %s", c.FailOn, strings.Join(regressed, "; "))
-		}
-		fmt.Fprintf(e.stderr, "no measurement of %s is significantly slower than %s's, or does significantly more work, by more than %s\n", c.B, c.A, c.FailOn)
+	return c.gate(e, gate, cmp)
+}
+
+// gate answers --fail-on: a regression found (exit 1), a measure it
+// cannot decide (exit 3), or every gated measure cleared.
+func (c *compareCmd) gate(e *env, gate verdict.Gate, cmp *verdict.Comparison) error {
+	if len(gate) == 0 {
+		return nil
 	}
+	res := gate.Check(cmp.Rows)
+	for _, d := range cmp.Differences {
+		fmt.Fprintf(e.stderr, "compare: the runs differ: %s\n", d)
+	}
+	for _, u := range res.Undecided {
+		fmt.Fprintf(e.stderr, "compare: undecided: %s\n", u)
+	}
+	switch {
+	case len(res.Regressions) > 0:
+		return fmt.Errorf("--fail-on %s: %s", c.FailOn, strings.Join(res.Regressions, "; "))
+	case len(res.Undecided) > 0:
+		return errUndecided{fmt.Sprintf("--fail-on %s cannot pass: %d gated measures neither shown to regress nor cleared of it (above)", c.FailOn, len(res.Undecided))}
+	}
+	fmt.Fprintf(e.stderr, "--fail-on %s: every gated measure of %s is within %s of %s's, each interval clear of the threshold\n", c.FailOn, c.B, c.FailOn, c.A)
 	return nil
+}
+
+// parseGate reads --fail-on: a percentage for every measure, or
+// MEASURE=PERCENT pairs.
+func parseGate(s string) (verdict.Gate, error) {
+	if s == "" {
+		return nil, nil
+	}
+	gate := verdict.Gate{}
+	var names []string
+	for _, m := range verdict.Measures {
+		names = append(names, m.Name)
+	}
+	for _, part := range strings.Split(s, ",") {
+		name, pct, per := strings.Cut(strings.TrimSpace(part), "=")
+		if !per {
+			pct = name
+		}
+		f, err := parsePercent(pct)
+		if err != nil || f <= 0 {
+			return nil, usagef("--fail-on takes a percentage above 0 and below 100%% (5%%), or MEASURE=PERCENT pairs, not %q", s)
+		}
+		switch {
+		case !per:
+			for _, n := range names {
+				gate[n] = f
+			}
+		case !slices.Contains(names, name):
+			return nil, usagef("--fail-on: %q is no measure (%s)", name, strings.Join(names, ", "))
+		default:
+			gate[name] = f
+		}
+	}
+	return gate, nil
 }

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // Issue 49: every promise kept under attack.
@@ -240,4 +242,49 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// gateRun writes a run of one key in rounds, each round's rate and p99
+// as given, and returns its results.json.
+func gateRun(t *testing.T, rates, p99s []float64) string {
+	t.Helper()
+	c := results.Cell{Key: "bigint", Workload: "insert", Clients: 8, RowsBefore: 1000, Status: results.StatusOK, Txns: 1000, DurationS: 1, Timeline: []results.Second{}}
+	for i := range rates {
+		c.Rounds = append(c.Rounds, results.Round{Round: i + 1, Rate: rates[i], Txns: 1000, LatencyMS: &results.Latency{P50: 1, P99: p99s[i], P999: p99s[i]},
+			Cost: &results.RoundCost{Txns: 1000, ServerAllCPUMS: results.Of(0.2)}})
+	}
+	r := &results.Results{SchemaVersion: results.SchemaVersion, Status: results.StatusOK, Scenario: "insert", Cells: []results.Cell{c},
+		Environment: results.Environment{ServerVersion: "18.6", Settings: map[string]string{}}}
+	dir := t.TempDir()
+	if err := verdict.Write(r, dir); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "results.json")
+}
+
+// TestGateThatCannotDecideDoesNotPass (issue 53): compare --fail-on exits
+// 1 naming the measure that regressed (a p99 of 22 ms against 8 ms at the
+// same rate, which the rate-only gate missed), and 3 — neither 0 nor 2 —
+// when it cannot decide (two rounds a side), saying what would.
+func TestGateThatCannotDecideDoesNotPass(t *testing.T) {
+	eight := func(v float64) []float64 {
+		out := make([]float64, 8)
+		for i := range out {
+			out[i] = v * (1 + 0.01*float64(i%3-1))
+		}
+		return out
+	}
+	a, b := gateRun(t, eight(1000), eight(8)), gateRun(t, eight(1000), eight(22))
+	_, stderr, code := keybench(t, "compare", a, b, "--fail-on", "5%")
+	if code != 1 || !strings.Contains(stderr, "p99 +") {
+		t.Errorf("a p99 regression at the same rate: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code = keybench(t, "compare", a, b, "--fail-on", "rate=5%"); code != 0 {
+		t.Errorf("the rate alone gated: exit %d: %s", code, stderr)
+	}
+	two := func(v float64) []float64 { return []float64{v, v * 1.01} }
+	_, stderr, code = keybench(t, "compare", gateRun(t, two(1000), two(8)), gateRun(t, two(700), two(8)), "--fail-on", "5%")
+	if code != 3 || !strings.Contains(stderr, "undecided") || !strings.Contains(stderr, "rounds") {
+		t.Errorf("two rounds a side: exit %d, want 3 saying what would decide: %s", code, stderr)
+	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 type reportCmd struct {
-	Results string `arg:"" type:"existingfile" help:"A results.json written by keybench run."`
-	HTML    string `name:"html" help:"Where to write the HTML report (default: report.html beside the results, which it renders again)."`
+	Results   string `arg:"" type:"existingfile" help:"A results.json written by keybench run."`
+	HTML      string `name:"html" help:"Where to write the HTML report (default: report.html beside the results, which it renders again)."`
 	exports   `embed:""`
 	overwrite `embed:""`
 }

@@ -10,15 +10,18 @@ import (
 	"github.com/keybench/keybench/internal/verdict"
 )
 
-// delta is B against A, as the table says it.
-func delta(r verdict.Row) string {
+// measureDelta is one measure of B against A, as the table says it.
+func measureDelta(r verdict.Row, m verdict.Measure) string {
+	c := m.Cmp
 	switch {
-	case r.Cmp.TooFew:
-		return fmt.Sprintf("? too few samples (A: %s, B: %s; --rounds %d)", sampleCount(r.UnitA, r.A), sampleCount(r.UnitB, r.B), r.Cmp.Needed)
-	case !r.Cmp.Significant:
-		return fmt.Sprintf("~ (p=%.2g)", r.Cmp.PAdjusted)
+	case c == nil:
+		return "- (" + m.Why + ")"
+	case c.TooFew:
+		return fmt.Sprintf("? too few samples (A: %s, B: %s; %d a side)", sampleCount(r.UnitA, m.A), sampleCount(r.UnitB, m.B), c.Needed)
+	case !c.Significant:
+		return fmt.Sprintf("~ %+.1f%% [%+.1f%%, %+.1f%%]", (c.Effect-1)*100, (c.EffectLo-1)*100, (c.EffectHi-1)*100)
 	}
-	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (r.Cmp.Effect-1)*100, (r.Cmp.EffectLo-1)*100, (r.Cmp.EffectHi-1)*100, r.Cmp.PAdjusted)
+	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (c.Effect-1)*100, (c.EffectLo-1)*100, (c.EffectHi-1)*100, c.PAdjusted)
 }
 
 func sampleCount(unit string, s stats.MedianCI) string {
@@ -28,20 +31,6 @@ func sampleCount(unit string, s stats.MedianCI) string {
 	return fmt.Sprintf("%d %s", s.N, unit)
 }
 
-// workDelta is B's work per transaction against A's.
-func workDelta(r verdict.Row) string {
-	w := r.Work
-	switch {
-	case w == nil:
-		return "- (no work: a run without rounds' counts)"
-	case w.TooFew:
-		return "? too few rounds"
-	case !w.Significant:
-		return fmt.Sprintf("~ (p=%.2g)", w.PAdjusted)
-	}
-	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (w.Effect-1)*100, (w.EffectLo-1)*100, (w.EffectHi-1)*100, w.PAdjusted)
-}
-
 func sizeDelta(r verdict.Row) string {
 	if !r.HasSize || r.SizeA == 0 {
 		return "-"
@@ -49,26 +38,39 @@ func sizeDelta(r verdict.Row) string {
 	return fmt.Sprintf("%s → %s (%+.0f%%)", results.Bytes(r.SizeA), results.Bytes(r.SizeB), (float64(r.SizeB)/float64(r.SizeA)-1)*100)
 }
 
-// CompareDoc is a comparison as a table and its notes, as the console,
-// the page and --export show it.
+// CompareDoc is a comparison as tables and notes, as the console, the
+// page and --export show it: what the runs ran with differently first,
+// then each measurement's rate (both runs') and each measure of B against
+// A with its interval.
 func CompareDoc(c *verdict.Comparison) *Doc {
-	t := NewTable("key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]", "B vs A [95% interval]", "work B vs A", "size A → B").AlignRight(2, 3, 4, 5, 8)
-	for _, r := range c.Rows {
-		t.AppendRow(r.Key, r.Workload, r.Clients, r.Rows, ci(r.A), ci(r.B), delta(r), workDelta(r), sizeDelta(r))
-	}
 	d := &Doc{}
-	d.Add(t)
 	d.Printf("A: %s", c.A)
 	d.Printf("B: %s", c.B)
-	d.Printf("\"~\": within run-to-run noise (Mann-Whitney U over each run's rounds or runs, p >= %.2f after Holm's correction over the rows, or an interval of the effect that includes no change).", stats.Alpha)
+	if len(c.Differences) == 0 {
+		d.Println("The two runs ran with the same server, settings, keys, rows, caches, clients and rate.")
+	}
+	for _, s := range c.Differences {
+		d.Printf("differs: %s", s)
+	}
+	header := []string{"key", "workload", "clients", "rows before", "A: rate [CI]", "B: rate [CI]"}
+	for _, m := range verdict.Measures {
+		header = append(header, m.Name+" B vs A")
+	}
+	t := NewTable(append(header, "size A → B")...).AlignRight(2, 3, 4, 5)
+	for _, r := range c.Rows {
+		row := []any{r.Key, r.Workload, r.Clients, r.Rows, ci(r.Measures[0].A), ci(r.Measures[0].B)}
+		for _, m := range r.Measures {
+			row = append(row, measureDelta(r, m))
+		}
+		t.AppendRow(append(row, sizeDelta(r))...)
+	}
+	d.Add(t)
+	d.Printf("B vs A: B's over A's, %%, with the interval at the level its adjusted p-value is decided at (Mann-Whitney U over each run's rounds or runs, Hodges–Lehmann; Holm's correction over every row and measure, alpha %.2f); \"~\": no difference found; rate: higher is better; p50, p99, p99.9 (each round's latency percentiles) and work (per transaction, each run priced on its own disk): lower is better.", stats.Alpha)
 	for _, s := range c.OnlyA {
 		d.Printf("only in A: %s", s)
 	}
 	for _, s := range c.OnlyB {
 		d.Printf("only in B: %s", s)
-	}
-	for _, s := range c.OptionDiffs {
-		d.Printf("options differ: %s", s)
 	}
 	return d
 }
@@ -89,7 +91,7 @@ func RenderComparison(c *verdict.Comparison) ([]byte, error) {
 	var ya, yb []float64
 	for _, r := range c.Rows {
 		cats = append(cats, fmt.Sprintf("%s (%d rows, %d cl.)", r.Key, r.Rows, r.Clients))
-		ya, yb = append(ya, r.A.Median), append(yb, r.B.Median)
+		ya, yb = append(ya, r.Measures[0].A.Median), append(yb, r.Measures[0].B.Median)
 	}
 	svgText := ""
 	if len(c.Rows) > 0 {

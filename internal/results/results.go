@@ -392,6 +392,11 @@ type Round struct {
 	// 0 flat out), from each transaction's scheduled start: the sample
 	// keys are compared on when they all run the same rate.
 	P99MS float64 `json:"p99_ms,omitempty"`
+	// LatencyMS is the round's window's latency (its HDR histogram's
+	// percentiles; from each scheduled start at a fixed rate): what
+	// compare's gate tests, round against round (nil in files of earlier
+	// rounds).
+	LatencyMS *Latency `json:"latency_ms,omitempty"`
 }
 
 // RoundCost is what one round's transactions cost, per transaction, over

@@ -344,8 +344,10 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		cost := cr.roundCost(dres, &m)
 		rd := results.Round{Round: n, StartS: start, DurationS: secs, Txns: dres.Txns, Rate: rate, WarmupS: dres.Warmup.Seconds(), WarmupSteady: dres.Steady, Cost: cost,
 			CheckpointS: cr.checkpointS}
+		lat := driver.LatencyMS(dres.Latency)
+		rd.LatencyMS = &lat
 		if dres.Pace != nil {
-			rd.P99MS = driver.LatencyMS(dres.Latency).P99
+			rd.P99MS = lat.P99
 		}
 		cr.c.Rounds = append(cr.c.Rounds, rd)
 		// The cell holds what its rounds measured so far: an interrupted

@@ -2,28 +2,68 @@ package verdict
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
 
-// Row is one measurement found in both runs of a comparison: each run's
-// rate summary and sample unit, B's rate over A's tested, and each run's
-// total size.
+// Measures compare tests, in the order it shows them: the rate, the
+// latency's median, 99th and 99.9th percentiles (each round's own, from
+// its histogram), and the work per transaction.
+var Measures = []MeasureDef{
+	{Name: "rate", Words: "the rate", HigherWorse: false, Of: roundRate},
+	{Name: "p50", Words: "the median latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P50 })},
+	{Name: "p99", Words: "the 99th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P99 })},
+	{Name: "p99.9", Words: "the 99.9th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P999 })},
+	{Name: "work", Words: "the work per transaction", HigherWorse: true},
+}
+
+// MeasureDef is a measure of the gate: its name (--fail-on p99=10%), its
+// words, which way is worse, and how a round's figure is read (the work's
+// is priced on each run's device).
+type MeasureDef struct {
+	Name, Words string
+	HigherWorse bool
+	Of          func(rd *results.Round) (float64, bool) `json:"-"`
+}
+
+func roundRate(rd *results.Round) (float64, bool) { return rd.Rate, rd.Rate > 0 }
+
+func latencyOf(get func(*results.Latency) float64) func(*results.Round) (float64, bool) {
+	return func(rd *results.Round) (float64, bool) {
+		if rd.LatencyMS == nil {
+			return 0, false
+		}
+		v := get(rd.LatencyMS)
+		return v, v > 0
+	}
+}
+
+// Measure is one measure of a row: each run's summary over its rounds,
+// and B's over A's tested (nil with Why: unmeasured in a run).
+type Measure struct {
+	Name   string            `json:"name"`
+	A      stats.MedianCI    `json:"a,omitzero"`
+	B      stats.MedianCI    `json:"b,omitzero"`
+	Cmp    *stats.Comparison `json:"b_over_a,omitempty"`
+	Why    string            `json:"unmeasured,omitempty"`
+	higher bool
+}
+
+// Row is one measurement found in both runs of a comparison: each measure
+// tested between the runs' rounds (or runs), and each run's total size.
 type Row struct {
 	Key, Workload string
 	Clients       int
 	Rows          int64
-	A, B          stats.MedianCI
 	UnitA, UnitB  string
-	Cmp           stats.Comparison
-	// Work is B's work per transaction over A's, each run's rounds priced
-	// on its own device (nil: a run without work to compare); WorkA and
-	// WorkB its summaries.
-	Work         *stats.Comparison
-	WorkA, WorkB stats.MedianCI
-	SizeA, SizeB int64
-	HasSize      bool
+	Measures      []Measure
+	SizeA, SizeB  int64
+	HasSize       bool
 }
 
 // Comparison is what compare found, as --export json writes it.
@@ -31,17 +71,19 @@ type Comparison struct {
 	A, B         string
 	Rows         []Row
 	OnlyA, OnlyB []string
-	// OptionDiffs are the workload options the two runs ran with differently.
-	OptionDiffs []string
+	// Differences are what the two runs ran with differently: the server,
+	// its settings, the keys, rows, caches, clients, rate and the
+	// workloads' options.
+	Differences []string
 }
 
 // Compare matches the groups of two runs (each with its analysis), a read
 // from nameA and b from nameB, by key, workload, clients and table size,
-// and tests each difference (B against A): Mann-Whitney over each run's
-// rounds or runs, Holm's correction over the rows.
+// and tests each measure of each (B against A): Mann-Whitney over each
+// run's rounds or runs, Holm's correction over every row and measure.
 func Compare(nameA, nameB string, a, b *results.Results) *Comparison {
 	rows, onlyA, onlyB := compareRuns(ensure(a), ensure(b))
-	return &Comparison{A: nameA, B: nameB, Rows: rows, OnlyA: onlyA, OnlyB: onlyB, OptionDiffs: results.OptionDifferences(a, b)}
+	return &Comparison{A: nameA, B: nameB, Rows: rows, OnlyA: onlyA, OnlyB: onlyB, Differences: Differences(a, b)}
 }
 
 func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
@@ -62,16 +104,9 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 			continue
 		}
 		seen[id(x)] = true
-		r := Row{Key: x.Key, Workload: x.Task(), Clients: x.Clients, Rows: x.Rows, A: x.TPS, B: y.TPS, UnitA: x.Unit, UnitB: y.Unit}
-		if x.Independent() && y.Independent() {
-			r.Cmp = stats.Compare(rateSample(a, x).values, rateSample(b, y).values)
-		} else { // one window per key: its per-second rates are never tested
-			r.Cmp = stats.Comparison{P: 1, PAdjusted: 1, TooFew: true, Needed: stats.MinSamples()}
-		}
-		cx, cy := *x, *y // costSample sets a group's Cost: the analysis's stays as it is
-		if wa, wb := costSample(a, &cx, DeviceOf(a)), costSample(b, &cy, DeviceOf(b)); len(wa.values) > 0 && len(wb.values) > 0 {
-			w := stats.Compare(wa.values, wb.values)
-			r.Work, r.WorkA, r.WorkB = &w, stats.Summarize(wa.values), stats.Summarize(wb.values)
+		r := Row{Key: x.Key, Workload: x.Task(), Clients: x.Clients, Rows: x.Rows, UnitA: x.Unit, UnitB: y.Unit}
+		for _, m := range Measures {
+			r.Measures = append(r.Measures, measure(m, a, x, b, y))
 		}
 		total := func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.TotalBytes) }
 		sa, okA := a.Median(x, total)
@@ -84,14 +119,13 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 			onlyB = append(onlyB, id(&gb[i]))
 		}
 	}
-	// The rows are tested together: their p-values are adjusted with Holm's method.
+	// Every row's measures are tested together: Holm's method over them all.
 	var tested []*stats.Comparison
 	for i := range rows {
-		if !rows[i].Cmp.TooFew {
-			tested = append(tested, &rows[i].Cmp)
-		}
-		if w := rows[i].Work; w != nil && !w.TooFew {
-			tested = append(tested, w)
+		for j := range rows[i].Measures {
+			if c := rows[i].Measures[j].Cmp; c != nil && !c.TooFew {
+				tested = append(tested, c)
+			}
 		}
 	}
 	stats.Holm(tested)
@@ -99,20 +133,182 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 	return rows, onlyA, onlyB
 }
 
-// Regressions are the rows whose B is significantly slower than A, or
-// does significantly more work per transaction, by more than by (a
-// fraction: 0.05), each said with its effect, interval and p-value: what
-// a regression gate fails on.
-func Regressions(rows []Row, by float64) []string {
-	var out []string
-	for _, r := range rows {
-		what := fmt.Sprintf("%s (%s, %s, %s rows)", r.Key, r.Workload, results.Clients(r.Clients), results.Thousands(r.Rows))
-		if c := r.Cmp; c.Significant && c.Effect > 0 && c.Effect < 1-by {
-			out = append(out, fmt.Sprintf("%s %.0f%% slower %s (%s)", what, (1-c.Effect)*100, c.IntervalText(), c.PText()))
-		}
-		if w := r.Work; w != nil && w.Significant && w.Effect > 1+by {
-			out = append(out, fmt.Sprintf("%s %.0f%% more work per transaction %s (%s)", what, (w.Effect-1)*100, w.IntervalText(), w.PText()))
+// measure tests one measure of a group of each run: their rounds' figures
+// (or, for the rate, the group's own sample) as independent samples.
+func measure(m MeasureDef, a *results.Results, x *results.Group, b *results.Results, y *results.Group) Measure {
+	out := Measure{Name: m.Name, higher: m.HigherWorse}
+	var sa, sb []float64
+	switch {
+	case m.Name == "work":
+		cx, cy := *x, *y // costSample sets a group's Cost: the analysis's stays as it is
+		sa, sb = costSample(a, &cx, DeviceOf(a)).values, costSample(b, &cy, DeviceOf(b)).values
+	case m.Name == "rate" && (!x.Independent() || !y.Independent()):
+		out.Why = "one window per key: its per-second rates are not independent samples (--rounds 3 or more)"
+		return out
+	case m.Name == "rate":
+		sa, sb = rateSample(a, x).values, rateSample(b, y).values
+	default:
+		sa, sb = roundFigures(a, x, m.Of), roundFigures(b, y, m.Of)
+	}
+	switch {
+	case len(sa) == 0 && len(sb) == 0:
+		out.Why = "neither run recorded it per round (a run of one window, or of an earlier keybench)"
+	case len(sa) == 0:
+		out.Why = "A recorded it in no round (a run of one window, or of an earlier keybench)"
+	case len(sb) == 0:
+		out.Why = "B recorded it in no round (a run of one window, or of an earlier keybench)"
+	default:
+		c := stats.Compare(sa, sb)
+		out.A, out.B, out.Cmp = stats.Summarize(sa), stats.Summarize(sb), &c
+	}
+	return out
+}
+
+// roundFigures is a figure of each round of the group's cells.
+func roundFigures(r *results.Results, g *results.Group, of func(*results.Round) (float64, bool)) []float64 {
+	var out []float64
+	for _, i := range g.Cells {
+		for k := range r.Cells[i].Rounds {
+			if v, ok := of(&r.Cells[i].Rounds[k]); ok {
+				out = append(out, v)
+			}
 		}
 	}
 	return out
+}
+
+// Gate is compare's regression gate: for each measure a threshold (a
+// fraction: 0.05; a measure absent is not gated).
+type Gate map[string]float64
+
+// GateResult is what the gate found: the regressions (B worse than A by
+// more than the threshold, significantly), and the measures it could not
+// decide — neither a regression shown nor one of the threshold's size
+// ruled out by the interval — each with the rounds that would decide it.
+type GateResult struct {
+	Regressions, Undecided []string
+}
+
+// Check runs the gate over rows. A measure passes only when its interval
+// rules out a regression of the threshold's size: a gate that cannot
+// decide does not pass.
+func (gate Gate) Check(rows []Row) GateResult {
+	var out GateResult
+	for _, r := range rows {
+		what := fmt.Sprintf("%s (%s, %s, %s rows)", r.Key, r.Workload, results.Clients(r.Clients), results.Thousands(r.Rows))
+		for _, m := range r.Measures {
+			by, gated := gate[m.Name]
+			if !gated {
+				continue
+			}
+			switch verdict, why := m.judge(by); verdict {
+			case gateFail:
+				out.Regressions = append(out.Regressions, what+" "+why)
+			case gateOpen:
+				out.Undecided = append(out.Undecided, what+" "+why)
+			}
+		}
+	}
+	return out
+}
+
+const (
+	gatePass = iota
+	gateFail
+	gateOpen
+)
+
+// judge decides one measure against a threshold by (a fraction).
+func (m Measure) judge(by float64) (int, string) {
+	c := m.Cmp
+	if c == nil {
+		return gateOpen, m.Name + ": not measured (" + m.Why + ")"
+	}
+	bad := 1 + by // the worse side's bound, as B's over A's
+	worse := c.Effect > bad
+	clear := c.EffectConfidence > 0 && c.EffectHi < bad
+	if !m.higher {
+		bad = 1 - by
+		worse, clear = c.Effect < bad, c.EffectConfidence > 0 && c.EffectLo > bad
+	}
+	change := (c.Effect - 1) * 100
+	switch {
+	case c.Significant && worse:
+		return gateFail, fmt.Sprintf("%s %+.0f%% %s (%s)", m.Name, change, c.IntervalText(), c.PText())
+	case clear:
+		return gatePass, ""
+	case c.TooFew:
+		return gateOpen, fmt.Sprintf("%s: too few rounds to test (%d and %d; %d a side would)", m.Name, c.N, c.M, c.Needed)
+	}
+	return gateOpen, fmt.Sprintf("%s %+.0f%% %s: neither a %.0f%% regression shown nor ruled out; about %d rounds a side would decide it",
+		m.Name, change, c.IntervalText(), by*100, roundsToDecide(c, bad))
+}
+
+// roundsToDecide is about how many rounds a side would make the interval
+// narrow enough to fall on one side of bound at the current estimate:
+// the interval's half-width shrinks as the square root of the rounds.
+func roundsToDecide(c *stats.Comparison, bound float64) int {
+	n := max(c.N, c.M, 1)
+	if c.EffectConfidence <= 0 || c.EffectLo <= 0 || c.Effect <= 0 || bound <= 0 {
+		return 2 * n
+	}
+	half := (math.Log(c.EffectHi) - math.Log(c.EffectLo)) / 2
+	dist := math.Abs(math.Log(c.Effect) - math.Log(bound))
+	if dist < 1e-9 {
+		return 100 * n
+	}
+	need := float64(n) * (half / dist) * (half / dist)
+	return min(max(int(math.Ceil(need)), n+1), 1000)
+}
+
+// Differences says what two runs ran with differently: the server's
+// version and kind, its recorded settings, the keys, table sizes, caches,
+// client counts, fixed rate, --pg-conf, and each task's options.
+func Differences(a, b *results.Results) []string {
+	var out []string
+	differ := func(what, va, vb string) {
+		if va != vb {
+			out = append(out, fmt.Sprintf("%s: %s in A, %s in B", what, orUnset(va), orUnset(vb)))
+		}
+	}
+	differ("server", a.Environment.ServerVersion+" ("+a.Environment.ServerKind+")", b.Environment.ServerVersion+" ("+b.Environment.ServerKind+")")
+	names := map[string]bool{}
+	for k := range a.Environment.Settings {
+		names[k] = true
+	}
+	for k := range b.Environment.Settings {
+		names[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		differ("setting "+k, a.Environment.Settings[k], b.Environment.Settings[k])
+	}
+	pa, pb := a.Plan, b.Plan
+	differ("--pg-conf", strings.Join(pa.PgConf, " "), strings.Join(pb.PgConf, " "))
+	differ("keys", strings.Join(pa.Keys, ","), strings.Join(pb.Keys, ","))
+	differ("rows", fmt.Sprint(pa.Rows), fmt.Sprint(pb.Rows))
+	differ("shared_buffers of the cells", fmt.Sprint(pa.SharedBuffers), fmt.Sprint(pb.SharedBuffers))
+	differ("clients", fmt.Sprint(pa.Clients), fmt.Sprint(pb.Clients))
+	differ("fixed rate (--rate)", rateText(pa.RateTPS), rateText(pb.RateTPS))
+	differ("cache mode", a.Environment.CacheMode, b.Environment.CacheMode)
+	if da, db := DeviceOf(a), DeviceOf(b); da.Name != db.Name {
+		differ("the disk the work is priced on", da.Name, db.Name)
+	}
+	for _, d := range results.OptionDifferences(a, b) {
+		out = append(out, "option "+d)
+	}
+	return out
+}
+
+func rateText(tps float64) string {
+	if tps == 0 {
+		return "flat out"
+	}
+	return fmt.Sprintf("%g tps", tps)
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "unset"
+	}
+	return s
 }

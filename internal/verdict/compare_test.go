@@ -1,0 +1,72 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// runOf is a run of one key in rounds: each round's rate, p99 and work
+// (the server's CPU per transaction, priced 1:1).
+func runOf(rates, p99s, cpu []float64, conf map[string]string) *results.Results {
+	c := results.Cell{Key: "bigint", Workload: "insert", Clients: 8, RowsBefore: 1000, Status: results.StatusOK, Txns: 1000, DurationS: 1}
+	for i := range rates {
+		c.Rounds = append(c.Rounds, results.Round{Round: i + 1, Rate: rates[i], Txns: 1000, LatencyMS: &results.Latency{P50: p99s[i] / 4, P99: p99s[i], P999: p99s[i] * 1.5},
+			Cost: &results.RoundCost{Txns: 1000, ServerAllCPUMS: results.Of(cpu[i])}})
+	}
+	return &results.Results{SchemaVersion: results.SchemaVersion, Status: results.StatusOK, Cells: []results.Cell{c},
+		Environment: results.Environment{ServerVersion: "18.6", Settings: conf}}
+}
+
+func repeat(v float64, n int, jitter float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v * (1 + jitter*float64(i%3-1))
+	}
+	return out
+}
+
+// TestGateSeesEachMeasure (issue 53): from recorded rounds, the gate finds a
+// regression of the rate, of the 99th-percentile latency (at a fixed rate
+// the rates are equal: the old gate compared nothing else) and of the work,
+// each named; equal runs pass only when the intervals clear the
+// threshold; two rounds a side cannot decide, and the gate says so (it does
+// not pass); the runs' differing settings are named.
+func TestGateSeesEachMeasure(t *testing.T) {
+	n := 8
+	a := runOf(repeat(1000, n, 0.01), repeat(8, n, 0.02), repeat(0.2, n, 0.01), map[string]string{"synchronous_commit": "on"})
+	gate := Gate{"rate": 0.05, "p50": 0.05, "p99": 0.05, "p99.9": 0.05, "work": 0.05}
+	for _, c := range []struct {
+		name     string
+		b        *results.Results
+		regress  []string
+		undecide bool
+	}{
+		{"the same", runOf(repeat(1000, n, 0.01), repeat(8, n, 0.02), repeat(0.2, n, 0.01), nil), nil, false},
+		{"slower", runOf(repeat(700, n, 0.01), repeat(8, n, 0.02), repeat(0.2, n, 0.01), nil), []string{"rate -30%"}, false},
+		{"p99 at a fixed rate", runOf(repeat(1000, n, 0.01), repeat(22, n, 0.02), repeat(0.2, n, 0.01), nil), []string{"p99 +175%", "p99.9 +175%", "p50 +175%"}, false},
+		{"more work", runOf(repeat(1000, n, 0.01), repeat(8, n, 0.02), repeat(0.3, n, 0.01), nil), []string{"work +50%"}, false},
+	} {
+		cmp := Compare("a", "b", a, c.b)
+		res := gate.Check(cmp.Rows)
+		for _, want := range c.regress {
+			if !strings.Contains(strings.Join(res.Regressions, "; "), want) {
+				t.Errorf("%s: the gate did not name %q: %v (undecided %v)", c.name, want, res.Regressions, res.Undecided)
+			}
+		}
+		if c.regress == nil && (len(res.Regressions) > 0 || len(res.Undecided) > 0) {
+			t.Errorf("%s: the gate failed or could not decide: %v; %v", c.name, res.Regressions, res.Undecided)
+		}
+	}
+	// Two rounds a side, B 30% slower every round: the old gate passed.
+	few := gate.Check(Compare("a", "b", runOf(repeat(1000, 2, 0.01), repeat(8, 2, 0.02), repeat(0.2, 2, 0.01), nil),
+		runOf(repeat(700, 2, 0.01), repeat(8, 2, 0.02), repeat(0.2, 2, 0.01), nil)).Rows)
+	if len(few.Regressions) > 0 || len(few.Undecided) == 0 || !strings.Contains(strings.Join(few.Undecided, " "), "rounds") {
+		t.Errorf("two rounds a side: regressions %v, undecided %v", few.Regressions, few.Undecided)
+	}
+	diffs := strings.Join(Compare("a", "b", a, runOf(repeat(1000, n, 0.01), repeat(8, n, 0.02), repeat(0.2, n, 0.01), map[string]string{"synchronous_commit": "off"})).Differences, "; ")
+	if !strings.Contains(diffs, "setting synchronous_commit: on in A, off in B") {
+		t.Errorf("the differing setting is not named: %s", diffs)
+	}
+}
