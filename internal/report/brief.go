@@ -39,6 +39,9 @@ func brief(res *results.Results, page bool) *Doc {
 		d.Println("no cell finished: there is nothing to summarise")
 		return d
 	}
+	if res.Plan.Ask != "" && !page {
+		d.Println(res.Plan.Ask)
+	}
 	if b := busyLine(a); b != "" && !page {
 		d.Println(b)
 	}
@@ -47,16 +50,20 @@ func brief(res *results.Results, page bool) *Doc {
 	}
 	shapes := shapesOf(a)
 	shown := shapes
-	if len(shapes) > 1 && briefLength(shapes) > BriefLines-4 {
+	if len(shapes) > 1 && (briefLength(shapes) > BriefLines-4 || oneTaskAtSizes(shapes)) {
 		shown = shapes[len(shapes)-1:]
 	}
 	for _, sh := range shown {
 		briefShape(d, res, a, sh)
 	}
-	if n := len(shapes) - len(shown); n > 0 {
+	across := briefAcross(d, res, a, shapes)
+	if n := len(shapes) - len(shown); n > 0 && !across {
 		d.Printf("%d other shapes (%s): --verbose or the report.", n, shapeList(shapes[:n]))
 	}
-	legend := workLegend(a) + " vs least: * differs, ~ none found, = the same, ? untested; " + levelsOf(shown) + "."
+	if l := keyLegend(res, shown); l != "" {
+		d.Println(l)
+	}
+	legend := workLegend(a) + " * differs, ~ none found, = same, ? untested; " + levelsOf(shown) + "."
 	if !page {
 		legend += " All: --verbose, report.html."
 	}
@@ -103,7 +110,7 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 		d.Printf("Not compared: %s (%s compares the keys).", unitWords(sh.Groups[0]), moreSamples(sh.Groups[0]))
 	case costliest != nil:
 		v := costliest.Cost.Versus(least.Key)
-		line := fmt.Sprintf("%s does %s %s's work per transaction %s on %s", costliest.Key, ratio(v.Effect), least.Key, interval(v), deviceShort(a.Device))
+		line := fmt.Sprintf("%s does %s %s's work %s", costliest.Key, ratio(v.Effect), least.Key, interval(v))
 		var parts []string
 		for i, r := range costliest.Cost.Why {
 			if i == 3 {
@@ -157,9 +164,9 @@ func levelsOf(shapes []shape) string {
 	case hi == 0:
 		return "no interval"
 	case math.Floor(1000*lo) == math.Floor(1000*hi):
-		return fmt.Sprintf("[intervals] at %g%%", math.Floor(1000*lo)/10)
+		return fmt.Sprintf("[%g%%]", math.Floor(1000*lo)/10)
 	}
-	return fmt.Sprintf("[intervals] at %g–%g%%, each its test's level", math.Floor(1000*lo)/10, math.Floor(1000*hi)/10)
+	return fmt.Sprintf("[%g–%g%%]", math.Floor(1000*lo)/10, math.Floor(1000*hi)/10)
 }
 
 // briefPace is a shape run at a fixed rate (--rate): every key ran the same
@@ -168,7 +175,7 @@ func levelsOf(shapes []shape) string {
 func briefPace(d *Doc, res *results.Results, sh shape) {
 	cheapest := sh.group(sh.Least)
 	d.Printf("%s, at a fixed %s tps:", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS))
-	t := NewTable("key", "ran", "p99", "p99 vs least", "work vs least").AlignRight(1, 2)
+	t := NewTable("key", "ran", "late / skipped", "p99", "p99 vs least", "work vs least").AlignRight(1, 2, 3)
 	var lag, cpu, wal []string
 	for _, g := range sh.Groups {
 		c := res.Last(g)
@@ -186,7 +193,7 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		if !c.Held() {
 			ran += fmt.Sprintf(" (%.0f%%)", 100*c.ScheduleShare())
 		}
-		t.AppendRow(g.Key, ran, millis(pk.P99MS), vs, briefWork(g, cheapest))
+		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest))
 		cpuS, walS, _ := perSecond(res, g, c.TPS)
 		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}
@@ -207,4 +214,97 @@ func keyList(gs []*results.Group) string {
 		out = append(out, g.Key)
 	}
 	return strings.Join(out, ", ")
+}
+
+// briefAcross is, for a run whose shapes are one task at several table
+// sizes (growth, scale), each key's work against the least's at every
+// size, a line a key: the answer to "does it cost more as the table
+// grows" on the first screen. It says whether it printed one.
+func briefAcross(d *Doc, res *results.Results, a *results.Analysis, shapes []shape) bool {
+	if !oneTaskAtSizes(shapes) {
+		return false
+	}
+	first := shapes[0].Groups[0]
+	header := []string{"work vs least, at"}
+	for _, sh := range shapes {
+		header = append(header, results.Thousands(sh.Groups[0].Rows)+" rows")
+	}
+	t := NewTable(header...)
+	for _, key := range res.Plan.Keys {
+		row := []any{key}
+		for _, sh := range shapes {
+			g, least := sh.group(key), sh.group(sh.Least)
+			switch {
+			case g == nil:
+				row = append(row, "-")
+			case least == nil: // untested (one window a key): the means' ratio, marked
+				row = append(row, untestedWork(g, sh))
+			default:
+				row = append(row, briefWork(g, least))
+			}
+		}
+		t.AppendRow(row...)
+	}
+	d.Printf("%s, %s, at each table size:", first.Task(), results.Clients(first.Clients))
+	d.Add(t)
+	return true
+}
+
+// oneTaskAtSizes says whether the shapes are one task and client count at
+// several table sizes.
+func oneTaskAtSizes(shapes []shape) bool {
+	if len(shapes) < 2 {
+		return false
+	}
+	first := shapes[0].Groups[0]
+	for _, sh := range shapes[1:] {
+		if g := sh.Groups[0]; g.Task() != first.Task() || g.Clients != first.Clients {
+			return false
+		}
+	}
+	return true
+}
+
+// untestedWork is a key's work over the least of its shape's, "?" marked:
+// measured, not tested (one window a key).
+func untestedWork(g *results.Group, sh shape) string {
+	var least float64
+	for _, o := range sh.Groups {
+		if o.Cost != nil && o.Cost.Mean > 0 && (least == 0 || o.Cost.Mean < least) {
+			least = o.Cost.Mean
+		}
+	}
+	if g.Cost == nil || g.Cost.Mean <= 0 || least <= 0 {
+		return "-"
+	}
+	return "? " + ratio(g.Cost.Mean/least)
+}
+
+// keyLegend says, in a line, what the shapes' keys with a storage or
+// parameters of their own are (uuidv4:as=text: a uuid stored as text).
+func keyLegend(res *results.Results, shapes []shape) string {
+	facts := map[string]results.KeyFacts{}
+	for _, f := range res.Keys {
+		facts[f.Key] = f
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, sh := range shapes {
+		for _, g := range sh.Groups {
+			f, ok := facts[g.Key]
+			if !ok || seen[g.Key] || !strings.ContainsAny(g.Key, ":-") {
+				continue
+			}
+			seen[g.Key] = true
+			order := "random"
+			if f.Sortable != "no" {
+				order = strings.TrimPrefix("ordered "+f.Sortable, "ordered yes")
+			}
+			parts = append(parts, fmt.Sprintf("%s %s, %s", g.Key, f.Column, strings.TrimSuffix(order, " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "keys: " + strings.Join(parts, "; ") + "."
 }

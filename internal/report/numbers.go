@@ -119,5 +119,5 @@ func deviceShort(d results.Device) string {
 
 // workLegend says, short, what the work figure is and what it is priced on.
 func workLegend(a *results.Analysis) string {
-	return "work: every server process's CPU + its IO counts priced on " + deviceShort(a.Device) + " (--device), not the time waited."
+	return "work: all server CPU + IO counts priced on " + deviceShort(a.Device) + " (--device), not waits;"
 }

@@ -173,7 +173,9 @@ type Plan struct {
 	// Question is what the preset asks (its verdict answers it);
 	// Questions, when the preset asks several, each with the keys and
 	// tasks that answer it.
-	Question  string     `json:"question,omitempty"`
+	Question string `json:"question,omitempty"`
+	// Ask is the question in one line, for the first screen.
+	Ask       string     `json:"ask,omitempty"`
 	Questions []Question `json:"questions,omitempty"`
 	// Cells is the number of cells planned (after workloads skipped keys they cannot run).
 	Cells int `json:"cells,omitempty"`

@@ -8,6 +8,7 @@ func init() {
 		Name:   "bulk",
 		Order:  5,
 		Kind:   Preset,
+		Ask:    "How fast does each key load, its index built during the load or after? (000, 003)",
 		Source: "000, 003",
 		Description: "bulk loads (000, 003): 1M rows per key in 10 timed chunks, with the primary key in place and added afterwards; " +
 			"bigint, uuidv7, uuidv6 (time first) and uuidv1 (time_low first) with timestamps 10 ms apart (keys made over 5.6 hours, " +

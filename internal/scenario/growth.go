@@ -12,6 +12,7 @@ func init() {
 		Name:   "growth",
 		Order:  2,
 		Kind:   Preset,
+		Ask:    "Does a random key cost more as the table outgrows the cache? (000)",
 		Source: "000",
 		Pivot:  &results.Pivot{By: results.PivotRows},
 		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +

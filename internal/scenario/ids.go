@@ -35,6 +35,7 @@ func idsPreset() *Scenario {
 		Name:  "ids",
 		Order: 10,
 		Kind:  Preset,
+		Ask:   "What does each id people use cost, in bytes, in the index and in work?",
 		Question: "Every id people use, side by side: what each costs at the insert and the read, in bytes and in the index, " +
 			"and what one of its values gives away.",
 		Description: "every id people use (peers' 17-id comparisons): 10 clients each insert a row and read one by a random data value, " +

@@ -8,6 +8,7 @@ func init() {
 		Name:  "migrate",
 		Order: 8,
 		Kind:  Preset,
+		Ask:   "Do new uuidv7 rows on a uuidv4 table insert cheaper, and what do they cost the index?",
 		Question: "A table with a uuidv4 history: do new rows with uuidv7 (or ulid) keys insert faster, and what do they cost the index? " +
 			"Their keys land at one point inside the uuidv4 key space, so inserts are local but split leaves in the middle, not at the right edge: " +
 			"compare the index's growth per inserted row and its page splits with all-uuidv4 and all-uuidv7 tables.",

@@ -12,6 +12,7 @@ func init() {
 		Name:   "queue",
 		Order:  6,
 		Kind:   Preset,
+		Ask:    "How many rows in and out a second does each key give a queue? (004)",
 		Source: "004",
 		Description: "produce/consume queue (004): producers insert batches of 1000 rows into random partitions of a 64-way partitioned heap " +
 			"while as many consumers delete batches, by ctid in no order (004, no index) and in key order with SKIP LOCKED (bigint, uuidv7, uuidv4)",

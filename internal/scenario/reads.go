@@ -8,6 +8,7 @@ func init() {
 		Name:   "reads",
 		Order:  7,
 		Kind:   Preset,
+		Ask:    "What does each key cost its reads after the insert?",
 		Source: "001",
 		Question: "What does the key cost after the insert? Reads by key of a table four times the cache: point reads (uniform, and 90% among the newest 5% of rows), " +
 			"keyset pages, the latest rows, index-only counts, child inserts whose foreign-key check reads the parent's key, joins, and updates.",

@@ -8,6 +8,7 @@ func init() {
 		Name:  "replicas",
 		Order: 3,
 		Kind:  Preset,
+		Ask:   "What does each key's WAL cost a streaming replica?",
 		Question: "What does each key cost a streaming replica? Every byte of WAL an insert writes, full-page images of random index pages above all, " +
 			"is sent to every standby and replayed there by a single process that must read each page a record changes: compare the WAL shipped per row and the replay lag.",
 		Description: "a key's cost to a streaming standby (users' question): 8 clients insert into a 1M-row table, several times the 16 MB cache, " +

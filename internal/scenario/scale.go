@@ -20,6 +20,7 @@ func init() {
 		Name:   "scale",
 		Order:  11,
 		Kind:   Preset,
+		Ask:    "Does the lab's verdict hold at 16× and 64× the table and its cache?",
 		Source: "000",
 		Pivot:  &results.Pivot{By: results.PivotRows},
 		Description: "the same inserts at three scales (000's question at 64× the lab): 250k rows over a 2 MB cache, 4M over 32 MB and 16M over 128 MB, " +

@@ -284,7 +284,10 @@ type Scenario struct {
 	// Question is what the preset asks, said at the head of its verdict;
 	// Questions, for a preset that asks several, each with the keys and
 	// tasks whose cells answer it.
-	Question  string
+	Question string
+	// Ask is the preset's question in one line, said first on its first
+	// screen (its answer follows: the work per key).
+	Ask       string
 	Questions []results.Question
 	// ColdCacheMB, when set, is the embedded server's cold cache
 	// (shared_buffers) for this preset instead of the default 16 MB: a

@@ -12,6 +12,7 @@ func init() {
 		Name:   "sequence-cache",
 		Order:  4,
 		Kind:   Preset,
+		Ask:    "Do a sequence's cache and a random key bloat the key index under concurrent inserts? (002)",
 		Source: "002",
 		Pivot:  &results.Pivot{By: results.PivotClients, Bloat: true},
 		Description: "sequence CACHE and the btree rightmost-leaf fast path (002): bigint cache 50 vs uuidv4 vs bigint cache 1 vs uuidv7 " +

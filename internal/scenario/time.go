@@ -31,6 +31,7 @@ func timePreset() *Scenario {
 		Name:  "time",
 		Order: 9,
 		Kind:  Preset,
+		Ask:   "Can time in the key replace a created_at index, and how do partitions by time fare?",
 		Question: "Time in the key: can a uuidv7 key replace the created_at index, how does a table partitioned by day fare with each key, " +
 			"and what does expiring old rows cost — a partition dropped, or a DELETE by key or by created_at?",
 		Description: "time in the key (users' questions): inserts, a recent range query and retention on 200,000 rows standing for 10 days, " +

@@ -9,6 +9,7 @@ func init() {
 		Name:        "war",
 		Order:       1,
 		Kind:        Preset,
+		Ask:         "Which key does the least work per insert-and-read, and what does a random one cost? (001)",
 		Source:      "001",
 		Description: "UUID Benchmark War (001): 10 clients each insert a row and read one by a random data value, on a prefilled table; time, rate, size and how each key compares",
 		Defaults: Params{
