@@ -59,7 +59,7 @@ type runCmd struct {
 	Progress      int         `short:"P" placeholder:"SECONDS" help:"Progress line every N seconds of a window (pgbench -P); default: a tenth of the window, or live on a terminal."`
 	Jobs          int         `short:"j" placeholder:"N" help:"Accepted for pgbench habits: keybench always runs one connection per client on one event loop per core."`
 	Mode          string      `short:"M" placeholder:"prepared" help:"Accepted for pgbench habits: keybench always uses prepared statements (-M prepared); other modes are refused."`
-	Quick         bool        `help:"A smoke run under a minute."`
+	Quick         bool        `help:"A smoke run: each key one short window at a small scale (about a minute on one server; on Citus minutes, each cell making and dropping its shards)."`
 	DSN           string      `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
 	Schema        string      `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
 	PgVersion     string      `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`

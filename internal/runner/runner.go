@@ -236,8 +236,40 @@ func (r *run) execute(ctx context.Context) error {
 		r.ui.Logf("note: %s", s)
 	}
 	r.ui.Logf("plan: %s", r.cfg.Plan.Describe())
-	r.ui.Logf("estimated time: %s; results in %s", r.cfg.Plan.Estimate(), r.cfg.Out)
+	est := r.cfg.Plan.Estimate()
+	if shards := r.shardsPerCell(); shards > 0 {
+		// Each cell makes and drops its tables' shards on the workers, and
+		// its evidence reindexes each: bench/citus.sh's runs took about
+		// citusShardSeconds a shard a cell (a --quick war at 32 shards, 5–6 min).
+		extra := time.Duration(float64(shards*len(r.cfg.Plan.Cells)) * citusShardSeconds * float64(time.Second))
+		est.Evidence += extra
+		est.Total += extra
+		r.ui.Logf("note: on Citus each cell creates, reindexes and drops its %d shards on the workers: the estimate counts about %s for them", shards, extra.Round(time.Second))
+	}
+	r.ui.Logf("estimated time: %s; results in %s", est, r.cfg.Out)
 	return r.runGroups(ctx)
+}
+
+// citusShardSeconds is what a shard of a cell costs a run on Citus beyond
+// its window: its creation, the evidence's REINDEX and its drop through
+// the coordinator (bench/citus.sh on this 2-core machine: a --quick war of
+// five cells at 32 shards took 5–6 minutes, about 2 s a shard a cell).
+const citusShardSeconds = 1.8
+
+// shardsPerCell is the shards a cell's tables are split into on Citus
+// (--shard-count, else Citus's citus.shard_count), 0 elsewhere.
+func (r *run) shardsPerCell() int {
+	if !r.cfg.Distribute || r.engine.Kind != engine.Citus {
+		return 0
+	}
+	if r.cfg.ShardCount > 0 {
+		return r.cfg.ShardCount
+	}
+	var n int
+	if err := r.admin.QueryRow(context.Background(), "SELECT current_setting('citus.shard_count')::int").Scan(&n); err != nil {
+		return 32
+	}
+	return n
 }
 
 // runGroups measures the plan's groups of cells in turn, writing the
