@@ -262,6 +262,7 @@ type ForeignKey struct {
 
 // Verdict classes.
 const (
+	RunsOut      = "runs out"      // its key's sequence or type ends within RunsOutDays at the sampled rate: an emergency
 	Pays         = "pays"          // an unordered key on a table inserted into now
 	PaysInSize   = "pays in size"  // an unordered key on a table not inserted into during the sample
 	TooSmall     = "too small"     // unordered, but the key index is too small to matter
@@ -274,7 +275,8 @@ const (
 // ClassMeaning says each verdict class in plain words, for the summary's
 // legend.
 var ClassMeaning = map[string]string{
-	Pays:         "its key's random order costs it work now: each insert lands on a random page of the key index, which is larger than the cache share it gets, so inserts read pages and write whole-page images a time-ordered key would not",
+	RunsOut:      "its key runs out of values within 30 days at the sampled insert rate: the next insert past the last value fails (an emergency, first whatever else)",
+	Pays:         "it is inserted into now with a key in random order: each insert lands on a leaf anywhere in the key index, which costs reads where the cache does not hold that leaf and, after each checkpoint, a whole-page image of each leaf first changed; its own lines say which the figures show",
 	PaysInSize:   "its key's random order made its index larger than an ordered key's would be (half-empty pages), though nothing was inserted during the sample",
 	TooSmall:     "its key is random, but its index is too small beside the cache for the order to cost anything measurable",
 	DoesNotPay:   "its key is made in order: new rows go to the index's last page",
@@ -349,8 +351,11 @@ func (t Table) QualifiedName() string { return displayIdent(t.Schema) + "." + di
 
 // displayIdent is an identifier as SQL would quote it, with control
 // characters escaped (\n, \x1b) so that it prints on one line.
-func displayIdent(s string) string {
-	q := quoteIdent(s)
+func displayIdent(s string) string { return escapeControls(quoteIdent(s)) }
+
+// escapeControls writes a control character in s (a newline, a terminal
+// escape) as its escape, for a name the server already quoted.
+func escapeControls(q string) string {
 	var b strings.Builder
 	for _, r := range q {
 		switch {

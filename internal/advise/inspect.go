@@ -704,7 +704,7 @@ func (k *Key) sequence(name string, seqMax, increment int64, last *int64, typLen
 	}
 	k.SequenceMax, k.SequenceIncrement = most, increment
 	if last == nil {
-		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", name, name, quoteIdent(role)))
+		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", escapeControls(name), escapeControls(name), displayIdent(role)))
 		return
 	}
 	k.SequenceLast = results.Of(*last)

@@ -103,6 +103,7 @@ func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *C
 		if line := overflowText(&tables[i]); line != "" {
 			tables[i].Verdict.Why = append(tables[i].Verdict.Why, line)
 		}
+		emergency(&tables[i])
 		if c := tables[i].Verdict.Class; cost != nil && (c == Pays || c == PaysInSize) {
 			tables[i].Verdict.Cost = cost(&tables[i])
 		}
@@ -127,7 +128,7 @@ func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *C
 }
 
 func classRank(c string) int {
-	for i, x := range []string{Pays, PaysInSize, OrderUnknown, TooSmall, DoesNotPay, NoKey, Skipped} {
+	for i, x := range []string{RunsOut, Pays, PaysInSize, OrderUnknown, TooSmall, DoesNotPay, NoKey, Skipped} {
 		if c == x {
 			return i
 		}
@@ -205,11 +206,7 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 	} else {
 		why = append(why, capitalize(insText())+": it pays in size and in the cache its scattered pages take, not per insert now.")
 	}
-	if t.KeyIndexOverCache >= 1 {
-		why = append(why, capitalize(cacheText)+": an insert needs an index page that is not cached, read from the OS or the disk, and each checkpoint makes the first change to nearly every leaf a full-page image.")
-	} else {
-		why = append(why, capitalize(cacheText)+": inserts find their leaf cached, but after each checkpoint the first change to nearly every leaf writes a full-page image, and as it outgrows the cache the reads begin.")
-	}
+	why = append(why, capitalize(cacheText)+": "+cacheSays(t)+".")
 	if d, ok := t.LeafDensity.Get(); ok {
 		why = append(why, fmt.Sprintf("Its leaves are %.0f%% full (%s); an ordered key's fill to 90%%.", d*100, t.DensityMethod))
 	}
@@ -224,6 +221,29 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 		why = append(why, fmt.Sprintf("%s reference it; their indexes (%s) take the same order.", plural(len(t.ReferencedBy), "foreign key"), results.Bytes(b)))
 	}
 	return Verdict{Class: class, Why: why}
+}
+
+// cacheSays is what the key index against the cache means for a random
+// key's inserts, said only as far as the figures read show it: its share
+// of the index cached now (pg_buffercache) decides whether inserts find
+// their leaf cached or read it back; a claim on full-page images needs a
+// table whose inserts ran between two checkpoints, so it is said as what
+// the order makes happen, not as what was seen.
+func cacheSays(t *Table) string {
+	share, known := t.CacheShare.Get()
+	cachedOfIndex := 0.0
+	if known && t.KeyIndexOverCache > 0 {
+		cachedOfIndex = math.Min(1, share/t.KeyIndexOverCache)
+	}
+	switch {
+	case t.KeyIndexOverCache >= 1:
+		return "larger than the cache, so an insert needs an index page that is not cached, read from the OS or the disk; after a checkpoint the first change to each leaf it lands on writes the leaf's whole image"
+	case known && cachedOfIndex < 0.5:
+		return fmt.Sprintf("it would fit the cache, but only %.0f%% of it is cached now: inserts read their leaves back in as other tables' pages evict them, and after a checkpoint the first change to each leaf writes its whole image", cachedOfIndex*100)
+	case known:
+		return fmt.Sprintf("%.0f%% of it is cached now, so inserts find their leaf cached; what a random order costs it is the whole-leaf images after each checkpoint (the first change to each leaf) and the reads once it outgrows the cache", cachedOfIndex*100)
+	}
+	return "it fits the cache; whether its leaves stay cached was not read (" + t.CacheShare.Reason() + "): after each checkpoint the first change to each leaf an insert lands on writes the leaf's whole image"
 }
 
 // orderUnavailable says what would let advise read a key's order.
@@ -274,6 +294,69 @@ func plural(n int, s string) string {
 		return "1 " + s
 	}
 	return fmt.Sprintf("%d %ss", n, s)
+}
+
+// RunsOutDays is how soon a key that runs out of values is an emergency.
+const RunsOutDays = 30
+
+// emergency makes a table whose key runs out of values within RunsOutDays
+// its own class, first of all (the time said in the unit a person reads,
+// the moment, and the ALTER it needs with what that rewrites); a sequence
+// whose position cannot be read says which right would read it.
+func emergency(t *Table) {
+	k := t.Key
+	if k == nil || k.SequenceMax <= 0 {
+		return
+	}
+	if why := k.SequenceLast.Reason(); why != "" {
+		t.Verdict.Why = append(t.Verdict.Why, "When its key runs out cannot be said: "+why+".")
+		return
+	}
+	days, ok := t.OverflowDays.Get()
+	if !ok || days > RunsOutDays {
+		return
+	}
+	t.Verdict.Class = RunsOut
+	when := time.Now().UTC().Add(time.Duration(days * 24 * float64(time.Hour))).Truncate(time.Minute)
+	line := fmt.Sprintf("It runs out of key values in about %s, around %s UTC, at the sampled %s inserts/s", humanDays(days), when.Format("2006-01-02 15:04"), rate(mustGet(t.InsertsPerS)))
+	if alter := alterFor(t); alter != "" {
+		line += ": " + alter
+	}
+	t.Verdict.Why = append([]string{line + "."}, t.Verdict.Why...)
+}
+
+// humanDays is a span in the unit a person reads: minutes, hours or days.
+func humanDays(days float64) string {
+	switch m := days * 24 * 60; {
+	case m < 1:
+		return "less than a minute"
+	case m < 120:
+		return fmt.Sprintf("%.0f minutes", m)
+	case m < 48*60:
+		return fmt.Sprintf("%.0f hours", m/60)
+	}
+	return fmt.Sprintf("%.0f days", days)
+}
+
+// alterFor is what moves the key past its end, with what it rewrites: a
+// column of a type too small to bigint (the type switch's figures), a
+// sequence's MAXVALUE raised.
+func alterFor(t *Table) string {
+	k := t.Key
+	col := strings.Join(k.Columns, ", ")
+	if k.Type == "integer" || k.Type == "smallint" {
+		s := fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s TYPE bigint", t.QualifiedName(), col)
+		for _, sw := range t.Switches {
+			if sw.How == "type" && sw.To == "bigint" {
+				s += fmt.Sprintf(" rewrites %s (the table and every index on it) under %s", results.Bytes(sw.RewriteBytes), strings.Join(sw.Locks, ", "))
+				if len(sw.Rebuilt) > 0 {
+					s += ", and the foreign keys " + strings.Join(sw.Rebuilt, ", ") + " with their tables"
+				}
+			}
+		}
+		return s + "; then its sequence's AS bigint (ALTER SEQUENCE … AS bigint) lifts the sequence's own limit"
+	}
+	return "its sequence's MAXVALUE is the limit: ALTER SEQUENCE … MAXVALUE (or NO MAXVALUE) lifts it without rewriting a row"
 }
 
 // overflow sets how long a sequence-made key lasts at the sample's insert

@@ -251,3 +251,52 @@ func TestConcurrentInsertersKeepAnOrderedKeyOrdered(t *testing.T) {
 		t.Errorf("a random key in a clustered heap called ordered")
 	}
 }
+
+// TestEmergenciesFirst (issue 51): an int4 identity 30,450 values from its
+// end at 19.8 inserts a second runs out in about 26 minutes: its own class,
+// ranked above every paying table, the time in minutes, the moment, and
+// the ALTER it needs with what that rewrites; a key 60 days from its end
+// is no emergency; a sequence whose position cannot be read says which
+// GRANT would read it.
+func TestEmergenciesFirst(t *testing.T) {
+	seq := func(last int64) *Key {
+		return &Key{Columns: []string{"id"}, Type: "integer", Made: "identity", Correlation: results.Of(1.0),
+			SequenceMax: 2147483647, SequenceIncrement: 1, SequenceLast: results.Of(last)}
+	}
+	paying := table("hot", &Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.01)}, 1<<30, 500)
+	soon := table("tickets", seq(2147483647-30450), 1<<20, 19.8)
+	soon.Switches = []Switch{{To: "bigint", How: "type", RewriteBytes: 3 << 30, Locks: []string{"ACCESS EXCLUSIVE on public.tickets"}}}
+	later := table("orders", seq(2147483647-100_000_000), 1<<20, 19.8) // about 58 days
+	unread := table("blind", &Key{Columns: []string{"id"}, Type: "integer", Made: "identity", SequenceMax: 2147483647, SequenceIncrement: 1,
+		SequenceLast: results.Unavailable[int64]("the sequence public.blind_id_seq was never read, or its value is not readable (GRANT SELECT ON SEQUENCE public.blind_id_seq TO monitor)")}, 1<<20, 5)
+	tables := []Table{paying, later, unread, soon}
+	for i := range tables {
+		overflow(&tables[i])
+	}
+	Judge(tables, Server{SharedBuffers: 128 << 20}, 60, nil)
+	first := tables[0]
+	if first.Name != "tickets" || first.Verdict.Class != RunsOut || len(first.Verdict.Why) == 0 {
+		t.Fatalf("first: %s (%s)", first.Name, first.Verdict.Class)
+	}
+	why := first.Verdict.Why[0]
+	for _, want := range []string{"about 26 minutes", "UTC", "ALTER TABLE public.tickets ALTER COLUMN id TYPE bigint rewrites 3.0 GiB", "ACCESS EXCLUSIVE"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("the emergency's line lacks %q: %s", want, why)
+		}
+	}
+	for _, tb := range tables {
+		switch tb.Name {
+		case "orders":
+			if tb.Verdict.Class == RunsOut {
+				t.Errorf("a key 58 days from its end is an emergency")
+			}
+		case "blind":
+			if !strings.Contains(strings.Join(tb.Verdict.Why, " "), "GRANT SELECT ON SEQUENCE public.blind_id_seq") {
+				t.Errorf("an unreadable sequence does not say the GRANT: %v", tb.Verdict.Why)
+			}
+		}
+	}
+	if humanDays(3.0/24) != "3 hours" || humanDays(10) != "10 days" || humanDays(0.0001) != "less than a minute" {
+		t.Errorf("units: %s, %s, %s", humanDays(3.0/24), humanDays(10), humanDays(0.0001))
+	}
+}
