@@ -130,8 +130,9 @@ type Table struct {
 	// InsertsFrom says how InsertsPerS was measured (counters, or the
 	// heap's growth on a standby).
 	InsertsFrom string `json:"inserts_from,omitempty"`
-	// Inserters is the most backends seen inserting into the table at once
-	// during the window (pg_stat_activity).
+	// Inserters is how many distinct backends were seen writing the table
+	// during the window: holding its ROW EXCLUSIVE lock (pg_locks), however
+	// the statement was issued, or running one that names it.
 	Inserters results.M[int] `json:"inserters,omitzero"`
 	// OverflowDays is how long the key's sequence lasts at the sample's
 	// insert rate (a key made by a sequence or identity).
@@ -232,6 +233,11 @@ type Key struct {
 	// a column whose rows were made by several generators (a switch from
 	// uuidv4 to uuidv7 part-way) holds a mix.
 	UUIDVersions map[string]int `json:"uuid_versions,omitempty"`
+	// UUIDMix is each uuid version's share of the rows, read on heap pages
+	// sampled at random over the whole table, with its 95% interval;
+	// UUIDMixRead says how many rows and pages it read, or why it was not.
+	UUIDMix     []VersionShare `json:"uuid_mix,omitempty"`
+	UUIDMixRead string         `json:"uuid_mix_read,omitempty"`
 	// Correlation is pg_stats.correlation of the key column: 1 for keys stored in order, near 0 for random ones.
 	Correlation results.M[float64] `json:"correlation,omitzero"`
 	// LeafOrder is the share of consecutive keys, read through the key

@@ -378,6 +378,9 @@ func (r *reader) table(ctx context.Context, oid uint32, t *Table, cache results.
 		k.LeafOrder, sampled = r.leafOrder(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), k, bounds)
 	}
 	uuidShape(k, append(bounds, sampled...))
+	if len(k.UUIDVersions) > 0 && len(k.Columns) == 1 {
+		r.readMix(ctx, t, f)
+	}
 	if k.Type != "uuid" && len(k.Columns) == 1 && (k.Made == "gen_random_uuid()" || k.Made == "uuidv7()") &&
 		(strings.HasPrefix(k.Type, "text") || strings.HasPrefix(k.Type, "character")) {
 		k.UUIDText = true // a uuid function's value cast to text: uuid-shaped by its default, sampled or not

@@ -147,9 +147,9 @@ func LabFor(t *Table, s Server) *Lab {
 	if n, ok := t.Inserters.Get(); ok && n > 0 {
 		lab.Clients = min(n, labMaxClients)
 	} else if r := t.Inserters.Reason(); r != "" {
-		lab.Notes = append(lab.Notes, "one client: the inserting backends could not be counted ("+r+")")
+		lab.Notes = append(lab.Notes, "one client: the writing backends could not be counted ("+r+")")
 	} else {
-		lab.Notes = append(lab.Notes, "one client: no backend was seen inserting during the sample")
+		lab.Notes = append(lab.Notes, "one client: no backend was seen writing the table during the sample")
 	}
 	keys := []string{spec}
 	for _, alt := range alternatives(spec, t.Key) {

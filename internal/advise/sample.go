@@ -12,9 +12,11 @@ import (
 	"github.com/keybench/keybench/internal/results"
 )
 
-// activityEvery is how often the sample window looks at pg_stat_activity
-// for the backends inserting into each table.
-const activityEvery = 250 * time.Millisecond
+// activityEvery is how often the sample window looks at pg_locks and
+// pg_stat_activity for the backends writing each table: a backend is
+// counted when a look finds it inside a write, so a writer whose writes
+// take a share f of its time is missed by L looks with chance (1-f)^L.
+const activityEvery = 100 * time.Millisecond
 
 // counters is one snapshot of what the sample window differences.
 type counters struct {
@@ -111,18 +113,18 @@ func (c *counters) idle(b *counters) string {
 	return ""
 }
 
-// insertRE matches a statement inserting into (or copying into) a table,
-// its name captured with or without schema and quotes.
-var insertRE = regexp.MustCompile(`(?is)^\s*(?:with\b.*?\)\s*)?(?:insert\s+into|copy)\s+((?:"[^"]+"|[a-z_][a-z0-9_$]*)(?:\s*\.\s*(?:"[^"]+"|[a-z_][a-z0-9_$]*))?)`)
+// writeRE matches where a statement writes a table (INSERT INTO, UPDATE,
+// DELETE FROM, MERGE INTO, COPY), anywhere in it: a CTE inserting into two
+// tables names both. The name is captured with or without schema and quotes.
+var writeRE = regexp.MustCompile(`(?is)\b(?:insert\s+into|update(?:\s+only)?|delete\s+from(?:\s+only)?|merge\s+into|copy)\s+((?:"[^"]+"|[a-z_][a-z0-9_$]*)(?:\s*\.\s*(?:"[^"]+"|[a-z_][a-z0-9_$]*))?)`)
 
-// insertTarget is the table a statement inserts into, as schema and name
-// (schema "" when unqualified), ok false when it inserts into none.
-func insertTarget(query string) (schema, name string, ok bool) {
-	m := insertRE.FindStringSubmatch(query)
-	if m == nil {
-		return "", "", false
-	}
-	parts := strings.SplitN(m[1], ".", 2)
+// notTable are words that follow "update" without naming a table (ON
+// CONFLICT DO UPDATE SET, FOR UPDATE OF, FOR UPDATE NOWAIT).
+var notTable = map[string]bool{"set": true, "of": true, "nowait": true, "skip": true}
+
+// writeTargets are the tables a statement's text writes, as schema and
+// name (schema "" when unqualified).
+func writeTargets(query string) (targets [][2]string) {
 	unquote := func(s string) string {
 		s = strings.TrimSpace(s)
 		if strings.HasPrefix(s, `"`) {
@@ -130,20 +132,53 @@ func insertTarget(query string) (schema, name string, ok bool) {
 		}
 		return strings.ToLower(s)
 	}
-	if len(parts) == 2 {
-		return unquote(parts[0]), unquote(parts[1]), true
+	for _, m := range writeRE.FindAllStringSubmatch(query, -1) {
+		parts := strings.SplitN(m[1], ".", 2)
+		switch {
+		case len(parts) == 2:
+			targets = append(targets, [2]string{unquote(parts[0]), unquote(parts[1])})
+		case !notTable[unquote(parts[0])]:
+			targets = append(targets, [2]string{"", unquote(parts[0])})
+		}
 	}
-	return "", unquote(parts[0]), true
+	return targets
 }
 
-// activity counts, at one moment, the backends inserting into each table:
-// active now, or idle having inserted within the last second (a pooled
-// connection between its statements); hidden counts the backends whose
-// statements the role may not see.
-func (r *reader) activity(ctx context.Context, tables []Table) (per []int, hidden int, err error) {
-	per = make([]int, len(tables))
+// activity adds, at one moment, the backends writing each table to
+// writers[i]: every backend holding the table's ROW EXCLUSIVE lock (an
+// INSERT, UPDATE, DELETE or MERGE, however it was issued: a CTE, a
+// trigger, a function), and every backend whose statement, active or
+// finished within the last second (a pooled connection between its
+// statements), names the table as its target. hidden counts the backends
+// of other roles whose statements the role may not read.
+func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, writers []map[int32]bool) (hidden int, err error) {
+	at := make(map[uint32]int, len(oids))
+	for i, oid := range oids {
+		at[oid] = i
+	}
 	err = r.readOnly(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT coalesce(query, '') FROM pg_stat_activity
+		rows, err := tx.Query(ctx, `SELECT pid, relation::int8 FROM pg_locks
+			WHERE locktype = 'relation' AND mode = 'RowExclusiveLock' AND pid <> pg_backend_pid()
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var pid int32
+			var rel int64
+			if err := rows.Scan(&pid, &rel); err != nil {
+				rows.Close()
+				return err
+			}
+			if i, ok := at[uint32(rel)]; ok {
+				writers[i][pid] = true
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, `SELECT pid, coalesce(query, '') FROM pg_stat_activity
 			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
 			AND (state = 'active' OR state_change > now() - interval '1 s')`)
 		if err != nil {
@@ -151,27 +186,26 @@ func (r *reader) activity(ctx context.Context, tables []Table) (per []int, hidde
 		}
 		defer rows.Close()
 		for rows.Next() {
+			var pid int32
 			var q string
-			if err := rows.Scan(&q); err != nil {
+			if err := rows.Scan(&pid, &q); err != nil {
 				return err
 			}
 			if q == "<insufficient privilege>" {
 				hidden++
 				continue
 			}
-			schema, name, ok := insertTarget(q)
-			if !ok {
-				continue
-			}
-			for i, t := range tables {
-				if t.Name == name && (schema == "" || schema == t.Schema) {
-					per[i]++
+			for _, target := range writeTargets(q) {
+				for i, t := range tables {
+					if t.Name == target[1] && (target[0] == "" || target[0] == t.Schema) {
+						writers[i][pid] = true
+					}
 				}
 			}
 		}
 		return rows.Err()
 	})
-	return per, hidden, err
+	return hidden, err
 }
 
 // sample measures the rates over the window: a snapshot of the counters,
@@ -187,7 +221,7 @@ func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32
 	if err != nil {
 		return err
 	}
-	seen, err := r.watchActivity(ctx, window, tables)
+	seen, err := r.watchActivity(ctx, window, oids, tables)
 	if err != nil {
 		return err
 	}
@@ -233,19 +267,25 @@ func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32
 	return nil
 }
 
-// inserters is what the sample window saw of each table's inserting
-// backends in pg_stat_activity: the most at once, the backends of other
-// roles whose statements were hidden, or why it could not look.
+// inserters is what the sample window saw of each table's writing
+// backends: the distinct backends seen writing it, the backends of other
+// roles whose statements were hidden, how many looks, or why it could not
+// look.
 type inserters struct {
-	most   []int
-	hidden int
-	err    error
+	writers []map[int32]bool
+	hidden  int
+	looks   int
+	err     error
 }
 
-// watchActivity waits out the sample window, looking at pg_stat_activity
-// every activityEvery (on a primary: a standby's backends insert nothing).
-func (r *reader) watchActivity(ctx context.Context, window time.Duration, tables []Table) (inserters, error) {
-	seen := inserters{most: make([]int, len(tables))}
+// watchActivity waits out the sample window, looking at pg_locks and
+// pg_stat_activity every activityEvery (on a primary: a standby's
+// backends write nothing).
+func (r *reader) watchActivity(ctx context.Context, window time.Duration, oids []uint32, tables []Table) (inserters, error) {
+	seen := inserters{writers: make([]map[int32]bool, len(tables))}
+	for i := range seen.writers {
+		seen.writers[i] = map[int32]bool{}
+	}
 	tick := time.NewTicker(activityEvery)
 	defer tick.Stop()
 	end := time.After(window)
@@ -259,15 +299,13 @@ func (r *reader) watchActivity(ctx context.Context, window time.Duration, tables
 			if r.srv.Standby || seen.err != nil {
 				continue
 			}
-			per, h, err := r.activity(ctx, tables)
+			h, err := r.activity(ctx, oids, tables, seen.writers)
 			if err != nil {
 				seen.err = err
 				continue
 			}
+			seen.looks++
 			seen.hidden = max(seen.hidden, h)
-			for i, n := range per {
-				seen.most[i] = max(seen.most[i], n)
-			}
 		}
 	}
 }
@@ -313,13 +351,17 @@ func (r *reader) primaryRates(t *Table, oid uint32, a, b *counters, secs float64
 	t.UpdatesPerS = results.Of(float64(b.upd[oid]-a.upd[oid]) / secs)
 	t.DeletesPerS = results.Of(float64(b.del[oid]-a.del[oid]) / secs)
 	t.InsertsFrom = "pg_stat_user_tables"
+	wrote := b.ins[oid] - a.ins[oid] + b.upd[oid] - a.upd[oid] + b.del[oid] - a.del[oid]
+	n := len(seen.writers[i])
 	switch {
 	case seen.err != nil:
-		t.Inserters = results.Unavailable[int]("pg_stat_activity: " + why(seen.err, ""))
-	case seen.most[i] == 0 && seen.hidden > 0:
-		t.Inserters = results.Unavailable[int](fmt.Sprintf("the statements of %d backends of other roles are hidden: GRANT pg_read_all_stats TO %s", seen.hidden, r.srv.Role))
+		t.Inserters = results.Unavailable[int]("pg_locks and pg_stat_activity: " + why(seen.err, ""))
+	case n == 0 && wrote > 0 && seen.hidden > 0:
+		t.Inserters = results.Unavailable[int](fmt.Sprintf("%d rows written, by no backend seen holding its lock, and the statements of %d backends of other roles are hidden: GRANT pg_read_all_stats TO %s", wrote, seen.hidden, r.srv.Role))
+	case n == 0 && wrote > 0:
+		t.Inserters = results.Unavailable[int](fmt.Sprintf("%d rows written, but no backend was caught holding its lock or running a statement that names it in %d looks: its transactions are shorter than a look", wrote, seen.looks))
 	default:
-		t.Inserters = results.Of(seen.most[i])
+		t.Inserters = results.Of(n)
 	}
 }
 

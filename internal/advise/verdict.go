@@ -166,7 +166,7 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 		}
 		s := fmt.Sprintf("%s inserts/s over the %.0f s sample", rate(ins), sampleSeconds)
 		if n, ok := t.Inserters.Get(); ok && n > 0 {
-			s += fmt.Sprintf(", by up to %d backends at once", n)
+			s += fmt.Sprintf(", %s seen writing it", plural(n, "backend"))
 		}
 		if t.InsertsFrom != "" {
 			s += " (" + t.InsertsFrom + ")"

@@ -64,21 +64,25 @@ func TestArrayElements(t *testing.T) {
 	}
 }
 
-func TestInsertTarget(t *testing.T) {
+func TestWriteTargets(t *testing.T) {
 	for q, want := range map[string]string{
 		"INSERT INTO sessions (data) VALUES ($1)":            ".sessions",
 		`insert into public."Users" values (1)`:              "public.Users",
 		"COPY app.events (id) FROM STDIN":                    "app.events",
 		"WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x": ".t",
 		"SELECT * FROM sessions":                             "",
-		"UPDATE sessions SET data = 1":                       "",
+		"SELECT * FROM sessions FOR UPDATE OF sessions":      "",
+		"UPDATE sessions SET data = 1":                       ".sessions",
+		"DELETE FROM ONLY s.old WHERE id = 1":                "s.old",
+		// A CTE writing two tables names both (issue 51).
+		"WITH c AS (INSERT INTO customers (email) VALUES ($1) RETURNING id) INSERT INTO orders (customer_id) SELECT id FROM c": ".customers .orders",
+		"INSERT INTO t VALUES (1) ON CONFLICT (id) DO UPDATE SET n = t.n + 1":                                                  ".t",
 	} {
-		s, n, ok := insertTarget(q)
-		got := ""
-		if ok {
-			got = s + "." + n
+		var got []string
+		for _, target := range writeTargets(q) {
+			got = append(got, target[0]+"."+target[1])
 		}
-		if got != want {
+		if strings.Join(got, " ") != want {
 			t.Errorf("%q: %q, want %q", q, got, want)
 		}
 	}

@@ -169,7 +169,7 @@ func unavailableOf(t advise.Table) []string {
 	add("inserts/s", t.InsertsPerS.Reason())
 	add("updates/s", t.UpdatesPerS.Reason())
 	add("deletes/s", t.DeletesPerS.Reason())
-	add("inserting backends", t.Inserters.Reason())
+	add("writing backends", t.Inserters.Reason())
 	if t.Key != nil {
 		add("correlation", t.Key.Correlation.Reason())
 		add("leaf order", t.Key.LeafOrder.Reason())
@@ -252,11 +252,20 @@ var adviceTemplate = template.Must(template.Must(pageTemplate.Clone()).New("advi
 </body></html>
 `))
 
-// versionMix says a key's sampled uuid versions when they are more than
-// one ("" otherwise): a column part uuidv4, part uuidv7.
+// versionMix says a key's uuid versions when they are more than one (""
+// otherwise): a column part uuidv4, part uuidv7, each version's share of
+// the rows with its interval when pages were sampled over the table.
 func versionMix(k *advise.Key) string {
 	if k == nil || len(k.UUIDVersions) < 2 {
 		return ""
+	}
+	order := " its order is the mix's (new rows of a time-ordered version go to the index's end, the others anywhere)."
+	if len(k.UUIDMix) > 1 {
+		var parts []string
+		for _, s := range k.UUIDMix {
+			parts = append(parts, fmt.Sprintf("%s %.0f%% [%.0f–%.0f%%]", s.Version, 100*s.Share, 100*s.Lo, 100*s.Hi))
+		}
+		return fmt.Sprintf("Its key's rows mix uuid versions: %s (95%%; %s):%s", strings.Join(parts, ", "), k.UUIDMixRead, order)
 	}
 	total := 0
 	var vs []string
@@ -269,5 +278,9 @@ func versionMix(k *advise.Key) string {
 	for _, v := range vs {
 		parts = append(parts, fmt.Sprintf("%s %.0f%%", v, 100*float64(k.UUIDVersions[v])/float64(total)))
 	}
-	return fmt.Sprintf("Its key's sampled values mix uuid versions: %s of %d: its order is the mix's (new rows of a time-ordered version go to the index's end, the others anywhere).", strings.Join(parts, ", "), total)
+	why := "points in the key's value order, not a sample of the rows"
+	if k.UUIDMixRead != "" {
+		why = k.UUIDMixRead
+	}
+	return fmt.Sprintf("Its key's sampled values mix uuid versions: %s of %d (%s):%s", strings.Join(parts, ", "), total, why, order)
 }

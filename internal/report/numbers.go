@@ -16,11 +16,13 @@ import (
 // tested — and an interval with its level where it is not 95%.
 
 // ratio writes a ratio: two decimals below 10, whole above, with
-// thousands separators from 1,000.
+// thousands separators from 1,000, and "≥1,000,000×" past a millionfold.
 func ratio(v float64) string {
 	switch {
 	case math.IsInf(v, 0) || math.IsNaN(v):
 		return "?×"
+	case v >= 1e6: // an interval's end that says only "far": no figure is measured there
+		return "≥1,000,000×"
 	case v >= 999.5:
 		return results.Thousands(int64(math.Round(v))) + "×"
 	case v >= 9.995:

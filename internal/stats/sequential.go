@@ -313,11 +313,12 @@ func (d Sequential) interval(c Comparison, bound float64) (lo, hi, confidence fl
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}
 	mean := math.Log(c.Effect)
-	q := t.Quantile(1 - bound/2)
-	lo, hi = math.Exp(mean-q*c.SE), math.Exp(mean+q*c.SE)
+	// An early look's strict level on few degrees of freedom reaches
+	// quantiles in the hundreds: beyond a millionfold either way the
+	// interval says nothing more (it holds 1), and is written as that.
+	half := math.Min(t.Quantile(1-bound/2)*c.SE, maxIntervalLog)
+	lo, hi = math.Exp(mean-half), math.Exp(mean+half)
 	if !(c.SE > 0) || !(lo > 0) || math.IsInf(hi, 0) || math.IsNaN(hi) {
-		// So few degrees of freedom at so strict a level that the
-		// interval leaves what a float holds: none (IntervalText says why).
 		return 0, 0, 0
 	}
 	return lo, hi, 1 - bound

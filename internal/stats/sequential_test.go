@@ -211,3 +211,15 @@ func TestSequentialFiguresAreFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestSequentialIntervalBounded: an early look's strict level on three
+// degrees of freedom made an interval of 1e35 that results.json could not
+// be read back with; beyond a millionfold it says only that, and still
+// holds 1.
+func TestSequentialIntervalBounded(t *testing.T) {
+	c := Comparison{Effect: 1.16, DF: 3, SE: 2.5}
+	lo, hi, level := Sequential{}.interval(c, 1e-6)
+	if level == 0 || hi > 1.16*1e6*1.0001 || lo < 1.16/1e6/1.0001 || lo > 1 || hi < 1 {
+		t.Errorf("interval at 1e-6 on 3 df: [%g, %g] at %g", lo, hi, level)
+	}
+}

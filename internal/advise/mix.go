@@ -1,0 +1,151 @@
+package advise
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// mixPages is how many heap pages the uuid version mix reads, chosen at
+// random across the whole table (TABLESAMPLE SYSTEM): enough rows for an
+// interval of a few points on a table whose pages each hold one version,
+// few enough that a large table is read in milliseconds.
+const mixPages = 400
+
+// VersionShare is one uuid version's share of a key's rows, estimated from
+// pages sampled across the whole table, with its 95% interval.
+type VersionShare struct {
+	Version string  `json:"version"`
+	Share   float64 `json:"share"`
+	Lo      float64 `json:"lo"`
+	Hi      float64 `json:"hi"`
+}
+
+// pageCount is one sampled heap page's rows by uuid version.
+type pageCount struct {
+	rows      int
+	byVersion map[string]int
+}
+
+// versionMix reads the uuid versions of a key's rows on pages sampled at
+// random over the whole table: the histogram bounds and the leaf-order
+// reads are points in the key's value order, where a time-ordered version
+// crowds together, so their counts are not a sample of the rows. It
+// returns the shares with their intervals and the rows and pages read.
+func (r *reader) versionMix(ctx context.Context, qualified, col string, heapBytes int64) (mix []VersionShare, rows, pages int, err error) {
+	heapPages := max(1, heapBytes/8192)
+	pct := math.Min(100, 100*float64(mixPages)/float64(heapPages))
+	var sampled []pageCount
+	err = r.readOnly(ctx, func(tx pgx.Tx) error {
+		q := fmt.Sprintf(`SELECT (t.ctid::text::point)[0]::int8, substr(v, 13, 1), count(*)
+			FROM ONLY %s AS t TABLESAMPLE SYSTEM (%g), lower(replace(t.%s::text, '-', '')) AS v
+			WHERE v ~ '^[0-9a-f]{32}$' GROUP BY 1, 2 ORDER BY 1`, qualified, pct, col)
+		rs, err := tx.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		at := int64(-1)
+		for rs.Next() {
+			var block int64
+			var version string
+			var n int
+			if err := rs.Scan(&block, &version, &n); err != nil {
+				return err
+			}
+			if block != at {
+				sampled = append(sampled, pageCount{byVersion: map[string]int{}})
+				at = block
+			}
+			p := &sampled[len(sampled)-1]
+			p.rows += n
+			p.byVersion["v"+version] += n
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	mix = clusterShares(sampled, int(heapPages))
+	for _, p := range sampled {
+		rows += p.rows
+	}
+	return mix, rows, len(sampled), nil
+}
+
+// clusterShares estimates each version's share of the rows from whole
+// pages sampled at random among total pages: a ratio estimator whose
+// variance is the pages' (rows of a page are not independent: a table
+// filled by one generator and then another holds pages of one version
+// each), with the finite-population correction, so a sample of every page
+// is exact. The interval is normal at 95%, clipped to [0, 1]; with one
+// page the spread is not known and the interval is the whole range.
+func clusterShares(pages []pageCount, total int) []VersionShare {
+	m := len(pages)
+	rows := 0
+	versions := map[string]bool{}
+	for _, p := range pages {
+		rows += p.rows
+		for v := range p.byVersion {
+			versions[v] = true
+		}
+	}
+	if rows == 0 {
+		return nil
+	}
+	var out []VersionShare
+	mean := float64(rows) / float64(m)
+	fpc := math.Max(0, 1-float64(m)/float64(max(total, m)))
+	for v := range versions {
+		y := 0
+		for _, p := range pages {
+			y += p.byVersion[v]
+		}
+		share := float64(y) / float64(rows)
+		s := VersionShare{Version: v, Share: share, Lo: 0, Hi: 1}
+		if m > 1 {
+			ss := 0.0
+			for _, p := range pages {
+				d := float64(p.byVersion[v]) - share*float64(p.rows)
+				ss += d * d
+			}
+			se := math.Sqrt(fpc * ss / float64(m*(m-1)) / (mean * mean))
+			s.Lo, s.Hi = math.Max(0, share-1.96*se), math.Min(1, share+1.96*se)
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out
+}
+
+// readMix replaces a uuid key's version counts from its value-order
+// samples by those of pages sampled across the table, with intervals; the
+// version it names is one that holds at least 90% of the rows.
+func (r *reader) readMix(ctx context.Context, t *Table, f tableFacts) {
+	k := t.Key
+	if !f.canSelect {
+		k.UUIDMixRead = "the versions are counted on the sampled key values, not on the table's rows: " + r.grantSelect(t)
+		return
+	}
+	mix, rows, pages, err := r.versionMix(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), pgx.Identifier{k.Columns[0]}.Sanitize(), f.heapBytes)
+	if err != nil {
+		k.UUIDMixRead = "the table's pages could not be sampled (" + err.Error() + "): the versions are counted on the sampled key values"
+		return
+	}
+	if rows == 0 {
+		k.UUIDMixRead = "no uuid-shaped row on the pages sampled"
+		return
+	}
+	k.UUIDMix, k.UUIDVersion = mix, 0
+	k.UUIDVersions = map[string]int{}
+	for _, s := range mix {
+		k.UUIDVersions[s.Version] = int(math.Round(s.Share * float64(rows)))
+		if s.Share >= 0.9 && len(s.Version) == 2 && s.Version[1] >= '1' && s.Version[1] <= '8' {
+			k.UUIDVersion = int(s.Version[1] - '0')
+		}
+	}
+	k.UUIDMixRead = fmt.Sprintf("%d rows on %d pages sampled at random over the table's %d", rows, pages, max(1, f.heapBytes/8192))
+}
