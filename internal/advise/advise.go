@@ -275,7 +275,10 @@ const (
 	DoesNotPay   = "does not pay"  // the key is ordered
 	NoKey        = "no key"        // no primary or unique key
 	OrderUnknown = "order unknown" // the key's order could not be read
-	Skipped      = "skipped"       // the table could not be read (Table.Skipped says why)
+	// NoDifference: its lab measured the key beside an ordered one and
+	// found no difference in the work per transaction at its size and rate.
+	NoDifference = "measured: no difference"
+	Skipped      = "skipped" // the table could not be read (Table.Skipped says why)
 )
 
 // ClassMeaning says each verdict class in plain words, for the summary's
@@ -288,6 +291,7 @@ var ClassMeaning = map[string]string{
 	DoesNotPay:   "its key is made in order: new rows go to the index's last page",
 	NoKey:        "it has no primary or unique key to judge",
 	OrderUnknown: "the key's order could not be read (see why)",
+	NoDifference: "its lab ran the key beside an ordered one at the table's size, rate and clients and found no difference in the server's work per transaction; its own lines say what would decide it",
 	Skipped:      "the table could not be read (see why)",
 }
 

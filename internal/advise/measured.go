@@ -100,3 +100,60 @@ func labRatio(c stats.Comparison) *LabRatio {
 	}
 	return &LabRatio{Ratio: c.Effect, Lo: c.EffectLo, Hi: c.EffectHi, Confidence: c.EffectConfidence, Significant: c.Significant}
 }
+
+// FollowLab makes each labbed table's class follow what its lab measured:
+// a key whose work per transaction the lab found larger than the ordered
+// key's keeps its class with the measurement first; one whose lab found no
+// difference (or found it cheaper) is NoDifference, said with what would
+// decide it; a lab without a cost comparison leaves the class, saying so.
+// The tables are ordered and ranked again.
+func FollowLab(tables []Table) {
+	for i := range tables {
+		t := &tables[i]
+		r := t.LabResult
+		if r == nil || t.Lab == nil {
+			continue
+		}
+		at := fmt.Sprintf("at %s rows (its key index %.2g× the cache), %d clients", results.Thousands(t.Lab.Rows), t.Lab.Ratio, t.Lab.Clients)
+		if t.Lab.RateTPS > 0 {
+			at += fmt.Sprintf(", %s tx/s", rate(t.Lab.RateTPS))
+		} else {
+			at += ", flat out"
+		}
+		c := r.Cost
+		switch {
+		case r.Unavailable != "" || c == nil:
+			why := r.Unavailable
+			if why == "" {
+				why = r.CostUnavailable
+			}
+			t.Verdict.Why = append([]string{"Its lab gave no verdict on the work (" + why + "): the class stands on the figures read, not measured."}, t.Verdict.Why...)
+		case c.Significant && c.Lo > 1:
+			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s makes the server do %s the work per transaction of %s %s.",
+				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c))}, t.Verdict.Why...)
+		default:
+			found := "no difference found"
+			if c.Significant {
+				found = "less work than " + r.Against + "'s"
+			}
+			t.Verdict.Class, t.Verdict.Rank, t.Verdict.Cost = NoDifference, 0, nil
+			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s's work per transaction is %s %s's %s, %s. "+
+				"A table further past its cache (--rows %s) or a higher rate would show a random key's reads and images; more rounds would narrow the interval.",
+				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c), found, results.Thousands(4*t.Lab.Rows))}, t.Verdict.Why...)
+		}
+	}
+	order(tables)
+}
+
+// labInterval is a lab ratio's interval with its level.
+func labInterval(c *LabRatio) string {
+	return fmt.Sprintf("[%s–%s, %.4g%%]", labRatioText(c.Lo), labRatioText(c.Hi), 100*c.Confidence)
+}
+
+// labRatioText is a measured ratio: two decimals, "×".
+func labRatioText(v float64) string {
+	if v >= 1e6 {
+		return "≥1,000,000×"
+	}
+	return fmt.Sprintf("%.2f×", v)
+}

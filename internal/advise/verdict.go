@@ -108,6 +108,12 @@ func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *C
 			tables[i].Verdict.Cost = cost(&tables[i])
 		}
 	}
+	order(tables)
+}
+
+// order sorts the tables by class, then by what they pay, and ranks the
+// paying ones, most paying first.
+func order(tables []Table) {
 	sort.SliceStable(tables, func(i, j int) bool {
 		a, b := &tables[i], &tables[j]
 		if ca, cb := classRank(a.Verdict.Class), classRank(b.Verdict.Class); ca != cb {
@@ -128,7 +134,7 @@ func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *C
 }
 
 func classRank(c string) int {
-	for i, x := range []string{RunsOut, Pays, PaysInSize, OrderUnknown, TooSmall, DoesNotPay, NoKey, Skipped} {
+	for i, x := range []string{RunsOut, Pays, PaysInSize, OrderUnknown, NoDifference, TooSmall, DoesNotPay, NoKey, Skipped} {
 		if c == x {
 			return i
 		}

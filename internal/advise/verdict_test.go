@@ -304,3 +304,36 @@ func TestEmergenciesFirst(t *testing.T) {
 		t.Errorf("units: %s, %s, %s", humanDays(3.0/24), humanDays(10), humanDays(0.0001))
 	}
 }
+
+// TestFollowLab: a lab that found the key's work larger keeps "pays" with
+// the measurement first; one that found no difference makes the class
+// "measured: no difference", unranked, with what would decide it; one
+// without a cost comparison leaves the class and says so.
+func TestFollowLab(t *testing.T) {
+	lab := &Lab{Rows: 100000, Ratio: 2, Clients: 4, Key: "uuidv4"}
+	mk := func(name string, r *LabResult) Table {
+		return Table{Name: name, Lab: lab, LabResult: r, KeyIndexBytes: 1 << 20, Verdict: Verdict{Class: Pays, Rank: 1}}
+	}
+	tables := []Table{
+		mk("undecided", &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.05, Lo: 0.9, Hi: 1.2, Confidence: 0.95}}),
+		mk("paying", &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.3, Lo: 1.2, Hi: 1.4, Confidence: 0.95, Significant: true}}),
+		mk("unread", &LabResult{Key: "uuidv4", Unavailable: "the lab failed: exit 1"}),
+	}
+	FollowLab(tables)
+	got := map[string]Table{}
+	for _, tb := range tables {
+		got[tb.Name] = tb
+	}
+	if v := got["undecided"].Verdict; v.Class != NoDifference || v.Rank != 0 || !strings.Contains(v.Why[0], "no difference found") || !strings.Contains(v.Why[0], "--rows 400,000") {
+		t.Errorf("an undecided lab: %+v", v)
+	}
+	if v := got["paying"].Verdict; v.Class != Pays || v.Rank != 1 || !strings.Contains(v.Why[0], "1.30×") {
+		t.Errorf("a lab that found the cost: %+v", v)
+	}
+	if v := got["unread"].Verdict; v.Class != Pays || !strings.Contains(v.Why[0], "no verdict") {
+		t.Errorf("a lab without a verdict: %+v", v)
+	}
+	if tables[len(tables)-1].Name != "undecided" {
+		t.Errorf("a table its lab found no difference for is ranked after the paying ones: %v", []string{tables[0].Name, tables[1].Name, tables[2].Name})
+	}
+}

@@ -201,6 +201,7 @@ func (a *adviseCmd) runLabs(e *env, rep *advise.Report) error {
 		}
 		t.LabResult = advise.Measured(filepath.Join(out, "results.json"), t.Lab, err)
 	}
+	advise.FollowLab(rep.Tables)
 	return nil
 }
 
