@@ -58,6 +58,7 @@ type Point struct {
 
 	cell    *results.Cell
 	members []Point // the points pooled into this one // the cell measured (the group's last), for the cost model
+	level   float64 // the level of Lo–Hi (0: 95%, the rates' paired interval)
 }
 
 // Curve is a key's measured points, by ratio.
@@ -324,9 +325,10 @@ type Projection struct {
 	// Model is the cost model's rate on the user's machine (Scale.Machine)
 	// with the part that limits it, ModelRelative that over the reference
 	// key's, ModelWhy why there is none.
-	Model         *Prediction `json:"model,omitempty"`
-	ModelRelative float64     `json:"model_relative_rate,omitempty"`
-	ModelWhy      string      `json:"model_unavailable,omitempty"`
+	Model *Prediction `json:"model,omitempty"`
+
+	ModelRelative float64 `json:"model_relative_rate,omitempty"`
+	ModelWhy      string  `json:"model_unavailable,omitempty"`
 }
 
 // poolDoublings is how close two measured points' ratios (index over
@@ -377,6 +379,11 @@ func pool(ps []Point) []Point {
 			}
 		}
 		q := largest
+		for _, p := range group {
+			if p.level > 0 && (q.level == 0 || p.level < q.level) {
+				q.level = p.level
+			}
+		}
 		q.Ratio, q.Relative, q.Measurements = math.Exp(lr/n), math.Exp(lv/n), len(group)
 		q.members = append([]Point(nil), group...)
 		q.Lo, q.Hi = 0, 0
@@ -422,6 +429,9 @@ func Project(r *results.Results, s Scale) (Report, error) {
 			rep.NotProjected = append(rep.NotProjected, NotProjected{Key: key, Why: why})
 		}
 	}
+	if rep.Work, err = workAt(r, s, ref); err != nil {
+		return rep, err
+	}
 	for _, c := range curves {
 		p, why, err := projectCurve(r, c, s, ref)
 		switch {
@@ -431,6 +441,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 			skip(c.Key, why)
 			continue
 		}
+
 		have[c.Key] = true
 		rep.Keys = append(rep.Keys, p)
 	}
@@ -462,38 +473,11 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 	if len(c.Points) < MinPoints && !level {
 		return Projection{}, fmt.Sprintf("measured at %d size (a curve needs %d: a growth run measures several)", len(c.Points), MinPoints), nil
 	}
-	largest := largestCell(r, c.Key)
-	if largest == nil {
-		return Projection{}, "no cell of the key finished", nil
+	p, why, err := sizesAt(r, c.Key, s)
+	if why != "" || err != nil {
+		return p, why, err
 	}
-	rows := float64(rowsAtEnd(largest))
-	tb, ok1 := largest.Metrics.TableBytes.Get()
-	kb, ok2 := largest.Metrics.KeyIndexBytes.Get()
-	if !ok1 || !ok2 || rows <= 0 {
-		return Projection{}, "its largest cell recorded no table or key index size", nil
-	}
-	perRow := float64(tb) / rows
-	if s.RowBytes > 0 {
-		perRow = s.RowBytes
-	}
-	tableBytes, indexBytes := perRow*float64(s.Rows), float64(kb)/rows*float64(s.Rows)
-	if tableBytes >= math.MaxInt64/2 || indexBytes >= math.MaxInt64/2 {
-		return Projection{}, "", fmt.Errorf("%s: at %d rows its table would be %g bytes: beyond any size", c.Key, s.Rows, tableBytes)
-	}
-	p := Projection{Key: c.Key, Curve: c, TableBytes: int64(tableBytes), KeyIndexBytes: int64(indexBytes)}
-	// A table that reaches the user's rows by inserts has the leaf
-	// density inserts leave, not the largest cell's (built by CREATE
-	// INDEX after its fill, then one window of inserts).
-	if at, ok := largest.Metrics.LeafDensity.Get(); ok && at > 0 {
-		p.KeyIndexDensity, p.DensityFrom = at, fmt.Sprintf("the largest cell's (%d rows before)", largest.RowsBefore)
-		if grown := grownCell(r, c.Key); grown != nil {
-			if d, ok := grown.Metrics.LeafDensity.Get(); ok && d > 0 {
-				p.KeyIndexBytes = int64(float64(p.KeyIndexBytes) * at / d)
-				p.KeyIndexDensity, p.DensityFrom = d, fmt.Sprintf("its index grown by inserts alone (the cell from an empty table, %d rows)", rowsAtEnd(grown))
-			}
-		}
-	}
-	p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
+	p.Curve = c
 	if level && math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)) > poolDoublings {
 		return Projection{}, fmt.Sprintf("measured at one index over cache (%.2g×, at %d scales), %.1f doublings from yours (%.2g×): a level there, not a curve to carry",
 			c.Points[0].Ratio, c.Points[0].Measurements, math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)), p.Ratio), nil
@@ -513,6 +497,46 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 	p.BeyondScale = beyondScale(r, s)
 	p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
 	return p, "", p.check()
+}
+
+// sizesAt are a key's table and key index at the scale's rows (its bytes
+// per row at its largest table, at the leaf density inserts leave where
+// the run grew one by inserts alone) and the key index over the scale's
+// cache, or why not.
+func sizesAt(r *results.Results, key string, s Scale) (Projection, string, error) {
+	largest := largestCell(r, key)
+	if largest == nil {
+		return Projection{}, "no cell of the key finished", nil
+	}
+	rows := float64(rowsAtEnd(largest))
+	tb, ok1 := largest.Metrics.TableBytes.Get()
+	kb, ok2 := largest.Metrics.KeyIndexBytes.Get()
+	if !ok1 || !ok2 || rows <= 0 {
+		return Projection{}, "its largest cell recorded no table or key index size", nil
+	}
+	perRow := float64(tb) / rows
+	if s.RowBytes > 0 {
+		perRow = s.RowBytes
+	}
+	tableBytes, indexBytes := perRow*float64(s.Rows), float64(kb)/rows*float64(s.Rows)
+	if tableBytes >= math.MaxInt64/2 || indexBytes >= math.MaxInt64/2 {
+		return Projection{}, "", fmt.Errorf("%s: at %d rows its table would be %g bytes: beyond any size", key, s.Rows, tableBytes)
+	}
+	p := Projection{Key: key, TableBytes: int64(tableBytes), KeyIndexBytes: int64(indexBytes)}
+	// A table that reaches the user's rows by inserts has the leaf
+	// density inserts leave, not the largest cell's (built by CREATE
+	// INDEX after its fill, then one window of inserts).
+	if at, ok := largest.Metrics.LeafDensity.Get(); ok && at > 0 {
+		p.KeyIndexDensity, p.DensityFrom = at, fmt.Sprintf("the largest cell's (%d rows before)", largest.RowsBefore)
+		if grown := grownCell(r, key); grown != nil {
+			if d, ok := grown.Metrics.LeafDensity.Get(); ok && d > 0 {
+				p.KeyIndexBytes = int64(float64(p.KeyIndexBytes) * at / d)
+				p.KeyIndexDensity, p.DensityFrom = d, fmt.Sprintf("its index grown by inserts alone (the cell from an empty table, %d rows)", rowsAtEnd(grown))
+			}
+		}
+	}
+	p.Ratio = float64(p.KeyIndexBytes) / float64(s.CacheBytes)
+	return p, "", nil
 }
 
 // withShapeError widens the sampling interval [lo, hi] around v by the
@@ -696,10 +720,13 @@ type Report struct {
 	// Clients is the client count whose curves were read; OtherClients
 	// the counts the run also measured, not pooled with them (--clients
 	// projects those).
-	Clients      int            `json:"clients,omitempty"`
-	OtherClients []int          `json:"other_clients,omitempty"`
-	Keys         []Projection   `json:"keys"`
-	NotProjected []NotProjected `json:"not_projected,omitempty"`
+	Clients      int   `json:"clients,omitempty"`
+	OtherClients []int `json:"other_clients,omitempty"`
+	// Work is each key's work per transaction over the reference key's at
+	// the scale: the figure a projection leads with (work.go).
+	Work         []WorkProjection `json:"work"`
+	Keys         []Projection     `json:"keys"`
+	NotProjected []NotProjected   `json:"not_projected,omitempty"`
 }
 
 // largestCell is the key's ok cell with the most rows before its window.

@@ -18,6 +18,7 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	d := &Doc{}
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
+	projectedWork(d, rep.Work, s)
 	header := []string{"key", "table", "key index (leaf density)", "index / cache", "rate vs " + ref + " [interval]", "checked error at its distance", "measured at (index / cache)", "WAL / day (FPI share)"}
 	if s.Hardware != nil {
 		header = append(header, "cost model on your machine (vs "+ref+")")
@@ -237,4 +238,52 @@ func limitMS(p projection.Prediction) float64 {
 		return p.WaitMS
 	}
 	return p.DiskMS
+}
+
+// projectedWork leads the projection with each key's work per transaction over
+// the reference key's at the scale: the figure, its interval with the
+// level it holds at least, how far it lies from the measured sizes, and
+// the direction in words, or what run would decide it.
+func projectedWork(d *Doc, ws []projection.WorkProjection, s projection.Scale) {
+	if len(ws) == 0 {
+		return
+	}
+	t := NewTable("key", "work vs reference [interval]", "index / cache", "from the measured sizes", "direction").AlignRight(1, 2)
+	for _, w := range ws {
+		if w.Unavailable != "" {
+			t.AppendRow(w.Key, "-", fmt.Sprintf("%.2g×", w.Ratio), "-", w.Unavailable)
+			continue
+		}
+		figure := fmt.Sprintf("%s [%s–%s, ≥%s]", ratio(w.Relative), bound(w.Lo), bound(w.Hi), levelText(w.Level))
+		where := "between them"
+		switch {
+		case w.At != w.Ratio && !w.Outside:
+			where = fmt.Sprintf("measured at %.2g×, within half a doubling", w.At)
+		case w.At != w.Ratio:
+			where = fmt.Sprintf("read at %.2g× (the one measured), not carried", w.At)
+		case w.Outside && w.Beyond > 1:
+			where = fmt.Sprintf("%.1f× beyond the largest", w.Beyond)
+		case w.Outside:
+			where = fmt.Sprintf("%.1f× below the smallest", 1/w.Beyond)
+		}
+		dir := "not known at this scale: " + w.Decide
+		switch {
+		case w.Direction != "" && w.At != w.Ratio && w.Outside:
+			dir = fmt.Sprintf("%s work than %s where measured; at yours: %s", w.Direction, w.Against, w.Decide)
+		case w.Direction != "":
+			dir = fmt.Sprintf("%s work than %s", w.Direction, w.Against)
+		}
+		t.AppendRow(w.Key, figure, fmt.Sprintf("%.2g×", w.Ratio), where, dir)
+	}
+	d.Printf("The work each key makes the server do per transaction at %s rows and a cache of %s, over %s's: the CPU of every server process and the blocks, WAL and flushes it counted, priced on the run's device, read off each key's curve of that ratio against its key index over the cache (the rounds' paired intervals carried through the curve, every point erring the same way: the level is a floor).",
+		thousands(s.Rows), results.Bytes(s.CacheBytes), ws[0].Against)
+	d.Add(t)
+}
+
+// levelText is an interval's level, "95%", "99.9%".
+func levelText(l float64) string {
+	if l <= 0 {
+		return "95%"
+	}
+	return fmt.Sprintf("%g%%", math.Floor(1000*l)/10)
 }

@@ -1,0 +1,228 @@
+package projection
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// The work a key makes the server do per transaction (package verdict's
+// work figure: the CPU of every server process and the counted blocks,
+// WAL and flushes priced on the run's device), carried to the user's
+// scale along the same variable as the rate: the key index's size over
+// the cache. Counts move smoothly with scale where rates, which carry the
+// machine's waits, do not; so the work is the figure a projection leads
+// with, and the rate follows as the run's machine measured it.
+//
+// The interval is the points' own (each the rounds' paired interval of
+// the key's work over the reference key's), read through the curve as
+// IntervalAt does: every point erring the same way at once, which makes
+// it at least as wide as the points' level says, so the level printed is
+// a floor. Nothing else is added: the curve's checks (validate.go) are
+// shown beside it, not folded into it a second time.
+
+// WorkBeyond is how far beyond the largest measured index over cache (×)
+// a work projection states a number: past it the line through the points
+// has no measurement to hold it, and the projection prints the points it
+// would be carried from instead.
+const WorkBeyond = 16
+
+// WorkProjection is a key's work per transaction at the user's scale over
+// the reference key's, or why there is none.
+type WorkProjection struct {
+	Key     string `json:"key"`
+	Against string `json:"against"`
+	// Ratio is the key index over the cache at the scale; At is where the
+	// figure was read: Ratio, or the one measured index over cache where
+	// the run measured a single level out of reach of Ratio (the figure is
+	// then that point's, not carried to the scale).
+	Ratio    float64 `json:"key_index_cache_ratio"`
+	At       float64 `json:"read_at_ratio,omitempty"`
+	Relative float64 `json:"relative_work,omitempty"`
+	Lo       float64 `json:"lo,omitempty"`
+	Hi       float64 `json:"hi,omitempty"`
+	// Level is the lowest level of the points' intervals: the printed
+	// interval holds at least this.
+	Level float64 `json:"level,omitempty"`
+	// Beyond is the projected index over cache over the largest measured
+	// one (≤ 1: within the measured range); Outside when extrapolated.
+	Beyond  float64 `json:"beyond_largest_measured"`
+	Outside bool    `json:"outside_measured_range,omitempty"`
+	// Direction is "more", "less" (the interval excludes 1), or "" when
+	// not known at this scale; Decide then says what run would decide it.
+	Direction string `json:"direction,omitempty"`
+	Decide    string `json:"decide,omitempty"`
+	// Points are the measured points it was read from (index over cache:
+	// relative work).
+	Points []Point `json:"points,omitempty"`
+	// Unavailable is why there is no number: too few points, no interval,
+	// or beyond WorkBeyond (the points are then the model's inputs).
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// workCurves are the run's keys' work curves over ref's at clients: each
+// point a table size and cache, placed at its key index over the cache,
+// its work over the reference key's in the same shape with the paired
+// interval of the rounds.
+func workCurves(r *results.Results, clients int, ref string) map[string]Curve {
+	all := r.Analysis.Groups
+	if len(all) > 0 && clients == 0 {
+		clients = all[0].Clients
+	}
+	groups, _ := groupsAt(all, clients)
+	refWork := map[string]float64{}
+	for _, g := range groups {
+		if g.Key == ref && g.Cost != nil && g.Cost.Mean > 0 {
+			refWork[g.Shape()] = g.Cost.Mean
+		}
+	}
+	out := map[string]Curve{}
+	for i := range groups {
+		g := &groups[i]
+		base := refWork[g.Shape()]
+		ratio, ok := cacheRatio(r, r.Last(g))
+		if !ok || base <= 0 || g.Cost == nil || g.Cost.Mean <= 0 {
+			continue
+		}
+		pt := Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.Cost.Mean / base, cell: r.Last(g)}
+		if g.Key == ref {
+			pt.Lo, pt.Hi = 1, 1
+		} else if v := g.Cost.Versus(ref); v != nil && v.EffectConfidence > 0 && v.EffectLo > 0 && v.Effect > 0 {
+			pt.Relative, pt.Lo, pt.Hi, pt.level = v.Effect, v.EffectLo, v.EffectHi, v.EffectConfidence
+		}
+		c := out[g.Key]
+		c.Key = g.Key
+		c.Points = append(c.Points, pt)
+		out[g.Key] = c
+	}
+	for k, c := range out {
+		sort.Slice(c.Points, func(i, j int) bool { return c.Points[i].Ratio < c.Points[j].Ratio })
+		out[k] = c
+	}
+	return out
+}
+
+// projectWork reads a key's work curve at the projected index over cache
+// (ratio): its value and interval, how far beyond the measured points,
+// and whether the direction against the reference is known there.
+func projectWork(c Curve, ratio float64, largest *results.Cell) *WorkProjection {
+	c.Points = pool(c.Points)
+	w := &WorkProjection{Points: c.Points}
+	if len(c.Points) == 0 {
+		w.Unavailable = "its rounds recorded no work beside the reference key's"
+		return w
+	}
+	last := c.lastRatio()
+	w.Beyond = ratio / last
+	level := 1.0
+	for _, p := range c.Points {
+		if p.Lo <= 0 {
+			w.Unavailable = fmt.Sprintf("the point at index %.2g× the cache has no interval (too few rounds)", p.Ratio)
+			return w
+		}
+		if p.level > 0 {
+			level = math.Min(level, p.level)
+		}
+	}
+	if len(c.Points) == 1 {
+		// One level (one size, or one index over cache at several scales):
+		// its figure where it was measured, and whether that is yours.
+		p := c.Points[0]
+		w.At, w.Relative, w.Lo, w.Hi, w.Level = p.Ratio, p.Relative, p.Lo, p.Hi, level
+		w.Direction = direction(p.Lo, p.Hi)
+		switch d := math.Abs(math.Log2(ratio / p.Ratio)); {
+		case d > poolDoublings:
+			w.Outside = true
+			w.Decide = fmt.Sprintf("%.1f doublings from the one measured; %s would measure it", d, decideRun(ratio, largest))
+		case w.Direction == "":
+			w.Decide = "no difference found where it was measured, within half a doubling of yours: more rounds there (--rounds) would narrow the interval"
+		}
+		return w
+	}
+	if w.Beyond > WorkBeyond {
+		w.Unavailable = fmt.Sprintf("%.0f× beyond the largest measured index over cache (more than %d×): no number is carried that far; the line would run through %s",
+			w.Beyond, WorkBeyond, pointsText(c.Points))
+		return w
+	}
+	w.Relative, w.Outside = c.at(ratio, func(i int) float64 { return c.Points[i].Relative })
+	lo, hi, ok := c.IntervalAt(ratio)
+	if !ok || !(w.Relative > 0) {
+		w.Unavailable = "the curve, carried to your scale, leaves what a work ratio can be (not positive)"
+		w.Relative = 0
+		return w
+	}
+	w.At, w.Lo, w.Hi, w.Level = ratio, lo, hi, level
+	if w.Direction = direction(lo, hi); w.Direction == "" {
+		w.Decide = decideRun(ratio, largest)
+	}
+	return w
+}
+
+// direction is what an interval of a work ratio says: "more" or "less"
+// work than the reference, or "" (it holds 1).
+func direction(lo, hi float64) string {
+	switch {
+	case lo > 1:
+		return "more"
+	case hi < 1:
+		return "less"
+	}
+	return ""
+}
+
+// workAt is every key's work projection at the scale (the reference key's
+// is 1 by definition and not listed): its index over the cache at the
+// scale's rows and cache, read off its work curve.
+func workAt(r *results.Results, s Scale, ref string) ([]WorkProjection, error) {
+	curves := workCurves(r, s.Clients, ref)
+	var keys []string // in the run's order
+	for _, g := range r.Analysis.Groups {
+		if _, ok := curves[g.Key]; ok && g.Key != ref && !slices.Contains(keys, g.Key) {
+			keys = append(keys, g.Key)
+		}
+	}
+	var out []WorkProjection
+	for _, k := range keys {
+		sz, why, err := sizesAt(r, k, s)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			out = append(out, WorkProjection{Key: k, Against: ref, Unavailable: why})
+			continue
+		}
+		w := projectWork(curves[k], sz.Ratio, largestCell(r, k))
+		w.Key, w.Against, w.Ratio = k, ref, sz.Ratio
+		out = append(out, *w)
+	}
+	return out, nil
+}
+
+// decideRun is the run that would measure the work where the projection
+// cannot say its direction: the key index at the projected size over the
+// cache, with the run's cache.
+func decideRun(ratio float64, largest *results.Cell) string {
+	if largest == nil {
+		return "a run whose key index is that size over its cache"
+	}
+	measured, ok := largest.Metrics.KeyIndexCacheRatio.Get()
+	if !ok || measured <= 0 {
+		return "a run whose key index is that size over its cache"
+	}
+	rows := float64(rowsAtEnd(largest)) * ratio / measured
+	round := math.Pow(10, math.Floor(math.Log10(rows))-1) // two figures
+	return fmt.Sprintf("a run at about %s rows with this run's cache (its key index %.2g× the cache, as yours)", results.Thousands(int64(math.Round(rows/round)*round)), ratio)
+}
+
+// pointsText lists a curve's points, "0.5×: 1.10 [1.05–1.16]".
+func pointsText(ps []Point) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, fmt.Sprintf("%.2g×: %.2f [%.2f–%.2f]", p.Ratio, p.Relative, p.Lo, p.Hi))
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,41 @@
+package projection
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// TestProjectWork: the work ratio read off its curve with the points'
+// interval carried through it and the lowest level, its direction in
+// words where the interval excludes 1, what run would decide it where it
+// does not, and no number past WorkBeyond.
+func TestProjectWork(t *testing.T) {
+	largest := &results.Cell{RowsBefore: 1_000_000, RowsInserted: 0, Metrics: results.Metrics{KeyIndexCacheRatio: results.Of(4.0)}}
+	c := Curve{Key: "uuidv4", Points: []Point{
+		{Ratio: 1, Relative: 1.1, Lo: 1.05, Hi: 1.15, level: 0.95},
+		{Ratio: 4, Relative: 1.4, Lo: 1.3, Hi: 1.5, level: 0.999},
+	}}
+	w := projectWork(c, 2, largest)
+	if w.Unavailable != "" || w.Outside || w.Direction != "more" || w.Level != 0.95 || !(w.Lo < w.Relative && w.Relative < w.Hi) || w.Beyond != 0.5 {
+		t.Errorf("between the points: %+v", w)
+	}
+	if w := projectWork(c, 16, largest); !w.Outside || w.Beyond != 4 || w.Unavailable != "" || w.Hi-w.Lo <= 0.2 {
+		t.Errorf("4× past the largest: %+v", w)
+	}
+	if w := projectWork(c, 4*WorkBeyond*2, largest); w.Unavailable == "" || w.Relative != 0 || !strings.Contains(w.Unavailable, "4×: 1.40 [1.30–1.50]") {
+		t.Errorf("past WorkBeyond: %+v", w)
+	}
+	flat := Curve{Key: "uuidv7", Points: []Point{{Ratio: 1, Relative: 1, Lo: 0.9, Hi: 1.1}, {Ratio: 4, Relative: 1.02, Lo: 0.95, Hi: 1.1}}}
+	if w := projectWork(flat, 8, largest); w.Direction != "" || !strings.Contains(w.Decide, "2,000,000 rows") {
+		t.Errorf("an interval holding 1: %+v", w)
+	}
+	one := Curve{Key: "uuidv4", Points: []Point{{Ratio: 2.5, Relative: 1.33, Lo: 1.15, Hi: 1.54, level: 0.999}}}
+	if w := projectWork(one, 2.4, largest); w.Outside || w.At != 2.5 || w.Direction != "more" || w.Decide != "" {
+		t.Errorf("one level within half a doubling: %+v", w)
+	}
+	if w := projectWork(one, 24, largest); !w.Outside || w.Direction != "more" || !strings.Contains(w.Decide, "3.3 doublings") {
+		t.Errorf("one level 3.3 doublings away: %+v", w)
+	}
+}
