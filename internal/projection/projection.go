@@ -488,7 +488,13 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 		v := c.ValidationAt(p.Ratio)
 		p.Validation = &v
 		p.Checks = c.Checks()
-		p.RelativeLo, p.RelativeHi = withShapeError(p.Relative, p.RelativeLo, p.RelativeHi, v.Error)
+		if !level {
+			// A pooled level's interval already holds its scales'
+			// disagreement (pool's spread), which is all its check
+			// measures (each scale read as the others' level): adding the
+			// check too would count that disagreement twice.
+			p.RelativeLo, p.RelativeHi = withShapeError(p.Relative, p.RelativeLo, p.RelativeHi, v.Error)
+		}
 	}
 	if end := c.supportEnd(); p.Outside && p.Ratio >= end {
 		p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0

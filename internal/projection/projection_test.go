@@ -539,13 +539,16 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 		}
 	}
 	largest := full.Plan.Rows[len(full.Plan.Rows)-1]
-	measured := map[string]float64{}
+	measured, measuredWork := map[string]float64{}, map[string]float64{}
 	var ref float64
 	for _, g := range full.Analysis.Groups {
 		if g.Rows != largest {
 			continue
 		}
 		measured[g.Key] = g.TPS.Median
+		if g.Cost != nil {
+			measuredWork[g.Key] = g.Cost.Mean
+		}
 		if g.Key == "bigint" {
 			ref = g.TPS.Median
 		}
@@ -563,6 +566,15 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 	rep, err := Project(&small, Scale{Rows: largest, CacheBytes: cache})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The work, projected from the two smaller scales, holds what the
+	// largest measured (issue 50).
+	for _, w := range rep.Work {
+		want := measuredWork[w.Key] / measuredWork["bigint"]
+		t.Logf("%s: work projected %.2f [%.2f–%.2f, ≥%g] at %.2f; measured %.2f; %s%s", w.Key, w.Relative, w.Lo, w.Hi, w.Level, w.Ratio, want, w.Direction, w.Decide)
+		if w.Unavailable != "" || want < w.Lo || want > w.Hi {
+			t.Errorf("%s: the measured work %.2f is outside the projection [%.2f–%.2f] (%s)", w.Key, want, w.Lo, w.Hi, w.Unavailable)
+		}
 	}
 	for _, p := range rep.Keys {
 		if p.Key == "bigint" {
@@ -582,6 +594,13 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 		// level, at distance 0.
 		if v := p.Validation; p.Outside || v == nil || v.Check == nil || v.Check.Points != 1 || v.Check.Distance != 0 || v.Distance != 0 {
 			t.Errorf("%s: the checked error is not the level's at its distance: outside %v, %+v", p.Key, p.Outside, v)
+		}
+		// Counted once (issue 50): the level's interval is the pool's,
+		// which holds the scales' disagreement; the check, that same
+		// disagreement, is shown beside it, not added to it again.
+		lo, hi, _ := p.Curve.IntervalAt(p.Ratio)
+		if math.Abs(p.RelativeLo/lo-1) > 1e-9 || math.Abs(p.RelativeHi/hi-1) > 1e-9 {
+			t.Errorf("%s: the level's interval [%.3f–%.3f] widened past the pool's [%.3f–%.3f]: the scales' disagreement counted twice", p.Key, p.RelativeLo, p.RelativeHi, lo, hi)
 		}
 	}
 }
