@@ -246,7 +246,13 @@ func (r *run) execute(ctx context.Context) error {
 		est.Total += extra
 		r.ui.Logf("note: on Citus each cell creates, reindexes and drops its %d shards on the workers: the estimate counts about %s for them", shards, extra.Round(time.Second))
 	}
-	r.ui.Logf("estimated time: %s; results in %s", est, r.cfg.Out)
+	most := ""
+	if c := r.cfg.Plan.CostSequential; c != nil && c.MaxRounds > r.cfg.Plan.Params.Rounds && r.cfg.Plan.Params.Rounds > 1 {
+		// The work's design may extend the rounds, within its budget.
+		most = fmt.Sprintf("; at most %s if the work needs more rounds (up to %d, within a budget of %s)",
+			(est.Total + r.budget() - est.Windows).Round(10*time.Second), c.MaxRounds, r.budget().Round(time.Second))
+	}
+	r.ui.Logf("estimated time: %s%s; results in %s", est, most, r.cfg.Out)
 	return r.runGroups(ctx)
 }
 

@@ -214,6 +214,31 @@ func (r *run) mostRounds(rounds int) int {
 	return rounds
 }
 
+// roundsLeft says when the group ends, from the rounds' own length so far
+// (elapsed over the rounds done, the machine's load in it): the planned
+// rounds left, and, where the work's design may extend them, the most it
+// may take (its last look, or the budget, whichever comes first).
+func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration) string {
+	done := round - 1
+	perRound := elapsed / time.Duration(done)
+	evidence := time.Duration(cells) * 3 * time.Second
+	upTo := most
+	if most > planned {
+		upTo = min(most, int(r.budget()/perRound))
+	}
+	left := perRound*time.Duration(max(planned-done, 0)) + evidence
+	longest := perRound*time.Duration(max(upTo-done, 0)) + evidence
+	switch {
+	case round > planned && upTo > done:
+		return fmt.Sprintf("this group ends when the work is decided, at most in %s (round %d of at most %d: a work comparison is undecided)", longest.Round(time.Second), round, upTo)
+	case round > planned:
+		return fmt.Sprintf("this group ends in about %s (its last round: the work's budget)", evidence.Round(time.Second))
+	case upTo > planned:
+		return fmt.Sprintf("this group ends in about %s, at most %s if the work is undecided then (up to round %d)", left.Round(time.Second), longest.Round(time.Second), upTo)
+	}
+	return fmt.Sprintf("this group ends in about %s", left.Round(time.Second))
+}
+
 // maxRounds is the most rounds the cell may run: its window's, or the
 // group's extension unless its workload acts after its last round
 // (Hooks.PostRun, which must know the last in advance).
@@ -244,13 +269,7 @@ func (r *run) runRounds(ctx context.Context, pcs []scenario.PlannedCell, cs []re
 			break
 		}
 		if round > 1 && len(pcs) > 1 {
-			perRound := time.Since(roundsStart) / time.Duration(round-1)
-			left := perRound*time.Duration(max(rounds-round+1, 1)) + time.Duration(len(pcs))*3*time.Second
-			extra := ""
-			if round > rounds {
-				extra = fmt.Sprintf(" (round %d of at most %d: a cost comparison is undecided)", round, most)
-			}
-			r.ui.Logf("  rounds %d/%d done in %s; this group ends in about %s%s", round-1, max(rounds, round-1), time.Since(roundsStart).Round(time.Second), left.Round(time.Second), extra)
+			r.ui.Logf("  rounds %d/%d done in %s; %s", round-1, max(rounds, round-1), time.Since(roundsStart).Round(time.Second), r.roundsLeft(round, rounds, most, len(pcs), time.Since(roundsStart)))
 		}
 		for _, k := range r.order(len(crs), round) {
 			cr := crs[k]
