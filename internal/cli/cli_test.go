@@ -785,7 +785,7 @@ func TestExport(t *testing.T) {
 func TestHistFile(t *testing.T) {
 	dir, out := t.TempDir(), t.TempDir()
 	if _, stderr, code := keybench(t, "run", "insert", "--keys", "bigint,uuidv4", "--rows", "0", "-t", "400", "--warmup", "0", "--rounds", "2",
-		"--hist-file", dir, "--out", out); code != 0 {
+		"--hist-file", dir, "--log", "--out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	res, err := results.Read(filepath.Join(out, "results.json"))
@@ -793,6 +793,22 @@ func TestHistFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range res.Cells {
+		// --log (issue 53): pgbench -l's lines, one a measured transaction,
+		// each client's numbered from 1 across the rounds.
+		lines := readLog(t, c.TxnLog, filepath.Join(out, "logs"))
+		next := map[string]int{}
+		for _, f := range lines {
+			if len(f) != 6 || f[3] != "0" {
+				t.Fatalf("%s: a line not in pgbench's format: %q", c.Key, f)
+			}
+			next[f[0]]++
+			if n, err := strconv.Atoi(f[1]); err != nil || n != next[f[0]] {
+				t.Fatalf("%s: client %s's transaction %s, want %d", c.Key, f[0], f[1], next[f[0]])
+			}
+		}
+		if int64(len(lines)) != c.Txns {
+			t.Errorf("%s: the log holds %d transactions, the cell measured %d", c.Key, len(lines), c.Txns)
+		}
 		if c.HistFile == "" || filepath.Dir(c.HistFile) != dir {
 			t.Fatalf("%s: no interval log recorded (%q)", c.Key, c.HistFile)
 		}
@@ -810,6 +826,68 @@ func TestHistFile(t *testing.T) {
 		if intervals != len(c.Rounds) || total != c.Txns {
 			t.Errorf("%s: %d intervals holding %d transactions; the cell ran %d rounds, %d transactions", c.Key, intervals, total, len(c.Rounds), c.Txns)
 		}
+	}
+}
+
+// readLog reads a cell's pgbench-format log, in dir, as its lines' fields.
+func readLog(t *testing.T, path, dir string) [][]string {
+	t.Helper()
+	if path == "" || filepath.Dir(path) != dir {
+		t.Fatalf("no log recorded in %s (%q)", dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l != "" {
+			out = append(out, strings.Fields(l))
+		}
+	}
+	return out
+}
+
+// TestAggregateLog (issue 53): --log --aggregate-interval 1 at a fixed
+// rate writes pgbench 15's fifteen columns a second, the lag columns
+// filled, the transactions adding up to the cell's; --aggregate-interval
+// without --log is refused as pgbench refuses it.
+func TestAggregateLog(t *testing.T) {
+	out := t.TempDir()
+	if _, stderr, code := keybench(t, "run", "insert", "--keys", "bigint", "--rows", "0", "-T", "3", "-R", "200", "--warmup", "0", "--rounds", "1",
+		"--log", "--aggregate-interval", "1", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	c := readRun(t, out).Cells[0]
+	var txns int64
+	lagged := false
+	prev := int64(0)
+	for _, f := range readLog(t, c.TxnLog, filepath.Join(out, "logs")) {
+		if len(f) != 15 {
+			t.Fatalf("an aggregate line of %d columns: %q", len(f), f)
+		}
+		v := make([]int64, len(f))
+		for i := range f {
+			var err error
+			if v[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+				t.Fatalf("column %d not an integer: %q", i+1, f)
+			}
+		}
+		if prev != 0 && v[0] != prev+1 {
+			t.Errorf("intervals not a second apart: %d after %d", v[0], prev)
+		}
+		prev = v[0]
+		txns += v[1]
+		if v[1] > 0 && (v[4] > v[5] || v[2] < v[1]*v[4] || v[2] > v[1]*v[5]) {
+			t.Errorf("latency sums out of their bounds: %q", f)
+		}
+		lagged = lagged || v[6] > 0
+	}
+	if txns != c.Txns || !lagged {
+		t.Errorf("the aggregates hold %d transactions (the cell %d), lag seen %v", txns, c.Txns, lagged)
+	}
+	if _, stderr, code := keybench(t, "run", "insert", "--aggregate-interval", "1", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "goes with --log") {
+		t.Errorf("--aggregate-interval without --log: exit %d: %s", code, stderr)
 	}
 }
 

@@ -90,6 +90,22 @@ type Config struct {
 	// ones and skips those already late when their turn comes.
 	Rate         float64
 	LatencyLimit time.Duration
+	// Record keeps every measured transaction (and every one skipped in
+	// the window) as a Record, for pgbench's transaction and aggregate
+	// logs (-l); off, the hot path keeps nothing per transaction.
+	Record bool
+}
+
+// Record is one transaction of the window as pgbench's log has it: the
+// client that ran it, when it ended (Unix µs), its latency from its
+// scheduled start (µs) and, at a fixed rate, how late it started (µs);
+// Skipped when the latency limit skipped it, Failed when it failed.
+type Record struct {
+	Client          int32
+	EndUS           int64
+	LatencyUS       int64
+	LagUS           int64
+	Skipped, Failed bool
 }
 
 // Second and RoleSecond are the per-second timeline, a results type.
@@ -152,6 +168,9 @@ type Result struct {
 	StalledS float64
 	// Pace is the fixed-rate schedule as it ran (nil: flat out).
 	Pace *Pace
+	// Records are the window's transactions, client by client, each
+	// client's in order (Config.Record).
+	Records []Record
 }
 
 // Stall is a stretch of the window in which the driver's once-a-second
@@ -208,6 +227,10 @@ type worker struct {
 	// pace is the client's fixed-rate schedule (nil: flat out), its
 	// figures written by the worker's goroutine only.
 	pace *paced
+	// id is the client's number; records its window's transactions
+	// (Config.Record), written by its goroutine only, read after it ends.
+	id      int32
+	records []Record
 }
 
 // window is the measured window's shared state: its edges, the stop flag
@@ -272,6 +295,9 @@ func (win *window) complete(w *worker, sched, t0, t1 time.Time, work Work, err e
 	}
 	if err != nil {
 		win.noteErr(err)
+		if inWindow && cfg.Record {
+			w.records = append(w.records, Record{Client: w.id, EndUS: t1.UnixMicro(), LatencyUS: max(t1.Sub(sched).Microseconds(), minLatencyUS), LagUS: t0.Sub(sched).Microseconds(), Failed: true})
+		}
 		if inWindow {
 			w.mu.Lock()
 			w.errs++
@@ -286,6 +312,9 @@ func (win *window) complete(w *worker, sched, t0, t1 time.Time, work Work, err e
 			win.recordPace(w, sched, t0, t1)
 		}
 		us := max(t1.Sub(sched).Microseconds(), minLatencyUS)
+		if cfg.Record {
+			w.records = append(w.records, Record{Client: w.id, EndUS: t1.UnixMicro(), LatencyUS: us, LagUS: t0.Sub(sched).Microseconds()})
+		}
 		_ = w.total.RecordValue(us)
 		w.mu.Lock()
 		_ = w.sec.RecordValue(us)
@@ -358,6 +387,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 	ws := make([]*worker, len(clients))
 	for i, c := range clients {
 		ws[i] = &worker{
+			id:    int32(i),
 			c:     c,
 			total: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3),
 			sec:   hdrhistogram.New(minLatencyUS, maxLatencyUS, 2),
@@ -634,6 +664,7 @@ func (win *window) stopClients(ws []*worker, done <-chan struct{}, res *Result) 
 // collect merges the clients' histograms and totals into the result.
 func (res *Result) collect(win *window, ws []*worker) {
 	for _, w := range ws {
+		res.Records = append(res.Records, w.records...)
 		for _, us := range w.abandoned {
 			_ = w.total.RecordValue(us)
 		}

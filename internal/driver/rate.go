@@ -77,6 +77,10 @@ func (win *window) due(w *worker) (sched time.Time, skip, ok bool) {
 	if lim := win.cfg.LatencyLimit; lim > 0 && time.Since(sched) > lim {
 		if win.inWindow(sched) {
 			w.pace.skipped++
+			if win.cfg.Record {
+				now := time.Now()
+				w.records = append(w.records, Record{Client: w.id, EndUS: now.UnixMicro(), LagUS: now.Sub(sched).Microseconds(), Skipped: true})
+			}
 		}
 		return sched, true, true
 	}

@@ -330,6 +330,8 @@ type Cell struct {
 	Metrics Metrics    `json:"metrics"`
 	// HistFile is the cell's HdrHistogram interval log (--hist-file).
 	HistFile string `json:"hist_file,omitempty"`
+	// TxnLog is the cell's pgbench-format transaction (or aggregate) log (--log).
+	TxnLog string `json:"txn_log,omitempty"`
 	// Pace is the fixed-rate schedule the window ran on (--rate; nil: flat out).
 	Pace *Pace `json:"pace,omitempty"`
 	// Cluster is the cell read on each worker of a distributed engine

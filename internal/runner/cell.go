@@ -11,10 +11,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/keybench/keybench/internal/histlog"
+	"github.com/keybench/keybench/internal/txnlog"
 
 	"github.com/jackc/pgx/v5"
 
@@ -434,7 +437,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	bar := cr.progressBar(win, len(clients))
 	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, SteadyAfter: win.SteadyAfter, Duration: win.Duration, Txns: win.Txns,
-		Rate: win.Rate, LatencyLimit: win.LatencyLimit,
+		Rate: win.Rate, LatencyLimit: win.LatencyLimit, Record: cr.r.cfg.TxnLog,
 		OnWindow: func(start time.Time) {
 			sess.WindowStarts(start)
 			watch.started(start)
@@ -523,6 +526,34 @@ func (cr *cellRun) writeHistLog() error {
 		return fmt.Errorf("--hist-file: %w", err)
 	}
 	cr.c.HistFile = path
+	return nil
+}
+
+// writeTxnLog writes the cell's transactions, every round's, as pgbench's
+// log (-l; --aggregate-interval: its aggregates) to the run's log
+// directory, records the file in the cell and lets the records go.
+func (cr *cellRun) writeTxnLog() error {
+	if !cr.r.cfg.TxnLog {
+		return nil
+	}
+	dir := filepath.Join(cr.r.cfg.Out, "logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--log: %w", err)
+	}
+	var rounds [][]driver.Record
+	paced := false
+	for _, d := range cr.results {
+		rounds = append(rounds, d.Records)
+		paced = paced || d.Pace != nil
+	}
+	path := txnlog.FileName(dir, int(cr.r.txnLogs.Add(1)), cr.c.Key, cr.c.Workload)
+	if err := txnlog.Write(path, rounds, cr.r.cfg.AggregateInterval, paced); err != nil {
+		return fmt.Errorf("--log: %w", err)
+	}
+	for _, d := range cr.results {
+		d.Records = nil
+	}
+	cr.c.TxnLog = path
 	return nil
 }
 
@@ -635,6 +666,9 @@ func (cr *cellRun) finish(ctx context.Context, conn *pgx.Conn) error {
 	dres := driver.Merge(cr.results)
 	fillDriverResult(cr.c, dres)
 	if err := cr.writeHistLog(); err != nil {
+		return err
+	}
+	if err := cr.writeTxnLog(); err != nil {
 		return err
 	}
 	o, err := cr.summarize(dres)

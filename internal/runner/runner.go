@@ -53,7 +53,12 @@ type Config struct {
 	// HistDir, when set, gets each cell's latency histograms as an
 	// HdrHistogram interval log (--hist-file).
 	HistDir string
-	Seed    int64
+	// TxnLog writes each cell's transactions as pgbench's log (-l) to the
+	// results' logs directory, AggregateInterval seconds an aggregate
+	// line when above 0 (--aggregate-interval).
+	TxnLog            bool
+	AggregateInterval int
+	Seed              int64
 	Quick   bool
 	Command []string
 	Version string
@@ -147,8 +152,8 @@ type run struct {
 	// lagging names the standbys that did not catch up within the wait's
 	// budget once: the run's later cells do not wait for them again.
 	lagging map[string]bool
-	// histLogs counts the interval logs written (their files' order).
-	histLogs atomic.Int32
+	// histLogs and txnLogs count the logs written (their files' order).
+	histLogs, txnLogs atomic.Int32
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
