@@ -59,10 +59,10 @@ type Config struct {
 	TxnLog            bool
 	AggregateInterval int
 	Seed              int64
-	Quick   bool
-	Command []string
-	Version string
-	UI      *UI
+	Quick             bool
+	Command           []string
+	Version           string
+	UI                *UI
 	// Sampling enables the wait-event and buffer-cache samplers.
 	Sampling bool
 	// RowsGiven says the user chose the table sizes (--rows).
