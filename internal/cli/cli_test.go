@@ -853,12 +853,28 @@ func readLog(t *testing.T, path, dir string) [][]string {
 // filled, the transactions adding up to the cell's; --aggregate-interval
 // without --log is refused as pgbench refuses it.
 func TestAggregateLog(t *testing.T) {
-	out := t.TempDir()
+	out, hist := t.TempDir(), t.TempDir()
 	if _, stderr, code := keybench(t, "run", "insert", "--keys", "bigint", "--rows", "0", "-T", "3", "-R", "200", "--warmup", "0", "--rounds", "1",
-		"--log", "--aggregate-interval", "1", "--out", out); code != 0 {
+		"--log", "--aggregate-interval", "1", "--hist-file", hist, "--hist-per-second", "--out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	c := readRun(t, out).Cells[0]
+	// --hist-per-second: an interval a second of the window, together
+	// holding its measured transactions.
+	b, err := os.ReadFile(c.HistFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := hdrhistogram.NewHistogramLogReader(bytes.NewReader(b))
+	var inHist int64
+	intervals := 0
+	for h, err := r.NextIntervalHistogram(); h != nil && err == nil; h, err = r.NextIntervalHistogram() {
+		inHist += h.TotalCount()
+		intervals++
+	}
+	if intervals < 3 || intervals > 4 || inHist != c.Txns {
+		t.Errorf("--hist-per-second: %d intervals holding %d transactions over a 3 s window of %d", intervals, inHist, c.Txns)
+	}
 	var txns int64
 	lagged := false
 	prev := int64(0)

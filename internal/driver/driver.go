@@ -94,6 +94,10 @@ type Config struct {
 	// the window) as a Record, for pgbench's transaction and aggregate
 	// logs (-l); off, the hot path keeps nothing per transaction.
 	Record bool
+	// SecondHistograms keeps each second's latency histogram (every
+	// client merged) in Result.SecondLatency: --hist-file a second an
+	// interval.
+	SecondHistograms bool
 }
 
 // Record is one transaction of the window as pgbench's log has it: the
@@ -171,6 +175,9 @@ type Result struct {
 	// Records are the window's transactions, client by client, each
 	// client's in order (Config.Record).
 	Records []Record
+	// SecondLatency is each second's latency histogram, Timeline's
+	// seconds' (Config.SecondHistograms).
+	SecondLatency []*hdrhistogram.Histogram
 }
 
 // Stall is a stretch of the window in which the driver's once-a-second
@@ -404,6 +411,7 @@ func Run(ctx context.Context, cfg Config, clients []Client) (*Result, error) {
 	done := win.start(ws)
 	res := &Result{Latency: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
 	smp := newSecondSampler(ws, res, cfg.OnSecond)
+	smp.keep = cfg.SecondHistograms
 	tick, interrupted := win.sampleSeconds(ctx, done, smp, res)
 	win.stopClients(ws, done, res)
 	end := time.Now()
@@ -703,6 +711,7 @@ type secondSampler struct {
 	onSecond func(Second)
 	agg      *hdrhistogram.Histogram
 	roles    map[string]*roleAgg
+	keep     bool // each second's histogram kept (Config.SecondHistograms)
 }
 
 type roleAgg struct {
@@ -764,6 +773,11 @@ func (smp *secondSampler) sample(t int, length time.Duration) {
 	s.RowsPS = float64(rows) / length.Seconds()
 	if txns > 0 {
 		s.P99ms = float64(smp.agg.ValueAtQuantile(99)) / 1000
+	}
+	if smp.keep {
+		h := hdrhistogram.New(minLatencyUS, maxLatencyUS, 2)
+		h.Merge(smp.agg)
+		res.SecondLatency = append(res.SecondLatency, h)
 	}
 	if smp.roles != nil {
 		s.Roles = map[string]RoleSecond{}

@@ -437,7 +437,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	bar := cr.progressBar(win, len(clients))
 	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, SteadyAfter: win.SteadyAfter, Duration: win.Duration, Txns: win.Txns,
-		Rate: win.Rate, LatencyLimit: win.LatencyLimit, Record: cr.r.cfg.TxnLog,
+		Rate: win.Rate, LatencyLimit: win.LatencyLimit, Record: cr.r.cfg.TxnLog, SecondHistograms: cr.r.cfg.HistDir != "" && cr.r.cfg.HistSeconds,
 		OnWindow: func(start time.Time) {
 			sess.WindowStarts(start)
 			watch.started(start)
@@ -518,10 +518,23 @@ func (cr *cellRun) writeHistLog() error {
 			start = cr.c.Rounds[i].StartS
 		}
 		ms := int64(start * 1000)
+		if cr.r.cfg.HistSeconds {
+			// A second an interval: the timeline's seconds (the last one
+			// of the window may be partial), each its clients' merged.
+			for j, h := range d.SecondLatency {
+				from := ms + int64(j)*1000
+				ivs = append(ivs, histlog.Interval{StartMS: from, EndMS: min(from+1000, ms+d.Elapsed.Milliseconds()), Latency: h})
+			}
+			continue
+		}
 		ivs = append(ivs, histlog.Interval{StartMS: ms, EndMS: ms + d.Elapsed.Milliseconds(), Latency: d.Latency})
 	}
 	path := histlog.FileName(dir, int(cr.r.histLogs.Add(1)), cr.c.Key, cr.c.Workload)
-	comment := fmt.Sprintf("keybench %s: %s, %s, %d clients, %d rows before; latency in microseconds, a round an interval", cr.r.res.Scenario, cr.c.Key, cr.c.Workload, cr.c.Clients, cr.c.RowsBefore)
+	each := "a round"
+	if cr.r.cfg.HistSeconds {
+		each = "a second"
+	}
+	comment := fmt.Sprintf("keybench %s: %s, %s, %d clients, %d rows before; latency in microseconds, %s an interval", cr.r.res.Scenario, cr.c.Key, cr.c.Workload, cr.c.Clients, cr.c.RowsBefore, each)
 	if err := histlog.Write(path, comment, cr.r.started.UnixMilli(), ivs); err != nil {
 		return fmt.Errorf("--hist-file: %w", err)
 	}

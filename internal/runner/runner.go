@@ -53,6 +53,8 @@ type Config struct {
 	// HistDir, when set, gets each cell's latency histograms as an
 	// HdrHistogram interval log (--hist-file).
 	HistDir string
+	// HistSeconds writes the --hist-file logs a second an interval, not a round.
+	HistSeconds bool
 	// TxnLog writes each cell's transactions as pgbench's log (-l) to the
 	// results' logs directory, AggregateInterval seconds an aggregate
 	// line when above 0 (--aggregate-interval).
