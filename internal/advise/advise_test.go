@@ -348,9 +348,11 @@ func TestAdviseLab(t *testing.T) {
 	if _, err := results.Read(r.Results); err != nil {
 		t.Errorf("the lab's results: %v", err)
 	}
-	// The class follows the lab (issue 51): "pays" only when it found the
-	// key's work larger, "measured: no difference" otherwise.
-	if paid := r.Cost.Significant && r.Cost.Lo > 1; paid != (tb.Verdict.Class == advise.Pays) || !paid && tb.Verdict.Class != advise.NoDifference {
+	// The class follows the lab (issue 51): it still pays (now or in size)
+	// only when the lab found the key's work larger, "measured: no
+	// difference" otherwise.
+	paying := tb.Verdict.Class == advise.Pays || tb.Verdict.Class == advise.PaysInSize
+	if paid := r.Cost.Significant && r.Cost.Lo > 1; paid != paying || !paid && tb.Verdict.Class != advise.NoDifference {
 		t.Errorf("labbed's class %q after a lab of %+v", tb.Verdict.Class, r.Cost)
 	}
 	if !strings.Contains(errOut.String(), "advise: lab 1 of 1, public.labbed") {

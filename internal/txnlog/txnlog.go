@@ -112,14 +112,29 @@ func boolInt(b bool) int64 {
 // Interval is one aggregate line: the transactions that ended in the
 // interval of Seconds seconds from Start (Unix seconds).
 type Interval struct {
-	Start, Seconds     int64
-	Txns               int64
-	SumLat, SumLat2    float64
-	MinLat, MaxLat     int64
-	SumLag, SumLag2    float64
-	MinLag, MaxLag     int64
-	Skipped, Failed    int64
-	lagSeen, latencies bool
+	Start, Seconds  int64
+	Txns            int64
+	Latency, Lag    Moments
+	Skipped, Failed int64
+}
+
+// Moments are what pgbench aggregates of a figure over an interval: its
+// sum, sum of squares, least and most (µs).
+type Moments struct {
+	Sum, Sum2 float64
+	Min, Max  int64
+	seen      bool
+}
+
+// add counts v.
+func (m *Moments) add(v int64) {
+	f := float64(v)
+	m.Sum, m.Sum2 = m.Sum+f, m.Sum2+f*f
+	if !m.seen || v < m.Min {
+		m.Min = v
+	}
+	m.Max = max(m.Max, v)
+	m.seen = true
 }
 
 // Aggregate folds one round's records into intervals of interval seconds
@@ -152,20 +167,8 @@ func Aggregate(recs []driver.Record, interval int) []Interval {
 			continue
 		}
 		iv.Txns++
-		l := float64(r.LatencyUS)
-		iv.SumLat, iv.SumLat2 = iv.SumLat+l, iv.SumLat2+l*l
-		if !iv.latencies || r.LatencyUS < iv.MinLat {
-			iv.MinLat = r.LatencyUS
-		}
-		iv.MaxLat = max(iv.MaxLat, r.LatencyUS)
-		iv.latencies = true
-		g := float64(r.LagUS)
-		iv.SumLag, iv.SumLag2 = iv.SumLag+g, iv.SumLag2+g*g
-		if !iv.lagSeen || r.LagUS < iv.MinLag {
-			iv.MinLag = r.LagUS
-		}
-		iv.MaxLag = max(iv.MaxLag, r.LagUS)
-		iv.lagSeen = true
+		iv.Latency.add(r.LatencyUS)
+		iv.Lag.add(r.LagUS)
 	}
 	return out
 }
@@ -173,5 +176,5 @@ func Aggregate(recs []driver.Record, interval int) []Interval {
 // write writes the interval as pgbench 15's fifteen columns.
 func (iv Interval) write(w io.Writer) {
 	fmt.Fprintf(w, "%d %d %.0f %.0f %d %d %.0f %.0f %d %d %d 0 0 0 0\n",
-		iv.Start, iv.Txns, iv.SumLat, iv.SumLat2, iv.MinLat, iv.MaxLat, iv.SumLag, iv.SumLag2, iv.MinLag, iv.MaxLag, iv.Skipped)
+		iv.Start, iv.Txns, iv.Latency.Sum, iv.Latency.Sum2, iv.Latency.Min, iv.Latency.Max, iv.Lag.Sum, iv.Lag.Sum2, iv.Lag.Min, iv.Lag.Max, iv.Skipped)
 }

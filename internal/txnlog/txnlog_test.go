@@ -45,10 +45,10 @@ func TestAggregates(t *testing.T) {
 	if len(ivs) != 3 || ivs[0].Start != 1000 || ivs[1].Start != 1002 || ivs[2].Start != 1004 {
 		t.Fatalf("intervals: %+v", ivs)
 	}
-	if a := ivs[0]; a.Txns != 3 || a.SumLat != 60 || a.SumLat2 != 1400 || a.MinLat != 10 || a.MaxLat != 30 || a.SumLag != 6 || a.MinLag != 0 || a.MaxLag != 4 {
+	if a := ivs[0]; a.Txns != 3 || a.Latency.Sum != 60 || a.Latency.Sum2 != 1400 || a.Latency.Min != 10 || a.Latency.Max != 30 || a.Lag.Sum != 6 || a.Lag.Min != 0 || a.Lag.Max != 4 {
 		t.Errorf("first interval: %+v", a)
 	}
-	if e := ivs[1]; e.Txns != 0 || e.MinLat != 0 {
+	if e := ivs[1]; e.Txns != 0 || e.Latency.Min != 0 {
 		t.Errorf("an empty interval: %+v", e)
 	}
 	if l := ivs[2]; l.Txns != 0 || l.Skipped != 1 || l.Failed != 1 {
