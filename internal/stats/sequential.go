@@ -311,12 +311,11 @@ func (d Sequential) interval(c Comparison, bound float64) (lo, hi, confidence fl
 	if !(c.DF > 0) || c.Effect <= 0 {
 		return c.EffectLo, c.EffectHi, 0
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}
 	mean := math.Log(c.Effect)
 	// An early look's strict level on few degrees of freedom reaches
 	// quantiles in the hundreds: beyond a millionfold either way the
 	// interval says nothing more (it holds 1), and is written as that.
-	half := math.Min(t.Quantile(1-bound/2)*c.SE, maxIntervalLog)
+	half := math.Min(tQuantile(1-bound/2, c.DF)*c.SE, maxIntervalLog)
 	lo, hi = math.Exp(mean-half), math.Exp(mean+half)
 	if !(c.SE > 0) || !(lo > 0) || math.IsInf(hi, 0) || math.IsNaN(hi) {
 		return 0, 0, 0

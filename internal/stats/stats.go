@@ -52,8 +52,6 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // IntervalText is the comparison's effect interval as printed, with its
@@ -366,7 +364,7 @@ func (c *Comparison) atAdjustedLevel() {
 	if c.PAdjusted > c.P {
 		level = 1 - Alpha*c.P/c.PAdjusted
 	}
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Quantile(1 - (1-level)/2)
+	q := tQuantile(1-(1-level)/2, c.DF)
 	mean := math.Log(c.Effect)
 	// A level near 1 on few degrees of freedom (Holm's step-down lifting a
 	// tiny p to a large adjusted one) reaches quantiles in the thousands:
