@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
@@ -125,7 +126,46 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 	case len(sh.Groups) > 1:
 		d.Println("No key was found to do more work per transaction than " + least.Key + "'s.")
 	}
+	for _, line := range countsApart(sh, least, a.Device) {
+		d.Println(line)
+	}
 }
+
+// countsApart says, for each key whose work was not found different from
+// the least's, the counts that differ all the same (its Cost.Why) and what
+// they come to on the run's disk against its whole work: a key may write
+// several times the full-page images and still do the same work where
+// the CPU is most of it.
+func countsApart(sh shape, least *results.Group, dev results.Device) []string {
+	if least == nil {
+		return nil
+	}
+	var out []string
+	for _, g := range sh.Groups {
+		v := g.Cost.Versus(least.Key)
+		if g == least || v == nil || v.Significant || v.TooFew || len(g.Cost.Why) == 0 {
+			continue
+		}
+		var parts []string
+		for i, r := range g.Cost.Why {
+			if i == 3 {
+				break
+			}
+			parts = append(parts, reasonText(r))
+		}
+		p := g.Cost.Parts
+		rest := "the CPU " + msText(p.CPUMS) + " ms"
+		if p.FlushMS > 0 {
+			rest += ", the commits' flushes " + msText(p.FlushMS) + " ms"
+		}
+		out = append(out, fmt.Sprintf("%s's work is not found different from %s's (%s %s), though its counts differ: %s; on %s its blocks and WAL come to %s ms of its %s ms a transaction (%s).",
+			g.Key, least.Key, ratio(v.Effect), interval(v), strings.Join(parts, ", "), deviceShort(dev), msText(p.ReadMS+p.WriteMS+p.WALMS), msText(g.Cost.Mean), rest))
+	}
+	return out
+}
+
+// msText is a work figure in ms, to two significant digits.
+func msText(ms float64) string { return strconv.FormatFloat(ms, 'g', 2, 64) }
 
 // briefWork is a key's work against the least's, short, with its
 // interval (its level in the legend: levelsOf).
@@ -204,6 +244,9 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		if c := res.Last(g); !c.Held() {
 			d.Printf("%s did not keep up: it ran %.0f%% of its schedule; its latency is its queue's.", g.Key, 100*c.ScheduleShare())
 		}
+	}
+	for _, line := range countsApart(sh, cheapest, res.Analysis.Device) {
+		d.Println(line)
 	}
 }
 

@@ -99,3 +99,24 @@ func TestBriefNamesAnUnreadWorker(t *testing.T) {
 		t.Errorf("the first screen does not name the worker it could not read:\n%s", out.String())
 	}
 }
+
+// TestCountsApartFromTheWork (issue 48): at a fixed rate on an empty table
+// (run insert -R 1500 -c 8 --keys uuidv4,bigint), uuidv4's work is not
+// found different from bigint's — the CPU is most of it — though it wrote
+// several times the full-page images; the first screen says both, with
+// what the counts come to on the run's disk, computed from the run.
+func TestCountsApartFromTheWork(t *testing.T) {
+	r := readCost(t, "rate-counts")
+	var out bytes.Buffer
+	Brief(r).Write(&out, 1000)
+	text := out.String()
+	g := r.Analysis.GroupOf(&r.Analysis.Shapes[0], "uuidv4")
+	if g == nil || g.Cost == nil || len(g.Cost.Why) == 0 {
+		t.Fatalf("uuidv4's counts apart from bigint's were not found:\n%s", text)
+	}
+	fpi := g.Cost.Why[0]
+	want := fmt.Sprintf("though its counts differ: %s", reasonText(fpi))
+	if fpi.Figure != "wal_fpi_per_txn" || fpi.Ratio < 2 || !strings.Contains(text, want) || !strings.Contains(text, "its blocks and WAL come to") {
+		t.Errorf("the first screen does not say the counts apart from the work (%q, the first count %q %.2f×):\n%s", want, fpi.Figure, fpi.Ratio, text)
+	}
+}

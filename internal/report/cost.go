@@ -62,6 +62,9 @@ func costVerdict(res *results.Results, a *results.Analysis) []string {
 		out = append(out, fmt.Sprintf("%sWork per transaction (the CPU of every server process and its IO counted, priced on %s; %s): %s's %s is the least%s.",
 			prefix, deviceShort(a.Device), workHow(res, a), least.Key, workText(least), partsText(least.Cost)))
 		out = append(out, workLines(sh, least)...)
+		for _, line := range countsApart(sh, least, a.Device) {
+			out = append(out, "  "+line)
+		}
 		if w := waitingLine(res, sh); w != "" {
 			out = append(out, w)
 		}

@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 1
+const AnalysisVersion = 2 // 2: Why for undecided keys too
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared

@@ -71,9 +71,11 @@ type GroupCost struct {
 	Compared []Versus  `json:"compared,omitempty"`
 	// Unavailable is why the shape's costs were not compared.
 	Unavailable string `json:"unavailable,omitempty"`
-	// Why, for a key that costs significantly more than its shape's least
-	// costly key, is what makes it so: the round figures whose medians
-	// differ from the least's by more than a tenth, the farthest first.
+	// Why, for a key compared with its shape's least costly key, is what
+	// makes its work more where it is significantly more, and, where no
+	// difference was found, the counts that differ all the same: the
+	// round figures whose medians differ from the least's by more than a
+	// tenth, the farthest first.
 	Why []Reason `json:"why,omitempty"`
 }
 

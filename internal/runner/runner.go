@@ -156,6 +156,32 @@ type run struct {
 	lagging map[string]bool
 	// histLogs and txnLogs count the logs written (their files' order).
 	histLogs, txnLogs atomic.Int32
+	// ahead is what the groups after the current one are expected to take.
+	ahead ahead
+}
+
+// ahead is what the run's groups after the current one should take: the
+// plan's estimate of them, scaled by how the current group's rounds run
+// against its estimate (roundsLeft), so that every progress line says
+// when the run ends, from what it measured so far.
+type ahead struct {
+	later    time.Duration // the plan's estimate of the groups after this one
+	perRound time.Duration // the plan's estimate of one of this group's rounds
+}
+
+// estimateOf is the plan's estimate of cells alone, with their shards on
+// Citus (shards per cell, 0 elsewhere).
+func (r *run) estimateOf(cells []scenario.PlannedCell, shards int) scenario.Estimate {
+	sub := *r.cfg.Plan
+	sub.Cells = cells
+	est := sub.Estimate()
+	// Each cell makes and drops its tables' shards on the workers, and its
+	// evidence reindexes each: bench/citus.sh's runs took about
+	// citusShardSeconds a shard a cell (a --quick war at 32 shards, 5–6 min).
+	extra := time.Duration(float64(shards*len(cells)) * citusShardSeconds * float64(time.Second))
+	est.Evidence += extra
+	est.Total += extra
+	return est
 }
 
 // Run runs the plan and returns the results (also written to cfg.Out).
@@ -243,14 +269,10 @@ func (r *run) execute(ctx context.Context) error {
 		r.ui.Logf("note: %s", s)
 	}
 	r.ui.Logf("plan: %s", r.cfg.Plan.Describe())
-	est := r.cfg.Plan.Estimate()
-	if shards := r.shardsPerCell(); shards > 0 {
-		// Each cell makes and drops its tables' shards on the workers, and
-		// its evidence reindexes each: bench/citus.sh's runs took about
-		// citusShardSeconds a shard a cell (a --quick war at 32 shards, 5–6 min).
-		extra := time.Duration(float64(shards*len(r.cfg.Plan.Cells)) * citusShardSeconds * float64(time.Second))
-		est.Evidence += extra
-		est.Total += extra
+	shards := r.shardsPerCell()
+	est := r.estimateOf(r.cfg.Plan.Cells, shards)
+	if shards > 0 {
+		extra := est.Total - r.estimateOf(r.cfg.Plan.Cells, 0).Total
 		r.ui.Logf("note: on Citus each cell creates, reindexes and drops its %d shards on the workers: the estimate counts about %s for them", shards, extra.Round(time.Second))
 	}
 	most := ""
@@ -260,7 +282,7 @@ func (r *run) execute(ctx context.Context) error {
 			(est.Total + r.budget() - est.Windows).Round(10*time.Second), c.MaxRounds, r.budget().Round(time.Second))
 	}
 	r.ui.Logf("estimated time: %s%s; results in %s", est, most, r.cfg.Out)
-	return r.runGroups(ctx)
+	return r.runGroups(ctx, shards)
 }
 
 // citusShardSeconds is what a shard of a cell costs a run on Citus beyond
@@ -287,13 +309,28 @@ func (r *run) shardsPerCell() int {
 
 // runGroups measures the plan's groups of cells in turn, writing the
 // results after each; a failed cell stops the run unless --on-error continue.
-func (r *run) runGroups(ctx context.Context) error {
+func (r *run) runGroups(ctx context.Context, shards int) error {
 	plan, rounds := r.cfg.Plan.Cells, max(r.cfg.Plan.Params.Rounds, 1)
 	done := 0
-	for _, g := range groups(plan, rounds) {
+	all := groups(plan, rounds)
+	ests := make([]scenario.Estimate, len(all))
+	for i, g := range all {
+		ests[i] = r.estimateOf(g, shards)
+	}
+	var took, planned time.Duration // the groups done: as measured, as estimated
+	for i, g := range all {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
+		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds)}
+		for _, e := range ests[i+1:] {
+			r.ahead.later += e.Total
+		}
+		if i > 0 && planned > 0 {
+			left := time.Duration(float64(ests[i].Total+r.ahead.later) * float64(took) / float64(planned))
+			r.ui.Logf("the run ends in about %s (its %d groups so far took %.2f× their estimate)", left.Round(time.Second), i, float64(took)/float64(planned))
+		}
+		start := time.Now()
 		if err := r.useCache(ctx, g[0].Cache); err != nil {
 			return err
 		}
@@ -314,6 +351,7 @@ func (r *run) runGroups(ctx context.Context) error {
 			return err
 		}
 		done += len(g)
+		took, planned = took+time.Since(start), planned+ests[i].Total
 	}
 	return nil
 }

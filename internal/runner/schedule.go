@@ -217,7 +217,8 @@ func (r *run) mostRounds(rounds int) int {
 // roundsLeft says when the group ends, from the rounds' own length so far
 // (elapsed over the rounds done, the machine's load in it): the planned
 // rounds left, and, where the work's design may extend them, the most it
-// may take (its last look, or the budget, whichever comes first).
+// may take (its last look, or the budget, whichever comes first); with
+// groups after this one, when the run ends (r.ahead at this group's pace).
 func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration) string {
 	done := round - 1
 	perRound := elapsed / time.Duration(done)
@@ -228,15 +229,21 @@ func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration)
 	}
 	left := perRound*time.Duration(max(planned-done, 0)) + evidence
 	longest := perRound*time.Duration(max(upTo-done, 0)) + evidence
+	run := ""
+	if a := r.ahead; a.later > 0 && a.perRound > 0 {
+		// The groups after this one, at this group's pace against its estimate.
+		later := time.Duration(float64(a.later) * float64(perRound) / float64(a.perRound))
+		run = fmt.Sprintf("; the run in about %s", (left + later).Round(time.Second))
+	}
 	switch {
 	case round > planned && upTo > done:
-		return fmt.Sprintf("this group ends when the work is decided, at most in %s (round %d of at most %d: a work comparison is undecided)", longest.Round(time.Second), round, upTo)
+		return fmt.Sprintf("this group ends when the work is decided, at most in %s (round %d of at most %d: a work comparison is undecided)%s", longest.Round(time.Second), round, upTo, run)
 	case round > planned:
-		return fmt.Sprintf("this group ends in about %s (its last round: the work's budget)", evidence.Round(time.Second))
+		return fmt.Sprintf("this group ends in about %s (its last round: the work's budget)%s", evidence.Round(time.Second), run)
 	case upTo > planned:
-		return fmt.Sprintf("this group ends in about %s, at most %s if the work is undecided then (up to round %d)", left.Round(time.Second), longest.Round(time.Second), upTo)
+		return fmt.Sprintf("this group ends in about %s, at most %s if the work is undecided then (up to round %d)%s", left.Round(time.Second), longest.Round(time.Second), upTo, run)
 	}
-	return fmt.Sprintf("this group ends in about %s", left.Round(time.Second))
+	return fmt.Sprintf("this group ends in about %s%s", left.Round(time.Second), run)
 }
 
 // maxRounds is the most rounds the cell may run: its window's, or the

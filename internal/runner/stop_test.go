@@ -80,3 +80,22 @@ func TestRoundsStopOnceTheWorkIsDecided(t *testing.T) {
 		t.Errorf("rates twofold apart without work ran all %d rounds", n)
 	}
 }
+
+// TestProgressSaysWhenTheRunEnds (issue 52): a round's progress line says
+// when its group ends from the rounds' own length, and, with groups after
+// it, when the run ends: their estimate at this group's pace — rounds
+// twice as long as estimated double what the later groups are said to take.
+func TestProgressSaysWhenTheRunEnds(t *testing.T) {
+	r := &run{cfg: Config{Plan: &scenario.Experiment{Budget: time.Hour}}, ahead: ahead{later: time.Minute, perRound: 10 * time.Second}}
+	// Round 3 of 5 begins: 2 rounds took 40 s (20 s each, twice the estimate); 2 cells.
+	got := r.roundsLeft(3, 5, 5, 2, 40*time.Second)
+	// This group: 3 rounds × 20 s + 2 cells' evidence (3 s each) = 66 s; the later groups 60 s × 2.
+	want := "this group ends in about 1m6s; the run in about 3m6s"
+	if got != want {
+		t.Errorf("progress line %q, want %q", got, want)
+	}
+	r.ahead = ahead{}
+	if got := r.roundsLeft(3, 5, 5, 2, 40*time.Second); got != "this group ends in about 1m6s" {
+		t.Errorf("the last group's progress line %q names the run", got)
+	}
+}

@@ -24,7 +24,10 @@ func (a *grouped) shapes() []results.Shape {
 		if s.Least != "" {
 			base := groupNamed(gs, s.Least)
 			for _, g := range gs {
-				if v := g.Cost.Versus(s.Least); v != nil && v.Significant {
+				// What makes a key's work more, and, where no difference
+				// was found, the counts that differ all the same (too
+				// small on this disk to move the work).
+				if v := g.Cost.Versus(s.Least); v != nil && !v.TooFew {
 					g.Cost.Why = a.why(g, base)
 				}
 			}
