@@ -10,6 +10,7 @@ import (
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 type projectCmd struct {
@@ -26,6 +27,7 @@ type projectCmd struct {
 	Disk          string   `name:"disk" type:"existingfile" placeholder:"FILE" help:"Cost model: your disk as 'keybench disk DIR --json' measured it (instead of the three --disk- flags)."`
 	Cores         int      `name:"cores" placeholder:"N" help:"Cost model: your server's cores (default: the run's machine's)."`
 	OSCache       string   `name:"os-cache" placeholder:"SIZE" help:"Cost model: the OS page cache your key index keeps beyond shared_buffers (default: half of --ram less shared_buffers, an assumption)."`
+	Check         bool     `name:"check" help:"Instead of your scale: project each scale of a run that measured three or more (keybench run scale) from its smaller scales alone, beside what it measured (--export json=FILE: a row per key and figure)."`
 	Against       string   `name:"against" placeholder:"000" help:"Instead of your scale: the cost model's prediction of a published table beside it, each cell's error and limit (000: PostgreSQL 10 on an HDD)."`
 	JSON          bool     `name:"json" help:"Print the projections as JSON."`
 	exports       `embed:""`
@@ -54,6 +56,9 @@ func (p *projectCmd) run(e *env) error {
 	}
 	if p.Against != "" {
 		return p.against(e, res)
+	}
+	if p.Check {
+		return p.checkScales(e, res)
 	}
 	if p.Rows == "" || p.RAM == "" {
 		return usagef("--rows and --ram are required (or --against 000)")
@@ -195,6 +200,26 @@ func (p *projectCmd) machine(res *results.Results, scale results.Scale) (*projec
 }
 
 // against prints the cost model's prediction of a published table.
+// checkScales is --check: each scale of the run projected from the
+// smaller ones, beside its measurement.
+func (p *projectCmd) checkScales(e *env, res *results.Results) error {
+	if p.Clients < 0 {
+		return usagef("--clients must be positive, not %d", p.Clients)
+	}
+	rows, err := projection.CheckScales(res, p.Clients, func(r *results.Results) { verdict.Analyze(r) })
+	if err != nil {
+		return usagef("%s: %v", p.Results, err)
+	}
+	if err := p.writeDoc(e, report.CheckDoc(rows), rows); err != nil {
+		return err
+	}
+	if p.JSON {
+		return printJSON(e, rows)
+	}
+	report.CheckDoc(rows).Write(&printable{w: e.stdout}, e.width(e.stdout))
+	return nil
+}
+
 func (p *projectCmd) against(e *env, res *results.Results) error {
 	if p.Against != "000" {
 		return usagef("--against knows 000 (PostgreSQL 10 on an HDD), not %q", p.Against)

@@ -108,3 +108,41 @@ func TestExportEveryAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectCheck (issue 50): project --check on the stored scale run
+// projects its largest scale from the two smaller ones and exports a row
+// per key and figure with key, figure, predicted, lo, hi and measured; a
+// run of one scale is refused with exit 2.
+func TestProjectCheck(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "scale.json")
+	if err := os.WriteFile(path, resultstest.ReadGzip(t, "../projection/testdata/scale.json.gz"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "check.json")
+	out, errOut, code := keybench(t, "project", path, "--check", "--export", "json="+file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "16,000,000 rows") || !strings.Contains(out, "checked figures held their measurement") {
+		t.Errorf("the check does not show its scale and its coverage:\n%s", out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(b, &rows); err != nil || len(rows) != 4 {
+		t.Fatalf("%d rows exported (%v):\n%s", len(rows), err, b)
+	}
+	for _, r := range rows {
+		for _, k := range []string{"key", "figure", "predicted", "lo", "hi", "measured"} {
+			if _, ok := r[k]; !ok {
+				t.Errorf("an exported row lacks %q: %v", k, r)
+			}
+		}
+	}
+	if _, errOut, code := keybench(t, "project", growthRun(t), "--check", "--clients", "99"); code != 2 || strings.Contains(errOut, "goroutine") {
+		t.Errorf("a check with nothing to check: exit %d: %s", code, errOut)
+	}
+}

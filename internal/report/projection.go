@@ -287,3 +287,48 @@ func levelText(l float64) string {
 	}
 	return fmt.Sprintf("%g%%", math.Floor(1000*l)/10)
 }
+
+// CheckDoc lays out project --check: each scale of a multi-scale run
+// projected from its smaller scales alone, per key and figure the
+// projection with its interval and level beside the measurement, and how
+// many of them held it.
+func CheckDoc(rows []projection.CheckRow) *Doc {
+	d := &Doc{}
+	if len(rows) == 0 {
+		d.Println("Nothing to check.")
+		return d
+	}
+	d.Printf("Each scale projected from the smaller scales alone (work and rate over %s's; the work's level is a floor: its points' intervals read through the curve), beside what the scale measured:", rows[0].Against)
+	t := NewTable("scale", "key", "figure", "projected", "from rows", "measured", "inside").AlignRight(3, 5)
+	inside, counted := 0, 0
+	for _, r := range rows {
+		scale := thousands(r.Rows) + " rows, " + results.Bytes(r.CacheBytes)
+		var from []string
+		for _, f := range r.From {
+			from = append(from, thousands(f))
+		}
+		projected, in := "-", r.Unavailable
+		if r.Unavailable == "" {
+			projected = fmt.Sprintf("%.2f× [%.2f–%.2f, %g%%]", r.Predicted, r.Lo, r.Hi, math.Floor(1000*r.Level)/10)
+			counted++
+			in = "no"
+			if r.Inside {
+				inside++
+				in = "yes"
+			}
+		}
+		measured := "-"
+		if r.Measured > 0 {
+			measured = fmt.Sprintf("%.2f×", r.Measured)
+		}
+		if r.Beyond > 1 {
+			projected += fmt.Sprintf(" (%.2g× beyond)", r.Beyond)
+		}
+		t.AppendRow(scale, r.Key, r.Figure, projected, strings.Join(from, ", "), measured, in)
+	}
+	d.Add(t)
+	if counted > 0 {
+		d.Printf("%d of %d checked figures held their measurement (%.0f%%).", inside, counted, 100*float64(inside)/float64(counted))
+	}
+	return d
+}

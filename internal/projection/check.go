@@ -1,0 +1,209 @@
+package projection
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// Checking a projection where it can be checked: a run that measured
+// several scales (the scale preset: rows and cache grown together; growth:
+// rows at one cache) is projected to each of its scales from the smaller
+// ones alone, and each projected figure set beside what that scale
+// measured. The figures checked are those a projection states with an
+// interval: each key's work per transaction and its rate, both over the
+// reference key's. A row says whether the measurement fell inside the
+// interval; the share of rows that did is the coverage the printed level
+// promises (at least the level: see work.go).
+
+// CheckRow is one key's figure at one scale: projected from the smaller
+// scales, and measured.
+type CheckRow struct {
+	Rows       int64  `json:"rows"`
+	CacheBytes int64  `json:"cache_bytes"`
+	Key        string `json:"key"`
+	Against    string `json:"against"`
+	// Figure is "work" (per transaction over Against's) or "rate" (over
+	// Against's).
+	Figure    string  `json:"figure"`
+	Predicted float64 `json:"predicted,omitempty"`
+	Lo        float64 `json:"lo,omitempty"`
+	Hi        float64 `json:"hi,omitempty"`
+	// Level is the interval's level (a floor for the work: work.go), 0.95
+	// for the rate's.
+	Level    float64 `json:"level,omitempty"`
+	Measured float64 `json:"measured,omitempty"`
+	Inside   bool    `json:"inside"`
+	// From are the scales projected from (rows each).
+	From []int64 `json:"from_rows"`
+	// Beyond is the scale's key index over cache over the largest the
+	// smaller scales measured (1: within them).
+	Beyond float64 `json:"beyond_largest_measured,omitempty"`
+	// Unavailable is why there is no projection or no measurement.
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// scaleLevel is one scale a run measured: its rows before the window and
+// its cache (0: the run's one cache).
+type scaleLevel struct {
+	rows, cache int64
+}
+
+// CheckScales projects each scale of r with at least MinPoints smaller scales
+// from those alone (analyze is verdict's analysis, run on each subset as
+// on a run: the package lies below it), at clients (0: the run's first
+// client count), and returns every checked figure, the largest scale's
+// first. It fails when the run has fewer than MinPoints+1 scales.
+func CheckScales(r *results.Results, clients int, analyze func(*results.Results)) ([]CheckRow, error) {
+	levels := levelsOf(r, clients)
+	if len(levels) < MinPoints+1 {
+		return nil, fmt.Errorf("a check projects a scale from %d smaller ones: the run measured %d (keybench run scale measures three)", MinPoints, len(levels))
+	}
+	var out []CheckRow
+	for i := len(levels) - 1; i >= MinPoints; i-- {
+		rows, err := checkLevel(r, levels, i, clients, analyze)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// levelsOf are the scales of r's ok cells at clients, by rows then cache.
+func levelsOf(r *results.Results, clients int) []scaleLevel {
+	if clients == 0 && len(r.Plan.Clients) > 0 {
+		clients = r.Plan.Clients[0]
+	}
+	seen := map[scaleLevel]bool{}
+	var out []scaleLevel
+	for _, c := range r.Cells {
+		l := scaleLevel{c.RowsBefore, c.SharedBuffers}
+		if c.Status == results.StatusOK && c.Clients == clients && !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].rows != out[b].rows {
+			return out[a].rows < out[b].rows
+		}
+		return out[a].cache < out[b].cache
+	})
+	return out
+}
+
+// checkLevel projects levels[i] from the levels of fewer rows.
+func checkLevel(full *results.Results, levels []scaleLevel, i, clients int, analyze func(*results.Results)) ([]CheckRow, error) {
+	at := levels[i]
+	small := *full
+	small.Cells, small.Analysis = nil, nil
+	var from []int64
+	for _, l := range levels[:i] {
+		if l.rows < at.rows && (len(from) == 0 || from[len(from)-1] != l.rows) {
+			from = append(from, l.rows)
+		}
+	}
+	var cache int64
+	for _, c := range full.Cells {
+		switch {
+		case c.RowsBefore < at.rows:
+			small.Cells = append(small.Cells, c)
+		case c.RowsBefore == at.rows && c.SharedBuffers == at.cache && cache == 0:
+			cache, _ = c.Metrics.CacheBytes.Get()
+		}
+	}
+	if at.cache > 0 {
+		cache = at.cache
+	}
+	if cache <= 0 {
+		return nil, fmt.Errorf("the scale of %s rows recorded no cache to project to", results.Thousands(at.rows))
+	}
+	small.Plan.Rows, small.Plan.SharedBuffers = nil, nil
+	for k, rows := range full.Plan.Rows {
+		if rows >= at.rows {
+			continue
+		}
+		small.Plan.Rows = append(small.Plan.Rows, rows)
+		if full.Plan.Scaled && k < len(full.Plan.SharedBuffers) {
+			small.Plan.SharedBuffers = append(small.Plan.SharedBuffers, full.Plan.SharedBuffers[k])
+		}
+	}
+	if !full.Plan.Scaled {
+		small.Plan.SharedBuffers = full.Plan.SharedBuffers
+	}
+	analyze(&small)
+	rep, err := Project(&small, Scale{Rows: at.rows, CacheBytes: cache, Clients: clients})
+	if err != nil {
+		return nil, fmt.Errorf("projecting %s rows from the smaller scales: %w", results.Thousands(at.rows), err)
+	}
+	measured := measuredAt(full, at, clients)
+	ref := rep.Reference
+	var out []CheckRow
+	row := func(key, figure string) CheckRow {
+		return CheckRow{Rows: at.rows, CacheBytes: cache, Key: key, Against: ref, Figure: figure, From: from}
+	}
+	for _, w := range rep.Work {
+		c := row(w.Key, "work")
+		c.Predicted, c.Lo, c.Hi, c.Level, c.Beyond, c.Unavailable = w.Relative, w.Lo, w.Hi, w.Level, w.Beyond, w.Unavailable
+		c.Measured = measured.relative(w.Key, ref, func(g *results.Group) float64 {
+			if g.Cost == nil {
+				return 0
+			}
+			return g.Cost.Mean
+		})
+		out = append(out, c.settle())
+	}
+	for _, p := range rep.Keys {
+		if p.Key == ref {
+			continue
+		}
+		c := row(p.Key, "rate")
+		c.Predicted, c.Lo, c.Hi, c.Level, c.Unavailable = p.Relative, p.RelativeLo, p.RelativeHi, 0.95, p.NotSupported
+		c.Measured = measured.relative(p.Key, ref, func(g *results.Group) float64 { return g.TPS.Median })
+		out = append(out, c.settle())
+	}
+	return out, nil
+}
+
+// settle says whether the measurement lies inside the interval, and why
+// a row cannot say (no interval, no measurement).
+func (c CheckRow) settle() CheckRow {
+	switch {
+	case c.Unavailable != "":
+	case c.Lo <= 0 || c.Hi <= 0:
+		c.Unavailable = "no interval"
+	case c.Measured <= 0:
+		c.Unavailable = "not measured at this scale"
+	default:
+		c.Inside = c.Measured >= c.Lo && c.Measured <= c.Hi
+	}
+	return c
+}
+
+// groupsAtLevel are the full run's groups at one scale, by key.
+type groupsAtLevel map[string]*results.Group
+
+func measuredAt(r *results.Results, at scaleLevel, clients int) groupsAtLevel {
+	if clients == 0 && len(r.Plan.Clients) > 0 {
+		clients = r.Plan.Clients[0]
+	}
+	out := groupsAtLevel{}
+	for i := range r.Analysis.Groups {
+		g := &r.Analysis.Groups[i]
+		if g.Rows == at.rows && g.SharedBuffers == at.cache && g.Clients == clients {
+			out[g.Key] = g
+		}
+	}
+	return out
+}
+
+// relative is key's figure over ref's at the scale (0: either missing).
+func (m groupsAtLevel) relative(key, ref string, of func(*results.Group) float64) float64 {
+	g, base := m[key], m[ref]
+	if g == nil || base == nil || of(base) <= 0 || of(g) <= 0 {
+		return 0
+	}
+	return of(g) / of(base)
+}
