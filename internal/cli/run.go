@@ -49,6 +49,7 @@ type runCmd struct {
 	History       string      `placeholder:"SPAN" help:"The span of time the prefill's rows stand for (10d, 36h): their keys, created_at and partitions are made at their times in it; default: the preset's, or the rows at 1000 a second."`
 	Repeat        *int        `help:"Runs of every cell, each on a fresh table."`
 	Rounds        *int        `help:"Rounds of every cell's window, interleaved across the keys (each a sample of the verdict; 1: one window per cell): the most, when --sequential stops them early."`
+	Like          string      `name:"like" placeholder:"SCHEMA.TABLE" help:"With --script and --dsn: give each key's table the shape of your table (its columns, indexes and CHECK constraints, its key column taking each key; never its rows, nor its foreign keys), filled with generated rows of that shape; the script names it :table."`
 	Script        string      `short:"f" name:"script" placeholder:"FILE" help:"Run your own SQL against each key (pgbench -f's format: SQL commands ending in ';', \\set NAME random(lo, hi)), on the keyed table keybench makes for each key (:table), with a fresh key per transaction (:key); the script workload."`
 	Log           bool        `short:"l" name:"log" help:"Write each cell's transactions to logs/ in the results directory as pgbench -l does: one line per transaction (client_id transaction_no time script_no time_epoch time_us [schedule_lag]), in pgbench's format."`
 	AggInterval   int         `name:"aggregate-interval" placeholder:"SECONDS" help:"With --log: write per-interval aggregates instead, one line every N seconds in pgbench 15's columns (interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries serialization_failures deadlock_failures)."`
@@ -334,6 +335,20 @@ func (r *runCmd) tableParams(p *scenario.Params) error {
 	}
 	if r.Payload != nil {
 		p.Payload = *r.Payload
+	}
+	if r.Like != "" {
+		switch {
+		case r.Script == "":
+			return usagef("--like gives your script's table your table's shape: it needs --script FILE")
+		case r.DSN == "":
+			return usagef("--like reads your table's definition on your server: it needs --dsn")
+		case r.Secondary != "" || r.CreatedAt != "" || r.PartitionBy != "" || r.Distribute:
+			return usagef("--like copies your table's columns and indexes: give no --secondary, --created-at, --partition-by or --distribute beside it")
+		}
+		if _, _, ok := workload.SplitQualified(r.Like); !ok {
+			return usagef("--like takes SCHEMA.TABLE (a part quoted as SQL quotes it where it needs to be), not %q", r.Like)
+		}
+		p.LikeTable = r.Like
 	}
 	if r.Secondary != "" {
 		s, err := workload.ParseSecondary(r.Secondary)

@@ -41,12 +41,12 @@ func Partitions(ctx context.Context, conn *pgx.Conn, parts, keyIndexes []string,
 	into.Partitions = results.Of(out)
 }
 
-// KeyBytes records the mean stored size of the table's key column over a
+// KeyBytes records the mean stored size of the table's key column (column, quoted) over a
 // sample of its rows (pg_column_size: a row's datum, its varlena header of
 // one byte included).
-func KeyBytes(ctx context.Context, conn *pgx.Conn, table string, into *results.Metrics) {
+func KeyBytes(ctx context.Context, conn *pgx.Conn, table, column string, into *results.Metrics) {
 	var v *float64
-	if err := conn.QueryRow(ctx, `SELECT avg(pg_column_size(id))::float8 FROM (SELECT id FROM `+table+` LIMIT 10000) s`).Scan(&v); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT avg(pg_column_size(k))::float8 FROM (SELECT `+column+` AS k FROM `+table+` LIMIT 10000) s`).Scan(&v); err != nil {
 		into.KeyBytes = unavailable[float64](err.Error())
 		return
 	}

@@ -126,9 +126,11 @@ type Plan struct {
 	Scaled bool `json:"scaled,omitempty"`
 	// Secondary are the keyed table's secondary indexes (--secondary:
 	// random:WIDTH, time).
-	Secondary        []string `json:"secondary,omitempty"`
-	WindowTableShare float64  `json:"window_table_share,omitempty"`
-	WarmupS          float64  `json:"warmup_s"`
+	Secondary []string `json:"secondary,omitempty"`
+	// Like is the user's table whose shape the keyed table took (--like).
+	Like             string  `json:"like,omitempty"`
+	WindowTableShare float64 `json:"window_table_share,omitempty"`
+	WarmupS          float64 `json:"warmup_s"`
 	// WarmupFixed: every warm-up ran WarmupS (--warmup-until time);
 	// otherwise each ended once the rate was steady, WarmupS the longest.
 	WarmupFixed bool    `json:"warmup_fixed,omitempty"`

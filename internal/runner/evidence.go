@@ -62,7 +62,7 @@ func (r *run) evidence(ctx context.Context, conn *pgx.Conn, t *workload.Table, o
 	metrics.Sizes(ctx, conn, t.Qualified(), &c.Metrics)
 	metrics.Index(ctx, conn, r.ext, t.Qualified(), workload.KeyIndexNames(t), t.Key.Index != keys.IndexHash && t.Key.Index != keys.IndexBrin, &c.Metrics)
 	metrics.Cache(r.cache, r.cacheWhy, &c.Metrics) // the rounds' cache, not the evidence server's
-	metrics.KeyBytes(ctx, conn, t.Qualified(), &c.Metrics)
+	metrics.KeyBytes(ctx, conn, t.Qualified(), t.KeyColumn(), &c.Metrics)
 	metrics.Partitions(ctx, conn, workload.PartitionNames(t), workload.KeyIndexNames(t), &c.Metrics)
 	var server int64
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&server); err != nil {

@@ -22,7 +22,7 @@ func planOf(cfg Config) results.Plan {
 		Seed: cfg.Seed, Quick: cfg.Quick, Sampling: cfg.Sampling, OnError: cfg.OnError,
 		Pivot: sc.Pivot, Question: sc.Question, Ask: sc.Ask, Questions: sc.Questions,
 		Sequential: cfg.Plan.Sequential, CostSequential: cfg.Plan.CostSequential, BudgetS: cfg.Plan.Budget.Seconds(),
-		Cells: len(cfg.Plan.Cells), Force: cfg.Force, Keep: cfg.Keep, AtScale: cfg.AtScale}
+		Cells: len(cfg.Plan.Cells), Force: cfg.Force, Keep: cfg.Keep, AtScale: cfg.AtScale, Like: p.LikeTable}
 	if p.Txns > 0 {
 		out.DurationS = 0
 	}
@@ -48,6 +48,8 @@ var paramsRecorded = map[string]string{
 	"Caches": "SharedBuffers", "Warmup": "WarmupS", "FixedWarmup": "WarmupFixed", "Duration": "DurationS",
 	"Txns": "TxnsPerCli", "Rate": "RateTPS", "Scaled": "Scaled", "Secondary": "Secondary", "TableShare": "WindowTableShare", "LatencyLimit": "LatencyLimitMS", "Payload": "Payload", "CreatedAt": "CreatedAt", "PartitionBy": "PartitionBy",
 	"History": "HistoryS", "FillIndexed": "FillIndexed", "Repeat": "Repeat", "Rounds": "Rounds", "MinEffect": "MinEffect",
+	"LikeTable":   "Like",
+	"Like":        "-: the definition read is in the run's notes (Like.Describe), the table in Like",
 	"RoundsGiven": "-: the rounds the plan chose are Rounds, whoever chose them",
 	"AllRounds":   "-: every round ran where Sequential is absent",
 }

@@ -259,6 +259,9 @@ func (r *run) execute(ctx context.Context) error {
 		}
 		r.keys[s] = k
 	}
+	if err := r.readLike(ctx); err != nil {
+		return err
+	}
 	// Every name a cell will take must be free or keybench's own: a
 	// refusal now, not after the first cells.
 	if err := r.reserve(ctx); err != nil {
@@ -377,6 +380,24 @@ func (r *run) sayCells(cs []results.Cell, before int, judge bool) error {
 			return fmt.Errorf("cell %d/%d (%s, %s) %s: %s (--on-error continue runs the remaining cells)", before+k+1, len(r.cfg.Plan.Cells), c.Key, c.Workload, c.Status, c.Error)
 		}
 	}
+	return nil
+}
+
+// readLike reads the definition of the user's table the keyed tables
+// take the shape of (--like: its catalogs only, never its rows), and
+// says what was copied.
+func (r *run) readLike(ctx context.Context) error {
+	p := &r.cfg.Plan.Params
+	if p.LikeTable == "" {
+		return nil
+	}
+	like, err := workload.ReadLike(ctx, r.admin, p.LikeTable)
+	if err != nil {
+		return err
+	}
+	p.Like = like
+	r.res.Notes = append(r.res.Notes, like.Describe())
+	r.ui.Logf("note: %s", like.Describe())
 	return nil
 }
 

@@ -81,6 +81,11 @@ type Params struct {
 	// Secondary are the keyed table's secondary indexes (--secondary), as
 	// a user's table has them beside its key.
 	Secondary []workload.Secondary
+	// LikeTable is the user's table (schema.table on --dsn) whose shape
+	// the keyed table takes (--like); Like its definition, read from the
+	// server by the runner before the first cell.
+	LikeTable string
+	Like      *workload.Like
 	Repeat    int
 	// Rounds splits each cell's window into rounds interleaved across the
 	// cells of one client count and table size (1: one window per cell).
@@ -212,7 +217,7 @@ func (p *Params) firstRows() int64 {
 
 // setupFor is a cell's setup at a client count and table size.
 func (p *Params) setupFor(clients int, rows int64) workload.Setup {
-	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, History: p.History, FillIndexed: p.FillIndexed, Secondary: p.Secondary}
+	return workload.Setup{Rows: rows, Clients: clients, Payload: p.Payload, History: p.History, FillIndexed: p.FillIndexed, Secondary: p.Secondary, Like: p.Like}
 }
 
 func taskNames(items []string) []string {

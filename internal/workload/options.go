@@ -221,6 +221,8 @@ type Setup struct {
 	Secondary []Secondary
 	// Seed makes each worker's random choices reproducible.
 	Seed int64
+	// Like is the user's table whose shape the keyed table takes (--like).
+	Like *Like
 }
 
 // Built is a workload built for a cell: the workload, and its options as

@@ -155,7 +155,7 @@ func LoadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream
 		cols, id, born := "data, payload", "", ""
 		if t.ServerAtHistory {
 			if v, ok := t.Key.ServerValueAt(t.History.epochSQL()); ok {
-				cols, id = "id, "+cols, v+", "
+				cols, id = t.KeyColumn()+", "+cols, v+", "
 			}
 		}
 		if t.born() {
@@ -167,7 +167,11 @@ func LoadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream
 		err = insertRows(ctx, conn, t, stream, lo, hi, rows)
 	default:
 		src := &copySource{t: t, stream: stream, i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
-		cols := []string{"id", "data", "payload"}
+		key := "id"
+		if t.Like != nil {
+			key = t.Like.KeyColumn
+		}
+		cols := []string{key, "data", "payload"}
 		if t.born() {
 			cols = append(cols, "created_at")
 		}
@@ -188,9 +192,9 @@ func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Strea
 		born := t.born()
 		args := make([]any, 0, 4*(end-start+1))
 		if born {
-			fmt.Fprintf(&sql, "INSERT INTO %s (id, data, payload, created_at) VALUES ", t.Qualified())
+			fmt.Fprintf(&sql, "INSERT INTO %s (%s, data, payload, created_at) VALUES ", t.Qualified(), t.KeyColumn())
 		} else {
-			fmt.Fprintf(&sql, "INSERT INTO %s (id, data, payload) VALUES ", t.Qualified())
+			fmt.Fprintf(&sql, "INSERT INTO %s (%s, data, payload) VALUES ", t.Qualified(), t.KeyColumn())
 		}
 		for i := start; i <= end; i++ {
 			if i > start {

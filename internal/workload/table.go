@@ -117,6 +117,10 @@ type Table struct {
 	// table: one shard copied to every node (--distribute-by reference).
 	Reference bool
 
+	// Like gives the keyed table the shape of a user's table (--like): its
+	// key column's name, its other columns, indexes and CHECK constraints.
+	Like *Like
+
 	// DistributeBy is the column a distributed engine (Citus, --distribute)
 	// shards a table of the workload's own on, and ColocateWith the table
 	// whose shards its rows share (a child with its parent, so that the
@@ -159,7 +163,7 @@ type Claimer interface {
 // (it ends as the table is made, before the window).
 func KeyedTable(at Place, key *keys.Resolved, s Setup) *Table {
 	return &Table{Schema: at.Schema, Name: at.Table, Key: key, Rows: s.Rows, Payload: s.Payload, CreatedAt: key.CreatedAt,
-		History: NewHistory(s.Rows, s.History, time.Now()), FillIndexed: s.FillIndexed, Secondary: s.Secondary}
+		History: NewHistory(s.Rows, s.History, time.Now()), FillIndexed: s.FillIndexed, Secondary: s.Secondary, Like: s.Like}
 }
 
 // HasCreatedAt says whether the keyed table has a created_at column.
@@ -177,6 +181,15 @@ func OwnTable(at Place, suffix, role, columns string, indexes ...Index) *Table {
 
 // Keyed reports whether t is a keyed table (id KEY, data, payload).
 func (t *Table) Keyed() bool { return t.Columns == "" }
+
+// KeyColumn is the keyed table's key column, quoted as SQL needs it: id,
+// or the user's table's under --like.
+func (t *Table) KeyColumn() string {
+	if t.Like != nil {
+		return pgx.Identifier{t.Like.KeyColumn}.Sanitize()
+	}
+	return "id"
+}
 
 // Partition is the qualified name of partition i.
 func (t *Table) Partition(i int) string { return fmt.Sprintf("%s_p%d", t.Qualified(), i) }
@@ -284,6 +297,9 @@ func createStatements(t *Table) []string {
 		tenant = ", " + t.Tenants.column()
 	}
 	create := fmt.Sprintf("CREATE TABLE %s (id %s NOT NULL, data bigint NOT NULL, payload text%s%s%s)", t.Qualified(), col, createdAt, t.secondaryColumns(), tenant)
+	if t.Like != nil {
+		create = fmt.Sprintf("CREATE TABLE %s (%s %s NOT NULL%s%s)", t.Qualified(), t.KeyColumn(), col, t.Like.likeColumns(), createdAt)
+	}
 	switch {
 	case t.Partitions > 0:
 		create += " PARTITION BY LIST (data)"
@@ -350,13 +366,14 @@ func IndexStatements(t *Table) []string {
 		return out
 	}
 	var out []string
-	pk := "id"
+	id := t.KeyColumn()
+	pk := id
 	if t.TimePartitioned() && t.Key.PartitionColumn() != "id" {
-		pk = "id, " + t.Key.PartitionColumn() // a partitioned table's unique keys hold its partition column
+		pk = id + ", " + t.Key.PartitionColumn() // a partitioned table's unique keys hold its partition column
 	}
-	unique := "id"
+	unique := id
 	if t.Tenants != nil {
-		pk, unique = TenantColumn+", "+pk, TenantColumn+", id" // the key is the tenant's
+		pk, unique = TenantColumn+", "+pk, TenantColumn+", "+id // the key is the tenant's
 	}
 	switch t.Key.Index {
 	case keys.IndexPK:
@@ -364,7 +381,7 @@ func IndexStatements(t *Table) []string {
 	case keys.IndexUnique:
 		out = append(out, fmt.Sprintf("CREATE UNIQUE INDEX %s%s ON %s (%s)", t.Name, uniqueSuffix, q, unique))
 	case keys.IndexBtree, keys.IndexHash, keys.IndexBrin:
-		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s USING %s (id)", t.Name, keyIndexSuffix, q, t.Key.Index))
+		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s USING %s (%s)", t.Name, keyIndexSuffix, q, t.Key.Index, id))
 	}
 	if t.DataIndex {
 		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (data)", t.Name, dataIndexSuffix, q))
@@ -372,7 +389,11 @@ func IndexStatements(t *Table) []string {
 	if t.CreatedAt == CreatedAtIndexed {
 		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (created_at)", t.Name, createdAtIndexSuffix, q))
 	}
-	return append(out, t.secondaryIndexes()...)
+	out = append(out, t.secondaryIndexes()...)
+	if t.Like != nil {
+		out = append(out, t.Like.indexStatements(t)...)
+	}
+	return out
 }
 
 // BuildIndexes builds the table's indexes on conn.
@@ -438,6 +459,11 @@ func Relations(tables []*Table) map[string]string {
 				}
 				for i := range t.Secondary {
 					out[n+secondarySuffix(i+1)] = RoleSecondaryIndex
+				}
+				if t.Like != nil {
+					for i := range t.Like.Indexes {
+						out[fmt.Sprintf("%s_like%d", n, i+1)] = RoleSecondaryIndex
+					}
 				}
 			}
 			out[n] = RoleTable

@@ -1,0 +1,97 @@
+package cli_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/verdict"
+)
+
+// likeSchema is a user's schema of hostile names: a table whose key
+// column, columns and indexes need quoting, with an enum of its own, a
+// CHECK, a default, a partial index, a unique one, one on an expression
+// and a foreign key to another table of theirs, holding rows.
+const likeSchema = `
+CREATE SCHEMA "My ""Shop""";
+CREATE TYPE "My ""Shop""".state AS ENUM ('new', 'paid', 'it''s sent');
+CREATE TABLE "My ""Shop""".customers (id int PRIMARY KEY);
+INSERT INTO "My ""Shop""".customers SELECT g FROM generate_series(1, 10) g;
+CREATE TABLE "My ""Shop"""."Order; DROP" (
+	"Key Col" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	"Customer-Id" int NOT NULL REFERENCES "My ""Shop""".customers,
+	"note'" varchar(40),
+	status "My ""Shop""".state NOT NULL DEFAULT 'new',
+	amount numeric(10,2) NOT NULL CHECK (amount >= 0),
+	created timestamptz NOT NULL DEFAULT now());
+CREATE INDEX "by customer" ON "My ""Shop"""."Order; DROP" ("Customer-Id") WHERE amount > 0;
+CREATE UNIQUE INDEX "one note" ON "My ""Shop"""."Order; DROP" ("note'");
+CREATE INDEX "lower note" ON "My ""Shop"""."Order; DROP" (lower("note'"));
+INSERT INTO "My ""Shop"""."Order; DROP" ("Customer-Id", "note'", amount) SELECT 1 + g % 10, 'n' || g, g FROM generate_series(1, 500) g;
+ANALYZE "My ""Shop"""."Order; DROP";`
+
+// TestLikeCopiesOnlyTheShape (issue 53): run --script --like on a table
+// of hostile names runs the script on a copy of its definition in
+// keybench's schema for each key — the key column under its own name
+// taking the key, the other columns filled — and leaves the user's
+// schema as it was: its definition and its rows, object for object.
+func TestLikeCopiesOnlyTheShape(t *testing.T) {
+	admin := superuser(t, "postgres")
+	ctx := context.Background()
+	drop := func() { _, _ = admin.Exec(context.Background(), `DROP SCHEMA IF EXISTS "My ""Shop""" CASCADE`) }
+	drop()
+	t.Cleanup(drop)
+	if _, err := admin.Exec(ctx, likeSchema); err != nil {
+		t.Fatal(err)
+	}
+	dump := func() string {
+		var d string
+		err := admin.QueryRow(ctx, `SELECT string_agg(x, E'\n' ORDER BY x) FROM (
+			SELECT c.relname || ' ' || c.relkind::text || ' ' || coalesce(pg_get_indexdef(c.oid), '') AS x FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'My "Shop"'
+			UNION ALL SELECT conname || ' ' || pg_get_constraintdef(co.oid) FROM pg_constraint co JOIN pg_namespace n ON n.oid = co.connamespace WHERE n.nspname = 'My "Shop"'
+			UNION ALL SELECT a.attrelid::regclass::text || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull::text FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'My "Shop"' AND a.attnum > 0
+			UNION ALL SELECT 'rows ' || count(*) || ' ' || md5(string_agg(o::text, ',' ORDER BY o."Key Col")) FROM "My ""Shop"""."Order; DROP" o
+			UNION ALL SELECT 'enum ' || string_agg(enumlabel, ',' ORDER BY enumsortorder) FROM pg_enum) s`).Scan(&d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	before := dump()
+	script := filepath.Join(t.TempDir(), "s.sql")
+	os.WriteFile(script, []byte(`INSERT INTO :table ("Key Col", "Customer-Id", amount) VALUES (:key, 3, 9.5);`+"\n"+
+		`SELECT count(*) FROM :table WHERE "Customer-Id" = 3 AND amount > 0;`+"\n"), 0o644)
+	out := t.TempDir()
+	cmd := exec.Command(bin, "run", "--script", script, "--like", `"My ""Shop"""."Order; DROP"`, "--dsn", servertest.Server.TCPURL(), "--schema", "kb_like",
+		"--out", out, "--keys", "bigint,uuidv4", "-T", "1s", "--warmup", "0s", "--rows", "300", "-c", "1", "--force")
+	b, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("exit %d:\n%s", cmd.ProcessState.ExitCode(), b)
+	}
+	if !strings.Contains(string(b), `its key column Key Col (bigint) takes each key`) || !strings.Contains(string(b), "foreign key") || !strings.Contains(string(b), `index lower note is on an expression`) {
+		t.Errorf("the run does not say what of the shape it copied:\n%s", b)
+	}
+	res, err := verdict.Read(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Cells {
+		if c.Status != "ok" || c.RowsInserted == 0 {
+			t.Errorf("%s: %s, %d rows inserted by the script (%s)", c.Key, c.Status, c.RowsInserted, c.Error)
+		}
+	}
+	if res.Plan.Like != `"My ""Shop"""."Order; DROP"` {
+		t.Errorf("results.json records --like as %q", res.Plan.Like)
+	}
+	if after := dump(); after != before {
+		t.Errorf("the user's schema changed:\n%s\nwas\n%s", after, before)
+	}
+	var left int
+	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'kb_like'`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d relations left in keybench's schema (%v)", left, err)
+	}
+}

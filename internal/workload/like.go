@@ -1,0 +1,411 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/usage"
+)
+
+// A user's table's shape (run --script FILE --like SCHEMA.TABLE on --dsn):
+// its definition read from the catalogs, never its rows, copied into each
+// cell's keyed table in keybench's own schema. Its key column keeps its
+// name and takes the cell's key type; every other column keeps its name,
+// type and NOT NULL, with a volatile default that makes a value of its
+// type and width (pg_stats' average where the server has one) for the rows
+// the prefill and a script's INSERT leave it out of; its indexes (by
+// column, with their predicates) and CHECK constraints are copied, its
+// foreign keys, triggers, defaults, expression and exclusion indexes are
+// not (each named in Skipped). Nothing of the user's is referenced by the
+// copy: a column of a type of the user's own (an enum, a domain) takes its
+// base type. Reading it only reads the catalogs.
+
+// Like is a user's table's definition as keybench copies it.
+type Like struct {
+	// Source is the table as the user named it (schema.table).
+	Source string
+	// KeyColumn is its primary key's one column; KeyType the type it has there.
+	KeyColumn, KeyType string
+	Columns            []LikeColumn
+	Indexes            []LikeIndex
+	// Checks are its CHECK constraints (pg_get_constraintdef's text).
+	Checks []string
+	// Skipped says what of the definition was not copied, and why.
+	Skipped []string
+}
+
+// LikeColumn is one column other than the key.
+type LikeColumn struct {
+	Name, Type string
+	NotNull    bool
+	// Fill is the SQL expression its default makes a value with.
+	Fill string
+
+	text bool // a string type: its fill's width is pg_stats'
+}
+
+// LikeIndex is an index of the table other than its primary key's.
+type LikeIndex struct {
+	Unique  bool
+	Method  string
+	Columns []string
+	Where   string
+}
+
+// keybench's keyed table writes these two columns itself (the prefill's
+// data values and payload): a table of the user's that has them must
+// have them of these types.
+var likeOwn = map[string]string{"data": "bigint", "payload": "text"}
+
+// ReadLike reads the definition of the table name (schema.table) on conn.
+func ReadLike(ctx context.Context, conn *pgx.Conn, name string) (*Like, error) {
+	schema, table, ok := SplitQualified(name)
+	if !ok {
+		return nil, usage.Errorf("--like takes SCHEMA.TABLE (each part quoted as SQL quotes it where it needs to be), not %q", name)
+	}
+	var oid uint32
+	err := conn.QueryRow(ctx, `SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, schema, table).Scan(&oid)
+	if err == pgx.ErrNoRows {
+		return nil, usage.Errorf("--like %s: no such table on the server", name)
+	} else if err != nil {
+		return nil, fmt.Errorf("--like %s: reading the catalog: %w", name, err)
+	}
+	l := &Like{Source: name}
+	if err := l.readKey(ctx, conn, oid); err != nil {
+		return nil, err
+	}
+	if err := l.readColumns(ctx, conn, oid, schema, table); err != nil {
+		return nil, err
+	}
+	if err := l.readIndexes(ctx, conn, oid); err != nil {
+		return nil, err
+	}
+	l.uniqueText()
+	return l, l.readConstraints(ctx, conn, oid)
+}
+
+// SplitQualified reads schema.table as SQL does: a part in double quotes
+// as written ("" a quote in it), an unquoted part folded to lower case.
+func SplitQualified(name string) (schema, table string, ok bool) {
+	var parts []string
+	for rest := name; ; {
+		var part string
+		if strings.HasPrefix(rest, `"`) {
+			var b strings.Builder
+			i := 1
+			for ; i < len(rest); i++ {
+				if rest[i] == '"' {
+					if i+1 < len(rest) && rest[i+1] == '"' {
+						b.WriteByte('"')
+						i++
+						continue
+					}
+					break
+				}
+				b.WriteByte(rest[i])
+			}
+			if i >= len(rest) {
+				return "", "", false // no closing quote
+			}
+			part, rest = b.String(), rest[i+1:]
+		} else {
+			end := strings.IndexByte(rest, '.')
+			if end < 0 {
+				end = len(rest)
+			}
+			part, rest = strings.ToLower(rest[:end]), rest[end:]
+		}
+		if part == "" {
+			return "", "", false
+		}
+		parts = append(parts, part)
+		if rest == "" {
+			break
+		}
+		if rest[0] != '.' {
+			return "", "", false
+		}
+		rest = rest[1:]
+	}
+	if len(parts) != 2 {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
+}
+
+func (l *Like) readKey(ctx context.Context, conn *pgx.Conn, oid uint32) error {
+	var cols []string
+	err := conn.QueryRow(ctx, `SELECT array_agg(a.attname::text ORDER BY k.n), min(format_type(a.atttypid, a.atttypmod))
+		FROM pg_constraint c CROSS JOIN LATERAL unnest(c.conkey) WITH ORDINALITY k(attnum, n)
+		JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+		WHERE c.conrelid = $1 AND c.contype = 'p'`, oid).Scan(&cols, &l.KeyType)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--like %s: reading its primary key: %w", l.Source, err)
+	case len(cols) == 0:
+		return usage.Errorf("--like %s: the table has no primary key: keybench puts each key in its primary key's column", l.Source)
+	case len(cols) > 1:
+		return usage.Errorf("--like %s: its primary key has %d columns (%s): keybench compares keys of one column", l.Source, len(cols), strings.Join(cols, ", "))
+	}
+	l.KeyColumn = cols[0]
+	return nil
+}
+
+func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, schema, table string) error {
+	rows, err := conn.Query(ctx, `SELECT a.attname::text, a.attnotnull, a.attgenerated <> '', a.attidentity <> '',
+			format_type(b.oid, CASE WHEN t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END), b.typname::text, b.typcategory::text,
+			tn.nspname = 'pg_catalog', t.typtype = 'e',
+			coalesce((SELECT array_agg(e.enumlabel::text ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid), '{}'),
+			coalesce((SELECT s.avg_width FROM pg_stats s WHERE s.schemaname = $2 AND s.tablename = $3 AND s.attname = a.attname), 0)
+		FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+		JOIN pg_type b ON b.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+		JOIN pg_namespace tn ON tn.oid = b.typnamespace
+		WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`, oid, schema, table)
+	if err != nil {
+		return fmt.Errorf("--like %s: reading its columns: %w", l.Source, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c LikeColumn
+		var generated, identity, builtin, enum bool
+		var typname, category string
+		var labels []string
+		var width int32
+		if err := rows.Scan(&c.Name, &c.NotNull, &generated, &identity, &c.Type, &typname, &category, &builtin, &enum, &labels, &width); err != nil {
+			return fmt.Errorf("--like %s: reading its columns: %w", l.Source, err)
+		}
+		switch {
+		case c.Name == l.KeyColumn:
+			continue
+		case generated:
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is generated: copied as a plain column filled like its type", c.Name))
+		case identity:
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is an identity: copied as a plain column filled like its type", c.Name))
+		}
+		if want, own := likeOwn[c.Name]; own && c.Type != want {
+			return usage.Errorf("--like %s: its column %s is %s, and keybench's keyed table writes a %s %s of its own: a table with another %s is not copied", l.Source, c.Name, c.Type, want, c.Name, c.Name)
+		}
+		switch {
+		case enum:
+			c.Type, c.Fill = "text", enumFill(labels)
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of your enum type: copied as text holding its labels", c.Name))
+		case !builtin:
+			if c.NotNull {
+				return usage.Errorf("--like %s: column %s is of type %s, not PostgreSQL's own: keybench cannot make its values", l.Source, c.Name, c.Type)
+			}
+			c.Type, c.Fill = "text", "NULL"
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of type %s, not PostgreSQL's own: copied as text, left NULL", c.Name, c.Type))
+		default:
+			c.Fill, c.text = fillFor(typname, category, c.Type, width), category == "S"
+		}
+		if c.Fill == "" {
+			if c.NotNull {
+				return usage.Errorf("--like %s: column %s is of type %s: keybench cannot make its values", l.Source, c.Name, c.Type)
+			}
+			c.Fill = "NULL"
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s (%s) is left NULL: keybench makes no values of its type", c.Name, c.Type))
+		}
+		l.Columns = append(l.Columns, c)
+	}
+	return rows.Err()
+}
+
+// fillFor is an expression making a value of a built-in type: random
+// numbers in the type's range, text of the column's average width,
+// times within the last year.
+func fillFor(typname, category, typ string, width int32) string {
+	switch typname {
+	case "int2":
+		return "(random() * 32767)::int2"
+	case "int4":
+		return "(random() * 2147483647)::int4"
+	case "int8":
+		return "(random() * 1e15)::int8"
+	case "float4", "float8":
+		return "(random() * 1e6)::" + typname
+	case "numeric", "money":
+		return "round((random() * 1e6)::numeric, 2)::" + typ
+	case "bool":
+		return "random() < 0.5"
+	case "uuid":
+		return "md5(random()::text)::uuid"
+	case "date", "timestamp", "timestamptz":
+		return "(now() - random() * interval '365 days')::" + typname
+	case "time", "timetz":
+		return "(now() - random() * interval '1 day')::" + typname
+	case "interval":
+		return "random() * interval '1 day'"
+	case "json", "jsonb":
+		return "json_build_object('v', md5(random()::text))::" + typname
+	case "bytea":
+		return "decode(md5(random()::text), 'hex')"
+	case "inet", "cidr":
+		return "('10.' || (random() * 255)::int || '.' || (random() * 255)::int || '.' || (random() * 255)::int)::" + typname
+	}
+	if category == "S" { // text, varchar(n), char(n), name
+		n := int(width) - 1 // pg_stats' width holds the varlena header
+		if n <= 0 {
+			n = 16
+		}
+		return fmt.Sprintf("left(repeat(md5(random()::text), %d), %d)::%s", int(math.Ceil(float64(n)/32)), n, typ)
+	}
+	return ""
+}
+
+// uniqueText gives a string column under a unique index a fill that
+// does not repeat (a 32-digit random hex, cut to the type's length):
+// text of its average width would, in a column of short values.
+func (l *Like) uniqueText() {
+	unique := map[string]bool{}
+	for _, ix := range l.Indexes {
+		if ix.Unique {
+			for _, c := range ix.Columns {
+				unique[c] = true
+			}
+		}
+	}
+	for i := range l.Columns {
+		if c := &l.Columns[i]; c.text && unique[c.Name] {
+			c.Fill = "md5(random()::text || clock_timestamp()::text)::" + c.Type
+		}
+	}
+}
+
+func enumFill(labels []string) string {
+	if len(labels) == 0 {
+		return "NULL"
+	}
+	quoted := make([]string, len(labels))
+	for i, s := range labels {
+		quoted[i] = quoteLiteral(s)
+	}
+	return fmt.Sprintf("(ARRAY[%s])[1 + floor(random() * %d)::int]", strings.Join(quoted, ", "), len(labels))
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) error {
+	rows, err := conn.Query(ctx, `SELECT ic.relname::text, i.indisunique, am.amname::text, i.indexprs IS NOT NULL,
+			EXISTS (SELECT 1 FROM pg_constraint x WHERE x.conindid = i.indexrelid AND x.contype = 'x')
+				OR EXISTS (SELECT 1 FROM unnest(i.indclass) c(oid) JOIN pg_opclass o ON o.oid = c.oid WHERE NOT o.opcdefault),
+			coalesce(pg_get_expr(i.indpred, i.indrelid), ''),
+			ARRAY(SELECT a.attname::text FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, n)
+				JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY k.n)
+		FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
+		WHERE i.indrelid = $1 AND NOT i.indisprimary ORDER BY ic.relname`, oid)
+	if err != nil {
+		return fmt.Errorf("--like %s: reading its indexes: %w", l.Source, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var ix LikeIndex
+		var expr, exclusion bool
+		if err := rows.Scan(&name, &ix.Unique, &ix.Method, &expr, &exclusion, &ix.Where, &ix.Columns); err != nil {
+			return fmt.Errorf("--like %s: reading its indexes: %w", l.Source, err)
+		}
+		switch {
+		case expr:
+			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s is on an expression: not copied", name))
+		case exclusion:
+			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s holds an exclusion constraint or an operator class of its own: not copied", name))
+		default:
+			l.Indexes = append(l.Indexes, ix)
+		}
+	}
+	return rows.Err()
+}
+
+func (l *Like) readConstraints(ctx context.Context, conn *pgx.Conn, oid uint32) error {
+	rows, err := conn.Query(ctx, `SELECT conname::text, contype::text, pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conrelid = $1 AND contype IN ('c', 'f') ORDER BY conname`, oid)
+	if err != nil {
+		return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, kind, def string
+		if err := rows.Scan(&name, &kind, &def); err != nil {
+			return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
+		}
+		if kind == "f" {
+			l.Skipped = append(l.Skipped, fmt.Sprintf("foreign key %s: not copied (it would reference your table)", name))
+			continue
+		}
+		l.Checks = append(l.Checks, def)
+	}
+	return rows.Err()
+}
+
+// Describe says what was copied and what was not, in one line.
+func (l *Like) Describe() string {
+	s := fmt.Sprintf("the shape of %s copied: its key column %s (%s) takes each key; %d other columns, %d indexes, %d CHECK constraints; never its rows",
+		l.Source, l.KeyColumn, l.KeyType, len(l.Columns), len(l.Indexes), len(l.Checks))
+	if len(l.Skipped) > 0 {
+		s += "; " + strings.Join(l.Skipped, "; ")
+	}
+	return s
+}
+
+// likeColumns are the keyed table's columns after its key: the user's, and
+// keybench's data and payload where the user's table has none.
+func (l *Like) likeColumns() string {
+	var b strings.Builder
+	have := map[string]bool{}
+	for _, c := range l.Columns {
+		have[c.Name] = true
+		fmt.Fprintf(&b, ", %s %s", pgx.Identifier{c.Name}.Sanitize(), c.Type)
+		if c.Name == "data" || c.Name == "payload" {
+			// keybench's own columns: written by the prefill as always.
+			if c.NotNull {
+				b.WriteString(" NOT NULL")
+			}
+			if c.Name == "data" {
+				b.WriteString(" DEFAULT " + c.Fill)
+			}
+			continue
+		}
+		if c.NotNull {
+			b.WriteString(" NOT NULL")
+		}
+		if c.Fill != "NULL" {
+			b.WriteString(" DEFAULT " + c.Fill)
+		}
+	}
+	if !have["data"] {
+		b.WriteString(", data bigint NOT NULL DEFAULT (random() * 1e15)::int8")
+	}
+	if !have["payload"] {
+		b.WriteString(", payload text")
+	}
+	for _, c := range l.Checks {
+		b.WriteString(", " + c)
+	}
+	return b.String()
+}
+
+// indexStatements create the user's indexes on t.
+func (l *Like) indexStatements(t *Table) []string {
+	var out []string
+	for i, ix := range l.Indexes {
+		cols := make([]string, len(ix.Columns))
+		for k, c := range ix.Columns {
+			cols[k] = pgx.Identifier{c}.Sanitize()
+		}
+		unique := ""
+		if ix.Unique {
+			unique = "UNIQUE "
+		}
+		stmt := fmt.Sprintf("CREATE %sINDEX %s_like%d ON %s USING %s (%s)", unique, t.Name, i+1, t.Qualified(), ix.Method, strings.Join(cols, ", "))
+		if ix.Where != "" {
+			stmt += " WHERE " + ix.Where
+		}
+		out = append(out, stmt)
+	}
+	return out
+}
