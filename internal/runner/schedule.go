@@ -437,7 +437,7 @@ const together = 2
 
 // bufferedFillRows is the fewest rows a group fills for which the
 // restarts of bufferedIO pay (about a second each).
-const bufferedFillRows = 200_000
+const bufferedFillRows = scenario.BufferedFillRows
 
 // fillRows is the rows the group's set-up cells prefill.
 func fillRows(crs []*cellRun, errs []error) int64 {

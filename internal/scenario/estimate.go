@@ -41,6 +41,11 @@ const (
 	estRestart = 1500 * time.Millisecond
 )
 
+// BufferedFillRows is the fewest rows a group fills for which the
+// embedded server is restarted without its direct IO for the fills and
+// with it again for the rounds: the restarts (about a second each) pay.
+const BufferedFillRows = 200_000
+
 // SteadyAfter is the least warm-up that may end once the rate is steady
 // (driver.Config.SteadyAfter): the clients' first transactions (their
 // connections' caches, the table's pages read into the cache) are slower
@@ -72,8 +77,10 @@ const MinRoundWindow = 500 * time.Millisecond
 
 // Estimate is how long a plan should take, by phase.
 type Estimate struct {
-	Cells                          int
-	Fill, Windows, Evidence, Total time.Duration
+	Cells int
+	// Server is the embedded server's starts (one per cache); Total is
+	// Server, Fill, Windows and Evidence.
+	Server, Fill, Windows, Evidence, Total time.Duration
 }
 
 // Estimate is the plan's expected duration with the rates above: every
@@ -88,9 +95,9 @@ func (p *Experiment) Estimate() Estimate {
 	if p.Sequential != nil {
 		rounds = max(most-1, p.Sequential.MinRounds)
 	}
-	groups := map[[3]int64]bool{}
+	groups := map[[3]int64]int64{} // a group's rows filled
 	for _, c := range p.Cells {
-		groups[[3]int64{c.Cache, int64(c.Clients), c.Rows}] = true
+		groups[[3]int64{c.Cache, int64(c.Clients), c.Rows}] += c.Rows
 		m, _ := workload.Lookup(c.Task.Workload)
 		window := pp.Duration
 		switch {
@@ -122,13 +129,22 @@ func (p *Experiment) Estimate() Estimate {
 			}
 			warm, later = txnTime(RoundWarmupTxns(per, 1)), txnTime(RoundWarmupTxns(per, 2))
 		}
-		overhead := estRoundOverhead + m.RoundOverhead
+		extra := m.RoundOverhead
+		if m.LoadRowsPerS > 0 { // a load's overhead (its index builds, its checkpoint) is a million rows': scaled to the cell's
+			extra = time.Duration(float64(extra) * float64(c.Rows) / 1e6)
+		}
+		overhead := estRoundOverhead + extra
 		e.Windows += window + warm + time.Duration(rounds-1)*later + time.Duration(rounds)*overhead
 		e.Evidence += (estEvidence + time.Duration(float64(c.Rows+c.inserted(pp))/estEvidenceRowsPerS*float64(time.Second))) / estTogether
 	}
-	e.Fill += time.Duration(len(groups)) * 2 * estRestart
+	for _, rows := range groups {
+		if rows >= BufferedFillRows { // the server restarted for the fills and back
+			e.Fill += 2 * estRestart
+		}
+	}
 	// Every cache after the first restarts the server (--shared-buffers).
-	e.Total = time.Duration(max(len(pp.Caches), 1))*estServer + e.Fill + e.Windows + e.Evidence
+	e.Server = time.Duration(max(len(pp.Caches), 1)) * estServer
+	e.Total = e.Server + e.Fill + e.Windows + e.Evidence
 	return e
 }
 

@@ -188,7 +188,8 @@ type Meta struct {
 	// RoundOverhead is the time a round of the workload takes beyond its
 	// window and keybench's usual overhead, for the plan's estimate: the
 	// CHECKPOINT before the next round after heavy writes, the WAL read
-	// back (0: nothing to speak of).
+	// back (0: nothing to speak of); for a workload that loads its rows
+	// (LoadRowsPerS), at a million rows, scaled to the cell's.
 	RoundOverhead time.Duration
 	// LoadRowsPerS, for a workload whose window loads the cell's rows
 	// (no prefill), is the load's rate the estimate assumes.
