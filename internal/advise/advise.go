@@ -153,8 +153,11 @@ type Table struct {
 	// Switches are what changing the key would cost: its new rows to an
 	// ordered key, its type (a text uuid to uuid, an int4 to bigint).
 	Switches []Switch `json:"switches,omitempty"`
-	// LabResult is what the lab measured (advise --lab).
-	LabResult *LabResult `json:"lab_result,omitempty"`
+	// LabResult is what the lab measured (advise --lab); LabFlatOut what
+	// the same lab measured flat out, run when the first, at the table's
+	// rate, found no difference in work.
+	LabResult  *LabResult `json:"lab_result,omitempty"`
+	LabFlatOut *LabResult `json:"lab_flat_out,omitempty"`
 }
 
 // Switch is one change of a table's key and what it costs: whether it

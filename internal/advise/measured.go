@@ -137,12 +137,37 @@ func FollowLab(tables []Table) {
 				found = "less work than " + r.Against + "'s"
 			}
 			t.Verdict.Class, t.Verdict.Rank, t.Verdict.Cost = NoDifference, 0, nil
-			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s's work per transaction is %s %s's %s, %s. "+
-				"A table further past its cache (--rows %s) or a higher rate would show a random key's reads and images; more rounds would narrow the interval.",
-				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c), found, results.Thousands(4*t.Lab.Rows))}, t.Verdict.Why...)
+			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s's work per transaction is %s %s's %s, %s. %s",
+				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c), found, flatOutSays(t))}, t.Verdict.Why...)
 		}
 	}
 	order(tables)
+}
+
+// NeedsFlatOut says whether a table's lab, run at the table's rate,
+// found no difference in work: the same lab is then run flat out (advise
+// --lab), to say whether a busier table would pay.
+func NeedsFlatOut(t *Table) bool {
+	r := t.LabResult
+	return t.Lab != nil && t.Lab.RateTPS > 0 && r != nil && r.Unavailable == "" && r.Cost != nil && !(r.Cost.Significant && r.Cost.Lo > 1)
+}
+
+// flatOutSays is what would decide a lab that found no difference: the
+// flat-out lab's finding where it ran, else the larger table and rate
+// that would show a random key's cost.
+func flatOutSays(t *Table) string {
+	more := fmt.Sprintf("A table further past its cache (--rows %s) or a higher rate would show a random key's reads and images; more rounds would narrow the interval.", results.Thousands(4*t.Lab.Rows))
+	f := t.LabFlatOut
+	switch {
+	case f == nil:
+		return more
+	case f.Unavailable != "" || f.Cost == nil:
+		return "The same lab flat out gave no verdict on the work (" + f.Unavailable + f.CostUnavailable + "). " + more
+	case f.Cost.Significant && f.Cost.Lo > 1:
+		return fmt.Sprintf("Flat out, the same lab found %s doing %s the work per transaction of %s %s: at a higher rate than yours the key costs.",
+			f.Key, labRatioText(f.Cost.Ratio), f.Against, labInterval(f.Cost))
+	}
+	return fmt.Sprintf("Flat out, the same lab found no difference either (%s %s). %s", labRatioText(f.Cost.Ratio), labInterval(f.Cost), more)
 }
 
 // labInterval is a lab ratio's interval with its level.

@@ -337,3 +337,42 @@ func TestFollowLab(t *testing.T) {
 		t.Errorf("a table its lab found no difference for is ranked after the paying ones: %v", []string{tables[0].Name, tables[1].Name, tables[2].Name})
 	}
 }
+
+// TestFlatOutLab (issue 51): a lab at the table's rate that found no
+// difference in work asks for the same lab flat out (NeedsFlatOut), and
+// the table's answer — "measured: no difference" at its rate — says what
+// the flat-out lab found: a cost at a higher rate, or none either.
+func TestFlatOutLab(t *testing.T) {
+	lab := &Lab{Rows: 100000, Ratio: 2, Clients: 4, Key: "uuidv4", RateTPS: 300}
+	undecided := &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.02, Lo: 0.95, Hi: 1.1, Confidence: 0.99}}
+	paying := &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.4, Lo: 1.3, Hi: 1.5, Confidence: 0.99, Significant: true}}
+	if !NeedsFlatOut(&Table{Lab: lab, LabResult: undecided}) || NeedsFlatOut(&Table{Lab: lab, LabResult: paying}) {
+		t.Error("the flat-out lab is asked for where the rate's found a cost, or not where it found none")
+	}
+	flatLab := *lab
+	flatLab.RateTPS = 0
+	if NeedsFlatOut(&Table{Lab: &flatLab, LabResult: undecided}) {
+		t.Error("a lab already flat out asks for another")
+	}
+	tables := []Table{
+		{Name: "busier", Lab: lab, LabResult: undecided, LabFlatOut: paying, Verdict: Verdict{Class: Pays, Rank: 1}},
+		{Name: "never", Lab: lab, LabResult: undecided, LabFlatOut: undecided, Verdict: Verdict{Class: Pays, Rank: 2}},
+	}
+	FollowLab(tables)
+	for _, tb := range tables {
+		v := tb.Verdict
+		if v.Class != NoDifference || !strings.Contains(v.Why[0], "300 tx/s") {
+			t.Errorf("%s: %+v", tb.Name, v)
+		}
+		switch tb.Name {
+		case "busier":
+			if !strings.Contains(v.Why[0], "Flat out, the same lab found uuidv4 doing 1.40× the work") {
+				t.Errorf("the flat-out cost is not said: %s", v.Why[0])
+			}
+		case "never":
+			if !strings.Contains(v.Why[0], "found no difference either") {
+				t.Errorf("the flat-out lab's none is not said: %s", v.Why[0])
+			}
+		}
+	}
+}

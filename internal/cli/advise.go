@@ -200,9 +200,36 @@ func (a *adviseCmd) runLabs(e *env, rep *advise.Report) error {
 			return errInterrupted
 		}
 		t.LabResult = advise.Measured(filepath.Join(out, "results.json"), t.Lab, err)
+		if !advise.NeedsFlatOut(t) {
+			continue
+		}
+		// No difference at the table's rate: the same lab flat out says
+		// whether a busier table would pay.
+		flat := append(withoutRate(strings.Fields(t.Lab.Command)[1:]), "--out", out+"-flat-out")
+		fmt.Fprintf(&printable{w: e.stderr}, "advise: lab %d of %d, %s, found no difference at its rate: the same lab flat out\n", i+1, len(labs), t.QualifiedName())
+		err = runNested(e.ctx, flat, e.stderr, e.stderr)
+		if e.ctx.Err() != nil {
+			return errInterrupted
+		}
+		t.LabFlatOut = advise.Measured(filepath.Join(out+"-flat-out", "results.json"), t.Lab, err)
 	}
 	advise.FollowLab(rep.Tables)
 	return nil
+}
+
+// withoutRate is a lab's arguments without its -R/--rate (flat out).
+func withoutRate(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-R" || a == "--rate":
+			i++ // and its value
+		case strings.HasPrefix(a, "--rate=") || strings.HasPrefix(a, "-R="):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // labDirName is a table's name as a directory name: its letters, digits
