@@ -73,14 +73,12 @@ func versusShort(v *results.Versus, withInterval bool) string {
 	return s
 }
 
-// rateText is a group's rate as its ratios are computed: the geometric
-// mean of its rounds (or runs), in its unit.
+// rateText is a group's rate: the median of its rounds (runs, or a
+// window's seconds), in its unit — the one rate statistic the console,
+// the page, the exports and the run's progress show for a cell (its
+// ratios to other keys are the paired rounds' own, said beside them).
 func rateText(g *results.Group) string {
-	r := g.Rate
-	if r <= 0 {
-		r = g.TPS.Median
-	}
-	return results.Kilo(r) + " " + results.KindOf(g.Workload).Unit()
+	return results.Kilo(g.TPS.Median) + " " + results.KindOf(g.Workload).Unit()
 }
 
 // workText is a group's work per transaction (the geometric mean over its

@@ -371,7 +371,7 @@ func (r *run) sayCells(cs []results.Cell, before int, judge bool) error {
 			if c.RowsInserted > 0 {
 				wrote = fmt.Sprintf(", %d rows", c.RowsInserted)
 			}
-			r.ui.Logf("  %s: %.0f %s on average, p99 %.2f ms%s in %.1f s", c.Key, c.Rate(), c.Kind().Unit(), c.LatencyMS.P99, wrote, c.DurationS)
+			r.ui.Logf("  %s: %s, p99 %.2f ms%s in %.1f s", c.Key, r.rateSaid(len(r.res.Cells)-len(cs)+k), c.LatencyMS.P99, wrote, c.DurationS)
 			continue
 		}
 		if !judge {
@@ -383,6 +383,26 @@ func (r *run) sayCells(cs []results.Cell, before int, judge bool) error {
 		}
 	}
 	return nil
+}
+
+// rateSaid is the cell's rate as the summary, the page and the exports
+// show it (the analysis's median of its rounds, or of its window's
+// seconds), said as such; its window's mean where the analysis has none.
+func (r *run) rateSaid(cell int) string {
+	c := &r.res.Cells[cell]
+	if a := r.res.Analysis; a != nil {
+		for _, g := range a.Groups {
+			if len(g.Cells) != 1 || g.Cells[0] != cell || g.TPS.N == 0 {
+				continue
+			}
+			of := map[string]string{results.UnitRounds: "its %d rounds", results.UnitRuns: "its %d runs", results.UnitSeconds: "its %d seconds"}[g.Unit]
+			if of == "" {
+				break
+			}
+			return fmt.Sprintf("%.0f %s (the median of "+of+")", g.TPS.Median, c.Kind().Unit(), g.TPS.N)
+		}
+	}
+	return fmt.Sprintf("%.0f %s over its window", c.Rate(), c.Kind().Unit())
 }
 
 // readLike reads the definition of the user's table the keyed tables
