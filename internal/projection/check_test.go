@@ -1,10 +1,13 @@
 package projection
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
 )
 
@@ -48,4 +51,98 @@ func TestCheckTheStoredScaleRun(t *testing.T) {
 	if _, err := CheckScales(full, 999, func(r *results.Results) { verdict.Analyze(r) }); err == nil {
 		t.Error("a check at a client count the run never measured passed")
 	}
+}
+
+// TestPooledLevelCoverage (issue 50): the scale preset measures one index
+// over cache at several scales, pooled into one level; simulated from a
+// known level with the per-round noise the stored scale run measured
+// (each scale's rounds of uuidv4's and uuidv7's work over bigint's), five
+// rounds a scale and two scales pooled as a check pools them, the printed
+// 95% interval holds the level in 93–97% of runs — its points' errors
+// counted once, the scales' scatter not added a second time.
+func TestPooledLevelCoverage(t *testing.T) {
+	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The measured noise: each scale's per-round log ratio's spread.
+	var sigmas []float64
+	work := func(c *results.Cell, round int) float64 {
+		v, _ := verdict.WorkOf(c.Rounds[round].Cost, verdict.DeviceOf(full)).Get()
+		return v
+	}
+	for _, key := range []string{"uuidv4", "uuidv7"} {
+		for _, rows := range full.Plan.Rows {
+			var mine, ref *results.Cell
+			for i := range full.Cells {
+				c := &full.Cells[i]
+				if c.RowsBefore == rows && c.Key == key {
+					mine = c
+				}
+				if c.RowsBefore == rows && c.Key == "bigint" {
+					ref = c
+				}
+			}
+			var logs []float64
+			for r := range min(len(mine.Rounds), len(ref.Rounds)) {
+				if a, b := work(mine, r), work(ref, r); a > 0 && b > 0 {
+					logs = append(logs, math.Log(a/b))
+				}
+			}
+			sigmas = append(sigmas, sd(logs))
+		}
+	}
+	t.Logf("measured per-round noise of the work ratio: %.3f", sigmas)
+	const trials, rounds = 4000, 5
+	rng := rand.New(rand.NewPCG(50, 3))
+	truth := math.Log(2.5)
+	covered := 0
+	q := stats.TQuantile(0.975, rounds-1)
+	for range trials {
+		var ps []Point
+		for range 2 {
+			sigma := sigmas[rng.IntN(len(sigmas))]
+			xs := make([]float64, rounds)
+			for j := range xs {
+				xs[j] = truth + sigma*rng.NormFloat64()
+			}
+			m, se := mean(xs), sd(xs)/math.Sqrt(rounds)
+			ps = append(ps, Point{Ratio: 4, Relative: math.Exp(m), Lo: math.Exp(m - q*se), Hi: math.Exp(m + q*se), se: se, df: rounds - 1, level: 0.95})
+		}
+		p := pool(ps)
+		if len(p) != 1 {
+			t.Fatalf("two points at one ratio pooled into %d", len(p))
+		}
+		if p[0].Lo <= math.Exp(truth) && math.Exp(truth) <= p[0].Hi {
+			covered++
+		}
+	}
+	rate := float64(covered) / trials
+	t.Logf("the pooled level's 95%% interval held the level in %.1f%% of %d simulated scale runs", 100*rate, trials)
+	if rate < 0.93 || rate > 0.97 {
+		t.Errorf("coverage %.1f%%, want 93–97%%", 100*rate)
+	}
+	// Two scales that disagree far beyond their noise (2.0× and 3.0×,
+	// each ±2%): the level is not known better than their disagreement,
+	// and the interval holds both.
+	two := []Point{{Ratio: 4, Relative: 2, se: 0.01, df: 4}, {Ratio: 4.2, Relative: 3, se: 0.01, df: 4}}
+	if p := pool(two); p[0].Lo > 2 || p[0].Hi < 3 {
+		t.Errorf("a drifting level pooled into [%.2f–%.2f], holding neither scale's measurement", p[0].Lo, p[0].Hi)
+	}
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+func sd(v []float64) float64 {
+	m, s := mean(v), 0.0
+	for _, x := range v {
+		s += (x - m) * (x - m)
+	}
+	return math.Sqrt(s / float64(len(v)-1))
 }

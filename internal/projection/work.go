@@ -92,7 +92,7 @@ func workCurves(r *results.Results, clients int, ref string) map[string]Curve {
 		if g.Key == ref {
 			pt.Lo, pt.Hi = 1, 1
 		} else if v := g.Cost.Versus(ref); v != nil && v.EffectConfidence > 0 && v.EffectLo > 0 && v.Effect > 0 {
-			pt.Relative, pt.Lo, pt.Hi, pt.level = v.Effect, v.EffectLo, v.EffectHi, v.EffectConfidence
+			pt.Relative, pt.Lo, pt.Hi, pt.level, pt.se, pt.df = v.Effect, v.EffectLo, v.EffectHi, v.EffectConfidence, v.SE, v.DF
 		}
 		c := out[g.Key]
 		c.Key = g.Key

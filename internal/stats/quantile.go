@@ -64,3 +64,13 @@ func newtonT(p, df float64) (float64, bool) {
 	}
 	return 0, false
 }
+
+// TQuantile is Student's t distribution's quantile at p on df degrees of
+// freedom (tQuantile: gonum's value, found faster).
+func TQuantile(p, df float64) float64 { return tQuantile(p, df) }
+
+// FQuantile is the F distribution's quantile at p on d1 and d2 degrees of
+// freedom.
+func FQuantile(p, d1, d2 float64) float64 {
+	return distuv.F{D1: d1, D2: d2}.Quantile(p)
+}
