@@ -488,6 +488,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 	if rep.Work, err = workAt(r, s, ref); err != nil {
 		return rep, err
 	}
+	rep.WorkPairs = workPairs(rep.Work)
 	for _, c := range curves {
 		p, why, err := projectCurve(r, c, s, ref)
 		switch {
@@ -786,9 +787,11 @@ type Report struct {
 	OtherClients []int `json:"other_clients,omitempty"`
 	// Work is each key's work per transaction over the reference key's at
 	// the scale: the figure a projection leads with (work.go).
-	Work         []WorkProjection `json:"work"`
-	Keys         []Projection     `json:"keys"`
-	NotProjected []NotProjected   `json:"not_projected,omitempty"`
+	Work []WorkProjection `json:"work"`
+	// WorkPairs are the projected keys' work over each other (work.go).
+	WorkPairs    []WorkPair     `json:"work_pairs,omitempty"`
+	Keys         []Projection   `json:"keys"`
+	NotProjected []NotProjected `json:"not_projected,omitempty"`
 }
 
 // largestCell is the key's ok cell with the most rows before its window.

@@ -64,6 +64,42 @@ type WorkProjection struct {
 	Unavailable string `json:"unavailable,omitempty"`
 }
 
+// WorkPair is one key's projected work over another key's at the scale
+// (neither the reference): the ratio of their projections over the
+// reference, its interval their log half-widths added in quadrature
+// (both carry the reference's noise, so the interval is wider than a
+// comparison of the two alone would be: its level is a floor), at the
+// lower of their levels, and the direction it shows.
+type WorkPair struct {
+	Key       string  `json:"key"`
+	Against   string  `json:"against"`
+	Relative  float64 `json:"relative_work"`
+	Lo        float64 `json:"lo"`
+	Hi        float64 `json:"hi"`
+	Level     float64 `json:"level"`
+	Direction string  `json:"direction,omitempty"`
+}
+
+// workPairs are every two projected keys' work over each other, each
+// key against every other once (in the projections' order).
+func workPairs(ws []WorkProjection) []WorkPair {
+	var out []WorkPair
+	for i, a := range ws {
+		for j, b := range ws {
+			if i == j || a.Unavailable != "" || b.Unavailable != "" || a.Relative <= 0 || b.Relative <= 0 || a.Lo <= 0 || b.Lo <= 0 {
+				continue
+			}
+			r := a.Relative / b.Relative
+			down := math.Hypot(math.Log(a.Relative/a.Lo), math.Log(b.Hi/b.Relative))
+			up := math.Hypot(math.Log(a.Hi/a.Relative), math.Log(b.Relative/b.Lo))
+			p := WorkPair{Key: a.Key, Against: b.Key, Relative: r, Lo: r * math.Exp(-down), Hi: r * math.Exp(up), Level: math.Min(a.Level, b.Level)}
+			p.Direction = direction(p.Lo, p.Hi)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // workCurves are the run's keys' work curves over ref's at clients: each
 // point a table size and cache, placed at its key index over the cache,
 // its work over the reference key's in the same shape with the paired

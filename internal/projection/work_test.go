@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -37,5 +38,31 @@ func TestProjectWork(t *testing.T) {
 	}
 	if w := projectWork(one, 24, largest); !w.Outside || w.Direction != "more" || !strings.Contains(w.Decide, "3.3 doublings") {
 		t.Errorf("one level 3.3 doublings away: %+v", w)
+	}
+}
+
+// TestWorkPairs (issue 50): two keys' projected work over each other is
+// the ratio of their projections over the reference, its interval wider
+// than either's, and its direction said only where the interval excludes 1.
+func TestWorkPairs(t *testing.T) {
+	ws := []WorkProjection{
+		{Key: "uuidv4", Relative: 1.5, Lo: 1.4, Hi: 1.6, Level: 0.99},
+		{Key: "uuidv7", Relative: 1.0, Lo: 0.95, Hi: 1.05, Level: 0.95},
+		{Key: "ulid", Relative: 1.45, Lo: 1.3, Hi: 1.6, Level: 0.95},
+		{Key: "gone", Unavailable: "too few points"},
+	}
+	pairs := workPairs(ws)
+	if len(pairs) != 6 {
+		t.Fatalf("%d pairs of three projected keys, want 6", len(pairs))
+	}
+	for _, p := range pairs {
+		if p.Key == "uuidv4" && p.Against == "uuidv7" {
+			if math.Abs(p.Relative-1.5) > 1e-9 || p.Direction != "more" || p.Lo >= 1.4/1.0 || p.Level != 0.95 {
+				t.Errorf("uuidv4 over uuidv7: %+v", p)
+			}
+		}
+		if p.Key == "uuidv4" && p.Against == "ulid" && p.Direction != "" {
+			t.Errorf("uuidv4 over ulid (1.03×, both intervals wide) given a direction: %+v", p)
+		}
 	}
 }

@@ -19,6 +19,7 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
 	projectedWork(d, rep.Work, s)
+	workAgainstEachOther(d, rep.WorkPairs)
 	header := []string{"key", "table", "key index (leaf density)", "index / cache", "rate vs " + ref + " [interval]", "checked error at its distance", "measured at (index / cache)", "WAL / day (FPI share)"}
 	if s.Hardware != nil {
 		header = append(header, "cost model on your machine (vs "+ref+")")
@@ -278,6 +279,45 @@ func projectedWork(d *Doc, ws []projection.WorkProjection, s projection.Scale) {
 	d.Printf("The work each key makes the server do per transaction at %s rows and a cache of %s, over %s's: the CPU of every server process and the blocks, WAL and flushes it counted, priced on the run's device, read off each key's curve of that ratio against its key index over the cache (the rounds' paired intervals carried through the curve, every point erring the same way: the level is a floor).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), ws[0].Against)
 	d.Add(t)
+}
+
+// workAgainstEachOther says, per projected key, the keys it does more
+// work than, less, and those the projection cannot order it against,
+// each with the ratio and its interval.
+func workAgainstEachOther(d *Doc, pairs []projection.WorkPair) {
+	var order []string
+	by := map[string][3][]string{}
+	for _, p := range pairs {
+		if _, ok := by[p.Key]; !ok {
+			order = append(order, p.Key)
+		}
+		g := by[p.Key]
+		text := fmt.Sprintf("%s %s [%s–%s]", p.Against, ratio(p.Relative), bound(p.Lo), bound(p.Hi))
+		switch p.Direction {
+		case "more":
+			g[0] = append(g[0], text)
+		case "less":
+			g[1] = append(g[1], text)
+		default:
+			g[2] = append(g[2], text)
+		}
+		by[p.Key] = g
+	}
+	if len(order) == 0 {
+		return
+	}
+	d.Println("Against each other at your scale (each pair's ratio of their projections, its interval their two added, ≥ the lower level; " +
+		"where a pair is not known, the run's own comparison of the two within its rounds, or more rounds (--rounds) at a table of your index over cache, would decide it):")
+	for _, k := range order {
+		g := by[k]
+		var parts []string
+		for i, words := range []string{"more work than", "less work than", "not known against"} {
+			if len(g[i]) > 0 {
+				parts = append(parts, words+" "+strings.Join(g[i], ", "))
+			}
+		}
+		d.Printf("  %s: %s.", k, strings.Join(parts, "; "))
+	}
 }
 
 // levelText is an interval's level, "95%", "99.9%".
