@@ -2,9 +2,11 @@ package projection
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // Checking a projection where it can be checked: a run that measured
@@ -13,9 +15,10 @@ import (
 // ones alone, and each projected figure set beside what that scale
 // measured. The figures checked are those a projection states with an
 // interval: each key's work per transaction and its rate, both over the
-// reference key's. A row says whether the measurement fell inside the
-// interval; the share of rows that did is the coverage the printed level
-// promises (at least the level: see work.go).
+// reference key's. A row says whether the measurement fell where a
+// measurement should (the projection's interval widened by the
+// measurement's own error, where both are known); the share of rows that
+// did is what the check shows.
 
 // CheckRow is one key's figure at one scale: projected from the smaller
 // scales, and measured.
@@ -34,7 +37,14 @@ type CheckRow struct {
 	// for the rate's.
 	Level    float64 `json:"level,omitempty"`
 	Measured float64 `json:"measured,omitempty"`
-	Inside   bool    `json:"inside"`
+	// PredLo and PredHi are where a measurement at the scale should fall
+	// (95%): the projection's own error and the measurement's, each from
+	// its rounds, added (0 where either is not known: Lo–Hi then). Inside
+	// says the measurement fell there: a measured figure carries its own
+	// noise, which the projection's interval for the figure itself leaves out.
+	PredLo float64 `json:"predicted_measurement_lo,omitempty"`
+	PredHi float64 `json:"predicted_measurement_hi,omitempty"`
+	Inside bool    `json:"inside"`
 	// From are the scales projected from (rows each).
 	From []int64 `json:"from_rows"`
 	// Beyond is the scale's key index over cache over the largest the
@@ -153,6 +163,13 @@ func checkLevel(full *results.Results, levels []scaleLevel, i, clients int, anal
 			}
 			return g.Cost.Mean
 		})
+		var se stats.Comparison
+		if g := measured[w.Key]; g != nil && g.Cost != nil {
+			if v := g.Cost.Versus(ref); v != nil {
+				se = v.Comparison
+			}
+		}
+		c.predict(w.Points, se)
 		out = append(out, c.settle())
 	}
 	for _, p := range rep.Keys {
@@ -162,9 +179,32 @@ func checkLevel(full *results.Results, levels []scaleLevel, i, clients int, anal
 		c := row(p.Key, "rate")
 		c.Predicted, c.Lo, c.Hi, c.Level, c.Unavailable = p.Relative, p.RelativeLo, p.RelativeHi, 0.95, p.NotSupported
 		c.Measured = measured.relative(p.Key, ref, func(g *results.Group) float64 { return g.TPS.Median })
+		var se stats.Comparison
+		if g := measured[p.Key]; g != nil {
+			for _, v := range g.Compared {
+				if v.Key == ref {
+					se = v.Comparison
+				}
+			}
+		}
+		c.predict(p.Curve.Points, se)
 		out = append(out, c.settle())
 	}
 	return out, nil
+}
+
+// predict sets where a measurement at the scale should fall: the
+// projection's error (one pooled level's standard error, when the
+// projection is one) and the measurement's (its paired rounds'), added,
+// on Welch–Satterthwaite's degrees of freedom.
+func (c *CheckRow) predict(points []Point, measured stats.Comparison) {
+	if len(points) != 1 || points[0].se <= 0 || points[0].df <= 0 || measured.SE <= 0 || measured.DF <= 0 || c.Predicted <= 0 {
+		return
+	}
+	vp, vm := points[0].se*points[0].se, measured.SE*measured.SE
+	df := (vp + vm) * (vp + vm) / (vp*vp/points[0].df + vm*vm/measured.DF)
+	half := stats.TQuantile(0.975, df) * math.Sqrt(vp+vm)
+	c.PredLo, c.PredHi = c.Predicted*math.Exp(-half), c.Predicted*math.Exp(half)
 }
 
 // settle says whether the measurement lies inside the interval, and why
@@ -176,6 +216,8 @@ func (c CheckRow) settle() CheckRow {
 		c.Unavailable = "no interval"
 	case c.Measured <= 0:
 		c.Unavailable = "not measured at this scale"
+	case c.PredLo > 0:
+		c.Inside = c.Measured >= c.PredLo && c.Measured <= c.PredHi
 	default:
 		c.Inside = c.Measured >= c.Lo && c.Measured <= c.Hi
 	}

@@ -338,8 +338,9 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		d.Println("Nothing to check.")
 		return d
 	}
-	d.Printf("Each scale projected from the smaller scales alone (work and rate over %s's; the work's level is a floor: its points' intervals read through the curve), beside what the scale measured:", rows[0].Against)
-	t := NewTable("scale", "key", "figure", "projected", "from rows", "measured", "inside").AlignRight(3, 5)
+	d.Printf("Each scale projected from the smaller scales alone (work and rate over %s's, each with its interval for the figure itself), beside what the scale measured; "+
+		"a measurement carries its own rounds' noise, so it is checked against where a measurement there should fall (95%%: the projection's error and the measurement's added):", rows[0].Against)
+	t := NewTable("scale", "key", "figure", "projected", "a measurement there", "from rows", "measured", "inside").AlignRight(3, 6)
 	inside, counted := 0, 0
 	for _, r := range rows {
 		scale := thousands(r.Rows) + " rows, " + results.Bytes(r.CacheBytes)
@@ -364,7 +365,11 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		if r.Beyond > 1 {
 			projected += fmt.Sprintf(" (%.2g× beyond)", r.Beyond)
 		}
-		t.AppendRow(scale, r.Key, r.Figure, projected, strings.Join(from, ", "), measured, in)
+		there := "-"
+		if r.PredLo > 0 {
+			there = fmt.Sprintf("[%.2f–%.2f]", r.PredLo, r.PredHi)
+		}
+		t.AppendRow(scale, r.Key, r.Figure, projected, there, strings.Join(from, ", "), measured, in)
 	}
 	d.Add(t)
 	if counted > 0 {
