@@ -206,7 +206,8 @@ func (p *projectCmd) checkScales(e *env, res *results.Results) error {
 	if p.Clients < 0 {
 		return usagef("--clients must be positive, not %d", p.Clients)
 	}
-	rows, err := projection.CheckScales(res, p.Clients, func(r *results.Results) { verdict.Analyze(r) })
+	// The subsets are analysed by verdict's one analysis, handed to the projection (which lies below it).
+	rows, err := projection.CheckScales(res, p.Clients, verdict.Analyze)
 	if err != nil {
 		return usagef("%s: %v", p.Results, err)
 	}

@@ -65,7 +65,7 @@ type scaleLevel struct {
 // on a run: the package lies below it), at clients (0: the run's first
 // client count), and returns every checked figure, the largest scale's
 // first. It fails when the run has fewer than MinPoints+1 scales.
-func CheckScales(r *results.Results, clients int, analyze func(*results.Results)) ([]CheckRow, error) {
+func CheckScales(r *results.Results, clients int, analyze func(*results.Results) *results.Analysis) ([]CheckRow, error) {
 	levels := levelsOf(r, clients)
 	if len(levels) < MinPoints+1 {
 		return nil, fmt.Errorf("a check projects a scale from %d smaller ones: the run measured %d (keybench run scale measures three)", MinPoints, len(levels))
@@ -105,46 +105,14 @@ func levelsOf(r *results.Results, clients int) []scaleLevel {
 }
 
 // checkLevel projects levels[i] from the levels of fewer rows.
-func checkLevel(full *results.Results, levels []scaleLevel, i, clients int, analyze func(*results.Results)) ([]CheckRow, error) {
+func checkLevel(full *results.Results, levels []scaleLevel, i, clients int, analyze func(*results.Results) *results.Analysis) ([]CheckRow, error) {
 	at := levels[i]
-	small := *full
-	small.Cells, small.Analysis = nil, nil
-	var from []int64
-	for _, l := range levels[:i] {
-		if l.rows < at.rows && (len(from) == 0 || from[len(from)-1] != l.rows) {
-			from = append(from, l.rows)
-		}
+	small, cache, from, err := below(full, levels, i)
+	if err != nil {
+		return nil, err
 	}
-	var cache int64
-	for _, c := range full.Cells {
-		switch {
-		case c.RowsBefore < at.rows:
-			small.Cells = append(small.Cells, c)
-		case c.RowsBefore == at.rows && c.SharedBuffers == at.cache && cache == 0:
-			cache, _ = c.Metrics.CacheBytes.Get()
-		}
-	}
-	if at.cache > 0 {
-		cache = at.cache
-	}
-	if cache <= 0 {
-		return nil, fmt.Errorf("the scale of %s rows recorded no cache to project to", results.Thousands(at.rows))
-	}
-	small.Plan.Rows, small.Plan.SharedBuffers = nil, nil
-	for k, rows := range full.Plan.Rows {
-		if rows >= at.rows {
-			continue
-		}
-		small.Plan.Rows = append(small.Plan.Rows, rows)
-		if full.Plan.Scaled && k < len(full.Plan.SharedBuffers) {
-			small.Plan.SharedBuffers = append(small.Plan.SharedBuffers, full.Plan.SharedBuffers[k])
-		}
-	}
-	if !full.Plan.Scaled {
-		small.Plan.SharedBuffers = full.Plan.SharedBuffers
-	}
-	analyze(&small)
-	rep, err := Project(&small, Scale{Rows: at.rows, CacheBytes: cache, Clients: clients})
+	analyze(small)
+	rep, err := Project(small, Scale{Rows: at.rows, CacheBytes: cache, Clients: clients})
 	if err != nil {
 		return nil, fmt.Errorf("projecting %s rows from the smaller scales: %w", results.Thousands(at.rows), err)
 	}
@@ -205,6 +173,48 @@ func (c *CheckRow) predict(points []Point, measured stats.Comparison) {
 	df := (vp + vm) * (vp + vm) / (vp*vp/points[0].df + vm*vm/measured.DF)
 	half := stats.TQuantile(0.975, df) * math.Sqrt(vp+vm)
 	c.PredLo, c.PredHi = c.Predicted*math.Exp(-half), c.Predicted*math.Exp(half)
+}
+
+// below is the run with only the cells of fewer rows than levels[i] (its
+// plan's sizes and caches cut alike), the cache levels[i] ran at, and the
+// row counts it keeps.
+func below(full *results.Results, levels []scaleLevel, i int) (small *results.Results, cache int64, from []int64, err error) {
+	at := levels[i]
+	cut := *full
+	cut.Cells, cut.Analysis = nil, nil
+	for _, l := range levels[:i] {
+		if l.rows < at.rows && (len(from) == 0 || from[len(from)-1] != l.rows) {
+			from = append(from, l.rows)
+		}
+	}
+	for _, c := range full.Cells {
+		switch {
+		case c.RowsBefore < at.rows:
+			cut.Cells = append(cut.Cells, c)
+		case c.RowsBefore == at.rows && c.SharedBuffers == at.cache && cache == 0:
+			cache, _ = c.Metrics.CacheBytes.Get()
+		}
+	}
+	if at.cache > 0 {
+		cache = at.cache
+	}
+	if cache <= 0 {
+		return nil, 0, nil, fmt.Errorf("the scale of %s rows recorded no cache to project to", results.Thousands(at.rows))
+	}
+	cut.Plan.Rows, cut.Plan.SharedBuffers = nil, nil
+	for k, rows := range full.Plan.Rows {
+		if rows >= at.rows {
+			continue
+		}
+		cut.Plan.Rows = append(cut.Plan.Rows, rows)
+		if full.Plan.Scaled && k < len(full.Plan.SharedBuffers) {
+			cut.Plan.SharedBuffers = append(cut.Plan.SharedBuffers, full.Plan.SharedBuffers[k])
+		}
+	}
+	if !full.Plan.Scaled {
+		cut.Plan.SharedBuffers = full.Plan.SharedBuffers
+	}
+	return &cut, cache, from, nil
 }
 
 // settle says whether the measurement lies inside the interval, and why

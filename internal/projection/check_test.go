@@ -22,7 +22,7 @@ func TestCheckTheStoredScaleRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := CheckScales(full, 0, func(r *results.Results) { verdict.Analyze(r) })
+	rows, err := CheckScales(full, 0, verdict.Analyze)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestCheckTheStoredScaleRun(t *testing.T) {
 	if counted == 0 || float64(inside) < 0.8*float64(counted) {
 		t.Errorf("%d of %d checked figures inside their interval, want at least 80%%", inside, counted)
 	}
-	if _, err := CheckScales(full, 999, func(r *results.Results) { verdict.Analyze(r) }); err == nil {
+	if _, err := CheckScales(full, 999, verdict.Analyze); err == nil {
 		t.Error("a check at a client count the run never measured passed")
 	}
 }

@@ -51,7 +51,9 @@ func calls(t *testing.T, path string) []string {
 // TestOneAnalysis (issue 47): the verdict is computed once per results, by
 // package verdict (Analyze, called by verdict itself when it writes or
 // reads results: at most two places), and nothing outside it groups or
-// compares the cells.
+// compares the cells. (project --check hands verdict.Analyze itself to
+// projection.CheckScales, which lies below verdict, to analyse subsets of
+// a run as a run is analysed: still the one analysis.)
 func TestOneAnalysis(t *testing.T) {
 	sites := 0
 	for dir, files := range sources(t) {
