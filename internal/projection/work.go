@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // The work a key makes the server do per transaction (package verdict's
@@ -66,10 +67,11 @@ type WorkProjection struct {
 
 // WorkPair is one key's projected work over another key's at the scale
 // (neither the reference): the ratio of their projections over the
-// reference, its interval their log half-widths added in quadrature
-// (both carry the reference's noise, so the interval is wider than a
-// comparison of the two alone would be: its level is a floor), at the
-// lower of their levels, and the direction it shows.
+// reference, its interval — their standard errors added, at 95%, where
+// both were read off one measured level (pairError); else their log
+// half-widths added at the lower of their levels — and the direction it
+// shows. Both carry the reference's noise, so the interval is wider than
+// a comparison of the two alone would be: its level is a floor.
 type WorkPair struct {
 	Key       string  `json:"key"`
 	Against   string  `json:"against"`
@@ -90,14 +92,39 @@ func workPairs(ws []WorkProjection) []WorkPair {
 				continue
 			}
 			r := a.Relative / b.Relative
-			down := math.Hypot(math.Log(a.Relative/a.Lo), math.Log(b.Hi/b.Relative))
-			up := math.Hypot(math.Log(a.Hi/a.Relative), math.Log(b.Relative/b.Lo))
-			p := WorkPair{Key: a.Key, Against: b.Key, Relative: r, Lo: r * math.Exp(-down), Hi: r * math.Exp(up), Level: math.Min(a.Level, b.Level)}
+			p := WorkPair{Key: a.Key, Against: b.Key, Relative: r}
+			if se, df, ok := pairError(a, b); ok {
+				// Both read off one measured level each: their standard
+				// errors added, a 95% interval on their degrees of freedom.
+				half := stats.TQuantile(0.975, df) * se
+				p.Lo, p.Hi, p.Level = r*math.Exp(-half), r*math.Exp(half), 0.95
+			} else {
+				down := math.Hypot(math.Log(a.Relative/a.Lo), math.Log(b.Hi/b.Relative))
+				up := math.Hypot(math.Log(a.Hi/a.Relative), math.Log(b.Relative/b.Lo))
+				p.Lo, p.Hi, p.Level = r*math.Exp(-down), r*math.Exp(up), math.Min(a.Level, b.Level)
+			}
 			p.Direction = direction(p.Lo, p.Hi)
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// pairError is the standard error (log scale) and degrees of freedom of
+// a's projection over b's where each was read off one measured level
+// with its own (the paired rounds' t statistic): their variances added
+// (both over the same reference, whose noise they share: the sum
+// overstates the pair's, so the interval is at least 95%).
+func pairError(a, b WorkProjection) (se, df float64, ok bool) {
+	if len(a.Points) != 1 || len(b.Points) != 1 || a.At != a.Points[0].Ratio || b.At != b.Points[0].Ratio {
+		return 0, 0, false
+	}
+	pa, pb := a.Points[0], b.Points[0]
+	if pa.se <= 0 || pb.se <= 0 || pa.df <= 0 || pb.df <= 0 {
+		return 0, 0, false
+	}
+	va, vb := pa.se*pa.se, pb.se*pb.se
+	return math.Sqrt(va + vb), (va + vb) * (va + vb) / (va*va/pa.df + vb*vb/pb.df), true
 }
 
 // workCurves are the run's keys' work curves over ref's at clients: each

@@ -66,3 +66,20 @@ func TestWorkPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkPairsFromMeasuredLevels (issue 50): two keys each read off one
+// measured level with its paired rounds' standard error get a 95%
+// interval from the two errors added (the run's default: uuidv4 1.31×
+// uuidv7 named "more" at 1e9 rows, where the ≥99.9% ends added said
+// "not known").
+func TestWorkPairsFromMeasuredLevels(t *testing.T) {
+	at := func(key string, rel, se float64) WorkProjection {
+		p := Point{Ratio: 2, Relative: rel, Lo: rel * math.Exp(-6.9*se), Hi: rel * math.Exp(6.9*se), se: se, df: 5, level: 0.999}
+		return WorkProjection{Key: key, Relative: rel, Lo: p.Lo, Hi: p.Hi, Level: 0.999, At: 2, Points: []Point{p}}
+	}
+	pairs := workPairs([]WorkProjection{at("uuidv4", 1.34, 0.035), at("uuidv7", 1.02, 0.035)})
+	p := pairs[0]
+	if p.Key != "uuidv4" || p.Level != 0.95 || p.Direction != "more" || p.Lo <= 1 {
+		t.Errorf("uuidv4 over uuidv7 from two measured levels: %+v", p)
+	}
+}

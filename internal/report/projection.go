@@ -306,7 +306,7 @@ func workAgainstEachOther(d *Doc, pairs []projection.WorkPair) {
 	if len(order) == 0 {
 		return
 	}
-	d.Println("Against each other at your scale (each pair's ratio of their projections, its interval their two added, ≥ the lower level; " +
+	d.Println("Against each other at your scale (each pair's ratio of their projections, its interval their two errors added: 95% where both were read off a measured level, else at least the lower level; each pair on its own, not corrected for the others; " +
 		"where a pair is not known, the run's own comparison of the two within its rounds, or more rounds (--rounds) at a table of your index over cache, would decide it):")
 	for _, k := range order {
 		g := by[k]
