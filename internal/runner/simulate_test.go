@@ -1,16 +1,15 @@
 package runner
 
 import (
-	"compress/gzip"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
@@ -80,20 +79,7 @@ func readNoise(t *testing.T) *storedNoise {
 
 func readStored(t *testing.T, path string) *results.Results {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := results.Parse(b, path)
+	res, err := results.Parse(resultstest.ReadGzip(t, path), path)
 	if err != nil {
 		t.Fatal(err)
 	}
