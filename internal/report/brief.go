@@ -143,15 +143,19 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 	var out []string
 	for _, g := range sh.Groups {
 		v := g.Cost.Versus(least.Key)
-		if g == least || v == nil || v.Significant || v.TooFew || len(g.Cost.Why) == 0 {
+		if g == least || v == nil || v.Significant || v.TooFew {
 			continue
 		}
 		var parts []string
-		for i, r := range g.Cost.Why {
-			if i == 3 {
-				break
+		for _, r := range g.Cost.Why {
+			// Only a figure its own interval sets apart: a median a tenth
+			// off whose paired interval holds 1 differs by noise.
+			if len(parts) < 3 && r.Hi > 0 && (r.Lo > 1 || r.Hi < 1) {
+				parts = append(parts, reasonText(r))
 			}
-			parts = append(parts, reasonText(r))
+		}
+		if len(parts) == 0 {
+			continue
 		}
 		p := g.Cost.Parts
 		rest := "the CPU " + msText(p.CPUMS) + " ms"
