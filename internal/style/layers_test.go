@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"cluster", "verdict", "txnlog", "workload"},
 	// Each workload.
 	{"workload/bulk", "workload/deleterows", "workload/fkinsert", "workload/insert", "workload/insertread", "workload/join",
-		"workload/lookup", "workload/queue", "workload/rangequery", "workload/retention", "workload/script", "workload/update"},
+		"workload/lookup", "workload/mix", "workload/queue", "workload/rangequery", "workload/retention", "workload/script", "workload/update"},
 	// The catalog of workloads.
 	{"workload/all"},
 	// Plans; the advice on a user's database.

@@ -16,6 +16,7 @@ import (
 	_ "github.com/keybench/keybench/internal/workload/insertread" // insert-read: an insert and a read per transaction
 	_ "github.com/keybench/keybench/internal/workload/join"       // join: a parent and its children by key
 	_ "github.com/keybench/keybench/internal/workload/lookup"     // lookup: reads by key, ranges, latest, counts
+	_ "github.com/keybench/keybench/internal/workload/mix"        // mix: inserts, reads, pages, updates, deletes by weight
 	_ "github.com/keybench/keybench/internal/workload/queue"      // queue, queue-fifo: producers and consumers
 	_ "github.com/keybench/keybench/internal/workload/rangequery" // range-query: a time range through the key or created_at
 	_ "github.com/keybench/keybench/internal/workload/retention"  // retention: time partitions dropped while inserts go on
