@@ -134,6 +134,12 @@ type Table struct {
 	// during the window: holding its ROW EXCLUSIVE lock (pg_locks), however
 	// the statement was issued, or running one that names it.
 	Inserters results.M[int] `json:"inserters,omitzero"`
+	// Users is how many distinct backends were seen reading or writing it
+	// (its ACCESS SHARE or ROW EXCLUSIVE lock) during the window.
+	Users results.M[int] `json:"backends_seen,omitzero"`
+	// Mix is what its traffic did during the window, per second, as its
+	// lab replays it.
+	Mix *Mix `json:"mix,omitempty"`
 	// OverflowDays is how long the key's sequence lasts at the sample's
 	// insert rate (a key made by a sequence or identity).
 	OverflowDays results.M[float64] `json:"key_overflow_days,omitzero"`
@@ -338,8 +344,13 @@ type Lab struct {
 	SharedBuffers int64   `json:"shared_buffers_bytes"`
 	Ratio         float64 `json:"key_index_over_cache"`
 	Key           string  `json:"key"`
-	Payload       int     `json:"payload"`
-	Clients       int     `json:"clients"`
+	// Workload is what the lab runs: insert, or mix with its weights (the
+	// table's statements per second, by kind) where the table's traffic
+	// holds more than inserts; Mix says that mix and where it was read.
+	Workload string `json:"workload"`
+	Mix      string `json:"mix,omitempty"`
+	Payload  int    `json:"payload"`
+	Clients  int    `json:"clients"`
 	// Secondary are the table's other indexes as the lab table carries
 	// them (--secondary: random:WIDTH, time; "": none).
 	Secondary string `json:"secondary,omitempty"`

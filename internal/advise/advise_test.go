@@ -30,6 +30,7 @@ import (
 func TestMain(m *testing.M) {
 	os.Exit(servertest.Main(m, server.Options{Replicas: 1, Settings: []server.Setting{
 		{Name: "shared_buffers", Value: "8MB"}, {Name: "autovacuum", Value: "off"},
+		{Name: "shared_preload_libraries", Value: "pg_stat_statements"},
 	}}))
 }
 
@@ -39,7 +40,9 @@ var (
 )
 
 const schemaSQL = `
-CREATE EXTENSION pgstattuple; CREATE EXTENSION pg_buffercache; CREATE EXTENSION pg_walinspect;
+CREATE EXTENSION pgstattuple; CREATE EXTENSION pg_buffercache; CREATE EXTENSION pg_walinspect; CREATE EXTENSION pg_stat_statements;
+CREATE TABLE lookups (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int NOT NULL);
+INSERT INTO lookups (n) SELECT g FROM generate_series(1, 20000) g;
 CREATE TABLE users (id text PRIMARY KEY DEFAULT gen_random_uuid()::text, name text NOT NULL);
 CREATE TABLE orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, user_id text NOT NULL REFERENCES users, amount int NOT NULL);
 CREATE INDEX orders_user_id ON orders (user_id);
@@ -134,6 +137,30 @@ func writers(t *testing.T) (stop func()) {
 			}
 		}()
 	}
+	// A reader of lookups by its key, nothing else: the table's lab
+	// replays reads (issue 51).
+	c, err := pgx.Connect(ctx, servertest.Server.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	rows, _ := c.Query(ctx, `SELECT id::text FROM lookups TABLESAMPLE BERNOULLI (5)`)
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("lookups' keys: %v", err)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer c.Close(context.Background())
+		for i := 0; ctx.Err() == nil; i++ {
+			var n int
+			if err := c.QueryRow(ctx, `SELECT n FROM lookups WHERE id = $1::uuid`, ids[i%len(ids)]).Scan(&n); err != nil && ctx.Err() == nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
 	return func() { cancel(); wg.Wait() }
 }
 
@@ -286,6 +313,7 @@ func TestAdvisePrimary(t *testing.T) {
 	if n, ok := tables["audit"].Inserters.Get(); !ok || n != 3 {
 		t.Errorf("audit, written by a trigger: %d writing backends (%s); 3 writers ran", n, tables["audit"].Inserters.Reason())
 	}
+	checkMixes(t, tables)
 	if s, u := tables["sessions"], tables["users"]; s.Verdict.Rank < 1 || u.Verdict.Rank < 1 {
 		t.Errorf("ranks: sessions %d, users %d", s.Verdict.Rank, u.Verdict.Rank)
 	}
@@ -589,6 +617,38 @@ func TestAdviseBadInput(t *testing.T) {
 		}
 		if strings.Count(msg, "connection refused") > 1 || strings.Contains(msg, "<dsn>") {
 			t.Errorf("%s: %q", name, msg)
+		}
+	}
+}
+
+// checkMixes (issue 51): each table's traffic as pg_stat_statements counted
+// it during the sample — the CTE's inserts for both its tables, lookups'
+// reads by key alone — and the lab that replays it: a mix of reads for
+// lookups, inserts for the CTE's tables with one client per writer.
+func checkMixes(t *testing.T, tables map[string]advise.Table) {
+	t.Helper()
+	for _, name := range []string{"users", "orders", "sessions", "lookups"} {
+		m := tables[name].Mix
+		if m == nil || m.From != advise.MixFromStatements {
+			t.Errorf("%s: the mix is %+v, not read from pg_stat_statements", name, m)
+			continue
+		}
+		ins, look := m.PerS["insert"], m.PerS["lookup"]
+		if name == "lookups" {
+			if look <= 0 || ins != 0 {
+				t.Errorf("lookups, read by key only: %+v", m)
+			}
+			l := tables[name].Lab
+			if l == nil || !strings.HasPrefix(l.Workload, "mix --mix-insert 0 --mix-lookup ") || !strings.Contains(l.Command, "run mix ") || !strings.Contains(l.Mix, "100% reads by key") {
+				t.Errorf("lookups' lab does not replay its reads: %+v", l)
+			}
+			continue
+		}
+		if ins <= 0 || look != 0 || len(m.Statements) == 0 {
+			t.Errorf("%s: inserted only, its mix says %+v", name, m)
+		}
+		if l := tables[name].Lab; l != nil && (l.Workload != "insert" || l.Clients != 3) {
+			t.Errorf("%s: its lab runs %s with %d clients, not inserts from 3", name, l.Workload, l.Clients)
 		}
 	}
 }

@@ -230,7 +230,7 @@ func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 			return err
 		}
 		switch name {
-		case "pgstattuple", "pg_buffercache", "pg_walinspect":
+		case "pgstattuple", "pg_buffercache", "pg_walinspect", "pg_stat_statements":
 			r.ext[name] = schema
 			s.Extensions = append(s.Extensions, name)
 		}
@@ -242,6 +242,7 @@ func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 		{"pgstattuple", "the key index's leaf density measured (pgstatindex) instead of estimated"},
 		{"pg_buffercache", "the key index's share of the cache"},
 		{"pg_walinspect", "a standby's rates, counted in the WAL it replays"},
+		{"pg_stat_statements", "each table's statements, replayed by its lab (without it: the table's counters)"},
 	} {
 		if _, ok := r.ext[e.name]; !ok && (e.name != "pg_walinspect" || s.Standby) {
 			s.Notes = append(s.Notes, fmt.Sprintf("%s is not installed: it would give %s (CREATE EXTENSION %s, by its owner; advise creates nothing)", e.name, e.gives, e.name))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/workload/mix"
 )
 
 // The lab: the keybench run that builds a table of the user's shape on the
@@ -143,8 +144,11 @@ func LabFor(t *Table, s Server) *Lab {
 	} else {
 		lab.Notes = append(lab.Notes, "the row's width could not be read ("+t.RowBytes.Reason()+"): no payload")
 	}
+	replays := !t.Mix.InsertsOnly()
 	lab.Clients = 1
-	if n, ok := t.Inserters.Get(); ok && n > 0 {
+	if n, ok := t.Users.Get(); replays && ok && n > 0 {
+		lab.Clients = min(max(n, t.Inserters.Value()), labMaxClients)
+	} else if n, ok := t.Inserters.Get(); ok && n > 0 {
 		lab.Clients = min(n, labMaxClients)
 	} else if r := t.Inserters.Reason(); r != "" {
 		lab.Notes = append(lab.Notes, "one client: the writing backends could not be counted ("+r+")")
@@ -172,7 +176,15 @@ func LabFor(t *Table, s Server) *Lab {
 	if lab.RateTPS > 0 {
 		shape += fmt.Sprintf(" -R %g", lab.RateTPS)
 	}
-	lab.Command = fmt.Sprintf("keybench run insert --keys %s %s", strings.Join(keys, ","), shape)
+	lab.Workload = "insert"
+	if replays {
+		lab.Workload = "mix"
+		lab.Mix = t.Mix.Text()
+		for _, k := range mix.Kinds {
+			lab.Workload += fmt.Sprintf(" --mix-%s %g", k, t.Mix.PerS[k])
+		}
+	}
+	lab.Command = fmt.Sprintf("keybench run %s --keys %s %s", lab.Workload, strings.Join(keys, ","), shape)
 	if t.Key.Order != Ordered && strings.HasPrefix(spec, "uuidv4") {
 		storage := strings.TrimPrefix(spec, "uuidv4")
 		t.MigrateTo = migrateTarget
@@ -271,6 +283,13 @@ const labMinRate = 100
 // on the lab, when it was not measured or is too low to measure at.
 func labRate(t *Table, lab *Lab) float64 {
 	ins, ok := t.InsertsPerS.Get()
+	if !t.Mix.InsertsOnly() {
+		if total := t.Mix.Total(); total >= labMinRate {
+			return math.Round(total)
+		}
+		lab.Notes = append(lab.Notes, fmt.Sprintf("flat out: the table's %.3g statements/s are too few for a window to measure at (%d at least)", t.Mix.Total(), labMinRate))
+		return 0
+	}
 	switch {
 	case !ok && t.InsertsPerS.Reason() != "":
 		lab.Notes = append(lab.Notes, "flat out: the table's insert rate could not be measured ("+t.InsertsPerS.Reason()+")")

@@ -120,6 +120,11 @@ func FollowLab(tables []Table) {
 		} else {
 			at += ", flat out"
 		}
+		if t.Lab.Mix != "" {
+			at += ", replaying " + t.Lab.Mix
+		} else {
+			at += ", inserting"
+		}
 		c := r.Cost
 		switch {
 		case r.Unavailable != "" || c == nil:

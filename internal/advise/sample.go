@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/workload/mix"
 )
 
 // activityEvery is how often the sample window looks at pg_locks and
@@ -23,6 +24,9 @@ type counters struct {
 	at       time.Time
 	ins      map[uint32]int64 // pg_stat_user_tables, per table
 	upd, del map[uint32]int64
+	keyScans map[uint32]int64 // the primary key index's scans (pg_stat_user_indexes)
+	stmts    *stmtSnapshot    // pg_stat_statements (nil: stmtsWhy)
+	stmtsWhy string
 	heap     map[uint32]int64 // the main fork's bytes, on a standby (its insert rate without the WAL)
 	wal, fpi *int64           // pg_stat_wal (a primary's)
 	lsn      *int64           // the current (primary) or replayed (standby) WAL position
@@ -38,22 +42,27 @@ type counters struct {
 // heap's size in a statement of its own (pg_relation_size takes the
 // table's ACCESS SHARE lock, for that statement only).
 func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error) {
-	c := &counters{ins: map[uint32]int64{}, upd: map[uint32]int64{}, del: map[uint32]int64{}, heap: map[uint32]int64{}}
+	c := &counters{ins: map[uint32]int64{}, upd: map[uint32]int64{}, del: map[uint32]int64{}, heap: map[uint32]int64{}, keyScans: map[uint32]int64{}}
+	if !r.srv.Standby {
+		c.stmts, c.stmtsWhy = r.statements(ctx)
+	}
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		c.at = time.Now()
-		rows, err := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0)
+		rows, err := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0),
+				coalesce((SELECT sum(si.idx_scan) FROM pg_index i JOIN pg_stat_user_indexes si ON si.indexrelid = i.indexrelid
+					WHERE i.indrelid = c.oid AND i.indisprimary), 0)::int8
 			FROM unnest($1::oid[]) u(oid) JOIN pg_class c ON c.oid = u.oid LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`, oids)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var oid uint32
-			var ins, upd, del int64
-			if err := rows.Scan(&oid, &ins, &upd, &del); err != nil {
+			var ins, upd, del, scans int64
+			if err := rows.Scan(&oid, &ins, &upd, &del, &scans); err != nil {
 				rows.Close()
 				return err
 			}
-			c.ins[oid], c.upd[oid], c.del[oid] = ins, upd, del
+			c.ins[oid], c.upd[oid], c.del[oid], c.keyScans[oid] = ins, upd, del, scans
 		}
 		if err := rows.Err(); err != nil {
 			return err
@@ -151,14 +160,14 @@ func writeTargets(query string) (targets [][2]string) {
 // finished within the last second (a pooled connection between its
 // statements), names the table as its target. hidden counts the backends
 // of other roles whose statements the role may not read.
-func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, writers []map[int32]bool) (hidden int, err error) {
+func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, writers, users []map[int32]bool) (hidden int, err error) {
 	at := make(map[uint32]int, len(oids))
 	for i, oid := range oids {
 		at[oid] = i
 	}
 	err = r.readOnly(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT pid, relation::int8 FROM pg_locks
-			WHERE locktype = 'relation' AND mode = 'RowExclusiveLock' AND pid <> pg_backend_pid()
+		rows, err := tx.Query(ctx, `SELECT pid, relation::int8, mode = 'RowExclusiveLock' FROM pg_locks
+			WHERE locktype = 'relation' AND mode IN ('RowExclusiveLock', 'AccessShareLock') AND pid <> pg_backend_pid()
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
 		if err != nil {
 			return err
@@ -166,12 +175,16 @@ func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, wr
 		for rows.Next() {
 			var pid int32
 			var rel int64
-			if err := rows.Scan(&pid, &rel); err != nil {
+			var writes bool
+			if err := rows.Scan(&pid, &rel, &writes); err != nil {
 				rows.Close()
 				return err
 			}
 			if i, ok := at[uint32(rel)]; ok {
-				writers[i][pid] = true
+				users[i][pid] = true
+				if writes {
+					writers[i][pid] = true
+				}
 			}
 		}
 		rows.Close()
@@ -198,7 +211,7 @@ func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, wr
 			for _, target := range writeTargets(q) {
 				for i, t := range tables {
 					if t.Name == target[1] && (target[0] == "" || target[0] == t.Schema) {
-						writers[i][pid] = true
+						writers[i][pid], users[i][pid] = true, true
 					}
 				}
 			}
@@ -273,18 +286,21 @@ func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32
 // look.
 type inserters struct {
 	writers []map[int32]bool
-	hidden  int
-	looks   int
-	err     error
+	// users are the backends seen writing or reading each table (its
+	// ROW EXCLUSIVE or ACCESS SHARE lock).
+	users  []map[int32]bool
+	hidden int
+	looks  int
+	err    error
 }
 
 // watchActivity waits out the sample window, looking at pg_locks and
 // pg_stat_activity every activityEvery (on a primary: a standby's
 // backends write nothing).
 func (r *reader) watchActivity(ctx context.Context, window time.Duration, oids []uint32, tables []Table) (inserters, error) {
-	seen := inserters{writers: make([]map[int32]bool, len(tables))}
+	seen := inserters{writers: make([]map[int32]bool, len(tables)), users: make([]map[int32]bool, len(tables))}
 	for i := range seen.writers {
-		seen.writers[i] = map[int32]bool{}
+		seen.writers[i], seen.users[i] = map[int32]bool{}, map[int32]bool{}
 	}
 	tick := time.NewTicker(activityEvery)
 	defer tick.Stop()
@@ -299,7 +315,7 @@ func (r *reader) watchActivity(ctx context.Context, window time.Duration, oids [
 			if r.srv.Standby || seen.err != nil {
 				continue
 			}
-			h, err := r.activity(ctx, oids, tables, seen.writers)
+			h, err := r.activity(ctx, oids, tables, seen.writers, seen.users)
 			if err != nil {
 				seen.err = err
 				continue
@@ -363,6 +379,48 @@ func (r *reader) primaryRates(t *Table, oid uint32, a, b *counters, secs float64
 	default:
 		t.Inserters = results.Of(n)
 	}
+	if seen.err == nil {
+		t.Users = results.Of(len(seen.users[i]))
+	}
+	t.Mix = r.mixOf(t, oid, a, b, secs)
+}
+
+// mixOf is a table's traffic over the window: what pg_stat_statements
+// says its statements did where both reads of it were made and a
+// statement named the table, else what its counters say.
+func (r *reader) mixOf(t *Table, oid uint32, a, b *counters, secs float64) *Mix {
+	keyCol := ""
+	if t.Key != nil && len(t.Key.Columns) == 1 {
+		keyCol = t.Key.Columns[0]
+	}
+	why := orText(b.stmtsWhy, a.stmtsWhy)
+	if a.stmts != nil && b.stmts != nil {
+		stmts, hidden := a.stmts.delta(b.stmts)
+		m := MixOfStatements(stmts, t.Schema, t.Name, keyCol, secs)
+		if hidden > 0 {
+			m.Notes = append(m.Notes, fmt.Sprintf("%.3g calls/s of other roles' statements are hidden from this role (GRANT pg_read_all_stats TO %s)", hidden/secs, quoteIdent(r.srv.Role)))
+		}
+		if m.Total() > 0 || m.OtherPerS > 0 {
+			return m
+		}
+		why = "no statement in pg_stat_statements named the table during the sample (a trigger's or a function's statements are counted only with pg_stat_statements.track = all)"
+	}
+	m := &Mix{From: MixFromCounters, PerS: map[string]float64{
+		mix.Kinds[mix.Insert]: round3(float64(b.ins[oid]-a.ins[oid]) / secs),
+		mix.Kinds[mix.Update]: round3(float64(b.upd[oid]-a.upd[oid]) / secs),
+		mix.Kinds[mix.Delete]: round3(float64(b.del[oid]-a.del[oid]) / secs),
+	}}
+	if why != "" {
+		m.Notes = append(m.Notes, why)
+	}
+	reads := b.keyScans[oid] - a.keyScans[oid] - (b.upd[oid] - a.upd[oid]) - (b.del[oid] - a.del[oid])
+	if t.Key != nil && t.Key.Kind == "primary key" {
+		m.PerS[mix.Kinds[mix.Lookup]] = round3(float64(max(reads, 0)) / secs)
+		m.Notes = append(m.Notes, "reads by key: the scans of its primary key's index less the rows updated and deleted (points and ranges alike; a referencing insert's foreign-key check is one)")
+	} else {
+		m.Notes = append(m.Notes, "reads by key not counted: the table's key is not a primary key")
+	}
+	return m
 }
 
 // walCounts are the rows one table's heap records in the WAL inserted, updated and deleted.

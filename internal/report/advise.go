@@ -98,6 +98,9 @@ func adviceTables(rep *advise.Report) []adviceTable {
 		a := adviceTable{Title: t.QualifiedName(), Class: t.Verdict.Class, Why: t.Verdict.Why, Migrate: t.Migrate, MigrateTo: t.MigrateTo}
 		if t.Lab != nil {
 			a.Lab, a.LabNotes = t.Lab.Command, t.Lab.Notes
+			if t.Lab.Mix != "" {
+				a.LabNotes = append([]string{"it replays the table's traffic in the sample: " + t.Lab.Mix}, a.LabNotes...)
+			}
 		}
 		a.Unavailable = unavailableOf(t)
 		for _, f := range t.ReferencedBy {
