@@ -271,15 +271,15 @@ func StatementDoes(query, schema, name, keyCol string) []string {
 }
 
 // readKind is what a read of the table does by its key column: a point
-// (key = $n, key IN, key = ANY), a range (a comparison or ORDER BY on the
-// key), or other.
+// (key = anything: a parameter, an expression, ANY, a subquery's one key;
+// key IN), a range (a comparison or ORDER BY on the key), or other.
 func readKind(query, keyCol string) string {
-	col := `(?:\w+\.)?(?:"` + regexp.QuoteMeta(keyCol) + `"|(?i:` + regexp.QuoteMeta(keyCol) + `)\b)`
+	col := `(?:^|[^\w$"])(?:\w+\.)?(?:"` + regexp.QuoteMeta(keyCol) + `"|(?i:` + regexp.QuoteMeta(keyCol) + `)\b)`
 	switch {
-	case regexp.MustCompile(`(?is)\bwhere\b.*` + col + `\s*(=\s*(\$\d+|any\b)|in\s*\()`).MatchString(query):
+	case regexp.MustCompile(`(?is)\b(where|on)\b.*` + col + `\s*(=|in\s*\()`).MatchString(query):
 		return mix.Kinds[mix.Lookup]
 	case regexp.MustCompile(`(?is)` + col + `\s*(<|>|<=|>=|between\b)`).MatchString(query),
-		regexp.MustCompile(`(?is)\border\s+by\s+` + col).MatchString(query):
+		regexp.MustCompile(`(?is)\border\s+by` + col).MatchString(query):
 		return mix.Kinds[mix.Range]
 	}
 	return "other"

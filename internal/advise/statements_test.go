@@ -23,6 +23,8 @@ func TestStatementDoes(t *testing.T) {
 		{`SELECT * FROM "App"."Events" e WHERE e."Id" > $1 ORDER BY e."Id" LIMIT $2`, "App", "Events", "Id", []string{"range"}},
 		{`SELECT * FROM events WHERE created_at >= $1 ORDER BY id`, "public", "events", "id", []string{"range"}},
 		{`SELECT count(*) FROM customers WHERE email = $1`, "public", "customers", "id", []string{"other"}},
+		{`SELECT n FROM lookups WHERE id = overlay(md5($1::text) placing $2 from $3)::uuid`, "public", "lookups", "id", []string{"lookup"}},
+		{`SELECT * FROM orders WHERE customer_id = $1`, "public", "orders", "id", []string{"other"}},
 		{`UPDATE customers SET email = $1 WHERE id = $2`, "public", "customers", "id", []string{"update"}},
 		{`DELETE FROM sessions WHERE id = $1`, "public", "sessions", "id", []string{"delete"}},
 		{`INSERT INTO t (k) VALUES ($1) ON CONFLICT (k) DO UPDATE SET n = t.n + $2`, "public", "t", "k", []string{"insert"}},
