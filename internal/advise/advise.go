@@ -277,10 +277,14 @@ type ForeignKey struct {
 
 // Verdict classes.
 const (
-	RunsOut      = "runs out"      // its key's sequence or type ends within RunsOutDays at the sampled rate: an emergency
-	Pays         = "pays"          // an unordered key on a table inserted into now
-	PaysInSize   = "pays in size"  // an unordered key on a table not inserted into during the sample
-	TooSmall     = "too small"     // unordered, but the key index is too small to matter
+	RunsOut    = "runs out"     // its key's sequence or type ends within RunsOutDays at the sampled rate: an emergency
+	Pays       = "pays"         // an unordered key on a table inserted into now
+	PaysInSize = "pays in size" // an unordered key on a table not inserted into during the sample
+	TooSmall   = "too small"    // unordered, but the key index is too small to matter
+	// NotShown: an unordered key on a table inserted into now, but no
+	// figure read shows what the order costs (or the figures that would
+	// could not be read): its lab measures it.
+	NotShown     = "cost not shown"
 	DoesNotPay   = "does not pay"  // the key is ordered
 	NoKey        = "no key"        // no primary or unique key
 	OrderUnknown = "order unknown" // the key's order could not be read
@@ -297,6 +301,7 @@ var ClassMeaning = map[string]string{
 	Pays:         "it is inserted into now with a key in random order: each insert lands on a leaf anywhere in the key index, which costs reads where the cache does not hold that leaf and, after each checkpoint, a whole-page image of each leaf first changed; its own lines say which the figures show",
 	PaysInSize:   "its key's random order made its index larger than an ordered key's would be (half-empty pages), though nothing was inserted during the sample",
 	TooSmall:     "its key is random, but its index is too small beside the cache for the order to cost anything measurable",
+	NotShown:     "it is inserted into now with a key in random order, but no figure read shows what the order costs — its key index cached whole, no full-page image in the sample, its leaves full, or those figures could not be read (its lines say which and why): its lab measures it",
 	DoesNotPay:   "its key is made in order: new rows go to the index's last page",
 	NoKey:        "it has no primary or unique key to judge",
 	OrderUnknown: "the key's order could not be read (see why)",

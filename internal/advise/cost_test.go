@@ -26,7 +26,7 @@ func TestCost(t *testing.T) {
 	random := &Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.0), Kind: "primary key"}
 	tables := []Table{table("hot", random, 1<<30, 500)}
 	tables[0].Rows = results.Of[int64](20_000_000)
-	Judge(tables, Server{SharedBuffers: 256 << 20}, 60, func(tb *Table) *Cost { return costOf(run, tb, Server{SharedBuffers: 256 << 20}) })
+	Judge(tables, Server{SharedBuffers: 256 << 20}, Sample{Seconds: 60}, func(tb *Table) *Cost { return costOf(run, tb, Server{SharedBuffers: 256 << 20}) })
 	c := tables[0].Verdict.Cost
 	if c == nil {
 		t.Fatalf("no cost: %v", tables[0].Verdict.Why)
@@ -56,7 +56,7 @@ func TestCostCarriesItsIntervalAndStorage(t *testing.T) {
 	cost := func(k *Key) (*Cost, string) {
 		tables := []Table{table("hot", k, 1<<30, 500)}
 		tables[0].Rows = results.Of[int64](2_000_000)
-		Judge(tables, Server{SharedBuffers: 256 << 20}, 60, func(tb *Table) *Cost { return costOf(run, tb, Server{SharedBuffers: 256 << 20}) })
+		Judge(tables, Server{SharedBuffers: 256 << 20}, Sample{Seconds: 60}, func(tb *Table) *Cost { return costOf(run, tb, Server{SharedBuffers: 256 << 20}) })
 		return tables[0].Verdict.Cost, strings.Join(tables[0].Verdict.Why, " ")
 	}
 	c, why := cost(&Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.0), Kind: "primary key"})

@@ -180,7 +180,7 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	} else {
 		rep.CurvesCommand = "keybench run growth --out growth && keybench advise --curves growth/results.json ..."
 	}
-	Judge(tables, rep.Server, rep.Sample.Seconds, cost)
+	Judge(tables, rep.Server, rep.Sample, cost)
 	for i := range tables {
 		tables[i].Lab = LabFor(&tables[i], rep.Server)
 		tables[i].Switches = switches(&tables[i])

@@ -134,6 +134,9 @@ func FollowLab(tables []Table) {
 			}
 			t.Verdict.Why = append([]string{"Its lab gave no verdict on the work (" + why + "): the class stands on the figures read, not measured."}, t.Verdict.Why...)
 		case c.Significant && c.Lo > 1:
+			if t.Verdict.Class == NotShown {
+				t.Verdict.Class = Pays // the lab shows the cost the figures read did not
+			}
 			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s makes the server do %s the work per transaction of %s %s.",
 				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c))}, t.Verdict.Why...)
 		default:

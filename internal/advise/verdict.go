@@ -97,14 +97,14 @@ func reveals(k *Key) string {
 
 // Judge classifies every table, puts a cost on each paying one (cost may
 // be nil: no curves), ranks the paying ones and sorts them, most paying first.
-func Judge(tables []Table, s Server, sampleSeconds float64, cost func(*Table) *Cost) {
+func Judge(tables []Table, s Server, sample Sample, cost func(*Table) *Cost) {
 	for i := range tables {
-		tables[i].Verdict = judge(&tables[i], s, sampleSeconds)
+		tables[i].Verdict = judge(&tables[i], s, sample)
 		if line := overflowText(&tables[i]); line != "" {
 			tables[i].Verdict.Why = append(tables[i].Verdict.Why, line)
 		}
 		emergency(&tables[i])
-		if c := tables[i].Verdict.Class; cost != nil && (c == Pays || c == PaysInSize) {
+		if c := tables[i].Verdict.Class; cost != nil && (c == Pays || c == PaysInSize || c == NotShown) {
 			tables[i].Verdict.Cost = cost(&tables[i])
 		}
 	}
@@ -134,7 +134,7 @@ func order(tables []Table) {
 }
 
 func classRank(c string) int {
-	for i, x := range []string{RunsOut, Pays, PaysInSize, OrderUnknown, NoDifference, TooSmall, DoesNotPay, NoKey, Skipped} {
+	for i, x := range []string{RunsOut, Pays, PaysInSize, NotShown, OrderUnknown, NoDifference, TooSmall, DoesNotPay, NoKey, Skipped} {
 		if c == x {
 			return i
 		}
@@ -153,7 +153,8 @@ func score(t *Table) float64 {
 	return ins * (1 + t.KeyIndexOverCache)
 }
 
-func judge(t *Table, s Server, sampleSeconds float64) Verdict {
+func judge(t *Table, s Server, sample Sample) Verdict {
+	sampleSeconds := sample.Seconds
 	k := t.Key
 	if t.Skipped != "" {
 		return Verdict{Class: Skipped, Why: []string{"Not read: " + t.Skipped + "."}}
@@ -213,6 +214,20 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 		why = append(why, capitalize(insText())+": it pays in size and in the cache its scattered pages take, not per insert now.")
 	}
 	why = append(why, capitalize(cacheText)+": "+cacheSays(t)+".")
+	if class == Pays {
+		shown, against, missing := costFigures(t, sample)
+		switch {
+		case len(shown) > 0:
+			why = append(why, "What shows its cost: "+strings.Join(shown, "; ")+".")
+		case len(missing) > 0:
+			class = NotShown
+			why = append(why, "No figure read shows what its order costs, and "+strings.Join(missing, "; ")+" could not be read"+
+				prefixed("; against it: ", strings.Join(against, ", "))+": its lab measures it (advise --lab).")
+		default:
+			class = NotShown
+			why = append(why, "No figure read shows what its order costs at this size and rate: "+strings.Join(against, ", ")+": its lab measures it (advise --lab).")
+		}
+	}
 	if d, ok := t.LeafDensity.Get(); ok {
 		why = append(why, fmt.Sprintf("Its leaves are %.0f%% full (%s); an ordered key's fill to 90%%.", d*100, t.DensityMethod))
 	}
@@ -227,6 +242,58 @@ func judge(t *Table, s Server, sampleSeconds float64) Verdict {
 		why = append(why, fmt.Sprintf("%s reference it; their indexes (%s) take the same order.", plural(len(t.ReferencedBy), "foreign key"), results.Bytes(b)))
 	}
 	return Verdict{Class: class, Why: why}
+}
+
+// splitDensity is the leaf density below which a key index's leaves show
+// the page splits of inserts in the middle: an ordered key fills its
+// leaves to 90%, a random one leaves them about 70% full.
+const splitDensity = 0.8
+
+// cachedWhole is the share of a key index cached above which it counts as
+// cached whole: inserts find their leaf.
+const cachedWhole = 0.95
+
+// costFigures sorts the figures advise read of a random key's table into
+// those that show what the order costs (reads of leaves not cached,
+// full-page images, split leaves), those that point the other way, and
+// those it could not read, with why.
+func costFigures(t *Table, sample Sample) (shown, against, missing []string) {
+	share, known := t.CacheShare.Get()
+	switch {
+	case t.KeyIndexOverCache >= 1:
+		shown = append(shown, fmt.Sprintf("its key index is %s the cache, so inserts read leaves that are not cached", ratioText(t.KeyIndexOverCache)))
+	case known && t.KeyIndexOverCache > 0 && share/t.KeyIndexOverCache < cachedWhole:
+		shown = append(shown, fmt.Sprintf("%.0f%% of its key index is not cached now, so inserts read those leaves back", 100*(1-share/t.KeyIndexOverCache)))
+	case known:
+		against = append(against, "its key index is cached whole")
+	default:
+		missing = append(missing, "the key index's share of the cache ("+t.CacheShare.Reason()+")")
+	}
+	switch fpi, ok := sample.FPIPerS.Get(); {
+	case ok && fpi > 0:
+		shown = append(shown, fmt.Sprintf("%.3g full-page images/s in the sample's WAL (the database cluster's, every table's: pg_stat_wal does not split them by table)", fpi))
+	case ok:
+		against = append(against, "no full-page image in the sample's WAL")
+	default:
+		missing = append(missing, "full-page images ("+orText(sample.FPIPerS.Reason(), "not read")+")")
+	}
+	switch d, ok := t.LeafDensity.Get(); {
+	case ok && t.DensityMethod == "pgstatindex" && d < splitDensity:
+		shown = append(shown, fmt.Sprintf("its leaves are %.0f%% full (pgstatindex), split by inserts in the middle", d*100))
+	case ok && t.DensityMethod == "pgstatindex":
+		against = append(against, fmt.Sprintf("its leaves are %.0f%% full (pgstatindex)", d*100))
+	default:
+		missing = append(missing, "the key index's leaf density (measured only by pgstattuple's pgstatindex; "+orText(t.DensityNote, "estimated")+")")
+	}
+	return shown, against, missing
+}
+
+// prefixed is s after prefix, or "" when s is.
+func prefixed(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
 }
 
 // cacheSays is what the key index against the cache means for a random

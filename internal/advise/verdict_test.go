@@ -2,6 +2,7 @@ package advise
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -129,12 +130,14 @@ func TestJudge(t *testing.T) {
 		table("warm", random(), 40<<20, 100),
 		{Schema: "public", Name: "nokey"},
 	}
-	Judge(tables, Server{SharedBuffers: 128 << 20}, 60, nil)
+	Judge(tables, Server{SharedBuffers: 128 << 20}, Sample{Seconds: 60}, nil)
 	var got []string
 	for _, tb := range tables {
 		got = append(got, tb.Name+":"+tb.Verdict.Class+":"+string(rune('0'+tb.Verdict.Rank)))
 	}
-	want := []string{"hot:pays:1", "warm:pays:2", "quiet:pays in size:3", "small:too small:0", "ordered:does not pay:0", "nokey:no key:0"}
+	// warm's index is a third of the cache and no figure that would show
+	// its cost was read: its class says so, not "pays" (issue 51).
+	want := []string{"hot:pays:1", "quiet:pays in size:2", "warm:cost not shown:0", "small:too small:0", "ordered:does not pay:0", "nokey:no key:0"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
@@ -277,7 +280,7 @@ func TestEmergenciesFirst(t *testing.T) {
 	for i := range tables {
 		overflow(&tables[i])
 	}
-	Judge(tables, Server{SharedBuffers: 128 << 20}, 60, nil)
+	Judge(tables, Server{SharedBuffers: 128 << 20}, Sample{Seconds: 60}, nil)
 	first := tables[0]
 	if first.Name != "tickets" || first.Verdict.Class != RunsOut || len(first.Verdict.Why) == 0 {
 		t.Fatalf("first: %s (%s)", first.Name, first.Verdict.Class)
@@ -374,5 +377,83 @@ func TestFlatOutLab(t *testing.T) {
 				t.Errorf("the flat-out lab's none is not said: %s", v.Why[0])
 			}
 		}
+	}
+}
+
+// TestSentencesFollowTheirFigures (issue 51): every sentence of a random
+// key's verdict is walked against figures that point each way — an index
+// cached whole, none of it cached, larger than the cache; full-page images
+// in the sample or none, or not read; leaves split or full, measured or
+// estimated — and says only what its figures show: no read of leaves where
+// the index is cached whole, no cached leaf where none is, no image where
+// the sample had none; "pays" only with a figure that shows the cost, and
+// otherwise the class that says which figures are missing.
+func TestSentencesFollowTheirFigures(t *testing.T) {
+	type cache struct {
+		name  string
+		share func(ratio float64) results.M[float64]
+	}
+	caches := []cache{
+		{"cached whole", func(r float64) results.M[float64] { return results.Of(math.Min(r, 1)) }},
+		{"none cached", func(float64) results.M[float64] { return results.Of(0.0) }},
+		{"share unread", func(float64) results.M[float64] {
+			return results.Unavailable[float64]("pg_buffercache is not installed")
+		}},
+	}
+	fpis := map[string]results.M[float64]{"images": results.Of(40.0), "no image": results.Of(0.0), "images unread": results.Unavailable[float64]("pg_stat_wal: permission denied")}
+	type density struct {
+		d      results.M[float64]
+		method string
+	}
+	densities := map[string]density{"split": {results.Of(0.7), "pgstatindex"}, "full": {results.Of(0.9), "pgstatindex"},
+		"estimated": {results.Of(0.7), "estimated"}, "unread": {results.Unavailable[float64]("no pgstattuple"), ""}}
+	walked := 0
+	for _, ratio := range []float64{0.3, 2.5} {
+		for _, c := range caches {
+			for fname, fpi := range fpis {
+				for dname, d := range densities {
+					for _, ins := range []float64{0, 120} {
+						k := &Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.01), Kind: "primary key"}
+						tb := table("t", k, int64(ratio*float64(128<<20)), ins)
+						tb.CacheShare, tb.LeafDensity, tb.DensityMethod = c.share(ratio), d.d, d.method
+						v := judge(&tb, Server{SharedBuffers: 128 << 20}, Sample{Seconds: 60, FPIPerS: fpi})
+						text := strings.Join(v.Why, " ")
+						at := fmt.Sprintf("index %.1f× cache, %s, %s, leaves %s, %.0f inserts/s: %s: %s", ratio, c.name, fname, dname, ins, v.Class, text)
+						walked++
+						whole := c.name == "cached whole" && ratio < 1
+						for _, bad := range []string{"not cached", "read their leaves back", "read leaves", "read those leaves"} {
+							if whole && strings.Contains(text, bad) {
+								t.Errorf("an index cached whole is said %q\n%s", bad, at)
+							}
+						}
+						if c.name == "none cached" && strings.Contains(text, "find their leaf cached") {
+							t.Errorf("an index none of which is cached is said to find its leaves cached\n%s", at)
+						}
+						if fname != "images" && strings.Contains(text, "full-page images/s") {
+							t.Errorf("images are cited where the sample had none or did not read them\n%s", at)
+						}
+						shows := ratio >= 1 || c.name == "none cached" || fname == "images" || dname == "split"
+						switch {
+						case ins == 0 && v.Class == Pays:
+							t.Errorf("a table not inserted into pays per insert\n%s", at)
+						case ins > 0 && shows && v.Class != Pays:
+							t.Errorf("a figure shows the cost, the class is %q\n%s", v.Class, at)
+						case ins > 0 && !shows && v.Class != NotShown:
+							t.Errorf("no figure shows the cost, the class is %q\n%s", v.Class, at)
+						}
+						if v.Class == NotShown {
+							for missing, named := range map[bool]string{c.name == "share unread": "share of the cache", fname == "images unread": "full-page images", dname == "unread" || dname == "estimated": "leaf density"} {
+								if missing && !strings.Contains(text, named) {
+									t.Errorf("the missing figure %q is not named\n%s", named, at)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if walked != 2*3*3*4*2 {
+		t.Errorf("walked %d verdicts", walked)
 	}
 }

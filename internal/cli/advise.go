@@ -172,7 +172,7 @@ func (a *adviseCmd) runLabs(e *env, rep *advise.Report) error {
 	var labs []*advise.Table
 	for i := range rep.Tables {
 		t := &rep.Tables[i]
-		if t.Lab != nil && (t.Verdict.Class == advise.Pays || t.Verdict.Class == advise.PaysInSize) {
+		if t.Lab != nil && (t.Verdict.Class == advise.Pays || t.Verdict.Class == advise.PaysInSize || t.Verdict.Class == advise.NotShown) {
 			labs = append(labs, t)
 		}
 	}
