@@ -14,7 +14,8 @@
 # of their estimate after the first round.
 #
 # Usage: bench/times.sh [WHAT...]   WHAT: default quick advise tests (default: all)
-# Environment: CONDITIONS (default "quiet busy"); PRESETS (default: every preset).
+# Environment: CONDITIONS (default "quiet busy"); PRESETS (default: every preset);
+# REPEAT (default 1): how many times each runs under each condition.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${*:-default quick advise tests}
@@ -111,9 +112,10 @@ advise_schema() {
 
 printf '%-24s %-6s %8s %6s %9s %6s %7s %6s %s\n' WHAT LOAD "EST(S)" ERR "1ST-R(S)" ERR "WALL(S)" LOAD1 ""
 for cond in $conditions; do
+  for rep in $(seq "${REPEAT:-1}"); do
   for w in $what; do
     case $w in
-      default) timed "run (war)" "$cond" "$WORK/default-$cond.log" "$KB" run --out "$WORK/default-$cond" ;;
+      default) timed "run (war)" "$cond" "$WORK/default-$cond-$rep.log" "$KB" run --out "$WORK/default-$cond-$rep" ;;
       quick)
         for p in $presets; do
           timed "run $p --quick" "$cond" "$WORK/$p-$cond.log" "$KB" run "$p" --quick --out "$WORK/$p-$cond"
@@ -124,6 +126,7 @@ for cond in $conditions; do
       tests) timed "go test ./..." "$cond" "$WORK/tests-$cond.log" env GOFLAGS=-count=1 go test ./... ;;
       *) echo "times.sh: no $w (default, quick, advise, tests)" >&2; exit 2 ;;
     esac
+  done
   done
 done
 

@@ -2,11 +2,14 @@ package metrics
 
 import (
 	"context"
+	"math"
 	"os"
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/procfs"
@@ -103,4 +106,35 @@ func LoadAvg() ([3]float64, error) {
 		return [3]float64{}, err
 	}
 	return [3]float64{l.Load1, l.Load5, l.Load15}, nil
+}
+
+// CPUShare is the share of the machine's CPUs a busy process gets now: one
+// goroutine per CPU spins for d, and the process's CPU time over d times
+// the CPUs is the share (1: the machine is keybench's; 2/3 on two CPUs
+// beside one busy loop). The first estimate of a run scales by it
+// (scenario.Experiment.Speed): the run's clients and server are busy
+// processes as well.
+func CPUShare(d time.Duration) (float64, error) {
+	var r0, r1 syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &r0); err != nil {
+		return 0, err
+	}
+	n := runtime.NumCPU()
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Since(t0) < d {
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(t0)
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &r1); err != nil {
+		return 0, err
+	}
+	cpu := time.Duration(r1.Utime.Nano()+r1.Stime.Nano()-r0.Utime.Nano()-r0.Stime.Nano()) * time.Nanosecond
+	return math.Min(1, cpu.Seconds()/(float64(n)*wall.Seconds())), nil
 }

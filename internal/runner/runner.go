@@ -272,6 +272,7 @@ func (r *run) execute(ctx context.Context) error {
 		r.ui.Logf("note: %s", s)
 	}
 	r.ui.Logf("plan: %s", r.cfg.Plan.Describe())
+	speed := r.probeSpeed()
 	shards := r.shardsPerCell()
 	est := r.estimateOf(r.cfg.Plan.Cells, shards)
 	if shards > 0 {
@@ -284,8 +285,26 @@ func (r *run) execute(ctx context.Context) error {
 		most = fmt.Sprintf("; at most %s if the work needs more rounds (up to %d, within a budget of %s)",
 			(est.Total + r.budget() - est.Windows).Round(10*time.Second), c.MaxRounds, r.budget().Round(time.Second))
 	}
-	r.ui.Logf("estimated time: %s%s; results in %s", est, most, r.cfg.Out)
+	r.ui.Logf("estimated time: %s%s%s; results in %s", est, most, speed, r.cfg.Out)
 	return r.runGroups(ctx, shards)
+}
+
+// cpuProbe is how long the machine's pace is probed before a run's estimate.
+const cpuProbe = 300 * time.Millisecond
+
+// probeSpeed measures the share of this machine's CPUs a busy process gets
+// now, for the estimate (an embedded server's run: its clients and server
+// share this machine), and says so for the estimate's line.
+func (r *run) probeSpeed() string {
+	if r.cfg.ConnConfig != nil {
+		return ""
+	}
+	share, err := metrics.CPUShare(cpuProbe)
+	if err != nil {
+		return " (the machine's pace not probed: " + err.Error() + ")"
+	}
+	r.cfg.Plan.CPUShare = share
+	return fmt.Sprintf(" at this machine's pace now (a busy process gets %.0f%% of its CPUs)", 100*share)
 }
 
 // citusShardSeconds is what a shard of a cell costs a run on Citus beyond

@@ -39,6 +39,11 @@ const (
 	// rounds' direct IO (twice a group).
 	estServer  = 2 * time.Second
 	estRestart = 1500 * time.Millisecond
+	// estCPUShare is the share of the machine's CPUs a busy process got
+	// (metrics.CPUShare) on the machine whose pace the rates above are:
+	// the default run's walls, quiet (a share of 0.95: 59–64 s) and beside
+	// a busy loop (0.55–0.7: 79–108 s), put it at 0.75 (bench/times.sh).
+	estCPUShare = 0.75
 )
 
 // BufferedFillRows is the fewest rows a group fills for which the
@@ -141,6 +146,10 @@ func (p *Experiment) Estimate() Estimate {
 		if rows >= BufferedFillRows { // the server restarted for the fills and back
 			e.Fill += 2 * estRestart
 		}
+	}
+	if p.CPUShare > 0 { // the machine's pace now: its clients, server and fills are busy processes
+		pace := func(d time.Duration) time.Duration { return time.Duration(float64(d) * estCPUShare / p.CPUShare) }
+		e.Fill, e.Windows, e.Evidence = pace(e.Fill), pace(e.Windows), pace(e.Evidence)
 	}
 	// Every cache after the first restarts the server (--shared-buffers).
 	e.Server = time.Duration(max(len(pp.Caches), 1)) * estServer

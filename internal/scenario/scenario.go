@@ -456,6 +456,10 @@ type Experiment struct {
 	// Budget bounds the time the rounds of a group may take with the
 	// costs' extension (--budget; 0: the plan's estimate × 2).
 	Budget time.Duration
+	// CPUShare is the share of the machine's CPUs a busy process got just
+	// before the run (metrics.CPUShare; 0: not probed, a server elsewhere):
+	// Estimate scales the work this machine does by it.
+	CPUShare float64
 }
 
 // Build validates the parameters and keys, decides the rounds and lays out
