@@ -167,6 +167,7 @@ type run struct {
 type ahead struct {
 	later    time.Duration // the plan's estimate of the groups after this one
 	perRound time.Duration // the plan's estimate of one of this group's rounds
+	evidence time.Duration // the plan's estimate of this group's evidence (0: 3 s a cell)
 }
 
 // estimateOf is the plan's estimate of cells alone, with their shards on
@@ -346,7 +347,7 @@ func (r *run) runGroups(ctx context.Context, shards int) error {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds)}
+		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds), evidence: ests[i].Evidence}
 		for _, e := range ests[i+1:] {
 			r.ahead.later += e.Total
 		}

@@ -223,11 +223,20 @@ func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration)
 	done := round - 1
 	perRound := elapsed / time.Duration(done)
 	evidence := time.Duration(cells) * 3 * time.Second
+	if r.ahead.evidence > 0 { // the group's own estimate, as the run's first
+		evidence = r.ahead.evidence
+	}
+	expect := planned
+	if sq := r.cfg.Plan.Sequential; sq != nil && planned > 1 {
+		// A group that stops once its comparisons are decided: the rounds
+		// the plan's estimate expects (scenario.Estimate), not its most.
+		expect = max(planned-1, sq.MinRounds, done)
+	}
 	upTo := most
 	if most > planned {
 		upTo = min(most, int(r.budget()/perRound))
 	}
-	left := perRound*time.Duration(max(planned-done, 0)) + evidence
+	left := perRound*time.Duration(max(expect-done, 0)) + evidence
 	longest := perRound*time.Duration(max(upTo-done, 0)) + evidence
 	run := ""
 	if a := r.ahead; a.later > 0 && a.perRound > 0 {

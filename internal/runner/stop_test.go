@@ -98,4 +98,13 @@ func TestProgressSaysWhenTheRunEnds(t *testing.T) {
 	if got := r.roundsLeft(3, 5, 5, 2, 40*time.Second); got != "this group ends in about 1m6s" {
 		t.Errorf("the last group's progress line %q names the run", got)
 	}
+	// A group that stops once decided expects the rounds the plan's
+	// estimate does (the most less one), and its own estimated evidence:
+	// 8 rounds at most, 2 done at 20 s: 5 more and 5 s of evidence.
+	seq := stats.NewSequential(8, 0.05)
+	r.cfg.Plan.Sequential = &seq
+	r.ahead = ahead{evidence: 5 * time.Second}
+	if got := r.roundsLeft(3, 8, 8, 2, 40*time.Second); got != "this group ends in about 1m45s" {
+		t.Errorf("a sequential group's progress line %q", got)
+	}
 }
