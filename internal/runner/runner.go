@@ -168,6 +168,7 @@ type ahead struct {
 	later    time.Duration // the plan's estimate of the groups after this one
 	perRound time.Duration // the plan's estimate of one of this group's rounds
 	evidence time.Duration // the plan's estimate of this group's evidence (0: 3 s a cell)
+	total    time.Duration // the plan's estimate of this group (0: its rounds alone)
 }
 
 // estimateOf is the plan's estimate of cells alone, with their shards on
@@ -290,6 +291,24 @@ func (r *run) execute(ctx context.Context) error {
 	return r.runGroups(ctx, shards)
 }
 
+// paceOf is the pace the groups left are expected at: the groups done
+// took took against their estimate planned, weighed by the share of the
+// run's estimate they are (the rest: rest) — a small first group, whose
+// fixed costs (the server's restart for its cache, its connections) weigh
+// more than a larger one's, says little of the groups after it (scale's
+// caches, ids' keys), and the estimate, paced by the machine already,
+// keeps the rest of the weight.
+func paceOf(took, planned, rest time.Duration) float64 {
+	return weighed(float64(took)/float64(planned), planned, rest)
+}
+
+// weighed is a pace measured over a part of the run's estimate (done),
+// weighed by that part's share of it with the rest: the estimate holds
+// the rest of the weight.
+func weighed(pace float64, done, rest time.Duration) float64 {
+	return 1 + float64(done)/float64(done+rest)*(pace-1)
+}
+
 // cpuProbe is how long the machine's pace is probed before a run's estimate.
 const cpuProbe = 300 * time.Millisecond
 
@@ -347,12 +366,13 @@ func (r *run) runGroups(ctx context.Context, shards int) error {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds), evidence: ests[i].Evidence}
+		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds), evidence: ests[i].Evidence, total: ests[i].Total}
 		for _, e := range ests[i+1:] {
 			r.ahead.later += e.Total
 		}
 		if i > 0 && planned > 0 {
-			left := time.Duration(float64(ests[i].Total+r.ahead.later) * float64(took) / float64(planned))
+			rest := ests[i].Total + r.ahead.later
+			left := time.Duration(float64(rest) * paceOf(took, planned, rest))
 			r.ui.Logf("the run ends in about %s (its %d groups so far took %.2f× their estimate)", left.Round(time.Second), i, float64(took)/float64(planned))
 		}
 		start := time.Now()

@@ -240,8 +240,9 @@ func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration)
 	longest := perRound*time.Duration(max(upTo-done, 0)) + evidence
 	run := ""
 	if a := r.ahead; a.later > 0 && a.perRound > 0 {
-		// The groups after this one, at this group's pace against its estimate.
-		later := time.Duration(float64(a.later) * float64(perRound) / float64(a.perRound))
+		// The groups after this one, at this group's pace against its
+		// estimate, weighed by its share of the estimate (weighed).
+		later := time.Duration(float64(a.later) * weighed(float64(perRound)/float64(a.perRound), max(a.total, a.perRound), a.later))
 		run = fmt.Sprintf("; the run in about %s", (left + later).Round(time.Second))
 	}
 	switch {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"io"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -83,14 +84,15 @@ func TestRoundsStopOnceTheWorkIsDecided(t *testing.T) {
 
 // TestProgressSaysWhenTheRunEnds (issue 52): a round's progress line says
 // when its group ends from the rounds' own length, and, with groups after
-// it, when the run ends: their estimate at this group's pace — rounds
-// twice as long as estimated double what the later groups are said to take.
+// it, when the run ends: their estimate at this group's pace, weighed by
+// its share of the estimate — rounds twice as long as estimated in a group
+// estimated as long as the later ones make them 1.5 times as long.
 func TestProgressSaysWhenTheRunEnds(t *testing.T) {
-	r := &run{cfg: Config{Plan: &scenario.Experiment{Budget: time.Hour}}, ahead: ahead{later: time.Minute, perRound: 10 * time.Second}}
+	r := &run{cfg: Config{Plan: &scenario.Experiment{Budget: time.Hour}}, ahead: ahead{later: time.Minute, perRound: 10 * time.Second, total: time.Minute}}
 	// Round 3 of 5 begins: 2 rounds took 40 s (20 s each, twice the estimate); 2 cells.
 	got := r.roundsLeft(3, 5, 5, 2, 40*time.Second)
-	// This group: 3 rounds × 20 s + 2 cells' evidence (3 s each) = 66 s; the later groups 60 s × 2.
-	want := "this group ends in about 1m6s; the run in about 3m6s"
+	// This group: 3 rounds × 20 s + 2 cells' evidence (3 s each) = 66 s; the later groups 60 s × 1.5.
+	want := "this group ends in about 1m6s; the run in about 2m36s"
 	if got != want {
 		t.Errorf("progress line %q, want %q", got, want)
 	}
@@ -106,5 +108,25 @@ func TestProgressSaysWhenTheRunEnds(t *testing.T) {
 	r.ahead = ahead{evidence: 5 * time.Second}
 	if got := r.roundsLeft(3, 8, 8, 2, 40*time.Second); got != "this group ends in about 1m45s" {
 		t.Errorf("a sequential group's progress line %q", got)
+	}
+}
+
+// TestPaceOfGroupsLeft (issue 52): the groups left are expected at the
+// pace of those done weighed by the share of the estimate they are: a
+// first group of a tenth of the run that took twice its estimate moves the
+// rest by a tenth of that; groups of most of the run set the pace.
+func TestPaceOfGroupsLeft(t *testing.T) {
+	for _, tc := range []struct {
+		took, planned, rest time.Duration
+		want                float64
+	}{
+		{20 * time.Second, 10 * time.Second, 90 * time.Second, 1.1},
+		{180 * time.Second, 90 * time.Second, 10 * time.Second, 1.9},
+		{10 * time.Second, 10 * time.Second, time.Hour, 1},
+		{5 * time.Second, 10 * time.Second, 10 * time.Second, 0.75},
+	} {
+		if got := paceOf(tc.took, tc.planned, tc.rest); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("paceOf(%s, %s, %s) = %v, want %v", tc.took, tc.planned, tc.rest, got, tc.want)
+		}
 	}
 }
