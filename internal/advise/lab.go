@@ -145,16 +145,7 @@ func LabFor(t *Table, s Server) *Lab {
 		lab.Notes = append(lab.Notes, "the row's width could not be read ("+t.RowBytes.Reason()+"): no payload")
 	}
 	replays := !t.Mix.InsertsOnly()
-	lab.Clients = 1
-	if n, ok := t.Users.Get(); replays && ok && n > 0 {
-		lab.Clients = min(max(n, t.Inserters.Value()), labMaxClients)
-	} else if n, ok := t.Inserters.Get(); ok && n > 0 {
-		lab.Clients = min(n, labMaxClients)
-	} else if r := t.Inserters.Reason(); r != "" {
-		lab.Notes = append(lab.Notes, "one client: the writing backends could not be counted ("+r+")")
-	} else {
-		lab.Notes = append(lab.Notes, "one client: no backend was seen writing the table during the sample")
-	}
+	lab.Clients = labClients(t, replays, lab)
 	keys := []string{spec}
 	for _, alt := range alternatives(spec, t.Key) {
 		if !contains(keys, alt) {
@@ -176,13 +167,9 @@ func LabFor(t *Table, s Server) *Lab {
 	if lab.RateTPS > 0 {
 		shape += fmt.Sprintf(" -R %g", lab.RateTPS)
 	}
-	lab.Workload = "insert"
+	lab.Workload, lab.Mix = "insert", ""
 	if replays {
-		lab.Workload = "mix"
-		lab.Mix = t.Mix.Text()
-		for _, k := range mix.Kinds {
-			lab.Workload += fmt.Sprintf(" --mix-%s %g", k, t.Mix.PerS[k])
-		}
+		lab.Workload, lab.Mix = mixWorkload(t.Mix), t.Mix.Text()
 	}
 	lab.Command = fmt.Sprintf("keybench run %s --keys %s %s", lab.Workload, strings.Join(keys, ","), shape)
 	if t.Key.Order != Ordered && strings.HasPrefix(spec, "uuidv4") {
@@ -191,6 +178,34 @@ func LabFor(t *Table, s Server) *Lab {
 		t.Migrate = fmt.Sprintf("keybench run insert --keys %s%s:prefill=uuidv4,%s,%s%s %s", migrateTarget, storage, spec, migrateTarget, storage, shape)
 	}
 	return lab
+}
+
+// labClients is the lab's clients: the backends seen writing the table,
+// or, for a lab that replays reads too, reading or writing it (a note
+// says why one client where none was counted).
+func labClients(t *Table, replays bool, lab *Lab) int {
+	if n, ok := t.Users.Get(); replays && ok && n > 0 {
+		return min(max(n, t.Inserters.Value()), labMaxClients)
+	}
+	if n, ok := t.Inserters.Get(); ok && n > 0 {
+		return min(n, labMaxClients)
+	}
+	if r := t.Inserters.Reason(); r != "" {
+		lab.Notes = append(lab.Notes, "one client: the writing backends could not be counted ("+r+")")
+	} else {
+		lab.Notes = append(lab.Notes, "one client: no backend was seen writing the table during the sample")
+	}
+	return 1
+}
+
+// mixWorkload is the mix workload replaying a table's traffic: its
+// statements per second by kind as the weights.
+func mixWorkload(m *Mix) string {
+	w := "mix"
+	for _, k := range mix.Kinds {
+		w += fmt.Sprintf(" --mix-%s %g", k, m.PerS[k])
+	}
+	return w
 }
 
 // labRounds are the lab's rounds: enough for its comparisons to decide

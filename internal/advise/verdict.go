@@ -215,18 +215,8 @@ func judge(t *Table, s Server, sample Sample) Verdict {
 	}
 	why = append(why, capitalize(cacheText)+": "+cacheSays(t)+".")
 	if class == Pays {
-		shown, against, missing := costFigures(t, sample)
-		switch {
-		case len(shown) > 0:
-			why = append(why, "What shows its cost: "+strings.Join(shown, "; ")+".")
-		case len(missing) > 0:
-			class = NotShown
-			why = append(why, "No figure read shows what its order costs, and "+strings.Join(missing, "; ")+" could not be read"+
-				prefixed("; against it: ", strings.Join(against, ", "))+": its lab measures it (advise --lab).")
-		default:
-			class = NotShown
-			why = append(why, "No figure read shows what its order costs at this size and rate: "+strings.Join(against, ", ")+": its lab measures it (advise --lab).")
-		}
+		why = append(why, "")
+		class, why[len(why)-1] = paysShown(t, sample)
 	}
 	if d, ok := t.LeafDensity.Get(); ok {
 		why = append(why, fmt.Sprintf("Its leaves are %.0f%% full (%s); an ordered key's fill to 90%%.", d*100, t.DensityMethod))
@@ -286,6 +276,21 @@ func costFigures(t *Table, sample Sample) (shown, against, missing []string) {
 		missing = append(missing, "the key index's leaf density (measured only by pgstattuple's pgstatindex; "+orText(t.DensityNote, "estimated")+")")
 	}
 	return shown, against, missing
+}
+
+// paysShown is the class of a random key's table inserted into now, and
+// the line that says why: Pays with the figures that show the order's
+// cost, or NotShown with those against it and those it could not read.
+func paysShown(t *Table, sample Sample) (class, line string) {
+	shown, against, missing := costFigures(t, sample)
+	switch {
+	case len(shown) > 0:
+		return Pays, "What shows its cost: " + strings.Join(shown, "; ") + "."
+	case len(missing) > 0:
+		return NotShown, "No figure read shows what its order costs, and " + strings.Join(missing, "; ") + " could not be read" +
+			prefixed("; against it: ", strings.Join(against, ", ")) + ": its lab measures it (advise --lab)."
+	}
+	return NotShown, "No figure read shows what its order costs at this size and rate: " + strings.Join(against, ", ") + ": its lab measures it (advise --lab)."
 }
 
 // prefixed is s after prefix, or "" when s is.
