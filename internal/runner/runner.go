@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,6 +170,7 @@ type ahead struct {
 	perRound time.Duration // the plan's estimate of one of this group's rounds
 	evidence time.Duration // the plan's estimate of this group's evidence (0: 3 s a cell)
 	total    time.Duration // the plan's estimate of this group (0: its rounds alone)
+	groups   int           // the groups after this one
 }
 
 // estimateOf is the plan's estimate of cells alone, with their shards on
@@ -291,22 +293,23 @@ func (r *run) execute(ctx context.Context) error {
 	return r.runGroups(ctx, shards)
 }
 
-// paceOf is the pace the groups left are expected at: the groups done
-// took took against their estimate planned, weighed by the share of the
-// run's estimate they are (the rest: rest) — a small first group, whose
-// fixed costs (the server's restart for its cache, its connections) weigh
-// more than a larger one's, says little of the groups after it (scale's
-// caches, ids' keys), and the estimate, paced by the machine already,
-// keeps the rest of the weight.
-func paceOf(took, planned, rest time.Duration) float64 {
-	return weighed(float64(took)/float64(planned), planned, rest)
-}
-
-// weighed is a pace measured over a part of the run's estimate (done),
-// weighed by that part's share of it with the rest: the estimate holds
-// the rest of the weight.
-func weighed(pace float64, done, rest time.Duration) float64 {
-	return 1 + float64(done)/float64(done+rest)*(pace-1)
+// paceOf is the pace the groups left (rest, their estimate; left of them)
+// are expected at from the groups done (done of them, estimated planned,
+// took took): groups like those done (within a tenth of their estimate
+// each: ids' keys, war's tasks) at the same pace; groups unlike them
+// (scale's larger caches, where a small group's fixed costs weigh less) at
+// that pace weighed by the share of the estimate the groups done are —
+// the estimate, paced by the machine already, keeps the rest of the weight.
+func paceOf(took, planned time.Duration, done int, rest time.Duration, left int) float64 {
+	pace := float64(took) / float64(planned)
+	if done <= 0 || left <= 0 || planned <= 0 {
+		return pace
+	}
+	perDone, perLeft := float64(planned)/float64(done), float64(rest)/float64(left)
+	if math.Abs(perLeft/perDone-1) <= 0.1 {
+		return pace
+	}
+	return 1 + float64(planned)/float64(planned+rest)*(pace-1)
 }
 
 // cpuProbe is how long the machine's pace is probed before a run's estimate.
@@ -366,13 +369,13 @@ func (r *run) runGroups(ctx context.Context, shards int) error {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds), evidence: ests[i].Evidence, total: ests[i].Total}
+		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds), evidence: ests[i].Evidence, total: ests[i].Total, groups: len(all) - i - 1}
 		for _, e := range ests[i+1:] {
 			r.ahead.later += e.Total
 		}
 		if i > 0 && planned > 0 {
 			rest := ests[i].Total + r.ahead.later
-			left := time.Duration(float64(rest) * paceOf(took, planned, rest))
+			left := time.Duration(float64(rest) * paceOf(took, planned, i, rest, len(all)-i))
 			r.ui.Logf("the run ends in about %s (its %d groups so far took %.2f× their estimate)", left.Round(time.Second), i, float64(took)/float64(planned))
 		}
 		start := time.Now()

@@ -241,8 +241,9 @@ func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration)
 	run := ""
 	if a := r.ahead; a.later > 0 && a.perRound > 0 {
 		// The groups after this one, at this group's pace against its
-		// estimate, weighed by its share of the estimate (weighed).
-		later := time.Duration(float64(a.later) * weighed(float64(perRound)/float64(a.perRound), max(a.total, a.perRound), a.later))
+		// estimate (paceOf; the rounds' pace, the later groups' estimate
+		// put in this group's rounds' terms).
+		later := time.Duration(float64(a.later) * paceOf(perRound, a.perRound, 1, time.Duration(float64(a.later)*float64(a.perRound)/float64(max(a.total, a.perRound))), max(a.groups, 1)))
 		run = fmt.Sprintf("; the run in about %s", (left + later).Round(time.Second))
 	}
 	switch {

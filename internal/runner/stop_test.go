@@ -84,15 +84,15 @@ func TestRoundsStopOnceTheWorkIsDecided(t *testing.T) {
 
 // TestProgressSaysWhenTheRunEnds (issue 52): a round's progress line says
 // when its group ends from the rounds' own length, and, with groups after
-// it, when the run ends: their estimate at this group's pace, weighed by
-// its share of the estimate — rounds twice as long as estimated in a group
-// estimated as long as the later ones make them 1.5 times as long.
+// it, when the run ends: their estimate at this group's pace (paceOf) —
+// rounds twice as long as estimated double what a later group like this
+// one is said to take.
 func TestProgressSaysWhenTheRunEnds(t *testing.T) {
-	r := &run{cfg: Config{Plan: &scenario.Experiment{Budget: time.Hour}}, ahead: ahead{later: time.Minute, perRound: 10 * time.Second, total: time.Minute}}
+	r := &run{cfg: Config{Plan: &scenario.Experiment{Budget: time.Hour}}, ahead: ahead{later: time.Minute, perRound: 10 * time.Second, total: time.Minute, groups: 1}}
 	// Round 3 of 5 begins: 2 rounds took 40 s (20 s each, twice the estimate); 2 cells.
 	got := r.roundsLeft(3, 5, 5, 2, 40*time.Second)
-	// This group: 3 rounds × 20 s + 2 cells' evidence (3 s each) = 66 s; the later groups 60 s × 1.5.
-	want := "this group ends in about 1m6s; the run in about 2m36s"
+	// This group: 3 rounds × 20 s + 2 cells' evidence (3 s each) = 66 s; the later group 60 s × 2.
+	want := "this group ends in about 1m6s; the run in about 3m6s"
 	if got != want {
 		t.Errorf("progress line %q, want %q", got, want)
 	}
@@ -111,22 +111,25 @@ func TestProgressSaysWhenTheRunEnds(t *testing.T) {
 	}
 }
 
-// TestPaceOfGroupsLeft (issue 52): the groups left are expected at the
-// pace of those done weighed by the share of the estimate they are: a
-// first group of a tenth of the run that took twice its estimate moves the
-// rest by a tenth of that; groups of most of the run set the pace.
+// TestPaceOfGroupsLeft (issue 52): groups like those done are expected
+// at their pace; groups unlike them at that pace weighed by the share of
+// the estimate the groups done are: a first group of a tenth of the run
+// that took twice its estimate moves a larger rest by a tenth of that.
 func TestPaceOfGroupsLeft(t *testing.T) {
 	for _, tc := range []struct {
-		took, planned, rest time.Duration
-		want                float64
+		took, planned time.Duration
+		done          int
+		rest          time.Duration
+		left          int
+		want          float64
 	}{
-		{20 * time.Second, 10 * time.Second, 90 * time.Second, 1.1},
-		{180 * time.Second, 90 * time.Second, 10 * time.Second, 1.9},
-		{10 * time.Second, 10 * time.Second, time.Hour, 1},
-		{5 * time.Second, 10 * time.Second, 10 * time.Second, 0.75},
+		{20 * time.Second, 10 * time.Second, 1, 90 * time.Second, 9, 2},    // alike: 10 s each
+		{20 * time.Second, 10 * time.Second, 1, 90 * time.Second, 2, 1.1},  // unlike: 45 s each
+		{180 * time.Second, 90 * time.Second, 1, 10 * time.Second, 1, 1.9}, // unlike, most of the run done
+		{5 * time.Second, 10 * time.Second, 2, 10 * time.Second, 2, 0.5},   // alike, faster
 	} {
-		if got := paceOf(tc.took, tc.planned, tc.rest); math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("paceOf(%s, %s, %s) = %v, want %v", tc.took, tc.planned, tc.rest, got, tc.want)
+		if got := paceOf(tc.took, tc.planned, tc.done, tc.rest, tc.left); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("paceOf(%s, %s, %d, %s, %d) = %v, want %v", tc.took, tc.planned, tc.done, tc.rest, tc.left, got, tc.want)
 		}
 	}
 }
