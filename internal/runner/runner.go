@@ -289,7 +289,7 @@ func (r *run) execute(ctx context.Context) error {
 		most = fmt.Sprintf("; at most %s if the work needs more rounds (up to %d, within a budget of %s)",
 			(est.Total + r.budget() - est.Windows).Round(10*time.Second), c.MaxRounds, r.budget().Round(time.Second))
 	}
-	r.ui.Logf("estimated time: %s%s%s; results in %s", est, most, speed, r.cfg.Out)
+	r.ui.Logf("estimated time: %s%s%s; results in %s", est, speed, most, r.cfg.Out)
 	return r.runGroups(ctx, shards)
 }
 
