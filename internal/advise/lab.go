@@ -175,7 +175,8 @@ func LabFor(t *Table, s Server) *Lab {
 	if t.Key.Order != Ordered && strings.HasPrefix(spec, "uuidv4") {
 		storage := strings.TrimPrefix(spec, "uuidv4")
 		t.MigrateTo = migrateTarget
-		t.Migrate = fmt.Sprintf("keybench run insert --keys %s%s:prefill=uuidv4,%s,%s%s %s", migrateTarget, storage, spec, migrateTarget, storage, shape)
+		// The same traffic as the lab (its rate is the lab's: the mix's where it replays one).
+		t.Migrate = fmt.Sprintf("keybench run %s --keys %s%s:prefill=uuidv4,%s,%s%s %s", lab.Workload, migrateTarget, storage, spec, migrateTarget, storage, shape)
 	}
 	return lab
 }
