@@ -239,6 +239,9 @@ func identRef(schema, name string) string {
 // lab does not replay (by another column, or of the whole table); nothing
 // when it does not name the table.
 func StatementDoes(query, schema, name, keyCol string) []string {
+	if !strings.Contains(strings.ToLower(query), strings.ToLower(name)) {
+		return nil // names no such table: no expression compiled (advise reads thousands of tables against every statement)
+	}
 	ref := identRef(schema, name)
 	var does []string
 	add := func(k string) {
