@@ -178,6 +178,7 @@ type ahead struct {
 func (r *run) estimateOf(cells []scenario.PlannedCell, shards int) scenario.Estimate {
 	sub := *r.cfg.Plan
 	sub.Cells = cells
+	sub.TxnsPerS = r.txnsPerS()
 	est := sub.Estimate()
 	// Each cell makes and drops its tables' shards on the workers, and its
 	// evidence reindexes each: bench/citus.sh's runs took about
@@ -359,15 +360,22 @@ func (r *run) runGroups(ctx context.Context, shards int) error {
 	done := 0
 	all := groups(plan, rounds)
 	ests := make([]scenario.Estimate, len(all))
-	for i, g := range all {
-		// A group's own share: the server starts once per run (per cache), not per group.
-		ests[i] = r.estimateOf(g, shards)
-		ests[i].Total -= ests[i].Server
+	estimate := func() { // each group's, at the rate the cells measured so far
+		for i, g := range all {
+			// A group's own share: the server starts once per run (per cache), not per group.
+			ests[i] = r.estimateOf(g, shards)
+			ests[i].Total -= ests[i].Server
+		}
 	}
-	var took, planned time.Duration // the groups done: as measured, as estimated
+	var took time.Duration // the groups done, as measured
 	for i, g := range all {
 		if ctx.Err() != nil {
 			return ErrInterrupted
+		}
+		estimate()
+		var planned time.Duration // the groups done, as estimated now
+		for _, e := range ests[:i] {
+			planned += e.Total
 		}
 		r.ahead = ahead{perRound: ests[i].Windows / time.Duration(rounds), evidence: ests[i].Evidence, total: ests[i].Total, groups: len(all) - i - 1}
 		for _, e := range ests[i+1:] {
@@ -399,9 +407,26 @@ func (r *run) runGroups(ctx context.Context, shards int) error {
 			return err
 		}
 		done += len(g)
-		took, planned = took+time.Since(start), planned+ests[i].Total
+		took += time.Since(start)
 	}
 	return nil
+}
+
+// txnsPerS is the rate the run's cells measured so far, transactions a
+// second of their windows (0 before the first): the estimates of what is
+// left count the windows in transactions at it.
+func (r *run) txnsPerS() float64 {
+	var txns int64
+	var secs float64
+	for _, c := range r.res.Cells {
+		if c.Status == results.StatusOK && c.Txns > 0 && c.DurationS > 0 {
+			txns, secs = txns+c.Txns, secs+c.DurationS
+		}
+	}
+	if secs == 0 {
+		return 0
+	}
+	return float64(txns) / secs
 }
 
 // sayCells prints each measured cell's rate (the mean over its whole

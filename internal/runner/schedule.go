@@ -177,7 +177,7 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.PlannedCell, cs [
 			return errs
 		}
 	}
-	if fillRows(crs, errs) >= bufferedFillRows {
+	if scenario.FillsBuffered(fillRows(crs, errs), r.cache) {
 		if err := r.bufferedIO(ctx, true, "for the fills"); err != nil {
 			fail(errs, err)
 			return errs
@@ -446,9 +446,6 @@ func decisionsSaid(pairs []stats.PairDecision, most int) string {
 // runs alone.
 const together = 2
 
-// bufferedFillRows is the fewest rows a group fills for which the
-// restarts of bufferedIO pay (about a second each).
-const bufferedFillRows = scenario.BufferedFillRows
 
 // fillRows is the rows the group's set-up cells prefill.
 func fillRows(crs []*cellRun, errs []error) int64 {
@@ -493,7 +490,7 @@ func (r *run) finishAll(ctx context.Context, crs []*cellRun, errs []error) {
 		}
 	}
 	finish := func(ctx context.Context, conn *pgx.Conn, k int) error { return crs[k].finish(ctx, conn) }
-	if fillRows(crs, errs) >= bufferedFillRows {
+	if scenario.FillsBuffered(fillRows(crs, errs), r.cache) {
 		if err := r.bufferedIO(ctx, true, "for the evidence"); err != nil {
 			fail(errs, err)
 			return

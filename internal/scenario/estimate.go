@@ -35,10 +35,12 @@ const (
 	estEvidence         = 500 * time.Millisecond
 	estEvidenceRowsPerS = 400_000
 	// estServer is the embedded server's start (binaries cached), and
-	// estRestart a restart between the fills' buffered IO and the
-	// rounds' direct IO (twice a group).
+	// estRestart a restart between the fills' buffered IO and the rounds'
+	// direct IO, and back for the evidence (three a group: war's took
+	// 0.1, 0.8 and 0.1 s, the one after its fills writing them out;
+	// scale's small caches' 0.1 s each).
 	estServer  = 2 * time.Second
-	estRestart = 1500 * time.Millisecond
+	estRestart = 400 * time.Millisecond
 	// estCPUShare is the share of the machine's CPUs a busy process got
 	// (metrics.CPUShare) on the machine whose pace the rates above are:
 	// the default run's walls, quiet (a share of 0.95: 59–64 s) and beside
@@ -50,6 +52,28 @@ const (
 // embedded server is restarted without its direct IO for the fills and
 // with it again for the rounds: the restarts (about a second each) pay.
 const BufferedFillRows = 200_000
+
+// fillBytesPerRow is about what a prefilled row takes in the table and its
+// key index (bigint's narrowest row: 36 B of heap, 16 B of index).
+const fillBytesPerRow = 52
+
+// FillsBuffered says whether a group filling rows at a cache of cache bytes
+// (0: the server's own) fills with buffered IO: from BufferedFillRows on,
+// or when the rows outgrow the cache, where direct IO would write a random
+// key's leaves out again as each insert evicts one (scale's 62,500 uuidv4
+// rows in a 512 kB cache took 2.9 s with direct IO, 0.3 s buffered).
+func FillsBuffered(rows, cache int64) bool {
+	return rows >= BufferedFillRows || (cache > 0 && rows*fillBytesPerRow > cache)
+}
+
+// paceOf is how much of the estimate's machine's pace a share of the CPUs
+// (metrics.CPUShare) is; 1 when not probed.
+func paceOf(share float64) float64 {
+	if share <= 0 {
+		return 1
+	}
+	return share / estCPUShare
+}
 
 // SteadyAfter is the least warm-up that may end once the rate is steady
 // (driver.Config.SteadyAfter): the clients' first transactions (their
@@ -113,10 +137,15 @@ func (p *Experiment) Estimate() Estimate {
 		}
 		txns := pp.CellTxns(c.Rows, c.Clients)
 		// A window in transactions runs at the fixed rate (--rate) when
-		// there is one, else as fast as the estimate's machine does.
+		// there is one, else as fast as the estimate's machine does, or as
+		// the run's cells did so far (at the machine's pace already: the
+		// rate is set so that pacing the windows below leaves it as is).
 		txnsPerS := float64(estTxnsPerS)
+		if p.TxnsPerS > 0 {
+			txnsPerS = p.TxnsPerS / paceOf(p.CPUShare)
+		}
 		if pp.Rate > 0 {
-			txnsPerS = math.Min(pp.Rate, estTxnsPerS)
+			txnsPerS = math.Min(pp.Rate, txnsPerS)
 		}
 		if txns > 0 && m.LoadRowsPerS == 0 {
 			window = time.Duration(float64(txns*int64(c.Clients)) / txnsPerS * float64(time.Second))
@@ -142,13 +171,13 @@ func (p *Experiment) Estimate() Estimate {
 		e.Windows += window + warm + time.Duration(rounds-1)*later + time.Duration(rounds)*overhead
 		e.Evidence += (estEvidence + time.Duration(float64(c.Rows+c.inserted(pp))/estEvidenceRowsPerS*float64(time.Second))) / estTogether
 	}
-	for _, rows := range groups {
-		if rows >= BufferedFillRows { // the server restarted for the fills and back
-			e.Fill += 2 * estRestart
+	for g, rows := range groups {
+		if FillsBuffered(rows, g[0]) { // the server restarted for the fills and back
+			e.Fill += 3 * estRestart
 		}
 	}
 	if p.CPUShare > 0 { // the machine's pace now: its clients, server and fills are busy processes
-		pace := func(d time.Duration) time.Duration { return time.Duration(float64(d) * estCPUShare / p.CPUShare) }
+		pace := func(d time.Duration) time.Duration { return time.Duration(float64(d) / paceOf(p.CPUShare)) }
 		e.Fill, e.Windows, e.Evidence = pace(e.Fill), pace(e.Windows), pace(e.Evidence)
 	}
 	// Every cache after the first restarts the server (--shared-buffers).

@@ -460,6 +460,11 @@ type Experiment struct {
 	// before the run (metrics.CPUShare; 0: not probed, a server elsewhere):
 	// Estimate scales the work this machine does by it.
 	CPUShare float64
+	// TxnsPerS is the rate the run's cells measured so far (0: none yet):
+	// Estimate counts the windows in transactions still ahead at it, not
+	// at the preset's assumed rate (a 50,000-row table runs 8–12k tps
+	// where war's runs 3k), and does not pace them again.
+	TxnsPerS float64
 }
 
 // Build validates the parameters and keys, decides the rounds and lays out

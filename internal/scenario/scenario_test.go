@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,12 +149,50 @@ func TestEstimate(t *testing.T) {
 	rows, all := 120_000.0, 150_000.0
 	fill := (estFillTable + time.Duration(rows/estFillRowsPerS*float64(time.Second))) / estTogether
 	evidence := (estEvidence + time.Duration(all/estEvidenceRowsPerS*float64(time.Second))) / estTogether
-	want := estServer + 2*estRestart + 2*(fill+10*time.Second+5*estSteady+5*estRoundOverhead+evidence)
+	want := estServer + 3*estRestart + 2*(fill+10*time.Second+5*estSteady+5*estRoundOverhead+evidence)
 	if e.Total != want || e.Cells != 2 {
 		t.Errorf("estimate %v (%d cells), want %v", e.Total, e.Cells, want)
 	}
 	if !strings.Contains(p.Describe(), "2 cells: bigint, uuidv4 × insert") {
 		t.Errorf("describe: %s", p.Describe())
+	}
+}
+
+// TestEstimateAtTheMeasuredRate: once the run has measured its cells'
+// rate, the windows in transactions ahead are counted at it and are not
+// paced by the machine's share again (the rate was measured at that pace).
+func TestEstimateAtTheMeasuredRate(t *testing.T) {
+	specs, _ := keys.ParseList("bigint")
+	p, err := Build(&Scenario{Name: "t"}, Params{Workload: "insert", Clients: []int{4}, Rows: []int64{100_000}, Warmup: 2 * time.Second,
+		Txns: 3000, Repeat: 1, Rounds: 1, RoundsGiven: true}, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	windows := func(rate, share float64) time.Duration {
+		q := *p
+		q.TxnsPerS, q.CPUShare = rate, share
+		e := q.Estimate()
+		return e.Windows - time.Duration(float64(estSteady+estRoundOverhead)/paceOf(share)) // the window alone
+	}
+	assumed, measured := windows(0, 0), windows(4*estTxnsPerS, 0)
+	if r := float64(assumed) / float64(measured); math.Abs(r-4) > 0.01 {
+		t.Errorf("windows at the assumed rate %v, at 4× it %v: %.2f×, want 4×", assumed, measured, r)
+	}
+	if busy := windows(4*estTxnsPerS, estCPUShare/2); busy != measured {
+		t.Errorf("a measured rate paced again on a busy machine: %v, want %v", busy, measured)
+	}
+}
+
+// TestFillsBuffered: a fill restarts the server without direct IO from
+// BufferedFillRows on, or when its rows outgrow the cache.
+func TestFillsBuffered(t *testing.T) {
+	for _, c := range []struct {
+		rows, cache int64
+		want        bool
+	}{{BufferedFillRows, 0, true}, {62_500, 512 << 10, true}, {62_500, 0, false}, {62_500, 128 << 20, false}, {5_000, 512 << 10, false}} {
+		if got := FillsBuffered(c.rows, c.cache); got != c.want {
+			t.Errorf("FillsBuffered(%d rows, %d B) = %v, want %v", c.rows, c.cache, got, c.want)
+		}
 	}
 }
 
