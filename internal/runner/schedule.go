@@ -446,7 +446,6 @@ func decisionsSaid(pairs []stats.PairDecision, most int) string {
 // runs alone.
 const together = 2
 
-
 // fillRows is the rows the group's set-up cells prefill.
 func fillRows(crs []*cellRun, errs []error) int64 {
 	var n int64
