@@ -15,7 +15,8 @@ import (
 // ones alone, and each projected figure set beside what that scale
 // measured. The figures checked are those a projection states with an
 // interval: each key's work per transaction and its rate, both over the
-// reference key's. A row says whether the measurement fell where a
+// reference key's, and the counts behind the work, each key's own
+// (counts.go). A row says whether the measurement fell where a
 // measurement should (the projection's interval widened by the
 // measurement's own error, where both are known); the share of rows that
 // did is what the check shows.
@@ -28,7 +29,9 @@ type CheckRow struct {
 	Key        string `json:"key"`
 	Against    string `json:"against"`
 	// Figure is "work" (per transaction over Against's) or "rate" (over
-	// Against's).
+	// Against's), or one of the key's own counts (Against empty):
+	// wal_bytes, full_page_images, blocks_read, server_cpu_ms per
+	// transaction, key_index_bytes_per_row, leaf_density.
 	Figure    string  `json:"figure"`
 	Predicted float64 `json:"predicted,omitempty"`
 	Lo        float64 `json:"lo,omitempty"`
@@ -158,7 +161,7 @@ func checkLevel(full *results.Results, levels []scaleLevel, i, clients int, anal
 		c.predict(p.Curve.Points, se)
 		out = append(out, c.settle())
 	}
-	return out, nil
+	return append(out, checkCounts(full, levels, i, clients, cache, from)...), nil
 }
 
 // predict sets where a measurement at the scale should fall: the

@@ -14,8 +14,9 @@ import (
 // TestCheckTheStoredScaleRun (issue 50): project --check on the stored
 // scale run projects its largest scale (16M rows over 128 MB) from the two
 // smaller ones alone: a row per key and figure (work and rate over
-// bigint's), each with its interval and level and the measurement, and at
-// least 80% of them hold the measurement; the work rows are the ones the
+// bigint's, and each key's counts: WAL, images, blocks read, CPU, index
+// bytes per row, leaf density), each with its interval and level and the
+// measurement, and at least 80% of them hold the measurement; the work rows are the ones the
 // projection itself prints (Project on the same subset).
 func TestCheckTheStoredScaleRun(t *testing.T) {
 	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
@@ -44,6 +45,11 @@ func TestCheckTheStoredScaleRun(t *testing.T) {
 	}
 	if figures["work"] != 2 || figures["rate"] != 2 {
 		t.Errorf("checked figures %v, want work and rate for uuidv4 and uuidv7", figures)
+	}
+	for _, f := range countFigures {
+		if figures[f.name] != 3 {
+			t.Errorf("checked figures %v, want %s for each of the three keys", figures, f.name)
+		}
 	}
 	if counted == 0 || float64(inside) < 0.8*float64(counted) {
 		t.Errorf("%d of %d checked figures inside their interval, want at least 80%%", inside, counted)
@@ -145,4 +151,82 @@ func sd(v []float64) float64 {
 		s += (x - m) * (x - m)
 	}
 	return math.Sqrt(s / float64(len(v)-1))
+}
+
+// TestPredictNewCoverage: a figure measured once a scale (the key index's
+// bytes per row, its leaf density) is projected by the t prediction
+// interval of one more scale from the smaller ones; drawn from a known
+// distribution, two scales and three, the printed 95% holds the next
+// scale's value 95% of the time (within 3 standard errors of 20,000 draws).
+func TestPredictNewCoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(50, 2))
+	const runs = 20_000
+	for _, k := range []int{2, 3} {
+		held := 0
+		for range runs {
+			logs := make([]float64, k)
+			for i := range logs {
+				logs[i] = math.Log(40) + 0.03*rng.NormFloat64()
+			}
+			_, lo, hi, _, why := predictNew(logs)
+			if why != "" {
+				t.Fatal(why)
+			}
+			if next := 40 * math.Exp(0.03*rng.NormFloat64()); next >= lo && next <= hi {
+				held++
+			}
+		}
+		got, se := float64(held)/runs, math.Sqrt(0.95*0.05/runs)
+		t.Logf("%d scales: the printed 95%% held the next scale in %.2f%%", k, 100*got)
+		if math.Abs(got-0.95) > 3*se {
+			t.Errorf("%d scales: the printed 95%% held the next scale in %.2f%% of %d runs", k, 100*got, runs)
+		}
+	}
+}
+
+// TestCountLevelCoverage: a count measured in rounds at two smaller scales
+// (five rounds each, each round's noise 12% as uuidv4's WAL per
+// transaction in the stored scale run) and projected to a larger one
+// through a model that holds: the printed 95% holds the level 95% of the
+// time, and where a measurement there should fall holds that scale's own
+// five-round mean 95% of the time (each within 3 standard errors).
+func TestCountLevelCoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(50, 3))
+	const runs, rounds, level, noise = 4000, 5, 0.11, 0.12
+	cpu := countFigures[3]
+	if cpu.name != "server_cpu_ms" {
+		t.Fatalf("figure 3 is %s", cpu.name)
+	}
+	scale := func(rows int64) countScale {
+		c := &results.Cell{Key: "k", RowsBefore: rows}
+		for range rounds {
+			v := level * math.Exp(noise*rng.NormFloat64())
+			c.Rounds = append(c.Rounds, results.Round{Cost: &results.RoundCost{ServerCPUMS: results.Of(v)}})
+		}
+		return countScale{rows: rows, cells: []*results.Cell{c}}
+	}
+	held, fell := 0, 0
+	for range runs {
+		to := scale(16_000_000)
+		v, lo, hi, p, why := cpu.project([]countScale{scale(250_000), scale(4_000_000)}, to)
+		if why != "" {
+			t.Fatal(why)
+		}
+		if level >= lo && level <= hi {
+			held++
+		}
+		mean, se, df, _ := cpu.measuredLevel(to)
+		c := CheckRow{Predicted: v, Lo: lo, Hi: hi, Measured: mean}
+		c.predict([]Point{p}, stats.Comparison{SE: se, DF: df})
+		if c.settle().Inside {
+			fell++
+		}
+	}
+	for what, n := range map[string]int{"the level": held, "the larger scale's measurement": fell} {
+		got, se := float64(n)/runs, math.Sqrt(0.95*0.05/runs)
+		t.Logf("the printed 95%% held %s in %.1f%%", what, 100*got)
+		if math.Abs(got-0.95) > 3*se {
+			t.Errorf("the printed 95%% held %s in %.1f%% of %d runs", what, 100*got, runs)
+		}
+	}
 }

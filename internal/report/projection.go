@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/keybench/keybench/internal/projection"
@@ -328,6 +329,21 @@ func levelText(l float64) string {
 	return fmt.Sprintf("%g%%", math.Floor(1000*l)/10)
 }
 
+// checkFigures are the checked counts' names as the table says them.
+var checkFigures = map[string]string{
+	"wal_bytes": "WAL bytes / txn", "full_page_images": "full-page images / txn", "blocks_read": "blocks read / txn",
+	"server_cpu_ms": "server CPU ms / txn", "key_index_bytes_per_row": "key index bytes / row", "leaf_density": "leaf density",
+}
+
+// checkNumber is a checked figure with three significant digits (WAL
+// bytes in thousands, images in thousandths).
+func checkNumber(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return thousands(int64(math.Round(v)))
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
 // CheckDoc lays out project --check: each scale of a multi-scale run
 // projected from its smaller scales alone, per key and figure the
 // projection with its interval and level beside the measurement, and how
@@ -338,7 +354,8 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		d.Println("Nothing to check.")
 		return d
 	}
-	d.Printf("Each scale projected from the smaller scales alone (work and rate over %s's, each with its interval for the figure itself), beside what the scale measured; "+
+	d.Printf("Each scale projected from the smaller scales alone (work and rate over %s's; each key's own counts per transaction, its key index's bytes per row and leaf density, "+
+		"each through its model: docs/project.md), each with its interval for the figure itself, beside what the scale measured; "+
 		"a measurement carries its own rounds' noise, so it is checked against where a measurement there should fall (95%%: the projection's error and the measurement's added):", rows[0].Against)
 	t := NewTable("scale", "key", "figure", "projected", "a measurement there", "from rows", "measured", "inside").AlignRight(3, 6)
 	inside, counted := 0, 0
@@ -348,9 +365,13 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		for _, f := range r.From {
 			from = append(from, thousands(f))
 		}
+		num, unit := checkNumber, ""
+		if r.Against != "" { // a ratio
+			num, unit = func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }, "×"
+		}
 		projected, in := "-", r.Unavailable
 		if r.Unavailable == "" {
-			projected = fmt.Sprintf("%.2f× [%.2f–%.2f, %g%%]", r.Predicted, r.Lo, r.Hi, math.Floor(1000*r.Level)/10)
+			projected = fmt.Sprintf("%s%s [%s–%s, %g%%]", num(r.Predicted), unit, num(r.Lo), num(r.Hi), math.Floor(1000*r.Level)/10)
 			counted++
 			in = "no"
 			if r.Inside {
@@ -360,16 +381,20 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		}
 		measured := "-"
 		if r.Measured > 0 {
-			measured = fmt.Sprintf("%.2f×", r.Measured)
+			measured = num(r.Measured) + unit
 		}
 		if r.Beyond > 1 {
 			projected += fmt.Sprintf(" (%.2g× beyond)", r.Beyond)
 		}
 		there := "-"
 		if r.PredLo > 0 {
-			there = fmt.Sprintf("[%.2f–%.2f]", r.PredLo, r.PredHi)
+			there = fmt.Sprintf("[%s–%s]", num(r.PredLo), num(r.PredHi))
 		}
-		t.AppendRow(scale, r.Key, r.Figure, projected, there, strings.Join(from, ", "), measured, in)
+		figure := r.Figure
+		if label, ok := checkFigures[r.Figure]; ok {
+			figure = label
+		}
+		t.AppendRow(scale, r.Key, figure, projected, there, strings.Join(from, ", "), measured, in)
 	}
 	d.Add(t)
 	if counted > 0 {

@@ -1,0 +1,350 @@
+package projection
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// The counts behind the work, checked one by one: each key's WAL bytes,
+// full-page images, blocks read and server CPU per transaction, and its
+// key index's bytes per row and leaf density, projected to a larger scale
+// from each smaller one through a model whose constants that scale
+// measured, and set beside what the larger scale measured.
+//
+// The models:
+//   - full-page images and WAL: the cell's pages-first-touched model
+//     (results.SteadyModel) evaluated at the larger scale's rows between
+//     two checkpoints (a checkpoint precedes every round: a round's rows,
+//     grown with the table where the windows are a share of it), each
+//     relation whose hot set is all of it (a random key's index) grown
+//     with the rows;
+//   - blocks read: the share of a random key's index that misses the cache,
+//     1 − cache/index, at the larger scale's index (grown with the rows)
+//     over its cache; a key whose inserts touch only its right edge reads
+//     what it read (a level);
+//   - the CPU: a level;
+//   - index bytes per row and leaf density: levels, measured once per
+//     scale (no rounds).
+//
+// Each smaller scale's projection carries its rounds' standard error (log
+// scale: the rounds' spread over their mean and count); the scales'
+// projections are pooled as one level measured several times
+// (pooledError: their own errors, their disagreement beyond them added
+// once where Cochran's Q finds it). The figures measured once per scale
+// have no rounds: their interval is the t prediction interval of a new
+// scale from the smaller scales' spread (k−1 degrees of freedom: wide
+// from two scales, as two points are).
+
+// countFigure is one count the check projects per key.
+type countFigure struct {
+	name string
+	// round is the figure in one round's cost (per transaction).
+	round func(*results.RoundCost) results.M[float64]
+	// factor is the model's ratio of the figure at scale to over at from;
+	// why says why there is none.
+	factor func(from, to countScale) (f float64, why string)
+	// cell is the figure measured once per cell (no rounds), instead of
+	// round.
+	cell func(*results.Cell) (float64, bool)
+	// most is the figure's ceiling (a leaf is at most full; 0: none).
+	most float64
+}
+
+// countScale is one key's cells at one scale, as the model reads them.
+type countScale struct {
+	rows, cache int64
+	cells       []*results.Cell
+	// share: the run's windows were a share of each table (the scale
+	// preset), so a round's rows grew with it.
+	share bool
+}
+
+// steady is the scale's pages-first-touched model (nil: none).
+func (s countScale) steady() *results.SteadyModel {
+	for _, c := range s.cells {
+		if st, ok := c.Metrics.SteadyWAL.Get(); ok && len(st.Model.Relations) > 0 {
+			return &st.Model
+		}
+	}
+	return nil
+}
+
+// keyIndex is the scale's key index bytes (when its rounds began: the
+// prefill's, what the rounds read), and whether it is a random key's
+// (its hot set the whole index).
+func (s countScale) keyIndex() (bytes float64, random bool) {
+	m := s.steady()
+	if m == nil {
+		return 0, false
+	}
+	for _, r := range m.Relations {
+		if r.Role == results.RoleKeyIndex {
+			return float64(r.Pages * 8192), r.Whole
+		}
+	}
+	return 0, false
+}
+
+// countFigures are the figures the check projects, in its order.
+var countFigures = []countFigure{
+	{name: "wal_bytes", round: func(c *results.RoundCost) results.M[float64] { return c.WALBytes }, factor: steadyFactor(true)},
+	{name: "full_page_images", round: func(c *results.RoundCost) results.M[float64] { return c.WALFPI }, factor: steadyFactor(false)},
+	{name: "blocks_read", round: func(c *results.RoundCost) results.M[float64] {
+		if _, ok := c.ServerReads.Get(); ok {
+			return c.ServerReads
+		}
+		return c.BlocksRead
+	}, factor: missFactor},
+	{name: "server_cpu_ms", round: func(c *results.RoundCost) results.M[float64] {
+		if _, ok := c.ServerAllCPUMS.Get(); ok {
+			return c.ServerAllCPUMS
+		}
+		return c.ServerCPUMS
+	}, factor: func(countScale, countScale) (float64, string) { return 1, "" }},
+	{name: "key_index_bytes_per_row", cell: func(c *results.Cell) (float64, bool) {
+		b, ok := c.Metrics.KeyIndexBytes.Get()
+		n := rowsAtEnd(c)
+		return float64(b) / float64(n), ok && n > 0 && b > 0
+	}},
+	{name: "leaf_density", most: 1, cell: func(c *results.Cell) (float64, bool) {
+		d, ok := c.Metrics.LeafDensity.Get()
+		return d, ok && d > 0
+	}},
+}
+
+// roundRowsAt is a round's rows at scale to, from from's model: grown with
+// the table where the windows are a share of it (the scale preset).
+func roundRowsAt(m *results.SteadyModel, from, to countScale) float64 {
+	if to.share && from.rows > 0 {
+		return m.RoundRows * float64(to.rows) / float64(from.rows)
+	}
+	return m.RoundRows
+}
+
+// steadyFactor is the pages-first-touched model's ratio of the WAL (wal)
+// or the full-page images per row at to over at from.
+func steadyFactor(wal bool) func(from, to countScale) (float64, string) {
+	return func(from, to countScale) (float64, string) {
+		m := from.steady()
+		if m == nil || m.RoundRows <= 0 || from.rows <= 0 {
+			return 0, "no pages-first-touched model at the smaller scale"
+		}
+		grow := func(string) float64 { return float64(to.rows) / float64(from.rows) }
+		at := func(s float64, g func(string) float64) float64 {
+			if wal {
+				return m.WALPerRow(s, g)
+			}
+			v, _ := m.Images(s, g)
+			return v
+		}
+		here, there := at(m.RoundRows, nil), at(roundRowsAt(m, from, to), grow)
+		if here <= 0 {
+			return 0, "the model gives none at the smaller scale"
+		}
+		return there / here, ""
+	}
+}
+
+// missFactor is the share of a random key's index that misses the cache at
+// to over at from (1 for a key that touches its right edge only).
+func missFactor(from, to countScale) (float64, string) {
+	index, random := from.keyIndex()
+	if index <= 0 {
+		return 0, "no key index size at the smaller scale"
+	}
+	if !random {
+		return 1, ""
+	}
+	if from.cache <= 0 || to.cache <= 0 || from.rows <= 0 {
+		return 0, "no cache recorded"
+	}
+	miss := func(index, cache float64) float64 { return math.Max(0, 1-cache/index) }
+	here := miss(index, float64(from.cache))
+	there := miss(index*float64(to.rows)/float64(from.rows), float64(to.cache))
+	if here <= 0 {
+		return 0, "the key index fitted the cache at the smaller scale: no misses to carry"
+	}
+	return there / here, ""
+}
+
+// measuredLevel is a figure's mean over the scale's rounds, and its log
+// standard error and degrees of freedom (0: fewer than two rounds).
+func (f countFigure) measuredLevel(s countScale) (mean, se, df float64, ok bool) {
+	var xs []float64
+	for _, c := range s.cells {
+		if f.cell != nil {
+			if v, ok := f.cell(c); ok {
+				xs = append(xs, v)
+			}
+			continue
+		}
+		for _, r := range c.Rounds {
+			if r.Cost == nil {
+				continue
+			}
+			if v, ok := f.round(r.Cost).Get(); ok {
+				xs = append(xs, v)
+			}
+		}
+	}
+	if len(xs) == 0 {
+		return 0, 0, 0, false
+	}
+	m, sd := stat.MeanStdDev(xs, nil)
+	if m <= 0 {
+		return 0, 0, 0, false
+	}
+	if len(xs) < 2 || f.cell != nil || sd <= 0 {
+		return m, 0, 0, true
+	}
+	return m, sd / m / math.Sqrt(float64(len(xs))), float64(len(xs) - 1), true
+}
+
+// project is the figure at to from the scales below it: each scale's
+// level times the model's factor, pooled; lo and hi its 95% interval.
+func (f countFigure) project(below []countScale, to countScale) (v, lo, hi float64, p Point, why string) {
+	var ps []Point
+	var logs []float64
+	for _, s := range below {
+		mean, se, df, ok := f.measuredLevel(s)
+		if !ok {
+			return 0, 0, 0, Point{}, fmt.Sprintf("not measured at %s rows", results.Thousands(s.rows))
+		}
+		factor := 1.0
+		if f.factor != nil {
+			var w string
+			if factor, w = f.factor(s, to); w != "" {
+				return 0, 0, 0, Point{}, w
+			}
+		}
+		if factor <= 0 {
+			return 0, 0, 0, Point{}, "the model projects none"
+		}
+		ps = append(ps, Point{RowsBefore: s.rows, Relative: mean * factor, se: se, df: df})
+		logs = append(logs, math.Log(mean*factor))
+	}
+	if len(ps) == 0 {
+		return 0, 0, 0, Point{}, "no smaller scale"
+	}
+	if f.cell != nil { // measured once a scale: a new scale's t prediction interval
+		v, lo, hi, p, why = predictNew(logs)
+		if f.most > 0 {
+			hi = math.Min(hi, f.most)
+		}
+		return v, lo, hi, p, why
+	}
+	se, df, ok := pooledError(ps)
+	if !ok {
+		return 0, 0, 0, Point{}, "too few rounds for an error"
+	}
+	mean := stat.Mean(logs, nil) // the mean whose error pooledError is
+	half := stats.TQuantile(0.975, df) * se
+	v = math.Exp(mean)
+	return v, v * math.Exp(-half), v * math.Exp(half), Point{Relative: v, se: se, df: df}, ""
+}
+
+// predictNew is the 95% prediction interval of one more value of the logs'
+// distribution (Student's t on k−1 degrees of freedom: mean ± t·s·√(1+1/k)),
+// and its centre; it needs two values.
+func predictNew(logs []float64) (v, lo, hi float64, p Point, why string) {
+	k := float64(len(logs))
+	if len(logs) < 2 {
+		return 0, 0, 0, Point{}, "measured once per scale: two smaller scales make its spread"
+	}
+	m, sd := stat.MeanStdDev(logs, nil)
+	half := stats.TQuantile(0.975, k-1) * sd * math.Sqrt(1+1/k)
+	v = math.Exp(m)
+	return v, v * math.Exp(-half), v * math.Exp(half), Point{}, ""
+}
+
+// countScales are each key's cells at each level, by key then level.
+func countScales(r *results.Results, levels []scaleLevel, clients int) map[string][]countScale {
+	if clients == 0 && len(r.Plan.Clients) > 0 {
+		clients = r.Plan.Clients[0]
+	}
+	out := map[string][]countScale{}
+	for _, l := range levels {
+		byKey := map[string]*countScale{}
+		var order []string
+		for i := range r.Cells {
+			c := &r.Cells[i]
+			if c.Status != results.StatusOK || c.Clients != clients || c.RowsBefore != l.rows || c.SharedBuffers != l.cache {
+				continue
+			}
+			s := byKey[c.Key]
+			if s == nil {
+				cache := l.cache
+				if cache == 0 {
+					cache, _ = c.Metrics.CacheBytes.Get()
+				}
+				s = &countScale{rows: l.rows, cache: cache, share: r.Plan.WindowTableShare > 0}
+				byKey[c.Key] = s
+				order = append(order, c.Key)
+			}
+			s.cells = append(s.cells, c)
+		}
+		for _, k := range order {
+			out[k] = append(out[k], *byKey[k])
+		}
+	}
+	return out
+}
+
+// checkCounts projects each key's counts at levels[i] from the levels of
+// fewer rows, a CheckRow a key and figure.
+func checkCounts(full *results.Results, levels []scaleLevel, i, clients int, cache int64, from []int64) []CheckRow {
+	at := levels[i]
+	var out []CheckRow
+	scales := countScales(full, levels[:i+1], clients)
+	for _, key := range keyOrder(full) {
+		var below []countScale
+		var to *countScale
+		for k, s := range scales[key] {
+			switch {
+			case s.rows < at.rows:
+				below = append(below, s)
+			case s.rows == at.rows:
+				to = &scales[key][k]
+			}
+		}
+		if to == nil {
+			continue
+		}
+		to.cache = cache
+		for _, f := range countFigures {
+			c := CheckRow{Rows: at.rows, CacheBytes: cache, Key: key, Figure: f.name, From: from}
+			var p Point
+			c.Predicted, c.Lo, c.Hi, p, c.Unavailable = f.project(below, *to)
+			if c.Unavailable == "" {
+				c.Level = 0.95
+			}
+			mean, se, df, ok := f.measuredLevel(*to)
+			if ok {
+				c.Measured = mean
+			}
+			if p.se > 0 && se > 0 {
+				c.predict([]Point{p}, stats.Comparison{SE: se, DF: df})
+			}
+			out = append(out, c.settle())
+		}
+	}
+	return out
+}
+
+// keyOrder is the run's keys in its plan's order.
+func keyOrder(r *results.Results) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range r.Cells {
+		if !seen[c.Key] {
+			seen[c.Key] = true
+			out = append(out, c.Key)
+		}
+	}
+	return out
+}
