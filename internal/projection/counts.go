@@ -3,6 +3,8 @@ package projection
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -62,6 +64,10 @@ type countScale struct {
 	// share: the run's windows were a share of each table (the scale
 	// preset), so a round's rows grew with it.
 	share bool
+	// rate is the user's insert rate (rows a second; 0: a scale of the
+	// run, a checkpoint before each round): the rows between two
+	// checkpoints are then those of PostgreSQL's default spacing.
+	rate float64
 }
 
 // steady is the scale's pages-first-touched model (nil: none).
@@ -142,7 +148,15 @@ func steadyFactor(wal bool) func(from, to countScale) (float64, string) {
 			v, _ := m.Images(s, g)
 			return v
 		}
-		here, there := at(m.RoundRows, nil), at(roundRowsAt(m, from, to), grow)
+		spacing := roundRowsAt(m, from, to)
+		if to.rate > 0 {
+			st, err := m.At(to.rate, results.DefaultCheckpointSettings, grow)
+			if err != nil {
+				return 0, err.Error()
+			}
+			spacing = st.SpacingRows
+		}
+		here, there := at(m.RoundRows, nil), at(spacing, grow)
 		if here <= 0 {
 			return 0, "the model gives none at the smaller scale"
 		}
@@ -230,6 +244,17 @@ func (f countFigure) project(below []countScale, to countScale) (v, lo, hi float
 	}
 	if len(ps) == 0 {
 		return 0, 0, 0, Point{}, "no smaller scale"
+	}
+	if len(ps) == 1 && f.cell != nil { // one measurement: its value, no spread to draw an interval from
+		return ps[0].Relative, 0, 0, Point{}, ""
+	}
+	if len(ps) == 1 { // one scale: its rounds' error
+		q := ps[0]
+		if q.se <= 0 || q.df <= 0 {
+			return 0, 0, 0, Point{}, "too few rounds for an error"
+		}
+		half := stats.TQuantile(0.975, q.df) * q.se
+		return q.Relative, q.Relative * math.Exp(-half), q.Relative * math.Exp(half), q, ""
 	}
 	if f.cell != nil { // measured once a scale: a new scale's t prediction interval
 		v, lo, hi, p, why = predictNew(logs)
@@ -347,4 +372,162 @@ func keyOrder(r *results.Results) []string {
 		}
 	}
 	return out
+}
+
+// CountProjection is one of a key's counts carried to the user's scale
+// through its model (countFigures), or why there is none.
+type CountProjection struct {
+	Key    string `json:"key"`
+	Figure string `json:"figure"`
+	// Value is the figure at the scale; Lo–Hi its interval at Level (none
+	// where the run measured a figure once: one size).
+	Value float64 `json:"value,omitempty"`
+	Lo    float64 `json:"lo,omitempty"`
+	Hi    float64 `json:"hi,omitempty"`
+	Level float64 `json:"level,omitempty"`
+	// From are the run's scales (rows) it was carried from.
+	From []int64 `json:"from_rows,omitempty"`
+	// Variable is what sets the figure in its model, Beyond how many
+	// times the user's value of it lies from the nearest the run measured
+	// (1: at it; 0: the figure is a level, set by the key's order).
+	Variable string  `json:"variable,omitempty"`
+	Beyond   float64 `json:"beyond_measured,omitempty"`
+	// Unavailable is why there is no number: not measured, no model, or
+	// beyond WorkBeyond (the model and its inputs are said instead).
+	Unavailable string `json:"unavailable,omitempty"`
+}
+
+// countVariables say what sets each figure in its model.
+var countVariables = map[string]string{
+	"wal_bytes": "rows between checkpoints over the key index's pages", "full_page_images": "rows between checkpoints over the key index's pages",
+	"blocks_read": "key index / cache", "server_cpu_ms": "key index / cache",
+}
+
+// countsAt carries each key's counts (the reference's too: they are its
+// own, not ratios) to the scale from every scale the run measured.
+func countsAt(r *results.Results, s Scale) []CountProjection {
+	levels := levelsOf(r, s.Clients)
+	scales := countScales(r, levels, s.Clients)
+	var out []CountProjection
+	for _, key := range keyOrder(r) {
+		from := scales[key]
+		if len(from) == 0 {
+			continue
+		}
+		sz, why, err := sizesAt(r, key, s)
+		if err != nil || why != "" {
+			continue // the work's line says why
+		}
+		to := countScale{rows: s.Rows, cache: s.CacheBytes, rate: s.InsertRate, share: from[0].share}
+		for _, f := range countFigures {
+			out = append(out, f.at(key, from, to, sz.Ratio))
+		}
+	}
+	return out
+}
+
+// at is the figure carried from the run's scales to the user's (ratio: its
+// key index over the cache there).
+func (f countFigure) at(key string, all []countScale, to countScale, ratio float64) CountProjection {
+	c := CountProjection{Key: key, Figure: f.name, Variable: countVariables[f.name]}
+	if f.name == "wal_bytes" || f.name == "full_page_images" {
+		if to.rate <= 0 {
+			c.Unavailable = "--insert-rate sets the rows between two checkpoints, and with them the images"
+			return c
+		}
+	}
+	var use []countScale
+	var why string
+	for _, s := range all { // the scales the model carries from
+		if _, _, _, ok := f.measuredLevel(s); !ok {
+			why = fmt.Sprintf("not measured at %s rows", results.Thousands(s.rows))
+			continue
+		}
+		if f.factor != nil {
+			if _, w := f.factor(s, to); w != "" {
+				why = w
+				continue
+			}
+		}
+		use = append(use, s)
+	}
+	if len(use) == 0 {
+		c.Unavailable = why
+		return c
+	}
+	for _, s := range use {
+		c.From = append(c.From, s.rows)
+	}
+	if c.Beyond = f.beyond(use, to, ratio); c.Beyond > WorkBeyond {
+		c.Unavailable = fmt.Sprintf("%.0f× from what the run measured of %s (more than %d×): no number is carried that far; %s", c.Beyond, c.Variable, WorkBeyond, f.inputs(use))
+		return c
+	}
+	c.Value, c.Lo, c.Hi, _, c.Unavailable = f.project(use, to)
+	if c.Lo > 0 {
+		c.Level = 0.95
+	}
+	return c
+}
+
+// beyond is how many times the user's value of the figure's variable lies
+// from the nearest the scales measured (0 for a level).
+func (f countFigure) beyond(use []countScale, to countScale, ratio float64) float64 {
+	nearest := math.Inf(1)
+	near := func(measured, yours float64) {
+		if measured > 0 && yours > 0 {
+			nearest = math.Min(nearest, math.Exp(math.Abs(math.Log(yours/measured))))
+		}
+	}
+	for _, s := range use {
+		switch f.name {
+		case "blocks_read", "server_cpu_ms":
+			for _, c := range s.cells {
+				if v, ok := c.Metrics.KeyIndexCacheRatio.Get(); ok {
+					near(v, ratio)
+				}
+			}
+		case "wal_bytes", "full_page_images":
+			m := s.steady()
+			index, _ := s.keyIndex()
+			if m == nil || index <= 0 || s.rows <= 0 {
+				continue
+			}
+			grow := func(string) float64 { return float64(to.rows) / float64(s.rows) }
+			st, err := m.At(to.rate, results.DefaultCheckpointSettings, grow)
+			if err != nil {
+				continue
+			}
+			// The rounds' first touches ran from a checkpoint to a round's
+			// rows: fewer rows a page between checkpoints lie within them.
+			measured, yours := m.RoundRows/index, st.SpacingRows/(index*grow(""))
+			near(measured, math.Max(yours, measured))
+		default:
+			return 0
+		}
+	}
+	if math.IsInf(nearest, 1) {
+		return 0
+	}
+	return nearest
+}
+
+// inputs are the figure's measured levels and its model, said where no
+// number is carried.
+func (f countFigure) inputs(use []countScale) string {
+	var ps []string
+	for _, s := range use {
+		mean, _, _, _ := f.measuredLevel(s)
+		v := strconv.FormatFloat(mean, 'g', 3, 64)
+		if mean >= 1000 {
+			v = results.Thousands(int64(math.Round(mean)))
+		}
+		ps = append(ps, fmt.Sprintf("%s at %s rows", v, results.Thousands(s.rows)))
+	}
+	model := map[string]string{
+		"wal_bytes":        "the rounds' WAL less the images a cycle would not write",
+		"full_page_images": "the pages first touched in a cycle: frontier + H(1 − e^(−aS/H)) a relation",
+		"blocks_read":      "the share of a random key's index that misses the cache, 1 − cache/index",
+		"server_cpu_ms":    "a level",
+	}[f.name]
+	return fmt.Sprintf("measured %s; model: %s", strings.Join(ps, ", "), model)
 }

@@ -489,6 +489,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		return rep, err
 	}
 	rep.WorkPairs = workPairs(rep.Work)
+	rep.Counts = countsAt(r, s)
 	for _, c := range curves {
 		p, why, err := projectCurve(r, c, s, ref)
 		switch {
@@ -789,7 +790,10 @@ type Report struct {
 	// the scale: the figure a projection leads with (work.go).
 	Work []WorkProjection `json:"work"`
 	// WorkPairs are the projected keys' work over each other (work.go).
-	WorkPairs    []WorkPair     `json:"work_pairs,omitempty"`
+	WorkPairs []WorkPair `json:"work_pairs,omitempty"`
+	// Counts are each key's own counts behind the work at the scale, each
+	// through its model (counts.go).
+	Counts       []CountProjection `json:"counts,omitempty"`
 	Keys         []Projection   `json:"keys"`
 	NotProjected []NotProjected `json:"not_projected,omitempty"`
 }

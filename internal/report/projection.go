@@ -21,6 +21,13 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
 	projectedWork(d, rep.Work, s)
 	workAgainstEachOther(d, rep.WorkPairs)
+	projectedCounts(d, rep.Counts)
+	if len(ps) == 0 { // no key's rate has a curve: the table and its notes would be empty
+		for _, n := range rep.NotProjected {
+			d.Printf("%s's rate is not projected: %s.", n.Key, n.Why)
+		}
+		return d
+	}
 	header := []string{"key", "table", "key index (leaf density)", "index / cache", "rate vs " + ref + " [interval]", "checked error at its distance", "measured at (index / cache)", "WAL / day (FPI share)"}
 	if s.Hardware != nil {
 		header = append(header, "cost model on your machine (vs "+ref+")")
@@ -327,6 +334,50 @@ func levelText(l float64) string {
 		return "95%"
 	}
 	return fmt.Sprintf("%g%%", math.Floor(1000*l)/10)
+}
+
+// projectedCounts lays out each key's counts at the user's scale: a row a
+// key, a column a figure, each with its interval and how far its model's
+// variable lies from what the run measured.
+func projectedCounts(d *Doc, cs []projection.CountProjection) {
+	if len(cs) == 0 {
+		return
+	}
+	d.Println("What makes the work, per key at your scale, each count through its model (docs/project.md) from the run's sizes, its 95% interval from the rounds' noise " +
+		"(none where one size measured a figure once), and how far your scale lies from what the run measured of the variable that sets it (×):")
+	t := NewTable("key", "figure", "at your scale [95%]", "from rows", "variable", "from the measured")
+	var notes []string
+	for _, c := range cs {
+		var from []string
+		for _, f := range c.From {
+			from = append(from, thousands(f))
+		}
+		label := checkFigures[c.Figure]
+		value, far := "-", "a level"
+		switch {
+		case c.Unavailable != "" && strings.Contains(c.Unavailable, "no number is carried"):
+			value = "beyond the run (below)"
+			notes = append(notes, fmt.Sprintf("%s's %s: %s.", c.Key, label, c.Unavailable))
+		case c.Unavailable != "":
+			value = c.Unavailable
+		case c.Lo > 0:
+			value = fmt.Sprintf("%s [%s–%s]", checkNumber(c.Value), checkNumber(c.Lo), checkNumber(c.Hi))
+		default:
+			value = checkNumber(c.Value) + " (one measurement)"
+		}
+		if c.Beyond > 0 {
+			far = fmt.Sprintf("%.2g×", c.Beyond)
+		}
+		variable := c.Variable
+		if variable == "" {
+			variable = "a level (the key's order sets it)"
+		}
+		t.AppendRow(c.Key, label, value, strings.Join(from, ", "), variable, far)
+	}
+	d.Add(t)
+	for _, n := range notes {
+		d.Println(n)
+	}
 }
 
 // checkFigures are the checked counts' names as the table says them.
