@@ -794,8 +794,8 @@ type Report struct {
 	// Counts are each key's own counts behind the work at the scale, each
 	// through its model (counts.go).
 	Counts       []CountProjection `json:"counts,omitempty"`
-	Keys         []Projection   `json:"keys"`
-	NotProjected []NotProjected `json:"not_projected,omitempty"`
+	Keys         []Projection      `json:"keys"`
+	NotProjected []NotProjected    `json:"not_projected,omitempty"`
 }
 
 // largestCell is the key's ok cell with the most rows before its window.

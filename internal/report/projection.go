@@ -77,6 +77,13 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	for _, n := range rep.NotProjected {
 		d.Printf("%s is not projected: %s.", n.Key, n.Why)
 	}
+	projectionNotes(d, ps, ref)
+	return d
+}
+
+// projectionNotes say how the rate table's columns were read and what
+// the projection assumes.
+func projectionNotes(d *Doc, ps []projection.Projection, ref string) {
 	d.Println("key index: its bytes per row at the run's largest table, at the leaf density an index grown by inserts alone had in the run (the cell that began empty), where the run had one; " +
 		"a key whose inserts scatter leaves its pages about 70% full, not the 90% CREATE INDEX packs.")
 	d.Println("checked error: every measured size of the key projected from the sizes below it (from all of them, and from fewer: one, two, three steps back) and from its neighbours, " +
@@ -94,7 +101,6 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	d.Println("The projection assumes the same class of hardware as the run, the same workload shape (clients, statements, row width unless --row-bytes), " +
 		"and that the key index's size over the cache drives the difference between keys; it ignores the OS page cache beyond shared_buffers, " +
 		"autovacuum and checkpoints at a scale the run never reached, replication, and whatever else runs on the server.")
-	return d
 }
 
 func insertRate(s projection.Scale) string {
