@@ -349,40 +349,67 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 	if len(cs) == 0 {
 		return
 	}
-	d.Println("What makes the work, per key at your scale, each count through its model (docs/project.md) from the run's sizes, its 95% interval from the rounds' noise " +
-		"(none where one size measured a figure once), and how far your scale lies from what the run measured of the variable that sets it (×):")
-	t := NewTable("key", "figure", "at your scale [95%]", "from rows", "variable", "from the measured")
-	var notes []string
+	d.Println("What makes the work, per key at your scale: each count through its model (docs/project.md) from the run's sizes, with its 95% interval from the rounds' noise " +
+		"(none where one size measured a figure once) and, after \"·\", how many times your value of what sets it lies from the nearest the run measured " +
+		"(WAL and images: the rows between checkpoints over the key index's pages; blocks read and CPU: the key index over the cache; bytes per row and leaf density are levels the key's order sets):")
+	var figures []string // in the projection's order
+	rows := map[string][]string{}
+	var keys, reasons []string
+	noted := map[string][2][]string{} // a reason: its figures and keys
+	note := func(c projection.CountProjection, label string) {
+		if _, ok := noted[c.Unavailable]; !ok {
+			reasons = append(reasons, c.Unavailable)
+		}
+		n := noted[c.Unavailable]
+		if !slices.Contains(n[0], label) {
+			n[0] = append(n[0], label)
+		}
+		if !slices.Contains(n[1], c.Key) {
+			n[1] = append(n[1], c.Key)
+		}
+		noted[c.Unavailable] = n
+	}
 	for _, c := range cs {
-		var from []string
-		for _, f := range c.From {
-			from = append(from, thousands(f))
+		if !slices.Contains(figures, c.Figure) {
+			figures = append(figures, c.Figure)
+		}
+		if _, ok := rows[c.Key]; !ok {
+			keys = append(keys, c.Key)
 		}
 		label := checkFigures[c.Figure]
-		value, far := "-", "a level"
+		var cell string
 		switch {
-		case c.Unavailable != "" && strings.Contains(c.Unavailable, "no number is carried"):
-			value = "beyond the run (below)"
-			notes = append(notes, fmt.Sprintf("%s's %s: %s.", c.Key, label, c.Unavailable))
+		case strings.Contains(c.Unavailable, "no number is carried"):
+			cell = "beyond the run (below)"
+			note(c, label)
 		case c.Unavailable != "":
-			value = c.Unavailable
+			cell = "- (below)"
+			note(c, label)
 		case c.Lo > 0:
-			value = fmt.Sprintf("%s [%s–%s]", checkNumber(c.Value), checkNumber(c.Lo), checkNumber(c.Hi))
+			cell = fmt.Sprintf("%s [%s–%s]", checkNumber(c.Value), checkNumber(c.Lo), checkNumber(c.Hi))
 		default:
-			value = checkNumber(c.Value) + " (one measurement)"
+			cell = checkNumber(c.Value) + " (once)"
 		}
-		if c.Beyond > 0 {
-			far = fmt.Sprintf("%.2g×", c.Beyond)
+		if c.Unavailable == "" && c.Beyond > 0 {
+			cell += fmt.Sprintf(" · %.2g×", c.Beyond)
 		}
-		variable := c.Variable
-		if variable == "" {
-			variable = "a level (the key's order sets it)"
+		rows[c.Key] = append(rows[c.Key], cell)
+	}
+	header := []string{"key"}
+	for _, f := range figures {
+		header = append(header, checkFigures[f])
+	}
+	t := NewTable(header...)
+	for _, k := range keys {
+		row := []any{k}
+		for _, c := range rows[k] {
+			row = append(row, c)
 		}
-		t.AppendRow(c.Key, label, value, strings.Join(from, ", "), variable, far)
+		t.AppendRow(row...)
 	}
 	d.Add(t)
-	for _, n := range notes {
-		d.Println(n)
+	for _, r := range reasons {
+		d.Printf("%s of %s: %s.", strings.Join(noted[r][0], " and "), strings.Join(noted[r][1], ", "), r)
 	}
 }
 
