@@ -178,7 +178,7 @@ type ahead struct {
 func (r *run) estimateOf(cells []scenario.PlannedCell, shards int) scenario.Estimate {
 	sub := *r.cfg.Plan
 	sub.Cells = cells
-	sub.TxnsPerS = r.txnsPerS()
+	sub.TxnsPerS, sub.FillRates = r.txnsPerS(), r.fillRates()
 	est := sub.Estimate()
 	// Each cell makes and drops its tables' shards on the workers, and its
 	// evidence reindexes each: bench/citus.sh's runs took about
@@ -410,6 +410,18 @@ func (r *run) runGroups(ctx context.Context, shards int) error {
 		took += time.Since(start)
 	}
 	return nil
+}
+
+// fillRates are each key's prefills so far (rows and rows a second), for
+// the estimates of the fills left.
+func (r *run) fillRates() map[string][]scenario.FillRate {
+	out := map[string][]scenario.FillRate{}
+	for _, c := range r.res.Cells {
+		if f := c.Prefill; f != nil && f.Rows > 0 && f.RowsPerS > 0 {
+			out[c.Key] = append(out[c.Key], scenario.FillRate{Rows: f.Rows, RowsPerS: f.RowsPerS})
+		}
+	}
+	return out
 }
 
 // txnsPerS is the rate the run's cells measured so far, transactions a

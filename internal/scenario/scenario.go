@@ -465,6 +465,9 @@ type Experiment struct {
 	// at the preset's assumed rate (a 50,000-row table runs 8–12k tps
 	// where war's runs 3k), and does not pace them again.
 	TxnsPerS float64
+	// FillRates are each key's prefills the run measured so far, in the
+	// order filled (by key): Estimate expects the key's next fill at them.
+	FillRates map[string][]FillRate
 }
 
 // Build validates the parameters and keys, decides the rounds and lays out
