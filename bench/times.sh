@@ -118,11 +118,11 @@ for cond in $conditions; do
       default) timed "run (war)" "$cond" "$WORK/default-$cond-$rep.log" "$KB" run --out "$WORK/default-$cond-$rep" ;;
       quick)
         for p in $presets; do
-          timed "run $p --quick" "$cond" "$WORK/$p-$cond.log" "$KB" run "$p" --quick --out "$WORK/$p-$cond"
+          timed "run $p --quick" "$cond" "$WORK/$p-$cond-$rep.log" "$KB" run "$p" --quick --out "$WORK/$p-$cond-$rep"
         done ;;
       advise)
         [ -n "$DSN" ] || advise_schema
-        timed "advise --lab" "$cond" "$WORK/advise-$cond.log" "$KB" advise --dsn "$DSN" --table app.labbed --sample 1s --lab --lab-out "$WORK/lab-$cond" ;;
+        timed "advise --lab" "$cond" "$WORK/advise-$cond-$rep.log" "$KB" advise --dsn "$DSN" --table app.labbed --sample 1s --lab --lab-out "$WORK/lab-$cond-$rep" ;;
       tests) timed "go test ./..." "$cond" "$WORK/tests-$cond.log" env GOFLAGS=-count=1 go test ./... ;;
       *) echo "times.sh: no $w (default, quick, advise, tests)" >&2; exit 2 ;;
     esac
