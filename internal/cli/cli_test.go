@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keybench/keybench/internal/cli/clitest"
+
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/gofrs/uuid/v5"
 
@@ -37,34 +39,14 @@ func TestMain(m *testing.M) {
 	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
 		os.Exit(m.Run()) // the fuzz targets need neither the binary nor a server
 	}
-	dir, err := os.MkdirTemp("", "keybench-cli-test-*")
-	if err != nil {
-		panic(err)
-	}
-	bin = filepath.Join(dir, "keybench")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/keybench/keybench/cmd/keybench").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building keybench: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	// A server of its own stands for "someone else's server" (--dsn): it
-	// listens on loopback TCP with password authentication.
-	code := servertest.Main(m, server.Options{TCP: true, ColdCache: true})
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// A server of its own stands for "someone else's server" (--dsn).
+	os.Exit(clitest.Main(m, &bin))
 }
 
+// keybench runs the package's binary (clitest.Run).
 func keybench(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	return clitest.Run(t, bin, args...)
 }
 
 func TestBadInputExits2WithOneLine(t *testing.T) {
@@ -184,10 +166,10 @@ func TestBadInputExits2WithOneLine(t *testing.T) {
 		{"run", "-R", "100", "--latency-limit", "-1"},
 		{"run", "bulk", "-R", "100"},
 		{"run", "--script", "/nonexistent.sql"},
-		{"run", "--script", writeFile(t, "SELECT 1;\n")},
-		{"run", "-f", writeFile(t, "\\sleep 1\nSELECT * FROM :table;\n")},
-		{"run", "-f", writeFile(t, "SELECT :nope FROM :table;\n")},
-		{"run", "lookup", "--script", writeFile(t, "SELECT * FROM :table;\n")},
+		{"run", "--script", clitest.WriteFile(t, "SELECT 1;\n")},
+		{"run", "-f", clitest.WriteFile(t, "\\sleep 1\nSELECT * FROM :table;\n")},
+		{"run", "-f", clitest.WriteFile(t, "SELECT :nope FROM :table;\n")},
+		{"run", "lookup", "--script", clitest.WriteFile(t, "SELECT * FROM :table;\n")},
 	} {
 		_, errOut, code := keybench(t, args...)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
@@ -667,7 +649,7 @@ func TestGenStops(t *testing.T) {
 	}
 	out.Close() // head -1 has read its line
 	start := time.Now()
-	if code, took := exitOf(cmd, start); code != 0 { // it ended: a closed pipe ends the output it no longer wants
+	if code, took := clitest.ExitOf(cmd, start); code != 0 { // it ended: a closed pipe ends the output it no longer wants
 		t.Errorf("gen after its reader left: exit %d after %s, want 0", code, took)
 	}
 	cmd = exec.Command(bin, "gen", "uuidv7", "-n", "100000000")
@@ -678,7 +660,7 @@ func TestGenStops(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	start = time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
-	if code, took := exitOf(cmd, start); code != 130 {
+	if code, took := clitest.ExitOf(cmd, start); code != 130 {
 		t.Errorf("gen after SIGINT: exit %d in %s, want 130", code, took)
 	}
 }
@@ -904,20 +886,6 @@ func TestAggregateLog(t *testing.T) {
 	if _, stderr, code := keybench(t, "run", "insert", "--aggregate-interval", "1", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "goes with --log") {
 		t.Errorf("--aggregate-interval without --log: exit %d: %s", code, stderr)
 	}
-}
-
-// writeFile writes text to a file of the test's and returns its path.
-func writeFile(t *testing.T, text string) string {
-	t.Helper()
-	f, err := os.CreateTemp(t.TempDir(), "*.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	return f.Name()
 }
 
 // TestCacheIsTheRounds: a cell's cache (cache_bytes, and the key index

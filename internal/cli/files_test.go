@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/keybench/keybench/internal/cli/clitest"
 )
 
 // Devices and pipes were read without end and ignored SIGINT (failure 10).
@@ -116,7 +118,7 @@ func TestClosedPipeStillWritesTheFiles(t *testing.T) {
 	}
 	// Read nothing and go away at once, as head does once it has its bytes.
 	stdout.Close()
-	code, _ := exitOf(cmd, time.Now())
+	code, _ := clitest.ExitOf(cmd, time.Now())
 	if code != 0 {
 		t.Errorf("exit %d", code)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/cli/clitest"
+
 	"github.com/keybench/keybench/internal/diskprobe"
 )
 
@@ -43,7 +45,7 @@ func TestFiguresReadFromAFileAreChecked(t *testing.T) {
 		{[]string{"compare", edit(`"tps": `, `"tps": -`), edit(`"schema_version"`, `"schema_version"`)}, "is -"},
 	} {
 		_, stderr, code := keybench(t, tc.args...)
-		if code != 2 || len(errorLines(stderr)) != 1 || !strings.Contains(stderr, tc.want) {
+		if code != 2 || len(clitest.ErrorLines(stderr)) != 1 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("keybench %s: exit %d: %s (want %q)", tc.args[0], code, stderr, tc.want)
 		}
 	}

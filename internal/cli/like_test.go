@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/cli/clitest"
+
 	"github.com/keybench/keybench/internal/server/servertest"
 	"github.com/keybench/keybench/internal/verdict"
 )
@@ -40,7 +42,7 @@ ANALYZE "My ""Shop"""."Order; DROP";`
 // taking the key, the other columns filled — and leaves the user's
 // schema as it was: its definition and its rows, object for object.
 func TestLikeCopiesOnlyTheShape(t *testing.T) {
-	admin := superuser(t, "postgres")
+	admin := clitest.Superuser(t, "postgres")
 	ctx := context.Background()
 	drop := func() { _, _ = admin.Exec(context.Background(), `DROP SCHEMA IF EXISTS "My ""Shop""" CASCADE`) }
 	drop()

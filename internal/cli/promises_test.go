@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keybench/keybench/internal/cli/clitest"
+
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server/servertest"
 	"github.com/keybench/keybench/internal/verdict"
@@ -71,7 +73,7 @@ func TestTwoSIGTERMsStillCleanUp(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	admin := superuser(t, "postgres")
+	admin := clitest.Superuser(t, "postgres")
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		var n int
 		_ = admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'keybench client%' AND state IS NOT NULL").Scan(&n)
@@ -86,7 +88,7 @@ func TestTwoSIGTERMsStillCleanUp(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	time.Sleep(50 * time.Millisecond) // two signals at once are one to the kernel
 	cmd.Process.Signal(syscall.SIGTERM)
-	code, _ := exitOf(cmd, time.Now())
+	code, _ := clitest.ExitOf(cmd, time.Now())
 	var left int
 	if err := admin.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = 'kb_twice'").Scan(&left); err != nil {
 		t.Fatal(err)
@@ -101,7 +103,7 @@ func TestTwoSIGTERMsStillCleanUp(t *testing.T) {
 // before any of it runs, naming the line (exit 2); the user's table is as
 // it was, row for row.
 func TestScriptCannotReachTheUsersTables(t *testing.T) {
-	admin := superuser(t, "postgres")
+	admin := clitest.Superuser(t, "postgres")
 	ctx := context.Background()
 	for _, s := range []string{"DROP TABLE IF EXISTS public.precious", "CREATE TABLE public.precious (id int PRIMARY KEY, v text)",
 		"INSERT INTO public.precious SELECT g, md5(g::text) FROM generate_series(1, 1000) g"} {
@@ -138,7 +140,7 @@ func TestScriptCannotReachTheUsersTables(t *testing.T) {
 // shared memory before advise exits 130 (it used to return at once and
 // leave them to a later run's sweep).
 func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
-	admin := superuser(t, "postgres")
+	admin := clitest.Superuser(t, "postgres")
 	ctx := context.Background()
 	for _, s := range []string{"DROP TABLE IF EXISTS public.labbed_sigint",
 		"CREATE TABLE public.labbed_sigint (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int NOT NULL)",
@@ -171,7 +173,7 @@ func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
 	}
 	shmBefore := keybenchSegments(t)
 	cmd.Process.Signal(os.Interrupt)
-	code, _ := exitOf(cmd, time.Now())
+	code, _ := clitest.ExitOf(cmd, time.Now())
 	var left []string
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Dir(d)); err == nil { // the server's private directory holds its data directory

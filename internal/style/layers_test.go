@@ -33,8 +33,8 @@ var layers = [][]string{
 	{"scenario", "advise"},
 	// Running a plan; rendering results.
 	{"runner", "report"},
-	// The commands.
-	{"cli"},
+	// The commands; running their binary in tests.
+	{"cli", "cli/clitest"},
 	{"cmd/keybench"},
 }
 
