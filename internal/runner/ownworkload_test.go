@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/runner/runnertest"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/driver"
@@ -119,7 +121,7 @@ func (c *childWorker) Txn() (driver.Work, error) {
 }
 
 func TestAWorkloadOfItsOwnRunsEndToEnd(t *testing.T) {
-	cfg := config(t, "insert", "uuidv4,bigint", func(p *scenario.Params) { p.Workload, p.Clients = "kbtest-children", []int{2} })
+	cfg := runnertest.Config(t, "insert", "uuidv4,bigint", func(p *scenario.Params) { p.Workload, p.Clients = "kbtest-children", []int{2} })
 	res, err := runner.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +153,7 @@ func TestAWorkloadOfItsOwnRunsEndToEnd(t *testing.T) {
 	if !strings.Contains(string(page), "Children per parent") {
 		t.Error("the report lacks the workload's chart")
 	}
-	if schemaExists(t, "kbtest") {
+	if runnertest.SchemaExists(t, "kbtest") {
 		t.Error("keybench left its schema behind")
 	}
 }

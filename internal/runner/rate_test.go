@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keybench/keybench/internal/runner/runnertest"
+
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
@@ -21,7 +23,7 @@ import (
 // the fixed-rate table with the costs per second.
 func TestFixedRateCells(t *testing.T) {
 	const rate = 200
-	cfg := config(t, "insert", "bigint,uuidv4", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "insert", "bigint,uuidv4", func(p *scenario.Params) {
 		p.Rate, p.LatencyLimit, p.Rounds, p.Duration, p.Clients = rate, 500*time.Millisecond, 2, 4*time.Second, []int{4}
 	})
 	res, err := runner.Run(context.Background(), cfg)

@@ -7,13 +7,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/keybench/keybench/internal/runner/runnertest"
 
 	"github.com/jackc/pgx/v5"
 
@@ -38,34 +39,6 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run()) // the fuzz targets need no server
 	}
 	os.Exit(servertest.Main(m, server.Options{ColdCache: true}))
-}
-
-func config(t *testing.T, workload string, keyList string, p func(*scenario.Params)) runner.Config {
-	t.Helper()
-	sc, err := scenario.Lookup(workload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	params := sc.Defaults
-	params.Rows, params.Warmup, params.Duration, params.Clients, params.Rounds = []int64{2000}, 200*time.Millisecond, time.Second, []int{3}, 1
-	if p != nil {
-		p(&params)
-	}
-	params.RoundsGiven = true // the test's rounds, not the scenario's
-	specs, err := keys.ParseList(keyList)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := pgx.ParseConfig(servertest.Server.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := scenario.Build(sc, params, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runner.Config{Plan: plan, ConnConfig: cc, Schema: "kbtest",
-		Out: t.TempDir(), Seed: 1, UI: runner.NewUI(io.Discard), Version: "test", Sampling: true}
 }
 
 var allMetrics = []string{"table_bytes", "toast_bytes", "index_bytes", "total_bytes", "index_bytes_after_reindex",
@@ -97,19 +70,6 @@ func unavailableIn(v any) (string, bool) {
 	return r, ok
 }
 
-func schemaExists(t *testing.T, name string) bool {
-	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-	var n int
-	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = $1", name).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n == 1
-}
-
 // TestRunMeasuresEveryCell runs both workloads with server- and client-made
 // keys and checks every stable field, the row check and the written files.
 func TestRunMeasuresEveryCell(t *testing.T) {
@@ -118,7 +78,7 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 		{"insert-read", "uuidv4:as=text,uuidv7:gen=client", "data"},
 		{"insert-read", "bigint,ulid", "key"},
 	} {
-		cfg := config(t, tc.workload, tc.keys, func(p *scenario.Params) {
+		cfg := runnertest.Config(t, tc.workload, tc.keys, func(p *scenario.Params) {
 			if tc.readBy != "" {
 				p.Options = map[string]string{"read-by": tc.readBy}
 			}
@@ -183,7 +143,7 @@ func TestRunMeasuresEveryCell(t *testing.T) {
 		if _, err := results.Read(filepath.Join(cfg.Out, "results.json")); err != nil {
 			t.Error(err)
 		}
-		if schemaExists(t, "kbtest") {
+		if runnertest.SchemaExists(t, "kbtest") {
 			t.Error("keybench left its schema behind")
 		}
 	}
@@ -199,7 +159,7 @@ func TestRefusesForeignSchema(t *testing.T) {
 	if _, err := c.Exec(context.Background(), "CREATE SCHEMA theirs; CREATE TABLE theirs.precious (x int)"); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config(t, "insert", "bigint", nil)
+	cfg := runnertest.Config(t, "insert", "bigint", nil)
 	cfg.Schema = "theirs"
 	_, err = runner.Run(context.Background(), cfg)
 	var ue *usage.Error
@@ -213,7 +173,7 @@ func TestRefusesForeignSchema(t *testing.T) {
 }
 
 func TestInterruptKeepsFinishedCells(t *testing.T) {
-	cfg := config(t, "insert", "bigint,uuidv4,uuidv7", func(p *scenario.Params) { p.Rows = []int64{0} })
+	cfg := runnertest.Config(t, "insert", "bigint,uuidv4,uuidv7", func(p *scenario.Params) { p.Rows = []int64{0} })
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(2500*time.Millisecond, cancel)
 	res, err := runner.Run(ctx, cfg)
@@ -234,7 +194,7 @@ func TestInterruptKeepsFinishedCells(t *testing.T) {
 // series, the separately timed index build and the row count.
 func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 	for _, method := range []string{"copy", "insert"} {
-		cfg := config(t, "bulk", "bigint,uuidv7:gen=client", func(p *scenario.Params) {
+		cfg := runnertest.Config(t, "bulk", "bigint,uuidv7:gen=client", func(p *scenario.Params) {
 			p.Workload, p.Rows, p.Clients = "bulk,bulk-index-after", []int64{20000}, []int{1}
 			p.Options = map[string]string{"chunk": "5000", "load-method": method}
 		})
@@ -284,7 +244,7 @@ func TestBulkLoadTimesChunksAndIndexBuild(t *testing.T) {
 // rates, the exact backlog against the server's row count and the skipped
 // FIFO cell without an index.
 func TestQueueMeasuresInAndOutAtOnce(t *testing.T) {
-	cfg := config(t, "queue", "bigint:index=none,uuidv4,uuidv7:as=text", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "queue", "bigint:index=none,uuidv4,uuidv7:as=text", func(p *scenario.Params) {
 		p.Rows, p.Clients, p.Options = []int64{500}, []int{4}, map[string]string{"partitions": "8", "batch": "100"}
 	})
 	res, err := runner.Run(context.Background(), cfg)
@@ -358,7 +318,7 @@ func init() {
 // TestCellsWithoutMeasurementFail is failure 5 of issue 10: a cell in which
 // nothing succeeded was recorded "ok" with 0 tps.
 func TestCellsWithoutMeasurementFail(t *testing.T) {
-	cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Workload, p.Rows = "kbtest-failing", []int64{0} })
+	cfg := runnertest.Config(t, "insert", "bigint", func(p *scenario.Params) { p.Workload, p.Rows = "kbtest-failing", []int64{0} })
 	res, err := runner.Run(context.Background(), cfg)
 	if err == nil || res.Status != results.StatusFailed || len(res.Cells) != 1 || res.Cells[0].Status != results.StatusFailed ||
 		!strings.Contains(res.Cells[0].Error, "every transaction fails") {
@@ -377,7 +337,7 @@ func TestLockedTable(t *testing.T) {
 		hold time.Duration
 	}{{"released after the window", 7 * time.Second}, {"held past the evidence's lock timeout", 18 * time.Second}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, 6*time.Second, 0 })
+			cfg := runnertest.Config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, 6*time.Second, 0 })
 			cfg.Schema = "kbtest_lock"
 			var progress syncBuffer
 			cfg.UI = runner.NewUI(&progress)
@@ -450,7 +410,7 @@ func (s *syncBuffer) String() string {
 // A warm-up longer than the stall report's delay is no stall: the
 // progress output stays quiet while the clients make progress.
 func TestWarmupIsNoStall(t *testing.T) {
-	cfg := config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, time.Second, 4*time.Second })
+	cfg := runnertest.Config(t, "insert", "bigint", func(p *scenario.Params) { p.Rows, p.Duration, p.Warmup = []int64{0}, time.Second, 4*time.Second })
 	var progress syncBuffer
 	cfg.UI = runner.NewUI(&progress)
 	if _, err := runner.Run(context.Background(), cfg); err != nil {
@@ -465,7 +425,7 @@ func TestWarmupIsNoStall(t *testing.T) {
 // same key twice, labelled apart, each cell's window split into rounds
 // that alternate between the cells on tables kept between their rounds.
 func TestRoundsInterleaveTheCells(t *testing.T) {
-	cfg := config(t, "insert", "bigint,bigint", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "insert", "bigint,bigint", func(p *scenario.Params) {
 		p.Rounds, p.Duration, p.Warmup, p.Rows = 4, 4*time.Second, 200*time.Millisecond, []int64{1000}
 		p.AllRounds = true // every round, to see them interleave
 	})
@@ -524,7 +484,7 @@ func TestRoundsInterleaveTheCells(t *testing.T) {
 // file's comparisons replay the same decisions (none open when the rounds
 // stopped early), and record the design.
 func TestSequentialRounds(t *testing.T) {
-	cfg := config(t, "insert", "bigint,uuidv4:index=none,bigint", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "insert", "bigint,uuidv4:index=none,bigint", func(p *scenario.Params) {
 		p.Rounds, p.Duration, p.Warmup, p.Rows = 6, 6*time.Second, 200*time.Millisecond, []int64{0}
 	})
 	if cfg.Plan.Sequential == nil {
@@ -584,7 +544,7 @@ func TestSequentialRounds(t *testing.T) {
 
 // An interrupted group of rounds keeps what its finished rounds measured.
 func TestInterruptedRoundsKeepTheirFigures(t *testing.T) {
-	cfg := config(t, "insert", "bigint,uuidv4", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "insert", "bigint,uuidv4", func(p *scenario.Params) {
 		p.Rounds, p.Duration, p.Warmup, p.Rows = 4, 8*time.Second, 200*time.Millisecond, []int64{0}
 	})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -601,7 +561,7 @@ func TestInterruptedRoundsKeepTheirFigures(t *testing.T) {
 	if c.Status != results.StatusInterrupted || len(c.Rounds) == 0 || c.Txns == 0 || c.TPS <= 0 {
 		t.Errorf("first cell: %s, %d rounds, %d txns, %.0f tps", c.Status, len(c.Rounds), c.Txns, c.TPS)
 	}
-	if schemaExists(t, "kbtest") {
+	if runnertest.SchemaExists(t, "kbtest") {
 		t.Error("keybench left its schema behind")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/runner/runnertest"
+
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
@@ -25,7 +27,7 @@ func TestScriptRunsTheUsersSQL(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config(t, script.Name, "uuidv4,bigint", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, script.Name, "uuidv4,bigint", func(p *scenario.Params) {
 		p.Options = map[string]string{"file": file}
 	})
 	res, err := runner.Run(context.Background(), cfg)
@@ -63,7 +65,7 @@ func TestSecondaryIndexesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config(t, "insert", "uuidv4,bigint", func(p *scenario.Params) { p.Secondary = sec })
+	cfg := runnertest.Config(t, "insert", "uuidv4,bigint", func(p *scenario.Params) { p.Secondary = sec })
 	res, err := runner.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

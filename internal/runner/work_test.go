@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keybench/keybench/internal/runner/runnertest"
+
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
@@ -21,7 +23,7 @@ import (
 // have charged uuidv4's writes to whichever key ran after it. The rounds'
 // work names the server processes it counts.
 func TestWorkChargesEachKeyItsOwnCheckpoint(t *testing.T) {
-	cfg := config(t, "insert", "uuidv4,bigint", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "insert", "uuidv4,bigint", func(p *scenario.Params) {
 		p.Rounds, p.Duration, p.Rows, p.AllRounds = 6, 6*time.Second, []int64{50_000}, true
 	})
 	res, err := runner.Run(context.Background(), cfg)

@@ -33,8 +33,8 @@ var layers = [][]string{
 	{"scenario", "advise"},
 	// Running a plan; rendering results.
 	{"runner", "report"},
-	// The commands; running their binary in tests.
-	{"cli", "cli/clitest"},
+	// The commands; the tests' helpers that run them and the runner.
+	{"cli", "cli/clitest", "runner/runnertest"},
 	{"cmd/keybench"},
 }
 

@@ -1,8 +1,10 @@
-package runner_test
+package workloadruns_test
 
 import (
 	"context"
 	"testing"
+
+	"github.com/keybench/keybench/internal/runner/runnertest"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
@@ -19,7 +21,7 @@ import (
 // of a random key visits a heap block per row where a time-ordered key's
 // page shares a few.
 func TestLookupReadsByKey(t *testing.T) {
-	cfg := config(t, "lookup", "bigint,uuidv4", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "lookup", "bigint,uuidv4", func(p *scenario.Params) {
 		p.Rows, p.Options = []int64{20_000}, map[string]string{"query": "point,range,latest,count", "read-dist": "uniform,recent"}
 	})
 	res, err := runner.Run(context.Background(), cfg)
@@ -89,7 +91,7 @@ func TestUpdateAndMaintenance(t *testing.T) {
 			p.Rows, p.Clients, p.Options = []int64{20_000}, []int{1}, map[string]string{"chunk": "5000"}
 		}},
 	} {
-		cfg := config(t, tc.workload, "bigint,uuidv4", func(p *scenario.Params) {
+		cfg := runnertest.Config(t, tc.workload, "bigint,uuidv4", func(p *scenario.Params) {
 			p.Workload = tc.workload
 			tc.set(p)
 		})
@@ -131,7 +133,7 @@ func TestUpdateAndMaintenance(t *testing.T) {
 // space and split leaves there, so the index grows by more per inserted
 // row than in an all-uuidv7 table, whose new keys fill its right edge.
 func TestSwitchingKeys(t *testing.T) {
-	cfg := config(t, "migrate", "uuidv7:prefill=uuidv4,uuidv7", func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "migrate", "uuidv7:prefill=uuidv4,uuidv7", func(p *scenario.Params) {
 		p.Rows, p.Duration, p.Clients = []int64{50_000}, 2e9, []int{4}
 	})
 	res, err := runner.Run(context.Background(), cfg)

@@ -1,4 +1,4 @@
-package runner_test
+package workloadruns_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/keybench/keybench/internal/runner/runnertest"
 
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
@@ -29,7 +31,7 @@ import (
 // partitions leave keybench's ledger with their tables.
 func TestTimeInTheKey(t *testing.T) {
 	keys := "uuidv7:created-at=column,uuidv7:created-at=indexed,uuidv4:created-at=column,uuidv7:partition=1d,uuidv4:created-at=indexed:partition=1d"
-	cfg := config(t, "range-query", keys, func(p *scenario.Params) {
+	cfg := runnertest.Config(t, "range-query", keys, func(p *scenario.Params) {
 		p.Workload, p.Rows, p.History, p.Clients, p.Rounds, p.Duration = "range-query,retention", []int64{60_000}, 6*24*time.Hour, []int{2}, 3, 3*time.Second
 		p.Options = map[string]string{"window": "1h", "recent-rows": "0.1", "expire": "1d"}
 	})
@@ -124,7 +126,7 @@ func TestTimeInTheKey(t *testing.T) {
 		t.Errorf("summary lacks the partitions a plan scanned:\n%s", sum.String())
 	}
 	// The workspace is gone with its tables and their partitions.
-	if schemaExists(t, "kbtest") {
+	if runnertest.SchemaExists(t, "kbtest") {
 		c := servertest.Connect(t)
 		var n int
 		if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'kbtest' AND c.relname LIKE 'kb_cell%'").Scan(&n); err != nil || n != 0 {
