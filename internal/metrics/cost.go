@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/procfs"
 
 	"github.com/keybench/keybench/internal/results"
@@ -89,6 +90,11 @@ type CostWatch struct {
 	start, end costSnap
 	at         [2]time.Time
 	ok         [2]bool
+	// follow is the connection the autovacuum workers are followed from
+	// (nil: they are not); vacuum what they spent on each table.
+	follow   *pgx.ConnConfig
+	follower *vacuumFollower
+	vacuum   VacuumCPU
 }
 
 type costSnap struct {
@@ -116,11 +122,31 @@ func WatchCost(pids []uint32, serverPID int, noBackends string) *CostWatch {
 
 // Start snapshots the round's start (the warm-up's: the figures are per
 // transaction over every transaction the round ran).
-func (w *CostWatch) Start() { w.start, w.ok[0], w.at[0] = w.snap(), true, time.Now() }
+func (w *CostWatch) Start() {
+	w.start, w.ok[0], w.at[0] = w.snap(), true, time.Now()
+	if w.follow != nil && w.serverPID != 0 && w.start.tree.err == nil {
+		w.follower = newVacuumFollower(w.follow, w.start.tree.run)
+		go w.follower.run()
+	}
+}
 
 // End snapshots the round's end, before its clients disconnect (an exited
 // backend's schedstat is gone).
-func (w *CostWatch) End() { w.end, w.ok[1], w.at[1] = w.snap(), true, time.Now() }
+func (w *CostWatch) End() {
+	w.end, w.ok[1], w.at[1] = w.snap(), true, time.Now()
+	if w.follower != nil {
+		w.vacuum, w.follower = w.follower.end(w.end.tree), nil
+	}
+}
+
+// FollowVacuum has the watch follow the server's autovacuum workers from
+// a connection of cc's (see vacuumFollower) when the server's processes
+// are this machine's.
+func (w *CostWatch) FollowVacuum(cc *pgx.ConnConfig) { w.follow = cc }
+
+// Vacuum is what the round's autovacuum workers spent on each table
+// (after End; none when they were not followed).
+func (w *CostWatch) Vacuum() VacuumCPU { return w.vacuum }
 
 func (w *CostWatch) snap() costSnap {
 	var s costSnap

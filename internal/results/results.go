@@ -429,8 +429,9 @@ type RoundCost struct {
 	// The work of the whole server per transaction: the CPU of every one
 	// of its processes (ServerAllCPUMS; CPUByProcess by kind: the client
 	// backends, the checkpointer, the background writer, the WAL writer,
-	// autovacuum, IO workers, those that exited), the round's own
-	// CHECKPOINT included; the blocks every backend read from outside
+	// autovacuum, IO workers, those that exited; the autovacuum CPU spent
+	// on another key's tables moved to that key's next round, recorded
+	// apart), the round's own CHECKPOINT included; the blocks every backend read from outside
 	// shared buffers (ServerReads), the blocks written or added to a
 	// relation (ServerWrites), and the WAL's flushes. Package verdict
 	// prices them on a device (its work figure).

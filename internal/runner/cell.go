@@ -61,6 +61,9 @@ type cellRun struct {
 	metrics   []results.Metrics
 	// cost watches the round running now: its backends' and keybench's CPU.
 	cost *metrics.CostWatch
+	// carried is the CPU (ns) autovacuum workers spent on the cell's
+	// tables during other cells' rounds since its last (chargeVacuum).
+	carried int64
 	// cluster reads the cell on each worker of a distributed engine (nil
 	// elsewhere, or when the shards could not be found: the warning says why).
 	cluster *cluster.Watch
@@ -310,6 +313,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
+	cr.ownRelations(ctx)
 	conns, clients, err := cr.connectClients(ctx)
 	defer closeAll(conns)
 	if err != nil {
@@ -366,6 +370,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 // the server's backends and IO, and on a distributed engine its workers'.
 func (cr *cellRun) roundCost(dres *driver.Result, m *results.Metrics) *results.RoundCost {
 	cost := metrics.CostOfRound(cr.cost, dres.WarmupTxns+dres.Txns, m)
+	if cr.cost != nil {
+		cr.chargeVacuum(cost, cr.cost.Vacuum())
+	}
 	if cr.cluster != nil {
 		cr.cluster.AddToCost(cost)
 	}
@@ -407,6 +414,9 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	sess := metrics.Start(ctx, env)
 	cr.cost = watchCost(conns, env.ServerPID)
+	if r.cfg.Sampling { // --sampling off: autovacuum stays charged to the round it runs in
+		cr.cost.FollowVacuum(env.ConnConfig)
+	}
 	cr.cost.Start()
 	watch := r.watchStalls(ctx, win.Warmup)
 	switch {

@@ -66,7 +66,8 @@ type Config struct {
 	Command           []string
 	Version           string
 	UI                *UI
-	// Sampling enables the wait-event and buffer-cache samplers.
+	// Sampling enables the wait-event and buffer-cache samplers and the
+	// autovacuum follower (metrics.CostWatch.FollowVacuum).
 	Sampling bool
 	// RowsGiven says the user chose the table sizes (--rows).
 	RowsGiven bool
@@ -128,6 +129,8 @@ type run struct {
 	res    *results.Results
 	// ws is keybench's schema on the target, with its ledger.
 	ws *workspace.Workspace
+	// owners are the cells' tables' relations by OID (cellRun.ownRelations).
+	owners map[uint32]*cellRun
 	// runID names this run's connections (application_name).
 	runID string
 	ext   *metrics.Extensions

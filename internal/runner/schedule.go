@@ -188,6 +188,11 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.PlannedCell, cs [
 		fail(errs, err)
 		return errs
 	}
+	for k, cr := range crs {
+		if cr != nil && errs[k] == nil {
+			cr.ownRelations(ctx) // before any round: a fill's vacuum may run in another key's
+		}
+	}
 	for k := range crs {
 		if stop(k) {
 			return errs

@@ -11,8 +11,8 @@ import (
 // named disk (results.Device), the figure the cost family decides on. It
 // adds the CPU time of every server process (on a CPU, not waiting for
 // one: the client backends, the checkpointer with the round's own
-// CHECKPOINT, the background writer, the WAL writer, autovacuum, IO
-// workers) to each count times its unit cost: the blocks read from outside
+// CHECKPOINT, the background writer, the WAL writer, autovacuum — on
+// the key's own tables, wherever it ran —, IO workers) to each count times its unit cost: the blocks read from outside
 // shared buffers at a random 8 kB read, the blocks written and added at
 // 8 kB of the device's write rate, the WAL's bytes at its write rate, and
 // each WAL flush at a write and its flush. Waiting — for a CPU, for the

@@ -1,0 +1,257 @@
+package metrics
+
+// Which table the server's autovacuum workers work on during a round, and
+// their CPU there, so that a worker's CPU is charged to the key whose
+// table it vacuums rather than to whichever key's round it runs in. A
+// queue's keys live on autovacuum: in keybench run queue on this
+// project's machine, 14% of the samples of a busy worker during a round
+// were on another key's table, left by that key's earlier round.
+//
+// The follower samples 20 times a second, from a connection of its own:
+// each autovacuum worker's table (pg_stat_progress_vacuum and
+// pg_stat_progress_analyze) and its time on a CPU (/proc/PID/schedstat:
+// the server must be this machine's). The CPU a worker spent between two
+// samples goes to the table it was on at the first; a worker first seen
+// gets its CPU since the round began (or since it was born) charged to
+// the table it is first seen on; at the round's end, a living worker's
+// CPU since its last sample goes to its last table. What a worker spent
+// after its last sample before it exited is not seen: it stays in the
+// round as before ("exited during the round"), as does a worker seen on
+// no table (between two, or on none of keybench's).
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// VacuumEvery is how often the follower samples the autovacuum workers.
+const VacuumEvery = 50 * time.Millisecond
+
+// vacuumQuery lists the autovacuum workers and the relation each works
+// on (0: none at the moment).
+const vacuumQuery = `SELECT a.pid, coalesce(v.relid, z.relid, 0)::int8 FROM pg_stat_activity a
+	LEFT JOIN pg_stat_progress_vacuum v ON v.pid = a.pid
+	LEFT JOIN pg_stat_progress_analyze z ON z.pid = a.pid
+	WHERE a.backend_type = 'autovacuum worker'`
+
+// VacuumCPU is what a round's autovacuum workers spent on each relation
+// (by OID), in nanoseconds on a CPU, apart for the workers living at the
+// round's end (the kind "autovacuum") and those that exited during it
+// ("exited during the round").
+type VacuumCPU struct {
+	Living, Exited map[uint32]int64
+	// Err is why the workers could not be followed (nil: they were).
+	Err error
+}
+
+// workerSeen is a worker's last sample: its CPU then and its relation.
+type workerSeen struct {
+	run int64
+	rel uint32
+}
+
+// vacuumFollower samples the workers through one round.
+type vacuumFollower struct {
+	cc      *pgx.ConnConfig
+	started map[int]int64 // the CPU of the processes living at the round's start
+
+	mu      sync.Mutex
+	last    map[int]workerSeen
+	charged map[int]map[uint32]int64 // pid → relation → ns
+	err     error
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newVacuumFollower(cc *pgx.ConnConfig, started map[int]int64) *vacuumFollower {
+	return &vacuumFollower{cc: cc, started: started, last: map[int]workerSeen{}, charged: map[int]map[uint32]int64{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (f *vacuumFollower) run() {
+	defer close(f.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-f.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	cc := f.cc.Copy()
+	cc.RuntimeParams["application_name"] = "keybench vacuum follower"
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		f.fail(err)
+		return
+	}
+	defer conn.Close(context.Background())
+	tick := time.NewTicker(VacuumEvery)
+	defer tick.Stop()
+	for {
+		if err := f.sample(ctx, conn); err != nil {
+			if ctx.Err() == nil {
+				f.fail(err)
+			}
+			return
+		}
+		select {
+		case <-f.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (f *vacuumFollower) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}
+
+// sample reads the workers and their tables once, then each one's CPU.
+func (f *vacuumFollower) sample(ctx context.Context, conn *pgx.Conn) error {
+	rows, err := conn.Query(ctx, vacuumQuery)
+	if err != nil {
+		return err
+	}
+	type working struct {
+		pid int
+		rel uint32
+	}
+	var ws []working
+	for rows.Next() {
+		var pid int32
+		var rel int64
+		if err := rows.Scan(&pid, &rel); err != nil {
+			rows.Close()
+			return err
+		}
+		ws = append(ws, working{int(pid), uint32(rel)})
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, w := range ws {
+		s, err := readSchedstat(fmt.Sprintf("/proc/%d/schedstat", w.pid))
+		if err != nil {
+			continue // exited since the query
+		}
+		f.seen(w.pid, s.run, w.rel)
+	}
+	return nil
+}
+
+// seen records a sample of worker pid: run ns on a CPU so far, on rel.
+func (f *vacuumFollower) seen(pid int, run int64, rel uint32) {
+	prev, ok := f.last[pid]
+	switch {
+	case ok && prev.rel == 0: // it was between two tables: on to this one
+		f.charge(pid, rel, run-prev.run)
+	case ok:
+		f.charge(pid, prev.rel, run-prev.run)
+	case rel != 0:
+		f.charge(pid, rel, run-f.started[pid]) // born in the round: 0 at its start
+	}
+	if rel == 0 && !ok {
+		return // not yet on a table: its time goes to the first it is seen on
+	}
+	f.last[pid] = workerSeen{run: run, rel: rel}
+}
+
+func (f *vacuumFollower) charge(pid int, rel uint32, ns int64) {
+	if rel == 0 || ns <= 0 {
+		return
+	}
+	if f.charged[pid] == nil {
+		f.charged[pid] = map[uint32]int64{}
+	}
+	f.charged[pid][rel] += ns
+}
+
+// end stops the follower and closes its books with the round's last
+// snapshot: a worker living then has its CPU since its last sample
+// charged to its last table; the others had exited.
+func (f *vacuumFollower) end(tree treeSnap) VacuumCPU {
+	close(f.stop)
+	<-f.done
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := VacuumCPU{Living: map[uint32]int64{}, Exited: map[uint32]int64{}, Err: f.err}
+	for pid, prev := range f.last {
+		if run, ok := tree.run[pid]; ok && tree.kind[pid] == KindAutovacuum {
+			f.charge(pid, prev.rel, run-prev.run)
+		}
+	}
+	for pid, rels := range f.charged {
+		into := out.Exited
+		if _, ok := tree.run[pid]; ok && tree.kind[pid] == KindAutovacuum {
+			into = out.Living
+		}
+		for rel, ns := range rels {
+			into[rel] += ns
+		}
+	}
+	return out
+}
+
+// Kinds of autovacuum CPU moved between the rounds of different keys.
+const (
+	// KindVacuumElsewhere is what the round's autovacuum workers spent on
+	// other keys' tables: recorded, charged to those keys.
+	KindVacuumElsewhere = "autovacuum of other keys' tables (charged to them)"
+	// KindVacuumCarried is what autovacuum workers spent on this key's
+	// tables during other keys' rounds since its last round.
+	KindVacuumCarried = "autovacuum of this key's tables in other rounds"
+)
+
+// MoveVacuum moves autovacuum CPU (ns) between keys in a round's cost:
+// out of its work, what its workers spent on other keys' tables (living:
+// counted under "autovacuum", exited: under "exited during the round",
+// each at most what its kind counted: the exited are read in clock
+// ticks), recorded as KindVacuumElsewhere; into it, in, what workers spent
+// on this key's tables during other keys' rounds, as KindVacuumCarried.
+// It returns what it moved out of each kind. A cost whose CPU was not
+// read is left as it is.
+func MoveVacuum(c *results.RoundCost, living, exited, in int64) (movedLiving, movedExited int64) {
+	all, ok := c.ServerAllCPUMS.Get()
+	kinds, kok := c.CPUByProcess.Get()
+	if !ok || !kok || c.Txns <= 0 || living+exited+in == 0 {
+		return 0, 0
+	}
+	perTxn := 1e6 * float64(c.Txns)
+	out := map[string]float64{}
+	for k, v := range kinds {
+		out[k] = v
+	}
+	take := func(kind string, ns int64) int64 {
+		ns = min(ns, int64(out[kind]*perTxn))
+		if ns > 0 {
+			out[kind] -= float64(ns) / perTxn
+			out[KindVacuumElsewhere] += float64(ns) / perTxn
+		}
+		return max(ns, 0)
+	}
+	movedLiving, movedExited = take(KindAutovacuum, living), take(KindExited, exited)
+	if in > 0 {
+		out[KindVacuumCarried] += float64(in) / perTxn
+	}
+	for k, v := range out {
+		if v <= 0 {
+			delete(out, k)
+		}
+	}
+	c.ServerAllCPUMS = results.Of(all + float64(in-movedLiving-movedExited)/perTxn)
+	c.CPUByProcess = results.Of(out)
+	return movedLiving, movedExited
+}
