@@ -90,9 +90,9 @@ type CostWatch struct {
 	start, end costSnap
 	at         [2]time.Time
 	ok         [2]bool
-	// follow is the connection the autovacuum workers are followed from
+	// follow is the connection the autovacuum workers are followed on
 	// (nil: they are not); vacuum what they spent on each table.
-	follow   *pgx.ConnConfig
+	follow   *pgx.Conn
 	follower *vacuumFollower
 	vacuum   VacuumCPU
 }
@@ -139,14 +139,28 @@ func (w *CostWatch) End() {
 	}
 }
 
-// FollowVacuum has the watch follow the server's autovacuum workers from
-// a connection of cc's (see vacuumFollower) when the server's processes
-// are this machine's.
-func (w *CostWatch) FollowVacuum(cc *pgx.ConnConfig) { w.follow = cc }
+// FollowVacuum has the watch follow the server's autovacuum workers on
+// conn (see vacuumFollower), which no one else uses from Start to End,
+// when the server's processes are this machine's.
+func (w *CostWatch) FollowVacuum(conn *pgx.Conn) { w.follow = conn }
+
+// Local says whether the server's processes are this machine's (their
+// CPU is read, and autovacuum can be followed).
+func (w *CostWatch) Local() bool { return w.serverPID != 0 }
 
 // Vacuum is what the round's autovacuum workers spent on each table
-// (after End; none when they were not followed).
-func (w *CostWatch) Vacuum() VacuumCPU { return w.vacuum }
+// (after End), or why they were not followed.
+func (w *CostWatch) Vacuum() VacuumCPU {
+	switch {
+	case w.vacuum.Living != nil || w.vacuum.Err != nil:
+		return w.vacuum
+	case !w.Local():
+		return VacuumCPU{Why: "the server's processes are not this machine's: autovacuum's CPU cannot be followed"}
+	case w.follow == nil:
+		return VacuumCPU{Why: "autovacuum not followed (--sampling off, or no connection for it)"}
+	}
+	return VacuumCPU{Why: "the round's CPU was not watched"}
+}
 
 func (w *CostWatch) snap() costSnap {
 	var s costSnap

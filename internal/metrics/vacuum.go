@@ -7,9 +7,11 @@ package metrics
 // project's machine, 14% of the samples of a busy worker during a round
 // were on another key's table, left by that key's earlier round.
 //
-// The follower samples 20 times a second, from a connection of its own:
-// each autovacuum worker's table (pg_stat_progress_vacuum and
-// pg_stat_progress_analyze) and its time on a CPU (/proc/PID/schedstat:
+// The follower samples 20 times a second, on a connection it is lent
+// (the runner's, kept for the run: a new backend each round would cost
+// the server more than the sampling):
+// each autovacuum worker's table (the progress of VACUUM and ANALYZE,
+// pg_stat_get_progress_info) and its time on a CPU (/proc/PID/schedstat:
 // the server must be this machine's). The CPU a worker spent between two
 // samples goes to the table it was on at the first; a worker first seen
 // gets its CPU since the round began (or since it was born) charged to
@@ -33,12 +35,12 @@ import (
 // VacuumEvery is how often the follower samples the autovacuum workers.
 const VacuumEvery = 50 * time.Millisecond
 
-// vacuumQuery lists the autovacuum workers and the relation each works
-// on (0: none at the moment).
-const vacuumQuery = `SELECT a.pid, coalesce(v.relid, z.relid, 0)::int8 FROM pg_stat_activity a
-	LEFT JOIN pg_stat_progress_vacuum v ON v.pid = a.pid
-	LEFT JOIN pg_stat_progress_analyze z ON z.pid = a.pid
-	WHERE a.backend_type = 'autovacuum worker'`
+// vacuumQuery lists the processes vacuuming or analyzing a relation, and
+// the relation: the progress functions themselves, without the views'
+// joins (a sample costs the server a tenth of a millisecond, not most of
+// one). The autovacuum workers among them are told by their titles.
+const vacuumQuery = `SELECT pid, coalesce(relid, 0)::int8 FROM pg_stat_get_progress_info('VACUUM')
+	UNION ALL SELECT pid, coalesce(relid, 0)::int8 FROM pg_stat_get_progress_info('ANALYZE')`
 
 // VacuumCPU is what a round's autovacuum workers spent on each relation
 // (by OID), in nanoseconds on a CPU, apart for the workers living at the
@@ -46,8 +48,10 @@ const vacuumQuery = `SELECT a.pid, coalesce(v.relid, z.relid, 0)::int8 FROM pg_s
 // ("exited during the round").
 type VacuumCPU struct {
 	Living, Exited map[uint32]int64
-	// Err is why the workers could not be followed (nil: they were).
+	// Err is what stopped the follower; Why, where it did not follow
+	// (Living nil), why not.
 	Err error
+	Why string
 }
 
 // workerSeen is a worker's last sample: its CPU then and its relation.
@@ -58,7 +62,7 @@ type workerSeen struct {
 
 // vacuumFollower samples the workers through one round.
 type vacuumFollower struct {
-	cc      *pgx.ConnConfig
+	conn    *pgx.Conn
 	started map[int]int64 // the CPU of the processes living at the round's start
 
 	mu      sync.Mutex
@@ -70,37 +74,23 @@ type vacuumFollower struct {
 	done chan struct{}
 }
 
-func newVacuumFollower(cc *pgx.ConnConfig, started map[int]int64) *vacuumFollower {
-	return &vacuumFollower{cc: cc, started: started, last: map[int]workerSeen{}, charged: map[int]map[uint32]int64{},
+func newVacuumFollower(conn *pgx.Conn, started map[int]int64) *vacuumFollower {
+	return &vacuumFollower{conn: conn, started: started, last: map[int]workerSeen{}, charged: map[int]map[uint32]int64{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
+// run samples until stopped; a sample under way when it is stopped ends
+// first (cancelling it would close the lent connection).
 func (f *vacuumFollower) run() {
 	defer close(f.done)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-f.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	cc := f.cc.Copy()
-	cc.RuntimeParams["application_name"] = "keybench vacuum follower"
-	conn, err := pgx.ConnectConfig(ctx, cc)
-	if err != nil {
-		f.fail(err)
-		return
-	}
-	defer conn.Close(context.Background())
 	tick := time.NewTicker(VacuumEvery)
 	defer tick.Stop()
 	for {
-		if err := f.sample(ctx, conn); err != nil {
-			if ctx.Err() == nil {
-				f.fail(err)
-			}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := f.sample(ctx, f.conn)
+		cancel()
+		if err != nil {
+			f.fail(err)
 			return
 		}
 		select {
@@ -143,6 +133,9 @@ func (f *vacuumFollower) sample(ctx context.Context, conn *pgx.Conn) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, w := range ws {
+		if _, known := f.last[w.pid]; !known && processKind(title(w.pid)) != KindAutovacuum {
+			continue // a session's VACUUM: its CPU is its backend's
+		}
 		s, err := readSchedstat(fmt.Sprintf("/proc/%d/schedstat", w.pid))
 		if err != nil {
 			continue // exited since the query

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server/servertest"
 )
@@ -104,12 +102,8 @@ func TestFollowsAutovacuum(t *testing.T) {
 	if err := c.QueryRow(ctx, "SELECT 'vac_dead'::regclass::oid, 'vac_quiet'::regclass::oid").Scan(&dead, &quiet); err != nil {
 		t.Fatal(err)
 	}
-	cc, err := pgx.ParseConfig(servertest.Server.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := WatchCost(nil, servertest.Server.PID(), "no client backends in this test")
-	w.FollowVacuum(cc)
+	w.FollowVacuum(servertest.Connect(t))
 	w.Start()
 	exec("ALTER TABLE vac_dead SET (autovacuum_enabled = on, autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0)")
 	var vacuumed int64

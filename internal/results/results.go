@@ -447,6 +447,12 @@ type RoundCost struct {
 	// other guests of the host (/proc/stat's steal): cores the machine
 	// had on paper and not in fact.
 	StealShare M[float64] `json:"steal_share,omitzero" kb:"share"`
+	// AutovacuumPlaced is the autovacuum CPU per transaction the round's
+	// follower placed on a table (this key's or another's, which
+	// CPUByProcess moves): beside the kinds "autovacuum" and "exited
+	// during the round", how much of it was placed; unavailable, with
+	// why, where the workers were not followed.
+	AutovacuumPlaced M[float64] `json:"autovacuum_placed_ms_per_txn,omitzero"`
 }
 
 // cellJSON has Cell's fields without its methods.

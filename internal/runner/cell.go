@@ -414,8 +414,10 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	sess := metrics.Start(ctx, env)
 	cr.cost = watchCost(conns, env.ServerPID)
-	if r.cfg.Sampling { // --sampling off: autovacuum stays charged to the round it runs in
-		cr.cost.FollowVacuum(env.ConnConfig)
+	if r.cfg.Sampling && cr.cost.Local() { // --sampling off: autovacuum stays charged to the round it runs in
+		if conn := r.followConn(ctx); conn != nil {
+			cr.cost.FollowVacuum(conn)
+		}
 	}
 	cr.cost.Start()
 	watch := r.watchStalls(ctx, win.Warmup)

@@ -129,8 +129,10 @@ type run struct {
 	res    *results.Results
 	// ws is keybench's schema on the target, with its ledger.
 	ws *workspace.Workspace
-	// owners are the cells' tables' relations by OID (cellRun.ownRelations).
+	// owners are the cells' tables' relations by OID (cellRun.ownRelations);
+	// follow is the connection autovacuum is followed on (followConn).
 	owners map[uint32]*cellRun
+	follow *pgx.Conn
 	// runID names this run's connections (application_name).
 	runID string
 	ext   *metrics.Extensions
@@ -527,10 +529,12 @@ func (r *run) reserve(ctx context.Context) error {
 }
 
 func (r *run) cleanup() {
-	if r.admin != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = r.admin.Close(ctx)
-		cancel()
+	for _, c := range []*pgx.Conn{r.admin, r.follow} {
+		if c != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = c.Close(ctx)
+			cancel()
+		}
 	}
 	if r.ws != nil {
 		left := r.ws.CleanUp(r.conn, r.ui.Logf)

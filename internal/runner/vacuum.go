@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 )
@@ -11,6 +13,27 @@ import (
 // on (metrics' vacuum follower tells which table), not to the key whose
 // round it happens to run in: a key's vacuum debt, left by its rounds,
 // is often paid during the next key's round.
+
+// followConn is the connection the autovacuum workers are followed on,
+// kept for the run and opened again after a restart of the server (nil
+// when it cannot be: autovacuum then stays charged to the round it runs in).
+func (r *run) followConn(ctx context.Context) *pgx.Conn {
+	if r.follow != nil && r.follow.Ping(ctx) == nil {
+		return r.follow
+	}
+	if r.follow != nil {
+		_ = r.follow.Close(ctx)
+		r.follow = nil
+	}
+	cc := r.conn.Copy()
+	cc.RuntimeParams["application_name"] = "keybench vacuum follower"
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return nil
+	}
+	r.follow = conn
+	return conn
+}
 
 // relationsQuery lists a table's relations autovacuum works on: the table,
 // its partitions, and their TOAST tables.
@@ -72,11 +95,31 @@ func (cr *cellRun) chargeVacuum(cost *results.RoundCost, v metrics.VacuumCPU) {
 	}
 	split(v.Living, false)
 	split(v.Exited, true)
+	cost.AutovacuumPlaced = placed(v, cost.Txns)
 	movedL, movedE := metrics.MoveVacuum(cost, living, exited, cr.carried)
 	cr.carried = 0
 	for o, w := range to {
 		o.carried += share(w.living, living, movedL) + share(w.exited, exited, movedE)
 	}
+}
+
+// placed is the CPU per transaction the follower placed on any table.
+func placed(v metrics.VacuumCPU, txns int64) results.M[float64] {
+	switch {
+	case v.Err != nil:
+		return results.Unavailable[float64]("following autovacuum: " + v.Err.Error())
+	case v.Living == nil:
+		return results.Unavailable[float64](v.Why)
+	case txns <= 0:
+		return results.Unavailable[float64]("no transaction completed in the round")
+	}
+	var ns int64
+	for _, by := range []map[uint32]int64{v.Living, v.Exited} {
+		for _, n := range by {
+			ns += n
+		}
+	}
+	return results.Of(float64(ns) / 1e6 / float64(txns))
 }
 
 // share is part's share of what was moved of whole.

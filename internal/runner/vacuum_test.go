@@ -31,6 +31,9 @@ func TestVacuumChargedToTheTablesKey(t *testing.T) {
 	if k := bc.CPUByProcess.Value(); !near(k[metrics.KindAutovacuum], 0.01) || !near(k[metrics.KindVacuumElsewhere], 0.06) {
 		t.Errorf("b's round by kind: %v", k)
 	}
+	if p, ok := bc.AutovacuumPlaced.Get(); !ok || !near(p, 0.07) {
+		t.Errorf("b's round placed %v ms a transaction of autovacuum's CPU on a table, want 0.07", bc.AutovacuumPlaced)
+	}
 	if a.carried != 60e6 || b.carried != 0 {
 		t.Errorf("carried: a %d ns, b %d ns; want 60e6 and 0", a.carried, b.carried)
 	}
@@ -38,7 +41,7 @@ func TestVacuumChargedToTheTablesKey(t *testing.T) {
 	// a's next round (2,000 transactions) is charged what its tables took.
 	ac := cost(0.5, 0, 0)
 	ac.Txns = 2000
-	a.chargeVacuum(ac, metrics.VacuumCPU{})
+	a.chargeVacuum(ac, metrics.VacuumCPU{Why: "not followed in this test"})
 	if got := ac.ServerAllCPUMS.Value(); !near(got, 0.5+0.03) {
 		t.Errorf("a's round: %.4f ms a transaction, want %.4f", got, 0.5+0.03)
 	}
@@ -47,5 +50,8 @@ func TestVacuumChargedToTheTablesKey(t *testing.T) {
 	}
 	if a.carried != 0 {
 		t.Errorf("a still carries %d ns after its round", a.carried)
+	}
+	if ac.AutovacuumPlaced.Reason() != "not followed in this test" {
+		t.Errorf("a round not followed says %q", ac.AutovacuumPlaced.Reason())
 	}
 }
