@@ -90,6 +90,7 @@ func RoundFigures() []RoundFigure {
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", HigherDearer, RoleWhy, count),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", HigherDearer, RoleDetail, ms),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.BlocksRead }, "table blocks read / txn", "the cell's tables' blocks read", HigherDearer, RoleDetail, count),
+		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.AutovacuumPlaced }, "autovacuum placed ms / txn", "the autovacuum CPU placed on a table", Neither, RoleDetail, ms),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerMS }, "server ms / txn (CPU + IO wait)", "the server time", Neither, RoleWaiting, ms),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.IOMS }, "IO wait ms / txn", "the IO wait", Neither, RoleWaiting, ms),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerRunQueueMS }, "run-queue wait ms / txn", "the wait for a CPU", Neither, RoleWaiting, ms),
