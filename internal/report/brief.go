@@ -110,25 +110,31 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 	case least == nil && len(sh.Groups) > 1:
 		d.Printf("Not compared: %s (%s compares the keys).", unitWords(sh.Groups[0]), moreSamples(sh.Groups[0]))
 	case costliest != nil:
-		v := costliest.Cost.Versus(least.Key)
-		line := fmt.Sprintf("%s does %s %s's work %s", costliest.Key, ratio(v.Effect), least.Key, interval(v))
-		var parts []string
-		for i, r := range costliest.Cost.Why {
-			if i == 3 {
-				break
-			}
-			parts = append(parts, reasonText(r))
-		}
-		if len(parts) > 0 {
-			line += ": " + strings.Join(parts, ", ")
-		}
-		d.Println(line + ".")
+		d.Println(costliestLine(costliest, least))
 	case len(sh.Groups) > 1:
 		d.Println("No key was found to do more work per transaction than " + least.Key + "'s.")
 	}
 	for _, line := range countsApart(sh, least, a.Device) {
 		d.Println(line)
 	}
+}
+
+// costliestLine says how much more work the costliest key does than the
+// least's, with its interval, and the three counts that most set it apart.
+func costliestLine(costliest, least *results.Group) string {
+	v := costliest.Cost.Versus(least.Key)
+	line := fmt.Sprintf("%s does %s %s's work %s", costliest.Key, ratio(v.Effect), least.Key, interval(v))
+	var parts []string
+	for i, r := range costliest.Cost.Why {
+		if i == 3 {
+			break
+		}
+		parts = append(parts, reasonText(r))
+	}
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	return line + "."
 }
 
 // countsApart says, for each key whose work was not found different from
@@ -248,6 +254,9 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		if c := res.Last(g); !c.Held() {
 			d.Printf("%s did not keep up: it ran %.0f%% of its schedule; its latency is its queue's.", g.Key, 100*c.ScheduleShare())
 		}
+	}
+	if costliest := sh.group(sh.Costliest); costliest != nil && cheapest != nil {
+		d.Println(costliestLine(costliest, cheapest))
 	}
 	for _, line := range countsApart(sh, cheapest, res.Analysis.Device) {
 		d.Println(line)

@@ -87,6 +87,34 @@ func TestBriefAtAFixedRate(t *testing.T) {
 	}
 }
 
+// TestBriefSaysTheWorkApartAtAFixedRate (issue 48): at a fixed rate on a
+// table past its cache (run insert -R 1500 -c 8 --keys uuidv4,bigint
+// --rows 2000000), where uuidv4 does more work than bigint, the first
+// screen says how much more, with its interval and the counts that set it
+// apart, as a run at full speed does; before, only the table said it.
+func TestBriefSaysTheWorkApartAtAFixedRate(t *testing.T) {
+	r := readCost(t, "rate-past-cache")
+	var out bytes.Buffer
+	Brief(r).Write(&out, BriefWidth)
+	text := out.String()
+	g := r.Analysis.GroupOf(&r.Analysis.Shapes[0], "uuidv4")
+	if g == nil || g.Cost == nil || len(g.Cost.Why) == 0 {
+		t.Fatalf("uuidv4's work apart from bigint's was not found:\n%s", text)
+	}
+	v := g.Cost.Versus("bigint")
+	if v == nil || !v.Significant {
+		t.Fatalf("uuidv4's work is not found different from bigint's in the stored run: %+v", v)
+	}
+	flat := strings.Join(strings.Fields(text), " ")
+	want := fmt.Sprintf("uuidv4 does %s bigint's work %s: %s", ratio(v.Effect), interval(v), reasonText(g.Cost.Why[0]))
+	if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
+		t.Errorf("the first screen does not say %q:\n%s", want, text)
+	}
+	if strings.Contains(text, "not found different") {
+		t.Errorf("a difference found is said as none:\n%s", text)
+	}
+}
+
 // TestBriefNamesAnUnreadWorker (issue 49): a Citus worker keybench could
 // not read is named on the first screen with why, not only in the report.
 func TestBriefNamesAnUnreadWorker(t *testing.T) {
