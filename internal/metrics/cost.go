@@ -139,6 +139,16 @@ func (w *CostWatch) End() {
 	}
 }
 
+// StopFollowing stops the autovacuum follower of a round that ends
+// without End (its window failed), so that its connection is free; after
+// End it does nothing.
+func (w *CostWatch) StopFollowing() {
+	if w.follower != nil {
+		w.follower.end(treeSnap{})
+		w.follower = nil
+	}
+}
+
 // FollowVacuum has the watch follow the server's autovacuum workers on
 // conn (see vacuumFollower), which no one else uses from Start to End,
 // when the server's processes are this machine's.

@@ -136,3 +136,29 @@ func TestFollowsAutovacuum(t *testing.T) {
 		t.Errorf("vac_quiet, never vacuumed, charged %d ns", v.Living[quiet]+v.Exited[quiet])
 	}
 }
+
+// TestStopFollowingFreesTheConnection: a round whose window fails ends
+// without End; its follower stops all the same, and the connection it was
+// lent serves the next round's (two followers on one connection would
+// find it busy).
+func TestStopFollowingFreesTheConnection(t *testing.T) {
+	ctx := context.Background()
+	conn := servertest.Connect(t)
+	w := WatchCost(nil, servertest.Server.PID(), "no client backends in this test")
+	w.FollowVacuum(conn)
+	w.Start()
+	time.Sleep(3 * VacuumEvery) // a few samples
+	w.StopFollowing()
+	w.StopFollowing() // twice: nothing more to stop
+	var one int
+	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+		t.Fatalf("the lent connection after StopFollowing: %v", err)
+	}
+	next := WatchCost(nil, servertest.Server.PID(), "no client backends in this test")
+	next.FollowVacuum(conn)
+	next.Start()
+	next.End()
+	if v := next.Vacuum(); v.Err != nil || v.Living == nil {
+		t.Errorf("the next round's follower on the same connection: %+v", v)
+	}
+}

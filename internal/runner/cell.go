@@ -420,6 +420,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		}
 	}
 	cr.cost.Start()
+	defer cr.cost.StopFollowing() // a window that fails before its end: the lent connection is free again
 	watch := r.watchStalls(ctx, win.Warmup)
 	switch {
 	case win.WarmupTxns > 0:
