@@ -413,13 +413,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 		w.StartRound(ctx)
 	}
 	sess := metrics.Start(ctx, env)
-	cr.cost = watchCost(conns, env.ServerPID)
-	if r.cfg.Sampling && cr.cost.Local() { // --sampling off: autovacuum stays charged to the round it runs in
-		if conn := r.followConn(ctx); conn != nil {
-			cr.cost.FollowVacuum(conn)
-		}
-	}
-	cr.cost.Start()
+	cr.cost = cr.watchRound(ctx, conns, env.ServerPID)
 	defer cr.cost.StopFollowing() // a window that fails before its end: the lent connection is free again
 	watch := r.watchStalls(ctx, win.Warmup)
 	switch {
@@ -581,6 +575,20 @@ func (cr *cellRun) writeTxnLog() error {
 	}
 	cr.c.TxnLog = path
 	return nil
+}
+
+// watchRound starts watching the round's CPU (watchCost), autovacuum's
+// followed unless --sampling is off (then it stays charged to the round
+// it runs in).
+func (cr *cellRun) watchRound(ctx context.Context, conns []*pgx.Conn, serverPID int) *metrics.CostWatch {
+	w := watchCost(conns, serverPID)
+	if cr.r.cfg.Sampling && w.Local() {
+		if conn := cr.r.followConn(ctx); conn != nil {
+			w.FollowVacuum(conn)
+		}
+	}
+	w.Start()
+	return w
 }
 
 // watchCost watches the CPU of a round's backends (conns') when they are
