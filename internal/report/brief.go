@@ -168,8 +168,12 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 		if p.FlushMS > 0 {
 			rest += ", the commits' flushes " + msText(p.FlushMS) + " ms"
 		}
-		out = append(out, fmt.Sprintf("%s's work is not found different from %s's (%s %s), though its counts differ: %s; on %s its blocks and WAL come to %s ms of its %s ms a transaction (%s).",
-			g.Key, least.Key, ratio(v.Effect), interval(v), strings.Join(parts, ", "), deviceShort(dev), msText(p.ReadMS+p.WriteMS+p.WALMS), msText(g.Cost.Mean), rest))
+		found := "is not found different from"
+		if v.Equivalent() { // shown the same: said so, not only "no difference found"
+			found = fmt.Sprintf("is the same within %.0f%% as", 100*v.Margin)
+		}
+		out = append(out, fmt.Sprintf("%s's work %s %s's (%s %s), though its counts differ: %s; on %s its blocks and WAL come to %s ms of its %s ms a transaction (%s).",
+			g.Key, found, least.Key, ratio(v.Effect), interval(v), strings.Join(parts, ", "), deviceShort(dev), msText(p.ReadMS+p.WriteMS+p.WALMS), msText(g.Cost.Mean), rest))
 	}
 	return out
 }
