@@ -74,7 +74,7 @@ func TestLikeCopiesOnlyTheShape(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != 0 {
 		t.Fatalf("exit %d:\n%s", cmd.ProcessState.ExitCode(), b)
 	}
-	if !strings.Contains(string(b), `its key column Key Col (bigint) takes each key`) || !strings.Contains(string(b), "foreign key") || !strings.Contains(string(b), `index lower note is on an expression`) {
+	if !strings.Contains(string(b), `its key column "Key Col" (bigint) takes each key`) || !strings.Contains(string(b), "foreign key") || !strings.Contains(string(b), `index "lower note" is on an expression`) {
 		t.Errorf("the run does not say what of the shape it copied:\n%s", b)
 	}
 	res, err := verdict.Read(filepath.Join(out, "results.json"))
@@ -95,5 +95,80 @@ func TestLikeCopiesOnlyTheShape(t *testing.T) {
 	var left int
 	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'kb_like'`).Scan(&left); err != nil || left != 0 {
 		t.Errorf("%d relations left in keybench's schema (%v)", left, err)
+	}
+}
+
+// hostileSchema is a user's database that keybench's statements could
+// reach: a CHECK and a partial index predicate calling functions that
+// delete the user's rows and write an audit table, a sequence of theirs,
+// and a function of theirs.
+const hostileSchema = `
+CREATE SCHEMA hostile;
+CREATE TABLE hostile.keep_me (a int);
+INSERT INTO hostile.keep_me SELECT g FROM generate_series(1, 500) g;
+CREATE TABLE hostile.audit (at timestamptz);
+CREATE SEQUENCE hostile.dom_key_seq START 20000;
+SELECT nextval('hostile.dom_key_seq');
+CREATE FUNCTION hostile.purge(int) RETURNS bool LANGUAGE sql AS 'DELETE FROM hostile.keep_me WHERE a = $1; SELECT true';
+CREATE FUNCTION hostile.audited(bigint) RETURNS bool LANGUAGE sql IMMUTABLE AS 'INSERT INTO hostile.audit VALUES (now()); SELECT true';
+CREATE TABLE hostile.chk_purge_tbl (
+	id bigint PRIMARY KEY,
+	n int NOT NULL CHECK (hostile.purge(n)),
+	m int CHECK (m >= 0),
+	data bigint);
+CREATE INDEX chk_audited ON hostile.chk_purge_tbl (m) WHERE hostile.audited(data);`
+
+// TestLikeAndScriptsRunNoCodeOfTheUsers (issue 60): a copied CHECK or
+// index predicate that calls a function of the user's is not copied (and
+// said so), so keybench's prefill and the script's inserts run none of it;
+// a script calling setval on the user's sequence, pg_terminate_backend or
+// a function of the user's is refused before the run, its line named; the
+// user's dump is the same after each.
+func TestLikeAndScriptsRunNoCodeOfTheUsers(t *testing.T) {
+	admin := clitest.Superuser(t, "postgres")
+	ctx := context.Background()
+	drop := func() { _, _ = admin.Exec(context.Background(), `DROP SCHEMA IF EXISTS hostile CASCADE`) }
+	drop()
+	t.Cleanup(drop)
+	if _, err := admin.Exec(ctx, hostileSchema); err != nil {
+		t.Fatal(err)
+	}
+	before := clitest.CatalogDump(t, admin)
+	run := func(script string) (string, int) {
+		f := filepath.Join(t.TempDir(), "s.sql")
+		os.WriteFile(f, []byte(script), 0o644)
+		cmd := exec.Command(bin, "run", "--script", f, "--like", "hostile.chk_purge_tbl", "--dsn", servertest.Server.TCPURL(), "--schema", "kb_hostile",
+			"--out", t.TempDir(), "--keys", "bigint,uuidv4", "-T", "1s", "--warmup", "0s", "--rows", "300", "-c", "1", "--rounds", "1", "--force")
+		b, _ := cmd.CombinedOutput()
+		return string(b), cmd.ProcessState.ExitCode()
+	}
+	out, code := run("INSERT INTO :table (id, n, m) VALUES (:key, 7, 1);\nSELECT count(*) FROM :table WHERE m = 1;\n")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"CHECK chk_purge_tbl_n_check: not copied", "hostile.purge(integer)", "index chk_audited: not copied"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run does not say %q:\n%s", want, out)
+		}
+	}
+	if after := clitest.CatalogDump(t, admin); after != before {
+		t.Fatalf("the user's database changed under --like:\n%s\nwas\n%s", after, before)
+	}
+	for _, c := range []struct{ script, line, why string }{
+		{"SELECT 1 FROM :table;\nSELECT setval('hostile.dom_key_seq', 1);\n", "line 2", "outside keybench's schema"},
+		{"SELECT pg_terminate_backend(pg_backend_pid()) FROM :table;\n", "line 1", "pg_terminate_backend"},
+		{"-- a comment\nSELECT count(*) FROM :table WHERE hostile.purge(3);\n", "line 2", "hostile.purge(integer)"},
+		{"SELECT * FROM :table WHERE m = (SELECT count(*) FROM table_to_xml('hostile.keep_me', true, false, '') x);\n", "line 1", "table_to_xml"},
+	} {
+		out, code := run(c.script)
+		if code != 2 || !strings.Contains(out, "script "+c.line+" is refused") || !strings.Contains(out, c.why) {
+			t.Errorf("%q: exit %d, want 2 naming %s and %q:\n%s", c.script, code, c.line, c.why, out)
+		}
+		if strings.Contains(out, "plan:") {
+			t.Errorf("%q was refused after the run began:\n%s", c.script, out)
+		}
+	}
+	if after := clitest.CatalogDump(t, admin); after != before {
+		t.Errorf("the user's database changed under refused scripts:\n%s\nwas\n%s", after, before)
 	}
 }

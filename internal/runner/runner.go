@@ -510,15 +510,24 @@ func (r *run) readLike(ctx context.Context) error {
 
 // reserve checks, before the first cell, that every name the plan's
 // cells take in keybench's schema (tables, partitions, indexes, the keys'
-// helpers) is free or held by an object keybench recorded creating.
+// helpers) is free or held by an object keybench recorded creating, and
+// that every workload running SQL of the user's (a script) calls only
+// what it may (workload.Vetter).
 func (r *run) reserve(ctx context.Context) error {
 	var objs []workspace.Object
+	vetted := map[string]bool{}
 	for _, g := range groups(r.cfg.Plan.Cells, max(r.cfg.Plan.Params.Rounds, 1)) {
 		for k, pc := range g {
 			at := workload.PlaceOf(r.cfg.Schema, k+1)
 			built, err := r.cfg.Plan.Build(pc, r.cfg.Seed)
 			if err != nil {
 				return err
+			}
+			if v, ok := built.Workload.(workload.Vetter); ok && !vetted[pc.Task.Name()] {
+				vetted[pc.Task.Name()] = true
+				if err := v.Vet(ctx, r.admin, r.cfg.Schema); err != nil {
+					return err
+				}
 			}
 			for _, t := range built.Workload.Tables(at, r.keys[pc.Key]) {
 				objs = append(objs, workload.Names(t, r.keyServer(at))...)

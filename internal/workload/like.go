@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/usage"
 )
 
@@ -54,6 +55,8 @@ type LikeIndex struct {
 	Method  string
 	Columns []string
 	Where   string
+
+	name string
 }
 
 // keybench's keyed table writes these two columns itself (the prefill's
@@ -68,25 +71,51 @@ func ReadLike(ctx context.Context, conn *pgx.Conn, name string) (*Like, error) {
 		return nil, usage.Errorf("--like takes SCHEMA.TABLE (each part quoted as SQL quotes it where it needs to be), not %q", name)
 	}
 	var oid uint32
-	err := conn.QueryRow(ctx, `SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, schema, table).Scan(&oid)
+	var partitionedBy string
+	err := conn.QueryRow(ctx, `SELECT c.oid, CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) ELSE '' END FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, schema, table).Scan(&oid, &partitionedBy)
 	if err == pgx.ErrNoRows {
 		return nil, usage.Errorf("--like %s: no such table on the server", name)
 	} else if err != nil {
 		return nil, fmt.Errorf("--like %s: reading the catalog: %w", name, err)
 	}
 	l := &Like{Source: name}
+	if partitionedBy != "" {
+		l.Skipped = append(l.Skipped, fmt.Sprintf("it is partitioned (%s): copied as one plain table, its partitions' own indexes and constraints not", partitionedBy))
+	}
 	if err := l.readKey(ctx, conn, oid); err != nil {
 		return nil, err
 	}
 	if err := l.readColumns(ctx, conn, oid, schema, table); err != nil {
 		return nil, err
 	}
+	if n := l.width(); n > maxColumns {
+		return nil, usage.Errorf("--like %s: its copy would have %d columns (its %d and keybench's own), past PostgreSQL's limit of %d: give a table of fewer columns", name, n, len(l.Columns)+1, maxColumns)
+	}
 	if err := l.readIndexes(ctx, conn, oid); err != nil {
 		return nil, err
 	}
 	l.uniqueText()
 	return l, l.readConstraints(ctx, conn, oid)
+}
+
+// maxColumns is PostgreSQL's limit on a table's columns (MaxHeapAttributeNumber).
+const maxColumns = 1600
+
+// width is how many columns the keyed table copied from l has: its key,
+// its other columns, and keybench's data and payload where it has none.
+func (l *Like) width() int {
+	n := 1 + len(l.Columns)
+	for own := range likeOwn {
+		have := false
+		for _, c := range l.Columns {
+			have = have || c.Name == own
+		}
+		if !have {
+			n++
+		}
+	}
+	return n
 }
 
 // SplitQualified reads schema.table as SQL does: a part in double quotes
@@ -183,32 +212,32 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 		case c.Name == l.KeyColumn:
 			continue
 		case generated:
-			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is generated: copied as a plain column filled like its type", c.Name))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is generated: copied as a plain column filled like its type", sqltree.Printable(c.Name)))
 		case identity:
-			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is an identity: copied as a plain column filled like its type", c.Name))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is an identity: copied as a plain column filled like its type", sqltree.Printable(c.Name)))
 		}
 		if want, own := likeOwn[c.Name]; own && c.Type != want {
-			return usage.Errorf("--like %s: its column %s is %s, and keybench's keyed table writes a %s %s of its own: a table with another %s is not copied", l.Source, c.Name, c.Type, want, c.Name, c.Name)
+			return usage.Errorf("--like %s: its column %s is %s, and keybench's keyed table writes a %s %s of its own: a table with another %s is not copied", l.Source, sqltree.Printable(c.Name), c.Type, want, c.Name, sqltree.Printable(c.Name))
 		}
 		switch {
 		case enum:
 			c.Type, c.Fill = "text", enumFill(labels)
-			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of your enum type: copied as text holding its labels", c.Name))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of your enum type: copied as text holding its labels", sqltree.Printable(c.Name)))
 		case !builtin:
 			if c.NotNull {
-				return usage.Errorf("--like %s: column %s is of type %s, not PostgreSQL's own: keybench cannot make its values", l.Source, c.Name, c.Type)
+				return usage.Errorf("--like %s: column %s is of type %s, not PostgreSQL's own: keybench cannot make its values", l.Source, sqltree.Printable(c.Name), c.Type)
 			}
 			c.Type, c.Fill = "text", "NULL"
-			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of type %s, not PostgreSQL's own: copied as text, left NULL", c.Name, c.Type))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of type %s, not PostgreSQL's own: copied as text, left NULL", sqltree.Printable(c.Name), c.Type))
 		default:
 			c.Fill, c.text = fillFor(typname, category, c.Type, width), category == "S"
 		}
 		if c.Fill == "" {
 			if c.NotNull {
-				return usage.Errorf("--like %s: column %s is of type %s: keybench cannot make its values", l.Source, c.Name, c.Type)
+				return usage.Errorf("--like %s: column %s is of type %s: keybench cannot make its values", l.Source, sqltree.Printable(c.Name), c.Type)
 			}
 			c.Fill = "NULL"
-			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s (%s) is left NULL: keybench makes no values of its type", c.Name, c.Type))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s (%s) is left NULL: keybench makes no values of its type", sqltree.Printable(c.Name), c.Type))
 		}
 		l.Columns = append(l.Columns, c)
 	}
@@ -311,41 +340,95 @@ func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) erro
 		}
 		switch {
 		case expr:
-			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s is on an expression: not copied", name))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s is on an expression: not copied", sqltree.Printable(name)))
 		case exclusion:
-			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s holds an exclusion constraint or an operator class of its own: not copied", name))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s holds an exclusion constraint or an operator class of its own: not copied", sqltree.Printable(name)))
 		default:
+			ix.name = name
 			l.Indexes = append(l.Indexes, ix)
 		}
 	}
-	return rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("--like %s: reading its indexes: %w", l.Source, err)
+	}
+	kept := l.Indexes[:0]
+	for _, ix := range l.Indexes {
+		if ix.Where != "" {
+			why, err := vetExpr(ctx, conn, ix.Where)
+			if err != nil {
+				return fmt.Errorf("--like %s: reading index %s: %w", l.Source, sqltree.Printable(ix.name), err)
+			}
+			if why != "" {
+				l.Skipped = append(l.Skipped, fmt.Sprintf("index %s: not copied, its predicate: %s", sqltree.Printable(ix.name), why))
+				continue
+			}
+		}
+		kept = append(kept, ix)
+	}
+	l.Indexes = kept
+	return nil
 }
 
 func (l *Like) readConstraints(ctx context.Context, conn *pgx.Conn, oid uint32) error {
-	rows, err := conn.Query(ctx, `SELECT conname::text, contype::text, pg_get_constraintdef(oid) FROM pg_constraint
-		WHERE conrelid = $1 AND contype IN ('c', 'f') ORDER BY conname`, oid)
+	rows, err := conn.Query(ctx, `SELECT c.conname::text, c.contype::text, pg_get_constraintdef(c.oid), coalesce(pg_get_expr(c.conbin, c.conrelid), ''),
+			coalesce((SELECT string_agg(pg_describe_object(d.refclassid, d.refobjid, 0), ', ') FROM pg_depend d
+				WHERE d.classid = 'pg_constraint'::regclass AND d.objid = c.oid AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass, 'pg_type'::regclass)), '')
+		FROM pg_constraint c WHERE c.conrelid = $1 AND c.contype IN ('c', 'f') ORDER BY c.conname`, oid)
 	if err != nil {
 		return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
 	}
-	defer rows.Close()
+	type check struct{ name, def, expr, depends string }
+	var checks []check
 	for rows.Next() {
-		var name, kind, def string
-		if err := rows.Scan(&name, &kind, &def); err != nil {
+		var c check
+		var kind string
+		if err := rows.Scan(&c.name, &kind, &c.def, &c.expr, &c.depends); err != nil {
+			rows.Close()
 			return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
 		}
 		if kind == "f" {
-			l.Skipped = append(l.Skipped, fmt.Sprintf("foreign key %s: not copied (it would reference your table)", name))
+			l.Skipped = append(l.Skipped, fmt.Sprintf("foreign key %s: not copied (it would reference your table)", sqltree.Printable(c.name)))
 			continue
 		}
-		l.Checks = append(l.Checks, def)
+		checks = append(checks, c)
 	}
-	return rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
+	}
+	for _, c := range checks {
+		why := ""
+		if c.depends != "" {
+			why = "it depends on " + c.depends + ", not PostgreSQL's own"
+		} else if why, err = vetExpr(ctx, conn, c.expr); err != nil {
+			return fmt.Errorf("--like %s: reading CHECK %s: %w", l.Source, sqltree.Printable(c.name), err)
+		}
+		if why != "" {
+			l.Skipped = append(l.Skipped, fmt.Sprintf("CHECK %s: not copied, %s (keybench writes its own rows under no code of yours)", sqltree.Printable(c.name), why))
+			continue
+		}
+		l.Checks = append(l.Checks, c.def)
+	}
+	return nil
+}
+
+// vetExpr says why a copied expression (a CHECK's, an index predicate's)
+// may not run on the rows keybench writes: it calls anything but
+// PostgreSQL's own immutable functions and operators (sqltree.Immutable),
+// as read from its tree by PostgreSQL's own parser; "" when it may.
+func vetExpr(ctx context.Context, conn *pgx.Conn, expr string) (string, error) {
+	refs, err := sqltree.ExprRefs(expr)
+	if err != nil {
+		return "PostgreSQL's parser does not read it back", nil
+	}
+	return sqltree.Vet(ctx, conn, refs, sqltree.Immutable, "")
 }
 
 // Describe says what was copied and what was not, in one line.
 func (l *Like) Describe() string {
 	s := fmt.Sprintf("the shape of %s copied: its key column %s (%s) takes each key; %d other columns, %d indexes, %d CHECK constraints; never its rows",
-		l.Source, l.KeyColumn, l.KeyType, len(l.Columns), len(l.Indexes), len(l.Checks))
+		l.Source, sqltree.Printable(l.KeyColumn), l.KeyType, len(l.Columns), len(l.Indexes), len(l.Checks))
 	if len(l.Skipped) > 0 {
 		s += "; " + strings.Join(l.Skipped, "; ")
 	}

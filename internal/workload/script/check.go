@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/usage"
 )
 
@@ -19,11 +20,56 @@ import (
 // GRANT, no VACUUM), or the transaction control a script may hold (BEGIN,
 // COMMIT, END, ROLLBACK); and every relation its plan reads or writes
 // (EXPLAIN (VERBOSE, FORMAT JSON) of the prepared statement, which runs
-// nothing) must be in keybench's own schema. A statement refused is named
-// with its line: a usage error, before any of the script has run. What a
-// function the script calls does inside is not seen by the plan: a script
-// is the user's own SQL, checked against slips (DROP TABLE public.precious
-// left in from another test), not a sandbox for someone else's.
+// nothing) must be in keybench's own schema. Before either, the functions,
+// operators and types each statement names are read from its tree by
+// PostgreSQL's own parser and checked against the catalog (vetCalls): what
+// a function does inside is not in any plan, so a script calls only
+// PostgreSQL's own functions that touch nothing of the user's. A statement
+// refused is named with its line: a usage error, before any of the script
+// has run (Vet, before the first cell).
+
+// vetCalls reads the statement's tree (PostgreSQL's own parser) for the
+// functions, operators and types it names and checks each against the
+// server's catalog (sqltree.Script): before PREPARE and EXPLAIN, whose
+// planning would fold a call of an immutable-declared function of the
+// user's, running it.
+func vetCalls(ctx context.Context, conn *pgx.Conn, st *statement, schema string) (string, error) {
+	tree, err := sqltree.Parse(st.sql)
+	if err != nil {
+		return "PostgreSQL's parser does not read it: " + firstLine(err.Error()), nil
+	}
+	why, err := sqltree.Vet(ctx, conn, sqltree.RefsOf(tree), sqltree.Script, schema)
+	if err != nil {
+		return "", fmt.Errorf("script line %d: %w", st.line, err)
+	}
+	return why, nil
+}
+
+// Vet checks, before any cell, that every statement of the script calls
+// only what a script may (sqltree.Script), schema being keybench's own:
+// a usage error naming the statement's line otherwise.
+func (l *scriptLoad) Vet(ctx context.Context, conn *pgx.Conn, schema string) error {
+	sc, err := parse(strings.NewReader(l.text), placeholder)
+	if err != nil {
+		return err
+	}
+	for _, st := range sc.steps {
+		if st.stmt == nil || control[strings.ToLower(strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimSpace(st.stmt.sql), ";")), " "))] {
+			continue
+		}
+		why, err := vetCalls(ctx, conn, st.stmt, schema)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			return usage.Errorf("script line %d is refused: %s (%s)", st.stmt.line, why, allowed)
+		}
+	}
+	return nil
+}
+
+// allowed says what a script may do, with each refusal.
+const allowed = "a script may read and write keybench's tables only, calling PostgreSQL's own immutable and stable functions, random(), gen_random_uuid(), clock_timestamp() and the sequence functions on keybench's own sequences: SELECT, INSERT, UPDATE, DELETE, MERGE, WITH, and BEGIN/COMMIT"
 
 // transaction control a script may hold, as PREPARE refuses it.
 var control = map[string]bool{"begin": true, "commit": true, "end": true, "rollback": true, "start transaction": true}
@@ -50,7 +96,13 @@ func checkStatements(ctx context.Context, conn *pgx.Conn, sc *script, schema str
 func checkStatement(ctx context.Context, conn *pgx.Conn, st *statement, schema string) error {
 	text := strings.TrimSuffix(strings.TrimSpace(st.sql), ";")
 	refuse := func(why string) error {
-		return usage.Errorf("script line %d is refused: %s (a script may read and write keybench's tables only: SELECT, INSERT, UPDATE, DELETE, MERGE, WITH, and BEGIN/COMMIT)", st.line, why)
+		return usage.Errorf("script line %d is refused: %s (%s)", st.line, why, allowed)
+	}
+	if why, err := vetCalls(ctx, conn, st, schema); why != "" || err != nil {
+		if err != nil {
+			return err
+		}
+		return refuse(why)
 	}
 	if _, err := conn.Exec(ctx, "PREPARE kb_script_check AS "+text); err != nil {
 		return refuse("PostgreSQL does not prepare it as a query: " + firstLine(err.Error()))
