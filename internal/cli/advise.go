@@ -94,7 +94,7 @@ func (a *adviseCmd) run(e *env) error {
 		if errors.As(err, &ue) || e.ctx.Err() != nil {
 			return err
 		}
-		return fmt.Errorf("advise: %s", redact(err.Error(), a.DSN))
+		return fmt.Errorf("advise: %s", usage.Redact(err.Error(), a.DSN))
 	}
 	if a.HTML != "" {
 		b, err := report.RenderAdvice(rep)
@@ -126,9 +126,9 @@ func (a *adviseCmd) run(e *env) error {
 // connect opens advise's session: read-only settings, a connect timeout,
 // and a password never printed in an error.
 func (a *adviseCmd) connect(e *env) (*pgx.Conn, error) {
-	cc, err := pgx.ParseConfig(a.DSN)
+	cc, err := usage.ParseDSN(a.DSN)
 	if err != nil {
-		return nil, usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), a.DSN))
+		return nil, err
 	}
 	for k, v := range advise.Settings(0) {
 		cc.RuntimeParams[k] = v
@@ -141,7 +141,7 @@ func (a *adviseCmd) connect(e *env) (*pgx.Conn, error) {
 		if e.ctx.Err() != nil {
 			return nil, e.ctx.Err()
 		}
-		return nil, usage.Connect(err, redactDSN(orDefault(a.DSN, "the server the PG* variables name")), func(m string) string { return redact(m, a.DSN) })
+		return nil, usage.Connect(err, cc, a.DSN)
 	}
 	return conn, nil
 }

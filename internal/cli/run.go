@@ -6,25 +6,21 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/keybench/keybench/internal/device"
 	"github.com/keybench/keybench/internal/keys"
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/runner"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 	"github.com/keybench/keybench/internal/workload/script"
 )
@@ -474,9 +470,9 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 		if len(cfg.Plan.Params.Caches) > 0 {
 			return usagef("%s measures each size at a cache of its own, restarting the embedded server between them; on --dsn the cache is your server's", sc.Name)
 		}
-		cc, err := pgx.ParseConfig(r.DSN)
+		cc, err := usage.ParseDSN(r.DSN)
 		if err != nil {
-			return usagef("--dsn is not a valid connection string (a postgres:// URL or key=value pairs): %s", redact(err.Error(), r.DSN))
+			return err
 		}
 		cfg.ConnConfig = cc
 		return nil
@@ -502,177 +498,21 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 const MaxReplicas = 8
 
 // redactArgs is the command line as results.json records it: the value of
-// --dsn with its password replaced.
+// --dsn as usage.DescribeDSN gives it (host, port, user and database, as
+// key=value pairs), never the string given, and secrets of other flags
+// redacted.
 func redactArgs(args []string) []string {
 	out := append([]string(nil), args...)
 	for i, a := range out {
-		out[i] = metrics.RedactSecrets(a) // e.g. --pg-conf primary_conninfo='... password=...'
+		out[i] = usage.RedactSecrets(a) // e.g. --pg-conf primary_conninfo='... password=...'
 		switch {
 		case a == "--dsn" && i+1 < len(out):
-			out[i+1] = redactDSN(out[i+1])
+			out[i+1] = usage.DescribeDSN(out[i+1])
 		case strings.HasPrefix(a, "--dsn="):
-			out[i] = "--dsn=" + redactDSN(strings.TrimPrefix(a, "--dsn="))
+			out[i] = "--dsn=" + usage.DescribeDSN(strings.TrimPrefix(a, "--dsn="))
 		}
 	}
 	return out
-}
-
-// redactDSN replaces the password of a postgres:// URL or a key=value
-// connection string with "xxxxx"; a string it cannot read becomes "<dsn>".
-func redactDSN(dsn string) string {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "<dsn>"
-		}
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-		q := u.Query()
-		if q.Has("password") {
-			q.Set("password", "xxxxx")
-			u.RawQuery = q.Encode()
-		}
-		return u.String()
-	}
-	if !strings.Contains(dsn, "password") {
-		return dsn
-	}
-	if strings.Contains(dsn, "'") {
-		return "<dsn>" // quoted values: not worth parsing, and never worth leaking
-	}
-	f := strings.Fields(dsn)
-	for i, kv := range f {
-		if k, _, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) == "password" {
-			f[i] = "password=xxxxx"
-		}
-	}
-	out := strings.Join(f, " ")
-	if strings.Contains(out, "password =") || strings.Contains(out, "password= ") {
-		return "<dsn>"
-	}
-	return out
-}
-
-// redact removes from an error message the connection string (which may
-// hold a password) and every secret it could hold (secretsOf), whatever
-// part of it the error quotes: pgx's parse errors quote a token of a URL
-// it could not read ("invalid percent-encoded token: \"secret%2\""), and a
-// server may echo a misspelled key's value.
-func redact(msg, dsn string) string {
-	if dsn != "" { // an empty DSN (the PG* variables' server) hides nothing, and would be "found" between every letter
-		msg = strings.ReplaceAll(msg, dsn, "<dsn>")
-	}
-	if i := strings.Index(msg, "cannot parse `"); i >= 0 {
-		if j := strings.Index(msg[i+14:], "`"); j >= 0 {
-			msg = msg[:i] + "cannot parse <dsn>" + msg[i+14+j+1:]
-		}
-	}
-	for _, secret := range secretsOf(dsn) {
-		msg = strings.ReplaceAll(msg, secret, "xxxxx")
-	}
-	return metrics.RedactSecrets(msg)
-}
-
-// secretsOf are what a connection string may hold as a secret, read as
-// loosely as a malformed one needs: a URL's password (between the user's
-// colon and the @, or the end when there is no @), its password query
-// parameter, and the value of every key=value whose key is a password's
-// or nearly one (a misspelling: pasword, passwd), each also %-decoded as
-// far as it decodes. The shortest kept is two characters: a shorter one
-// would cut words out of every message.
-func secretsOf(dsn string) []string {
-	var out []string
-	add := func(v string) {
-		v = strings.Trim(v, `'" `)
-		if len(v) >= 2 {
-			out = append(out, v)
-			if d, err := url.PathUnescape(v); err == nil && d != v && len(d) >= 2 {
-				out = append(out, d)
-			}
-		}
-	}
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			add(pw)
-		}
-	}
-	if rest, ok := cutScheme(dsn); ok {
-		userinfo := rest
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			userinfo = rest[:at]
-		} else if slash := strings.IndexAny(rest, "/?"); slash >= 0 {
-			userinfo = rest[:slash]
-		}
-		// Without an @ a colon may be a host's port (host:5432) or a
-		// truncated URL's password (user:secret): a port stays.
-		if _, pw, ok := strings.Cut(userinfo, ":"); ok && (strings.Contains(rest, "@") || !isPort(pw)) {
-			add(pw)
-		}
-		if _, q, ok := strings.Cut(rest, "?"); ok {
-			for _, kv := range strings.Split(q, "&") {
-				if k, v, ok := strings.Cut(kv, "="); ok && nearPassword(k) {
-					add(v)
-				}
-			}
-		}
-	}
-	for _, m := range keyValue.FindAllStringSubmatch(dsn, -1) {
-		if nearPassword(m[1]) {
-			add(m[2])
-		}
-	}
-	return out
-}
-
-// keyValue is a key=value of a libpq connection string, its value quoted or not.
-var keyValue = regexp.MustCompile(`([A-Za-z_]+)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)`)
-
-// isPort says whether s reads as a port number.
-func isPort(s string) bool {
-	n, err := strconv.Atoi(s)
-	return err == nil && n > 0 && n < 65536
-}
-
-// cutScheme is a URL without its postgres:// or postgresql:// scheme.
-func cutScheme(dsn string) (string, bool) {
-	for _, p := range []string{"postgres://", "postgresql://"} {
-		if strings.HasPrefix(strings.ToLower(dsn), p) {
-			return dsn[len(p):], true
-		}
-	}
-	return "", false
-}
-
-// nearPassword says whether a key is a password's, or within two edits of
-// "password" (a misspelled one is as secret as a spelled one).
-func nearPassword(key string) bool {
-	k := strings.ToLower(key)
-	if strings.Contains(k, "pass") || strings.Contains(k, "pwd") || strings.Contains(k, "secret") {
-		return true
-	}
-	return editDistance(k, "password") <= 2
-}
-
-// editDistance is Levenshtein's distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func validIdent(s string) bool {

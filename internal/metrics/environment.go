@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"os"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // resultSettings is the allow-list of server settings recorded with the
@@ -39,16 +39,6 @@ var resultSettings = []string{
 	"shared_preload_libraries", "default_statistics_target", "enable_seqscan", "enable_indexscan", "enable_bitmapscan",
 }
 
-// secretPattern finds a password or other secret written as key=value
-// (libpq's conninfo and its relatives), quoted or not.
-var secretPattern = regexp.MustCompile(`(?i)\b(password|passwd|passfile|sslpassword|secret|token|api_?key)(\s*=\s*)('(?:[^'\\]|\\.)*'|"[^"]*"|[^\s]+)`)
-
-// RedactSecrets replaces the value of every key=value secret in s (a
-// password in a connection string above all) with xxxxx.
-func RedactSecrets(s string) string {
-	return secretPattern.ReplaceAllString(s, "${1}${2}xxxxx")
-}
-
 // Settings returns the allow-listed settings (resultSettings) as
 // PostgreSQL shows them, secrets redacted all the same.
 func Settings(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
@@ -64,7 +54,7 @@ func Settings(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
 		if err := rows.Scan(&k, &v); err != nil {
 			return nil, err
 		}
-		out[k] = RedactSecrets(v)
+		out[k] = usage.RedactSecrets(v)
 	}
 	return out, rows.Err()
 }

@@ -3,8 +3,8 @@ package runner
 import (
 	"time"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -34,7 +34,7 @@ func planOf(cfg Config) results.Plan {
 		out.PgVersion, out.PgBin = e.Version, e.BinDir
 		out.CacheMode = map[bool]string{true: "cold", false: "warm"}[e.ColdCache]
 		for _, s := range e.Settings {
-			out.PgConf = append(out.PgConf, metrics.RedactSecrets(s.Name+"="+s.Value))
+			out.PgConf = append(out.PgConf, usage.RedactSecrets(s.Name+"="+s.Value))
 		}
 	}
 	return out

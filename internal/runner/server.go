@@ -110,7 +110,7 @@ func (r *run) startServer(ctx context.Context) error {
 	if r.admin, err = pgx.ConnectConfig(ctx, admin); err != nil {
 		if _, given := r.target.(*dsnTarget); given && ctx.Err() == nil {
 			// the user's server: its address, role or password is the user's input
-			return usage.Connect(err, "the server", func(m string) string { return m })
+			return usage.Connect(err, admin, admin.ConnString())
 		}
 		return fmt.Errorf("connecting to the server: %w", err)
 	}

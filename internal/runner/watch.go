@@ -13,8 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/usage"
 )
 
 // stallWatch says, in the progress output, when the clients stop making
@@ -143,7 +142,7 @@ func describeWaits(ctx context.Context, conn *pgx.Conn, app string) string {
 	if blockers != "" {
 		out += "; blocked by " + blockers
 	}
-	return metrics.RedactSecrets(out)
+	return usage.RedactSecrets(out)
 }
 
 // explainLockTimeout turns a statement keybench gave up on after

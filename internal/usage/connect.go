@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -13,10 +14,12 @@ import (
 // variables) as a usage error: the address, the role or the password is
 // what the user gave, for `run` as for `advise`. pgx tries every address a
 // host name resolves to, each with TLS and then without, and joins every
-// attempt's error; the same error is said once, on one line. redact hides
-// what the message must not print (the DSN's password).
-func Connect(err error, what string, redact func(string) string) error {
-	return Errorf("cannot connect to %s: %s", what, redact(ConnectReason(err)))
+// attempt's error; the same error is said once, on one line. The server is
+// named by its host, port, user and database (Describe), and what pgx or
+// the server said passes through Redact: nothing of the connection string
+// dsn (cc's) beyond them is printed.
+func Connect(err error, cc *pgx.ConnConfig, dsn string) error {
+	return Errorf("cannot connect to %s: %s", Describe(&cc.Config), Redact(ConnectReason(err), dsn))
 }
 
 // ConnectReason is a connection error's message with each distinct
