@@ -602,3 +602,70 @@ func TestRoundOrderIsBalanced(t *testing.T) {
 		t.Error("the second batch repeats the first")
 	}
 }
+
+// TestALostConnectionStopsTheRun (issue 60): keybench's control connection
+// terminated by the server (pg_terminate_backend) once the rounds run
+// stops the run with an error naming the lost connection, the cells kept
+// with the rounds they measured, the schema dropped on a new connection.
+func TestALostConnectionStopsTheRun(t *testing.T) {
+	cfg := runnertest.Config(t, "insert", "bigint,uuidv4", func(p *scenario.Params) {
+		p.Rounds, p.Duration, p.Warmup, p.Rows = 6, 12*time.Second, 200*time.Millisecond, []int64{0}
+	})
+	ctx := context.Background()
+	roundDone := make(chan struct{})
+	cfg.UI = runner.NewUI(&signalWriter{on: "rounds 2/6 done", c: roundDone})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-roundDone // two rounds of each cell measured: end keybench's own session
+		watch, err := pgx.Connect(ctx, servertest.Server.ConnString())
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer watch.Close(ctx)
+		if _, err := watch.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name ~ '^keybench [0-9a-f]+$'`); err != nil {
+			t.Error(err)
+		}
+	}()
+	res, err := runner.Run(ctx, cfg)
+	<-done
+	if err == nil || !strings.Contains(err.Error(), "lost keybench's connection to the server") {
+		t.Fatalf("the run ended with %v, not naming the lost connection", err)
+	}
+	if res.Status != results.StatusFailed || len(res.Cells) != 2 {
+		t.Fatalf("status %s, %d cells", res.Status, len(res.Cells))
+	}
+	measured := 0
+	for _, c := range res.Cells {
+		measured += len(c.Rounds)
+		if !strings.Contains(c.Error, "lost keybench's connection") {
+			t.Errorf("%s: %s, %q", c.Key, c.Status, c.Error)
+		}
+	}
+	if measured < 4 {
+		t.Errorf("%d measured rounds kept, of at least 4", measured)
+	}
+	if runnertest.SchemaExists(t, "kbtest") {
+		t.Error("keybench left its schema behind")
+	}
+}
+
+// signalWriter closes c once what is written holds on.
+type signalWriter struct {
+	on   string
+	c    chan struct{}
+	mu   sync.Mutex
+	seen bytes.Buffer
+	once sync.Once
+}
+
+func (w *signalWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen.Write(b)
+	if strings.Contains(w.seen.String(), w.on) {
+		w.once.Do(func() { close(w.c) })
+	}
+	return len(b), nil
+}

@@ -118,8 +118,10 @@ func (r *run) group(parent context.Context, pcs []scenario.PlannedCell, rounds i
 			switch {
 			case errors.As(err, &ue): // bad input found by the cell (a script's statement refused): the run stops, exit 2
 				stop = err
+			case errors.Is(err, errLostConnection):
+				stop = err
 			case r.admin.IsClosed():
-				stop = fmt.Errorf("lost the connection to the server: %w", err)
+				stop = fmt.Errorf("%w: %v", errLostConnection, err)
 			}
 		}
 		out = append(out, *c)
@@ -155,7 +157,8 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.PlannedCell, cs [
 		if errs[k] == nil || ctx.Err() == nil && r.cfg.OnError == "continue" {
 			return false
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(errs[k], errLostConnection) {
+			// Every cell stops with it, keeping its measured rounds.
 			fail(errs, errs[k])
 		} else {
 			fail(errs, errNotRun)

@@ -6,6 +6,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/keybench/keybench/internal/device"
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/engine"
@@ -35,12 +37,23 @@ func (r *run) checkpointOn(ctx context.Context, conn *pgx.Conn) error {
 		return nil // --checkpoints off: the server's own checkpoints only (noted at the start)
 	}
 	_, err := conn.Exec(ctx, "CHECKPOINT")
-	if err != nil && !r.target.ownsCheckpoints() && ctx.Err() == nil {
+	var pe *pgconn.PgError
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case conn.IsClosed():
+		return fmt.Errorf("%w (%v)", errLostConnection, err)
+	case !r.target.ownsCheckpoints() && errors.As(err, &pe) && pe.Code == "42501": // insufficient_privilege
 		r.noCheckpoint(err)
 		return nil
 	}
 	return err
 }
+
+// errLostConnection is a connection of keybench's own to the server
+// (its control connection, a fill's) closed under it: by the server's
+// pg_terminate_backend, a restart, the network. The run stops there, its
+// measured rounds kept: what it would read next cannot be read.
+var errLostConnection = errors.New("lost keybench's connection to the server")
 
 // noCheckpoint records, once, that the role may not run CHECKPOINT: cells
 // then start wherever the server's own checkpoints left off, so full-page
