@@ -22,6 +22,7 @@ import (
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/usage"
 )
@@ -130,6 +131,7 @@ func signals(stderr io.Writer) (context.Context, func()) {
 				fmt.Fprintln(stderr, "keybench: stopping in order: the servers it started, its objects on --dsn, the results so far; a third signal exits at once and leaves them to the next run")
 			default:
 				fmt.Fprintln(stderr, "keybench: interrupted before its clean-up ended: an embedded server dies with keybench and the next keybench removes its directory (keybench-pg-* under the temporary directory); on --dsn, its schema and what it recorded creating stay until a run with the same --dsn and --schema drops them")
+				results.RemoveTemps()
 				os.Exit(ExitInterrupted)
 			}
 		}
@@ -141,6 +143,7 @@ func signals(stderr io.Writer) (context.Context, func()) {
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signals(stderr)
 	defer stop()
+	defer results.RemoveTemps() // a write an interrupt cut short leaves no temporary file
 	// A reader that goes away (keybench run | head) must not kill keybench
 	// before its files are written: writes to a closed pipe fail instead.
 	signal.Ignore(syscall.SIGPIPE)

@@ -8,6 +8,7 @@ import (
 	"github.com/keybench/keybench/internal/diskprobe"
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
+	"github.com/keybench/keybench/internal/results"
 )
 
 type diskCmd struct {
@@ -42,11 +43,8 @@ func (d *diskCmd) run(e *env) error {
 	case !st.IsDir():
 		return usagef("%s is not a directory", d.Dir)
 	}
-	if f, err := os.CreateTemp(d.Dir, ".keybench-write-check-*"); err != nil {
+	if err := results.CheckWritable(d.Dir); err != nil {
 		return usagef("%s is not writable: %v", d.Dir, err)
-	} else {
-		f.Close()
-		os.Remove(f.Name())
 	}
 	if !d.JSON {
 		fmt.Fprintf(e.stdout, "Probing the disk under %s (direct IO: a %s file, then random reads and flushes, %s each)...\n", d.Dir, d.Size, time.Duration(d.Each))

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/keybench/keybench/internal/results"
 )
 
 // What a command writes besides its results directory — its exports, its
@@ -71,11 +73,8 @@ func checkOutputs(outs []output, protected []string, force bool) error {
 		case !st.IsDir():
 			return usagef("%s: %s is not a directory", o.flag, filepath.Dir(o.path))
 		}
-		if f, err := os.CreateTemp(filepath.Dir(c), ".keybench-write-check-*"); err != nil {
+		if err := results.CheckWritable(filepath.Dir(c)); err != nil {
 			return usagef("%s: %s is not writable: %v", o.flag, filepath.Dir(o.path), err)
-		} else {
-			f.Close()
-			os.Remove(f.Name())
 		}
 		if st, err := os.Stat(c); err == nil {
 			if st.IsDir() {

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -126,15 +127,41 @@ func fromFile(path string) (results.Device, error) {
 		if d.Source == "" {
 			d.Source = "the user's figures in " + path
 		}
-		return d, nil
+		return d, sane(path, d)
 	}
 	var r diskprobe.Result
 	if err := json.Unmarshal(b, &r); err == nil && r.RandomRead.PerS > 0 && r.Flush.PerS > 0 && r.SeqWriteMBps > 0 {
 		d := fromProbe(&r)
 		d.Source = "keybench disk's probe in " + path + ": " + d.Source
-		return d, nil
+		return d, sane(path, d)
 	}
 	return results.Device{}, fmt.Errorf("--device %s holds neither a device's figures (random_read_ms, write_mbps and flush_ms above 0) nor keybench disk --json's output", path)
+}
+
+// Bounds of a device's figures: a disk's unit costs are finite and within
+// what any storage has (a read between a microsecond and ten seconds, a
+// flush the same, writes between 0.1 MB/s and 1 TB/s); past them a
+// figure is a typing slip, and its price of a run's counts would be
+// infinite or zero.
+var bounds = []struct {
+	name     string
+	lo, hi   float64
+	of       func(results.Device) float64
+	unitText string
+}{
+	{"random_read_ms", 0.001, 10_000, func(d results.Device) float64 { return d.ReadMS }, "ms"},
+	{"write_mbps", 0.1, 1_000_000, func(d results.Device) float64 { return d.WriteMBps }, "MB/s"},
+	{"flush_ms", 0.001, 10_000, func(d results.Device) float64 { return d.FlushMS }, "ms"},
+}
+
+// sane refuses a device whose figures are out of bounds.
+func sane(path string, d results.Device) error {
+	for _, b := range bounds {
+		if v := b.of(d); math.IsNaN(v) || v < b.lo || v > b.hi {
+			return fmt.Errorf("--device %s: %s is %g, outside %g–%g %s", path, b.name, v, b.lo, b.hi, b.unitText)
+		}
+	}
+	return nil
 }
 
 // keptPath is where the probe of the disk under dir is kept: the user's

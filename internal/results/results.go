@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/keybench/keybench/internal/engine"
@@ -614,12 +615,69 @@ func writeAtomic(path string, data []byte) error {
 	return writeAtomicFunc(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
-func writeAtomicFunc(path string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+// temps are the temporary files of the writes under way, which
+// RemoveTemps removes when keybench exits before they end.
+var temps struct {
+	sync.Mutex
+	open   map[string]bool
+	closed bool
+}
+
+// RemoveTemps removes the temporary file of every write under way and
+// lets no other begin: keybench calls it as it exits, so that a write
+// that an interrupt cut short (its command returning before the write's
+// goroutine ended) leaves nothing behind.
+func RemoveTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.closed = true
+	for name := range temps.open {
+		_ = os.Remove(name)
+	}
+	temps.open = nil
+}
+
+// createTemp creates a temporary file in dir that RemoveTemps would
+// remove; release removes it (if it is still there) and forgets it.
+func createTemp(dir, pattern string) (f *os.File, release func(), err error) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.closed {
+		return nil, nil, errors.New("keybench is exiting: nothing more is written")
+	}
+	if f, err = os.CreateTemp(dir, pattern); err != nil {
+		return nil, nil, err
+	}
+	if temps.open == nil {
+		temps.open = map[string]bool{}
+	}
+	temps.open[f.Name()] = true
+	return f, func() {
+		temps.Lock()
+		delete(temps.open, f.Name())
+		temps.Unlock()
+		_ = os.Remove(f.Name())
+	}, nil
+}
+
+// CheckWritable says whether a file can be created in dir, by creating one
+// and removing it.
+func CheckWritable(dir string) error {
+	f, release, err := createTemp(dir, ".keybench-write-check-*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	f.Close()
+	release()
+	return nil
+}
+
+func writeAtomicFunc(path string, fill func(io.Writer) error) error {
+	tmp, release, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := fill(tmp); err != nil {
 		tmp.Close()
 		return err
