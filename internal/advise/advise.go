@@ -20,11 +20,10 @@
 package advise
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/sqltree"
 )
 
 // Options say what to read.
@@ -380,28 +379,7 @@ func (t Table) QualifiedName() string { return displayIdent(t.Schema) + "." + di
 
 // displayIdent is an identifier as SQL would quote it, with control
 // characters escaped (\n, \x1b) so that it prints on one line.
-func displayIdent(s string) string { return escapeControls(quoteIdent(s)) }
-
-// escapeControls writes a control character in s (a newline, a terminal
-// escape) as its escape, for a name the server already quoted.
-func escapeControls(q string) string {
-	var b strings.Builder
-	for _, r := range q {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+func displayIdent(s string) string { return sqltree.Printable(s) }
 
 // SecondaryIndex is one of a table's indexes beside its key: its column,
 // whether it is unique, the order of its inserts (Ordered: a created_at's;

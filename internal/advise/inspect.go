@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/usage"
 )
 
@@ -275,8 +276,23 @@ func (r *reader) tables(ctx context.Context, tx pgx.Tx, names []string) ([]uint3
 				}
 				return nil, nil, err
 			}
+			if kind == "p" {
+				var parts, schemas []string
+				if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(n.nspname::text ORDER BY c.relname), '{}'), coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}') FROM pg_inherits i
+					JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE i.inhparent = $1`, *oid).Scan(&schemas, &parts); err != nil {
+					return nil, nil, err
+				}
+				for i := range parts {
+					parts[i] = sqltree.Printable(schemas[i]) + "." + sqltree.Printable(parts[i])
+				}
+				if len(parts) > 8 {
+					parts = append(parts[:8], fmt.Sprintf("and %d more", len(parts)-8))
+				}
+				return nil, nil, usage.Errorf("--table %s: %s.%s is partitioned: its rows are in its partitions, which advise reads one by one (--table each: %s)",
+					n, sqltree.Printable(schema), sqltree.Printable(name), orNone(strings.Join(parts, ", ")))
+			}
 			if kind != "r" {
-				return nil, nil, usage.Errorf("--table %s: %s.%s is not an ordinary table", n, schema, name)
+				return nil, nil, usage.Errorf("--table %s: %s.%s is not an ordinary table", n, sqltree.Printable(schema), sqltree.Printable(name))
 			}
 			add(*oid, schema, name)
 		}
@@ -708,7 +724,7 @@ func (k *Key) sequence(name string, seqMax, increment int64, last *int64, typLen
 	}
 	k.SequenceMax, k.SequenceIncrement = most, increment
 	if last == nil {
-		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", escapeControls(name), escapeControls(name), displayIdent(role)))
+		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", sqltree.EscapeControls(name), sqltree.EscapeControls(name), displayIdent(role)))
 		return
 	}
 	k.SequenceLast = results.Of(*last)
@@ -955,4 +971,12 @@ func (r *reader) referencedBy(ctx context.Context, tx pgx.Tx, oid uint32) ([]For
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// orNone is a list, or that it has nothing.
+func orNone(list string) string {
+	if list == "" {
+		return "it has none yet"
+	}
+	return list
 }

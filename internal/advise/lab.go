@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workload/mix"
 )
 
@@ -376,7 +377,7 @@ func switches(t *Table) []Switch {
 		sw := Switch{To: to, How: "type", RewriteBytes: t.TableBytes + t.IndexesBytes,
 			Locks: []string{"ACCESS EXCLUSIVE on " + name + " for the whole rewrite: no read or write of the table meanwhile"}}
 		for _, fk := range t.ReferencedBy {
-			fk.Table, fk.Constraint = escapeControls(fk.Table), displayIdent(fk.Constraint)
+			fk.Table, fk.Constraint = sqltree.EscapeControls(fk.Table), displayIdent(fk.Constraint)
 			sw.Rebuilt = append(sw.Rebuilt, fk.Table+" "+fk.Constraint)
 			sw.RewriteBytes += fk.IndexBytes
 			sw.Locks = append(sw.Locks, "ACCESS EXCLUSIVE on "+fk.Table+" while its column is rewritten, then SHARE ROW EXCLUSIVE on both tables while "+fk.Constraint+" is validated")

@@ -98,6 +98,7 @@ func parseGate(s string) (verdict.Gate, error) {
 		return nil, nil
 	}
 	gate := verdict.Gate{}
+	given := map[string]bool{}
 	var names []string
 	for _, m := range verdict.Measures {
 		names = append(names, m.Name)
@@ -118,7 +119,10 @@ func parseGate(s string) (verdict.Gate, error) {
 			}
 		case !slices.Contains(names, name):
 			return nil, usagef("--fail-on: %q is no measure (%s)", name, strings.Join(names, ", "))
+		case given[name]:
+			return nil, usagef("--fail-on: %s is given twice; give each measure once", name)
 		default:
+			given[name] = true
 			gate[name] = f
 		}
 	}

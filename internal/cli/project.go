@@ -25,7 +25,7 @@ type projectCmd struct {
 	DiskWriteMBps *float64 `name:"disk-write-mbps" placeholder:"MB/S" help:"Cost model: your disk's sequential write rate."`
 	DiskFlush     string   `name:"disk-flush" placeholder:"DURATION" help:"Cost model: your disk's write+flush (a commit), e.g. 4ms."`
 	Disk          string   `name:"disk" type:"existingfile" placeholder:"FILE" help:"Cost model: your disk as 'keybench disk DIR --json' measured it (instead of the three --disk- flags)."`
-	Cores         int      `name:"cores" placeholder:"N" help:"Cost model: your server's cores (default: the run's machine's)."`
+	Cores         *int     `name:"cores" placeholder:"N" help:"Cost model: your server's cores (default: the run's machine's)."`
 	OSCache       string   `name:"os-cache" placeholder:"SIZE" help:"Cost model: the OS page cache your key index keeps beyond shared_buffers (default: half of --ram less shared_buffers, an assumption)."`
 	Check         bool     `name:"check" help:"Instead of your scale: project each scale of a run that measured three or more (keybench run scale) from its smaller scales alone, beside what it measured (--export json=FILE: a row per key and figure)."`
 	Against       string   `name:"against" placeholder:"000" help:"Instead of your scale: the cost model's prediction of a published table beside it, each cell's error and limit (000: PostgreSQL 10 on an HDD)."`
@@ -172,13 +172,13 @@ func (p *projectCmd) machine(res *results.Results, scale results.Scale) (*projec
 		}
 		d.WriteMBps = *p.DiskWriteMBps
 	default:
-		if p.Cores != 0 || p.OSCache != "" {
+		if p.Cores != nil || p.OSCache != "" {
 			return nil, usagef("--cores and --os-cache are the cost model's: give the disk too (--disk, or --disk-latency, --disk-write-mbps and --disk-flush)")
 		}
 		return nil, nil
 	}
-	m := &projection.Machine{Disk: d, Cores: p.Cores, SharedBuffers: scale.CacheBytes, OSReadMS: projection.OSReadMS}
-	if m.Cores < 0 || m.Cores > 4096 {
+	m := &projection.Machine{Disk: d, Cores: orZero(p.Cores), SharedBuffers: scale.CacheBytes, OSReadMS: projection.OSReadMS}
+	if p.Cores != nil && (m.Cores < 1 || m.Cores > 4096) {
 		return nil, usagef("--cores must be from 1 to 4096, not %d", m.Cores)
 	}
 	if m.Cores == 0 {

@@ -48,7 +48,7 @@ type runCmd struct {
 	Like          string      `name:"like" placeholder:"SCHEMA.TABLE" help:"With --script and --dsn: give each key's table the shape of your table (its columns, indexes and CHECK constraints, its key column taking each key; never its rows, nor its foreign keys), filled with generated rows of that shape; the script names it :table."`
 	Script        string      `short:"f" name:"script" placeholder:"FILE" help:"Run your own SQL against each key (pgbench -f's format: SQL commands ending in ';', \\set NAME random(lo, hi)), on the keyed table keybench makes for each key (:table), with a fresh key per transaction (:key); the script workload."`
 	Log           bool        `short:"l" name:"log" help:"Write each cell's transactions to logs/ in the results directory as pgbench -l does: one line per transaction (client_id transaction_no time script_no time_epoch time_us [schedule_lag]), in pgbench's format."`
-	AggInterval   int         `name:"aggregate-interval" placeholder:"SECONDS" help:"With --log: write per-interval aggregates instead, one line every N seconds in pgbench 15's columns (interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries serialization_failures deadlock_failures)."`
+	AggInterval   *int        `name:"aggregate-interval" placeholder:"SECONDS" help:"With --log: write per-interval aggregates instead, one line every N seconds in pgbench 15's columns (interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag max_lag skipped retried retries serialization_failures deadlock_failures)."`
 	HistSeconds   bool        `name:"hist-per-second" help:"With --hist-file: an interval a second of each window, not a round."`
 	HistFile      string      `name:"hist-file" placeholder:"DIR" help:"Write each cell's latency histograms to DIR as an HdrHistogram interval log, a round an interval (what HdrHistogram's plotter reads)."`
 	exports       `embed:""`
@@ -194,7 +194,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 		return runner.Config{}, err
 	}
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
-		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, HistDir: r.HistFile, HistSeconds: r.HistSeconds, TxnLog: r.Log, AggregateInterval: r.AggInterval, Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
+		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, HistDir: r.HistFile, HistSeconds: r.HistSeconds, TxnLog: r.Log, AggregateInterval: orZero(r.AggInterval), Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
 		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress, Device: r.Device, NoCheckpoints: r.Checkpoints == "off"}
 	if err := checkDevice(e, r.Device); err != nil {
 		return runner.Config{}, err
@@ -515,6 +515,14 @@ func redactArgs(args []string) []string {
 	return out
 }
 
+// orZero is an optional flag's value, 0 when it was not given.
+func orZero(v *int) int {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
 func validIdent(s string) bool {
 	if s == "" || len(s) > 63 || (s[0] >= '0' && s[0] <= '9') {
 		return false
@@ -668,11 +676,11 @@ func (r *runCmd) checkOutputs() error {
 		return err
 	}
 	switch {
-	case r.AggInterval < 0:
-		return usagef("--aggregate-interval %d: a number of seconds, 1 or more", r.AggInterval)
+	case r.AggInterval != nil && *r.AggInterval < 1:
+		return usagef("--aggregate-interval %d: a number of seconds, 1 or more", *r.AggInterval)
 	case r.HistSeconds && r.HistFile == "":
 		return usagef("--hist-per-second goes with --hist-file DIR (it is how that log is cut)")
-	case r.AggInterval > 0 && !r.Log:
+	case r.AggInterval != nil && !r.Log:
 		return usagef("--aggregate-interval goes with --log (-l), as pgbench's does: it aggregates the transaction log")
 	}
 	var protected []string

@@ -438,9 +438,16 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		d.Println("Nothing to check.")
 		return d
 	}
-	d.Printf("Each scale projected from the smaller scales alone (work and rate over %s's; each key's own counts per transaction, its key index's bytes per row and leaf density, "+
+	over := "no key's work or rate over another's: the run has no reference key"
+	for _, r := range rows {
+		if r.Against != "" {
+			over = "work and rate over " + r.Against + "'s"
+			break
+		}
+	}
+	d.Printf("Each scale projected from the smaller scales alone (%s; each key's own counts per transaction, its key index's bytes per row and leaf density, "+
 		"each through its model: docs/project.md), each with its interval for the figure itself, beside what the scale measured; "+
-		"a measurement carries its own rounds' noise, so it is checked against where a measurement there should fall (95%%: the projection's error and the measurement's added):", rows[0].Against)
+		"a measurement carries its own rounds' noise, so it is checked against where a measurement there should fall (95%%: the projection's error and the measurement's added):", over)
 	t := NewTable("scale", "key", "figure", "projected", "a measurement there", "from rows", "measured", "inside").AlignRight(3, 6)
 	inside, counted := 0, 0
 	for _, r := range rows {

@@ -14,10 +14,9 @@
 package sqltree
 
 import (
+	"fmt"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -142,12 +141,12 @@ func StringArg(c Call, i int) (string, bool) {
 
 // Printable is a name of the user's catalog as a message prints it: as SQL
 // quotes it where it needs quoting, and any control character in it (a
-// newline in a table's name) escaped as Go writes it, so that a name never
-// breaks a line or moves a terminal's cursor.
+// newline in a table's name) escaped (EscapeControls), so that a name
+// never breaks a line or moves a terminal's cursor.
 func Printable(name string) string {
 	plain := name != ""
 	for i, r := range name {
-		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && (r >= '0' && r <= '9' || r == '$')) {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
 			plain = false
 			break
 		}
@@ -155,14 +154,27 @@ func Printable(name string) string {
 	if !plain {
 		name = `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 	}
+	return EscapeControls(name)
+}
+
+// EscapeControls writes a control character in s (a newline, a terminal
+// escape, a line separator) as its escape, for text of the user's (a name
+// the server already quoted) printed in a message.
+func EscapeControls(s string) string {
 	var b strings.Builder
-	for _, r := range name {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 	}
 	return b.String()
 }

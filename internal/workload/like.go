@@ -79,7 +79,7 @@ func ReadLike(ctx context.Context, conn *pgx.Conn, name string) (*Like, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("--like %s: reading the catalog: %w", name, err)
 	}
-	l := &Like{Source: name}
+	l := &Like{Source: sqltree.EscapeControls(name)}
 	if partitionedBy != "" {
 		l.Skipped = append(l.Skipped, fmt.Sprintf("it is partitioned (%s): copied as one plain table, its partitions' own indexes and constraints not", partitionedBy))
 	}
