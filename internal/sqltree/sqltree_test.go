@@ -101,7 +101,8 @@ func TestVet(t *testing.T) {
 		{`SELECT 1 === 2`, sqltree.Script, "not PostgreSQL's own", "vet_user"},
 		{`SELECT 1::vet_user.dom`, sqltree.Script, "not PostgreSQL's own", ""},
 		{`SELECT 1::int + '2'::bigint, 'x'::varchar(3), 2::double precision`, sqltree.Script, "", "vet_user"},
-		{`SELECT (amount >= 0 AND lower(note) <> '')`, sqltree.Immutable, "", ""},
+		{`SELECT (amount >= 0 AND lower(note) <> '' AND length(note) < 100)`, sqltree.Immutable, "", ""},
+		{`SELECT (random() < 2)`, sqltree.Immutable, "not immutable", ""},
 		{`SELECT (now() > '2020-01-01')`, sqltree.Immutable, "not immutable", ""},
 		{`SELECT vet_user.purge(a)`, sqltree.Immutable, "not PostgreSQL's own", ""},
 	}
