@@ -157,13 +157,6 @@ func progressEvery(d time.Duration, say func(done, total int)) advise.Progress {
 	}
 }
 
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
 // runLabs runs the lab of every paying table, one after another, on the
 // embedded server (each prints its plan and estimate, its progress and its
 // first screen on stderr), and records what each measured beside the
