@@ -143,7 +143,7 @@ func signals(stderr io.Writer) (context.Context, func()) {
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signals(stderr)
 	defer stop()
-	defer results.RemoveTemps() // a write an interrupt cut short leaves no temporary file
+	results.AllowTemps()
 	// A reader that goes away (keybench run | head) must not kill keybench
 	// before its files are written: writes to a closed pipe fail instead.
 	signal.Ignore(syscall.SIGPIPE)
@@ -163,7 +163,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, args: append([]string{"keybench"}, args...), wide: c.Wide}
 	err = kctx.Run(e)
-	return exitFor(err, stderr)
+	code := exitFor(err, stderr)
+	if code == ExitInterrupted {
+		// A command an interrupt returned early may have left a write
+		// under way in another goroutine: its temporary file goes now.
+		results.RemoveTemps()
+	}
+	return code
 }
 
 // parse reads keybench's command line: the command to run, the flags it

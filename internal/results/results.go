@@ -672,6 +672,14 @@ func CheckWritable(dir string) error {
 	return nil
 }
 
+// AllowTemps lets writes begin again after RemoveTemps (a command run
+// again in the same process, as tests do).
+func AllowTemps() {
+	temps.Lock()
+	temps.closed = false
+	temps.Unlock()
+}
+
 func writeAtomicFunc(path string, fill func(io.Writer) error) error {
 	tmp, release, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {

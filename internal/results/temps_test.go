@@ -12,7 +12,7 @@ import (
 // goroutine ended) has its temporary file removed, and no write begins
 // after.
 func TestRemoveTempsLeavesNothing(t *testing.T) {
-	defer func() { temps.Lock(); temps.closed = false; temps.Unlock() }()
+	defer AllowTemps()
 	dir := t.TempDir()
 	filling, exit := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
