@@ -383,6 +383,11 @@ func (w *CostWatch) othersShare() (others, steal results.M[float64]) {
 	if err := firstErr(w.start.othersErr, w.end.othersErr); err != nil {
 		return results.Unavailable[float64]("/proc: " + err.Error()), steal
 	}
+	if w.noBackends != "" {
+		// The server's processes are not told apart from the others: the
+		// others' share would be the server under test's own.
+		return results.Unavailable[float64]("the server's processes are not seen (" + w.noBackends + "): the other processes' share would hold the server's own"), steal
+	}
 	var ticks uint64
 	for pid, end := range w.end.others {
 		if start, ok := w.start.others[pid]; ok && start <= end {

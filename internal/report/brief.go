@@ -3,10 +3,12 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // The first screen: what a run prints when it ends, unless --verbose asks
@@ -64,7 +66,7 @@ func brief(res *results.Results, page bool) *Doc {
 	if l := keyLegend(res, shown); l != "" {
 		d.Println(l)
 	}
-	legend := workLegend(a) + " * differs, ~ none found, = same, ? untested; " + levelsOf(shown) + "."
+	legend := workLegend(res, a) + " * differs, ~ none found, = same, ? untested; " + levelsOf(shown) + "."
 	if !page {
 		legend += " All: --verbose, report.html."
 	}
@@ -165,6 +167,9 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 		}
 		p := g.Cost.Parts
 		rest := "the CPU " + msText(p.CPUMS) + " ms"
+		if slices.Contains(g.Cost.Missing, verdict.MissingCPU) {
+			rest = "the CPU not measured"
+		}
 		if p.FlushMS > 0 {
 			rest += ", the commits' flushes " + msText(p.FlushMS) + " ms"
 		}

@@ -117,7 +117,36 @@ func deviceShort(d results.Device) string {
 	return "an unnamed disk"
 }
 
-// workLegend says, short, what the work figure is and what it is priced on.
-func workLegend(a *results.Analysis) string {
+// workLegend says, short, what the work figure is and what it is priced
+// on, and the server's CPU as not measured where the run could not read
+// it (a server whose processes are not this machine's): the work is then
+// its IO counts alone, said so.
+func workLegend(res *results.Results, a *results.Analysis) string {
+	if why := cpuNotMeasured(res); why != "" {
+		return "work: the server's IO counts priced on " + deviceShort(a.Device) + " (--device), not waits; its CPU not measured (" + why + ");"
+	}
 	return "work: all server CPU + IO counts priced on " + deviceShort(a.Device) + " (--device), not waits;"
+}
+
+// cpuNotMeasured is why the run's rounds have no server CPU ("" when
+// some round measured it).
+func cpuNotMeasured(res *results.Results) string {
+	why := ""
+	for _, c := range res.Cells {
+		for _, rd := range c.Rounds {
+			if rd.Cost == nil {
+				continue
+			}
+			if _, ok := rd.Cost.ServerAllCPUMS.Get(); ok {
+				return ""
+			}
+			if _, ok := rd.Cost.ServerCPUMS.Get(); ok {
+				return ""
+			}
+			if why == "" {
+				why = rd.Cost.ServerCPUMS.Reason()
+			}
+		}
+	}
+	return why
 }

@@ -104,6 +104,8 @@ type Embedded struct {
 
 	dir     string
 	logPath string
+	// lock is dir's lock, held while this process runs the server (writeOwner).
+	lock *fileLock
 	// run is the user the postmaster runs as; args its command line
 	// (Restart starts it again with them), conf the settings in it.
 	run     *runAs
@@ -168,7 +170,7 @@ func Start(ctx context.Context, o Options) (_ *Embedded, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeOwner(e.dir); err != nil {
+	if e.lock, err = writeOwner(e.dir); err != nil {
 		os.RemoveAll(e.dir)
 		return nil, err
 	}
@@ -459,6 +461,10 @@ func (e *Embedded) Stop() error {
 	if e.dir != "" {
 		err := os.RemoveAll(e.dir)
 		e.dir = ""
+		if e.lock != nil {
+			e.lock.unlock()
+			e.lock = nil
+		}
 		return err
 	}
 	return nil

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,14 +20,43 @@ const tempPrefix = "keybench-pg-"
 // for it).
 const ownerFile = "keybench.pid"
 
-// writeOwner records this process as the owner of dir.
-func writeOwner(dir string) error {
-	return os.WriteFile(filepath.Join(dir, ownerFile), []byte(fmt.Sprintf("%d %d\n", os.Getpid(), startTime(os.Getpid()))), 0o644)
+// lockFile, in a server's private directory, is held locked (flock) by the
+// keybench that made it for as long as it runs: the kernel lets it go when
+// that process ends, however it ends, and whichever PID namespace looks (a
+// keybench in another namespace cannot see its owner's pid, and would take
+// a live server's directory for a killed one's).
+const ownerLock = "keybench.lock"
+
+// writeOwner records this process as the owner of dir and locks it; the
+// lock is held until the returned file is closed.
+func writeOwner(dir string) (*fileLock, error) {
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(fmt.Sprintf("%d %d\n", os.Getpid(), startTime(os.Getpid()))), 0o644); err != nil {
+		return nil, err
+	}
+	return lockFile(context.Background(), filepath.Join(dir, ownerLock)) // a new file: no wait
+}
+
+// lockHeld says whether dir's lock is held by a running keybench; known is
+// false when dir has no lock file (made by an older keybench).
+func lockHeld(dir string) (held, known bool) {
+	f, err := os.OpenFile(filepath.Join(dir, ownerLock), os.O_RDWR, 0)
+	if err != nil {
+		return false, false
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return true, true
+	}
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false, true
 }
 
 // ownerAlive reports whether the keybench that made dir still runs; known
 // is false when dir names no owner (made by an older keybench).
 func ownerAlive(dir string) (alive, known bool) {
+	if held, known := lockHeld(dir); known {
+		return held, true
+	}
 	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
 	if err != nil {
 		return false, false

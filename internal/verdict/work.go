@@ -19,6 +19,9 @@ import (
 // disk's queue, for a lock — is in none of it: another tenant's burst
 // lengthens the waits, not the work.
 
+// MissingCPU is the part Work says missing when no server CPU was read.
+const MissingCPU = "the server's CPU"
+
 // total is the work of the parts counted.
 func total(w results.WorkParts) float64 { return w.CPUMS + w.ReadMS + w.WriteMS + w.WALMS + w.FlushMS }
 
@@ -38,7 +41,7 @@ func Work(c *results.RoundCost, d results.Device) (w results.WorkParts, missing 
 		}
 		missing = append(missing, what)
 	}
-	part(&w.CPUMS, 1, "the server's CPU", c.ServerAllCPUMS, c.ServerCPUMS)
+	part(&w.CPUMS, 1, MissingCPU, c.ServerAllCPUMS, c.ServerCPUMS)
 	if _, ok := c.ServerAllCPUMS.Get(); !ok {
 		if _, ok := c.ServerCPUMS.Get(); ok {
 			missing = append(missing, "the CPU of the server's processes other than its client backends")
