@@ -59,8 +59,12 @@ func costVerdict(res *results.Results, a *results.Analysis) []string {
 			prefix = sh.Title + ": "
 		}
 		least := sh.group(sh.Least)
-		out = append(out, fmt.Sprintf("%sWork per transaction (the CPU of every server process and its IO counted, priced on %s; %s): %s's %s is the least%s.",
-			prefix, deviceShort(a.Device), workHow(res, a), least.Key, workText(least), partsText(least.Cost)))
+		counted := "the CPU of every server process and its IO counted"
+		if why := cpuNotMeasured(res); why != "" {
+			counted = "its IO counted; the server's CPU not measured: " + why
+		}
+		out = append(out, fmt.Sprintf("%sWork per transaction (%s, priced on %s; %s): %s's %s is the least%s.",
+			prefix, counted, deviceShort(a.Device), workHow(res, a), least.Key, workText(least), partsText(least.Cost)))
 		out = append(out, workLines(sh, least)...)
 		for _, line := range countsApart(sh, least, a.Device) {
 			out = append(out, "  "+line)
