@@ -245,8 +245,8 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 			vs = "least"
 		case v != nil && v.TooFew:
 			vs = "?"
-		case v != nil:
-			vs = versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
+		case v != nil: // the ratio of the p99s beside it
+			vs = versusMark(v.Significant) + fmt.Sprintf("%.2f×", pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
 		}
 		ran := results.Kilo(c.TPS) + " tps"
 		if !c.Held() {

@@ -85,7 +85,8 @@ var transactional = []present.Column{
 	}},
 	{Header: "median rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return present.RateText(g) }},
 	{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
-		return fmt.Sprintf("%.2f ms", medianOf(r, g, func(c *results.Cell) float64 { return c.LatencyMS.P99 }))
+		p99, _ := r.RoundsP99(g)
+		return fmt.Sprintf("%.3g ms", p99)
 	}},
 	{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	{Header: "key index growth / row", Text: func(r *results.Results, g *results.Group) string {
@@ -93,7 +94,7 @@ var transactional = []present.Column{
 	}},
 }
 
-const transactionalNote = "rate: the median rate, in the unit beside it, with its confidence interval; size: table + indexes at the end of the cell; " +
+const transactionalNote = "median rate: the median of the rounds' rates, in the unit beside it, with its confidence interval; p99: the median of the rounds' p99 (the CSV's p99_pooled_ms is all transactions'); size: table + indexes at the end of the cell; " +
 	"key index growth / row: the key index's growth over the cell per inserted row;"
 
 // columnsOf are the columns of the run's table: the workloads' own when

@@ -5,10 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/verdict"
 )
 
 // Export formats (--export): a Markdown summary short enough to paste into
@@ -241,7 +243,7 @@ func CSV(res *results.Results) ([]byte, error) {
 	}
 	for i := range res.Cells {
 		rows[i] = map[string]string{}
-		if err := csvCell(&res.Cells[i], func(col, v string) { add(rows[i], col, v) }); err != nil {
+		if err := csvCell(res, &res.Cells[i], func(col, v string) { add(rows[i], col, v) }); err != nil {
 			return nil, err
 		}
 	}
@@ -263,13 +265,20 @@ func CSV(res *results.Results) ([]byte, error) {
 	return buf.Bytes(), w.Error()
 }
 
-// csvCell writes a cell's columns in order through add.
-func csvCell(c *results.Cell, add func(col, v string)) error {
+// csvCell writes a cell's columns in order through add: its rate, p99 and
+// work as every output names them (rate: the geometric mean of its rounds'
+// rates; p99: the median of its rounds' p99; work: the geometric mean of
+// its rounds' work per transaction on the run's device — a cell's
+// window's where it ran one), then the same window's figures over all its
+// transactions pooled under names of their own (tps_pooled, *_pooled_ms).
+func csvCell(res *results.Results, c *results.Cell, add func(col, v string)) error {
 	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
 		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
-		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)}, {"tps", fmt.Sprint(c.TPS)},
-		{"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)}, {"p50_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_ms", fmt.Sprint(c.LatencyMS.P95)},
-		{"p99_ms", fmt.Sprint(c.LatencyMS.P99)}, {"p999_ms", fmt.Sprint(c.LatencyMS.P999)}, {"max_ms", fmt.Sprint(c.LatencyMS.Max)}, {"rounds", fmt.Sprint(len(c.Rounds))}} {
+		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
+		{"rate", fmt.Sprint(c.RoundsRate())}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, c)},
+		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
+		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},
+		{"p999_pooled_ms", fmt.Sprint(c.LatencyMS.P999)}, {"max_ms", fmt.Sprint(c.LatencyMS.Max)}, {"rounds", fmt.Sprint(len(c.Rounds))}} {
 		add(kv[0], kv[1])
 	}
 	b, err := json.Marshal(c.Metrics)
@@ -334,4 +343,32 @@ func flatten(name string, raw json.RawMessage, add func(col, v string)) {
 	default:
 		add(name, fmt.Sprint(x))
 	}
+}
+
+// workOfCell is a cell's work per transaction as the first screen shows a
+// key's (the geometric mean of its rounds' work on the run's device; its
+// window's when it ran one), "" where it has none.
+func workOfCell(res *results.Results, c *results.Cell) string {
+	dev := verdict.DeviceOf(res)
+	rounds := c.Rounds
+	if len(rounds) == 0 && c.Cost != nil {
+		rounds = []results.Round{{Cost: c.Cost}}
+	}
+	var logs float64
+	n := 0
+	for _, rd := range rounds {
+		if rd.Cost == nil {
+			continue
+		}
+		w, ok := verdict.WorkOf(rd.Cost, dev).Get()
+		if !ok || w <= 0 {
+			return ""
+		}
+		logs += math.Log(w)
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(math.Exp(logs / float64(n)))
 }

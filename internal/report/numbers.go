@@ -73,12 +73,18 @@ func versusShort(v *results.Versus, withInterval bool) string {
 	return s
 }
 
-// rateText is a group's rate: the median of its rounds (runs, or a
-// window's seconds), in its unit — the one rate statistic the console,
-// the page, the exports and the run's progress show for a cell (its
-// ratios to other keys are the paired rounds' own, said beside them).
+// rateText is a group's rate: the geometric mean of its rounds' rates
+// (runs, or a window's seconds; the median where it has none), in its unit
+// — the one "rate" the first screen, the page, the MD and the CSV (rate)
+// show for a key, the statistic its ratios to other keys' are of, so
+// that a "rate vs least" is the ratio of the rates beside it; the
+// summary's "median rate" is the rounds' median, another figure.
 func rateText(g *results.Group) string {
-	return results.Kilo(g.TPS.Median) + " " + results.KindOf(g.Workload).Unit()
+	rate := g.Rate
+	if rate <= 0 {
+		rate = g.TPS.Median
+	}
+	return results.Kilo(rate) + " " + results.KindOf(g.Workload).Unit()
 }
 
 // workText is a group's work per transaction (the geometric mean over its

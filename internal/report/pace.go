@@ -34,7 +34,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			pk := sh.paceOf(g.Key)
 			vs := "-"
 			if pk.Versus != nil {
-				vs = paceVersus(pk.Versus)
+				vs = paceVersus(pk.Versus, pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
 			} else if g.Key == sh.Pace.Least {
 				vs = "the least"
 			}
@@ -47,7 +47,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			}
 		}
 		d.Add(t)
-		d.Println("ran: the rate the window ran, and the share of the transactions its schedule started in it (a Poisson schedule's count is the rate times the window within about its square root; every key draws the same schedule); p99: each round's, from the scheduled start, compared across rounds (Mann-Whitney, Holm, 95% interval of the ratio; \"~\": within noise); " +
+		d.Println("ran: the rate the window ran, and the share of the transactions its schedule started in it (a Poisson schedule's count is the rate times the window within about its square root; every key draws the same schedule); p99: the median of the rounds' p99, each from the scheduled start; against the least: the ratio of the two, the rounds compared (Mann-Whitney, Holm, 95% interval of the ratio; \"~\": within noise); " +
 			"lag: how late a transaction started behind its schedule; late: slower than --latency-limit from the schedule; skipped: already that late, not sent; " +
 			"server CPU (share of one core), WAL and blocks read from outside the cache per second: the rounds' median cost per transaction at the rate each key ran.")
 		if len(behind) > 0 {
@@ -68,16 +68,18 @@ func (s shape) paceOf(key string) results.PaceKey {
 	return results.PaceKey{Key: key}
 }
 
-// paceVersus is a key's p99 against the least: the ratio with its interval
-// when the direction is known, "~" with it when not.
-func paceVersus(c *stats.Comparison) string {
+// paceVersus is a key's p99 against the least: ratio, the ratio of the
+// two p99s printed beside it (the medians of their rounds'), with the
+// interval of the rounds' comparison when the direction is known, "~"
+// with it when not.
+func paceVersus(c *stats.Comparison, ratio float64) string {
 	switch {
 	case c.TooFew:
-		return fmt.Sprintf("? %.2f× (too few rounds)", c.Ratio)
+		return fmt.Sprintf("? %.2f× (too few rounds)", ratio)
 	case c.Significant:
-		return fmt.Sprintf("%.2f× %s", c.Effect, c.IntervalText())
+		return fmt.Sprintf("%.2f× %s", ratio, c.IntervalText())
 	}
-	return fmt.Sprintf("~ %.2f× %s", c.Effect, c.IntervalText())
+	return fmt.Sprintf("~ %.2f× %s", ratio, c.IntervalText())
 }
 
 // lateText is a cell's late and skipped transactions ("-" without a limit).

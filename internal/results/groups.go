@@ -162,6 +162,20 @@ func (r *Results) Median(g *Group, figure func(c *Cell) (float64, bool)) (float6
 	return stats.Summarize(v).Median, true
 }
 
+// RoundsP99 is the group's p99 as every output names it: the median over
+// its cells' rounds of their p99 (Cell.RoundP99s), with those p99s; the
+// last cell's window's where no round recorded one.
+func (r *Results) RoundsP99(g *Group) (float64, []float64) {
+	var v []float64
+	for _, i := range g.Cells {
+		v = append(v, r.Cells[i].RoundP99s()...)
+	}
+	if len(v) == 0 {
+		return r.Last(g).LatencyMS.P99, nil
+	}
+	return stats.Summarize(v).Median, v
+}
+
 // Last is the group's last cell.
 func (r *Results) Last(g *Group) *Cell { return &r.Cells[g.Cells[len(g.Cells)-1]] }
 

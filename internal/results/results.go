@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -363,6 +364,50 @@ type Pace struct {
 // in it (not against the rate times the window, which a Poisson count
 // misses by its own noise).
 const PaceHeld = 0.97
+
+// RoundsRate is the cell's rate as every output names it: the geometric
+// mean of its rounds' rates (the statistic its ratios to other keys' are
+// of), its window's rate where it ran one window.
+func (c *Cell) RoundsRate() float64 {
+	var logs float64
+	n := 0
+	for _, rd := range c.Rounds {
+		if rd.Rate > 0 {
+			logs += math.Log(rd.Rate)
+			n++
+		}
+	}
+	if n == 0 {
+		return c.Rate()
+	}
+	return math.Exp(logs / float64(n))
+}
+
+// RoundsP99 is the cell's p99 as every output names it: the median of its
+// rounds' p99 (at a fixed rate, from each scheduled start), its window's
+// where it ran one window; the window's over all its transactions pooled
+// is LatencyMS.P99 ("p99 pooled").
+func (c *Cell) RoundsP99() float64 {
+	v := c.RoundP99s()
+	if len(v) == 0 {
+		return c.LatencyMS.P99
+	}
+	return stats.Summarize(v).Median
+}
+
+// RoundP99s are the cell's rounds' p99s (none in a file of earlier rounds).
+func (c *Cell) RoundP99s() []float64 {
+	var v []float64
+	for _, rd := range c.Rounds {
+		switch {
+		case rd.P99MS > 0:
+			v = append(v, rd.P99MS)
+		case rd.LatencyMS != nil && rd.LatencyMS.P99 > 0:
+			v = append(v, rd.LatencyMS.P99)
+		}
+	}
+	return v
+}
 
 // Held says the cell ran its fixed schedule (within PaceHeld).
 func (c *Cell) Held() bool {

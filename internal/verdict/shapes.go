@@ -204,7 +204,7 @@ func (a *grouped) pace(gs []*results.Group) *results.PaceShape {
 	ks := make([]key, len(gs))
 	for i, g := range gs {
 		ks[i].g = g
-		ks[i].median, ks[i].rounds = roundsP99(a.res, g)
+		ks[i].median, ks[i].rounds = a.res.RoundsP99(g)
 	}
 	best := 0
 	for i := range ks {
@@ -227,19 +227,3 @@ func (a *grouped) pace(gs []*results.Group) *results.PaceShape {
 	return out
 }
 
-// roundsP99 is the median over the group's rounds of their p99 at the
-// rate, and the rounds' p99s (none: the last cell's p99 stands).
-func roundsP99(res *results.Results, g *results.Group) (float64, []float64) {
-	var v []float64
-	for _, i := range g.Cells {
-		for _, rd := range res.Cells[i].Rounds {
-			if rd.P99MS > 0 {
-				v = append(v, rd.P99MS)
-			}
-		}
-	}
-	if len(v) == 0 {
-		return res.Last(g).LatencyMS.P99, nil
-	}
-	return stats.Summarize(v).Median, v
-}
