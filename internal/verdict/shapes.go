@@ -226,4 +226,3 @@ func (a *grouped) pace(gs []*results.Group) *results.PaceShape {
 	stats.Holm(all)
 	return out
 }
-
