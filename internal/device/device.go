@@ -31,11 +31,11 @@ import (
 // vendors and published benchmarks put them, one operation at a time
 // (queue depth 1), not measured by keybench.
 var Profiles = map[string]results.Device{
-	"nvme": {Name: "nvme", Source: "profile: a local NVMe SSD (typical queue-depth-1 figures, not measured: random 8 kB read 0.1 ms, 1,000 MB/s written, a write and its flush 0.5 ms without power-loss protection)",
+	"nvme": {Name: "nvme", Kind: results.DeviceProfile, Source: "profile: a local NVMe SSD (typical queue-depth-1 figures, not measured: random 8 kB read 0.1 ms, 1,000 MB/s written, a write and its flush 0.5 ms without power-loss protection)",
 		ReadMS: 0.1, WriteMBps: 1000, FlushMS: 0.5},
-	"network": {Name: "network", Source: "profile: a network block volume such as a cloud provider's general-purpose SSD (typical figures, not measured: random 8 kB read 0.5 ms, 125 MB/s written, a write and its flush 1 ms)",
+	"network": {Name: "network", Kind: results.DeviceProfile, Source: "profile: a network block volume such as a cloud provider's general-purpose SSD (typical figures, not measured: random 8 kB read 0.5 ms, 125 MB/s written, a write and its flush 1 ms)",
 		ReadMS: 0.5, WriteMBps: 125, FlushMS: 1},
-	"hdd": {Name: "hdd", Source: "profile: a 7,200 rpm disk (typical figures, not measured: a random 8 kB read 8 ms, 150 MB/s written, a write and its flush 8 ms)",
+	"hdd": {Name: "hdd", Kind: results.DeviceProfile, Source: "profile: a 7,200 rpm disk (typical figures, not measured: a random 8 kB read 8 ms, 150 MB/s written, a write and its flush 8 ms)",
 		ReadMS: 8, WriteMBps: 150, FlushMS: 8},
 }
 
@@ -89,7 +89,7 @@ func probed(ctx context.Context, dir string, fresh bool) (results.Device, error)
 	d := fromProbe(res)
 	now := time.Now().UTC().Truncate(time.Second)
 	d.ProbedAt = &now
-	d.Name = "this machine's disk under " + dir
+	d.Name, d.Kind = "this machine's disk under "+dir, results.DeviceProbe
 	if keep != "" {
 		_ = save(keep, d) // a probe not kept is taken again next time
 	}
@@ -98,7 +98,7 @@ func probed(ctx context.Context, dir string, fresh bool) (results.Device, error)
 
 // fromProbe prices a probe: each operation at its mean time one at a time.
 func fromProbe(r *diskprobe.Result) results.Device {
-	d := results.Device{Name: "the disk under " + r.Dir, WriteMBps: r.SeqWriteMBps,
+	d := results.Device{Name: "the disk under " + r.Dir, Kind: results.DeviceFile, WriteMBps: r.SeqWriteMBps,
 		Source: fmt.Sprintf("keybench disk (direct IO): %d random 8 kB reads, %d writes with their flush, one at a time; %.0f MB/s written", r.RandomRead.N, r.Flush.N, r.SeqWriteMBps)}
 	if r.RandomRead.PerS > 0 {
 		d.ReadMS = 1000 / r.RandomRead.PerS
@@ -124,6 +124,7 @@ func fromFile(path string) (results.Device, error) {
 		if d.Name == "" {
 			d.Name = filepath.Base(path)
 		}
+		d.Kind = results.DeviceFile
 		if d.Source == "" {
 			d.Source = "the user's figures in " + path
 		}

@@ -315,6 +315,9 @@ type Projection struct {
 	// where the run could not derive it, the rounds' own (a checkpoint
 	// before each round: more images than a server writes).
 	WALFrom string `json:"wal_from,omitempty"`
+	// WALSteady says WALFrom is the steady state (the model), not the
+	// rounds' own WAL.
+	WALSteady bool `json:"wal_steady,omitempty"`
 	// Validation is the error the curve's own checks measured at this
 	// projection's distance from the measured points (+0.1: the check
 	// said 10% faster than was measured), or that it is beyond them;
@@ -559,7 +562,7 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 		p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, LeastSupported)
 	}
 	p.BeyondScale = beyondScale(r, s)
-	p.WALPerDay, p.FPIShare, p.WALFrom = wal(r, c.Key, p.Ratio, s, p)
+	p.WALPerDay, p.FPIShare, p.WALFrom, p.WALSteady = wal(r, c.Key, p.Ratio, s, p)
 	return p, "", p.check()
 }
 
@@ -680,10 +683,10 @@ type NotProjected struct {
 // first touched, at PostgreSQL's default checkpoint spacing at the insert
 // rate, each relation whose hot set was all of it grown to the projected
 // size p), or the rounds' own where the cell has none.
-func wal(r *results.Results, key string, ratio float64, s Scale, p Projection) (results.M[float64], results.M[float64], string) {
+func wal(r *results.Results, key string, ratio float64, s Scale, p Projection) (_, _ results.M[float64], from string, steady bool) {
 	rate := s.InsertRate
 	if rate <= 0 {
-		return results.Unavailable[float64]("no --insert-rate given"), results.Unavailable[float64]("no --insert-rate given"), ""
+		return results.Unavailable[float64]("no --insert-rate given"), results.Unavailable[float64]("no --insert-rate given"), "", false
 	}
 	var best *results.Cell
 	bestD := math.Inf(1)
@@ -698,7 +701,7 @@ func wal(r *results.Results, key string, ratio float64, s Scale, p Projection) (
 		}
 	}
 	if best == nil {
-		return results.Unavailable[float64]("no cell of the key measured WAL"), results.Unavailable[float64]("no cell of the key measured WAL"), ""
+		return results.Unavailable[float64]("no cell of the key measured WAL"), results.Unavailable[float64]("no cell of the key measured WAL"), "", false
 	}
 	if st, ok := best.Metrics.SteadyWAL.Get(); ok && len(st.Model.Relations) > 0 {
 		grow := func(role string) float64 {
@@ -715,24 +718,24 @@ func wal(r *results.Results, key string, ratio float64, s Scale, p Projection) (
 		if at, err := st.Model.At(rate, results.DefaultCheckpointSettings, grow); err == nil {
 			from := fmt.Sprintf("steady state at %s: %.0f B and %.3f full-page images per row, from the pages first touched in the cell of %d rows, "+
 				"the hot sets that were whole relations grown to the projected sizes", at.Spacing, at.WALBytesPerRow, at.FPIPerRow, best.RowsBefore)
-			return results.Of(at.WALBytesPerRow * rate * 86400), share(at.FPIPerRow, at.WALBytesPerRow, imageBytes(best)), from
+			return results.Of(at.WALBytesPerRow * rate * 86400), share(at.FPIPerRow, at.WALBytesPerRow, imageBytes(best)), from, true
 		}
 	}
 	perRow, ok := best.Metrics.WALBytesPerRow.Get()
 	if !ok {
 		why := "WAL per row: " + best.Metrics.WALBytesPerRow.Reason()
-		return results.Unavailable[float64](why), results.Unavailable[float64](why), ""
+		return results.Unavailable[float64](why), results.Unavailable[float64](why), "", false
 	}
-	from := "the rounds' own WAL per row (a checkpoint before each round: more full-page images than a server whose checkpoints are minutes apart writes)"
+	from = "the rounds' own WAL per row (a checkpoint before each round: more full-page images than a server whose checkpoints are minutes apart writes)"
 	if why := best.Metrics.SteadyWAL.Reason(); why != "" {
 		from += "; no steady state: " + why
 	}
 	day := results.Of(perRow * rate * 86400)
 	fpi, ok := best.Metrics.WALFPIPerRow.Get()
 	if !ok || perRow <= 0 {
-		return day, results.Unavailable[float64]("full-page images per row: " + best.Metrics.WALFPIPerRow.Reason()), from
+		return day, results.Unavailable[float64]("full-page images per row: " + best.Metrics.WALFPIPerRow.Reason()), from, false
 	}
-	return day, share(fpi, perRow, imageBytes(best)), from
+	return day, share(fpi, perRow, imageBytes(best)), from, false
 }
 
 // share is the share of the WAL that full-page images of imageBytes each

@@ -363,6 +363,18 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 		return ""
 	}
 	speed := speedText(v)
+	// The word before the other key follows the last phrase's outcome.
+	word := " than "
+	switch {
+	case v.TooFew:
+		word = " to compare with "
+	case v.Equivalent():
+		word = " as "
+	case !v.Significant:
+		word = " from "
+	case math.Abs(v.Effect-1) < 0.005:
+		word = " as "
+	}
 	var other *results.Group
 	for i := range groups {
 		if o := &groups[i]; o.Key == v.Key && o.SameShape(g) {
@@ -374,23 +386,18 @@ func versus(res *results.Results, groups []results.Group, g *results.Group, v *r
 	if other != nil {
 		if a, ok := res.Median(g, total); ok {
 			if b, ok := res.Median(other, total); ok && int64(b) > 0 {
-				size = results.Relative(float64(int64(a))/float64(int64(b)), "larger", "smaller", "the same size")
+				r := float64(int64(a)) / float64(int64(b))
+				size, word = results.Relative(r, "larger", "smaller", "the same size"), " than "
+				if math.Abs(r-1) < 0.005 {
+					word = " as "
+				}
 			}
 		}
 	}
-	text, last := speed, speed
 	if size != "" {
-		text, last = speed+", "+size, size
+		return speed + ", " + size + word + v.Key
 	}
-	switch {
-	case last == speedText(&results.Versus{Comparison: stats.Comparison{TooFew: true}}):
-		return text + " to compare with " + v.Key
-	case strings.HasPrefix(last, "~ "):
-		return text + " from " + v.Key
-	case strings.HasPrefix(last, "= ") || strings.HasPrefix(last, "the same "):
-		return text + " as " + v.Key
-	}
-	return text + " than " + v.Key
+	return speed + word + v.Key
 }
 
 func unitNote(groups []results.Group) string {
@@ -413,7 +420,7 @@ func unitNote(groups []results.Group) string {
 		}
 	}
 	for _, g := range groups {
-		if strings.HasPrefix(g.Correction, "a group-sequential") {
+		if g.Sequential {
 			_, effect := stats.Describe(testOf(groups))
 			return "samples are " + g.Unit + "; decided by " + g.Correction + "; [lo-hi]: the effect's repeated confidence interval (" + effect + ")"
 		}

@@ -5,12 +5,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
-	"github.com/keybench/keybench/internal/verdict"
 )
 
 // Export formats (--export): a Markdown summary short enough to paste into
@@ -243,7 +241,7 @@ func CSV(res *results.Results) ([]byte, error) {
 	}
 	for i := range res.Cells {
 		rows[i] = map[string]string{}
-		if err := csvCell(res, &res.Cells[i], func(col, v string) { add(rows[i], col, v) }); err != nil {
+		if err := csvCell(res, i, func(col, v string) { add(rows[i], col, v) }); err != nil {
 			return nil, err
 		}
 	}
@@ -271,11 +269,12 @@ func CSV(res *results.Results) ([]byte, error) {
 // its rounds' work per transaction on the run's device — a cell's
 // window's where it ran one), then the same window's figures over all its
 // transactions pooled under names of their own (tps_pooled, *_pooled_ms).
-func csvCell(res *results.Results, c *results.Cell, add func(col, v string)) error {
+func csvCell(res *results.Results, i int, add func(col, v string)) error {
+	c := &res.Cells[i]
 	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
 		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
 		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
-		{"rate", fmt.Sprint(c.RoundsRate())}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, c)},
+		{"rate", fmt.Sprint(c.RoundsRate())}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, i)},
 		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
 		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},
 		{"p999_pooled_ms", fmt.Sprint(c.LatencyMS.P999)}, {"max_ms", fmt.Sprint(c.LatencyMS.Max)}, {"rounds", fmt.Sprint(len(c.Rounds))}} {
@@ -345,30 +344,14 @@ func flatten(name string, raw json.RawMessage, add func(col, v string)) {
 	}
 }
 
-// workOfCell is a cell's work per transaction as the first screen shows a
+// workOfCell is cell i's work per transaction as the first screen shows a
 // key's (the geometric mean of its rounds' work on the run's device; its
-// window's when it ran one), "" where it has none.
-func workOfCell(res *results.Results, c *results.Cell) string {
-	dev := verdict.DeviceOf(res)
-	rounds := c.Rounds
-	if len(rounds) == 0 && c.Cost != nil {
-		rounds = []results.Round{{Cost: c.Cost}}
-	}
-	var logs float64
-	n := 0
-	for _, rd := range rounds {
-		if rd.Cost == nil {
-			continue
+// window's when it ran one: GroupCost.CellMeans), "" where it has none.
+func workOfCell(res *results.Results, i int) string {
+	for _, g := range analysisOf(res).Groups {
+		if w, ok := g.Cost.CellWork(&g, i); ok {
+			return fmt.Sprint(w)
 		}
-		w, ok := verdict.WorkOf(rd.Cost, dev).Get()
-		if !ok || w <= 0 {
-			return ""
-		}
-		logs += math.Log(w)
-		n++
 	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprint(math.Exp(logs / float64(n)))
+	return ""
 }

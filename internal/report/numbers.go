@@ -113,9 +113,9 @@ func reasonText(r results.Reason) string {
 // nvme profile", the user's file.
 func deviceShort(d results.Device) string {
 	switch {
-	case strings.HasPrefix(d.Name, "this machine's disk"):
+	case d.KindOf() == results.DeviceProbe:
 		return "this machine's disk"
-	case strings.HasPrefix(d.Source, "profile:") || strings.Contains(d.Source, "priced on the profile:"):
+	case d.KindOf() == results.DeviceProfile:
 		return "the " + d.Name + " profile"
 	case d.Name != "":
 		return d.Name

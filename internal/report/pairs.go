@@ -100,7 +100,7 @@ func intervalNote(groups []results.Group) string {
 // sequentialGroups says whether any group was decided by a group-sequential design.
 func sequentialGroups(groups []results.Group) bool {
 	for _, g := range groups {
-		if strings.HasPrefix(g.Correction, "a group-sequential design") {
+		if g.Sequential {
 			return true
 		}
 	}

@@ -94,7 +94,7 @@ func projectionNotes(d *Doc, ps []projection.Projection, ref string) {
 		"(a random key's index, its hot set the whole index, grown to the projected size: nearly every insert then touches a page not imaged since the checkpoint), " +
 		"or, where a key's cell has none, its rounds' own, each starting at a checkpoint.")
 	for _, p := range ps {
-		if p.WALFrom != "" && !strings.HasPrefix(p.WALFrom, "steady state") {
+		if p.WALFrom != "" && !p.WALSteady {
 			d.Printf("%s's WAL per day: %s.", p.Key, p.WALFrom)
 		}
 	}
@@ -379,7 +379,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 		label := checkFigures[c.Figure]
 		var cell string
 		switch {
-		case strings.Contains(c.Unavailable, "no number is carried"):
+		case c.Beyond > projection.WorkBeyond:
 			cell = "beyond the run (below)"
 			note(c, label)
 		case c.Unavailable != "":

@@ -37,6 +37,10 @@ type Group struct {
 	// (Correction says how).
 	Compared   []Versus `json:"compared,omitempty"`
 	Correction string   `json:"correction,omitempty"`
+	// Sequential says the comparisons were decided by the plan's
+	// group-sequential design (Correction then says which), not by one
+	// test at the end.
+	Sequential bool `json:"sequential,omitempty"`
 	// Drift is the rank correlation (Spearman) of the group's rounds with
 	// their order, when it ran five rounds or more: near ±1 the rate rose
 	// or fell from round to round (the table or the machine changed).
@@ -65,7 +69,11 @@ type GroupCost struct {
 	// Mean is the geometric mean of the work over the rounds (the
 	// statistic of its ratios), Parts its medians part by part (ms per
 	// transaction on the run's device), Missing the parts not counted.
-	Mean     float64   `json:"mean"`
+	Mean float64 `json:"mean"`
+	// CellMeans are the same geometric mean over each of the group's
+	// cells' rounds alone, in Cells' order: a cell's work as the CSV
+	// writes it (0: a cell whose rounds recorded none).
+	CellMeans []float64 `json:"cell_means,omitempty"`
 	Parts    WorkParts `json:"parts"`
 	Missing  []string  `json:"missing,omitempty"`
 	Compared []Versus  `json:"compared,omitempty"`
@@ -94,6 +102,21 @@ type WorkParts struct {
 // transaction made the server do, priced on the run's device (package
 // verdict: Work).
 const CostFigure = "work_ms_per_txn"
+
+// CellWork is the work of the group's cell i (an index of Results.Cells)
+// as CellMeans holds it; false when the group has no such cell or it
+// recorded no work.
+func (c *GroupCost) CellWork(g *Group, i int) (float64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	for k, ci := range g.Cells {
+		if ci == i && k < len(c.CellMeans) && c.CellMeans[k] > 0 {
+			return c.CellMeans[k], true
+		}
+	}
+	return 0, false
+}
 
 // Versus is this group's cost comparison with key (nil: none).
 func (c *GroupCost) Versus(key string) *Versus {

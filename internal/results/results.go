@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -244,12 +245,37 @@ type Environment struct {
 // figures come from (a probe of this machine's disk, a documented
 // profile, the user's file).
 type Device struct {
-	Name      string     `json:"name"`
-	Source    string     `json:"source"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Kind is where its figures come from: DeviceProbe, DeviceProfile or
+	// DeviceFile ("" in a file of an earlier keybench: ParseDevice's
+	// reading of its name and source).
+	Kind      string     `json:"kind,omitempty"`
 	ReadMS    float64    `json:"random_read_ms"`
 	WriteMBps float64    `json:"write_mbps"`
 	FlushMS   float64    `json:"flush_ms"`
 	ProbedAt  *time.Time `json:"probed_at,omitempty"`
+}
+
+// Device kinds.
+const (
+	DeviceProbe   = "probe"   // this machine's disk, probed
+	DeviceProfile = "profile" // a documented profile (nvme, network, hdd)
+	DeviceFile    = "file"    // the user's figures
+)
+
+// KindOf is the device's kind; for a file of an earlier keybench, which
+// recorded none, read once here from how its name and source were written.
+func (d Device) KindOf() string {
+	switch {
+	case d.Kind != "":
+		return d.Kind
+	case strings.HasPrefix(d.Name, "this machine's disk"):
+		return DeviceProbe
+	case strings.HasPrefix(d.Source, "profile:") || strings.Contains(d.Source, "priced on the profile:"):
+		return DeviceProfile
+	}
+	return DeviceFile
 }
 
 // LoadAverage is /proc/loadavg at the run's start and end.

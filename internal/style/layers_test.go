@@ -17,7 +17,7 @@ import (
 var layers = [][]string{
 	// What every step shares: errors of usage, statistics, the engine's
 	// facts, the disk probe, the stored write-ups, versions.
-	{"usage", "engine", "stats", "diskprobe", "sources", "versions", "histlog", "testenv", "style"},
+	{"usage", "engine", "stats", "diskprobe", "sources", "versions", "histlog", "testenv", "style", "sqltree"},
 	// The results' types; the server; keybench's own schema.
 	{"results", "server", "workspace"},
 	// Keys, devices, presentation facts, the driver, the metrics, projections.

@@ -74,6 +74,7 @@ func costSample(r *results.Results, g *results.Group, dev results.Device) sample
 			}
 			rounds = []results.Round{{Cost: r.Cells[i].Cost}}
 		}
+		from := len(s.values)
 		for _, rd := range rounds {
 			if rd.Cost == nil {
 				return sample{} // a file of an earlier round
@@ -96,6 +97,7 @@ func costSample(r *results.Results, g *results.Group, dev results.Device) sample
 			s.values = append(s.values, total(w))
 			s.blocks = append(s.blocks, block{r.Cells[i].Repeat, rd.Round})
 		}
+		c.CellMeans = append(c.CellMeans, geoMean(s.values[from:]))
 	}
 	med := func(v []float64) float64 { return stats.Summarize(v).Median }
 	c.Summary, c.Mean = stats.Summarize(s.values), geoMean(s.values)
@@ -254,7 +256,7 @@ func (a *grouped) compareShape(shape []int) {
 	compared := a.versusAll(shape, pair)
 	for x, gi := range shape {
 		g := &a.groups[gi]
-		g.Correction, g.Compared = correction, compared[x]
+		g.Correction, g.Compared, g.Sequential = correction, compared[x], used != nil
 		if x > 0 {
 			g.VsPrevious = &g.Compared[x-1]
 			g.VsFirst = &g.Compared[0]
