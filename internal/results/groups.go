@@ -74,9 +74,9 @@ type GroupCost struct {
 	// cells' rounds alone, in Cells' order: a cell's work as the CSV
 	// writes it (0: a cell whose rounds recorded none).
 	CellMeans []float64 `json:"cell_means,omitempty"`
-	Parts    WorkParts `json:"parts"`
-	Missing  []string  `json:"missing,omitempty"`
-	Compared []Versus  `json:"compared,omitempty"`
+	Parts     WorkParts `json:"parts"`
+	Missing   []string  `json:"missing,omitempty"`
+	Compared  []Versus  `json:"compared,omitempty"`
 	// Unavailable is why the shape's costs were not compared.
 	Unavailable string `json:"unavailable,omitempty"`
 	// Why, for a key compared with its shape's least costly key, is what
