@@ -274,7 +274,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
 		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
 		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
-		{"rate", fmt.Sprint(c.RoundsRate())}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, i)},
+		{"rate", rateOfCell(res, i)}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, i)},
 		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
 		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},
 		{"p999_pooled_ms", fmt.Sprint(c.LatencyMS.P999)}, {"max_ms", fmt.Sprint(c.LatencyMS.Max)}, {"rounds", fmt.Sprint(len(c.Rounds))}} {
@@ -342,6 +342,17 @@ func flatten(name string, raw json.RawMessage, add func(col, v string)) {
 	default:
 		add(name, fmt.Sprint(x))
 	}
+}
+
+// rateOfCell is cell i's rate as the first screen shows a key's (the
+// geometric mean of its rounds' rates: Group.CellRates).
+func rateOfCell(res *results.Results, i int) string {
+	for _, g := range analysisOf(res).Groups {
+		if v, ok := g.CellRate(i); ok {
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
 }
 
 // workOfCell is cell i's work per transaction as the first screen shows a

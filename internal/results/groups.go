@@ -30,8 +30,12 @@ type Group struct {
 	TPS  stats.MedianCI `json:"tps"`
 	// Rate is the geometric mean of the rate's sample: the statistic its
 	// ratios to other keys' are of (the geometric mean of the rounds'
-	// ratios, when they ran in the same rounds), said beside them.
-	Rate float64 `json:"rate"`
+	// ratios, when they ran in the same rounds), said beside them — every
+	// output's "rate" (the median where a sample is not positive).
+	// CellRates are the same over each cell's part of the sample, in
+	// Cells' order: a cell's rate as the CSV writes it.
+	Rate      float64   `json:"rate"`
+	CellRates []float64 `json:"cell_rates,omitempty"`
 	// Compared is the group against every other key of the same shape
 	// (workload, clients, table size), its p-values adjusted together
 	// (Correction says how).
@@ -67,7 +71,8 @@ type GroupCost struct {
 	Figure  string         `json:"figure"`
 	Summary stats.MedianCI `json:"summary"`
 	// Mean is the geometric mean of the work over the rounds (the
-	// statistic of its ratios), Parts its medians part by part (ms per
+	// statistic of its ratios), Parts its parts, each its share of the
+	// rounds' work, so that they add up to Mean (ms per
 	// transaction on the run's device), Missing the parts not counted.
 	Mean float64 `json:"mean"`
 	// CellMeans are the same geometric mean over each of the group's
@@ -102,6 +107,17 @@ type WorkParts struct {
 // transaction made the server do, priced on the run's device (package
 // verdict: Work).
 const CostFigure = "work_ms_per_txn"
+
+// CellRate is the rate of the group's cell i (an index of Results.Cells)
+// as CellRates holds it; false when the group has no such cell.
+func (g *Group) CellRate(i int) (float64, bool) {
+	for k, ci := range g.Cells {
+		if ci == i && k < len(g.CellRates) {
+			return g.CellRates[k], true
+		}
+	}
+	return 0, false
+}
 
 // CellWork is the work of the group's cell i (an index of Results.Cells)
 // as CellMeans holds it; false when the group has no such cell or it

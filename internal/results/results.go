@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -390,24 +389,6 @@ type Pace struct {
 // in it (not against the rate times the window, which a Poisson count
 // misses by its own noise).
 const PaceHeld = 0.97
-
-// RoundsRate is the cell's rate as every output names it: the geometric
-// mean of its rounds' rates (the statistic its ratios to other keys' are
-// of), its window's rate where it ran one window.
-func (c *Cell) RoundsRate() float64 {
-	var logs float64
-	n := 0
-	for _, rd := range c.Rounds {
-		if rd.Rate > 0 {
-			logs += math.Log(rd.Rate)
-			n++
-		}
-	}
-	if n == 0 {
-		return c.Rate()
-	}
-	return math.Exp(logs / float64(n))
-}
 
 // RoundsP99 is the cell's p99 as every output names it: the median of its
 // rounds' p99 (at a fixed rate, from each scheduled start), its window's

@@ -99,15 +99,39 @@ func costSample(r *results.Results, g *results.Group, dev results.Device) sample
 		}
 		c.CellMeans = append(c.CellMeans, geoMean(s.values[from:]))
 	}
-	med := func(v []float64) float64 { return stats.Summarize(v).Median }
 	c.Summary, c.Mean = stats.Summarize(s.values), geoMean(s.values)
-	c.Parts = results.WorkParts{CPUMS: med(parts[0]), ReadMS: med(parts[1]), WriteMS: med(parts[2]), WALMS: med(parts[3]), FlushMS: med(parts[4])}
+	// Each part its share of the rounds' work (its mean over their total's
+	// mean) of the work shown (the geometric mean): the parts add up to it.
+	sum, of := 0.0, make([]float64, len(parts))
+	for k, v := range parts {
+		for _, x := range v {
+			of[k] += x
+		}
+		sum += of[k]
+	}
+	share := func(k int) float64 {
+		if sum <= 0 {
+			return 0
+		}
+		return c.Mean * of[k] / sum
+	}
+	c.Parts = results.WorkParts{CPUMS: share(0), ReadMS: share(1), WriteMS: share(2), WALMS: share(3), FlushMS: share(4)}
 	g.Cost = c
 	if g.Unit != results.UnitRounds {
 		c.Unavailable = "one window per key: its work is measured, not compared (--rounds " + fmt.Sprint(stats.MinBlocks) + " or more compares it)"
 		return sample{}
 	}
 	return s
+}
+
+// rateOf is the rate of a sample as every output shows it: its geometric
+// mean (the statistic of its ratios), or its median where a value is not
+// positive (a second that ran nothing).
+func rateOf(v []float64) float64 {
+	if m := geoMean(v); m > 0 || len(v) == 0 {
+		return m
+	}
+	return stats.Summarize(v).Median
 }
 
 // geoMean is the geometric mean of positive values (0: none, or one not positive).
@@ -139,10 +163,12 @@ func rateSample(r *results.Results, g *results.Group) sample {
 	case rounds >= 2:
 		g.Unit = results.UnitRounds
 		for _, i := range g.Cells {
+			from := len(s.values)
 			for _, rd := range r.Cells[i].Rounds {
 				s.values = append(s.values, rd.Rate)
 				s.blocks = append(s.blocks, block{r.Cells[i].Repeat, rd.Round})
 			}
+			g.CellRates = append(g.CellRates, rateOf(s.values[from:]))
 		}
 	case len(g.Cells) >= 2 || r.Cells[g.Cells[0]].Kind().StepsTimeline:
 		// Repeated cells, or one cell whose timeline holds its workload's
@@ -152,16 +178,19 @@ func rateSample(r *results.Results, g *results.Group) sample {
 		for _, i := range g.Cells {
 			s.values = append(s.values, r.Cells[i].Rate())
 			s.blocks = append(s.blocks, block{r.Cells[i].Repeat, 0})
+			g.CellRates = append(g.CellRates, r.Cells[i].Rate())
 		}
 	default:
 		g.Unit = results.UnitSeconds
 		for _, i := range g.Cells {
+			from := len(s.values)
 			for _, sec := range r.Cells[i].Timeline {
 				s.values = append(s.values, r.Cells[i].SecondRate(sec))
 			}
+			g.CellRates = append(g.CellRates, rateOf(s.values[from:]))
 		}
 	}
-	g.TPS, g.Rate = stats.Summarize(s.values), geoMean(s.values)
+	g.TPS, g.Rate = stats.Summarize(s.values), rateOf(s.values)
 	if g.Unit == results.UnitRounds && len(g.Cells) == 1 && len(s.values) >= 5 {
 		order := make([]float64, len(s.values))
 		for i := range order {

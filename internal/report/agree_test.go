@@ -1,0 +1,105 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/verdict"
+)
+
+// TestOutputsAgree (issue 61): over every recorded run, a figure has one
+// value wherever it is shown — the CSV's rate, p99 and work of a key's
+// cell are the first screen's (its rate, the median of its rounds' p99,
+// its work); a key's work parts add up to its work; and each "rate vs
+// least" and "work vs least" is the ratio of the two values beside it, to
+// its rounding, none below 1.00× against the least work.
+func TestOutputsAgree(t *testing.T) {
+	runs, _ := filepath.Glob(filepath.Join("testdata", "runs", "*.json.gz"))
+	if len(runs) == 0 {
+		t.Fatal("no recorded runs")
+	}
+	for _, path := range runs {
+		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(path)
+		rows := csvRows(t, r)
+		a := analysisOf(r)
+		for gi := range a.Groups {
+			g := &a.Groups[gi]
+			if len(g.Cells) == 1 {
+				row := rows[g.Cells[0]]
+				if g.Rate > 0 && !near(row["rate"], g.Rate, 1e-9) {
+					t.Errorf("%s %s: the CSV's rate %s, the first screen's %g", name, g.Key, row["rate"], g.Rate)
+				}
+				if p99, _ := r.RoundsP99(g); !near(row["p99_ms"], p99, 1e-9) {
+					t.Errorf("%s %s: the CSV's p99_ms %s, the summary's %g", name, g.Key, row["p99_ms"], p99)
+				}
+				if g.Cost != nil && g.Cost.Mean > 0 && !near(row["work_ms_per_txn"], g.Cost.Mean, 1e-9) {
+					t.Errorf("%s %s: the CSV's work %s, the first screen's %g", name, g.Key, row["work_ms_per_txn"], g.Cost.Mean)
+				}
+			}
+			if c := g.Cost; c != nil && c.Mean > 0 {
+				p := c.Parts
+				if sum := p.CPUMS + p.ReadMS + p.WriteMS + p.WALMS + p.FlushMS; math.Abs(sum/c.Mean-1) > 1e-9 {
+					t.Errorf("%s %s: the work's parts add up to %g, the work is %g", name, g.Key, sum, c.Mean)
+				}
+			}
+		}
+		for _, sh := range shapesOf(a) {
+			least := sh.group(sh.Least)
+			if least == nil {
+				continue
+			}
+			for _, g := range sh.Groups {
+				if v, _ := costVersus(g, least); v != nil && g.Cost.Mean > 0 && least.Cost.Mean > 0 {
+					if r := g.Cost.Mean / least.Cost.Mean; math.Abs(v.Effect-r) > 0.0051*r || v.Effect < 0.995 {
+						t.Errorf("%s %s: work vs least %.3f× beside works %.3g and %.3g (%.3f)", name, g.Key, v.Effect, g.Cost.Mean, least.Cost.Mean, r)
+					}
+				}
+				text := rateVersus(g, least, false)
+				shown, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimLeft(text, "*~ "), "×"), 64)
+				if err != nil || g == least || least.Rate <= 0 {
+					continue
+				}
+				if math.Abs(shown-g.Rate/least.Rate) > 0.0051 {
+					t.Errorf("%s %s: rate vs least %s beside rates %.0f and %.0f (%.3f)", name, g.Key, text, g.Rate, least.Rate, g.Rate/least.Rate)
+				}
+			}
+		}
+	}
+}
+
+// csvRows are the CSV's rows by cell index, each by column.
+func csvRows(t *testing.T, r *results.Results) []map[string]string {
+	b, err := CSV(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, rec := range recs[1:] {
+		m := map[string]string{}
+		for i, col := range recs[0] {
+			m[col] = rec[i]
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func near(text string, want, rel float64) bool {
+	v, err := strconv.ParseFloat(text, 64)
+	return err == nil && math.Abs(v-want) <= rel*math.Abs(want)
+}
