@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
 )
 
@@ -19,8 +20,9 @@ import (
 // at 80 columns for the presets' headline shapes; a run of more shapes
 // shows its last (the largest table) and counts the others.
 
-// BriefLines is the most lines the first screen takes.
-const BriefLines = 20
+// BriefLines is the most lines the first screen takes: a 24-line
+// terminal's, less the command and the prompt.
+const BriefLines = 22
 
 // BriefWidth is the terminal width the first screen is laid out for.
 const BriefWidth = 80
@@ -44,6 +46,9 @@ func brief(res *results.Results, page bool) *Doc {
 	}
 	if res.Plan.Ask != "" && !page {
 		d.Println(res.Plan.Ask)
+	}
+	if a.Answer != nil {
+		d.Println(a.Answer.Text)
 	}
 	if b := busyLine(a); b != "" && !page {
 		d.Println(b)
@@ -111,7 +116,7 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 		d.Printf("Not compared on work: %s; --verbose compares the rates.", sh.NoCost)
 	case least == nil && len(sh.Groups) > 1:
 		d.Printf("Not compared: %s (%s compares the keys).", unitWords(sh.Groups[0]), moreSamples(sh.Groups[0]))
-	case costliest != nil:
+	case costliest != nil && (a.Answer == nil || a.Answer.Costliest != costliest.Key):
 		d.Println(costliestLine(costliest, least))
 	case len(sh.Groups) > 1:
 		d.Println("No key was found to do more work per transaction than " + least.Key + "'s.")
@@ -222,10 +227,10 @@ func levelsOf(shapes []shape) string {
 	switch {
 	case hi == 0:
 		return "no interval"
-	case math.Floor(1000*lo) == math.Floor(1000*hi):
-		return fmt.Sprintf("[%g%%]", math.Floor(1000*lo)/10)
+	case stats.LevelText(lo) == stats.LevelText(hi):
+		return "[" + stats.LevelText(lo) + "]"
 	}
-	return fmt.Sprintf("[%g–%g%%]", math.Floor(1000*lo)/10, math.Floor(1000*hi)/10)
+	return "[" + strings.TrimSuffix(stats.LevelText(lo), "%") + "–" + stats.LevelText(hi) + "]"
 }
 
 // briefPace is a shape run at a fixed rate (--rate): every key ran the same

@@ -7,6 +7,7 @@ import (
 
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // How figures and comparisons are written, the same in every table: a
@@ -54,8 +55,8 @@ func interval(v *results.Versus) string {
 		return ""
 	}
 	s := "[" + bound(v.EffectLo) + "–" + bound(v.EffectHi)
-	if lvl := math.Floor(1000*v.EffectConfidence) / 10; lvl != 95 { // 99.97% reads 99.9%, not 100%
-		s += fmt.Sprintf(", %g%%", lvl)
+	if lvl := stats.LevelText(v.EffectConfidence); lvl != "95%" { // 99.97% reads 99.9%, not 100%
+		s += ", " + lvl
 	}
 	return s + "]"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // ProjectionDoc is a run's keys carried to the user's scale, each with its
@@ -339,7 +340,7 @@ func levelText(l float64) string {
 	if l <= 0 {
 		return "95%"
 	}
-	return fmt.Sprintf("%g%%", math.Floor(1000*l)/10)
+	return stats.LevelText(l)
 }
 
 // projectedCounts lays out each key's counts at the user's scale: a row a

@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 2 // 2: Why for undecided keys too
+const AnalysisVersion = 3 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared
@@ -26,6 +26,42 @@ type Analysis struct {
 	// Device is the disk the work is priced on (the run's, or a default
 	// profile's for a file that recorded none).
 	Device Device `json:"device"`
+	// Answer is what the run answers, said first (nil: no shape compared
+	// its keys' work).
+	Answer *Answer `json:"answer,omitempty"`
+}
+
+// Answer is the run's answer for its headline shape (the last whose keys'
+// work was compared): the keys to choose — the least work and those shown
+// the same within the margin — the costliest key's work and WAL against
+// the least's, the keys not yet told apart, what the work did not
+// measure, and the sentence that says it all.
+type Answer struct {
+	Shape  string   `json:"shape"`
+	Choose []string `json:"choose"`
+	// Margin is the equivalence margin the keys chosen beside the least
+	// were shown within (0: none was).
+	Margin float64 `json:"margin,omitempty"`
+	// Costliest is the key shown to do the most work beyond the least's:
+	// its work and WAL per transaction over the least's.
+	Costliest string  `json:"costliest,omitempty"`
+	Work      *Ratio  `json:"work,omitempty"`
+	WAL       *Ratio  `json:"wal,omitempty"`
+	Level     float64 `json:"level,omitempty"`
+	// Open are the keys neither shown costlier than the least nor the
+	// same within the margin.
+	Open []string `json:"open,omitempty"`
+	// NotMeasured are the parts of the work the run could not read.
+	NotMeasured []string `json:"not_measured,omitempty"`
+	Text        string   `json:"text"`
+}
+
+// Ratio is a figure of one key over another's with its interval (Lo, Hi:
+// 0 when it has none).
+type Ratio struct {
+	Ratio float64 `json:"ratio"`
+	Lo    float64 `json:"lo,omitempty"`
+	Hi    float64 `json:"hi,omitempty"`
 }
 
 // Shape is the groups measured under the same conditions (task, clients,

@@ -70,17 +70,20 @@ func (c Comparison) IntervalText() string {
 	case math.Abs(c.EffectConfidence-0.95) < 0.0005:
 		return fmt.Sprintf("[%.2f–%.2f]", c.EffectLo, c.EffectHi)
 	}
-	return fmt.Sprintf("[%.2f–%.2f, %s]", c.EffectLo, c.EffectHi, confidenceText(c.EffectConfidence))
+	return fmt.Sprintf("[%.2f–%.2f, %s]", c.EffectLo, c.EffectHi, LevelText(c.EffectConfidence))
 }
 
-// confidenceText is a confidence as a percentage with the digits that
-// tell it from 100% ("95%", "99.7%", "99.99996%").
-func confidenceText(c float64) string {
+// LevelText is a confidence level as every output prints it: a
+// percentage with the digits that tell it from 100%, rounded down, never
+// up to a level it was not computed at ("95%", "99.7%" for 0.99787,
+// "99.99996%").
+func LevelText(c float64) string {
 	decimals := 0
 	if c < 1 {
 		decimals = max(0, int(math.Ceil(-math.Log10(1-c)))-2)
 	}
-	return strconv.FormatFloat(c*100, 'f', decimals, 64) + "%"
+	p := math.Pow(10, float64(decimals))
+	return strconv.FormatFloat(math.Floor(c*100*p+1e-9)/p, 'f', decimals, 64) + "%"
 }
 
 // PText is the comparison's p-value as printed: the adjusted one, or, where

@@ -27,6 +27,7 @@ func Analyze(res *results.Results) *results.Analysis {
 	a := &results.Analysis{Version: results.AnalysisVersion, Groups: g.groups, Device: DeviceOf(res)}
 	a.Shapes = g.shapes()
 	a.Busy = busy(res)
+	a.Answer = answer(res, a)
 	res.Analysis = a
 	return a
 }

@@ -1,0 +1,153 @@
+package verdict
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// answer is the run's answer (results.Answer), computed from the
+// analysis alone: for the last shape whose keys' work was compared, the
+// key of least work and those shown the same within the margin are the
+// ones to choose; the costliest key shown to do more is what a wrong
+// choice costs, in work and in WAL per transaction; the keys neither way
+// decided are said open, with what would decide them; the parts of the
+// work the run could not read are said too.
+func answer(res *results.Results, a *results.Analysis) *results.Answer {
+	var sh *results.Shape
+	for i := range a.Shapes {
+		if a.Shapes[i].Least != "" {
+			sh = &a.Shapes[i]
+		}
+	}
+	if sh == nil {
+		for i := len(a.Shapes) - 1; i >= 0; i-- {
+			why := a.Shapes[i].NoCost
+			for _, g := range a.ShapeGroups(&a.Shapes[i]) {
+				if why == "" && g.Cost != nil {
+					why = g.Cost.Unavailable
+				}
+			}
+			if why != "" && len(a.Shapes[i].Groups) > 1 {
+				return &results.Answer{Shape: a.Shapes[i].Title, Text: "No key is chosen: the keys' work was not compared (" + why + ")."}
+			}
+		}
+		return nil
+	}
+	least := a.GroupOf(sh, sh.Least)
+	ans := &results.Answer{Shape: sh.Title, Choose: []string{least.Key}}
+	needed := 0
+	for _, g := range a.ShapeGroups(sh) {
+		v := g.Cost.Versus(least.Key)
+		switch {
+		case g == least || v == nil:
+		case v.Equivalent():
+			ans.Choose, ans.Margin = append(ans.Choose, g.Key), v.Margin
+		case !v.Significant:
+			ans.Open = append(ans.Open, g.Key)
+			needed = max(needed, v.Needed)
+		}
+		if g.Cost != nil && slices.Contains(g.Cost.Missing, MissingCPU) && len(ans.NotMeasured) == 0 {
+			ans.NotMeasured = append(ans.NotMeasured, "the server's CPU ("+cpuReason(res, g)+")")
+		}
+	}
+	if c := a.GroupOf(sh, sh.Costliest); c != nil {
+		v := c.Cost.Versus(least.Key)
+		ans.Costliest, ans.Level = c.Key, v.EffectConfidence
+		ans.Work = &results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}
+		ans.WAL = walRatio(res, c, least)
+	}
+	ans.Text = answerText(ans, least, needed)
+	return ans
+}
+
+// walRatio is g's WAL per transaction over least's: its Why's (the rounds'
+// ratio with its interval) where it has one, else the rounds' medians'.
+func walRatio(res *results.Results, g, least *results.Group) *results.Ratio {
+	for _, r := range g.Cost.Why {
+		if r.Figure == "wal_bytes_per_txn" {
+			return &results.Ratio{Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi}
+		}
+	}
+	wal := func(c *results.RoundCost) results.M[float64] { return c.WALBytes }
+	a, okA := res.RoundMedian(g, wal)
+	b, okB := res.RoundMedian(least, wal)
+	if !okA || !okB || b <= 0 {
+		return nil
+	}
+	return &results.Ratio{Ratio: a / b}
+}
+
+// cpuReason is why the group's rounds have no server CPU.
+func cpuReason(res *results.Results, g *results.Group) string {
+	for _, i := range g.Cells {
+		for _, rd := range res.Cells[i].Rounds {
+			if rd.Cost != nil && rd.Cost.ServerCPUMS.Reason() != "" {
+				return rd.Cost.ServerCPUMS.Reason()
+			}
+		}
+	}
+	return "not read"
+}
+
+// answerText says the answer in a few short sentences, from its figures.
+func answerText(ans *results.Answer, least *results.Group, needed int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Choose %s", ans.Choose[0])
+	if len(ans.Choose) > 1 {
+		fmt.Fprintf(&b, " (least work) or %s (the same within %s)", orList(ans.Choose[1:]), stats.Percent(ans.Margin))
+	} else {
+		b.WriteString(" (least work)")
+	}
+	b.WriteString(".")
+	if ans.Costliest != "" {
+		fmt.Fprintf(&b, " %s costs %s its work", ans.Costliest, ratioText(*ans.Work))
+		if ans.WAL != nil {
+			fmt.Fprintf(&b, " and %s its WAL", ratioText(*ans.WAL))
+		}
+		fmt.Fprintf(&b, " a transaction (%s).", stats.LevelText(ans.Level))
+	} else {
+		b.WriteString(" No key was shown to do more work.")
+	}
+	if len(ans.Open) > 0 {
+		more := "more rounds would tell"
+		if needed > 0 {
+			more = fmt.Sprintf("--rounds %d would tell", needed)
+		}
+		fmt.Fprintf(&b, " %s not told apart from %s (%s).", andList(ans.Open), least.Key, more)
+	}
+	if len(ans.NotMeasured) > 0 {
+		fmt.Fprintf(&b, " Not measured: %s; the work is the IO counts.", strings.Join(ans.NotMeasured, ", "))
+	}
+	return b.String()
+}
+
+// ratioText is "1.39× [1.09–1.77]", or "1.39×" without an interval.
+func ratioText(r results.Ratio) string {
+	if r.Lo > 0 && r.Hi > r.Lo {
+		return fmt.Sprintf("%.2f× [%.2f–%.2f]", r.Ratio, r.Lo, r.Hi)
+	}
+	return fmt.Sprintf("%.2f×", r.Ratio)
+}
+
+// orList joins names: "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// andList joins names: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
