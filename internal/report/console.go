@@ -38,6 +38,9 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
 	if withQuestions { // the page says these in its verdict
+		if a.Answer != nil {
+			d.Println(a.Answer.Text)
+		}
 		if b := busyLine(a); b != "" {
 			d.Println(b)
 		}
