@@ -21,8 +21,8 @@ import (
 // shows its last (the largest table) and counts the others.
 
 // BriefLines is the most lines the first screen takes: a 24-line
-// terminal's, less the command and the prompt.
-const BriefLines = 22
+// terminal's, less the prompt.
+const BriefLines = 23
 
 // BriefWidth is the terminal width the first screen is laid out for.
 const BriefWidth = 80
@@ -118,6 +118,7 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 		d.Printf("Not compared: %s (%s compares the keys).", unitWords(sh.Groups[0]), moreSamples(sh.Groups[0]))
 	case costliest != nil && (a.Answer == nil || a.Answer.Costliest != costliest.Key):
 		d.Println(costliestLine(costliest, least))
+	case costliest != nil: // the answer said its work and WAL
 	case len(sh.Groups) > 1:
 		d.Println("No key was found to do more work per transaction than " + least.Key + "'s.")
 	}
@@ -271,6 +272,9 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 	}
 	if costliest := sh.group(sh.Costliest); costliest != nil && cheapest != nil {
 		d.Println(costliestLine(costliest, cheapest))
+	}
+	if line := walLine(sh, true); line != "" {
+		d.Println(line)
 	}
 	for _, line := range countsApart(sh, cheapest, res.Analysis.Device) {
 		d.Println(line)

@@ -33,9 +33,10 @@ type Analysis struct {
 
 // Answer is the run's answer for its headline shape (the last whose keys'
 // work was compared): the keys to choose — the least work and those shown
-// the same within the margin — the costliest key's work and WAL against
-// the least's, the keys not yet told apart, what the work did not
-// measure, and the sentence that says it all.
+// the same within the margin — the costliest key's work against the
+// least's, the keys whose WAL is above the least WAL's, the keys not yet
+// told apart, what the work did not measure, and the sentence that says
+// it all.
 type Answer struct {
 	Shape  string   `json:"shape"`
 	Choose []string `json:"choose"`
@@ -46,14 +47,24 @@ type Answer struct {
 	// its work and WAL per transaction over the least's.
 	Costliest string  `json:"costliest,omitempty"`
 	Work      *Ratio  `json:"work,omitempty"`
-	WAL       *Ratio  `json:"wal,omitempty"`
 	Level     float64 `json:"level,omitempty"`
+	// WALLeast is the key of the least WAL per transaction, WALMore the
+	// keys whose WAL its own family found above it, each its ratio.
+	WALLeast string     `json:"wal_least,omitempty"`
+	WALMore  []KeyRatio `json:"wal_more,omitempty"`
 	// Open are the keys neither shown costlier than the least nor the
 	// same within the margin.
 	Open []string `json:"open,omitempty"`
 	// NotMeasured are the parts of the work the run could not read.
 	NotMeasured []string `json:"not_measured,omitempty"`
 	Text        string   `json:"text"`
+}
+
+// KeyRatio is a key's Ratio, and the level of its interval.
+type KeyRatio struct {
+	Key string `json:"key"`
+	Ratio
+	Level float64 `json:"level,omitempty"`
 }
 
 // Ratio is a figure of one key over another's with its interval (Lo, Hi:
@@ -83,6 +94,11 @@ type Shape struct {
 	Costliest string `json:"costliest,omitempty"`
 	// Pace compares the keys' latency at a fixed rate (--rate).
 	Pace *PaceShape `json:"pace,omitempty"`
+	// WALLeast is the key of the least WAL per transaction (none: the
+	// keys' WAL was not compared); WALRate the rate a day's WAL is
+	// reckoned at for every key (the fixed rate, or WALLeast's).
+	WALLeast string  `json:"wal_least,omitempty"`
+	WALRate  float64 `json:"wal_rate,omitempty"`
 }
 
 // Reason is one count that sets two keys' work apart: the round figure

@@ -58,6 +58,34 @@ type Group struct {
 	// the second family of the verdict, beside the rates (nil when the
 	// rounds recorded no cost: a file of an earlier round, one round).
 	Cost *GroupCost `json:"cost,omitempty"`
+	// WAL is the group's WAL per transaction, a family of its own beside
+	// the work: every standby receives that WAL, every archive keeps it and
+	// every point-in-time recovery replays it, whatever the disk costs.
+	WAL *GroupWAL `json:"wal,omitempty"`
+}
+
+// GroupWAL is a group's WAL bytes per transaction over its rounds (Mean,
+// their geometric mean) and each comparison with another key of the
+// shape (this group's WAL over the other's), tested within the rounds
+// they ran together, Holm over the shape's WAL comparisons: a family of
+// its own, its error rate held at stats.Alpha; or why it was not compared.
+type GroupWAL struct {
+	Mean        float64  `json:"mean_bytes_per_txn"`
+	Compared    []Versus `json:"compared,omitempty"`
+	Unavailable string   `json:"unavailable,omitempty"`
+}
+
+// Versus is this group's WAL comparison with key (nil: none).
+func (w *GroupWAL) Versus(key string) *Versus {
+	if w == nil {
+		return nil
+	}
+	for i := range w.Compared {
+		if w.Compared[i].Key == key {
+			return &w.Compared[i]
+		}
+	}
+	return nil
 }
 
 // GroupCost is a group's cost family: its work per transaction (CPU of

@@ -13,7 +13,8 @@ import (
 // analysis alone: for the last shape whose keys' work was compared, the
 // key of least work and those shown the same within the margin are the
 // ones to choose; the costliest key shown to do more is what a wrong
-// choice costs, in work and in WAL per transaction; the keys neither way
+// choice costs in work, and the keys whose WAL per transaction its own
+// family found above the least WAL's; the keys neither way
 // decided are said open, with what would decide them; the parts of the
 // work the run could not read are said too.
 func answer(res *results.Results, a *results.Analysis) *results.Answer {
@@ -58,27 +59,17 @@ func answer(res *results.Results, a *results.Analysis) *results.Answer {
 		v := c.Cost.Versus(least.Key)
 		ans.Costliest, ans.Level = c.Key, v.EffectConfidence
 		ans.Work = &results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}
-		ans.WAL = walRatio(res, c, least)
+	}
+	if sh.WALLeast != "" {
+		ans.WALLeast = sh.WALLeast
+		for _, g := range a.ShapeGroups(sh) {
+			if v := g.WAL.Versus(sh.WALLeast); v != nil && v.Significant && v.Effect > 1 {
+				ans.WALMore = append(ans.WALMore, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
+			}
+		}
 	}
 	ans.Text = answerText(ans, least, needed)
 	return ans
-}
-
-// walRatio is g's WAL per transaction over least's: its Why's (the rounds'
-// ratio with its interval) where it has one, else the rounds' medians'.
-func walRatio(res *results.Results, g, least *results.Group) *results.Ratio {
-	for _, r := range g.Cost.Why {
-		if r.Figure == "wal_bytes_per_txn" {
-			return &results.Ratio{Ratio: r.Ratio, Lo: r.Lo, Hi: r.Hi}
-		}
-	}
-	wal := func(c *results.RoundCost) results.M[float64] { return c.WALBytes }
-	a, okA := res.RoundMedian(g, wal)
-	b, okB := res.RoundMedian(least, wal)
-	if !okA || !okB || b <= 0 {
-		return nil
-	}
-	return &results.Ratio{Ratio: a / b}
 }
 
 // cpuReason is why the group's rounds have no server CPU.
@@ -104,13 +95,18 @@ func answerText(ans *results.Answer, least *results.Group, needed int) string {
 	}
 	b.WriteString(".")
 	if ans.Costliest != "" {
-		fmt.Fprintf(&b, " %s costs %s its work", ans.Costliest, ratioText(*ans.Work))
-		if ans.WAL != nil {
-			fmt.Fprintf(&b, " and %s its WAL", ratioText(*ans.WAL))
-		}
-		fmt.Fprintf(&b, " a transaction (%s).", stats.LevelText(ans.Level))
+		fmt.Fprintf(&b, " %s costs %s its work a transaction (%s).", ans.Costliest, ratioText(*ans.Work), stats.LevelText(ans.Level))
 	} else {
 		b.WriteString(" No key was shown to do more work.")
+	}
+	if len(ans.WALMore) > 0 {
+		var more []string
+		level := 1.0
+		for _, k := range ans.WALMore {
+			more = append(more, k.Key+" "+ratioText(k.Ratio))
+			level = min(level, k.Level)
+		}
+		fmt.Fprintf(&b, " WAL over %s's: %s (%s), which every standby, archive and recovery carries.", ans.WALLeast, strings.Join(more, ", "), stats.LevelText(level))
 	}
 	if len(ans.Open) > 0 {
 		more := "more rounds would tell"

@@ -282,6 +282,7 @@ func (a *grouped) compareShape(shape []int) {
 			c.Needed = stats.MinBlocks
 		}
 	}
+	a.compareWAL(shape)
 	compared := a.versusAll(shape, pair)
 	for x, gi := range shape {
 		g := &a.groups[gi]

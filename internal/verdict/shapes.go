@@ -36,6 +36,7 @@ func (a *grouped) shapes() []results.Shape {
 			}
 		}
 		s.Pace = a.pace(gs)
+		s.WALLeast, s.WALRate = walLeast(a.res, gs)
 		out = append(out, s)
 	}
 	return out
