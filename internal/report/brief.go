@@ -125,6 +125,9 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 	for _, line := range countsApart(sh, least, a.Device) {
 		d.Println(line)
 	}
+	for _, l := range healthLines(res, sh) {
+		d.Println(l)
+	}
 }
 
 // costliestLine says how much more work the costliest key does than the
@@ -267,8 +270,12 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		keyList(sh.Groups), strings.Join(wal, ", "), strings.Join(cpu, ", "), strings.Join(lag, ", "))
 	for _, g := range sh.Groups {
 		if c := res.Last(g); !c.Held() {
-			d.Printf("%s did not keep up: it ran %.0f%% of its schedule; its latency is its queue's.", g.Key, 100*c.ScheduleShare())
+			d.Printf("%s did not keep up: it ran %s of %s tps (%.0f%%)%s; its latency is its queue's.",
+				g.Key, results.Kilo(c.TPS), results.Kilo(c.Pace.RateTPS), 100*c.ScheduleShare(), limitOf(res, g, c))
 		}
+	}
+	for _, l := range healthLines(res, sh) {
+		d.Println(l)
 	}
 	if costliest := sh.group(sh.Costliest); costliest != nil && cheapest != nil {
 		d.Println(costliestLine(costliest, cheapest))
@@ -381,4 +388,49 @@ func keyLegend(res *results.Results, shapes []shape) string {
 		return ""
 	}
 	return "keys: " + strings.Join(parts, "; ") + "."
+}
+
+// limitOf says what held a cell below its schedule: the server, where its
+// CPU took most of the machine's cores, else the clients, each waiting on
+// its own transaction ("" where the server's CPU was not measured).
+func limitOf(res *results.Results, g *results.Group, c *results.Cell) string {
+	cpu, ok := res.RoundMedian(g, func(rc *results.RoundCost) results.M[float64] { return rc.ServerAllCPUMS })
+	cores := res.Environment.Host.CPUs
+	if !ok || cores <= 0 {
+		return ""
+	}
+	used := cpu * c.TPS / 1000 / float64(cores) // the share of the machine's cores the server's processes took
+	if used >= 0.8 {
+		return fmt.Sprintf(": the server was the limit, its CPU %.0f%% of the machine's %d cores", 100*used, cores)
+	}
+	return fmt.Sprintf(": its %d clients were the limit, each waiting on its own transaction while the server's CPU took %.0f%% of the machine's %d cores (more clients, -c, ask more of it)", c.Clients, 100*used, cores)
+}
+
+// healthLines are what the first screen says of how the shape's cells ran:
+// transactions that failed, and a machine that moved between the first
+// and the last rounds.
+func healthLines(res *results.Results, sh shape) []string {
+	var out []string
+	for _, g := range sh.Groups {
+		var n int64
+		sample := ""
+		for _, i := range g.Cells {
+			c := &res.Cells[i]
+			n += c.Errors
+			if sample == "" && len(c.ErrorSamples) > 0 {
+				sample = c.ErrorSamples[0]
+			}
+		}
+		if n > 0 {
+			line := fmt.Sprintf("%s: %d transactions failed", g.Key, n)
+			if sample != "" {
+				line += " (" + sample + ")"
+			}
+			out = append(out, line+".")
+		}
+	}
+	if ref, ok := res.RoundShift(sh.Groups[0]); ok && math.Abs(ref-1) >= machineShift && machineDrift(res, sh.Groups) != "" {
+		out = append(out, fmt.Sprintf("Drift: %s ran its last round at %.2f× its first, every key alike: the machine or the tables changed during the run (the rounds interleave the keys, so the comparison holds).", sh.Groups[0].Key, ref))
+	}
+	return out
 }

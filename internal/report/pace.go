@@ -42,8 +42,8 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			t.AppendRow(g.Key, fmt.Sprintf("%s tps (%.0f%%)", results.Kilo(c.TPS), 100*c.ScheduleShare()), millis(pk.P99MS), vs,
 				millis(c.Pace.LagMS.P99), lateText(c.Pace), cpu, wal, reads)
 			if !c.Held() {
-				behind = append(behind, fmt.Sprintf("%s ran %d of the %d transactions its schedule started (%.0f%%), its starts %s behind it at p99",
-					g.Key, c.Txns, c.Pace.Scheduled, 100*c.ScheduleShare(), millis(c.Pace.LagMS.P99)))
+				behind = append(behind, fmt.Sprintf("%s ran %d of the %d transactions its schedule started (%.0f%%), its starts %s behind it at p99%s",
+					g.Key, c.Txns, c.Pace.Scheduled, 100*c.ScheduleShare(), millis(c.Pace.LagMS.P99), limitOf(res, g, c)))
 			}
 		}
 		d.Add(t)
@@ -51,7 +51,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			"lag: how late a transaction started behind its schedule; late: slower than --latency-limit from the schedule; skipped: already that late, not sent; " +
 			"server CPU (share of one core), WAL and blocks read from outside the cache per second: the rounds' median cost per transaction at the rate each key ran.")
 		if len(behind) > 0 {
-			d.Printf("The server did not keep up (below %.0f%% of the schedule): %s; at this rate these keys queue, and their latency is the queue's.", 100*results.PaceHeld, strings.Join(behind, "; "))
+			d.Printf("The schedule was not kept (below %.0f%% of it): %s; at this rate these keys queue, and their latency is the queue's.", 100*results.PaceHeld, strings.Join(behind, "; "))
 		}
 	}
 }
