@@ -148,3 +148,30 @@ func TestCountsApartFromTheWork(t *testing.T) {
 		t.Errorf("the first screen does not say the counts apart from the work (%q, the first count %q %.2f×):\n%s", want, fpi.Figure, fpi.Ratio, text)
 	}
 }
+
+// TestTheAnswerLeads (issue 62): the first screen, the verbose summary and
+// the MD export of the default run recorded beside a busy loop lead with
+// the answer: the key to choose, the costliest key's work with its
+// interval, the keys whose WAL its own family found above the least's.
+func TestTheAnswerLeads(t *testing.T) {
+	r := readCost(t, "war-busy")
+	ans := r.Analysis.Answer
+	if ans == nil || ans.Choose[0] != "uuidv7" || ans.Costliest != "uuidv4:as=text" || len(ans.WALMore) == 0 {
+		t.Fatalf("answer %+v", ans)
+	}
+	var brief, summary bytes.Buffer
+	Brief(r).Write(&brief, BriefWidth)
+	Summary(r).Write(&summary, 0)
+	first := strings.Join(strings.Fields(strings.SplitN(brief.String(), "insert-read", 2)[0]), " ")
+	for _, want := range []string{"Choose uuidv7 (least work).", "uuidv4:as=text costs 1.39× [1.27–1.51] its work", "WAL over uuidv7's: uuidv4:as=text 2.48×"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first screen does not lead with %q:\n%s", want, brief.String())
+		}
+	}
+	if !strings.HasPrefix(summary.String(), ans.Text) {
+		t.Errorf("the summary does not lead with the answer:\n%s", summary.String())
+	}
+	if md := Markdown(r); !strings.Contains(strings.SplitN(md, "|", 2)[0], ans.Text) {
+		t.Errorf("the MD does not lead with the answer:\n%s", md)
+	}
+}

@@ -1,0 +1,65 @@
+package verdict
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/keybench/keybench/internal/results"
+)
+
+// twoKeys is a run of two keys in the same n rounds: each round's work
+// (CPU per transaction, priced 1:1) and WAL per transaction, with noise.
+func twoKeys(n int, workA, workB, walA, walB float64, seed uint64) *results.Results {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	r := &results.Results{SchemaVersion: results.SchemaVersion, Status: results.StatusOK, Environment: results.Environment{ServerVersion: "18.6"}}
+	for k, key := range []string{"bigint", "uuidv4"} {
+		work, wal := []float64{workA, workB}[k], []float64{walA, walB}[k]
+		c := results.Cell{Key: key, Workload: "insert", Clients: 8, RowsBefore: 1000, Status: results.StatusOK, Txns: 1000, DurationS: 1}
+		for i := 0; i < n; i++ {
+			noise := func() float64 { return 1 + 0.05*rng.NormFloat64() }
+			c.Rounds = append(c.Rounds, results.Round{Round: i + 1, Rate: 1000 * noise(), Txns: 1000,
+				Cost: &results.RoundCost{Txns: 1000, ServerAllCPUMS: results.Of(work * noise()), WALBytes: results.Of(wal * noise())}})
+		}
+		r.Cells = append(r.Cells, c)
+	}
+	return r
+}
+
+// TestTheAnswerSaysWhatToChoose (issue 62): the analysis' answer names
+// the key of least work, the costliest key's work over it with its
+// interval, and, apart, a key whose WAL its own family found above the
+// least's even where the work did not differ; two keys alike are each
+// not found to write more WAL.
+func TestTheAnswerSaysWhatToChoose(t *testing.T) {
+	a := Analyze(twoKeys(8, 0.2, 0.3, 1000, 9000, 1))
+	ans := a.Answer
+	if ans == nil || ans.Choose[0] != "bigint" || ans.Costliest != "uuidv4" || ans.Work == nil || ans.Work.Ratio < 1.3 {
+		t.Fatalf("answer %+v", ans)
+	}
+	if len(ans.WALMore) != 1 || ans.WALMore[0].Key != "uuidv4" || ans.WALMore[0].Ratio.Ratio < 8 || ans.WALLeast != "bigint" {
+		t.Errorf("the WAL family: %+v", ans.WALMore)
+	}
+	for _, want := range []string{"Choose bigint (least work).", "uuidv4 costs 1.", "WAL over bigint's: uuidv4 "} {
+		if !strings.Contains(ans.Text, want) {
+			t.Errorf("the answer %q lacks %q", ans.Text, want)
+		}
+	}
+	// The same work, nine times the WAL: the WAL is said, the work not.
+	ans = Analyze(twoKeys(8, 0.2, 0.2, 1000, 9000, 2)).Answer
+	if ans == nil || ans.Costliest != "" || len(ans.WALMore) != 1 || !strings.Contains(ans.Text, "No key was shown to do more work.") {
+		t.Errorf("same work, more WAL: %+v", ans)
+	}
+	// Alike in both: the WAL family names one above the other in at most
+	// its error rate of runs (5%; 8% bounds 400 runs' count at 99%).
+	named, runs := 0, 400
+	for seed := uint64(100); seed < uint64(100+runs); seed++ {
+		if ans := Analyze(twoKeys(8, 0.2, 0.2, 1000, 1000, seed)).Answer; ans == nil || len(ans.WALMore) != 0 {
+			named++
+		}
+	}
+	t.Logf("alike keys: the WAL family named a key in %d of %d runs", named, runs)
+	if float64(named)/float64(runs) > 0.08 {
+		t.Errorf("alike keys: the WAL family named a key in %d of %d runs, above its 5%% error rate", named, runs)
+	}
+}
