@@ -291,9 +291,12 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	most := ""
 	if c := r.cfg.Plan.CostSequential; c != nil && c.MaxRounds > r.cfg.Plan.Params.Rounds && r.cfg.Plan.Params.Rounds > 1 {
-		// The work's design may extend the rounds, within its budget.
-		most = fmt.Sprintf("; at most %s if the work needs more rounds (up to %d, within a budget of %s)",
-			(est.Total + r.budget() - est.Windows).Round(10*time.Second), c.MaxRounds, r.budget().Round(time.Second))
+		// The work's design may extend the rounds, within its budget: never
+		// said below the estimate itself.
+		if longest := est.Total + r.budget() - est.Windows; longest.Round(10*time.Second) > est.Total.Round(10*time.Second) {
+			most = fmt.Sprintf("; at most %s if the work needs more rounds (up to %d, within a budget of %s)",
+				longest.Round(10*time.Second), c.MaxRounds, r.budget().Round(time.Second))
+		}
 	}
 	r.ui.Logf("estimated time: %s%s%s; results in %s", est, speed, most, r.cfg.Out)
 	return r.runGroups(ctx, shards)

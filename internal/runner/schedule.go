@@ -242,10 +242,11 @@ func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration)
 	}
 	upTo := most
 	if most > planned {
-		upTo = min(most, int(r.budget()/perRound))
+		upTo = max(planned, min(most, int(r.budget()/perRound)))
 	}
-	left := perRound*time.Duration(max(expect-done, 0)) + evidence
-	longest := perRound*time.Duration(max(upTo-done, 0)) + evidence
+	// The round that begins is one the run will do, whatever was expected.
+	left := perRound*time.Duration(max(expect-done, 1)) + evidence
+	longest := max(perRound*time.Duration(max(upTo-done, 0))+evidence, left) // "at most" never below "about"
 	run := ""
 	if a := r.ahead; a.later > 0 && a.perRound > 0 {
 		// The groups after this one, at this group's pace against its
@@ -259,7 +260,7 @@ func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration)
 		return fmt.Sprintf("this group ends when the work is decided, at most in %s (round %d of at most %d: a work comparison is undecided)%s", longest.Round(time.Second), round, upTo, run)
 	case round > planned:
 		return fmt.Sprintf("this group ends in about %s (its last round: the work's budget)%s", evidence.Round(time.Second), run)
-	case upTo > planned:
+	case upTo > planned && longest.Round(time.Second) > left.Round(time.Second):
 		return fmt.Sprintf("this group ends in about %s, at most %s if the work is undecided then (up to round %d)%s", left.Round(time.Second), longest.Round(time.Second), upTo, run)
 	}
 	return fmt.Sprintf("this group ends in about %s%s", left.Round(time.Second), run)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,17 @@ func TestProgressSaysWhenTheRunEnds(t *testing.T) {
 	r.ahead = ahead{evidence: 5 * time.Second}
 	if got := r.roundsLeft(3, 8, 8, 2, 40*time.Second); got != "this group ends in about 1m45s" {
 		t.Errorf("a sequential group's progress line %q", got)
+	}
+	// Issue 62: the round that begins is counted, past what was expected
+	// (round 6 of 6 planned, expected to stop at 5: one 20 s round and 5 s
+	// of evidence left, not the evidence alone), and "at most" is never
+	// said below "about" (a budget shorter than the rounds left).
+	if got := r.roundsLeft(6, 6, 6, 2, 100*time.Second); got != "this group ends in about 25s" {
+		t.Errorf("the last planned round's progress line %q", got)
+	}
+	r.cfg.Plan.Budget = 30 * time.Second
+	if got := r.roundsLeft(3, 6, 12, 2, 40*time.Second); strings.Contains(got, "at most") {
+		t.Errorf("a budget shorter than the rounds left: %q", got)
 	}
 }
 
