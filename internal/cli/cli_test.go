@@ -706,7 +706,7 @@ func TestCompareFailOn(t *testing.T) {
 		t.Errorf("a run against itself, its rate gated at 5%%: exit %d: %s", code, stderr)
 	}
 	_, stderr, code := keybench(t, "compare", base, slower, "--fail-on", "5%")
-	if code != 1 || !strings.Contains(stderr, "uuidv4 (insert-read") || !strings.Contains(stderr, "rate -30%") || !strings.Contains(stderr, "p=") {
+	if code != 1 || !strings.Contains(stderr, "uuidv4 (insert-read") || !strings.Contains(stderr, "rate regressed -30%") || !strings.Contains(stderr, "p=") {
 		t.Errorf("uuidv4 30%% slower: exit %d: %s", code, stderr)
 	}
 	if _, stderr, code := keybench(t, "compare", base, slower, "--fail-on", "rate=40%"); code == 1 {

@@ -87,7 +87,10 @@ func (c *compareCmd) gate(e *env, gate verdict.Gate, cmp *verdict.Comparison) er
 	case len(res.Undecided) > 0:
 		return errUndecided{fmt.Sprintf("--fail-on %s cannot pass: %d gated measures neither shown to regress nor cleared of it (above)", c.FailOn, len(res.Undecided))}
 	}
-	fmt.Fprintf(e.stderr, "--fail-on %s: every gated measure of %s is within %s of %s's, each interval clear of the threshold\n", c.FailOn, c.B, c.FailOn, c.A)
+	fmt.Fprintf(e.stderr, "--fail-on %s: no gated measure of %s regressed from %s's by its threshold, each interval clear of it\n", c.FailOn, c.B, c.A)
+	for _, s := range res.Improved {
+		fmt.Fprintf(e.stderr, "compare: improved: %s\n", s)
+	}
 	return nil
 }
 

@@ -19,9 +19,9 @@ func measureDelta(r verdict.Row, m verdict.Measure) string {
 	case c.TooFew:
 		return fmt.Sprintf("? too few samples (A: %s, B: %s; %d a side)", sampleCount(r.UnitA, m.A), sampleCount(r.UnitB, m.B), c.Needed)
 	case !c.Significant:
-		return fmt.Sprintf("~ %+.1f%% [%+.1f%%, %+.1f%%]", (c.Effect-1)*100, (c.EffectLo-1)*100, (c.EffectHi-1)*100)
+		return "~ " + c.ChangeText()
 	}
-	return fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (p=%.2g)", (c.Effect-1)*100, (c.EffectLo-1)*100, (c.EffectHi-1)*100, c.PAdjusted)
+	return fmt.Sprintf("%s %s (p=%.2g)", m.Direction(), c.ChangeText(), c.PAdjusted)
 }
 
 func sampleCount(unit string, s stats.MedianCI) string {

@@ -73,6 +73,21 @@ func (c Comparison) IntervalText() string {
 	return fmt.Sprintf("[%.2f–%.2f, %s]", c.EffectLo, c.EffectHi, LevelText(c.EffectConfidence))
 }
 
+// ChangeText is the change the effect is in percent, with its interval in
+// percent too and its level where it is not 95%: "-40% [-45%, -35%]" (a
+// percentage is never printed beside a ratio's interval).
+func (c Comparison) ChangeText() string {
+	s := fmt.Sprintf("%+.0f%%", (c.Effect-1)*100)
+	if c.EffectConfidence > 0 && c.EffectLo > 0 && c.EffectHi > c.EffectLo {
+		s += fmt.Sprintf(" [%+.0f%%, %+.0f%%", (c.EffectLo-1)*100, (c.EffectHi-1)*100)
+		if lvl := LevelText(c.EffectConfidence); lvl != "95%" {
+			s += ", " + lvl
+		}
+		s += "]"
+	}
+	return s
+}
+
 // LevelText is a confidence level as every output prints it: a
 // percentage with the digits that tell it from 100%, rounded down, never
 // up to a level it was not computed at ("95%", "99.7%" for 0.99787,

@@ -54,6 +54,20 @@ type Measure struct {
 	higher bool
 }
 
+// Direction says how B's measure moved from A's where the test found it
+// moved: "improved" or "regressed" by the measure's own sense (a higher
+// rate is better, a higher latency or work worse); "" where it found no
+// difference.
+func (m Measure) Direction() string {
+	if m.Cmp == nil || !m.Cmp.Significant || m.Cmp.TooFew {
+		return ""
+	}
+	if (m.Cmp.Effect > 1) == m.higher {
+		return "regressed"
+	}
+	return "improved"
+}
+
 // Row is one measurement found in both runs of a comparison: each measure
 // tested between the runs' rounds (or runs), and each run's total size.
 type Row struct {
@@ -187,6 +201,8 @@ type Gate map[string]float64
 // ruled out by the interval — each with the rounds that would decide it.
 type GateResult struct {
 	Regressions, Undecided []string
+	// Improved are the gated measures B shown better than A's.
+	Improved []string
 }
 
 // Check runs the gate over rows. A measure passes only when its interval
@@ -200,6 +216,9 @@ func (gate Gate) Check(rows []Row) GateResult {
 			by, gated := gate[m.Name]
 			if !gated {
 				continue
+			}
+			if m.Direction() == "improved" {
+				out.Improved = append(out.Improved, fmt.Sprintf("%s %s %s", what, m.Name, m.Cmp.ChangeText()))
 			}
 			switch verdict, why := m.judge(by); verdict {
 			case gateFail:
@@ -231,17 +250,16 @@ func (m Measure) judge(by float64) (int, string) {
 		bad = 1 - by
 		worse, clear = c.Effect < bad, c.EffectConfidence > 0 && c.EffectLo > bad
 	}
-	change := (c.Effect - 1) * 100
 	switch {
 	case c.Significant && worse:
-		return gateFail, fmt.Sprintf("%s %+.0f%% %s (%s)", m.Name, change, c.IntervalText(), c.PText())
+		return gateFail, fmt.Sprintf("%s regressed %s (%s)", m.Name, c.ChangeText(), c.PText())
 	case clear:
 		return gatePass, ""
 	case c.TooFew:
 		return gateOpen, fmt.Sprintf("%s: too few rounds to test (%d and %d; %d a side would)", m.Name, c.N, c.M, c.Needed)
 	}
-	return gateOpen, fmt.Sprintf("%s %+.0f%% %s: neither a %.0f%% regression shown nor ruled out; about %d rounds a side would decide it",
-		m.Name, change, c.IntervalText(), by*100, roundsToDecide(c, bad))
+	return gateOpen, fmt.Sprintf("%s %s: neither a %.0f%% regression shown nor ruled out; about %d rounds a side would decide it",
+		m.Name, c.ChangeText(), by*100, roundsToDecide(c, bad))
 }
 
 // roundsToDecide is about how many rounds a side would make the interval

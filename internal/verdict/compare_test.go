@@ -44,9 +44,11 @@ func TestGateSeesEachMeasure(t *testing.T) {
 		undecide bool
 	}{
 		{"the same", runOf(repeat(1000, n, 0.01), repeat(8, n, 0.02), repeat(0.2, n, 0.01), nil), nil, false},
-		{"slower", runOf(repeat(700, n, 0.01), repeat(8, n, 0.02), repeat(0.2, n, 0.01), nil), []string{"rate -30%"}, false},
-		{"p99 at a fixed rate", runOf(repeat(1000, n, 0.01), repeat(22, n, 0.02), repeat(0.2, n, 0.01), nil), []string{"p99 +175%", "p99.9 +175%", "p50 +175%"}, false},
-		{"more work", runOf(repeat(1000, n, 0.01), repeat(8, n, 0.02), repeat(0.3, n, 0.01), nil), []string{"work +50%"}, false},
+		{"slower", runOf(repeat(700, n, 0.01), repeat(8, n, 0.02), repeat(0.2, n, 0.01), nil), []string{"rate regressed -30%"}, false},
+		{"p99 at a fixed rate", runOf(repeat(1000, n, 0.01), repeat(22, n, 0.02), repeat(0.2, n, 0.01), nil), []string{"p99 regressed +175%", "p99.9 regressed +175%", "p50 regressed +175%"}, false},
+		{"more work", runOf(repeat(1000, n, 0.01), repeat(8, n, 0.02), repeat(0.3, n, 0.01), nil), []string{"work regressed +50%"}, false},
+		// Issue 62: a faster B passes, its change said as an improvement.
+		{"faster", runOf(repeat(1500, n, 0.01), repeat(5, n, 0.02), repeat(0.15, n, 0.01), nil), nil, false},
 	} {
 		cmp := Compare("a", "b", a, c.b)
 		res := gate.Check(cmp.Rows)
@@ -57,6 +59,9 @@ func TestGateSeesEachMeasure(t *testing.T) {
 		}
 		if c.regress == nil && (len(res.Regressions) > 0 || len(res.Undecided) > 0) {
 			t.Errorf("%s: the gate failed or could not decide: %v; %v", c.name, res.Regressions, res.Undecided)
+		}
+		if imp := strings.Join(res.Improved, "; "); c.name == "faster" && (!strings.Contains(imp, "rate +50%") || !strings.Contains(imp, "work -25%") || !strings.Contains(imp, "p99 -37%")) {
+			t.Errorf("faster: the improvements are not said: %v", res.Improved)
 		}
 	}
 	// Two rounds a side, B 30% slower every round: the old gate passed.
