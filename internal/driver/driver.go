@@ -824,7 +824,7 @@ func LatencyMS(h *hdrhistogram.Histogram) results.Latency {
 	if h == nil || h.TotalCount() == 0 {
 		return results.Latency{}
 	}
-	return results.Latency{Mean: h.Mean() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
+	return results.Latency{Mean: h.Mean() / 1000, StdDev: h.StdDev() / 1000, P50: ms(h.ValueAtQuantile(50)), P95: ms(h.ValueAtQuantile(95)),
 		P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max())}
 }
 

@@ -141,15 +141,22 @@ func Markdown(res *results.Results) string {
 	}
 	figs := exportedFigures()
 	for _, sh := range shapesOf(a) {
-		fmt.Fprintf(&b, "%s\n\n", mdCell.Replace(sh.Title))
-		b.WriteString("| key | rate | work / txn |")
+		title := sh.Title
+		if p := res.Last(sh.Groups[0]).Pace; p != nil {
+			title += fmt.Sprintf(", at a fixed %s tps", results.Kilo(p.RateTPS))
+		}
+		fmt.Fprintf(&b, "%s\n\n", mdCell.Replace(title))
+		b.WriteString("| key | rate | work / txn | latency mean ± sd | p99 |")
 		for _, f := range figs {
 			b.WriteString(" " + f.Header + " |")
 		}
-		b.WriteString(" work vs least | rate vs least |\n|---|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
+		b.WriteString(" work vs least | rate vs least |\n|---|---:|---:|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
 		cheapest := sh.group(sh.Least)
 		for _, g := range sh.Groups {
-			fmt.Fprintf(&b, "| %s | %s | %s |", mdCell.Replace(g.Key), rateText(g), workText(g))
+			c := res.Last(g)
+			p99, _ := res.RoundsP99(g)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), rateText(g), workText(g),
+				metrics.Significant(c.LatencyMS.Mean), metrics.Significant(c.LatencyMS.StdDev), millis(p99))
 			for _, f := range figs {
 				v, ok := res.RoundMedian(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")
@@ -279,6 +286,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
 		{"rate", rateOfCell(res, i)}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, i)},
 		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
+		{"mean_pooled_ms", fmt.Sprint(c.LatencyMS.Mean)}, {"stddev_pooled_ms", fmt.Sprint(c.LatencyMS.StdDev)},
 		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},
 		{"p999_pooled_ms", fmt.Sprint(c.LatencyMS.P999)}, {"max_ms", fmt.Sprint(c.LatencyMS.Max)}, {"rounds", fmt.Sprint(len(c.Rounds))}} {
 		add(kv[0], kv[1])

@@ -604,6 +604,9 @@ type History struct {
 // Latency holds window latency statistics in milliseconds.
 type Latency struct {
 	Mean float64 `json:"mean"`
+	// StdDev is the transactions' standard deviation, as pgbench prints
+	// beside the average ("latency stddev"); absent in earlier files.
+	StdDev float64 `json:"stddev,omitempty"`
 	P50  float64 `json:"p50"`
 	P95  float64 `json:"p95"`
 	P99  float64 `json:"p99"`

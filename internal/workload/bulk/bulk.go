@@ -8,6 +8,7 @@ package bulk
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -189,11 +190,14 @@ func chunkLatency(ms []float64) results.Latency {
 	s := append([]float64(nil), ms...)
 	sort.Float64s(s)
 	q := func(p float64) float64 { return s[min(len(s)-1, int(p*float64(len(s))))] }
-	mean := 0.0
+	mean, sq := 0.0, 0.0
 	for _, v := range s {
 		mean += v / float64(len(s))
 	}
-	return results.Latency{Mean: mean, P50: q(0.5), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: s[len(s)-1]}
+	for _, v := range s {
+		sq += (v - mean) * (v - mean) / float64(len(s))
+	}
+	return results.Latency{Mean: mean, StdDev: math.Sqrt(sq), P50: q(0.5), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: s[len(s)-1]}
 }
 
 // LoadSummary is a load's own figures (000, 003), flat in its cell's
