@@ -607,11 +607,11 @@ type Latency struct {
 	// StdDev is the transactions' standard deviation, as pgbench prints
 	// beside the average ("latency stddev"); absent in earlier files.
 	StdDev float64 `json:"stddev,omitempty"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
+	P50    float64 `json:"p50"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	P999   float64 `json:"p999"`
+	Max    float64 `json:"max"`
 }
 
 // RowCheck compares the rows the clients wrote with the rows the server
