@@ -132,7 +132,7 @@ func scaleOf(prefix, rowsFlag, ramFlag, sbFlag string, rateFlag, rowBytesFlag *f
 		}
 		*f.to = *f.flag
 	}
-	return results.Scale{Rows: rows, CacheBytes: cache, InsertRate: rate, RowBytes: rowBytes}, nil
+	return results.Scale{Rows: rows, CacheBytes: cache, CacheAssumed: sbFlag == "", InsertRate: rate, RowBytes: rowBytes}, nil
 }
 
 // machine is the user's machine for the cost model, from the --disk flags

@@ -278,6 +278,56 @@ func referenceOf(groups []results.Group) string {
 // Scale is the user's: rows, cache, insert rate, bytes per row (results.Scale).
 type Scale = results.Scale
 
+// SizeAt is a key's table and indexes at the user's rows: each its bytes
+// per row at the key's largest table of the run, times the rows (the rows
+// wider or narrower by RowBytes where given); 0 where the run did not
+// measure it.
+type SizeAt struct {
+	Key           string `json:"key"`
+	FromRows      int64  `json:"from_rows"`
+	TableBytes    int64  `json:"table_bytes"`
+	KeyIndexBytes int64  `json:"key_index_bytes"`
+	// OtherIndexBytes are its indexes but the key's.
+	OtherIndexBytes int64 `json:"other_index_bytes"`
+}
+
+// SizesAt are the run's keys' sizes at rows (Report.Sizes).
+func SizesAt(r *results.Results, rows int64) []SizeAt {
+	var out []SizeAt
+	best := map[string]*results.Cell{}
+	var order []string
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		n := c.RowsBefore + c.RowsInserted
+		if c.Status != results.StatusOK || n <= 0 {
+			continue
+		}
+		if b, ok := best[c.Key]; !ok || n > b.RowsBefore+b.RowsInserted {
+			if !ok {
+				order = append(order, c.Key)
+			}
+			best[c.Key] = c
+		}
+	}
+	for _, k := range order {
+		c := best[k]
+		n := float64(c.RowsBefore + c.RowsInserted)
+		at := func(m results.M[int64]) int64 {
+			v, ok := m.Get()
+			if !ok {
+				return 0
+			}
+			return int64(float64(v) / n * float64(rows))
+		}
+		s := SizeAt{Key: k, FromRows: int64(n), TableBytes: at(c.Metrics.TableBytes), KeyIndexBytes: at(c.Metrics.KeyIndexBytes)}
+		if all := at(c.Metrics.IndexBytes); all > s.KeyIndexBytes {
+			s.OtherIndexBytes = all - s.KeyIndexBytes
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // Projection is one key at the user's scale.
 type Projection struct {
 	Key string `json:"key"`
@@ -465,7 +515,7 @@ const MinPoints = 2
 // Project carries every key of the run with a curve to the scale; every
 // other key of the run is named in the report's NotProjected with why.
 func Project(r *results.Results, s Scale) (Report, error) {
-	rep := Report{Rows: s.Rows, CacheBytes: s.CacheBytes, InsertRate: s.InsertRate}
+	rep := Report{Rows: s.Rows, CacheBytes: s.CacheBytes, InsertRate: s.InsertRate, Sizes: SizesAt(r, s.Rows)}
 	if s.Rows <= 0 || s.CacheBytes <= 0 {
 		return rep, fmt.Errorf("the rows and the cache to project to must be positive")
 	}
@@ -789,6 +839,8 @@ type Report struct {
 	// projects those).
 	Clients      int   `json:"clients,omitempty"`
 	OtherClients []int `json:"other_clients,omitempty"`
+	// Sizes are each key's table and indexes at the rows.
+	Sizes []SizeAt `json:"sizes,omitempty"`
 	// Work is each key's work per transaction over the reference key's at
 	// the scale: the figure a projection leads with (work.go).
 	Work []WorkProjection `json:"work"`

@@ -18,8 +18,13 @@ import (
 func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	ps, ref := rep.Keys, rep.Reference
 	d := &Doc{}
-	d.Printf("At %s rows, a cache (shared_buffers) of %s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
-		thousands(s.Rows), results.Bytes(s.CacheBytes), insertRate(s), ref)
+	assumed := ""
+	if s.CacheAssumed {
+		assumed = " (a quarter of --ram, assumed: --shared-buffers sets it)"
+	}
+	d.Printf("At %s rows, a cache (shared_buffers) of %s%s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
+		thousands(s.Rows), results.Bytes(s.CacheBytes), assumed, insertRate(s), ref)
+	sizesAt(d, rep.Sizes, s)
 	projectedWork(d, rep.Work, s)
 	workAgainstEachOther(d, rep.WorkPairs)
 	projectedCounts(d, rep.Counts)
@@ -493,4 +498,23 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		d.Printf("%d of %d checked figures held their measurement (%.0f%%).", inside, counted, 100*float64(inside)/float64(counted))
 	}
 	return d
+}
+
+// sizesAt is each key's table and indexes at the user's rows.
+func sizesAt(d *Doc, sizes []projection.SizeAt, s projection.Scale) {
+	if len(sizes) == 0 {
+		return
+	}
+	t := NewTable("key", "table", "key index", "other indexes", "from its table of").AlignRight(1, 2, 3, 4)
+	for _, z := range sizes {
+		size := func(b int64) string {
+			if b <= 0 {
+				return "-"
+			}
+			return results.Bytes(b)
+		}
+		t.AppendRow(z.Key, size(z.TableBytes), size(z.KeyIndexBytes), size(z.OtherIndexBytes), thousands(z.FromRows)+" rows")
+	}
+	d.Printf("Sizes at %s rows: each key's bytes per row at its largest table of the run, times your rows (the key index at the leaf density it had there):", thousands(s.Rows))
+	d.Add(t)
 }

@@ -79,10 +79,13 @@ type Tool struct {
 // (shared_buffers) the key index competes for, the insert rate for WAL per
 // day (0: none given) and, when set, the table's bytes per row.
 type Scale struct {
-	Rows       int64   `json:"rows"`
-	CacheBytes int64   `json:"cache_bytes"`
-	InsertRate float64 `json:"insert_rate,omitempty"`
-	RowBytes   float64 `json:"row_bytes,omitempty"`
+	Rows       int64 `json:"rows"`
+	CacheBytes int64 `json:"cache_bytes"`
+	// CacheAssumed says CacheBytes is a quarter of the RAM given, not the
+	// user's shared_buffers.
+	CacheAssumed bool    `json:"cache_assumed,omitempty"`
+	InsertRate   float64 `json:"insert_rate,omitempty"`
+	RowBytes     float64 `json:"row_bytes,omitempty"`
 	// Clients chooses the curves of a run that measured several client
 	// counts (0: its first); curves never pool two.
 	Clients int `json:"clients,omitempty"`
