@@ -15,7 +15,7 @@ type compareCmd struct {
 	B    string `arg:"" name:"other.json" type:"existingfile" help:"The results.json to compare with it."`
 	HTML string `name:"html" help:"Also write the comparison as an HTML page."`
 	// FailOn makes compare a regression gate for CI.
-	FailOn    string `name:"fail-on" placeholder:"PERCENT|MEASURE=PERCENT,..." help:"A regression gate: exit 1 when a measure of other.json is significantly worse than the baseline's by more than PERCENT — the rate, the latency's p50, p99 and p99.9 (each round's), the work per transaction — and 3 when a measure can be neither shown to regress nor cleared of it (the rounds that would decide it are said); 5% gates every measure, p99=10%,rate=5% each its own (the measures not named are not gated)."`
+	FailOn    string `name:"fail-on" placeholder:"PERCENT|MEASURE=PERCENT,..." help:"A regression gate: exit 1 when a measure of other.json is significantly worse than the baseline's by more than PERCENT — the rate, the latency's p50, p99 and p99.9 (each round's), the work per transaction (between runs whose work holds the same parts), the WAL per transaction — and 3 when a measure can be neither shown to regress nor cleared of it (the rounds that would decide it are said); 5% gates every measure, p99=10%,rate=5% each its own (the measures not named are not gated)."`
 	exports   `embed:""`
 	overwrite `embed:""`
 }

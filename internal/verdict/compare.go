@@ -20,6 +20,13 @@ var Measures = []MeasureDef{
 	{Name: "p99", Words: "the 99th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P99 })},
 	{Name: "p99.9", Words: "the 99.9th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P999 })},
 	{Name: "work", Words: "the work per transaction", HigherWorse: true},
+	{Name: "wal", Words: "the WAL per transaction", HigherWorse: true, Of: func(rd *results.Round) (float64, bool) {
+		if rd.Cost == nil {
+			return 0, false
+		}
+		v, ok := rd.Cost.WALBytes.Get()
+		return v, ok && v > 0
+	}},
 }
 
 // MeasureDef is a measure of the gate: its name (--fail-on p99=10%), its
@@ -156,6 +163,12 @@ func measure(m MeasureDef, a *results.Results, x *results.Group, b *results.Resu
 	case m.Name == "work":
 		cx, cy := *x, *y // costSample sets a group's Cost: the analysis's stays as it is
 		sa, sb = costSample(a, &cx, DeviceOf(a)).values, costSample(b, &cy, DeviceOf(b)).values
+		if cx.Cost != nil && cy.Cost != nil && !slices.Equal(cx.Cost.Missing, cy.Cost.Missing) {
+			// The two works hold different parts (a server whose CPU one
+			// run could not read): not the same figure.
+			out.Why = fmt.Sprintf("the runs' work holds different parts (A leaves out: %s; B: %s)", orNothing(cx.Cost.Missing), orNothing(cy.Cost.Missing))
+			return out
+		}
 	case m.Name == "rate" && (!x.Independent() || !y.Independent()):
 		out.Why = "one window per key: its per-second rates are not independent samples (--rounds 3 or more)"
 		return out
@@ -329,4 +342,12 @@ func orUnset(s string) string {
 		return "unset"
 	}
 	return s
+}
+
+// orNothing lists parts, or says there are none.
+func orNothing(parts []string) string {
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -75,3 +75,30 @@ func TestGateSeesEachMeasure(t *testing.T) {
 		t.Errorf("the differing setting is not named: %s", diffs)
 	}
 }
+
+// TestGateOnWALAndLikeWork (issue 62): --fail-on wal= gates the WAL per
+// transaction as its own measure, and the work is gated only between runs
+// whose work holds the same parts (one that could not read the server's
+// CPU is not compared with one that could).
+func TestGateOnWALAndLikeWork(t *testing.T) {
+	withWAL := func(wal, cpu float64, noCPU bool) *results.Results {
+		r := runOf(repeat(1000, 8, 0.01), repeat(8, 8, 0.02), repeat(cpu, 8, 0.01), nil)
+		for i := range r.Cells[0].Rounds {
+			c := r.Cells[0].Rounds[i].Cost
+			c.WALBytes = results.Of(wal * (1 + 0.01*float64(i%3-1)))
+			if noCPU {
+				c.ServerAllCPUMS = results.Unavailable[float64]("the server's backends are not processes of this machine")
+			}
+		}
+		return r
+	}
+	a := withWAL(1000, 0.2, false)
+	res := Gate{"wal": 0.05}.Check(Compare("a", "b", a, withWAL(9000, 0.2, false)).Rows)
+	if !strings.Contains(strings.Join(res.Regressions, "; "), "wal regressed +800%") {
+		t.Errorf("nine times the WAL: %v (undecided %v)", res.Regressions, res.Undecided)
+	}
+	res = Gate{"work": 0.05}.Check(Compare("a", "b", a, withWAL(1000, 0.2, true)).Rows)
+	if len(res.Regressions) > 0 || !strings.Contains(strings.Join(res.Undecided, "; "), "different parts") {
+		t.Errorf("a run without the server's CPU against one with it: %v; %v", res.Regressions, res.Undecided)
+	}
+}
