@@ -40,9 +40,11 @@ func (r *reader) versionMix(ctx context.Context, qualified, col string, heapByte
 	pct := math.Min(100, 100*float64(mixPages)/float64(heapPages))
 	var sampled []pageCount
 	err = r.readOnly(ctx, func(tx pgx.Tx) error {
-		q := fmt.Sprintf(`SELECT (t.ctid::text::point)[0]::int8, substr(v, 13, 1), count(*)
-			FROM ONLY %s AS t TABLESAMPLE SYSTEM (%g), lower(replace(t.%s::text, '-', '')) AS v
-			WHERE v ~ '^[0-9a-f]{32}$' GROUP BY 1, 2 ORDER BY 1`, qualified, pct, col)
+		// Every name qualified by an alias of keybench's own: a column of
+		// the user's named like one (v, hex) cannot make it ambiguous.
+		q := fmt.Sprintf(`SELECT (kb_t.ctid::text::point)[0]::int8, substr(kb_hex.hex, 13, 1), count(*)
+			FROM ONLY %s AS kb_t TABLESAMPLE SYSTEM (%g), lower(replace(kb_t.%s::text, '-', '')) AS kb_hex(hex)
+			WHERE kb_hex.hex ~ '^[0-9a-f]{32}$' GROUP BY 1, 2 ORDER BY 1`, qualified, pct, col)
 		rs, err := tx.Query(ctx, q)
 		if err != nil {
 			return err
