@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
+	"math"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -34,6 +35,11 @@ func sampleCount(unit string, s stats.MedianCI) string {
 func sizeDelta(r verdict.Row) string {
 	if !r.HasSize || r.SizeA == 0 {
 		return "-"
+	}
+	if r.RowsA > 0 && r.RowsB > 0 && math.Abs(float64(r.RowsB)/float64(r.RowsA)-1) > 0.01 {
+		// Tables of different rows: their sizes compare per row.
+		pa, pb := float64(r.SizeA)/float64(r.RowsA), float64(r.SizeB)/float64(r.RowsB)
+		return fmt.Sprintf("%.0f → %.0f B / row (%+.0f%%; %s and %s rows)", pa, pb, (pb/pa-1)*100, results.Thousands(r.RowsA), results.Thousands(r.RowsB))
 	}
 	return fmt.Sprintf("%s → %s (%+.0f%%)", results.Bytes(r.SizeA), results.Bytes(r.SizeB), (float64(r.SizeB)/float64(r.SizeA)-1)*100)
 }

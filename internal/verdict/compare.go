@@ -85,6 +85,10 @@ type Row struct {
 	Measures      []Measure
 	SizeA, SizeB  int64
 	HasSize       bool
+	// RowsA and RowsB are the rows each run's table held at the end (the
+	// prefill and the rows inserted): sizes of tables of different rows
+	// compare per row.
+	RowsA, RowsB int64
 }
 
 // Comparison is what compare found, as --export json writes it.
@@ -133,6 +137,10 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 		sa, okA := a.Median(x, total)
 		sb, okB := b.Median(y, total)
 		r.SizeA, r.SizeB, r.HasSize = int64(sa), int64(sb), okA && okB
+		held := func(c *results.Cell) (float64, bool) { return float64(c.RowsBefore + c.RowsInserted), true }
+		ra, _ := a.Median(x, held)
+		rb, _ := b.Median(y, held)
+		r.RowsA, r.RowsB = int64(ra), int64(rb)
 		rows = append(rows, r)
 	}
 	for i := range gb {
