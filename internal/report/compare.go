@@ -71,7 +71,7 @@ func CompareDoc(c *verdict.Comparison) *Doc {
 		t.AppendRow(append(row, sizeDelta(r))...)
 	}
 	d.Add(t)
-	d.Printf("B vs A: B's over A's, %%, with the interval at the level its adjusted p-value is decided at (Mann-Whitney U over each run's rounds or runs, Hodges–Lehmann; Holm's correction over every row and measure, alpha %.2f); \"~\": no difference found; rate: higher is better; p50, p99, p99.9 (each round's latency percentiles) work (per transaction, each run priced on its own disk) and WAL (per transaction): lower is better; size: per row where the runs' tables hold different rows.", stats.Alpha)
+	d.Printf("B vs A: B's over A's, %%, with the interval at the level its adjusted p-value is decided at (Mann-Whitney U over each run's rounds or runs, Hodges–Lehmann; Holm's correction over every row and measure, alpha %.2f); \"~\": no difference found; rate: higher is better; p50, p99, p99.9 (each round's latency percentiles), work (per transaction, each run priced on its own disk) and WAL (per transaction): lower is better; size: per row where the runs' tables hold different rows.", stats.Alpha)
 	for _, s := range c.OnlyA {
 		d.Printf("only in A: %s", s)
 	}
