@@ -233,6 +233,14 @@ type Key struct {
 	SequenceMax       int64            `json:"sequence_max,omitempty"`
 	SequenceIncrement int64            `json:"sequence_increment,omitempty"`
 	SequenceLast      results.M[int64] `json:"sequence_last,omitzero"`
+	// Sequence names the key's sequence; ReadAt is when SequenceLast was
+	// read (UTC, RFC 3339): at the end of the sample, read again; PerS the
+	// values it gave a second between its read before the sample and that
+	// one (the rate it runs out at; unmeasured where it gave none).
+	Sequence string             `json:"sequence,omitempty"`
+	ReadAt   string             `json:"read_at,omitempty"`
+	PerS     results.M[float64] `json:"sequence_per_s,omitzero"`
+	readAt   time.Time
 	// UUIDText is true for uuids stored as text/varchar/char(32) (sampled values are uuid-shaped).
 	UUIDText bool `json:"uuid_as_text,omitempty"`
 	// UUIDVersion is the version the sampled uuid values carry (4, 7, ...; 0: not a uuid, or mixed).

@@ -171,6 +171,14 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	if err := r.sample(ctx, o.Sample, oids, tables, rep); err != nil {
 		return nil, err
 	}
+	// Where each sequence stands at the end of the sample, and how fast it
+	// went: when a key runs out is counted from this read (issue 63).
+	if err := r.rereadSequences(ctx, tables); err != nil {
+		if fatal(ctx, conn, err) {
+			return nil, err
+		}
+		logf("the sequences could not be read again after the sample: %v", err)
+	}
 	for i := range tables {
 		overflow(&tables[i])
 	}
@@ -727,7 +735,45 @@ func (k *Key) sequence(name string, seqMax, increment int64, last *int64, typLen
 		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", sqltree.EscapeControls(name), sqltree.EscapeControls(name), displayIdent(role)))
 		return
 	}
-	k.SequenceLast = results.Of(*last)
+	k.SequenceLast, k.Sequence = results.Of(*last), name
+	k.stamp(time.Now())
+}
+
+// stamp records when SequenceLast was read.
+func (k *Key) stamp(at time.Time) {
+	k.readAt = at.UTC()
+	k.ReadAt = k.readAt.Format(time.RFC3339Nano)
+}
+
+// rereadSequences reads each sequence-made key's sequence again at the end
+// of the sample: where it stands then, and the values it gave a second
+// since its first read (read-only, as every read of advise's).
+func (r *reader) rereadSequences(ctx context.Context, tables []Table) error {
+	return r.readOnly(ctx, func(tx pgx.Tx) error {
+		for i := range tables {
+			k := tables[i].Key
+			if k == nil || k.Sequence == "" || k.readAt.IsZero() {
+				continue
+			}
+			before, _ := k.SequenceLast.Get()
+			var last *int64
+			if err := tx.QueryRow(ctx, `SELECT CASE WHEN has_sequence_privilege(to_regclass($1), 'SELECT,USAGE') THEN pg_sequence_last_value(to_regclass($1)) END`, k.Sequence).Scan(&last); err != nil {
+				return err
+			}
+			if last == nil {
+				continue
+			}
+			now := time.Now()
+			if secs := now.Sub(k.readAt).Seconds(); secs > 0 && *last > before {
+				k.PerS = results.Of(float64(*last-before) / secs)
+			} else {
+				k.PerS = results.Unavailable[float64]("the sequence gave no value between its reads")
+			}
+			k.SequenceLast = results.Of(*last)
+			k.stamp(now)
+		}
+		return nil
+	})
 }
 
 // quoteIdent quotes an identifier only where SQL needs it, as a grant to

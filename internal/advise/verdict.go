@@ -100,10 +100,10 @@ func reveals(k *Key) string {
 func Judge(tables []Table, s Server, sample Sample, cost func(*Table) *Cost) {
 	for i := range tables {
 		tables[i].Verdict = judge(&tables[i], s, sample)
+		emergency(&tables[i]) // first: the sequence's line then leaves the time to it
 		if line := overflowText(&tables[i]); line != "" {
 			tables[i].Verdict.Why = append(tables[i].Verdict.Why, line)
 		}
-		emergency(&tables[i])
 		if c := tables[i].Verdict.Class; cost != nil && (c == Pays || c == PaysInSize || c == NotShown) {
 			tables[i].Verdict.Cost = cost(&tables[i])
 		}
@@ -395,8 +395,9 @@ func emergency(t *Table) {
 		return
 	}
 	t.Verdict.Class = RunsOut
-	when := time.Now().UTC().Add(time.Duration(days * 24 * float64(time.Hour))).Truncate(time.Minute)
-	line := fmt.Sprintf("It runs out of key values in about %s, around %s UTC, at the sampled %s inserts/s", humanDays(days), when.Format("2006-01-02 15:04"), rate(mustGet(t.InsertsPerS)))
+	from := k.origin()
+	when := from.Add(time.Duration(days * 24 * float64(time.Hour))).Truncate(time.Minute)
+	line := fmt.Sprintf("It runs out of key values in about %s from %s UTC, around %s UTC, at %s", humanDays(days), from.Format("15:04:05"), when.Format("2006-01-02 15:04"), paceText(t))
 	if alter := alterFor(t); alter != "" {
 		line += ": " + alter
 	}
@@ -449,7 +450,11 @@ func overflow(t *Table) {
 		t.OverflowDays = results.Unavailable[float64](k.SequenceLast.Reason())
 		return
 	}
+	left := float64(k.SequenceMax-last) / float64(k.SequenceIncrement)
 	ins, ok := t.InsertsPerS.Get()
+	if perS, measured := k.PerS.Get(); measured && perS > 0 {
+		left, ins, ok = float64(k.SequenceMax-last), perS, true // the sequence's own pace between its reads
+	}
 	switch {
 	case !ok:
 		t.OverflowDays = results.Unavailable[float64]("the insert rate is unknown: " + t.InsertsPerS.Reason())
@@ -458,12 +463,29 @@ func overflow(t *Table) {
 		t.OverflowDays = results.Unavailable[float64]("no row was inserted during the sample window: at its rate the sequence never ends")
 		return
 	}
-	left := float64(k.SequenceMax-last) / float64(k.SequenceIncrement)
 	days := math.Max(0, left/ins/86400)
 	t.OverflowDays = results.Of(days)
 	if days <= 3650 {
-		t.OverflowAt = time.Now().UTC().Add(time.Duration(days * 86400 * float64(time.Second))).Truncate(time.Second).Format(time.RFC3339)
+		t.OverflowAt = k.origin().Add(time.Duration(days * 86400 * float64(time.Second))).Truncate(time.Second).Format(time.RFC3339)
 	}
+}
+
+// origin is when the key's sequence was last read: the moment a time
+// left is counted from (now for a key read before keybench recorded it).
+func (k *Key) origin() time.Time {
+	if k.readAt.IsZero() {
+		return time.Now().UTC()
+	}
+	return k.readAt
+}
+
+// paceText is the rate a key runs out at: the sequence's own between its
+// reads, or the table's sampled inserts.
+func paceText(t *Table) string {
+	if perS, ok := t.Key.PerS.Get(); ok && perS > 0 {
+		return fmt.Sprintf("its sequence's %s values/s between its reads", rate(perS))
+	}
+	return fmt.Sprintf("the sampled %s inserts/s", rate(mustGet(t.InsertsPerS)))
 }
 
 // overflowText says where a key's sequence stands and when, at the
@@ -476,15 +498,16 @@ func overflowText(t *Table) string {
 	k := t.Key
 	last, _ := k.SequenceLast.Get()
 	used := float64(last) / float64(k.SequenceMax)
-	when := time.Now().Add(time.Duration(days * 24 * float64(time.Hour)))
+	when := k.origin().Add(time.Duration(days * 24 * float64(time.Hour)))
 	switch {
-	case days < 1:
-		return fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used): at %s inserts/s it runs out within a day — the next insert past %d fails.", last, k.SequenceMax, used*100, rate(mustGet(t.InsertsPerS)), k.SequenceMax)
+	case days <= RunsOutDays && t.Verdict.Class == RunsOut:
+		// The emergency says when, once, in one unit.
+		return fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used) — the next insert past %d fails.", last, k.SequenceMax, used*100, k.SequenceMax)
 	case days > 3650:
-		return fmt.Sprintf("Its sequence is at %d of %d (%.2g%% used): at %s inserts/s it lasts more than ten years.", last, k.SequenceMax, used*100, rate(mustGet(t.InsertsPerS)))
+		return fmt.Sprintf("Its sequence is at %d of %d (%.2g%% used): at %s it lasts more than ten years.", last, k.SequenceMax, used*100, paceText(t))
 	}
-	line := fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used): at %s inserts/s it runs out in %.0f days, around %s",
-		last, k.SequenceMax, used*100, rate(mustGet(t.InsertsPerS)), days, when.UTC().Format("2006-01-02"))
+	line := fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used): at %s it runs out in %s, around %s",
+		last, k.SequenceMax, used*100, paceText(t), humanDays(days), when.UTC().Format("2006-01-02"))
 	if k.Type == "integer" || k.Type == "smallint" {
 		line += " (its ALTER to bigint rewrites the table and every index on it)"
 	}

@@ -216,7 +216,7 @@ func TestOverflow(t *testing.T) {
 	if want := 483647.0 / 10 / 86400; !ok || math.Abs(days-want) > 1e-9 {
 		t.Fatalf("overflow in %v days (%s), want %v", days, tb.OverflowDays.Reason(), want)
 	}
-	if line := overflowText(&tb); !strings.Contains(line, "runs out within a day") {
+	if line := overflowText(&tb); !strings.Contains(line, "runs out in 13 hours") {
 		t.Errorf("%q", line)
 	}
 	if at, err := time.Parse(time.RFC3339, tb.OverflowAt); err != nil || math.Abs(time.Until(at).Hours()-days*24) > 0.01 {
@@ -455,5 +455,37 @@ func TestSentencesFollowTheirFigures(t *testing.T) {
 	}
 	if walked != 2*3*3*4*2 {
 		t.Errorf("walked %d verdicts", walked)
+	}
+}
+
+// TestRunsOutSaidOnceFromItsRead (issue 63): a key that runs out is timed
+// from the read of its sequence at the end of the sample, at the pace the
+// sequence went between its two reads, and said once: the emergency has
+// the time, the sequence's line only where it stands.
+func TestRunsOutSaidOnceFromItsRead(t *testing.T) {
+	read := time.Now().Add(-10 * time.Minute)
+	k := &Key{Type: "integer", Made: "identity", SequenceMax: 2147483647, SequenceIncrement: 1, SequenceLast: results.Of[int64](2147483647 - 42000),
+		PerS: results.Of(100.0), Sequence: "public.t_id_seq"}
+	k.stamp(read)
+	tb := Table{Schema: "public", Name: "t", Key: k, InsertsPerS: results.Of(25.4)} // the counters' rate, not the sequence's
+	overflow(&tb)
+	tables := []Table{tb}
+	Judge(tables, Server{}, Sample{}, nil)
+	v := tables[0].Verdict
+	if v.Class != RunsOut {
+		t.Fatalf("class %q: %v", v.Class, v.Why)
+	}
+	at, err := time.Parse(time.RFC3339, tables[0].OverflowAt)
+	if want := read.Add(420 * time.Second); err != nil || at.Sub(want).Abs() > time.Second {
+		t.Errorf("runs out at %s (%v), want 420 s after the read at %s", tables[0].OverflowAt, err, read.UTC().Format(time.RFC3339))
+	}
+	said := 0
+	for _, w := range v.Why {
+		if strings.Contains(w, "runs out") {
+			said++
+		}
+	}
+	if said != 1 || !strings.Contains(v.Why[0], "in about 7 minutes from "+read.UTC().Format("15:04:05")) || !strings.Contains(v.Why[0], "100 values/s") {
+		t.Errorf("said %d times: %q", said, v.Why)
 	}
 }

@@ -96,6 +96,13 @@ func (a *adviseCmd) run(e *env) error {
 		}
 		return fmt.Errorf("advise: %s", usage.Redact(err.Error(), a.DSN))
 	}
+	// An emergency is said the moment it is known, before any lab runs
+	// (a key may run out while they do).
+	for _, t := range rep.Tables {
+		if t.Verdict.Class == advise.RunsOut && len(t.Verdict.Why) > 0 {
+			fmt.Fprintf(&printable{w: e.stderr}, "advise: EMERGENCY: %s: %s\n", t.QualifiedName(), t.Verdict.Why[0])
+		}
+	}
 	if a.HTML != "" {
 		b, err := report.RenderAdvice(rep)
 		if err != nil {
