@@ -4,12 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workload/mix"
 )
 
@@ -41,7 +42,10 @@ type Mix struct {
 	// OtherPerS are statements on the table the lab does not replay (reads
 	// by another column, a scan of the whole table), per second.
 	OtherPerS float64 `json:"other_per_s,omitempty"`
-	From      string  `json:"from"`
+	// UnparsedPerS are the calls of statements naming the table that
+	// PostgreSQL's parser could not read (counted apart, and said).
+	UnparsedPerS float64 `json:"unparsed_per_s,omitempty"`
+	From         string  `json:"from"`
 	// Statements are the statements read, with what each does to the table.
 	Statements []MixStatement `json:"statements,omitempty"`
 	Notes      []string       `json:"notes,omitempty"`
@@ -94,6 +98,9 @@ func (m *Mix) Text() string {
 	out := fmt.Sprintf("%s (%s", mix.Text(m.Shares()), m.From)
 	if m.OtherPerS > 0 {
 		out += fmt.Sprintf("; not replayed: %.2g%% of the table's statements, reads by another column or of the whole table", 100*m.OtherPerS/(m.OtherPerS+m.Total()))
+	}
+	if m.UnparsedPerS > 0 {
+		out += fmt.Sprintf("; %.3g calls/s of statements naming it that the parser could not read, not counted", m.UnparsedPerS)
 	}
 	return out + ")"
 }
@@ -177,14 +184,18 @@ func (a *stmtSnapshot) delta(b *stmtSnapshot) (out []StatementCalls, hidden floa
 func MixOfStatements(stmts []StatementCalls, schema, name, keyCol string, secs float64) *Mix {
 	m := &Mix{PerS: map[string]float64{}, From: MixFromStatements}
 	for _, s := range stmts {
-		does := StatementDoes(s.Query, schema, name, keyCol)
+		does, topInsert, parsed := StatementDoes(s.Query, schema, name, keyCol)
+		if !parsed {
+			m.UnparsedPerS += s.Calls / secs // counted apart, and said
+			continue
+		}
 		if len(does) == 0 {
 			continue
 		}
 		perS := s.Calls / secs
 		for _, d := range does {
 			n := perS
-			if d == mix.Kinds[mix.Insert] && topLevel(s.Query, "insert") && s.Calls > 0 {
+			if d == mix.Kinds[mix.Insert] && topInsert && s.Calls > 0 {
 				n = s.Rows / secs // a multi-row INSERT: its rows; a CTE's insert: one a call
 			}
 			if d == "other" {
@@ -221,84 +232,42 @@ func clip(s string, n int) string {
 	return s
 }
 
-// identRef is a regular expression matching a reference to the table:
-// its name, quoted or not, optionally after its schema.
-func identRef(schema, name string) string {
-	one := func(s string) string {
-		q := `"` + regexp.QuoteMeta(strings.ReplaceAll(s, `"`, `""`)) + `"`
-		if s == strings.ToLower(s) && regexp.MustCompile(`^[a-z_][a-z0-9_$]*$`).MatchString(s) {
-			return `(?:` + q + `|(?i:` + regexp.QuoteMeta(s) + `)\b)`
-		}
-		return q
-	}
-	return `(?:` + one(schema) + `\s*\.\s*)?` + one(name)
-}
-
-// StatementDoes says what a statement's text does to the table: the mix
-// kinds (insert, lookup, range, update, delete) and "other" for a read the
-// lab does not replay (by another column, or of the whole table); nothing
-// when it does not name the table.
-func StatementDoes(query, schema, name, keyCol string) []string {
+// StatementDoes says what a statement does to the table, as PostgreSQL's
+// own parser reads it (sqltree.Uses): the mix kinds (insert, lookup,
+// range, update, delete) and "other" for a read the lab does not replay
+// (by another column, or of the whole table); nothing when it does not
+// name the table; topInsert says its INSERT of the table is the statement
+// itself (its rows are the statement's rows), and parsed false that the
+// parser could not read it.
+func StatementDoes(query, schema, name, keyCol string) (does []string, topInsert, parsed bool) {
 	if !strings.Contains(strings.ToLower(query), strings.ToLower(name)) {
-		return nil // names no such table: no expression compiled (advise reads thousands of tables against every statement)
+		return nil, false, true // names no such table: nothing parsed (advise reads thousands of tables against every statement)
 	}
-	ref := identRef(schema, name)
-	var does []string
+	tree, err := sqltree.Parse(query)
+	if err != nil {
+		return nil, false, false
+	}
 	add := func(k string) {
-		for _, d := range does {
-			if d == k {
-				return
-			}
+		if !slices.Contains(does, k) {
+			does = append(does, k)
 		}
-		does = append(does, k)
 	}
-	writes := regexp.MustCompile(`(?is)\b(insert\s+into|update(?:\s+only)?|delete\s+from(?:\s+only)?)\s+` + ref + `(?:\s|\(|$|;)`)
-	for _, w := range writes.FindAllStringSubmatch(query, -1) {
-		switch verb := strings.ToLower(strings.Fields(w[1])[0]); verb {
-		case "insert":
+	for _, u := range sqltree.Uses(tree, schema, name, keyCol) {
+		switch {
+		case u.Verb == sqltree.Insert:
 			add(mix.Kinds[mix.Insert])
-		case "update":
+			topInsert = topInsert || u.TopLevel
+		case u.Verb == sqltree.Update:
 			add(mix.Kinds[mix.Update])
-		case "delete":
+		case u.Verb == sqltree.Delete:
 			add(mix.Kinds[mix.Delete])
+		case u.By == sqltree.ByPoint:
+			add(mix.Kinds[mix.Lookup])
+		case u.By == sqltree.ByRange:
+			add(mix.Kinds[mix.Range])
+		default:
+			add("other")
 		}
 	}
-	reads := regexp.MustCompile(`(?is)\b(delete\s+)?(from|join)\s+(?:only\s+)?` + ref + `(?:\s|,|\)|$|;)`)
-	for _, rd := range reads.FindAllStringSubmatch(query, -1) {
-		if rd[1] != "" {
-			continue // DELETE FROM: a write, above
-		}
-		add(readKind(query, keyCol))
-	}
-	return does
-}
-
-// readKind is what a read of the table does by its key column: a point
-// (key = anything: a parameter, an expression, ANY, a subquery's one key;
-// key IN), a range (a comparison or ORDER BY on the key), or other.
-func readKind(query, keyCol string) string {
-	col := `(?:^|[^\w$"])(?:\w+\.)?(?:"` + regexp.QuoteMeta(keyCol) + `"|(?i:` + regexp.QuoteMeta(keyCol) + `)\b)`
-	switch {
-	case regexp.MustCompile(`(?is)\b(where|on)\b.*` + col + `\s*(=|in\s*\()`).MatchString(query):
-		return mix.Kinds[mix.Lookup]
-	case regexp.MustCompile(`(?is)` + col + `\s*(<|>|<=|>=|between\b)`).MatchString(query),
-		regexp.MustCompile(`(?is)\border\s+by` + col).MatchString(query):
-		return mix.Kinds[mix.Range]
-	}
-	return "other"
-}
-
-// topLevel says the statement's text begins with verb (after comments and
-// blanks): its rows are that verb's.
-func topLevel(query, verb string) bool {
-	q := strings.TrimSpace(query)
-	for strings.HasPrefix(q, "--") || strings.HasPrefix(q, "/*") {
-		if strings.HasPrefix(q, "--") {
-			_, q, _ = strings.Cut(q, "\n")
-		} else {
-			_, q, _ = strings.Cut(q, "*/")
-		}
-		q = strings.TrimSpace(q)
-	}
-	return len(q) >= len(verb) && strings.EqualFold(q[:len(verb)], verb)
+	return does, topInsert, true
 }

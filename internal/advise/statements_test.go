@@ -32,7 +32,7 @@ func TestStatementDoes(t *testing.T) {
 		{`INSERT INTO other.customers (id) VALUES ($1)`, "public", "customers", "id", nil},
 		{`SELECT o.* FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = $1`, "public", "customers", "id", []string{"lookup"}},
 	} {
-		if got := StatementDoes(tc.query, tc.schema, tc.name, tc.key); !reflect.DeepEqual(got, tc.want) {
+		if got, _, _ := StatementDoes(tc.query, tc.schema, tc.name, tc.key); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s on %s.%s: %v, want %v", tc.query, tc.schema, tc.name, got, tc.want)
 		}
 	}
@@ -68,5 +68,45 @@ func TestReplayedMixFromStatements(t *testing.T) {
 	}
 	if s := c.Statements[0]; !strings.HasPrefix(s.Query, "SELECT * FROM customers WHERE id") || s.CallsPerS != 900 {
 		t.Errorf("the statements are listed most called first: %+v", c.Statements)
+	}
+}
+
+// TestStatementsReadByTheParser (issue 63): recorded pg_stat_statements
+// texts with comments, a DO block, a subquery on another table's key, a
+// CTE writing two tables and one the parser cannot read, each counted as
+// its tree says — a comment is no statement, a DO block's body is not
+// read (its statements are entries of their own with track = all), a
+// condition on a subquery is not a read by the outer table's key.
+func TestStatementsReadByTheParser(t *testing.T) {
+	for _, tc := range []struct {
+		query, name string
+		want        []string
+		top, parsed bool
+	}{
+		{"/* app=web */ INSERT INTO accounts (id) VALUES ($1) -- INSERT INTO accounts again", "accounts", []string{"insert"}, true, true},
+		{"-- UPDATE accounts SET x = 1\nSELECT now()", "accounts", nil, false, true},
+		{"DO $$ BEGIN INSERT INTO accounts (id) VALUES (1); UPDATE accounts SET n = 1; END $$", "accounts", nil, false, true},
+		{"SELECT * FROM customers c WHERE c.name = (SELECT o.name FROM orders o WHERE o.id = $2)", "customers", []string{"other"}, false, true},
+		{"SELECT * FROM customers c WHERE c.name = (SELECT o.name FROM orders o WHERE o.id = $2)", "orders", []string{"lookup"}, false, true},
+		{"WITH a AS (INSERT INTO customers (id) VALUES ($1) RETURNING id), b AS (INSERT INTO audit (id) SELECT id FROM a RETURNING id) SELECT count(*) FROM b", "customers", []string{"insert"}, false, true},
+		{"WITH a AS (INSERT INTO customers (id) VALUES ($1) RETURNING id), b AS (INSERT INTO audit (id) SELECT id FROM a RETURNING id) SELECT count(*) FROM b", "audit", []string{"insert"}, false, true},
+		{"SELECT * FROM customers WHERE", "customers", nil, false, false},
+	} {
+		does, top, parsed := StatementDoes(tc.query, "public", tc.name, "id")
+		if !reflect.DeepEqual(does, tc.want) || top != tc.top || parsed != tc.parsed {
+			t.Errorf("%q on %s: %v, top-level insert %v, parsed %v; want %v, %v, %v", tc.query, tc.name, does, top, parsed, tc.want, tc.top, tc.parsed)
+		}
+	}
+	m := MixOfStatements([]StatementCalls{
+		{Query: "/* web */ INSERT INTO accounts (id) VALUES ($1)", Calls: 72, Rows: 72},
+		{Query: "DO $$ BEGIN INSERT INTO accounts (id) VALUES (1); END $$", Calls: 40},
+		{Query: "-- accounts\nSELECT 1", Calls: 1000},
+		{Query: "SELECT * FROM accounts WHERE", Calls: 5},
+	}, "public", "accounts", "id", 10)
+	if want := map[string]float64{"insert": 7.2}; !reflect.DeepEqual(m.PerS, want) || m.UnparsedPerS != 0.5 {
+		t.Errorf("accounts' mix %v (unparsed %v), want %v (unparsed 0.5)", m.PerS, m.UnparsedPerS, want)
+	}
+	if !strings.Contains(m.Text(), "the parser could not read") {
+		t.Errorf("the mix does not say what was not parsed: %s", m.Text())
 	}
 }
