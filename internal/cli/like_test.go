@@ -172,3 +172,34 @@ func TestLikeAndScriptsRunNoCodeOfTheUsers(t *testing.T) {
 		t.Errorf("the user's database changed under refused scripts:\n%s\nwas\n%s", after, before)
 	}
 }
+
+// TestLikeCopiesCommonTables (issue 63): a table whose payload is jsonb
+// (a column keybench's own table has, of another type), with a text
+// data column and a NOT NULL array, is copied — its columns as its own,
+// keybench's renamed kb_payload and kb_data, said — and the script runs.
+func TestLikeCopiesCommonTables(t *testing.T) {
+	admin := clitest.Superuser(t, "postgres")
+	ctx := context.Background()
+	drop := func() { _, _ = admin.Exec(context.Background(), `DROP SCHEMA IF EXISTS common CASCADE`) }
+	drop()
+	t.Cleanup(drop)
+	if _, err := admin.Exec(ctx, `CREATE SCHEMA common;
+		CREATE TABLE common.events (id bigint PRIMARY KEY, payload jsonb NOT NULL, data text, tags text[] NOT NULL, at timestamptz NOT NULL DEFAULT now());
+		INSERT INTO common.events SELECT g, jsonb_build_object('n', g), 'd' || g, ARRAY['a'] FROM generate_series(1, 100) g;
+		ANALYZE common.events`); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "s.sql")
+	os.WriteFile(f, []byte(`INSERT INTO :table (id, payload, tags) VALUES (:key, '{"k": 1}', '{x}');`+"\n"+`SELECT count(*) FROM :table WHERE payload ? 'k';`+"\n"), 0o644)
+	cmd := exec.Command(bin, "run", "--script", f, "--like", "common.events", "--dsn", servertest.Server.TCPURL(), "--schema", "kb_common",
+		"--out", t.TempDir(), "--keys", "bigint:gen=client,uuidv4", "-T", "1s", "--warmup", "0s", "--rows", "300", "-c", "1", "--rounds", "1", "--force")
+	b, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("exit %d:\n%s", cmd.ProcessState.ExitCode(), b)
+	}
+	for _, want := range []string{"your column payload is jsonb: copied as yours; keybench's own text payload is kb_payload", "keybench's own bigint data is kb_data"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the run does not say %q:\n%s", want, b)
+		}
+	}
+}

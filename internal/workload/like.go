@@ -37,6 +37,10 @@ type Like struct {
 	Checks []string
 	// Skipped says what of the definition was not copied, and why.
 	Skipped []string
+	// DataCol and PayloadCol name keybench's own columns in the copy
+	// (data, payload; kb_data, kb_payload where the user's table has a
+	// column of that name of another type, which the copy keeps as theirs).
+	DataCol, PayloadCol string
 }
 
 // LikeColumn is one column other than the key.
@@ -79,7 +83,7 @@ func ReadLike(ctx context.Context, conn *pgx.Conn, name string) (*Like, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("--like %s: reading the catalog: %w", name, err)
 	}
-	l := &Like{Source: sqltree.EscapeControls(name)}
+	l := &Like{Source: sqltree.EscapeControls(name), DataCol: "data", PayloadCol: "payload"}
 	if partitionedBy != "" {
 		l.Skipped = append(l.Skipped, fmt.Sprintf("it is partitioned (%s): copied as one plain table, its partitions' own indexes and constraints not", partitionedBy))
 	}
@@ -106,7 +110,7 @@ const maxColumns = 1600
 // its other columns, and keybench's data and payload where it has none.
 func (l *Like) width() int {
 	n := 1 + len(l.Columns)
-	for own := range likeOwn {
+	for _, own := range []string{l.DataCol, l.PayloadCol} {
 		have := false
 		for _, c := range l.Columns {
 			have = have || c.Name == own
@@ -217,7 +221,14 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is an identity: copied as a plain column filled like its type", sqltree.Printable(c.Name)))
 		}
 		if want, own := likeOwn[c.Name]; own && c.Type != want {
-			return usage.Errorf("--like %s: its column %s is %s, and keybench's keyed table writes a %s %s of its own: a table with another %s is not copied", l.Source, sqltree.Printable(c.Name), c.Type, want, c.Name, sqltree.Printable(c.Name))
+			// keybench's own column of that name goes by another: the user's keeps its name and type.
+			renamed := "kb_" + c.Name
+			if c.Name == "data" {
+				l.DataCol = renamed
+			} else {
+				l.PayloadCol = renamed
+			}
+			l.Skipped = append(l.Skipped, fmt.Sprintf("your column %s is %s: copied as yours; keybench's own %s %s is %s", sqltree.Printable(c.Name), c.Type, want, c.Name, renamed))
 		}
 		switch {
 		case enum:
@@ -275,6 +286,9 @@ func fillFor(typname, category, typ string, width int32) string {
 		return "decode(md5(random()::text), 'hex')"
 	case "inet", "cidr":
 		return "('10.' || (random() * 255)::int || '.' || (random() * 255)::int || '.' || (random() * 255)::int)::" + typname
+	}
+	if category == "A" { // an array: an empty one of its type
+		return "'{}'::" + typ
 	}
 	if category == "S" { // text, varchar(n), char(n), name
 		n := int(width) - 1 // pg_stats' width holds the varlena header
@@ -443,12 +457,12 @@ func (l *Like) likeColumns() string {
 	for _, c := range l.Columns {
 		have[c.Name] = true
 		fmt.Fprintf(&b, ", %s %s", pgx.Identifier{c.Name}.Sanitize(), c.Type)
-		if c.Name == "data" || c.Name == "payload" {
+		if c.Name == l.DataCol || c.Name == l.PayloadCol {
 			// keybench's own columns: written by the prefill as always.
 			if c.NotNull {
 				b.WriteString(" NOT NULL")
 			}
-			if c.Name == "data" {
+			if c.Name == l.DataCol {
 				b.WriteString(" DEFAULT " + c.Fill)
 			}
 			continue
@@ -460,11 +474,11 @@ func (l *Like) likeColumns() string {
 			b.WriteString(" DEFAULT " + c.Fill)
 		}
 	}
-	if !have["data"] {
-		b.WriteString(", data bigint NOT NULL DEFAULT (random() * 1e15)::int8")
+	if !have[l.DataCol] {
+		b.WriteString(", " + pgx.Identifier{l.DataCol}.Sanitize() + " bigint NOT NULL DEFAULT (random() * 1e15)::int8")
 	}
-	if !have["payload"] {
-		b.WriteString(", payload text")
+	if !have[l.PayloadCol] {
+		b.WriteString(", " + pgx.Identifier{l.PayloadCol}.Sanitize() + " text")
 	}
 	for _, c := range l.Checks {
 		b.WriteString(", " + c)

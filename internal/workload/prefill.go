@@ -152,7 +152,8 @@ func LoadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream
 	var err error
 	switch {
 	case stream == nil:
-		cols, id, born := "data, payload", "", ""
+		data, payload := t.ownColumns()
+		cols, id, born := data+", "+payload, "", ""
 		if t.ServerAtHistory {
 			if v, ok := t.Key.ServerValueAt(t.History.epochSQL()); ok {
 				cols, id = t.KeyColumn()+", "+cols, v+", "
@@ -167,11 +168,11 @@ func LoadChunk(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Stream
 		err = insertRows(ctx, conn, t, stream, lo, hi, rows)
 	default:
 		src := &copySource{t: t, stream: stream, i: lo - 1, hi: hi, n: rows, raw: make([]byte, t.Key.Strategy.Width)}
-		key := "id"
+		key, data, payload := "id", "data", "payload"
 		if t.Like != nil {
-			key = t.Like.KeyColumn
+			key, data, payload = t.Like.KeyColumn, t.Like.DataCol, t.Like.PayloadCol
 		}
-		cols := []string{key, "data", "payload"}
+		cols := []string{key, data, payload}
 		if t.born() {
 			cols = append(cols, "created_at")
 		}
@@ -191,10 +192,11 @@ func insertRows(ctx context.Context, conn *pgx.Conn, t *Table, stream keys.Strea
 		var sql strings.Builder
 		born := t.born()
 		args := make([]any, 0, 4*(end-start+1))
+		data, payload := t.ownColumns()
 		if born {
-			fmt.Fprintf(&sql, "INSERT INTO %s (%s, data, payload, created_at) VALUES ", t.Qualified(), t.KeyColumn())
+			fmt.Fprintf(&sql, "INSERT INTO %s (%s, %s, %s, created_at) VALUES ", t.Qualified(), t.KeyColumn(), data, payload)
 		} else {
-			fmt.Fprintf(&sql, "INSERT INTO %s (%s, data, payload) VALUES ", t.Qualified(), t.KeyColumn())
+			fmt.Fprintf(&sql, "INSERT INTO %s (%s, %s, %s) VALUES ", t.Qualified(), t.KeyColumn(), data, payload)
 		}
 		for i := start; i <= end; i++ {
 			if i > start {

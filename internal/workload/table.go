@@ -179,6 +179,16 @@ func OwnTable(at Place, suffix, role, columns string, indexes ...Index) *Table {
 	return &Table{Schema: at.Schema, Name: at.Table + "_" + suffix, Role: role, Columns: columns, Indexes: indexes}
 }
 
+// ownColumns are the keyed table's data and payload columns as SQL names
+// them: data and payload, or what a copied shape renamed them to
+// (Like.DataCol, PayloadCol).
+func (t *Table) ownColumns() (data, payload string) {
+	if t.Like != nil {
+		return pgx.Identifier{t.Like.DataCol}.Sanitize(), pgx.Identifier{t.Like.PayloadCol}.Sanitize()
+	}
+	return "data", "payload"
+}
+
 // Keyed reports whether t is a keyed table (id KEY, data, payload).
 func (t *Table) Keyed() bool { return t.Columns == "" }
 
@@ -384,7 +394,8 @@ func IndexStatements(t *Table) []string {
 		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s USING %s (%s)", t.Name, keyIndexSuffix, q, t.Key.Index, id))
 	}
 	if t.DataIndex {
-		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (data)", t.Name, dataIndexSuffix, q))
+		data, _ := t.ownColumns()
+		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (%s)", t.Name, dataIndexSuffix, q, data))
 	}
 	if t.CreatedAt == CreatedAtIndexed {
 		out = append(out, fmt.Sprintf("CREATE INDEX %s%s ON %s (created_at)", t.Name, createdAtIndexSuffix, q))
