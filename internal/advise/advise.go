@@ -198,6 +198,12 @@ type LabResult struct {
 	Cost            *LabRatio `json:"cost,omitempty"`
 	CostUnavailable string    `json:"cost_unavailable,omitempty"`
 	Rate            *LabRatio `json:"rate,omitempty"`
+	// WAL is the key's WAL per transaction over Against's, the WAL family
+	// of the lab's analysis (nil: not compared).
+	WAL *LabRatio `json:"wal,omitempty"`
+	// Shortfall says which of the lab's keys ran under 97% of its fixed
+	// schedule ("" where every key kept it, or it ran flat out).
+	Shortfall string `json:"shortfall,omitempty"`
 	// Unavailable is why the lab gave no verdict.
 	Unavailable string `json:"unavailable,omitempty"`
 }

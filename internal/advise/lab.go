@@ -225,15 +225,22 @@ const (
 	labWindowShare = 0.10
 	labMinWindow   = 2400
 	labMaxWindowS  = 30
+	// labMinWindowS is the window a slow table's lab runs at least: six
+	// rounds of 20 s at its rate.
+	labMinWindowS = 120
 )
 
 // labWindow is the lab's transactions per client (-t) at rate (0: flat out).
 func labWindow(rows int64, clients int, rate float64) int {
 	total := labWindowShare * float64(rows)
+	least := float64(labMinWindow)
 	if rate > 0 {
+		// At the table's own rate, whatever it is: a window long enough for
+		// it (labMinWindow transactions, or labMinWindowS at a slow rate).
 		total = math.Min(total, labMaxWindowS*rate)
+		least = math.Min(least, labMinWindowS*rate)
 	}
-	total = math.Max(total, labMinWindow)
+	total = math.Max(total, least)
 	return int(math.Ceil(total / float64(max(clients, 1))))
 }
 
@@ -291,20 +298,16 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// labMinRate is the least insert rate a lab runs at: below it a round of a
-// second or two holds too few transactions for a 99th percentile.
-const labMinRate = 100
-
 // labRate is the table's measured insert rate for its lab (--rate), so that
 // the lab says what each key costs at the user's own rate; 0, with a note
 // on the lab, when it was not measured or is too low to measure at.
 func labRate(t *Table, lab *Lab) float64 {
 	ins, ok := t.InsertsPerS.Get()
 	if !t.Mix.InsertsOnly() {
-		if total := t.Mix.Total(); total >= labMinRate {
-			return math.Round(total)
+		if total := t.Mix.Total(); total > 0 {
+			return roundRate(total)
 		}
-		lab.Notes = append(lab.Notes, fmt.Sprintf("flat out: the table's %.3g statements/s are too few for a window to measure at (%d at least)", t.Mix.Total(), labMinRate))
+		lab.Notes = append(lab.Notes, "flat out: the table's statements were not counted in the sample")
 		return 0
 	}
 	switch {
@@ -312,12 +315,18 @@ func labRate(t *Table, lab *Lab) float64 {
 		lab.Notes = append(lab.Notes, "flat out: the table's insert rate could not be measured ("+t.InsertsPerS.Reason()+")")
 	case !ok:
 		lab.Notes = append(lab.Notes, "flat out: the table's insert rate was not measured")
-	case ins < labMinRate:
-		lab.Notes = append(lab.Notes, fmt.Sprintf("flat out: the table's %.3g inserts/s are too few for a window to measure at (%d at least)", ins, labMinRate))
+	case ins <= 0:
+		lab.Notes = append(lab.Notes, "flat out: no row was inserted during the sample")
 	default:
-		return math.Round(ins)
+		return roundRate(ins)
 	}
 	return 0
+}
+
+// roundRate is a rate to three significant digits, as the lab's -R takes it.
+func roundRate(r float64) float64 {
+	p := math.Pow(10, 2-math.Floor(math.Log10(r)))
+	return math.Round(r*p) / p
 }
 
 // labMaxSecondary is the most secondary indexes a lab table carries

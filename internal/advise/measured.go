@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -60,6 +61,16 @@ func Measured(path string, lab *Lab, runErr error) *LabResult {
 			out.Rate = labRatio(v.Comparison)
 		}
 	}
+	if v := mine.WAL.Versus(against.Key); v != nil {
+		out.WAL = labRatio(v.Comparison)
+	}
+	var short []string
+	for i := range res.Cells {
+		if c := &res.Cells[i]; !c.Held() {
+			short = append(short, fmt.Sprintf("%s ran %s of %s tps (%.0f%%)", c.Key, rate(c.TPS), rate(c.Pace.RateTPS), 100*c.ScheduleShare()))
+		}
+	}
+	out.Shortfall = strings.Join(short, "; ")
 	if out.Cost == nil && out.Rate == nil {
 		out.Unavailable = fmt.Sprintf("%s and %s were not compared: too few rounds", lab.Key, against.Key)
 		if mine.Cost != nil && mine.Cost.Unavailable != "" {
@@ -126,6 +137,10 @@ func FollowLab(tables []Table) {
 			at += ", inserting"
 		}
 		c := r.Cost
+		if r.Shortfall != "" {
+			t.Verdict.Why = append(t.Verdict.Why, "Its lab did not keep the table's rate: "+r.Shortfall+"; its latency is its queue's.")
+		}
+		moreWAL := r.WAL != nil && r.WAL.Significant && r.WAL.Lo > 1
 		switch {
 		case r.Unavailable != "" || c == nil:
 			why := r.Unavailable
@@ -139,6 +154,14 @@ func FollowLab(tables []Table) {
 			}
 			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s makes the server do %s the work per transaction of %s %s.",
 				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c))}, t.Verdict.Why...)
+		case moreWAL:
+			// The same work on this disk, but more WAL: what every standby
+			// receives and every archive keeps, whatever the disk costs.
+			if t.Verdict.Class == NotShown {
+				t.Verdict.Class = Pays
+			}
+			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s's work per transaction is %s %s's %s, but it writes %s %s's WAL %s, which every standby, archive and recovery carries.",
+				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c), labRatioText(r.WAL.Ratio), r.Against, labInterval(r.WAL))}, t.Verdict.Why...)
 		default:
 			found := "no difference found"
 			if c.Significant {

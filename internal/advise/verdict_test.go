@@ -489,3 +489,28 @@ func TestRunsOutSaidOnceFromItsRead(t *testing.T) {
 		t.Errorf("said %d times: %q", said, v.Why)
 	}
 }
+
+// TestLabAtTheTablesRate (issue 63): a lab runs at the table's rate
+// however low (no floor of 100/s), its window long enough for it; a lab
+// that found the same work but more WAL classes the table as paying and
+// says the WAL; a lab below its schedule says so.
+func TestLabAtTheTablesRate(t *testing.T) {
+	lab := &Lab{}
+	tb := &Table{InsertsPerS: results.Of(25.4)}
+	if r := labRate(tb, lab); r != 25.4 || len(lab.Notes) != 0 {
+		t.Errorf("a table at 25.4 inserts/s: its lab at %v (%v)", r, lab.Notes)
+	}
+	if n := labWindow(1_000_000, 1, 2); n != 240 {
+		t.Errorf("at 2 inserts/s a lab's window is %d transactions, want 240 (120 s)", n)
+	}
+	tables := []Table{{Schema: "public", Name: "t", Verdict: Verdict{Class: NotShown},
+		Lab: &Lab{Rows: 1000, Ratio: 2, Clients: 1, RateTPS: 25.4},
+		LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.01, Lo: 0.97, Hi: 1.05, Confidence: 0.95},
+			WAL: &LabRatio{Ratio: 9.4, Lo: 8.9, Hi: 9.9, Confidence: 0.95, Significant: true}, Shortfall: "uuidv4 ran 86 of 100 tps (86%)"}}}
+	FollowLab(tables)
+	v := tables[0].Verdict
+	why := strings.Join(v.Why, " ")
+	if v.Class != Pays || !strings.Contains(why, "writes 9.40× bigint's WAL") || !strings.Contains(why, "did not keep the table's rate: uuidv4 ran 86 of 100 tps") {
+		t.Errorf("class %q: %s", v.Class, why)
+	}
+}
