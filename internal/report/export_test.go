@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
 )
@@ -71,6 +73,26 @@ func TestCSVCarriesEveryFigure(t *testing.T) {
 			if !strings.Contains(strings.Join(header, ","), want) && strings.Contains(path, "war") {
 				t.Errorf("%s: no column %s", filepath.Base(path), want)
 			}
+		}
+	}
+}
+
+// TestDocsNameTheMDsFigures (issue 61): docs/report.md names every round
+// figure the MD export shows, by its header, and no other.
+func TestDocsNameTheMDsFigures(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join(strings.Fields(string(b)), " ")
+	for _, f := range exportedFigures() {
+		if !strings.Contains(doc, "`"+f.Header+"`") {
+			t.Errorf("docs/report.md does not name the MD's figure %q", f.Header)
+		}
+	}
+	for _, f := range metrics.RoundFigures() {
+		if !f.Is(metrics.RoleWhy) && strings.Contains(doc, "`"+f.Header+"`") {
+			t.Errorf("docs/report.md names %q, which the MD does not show", f.Header)
 		}
 	}
 }
