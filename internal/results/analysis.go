@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 3 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up
+const AnalysisVersion = 4 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared
@@ -48,8 +48,12 @@ type Answer struct {
 	Costliest string  `json:"costliest,omitempty"`
 	Work      *Ratio  `json:"work,omitempty"`
 	Level     float64 `json:"level,omitempty"`
+	// Costlier are every key shown to do more work than the least, the
+	// costliest first, each its ratio.
+	Costlier []KeyRatio `json:"costlier,omitempty"`
 	// WALLeast is the key of the least WAL per transaction, WALMore the
-	// keys whose WAL its own family found above it, each its ratio.
+	// keys whose WAL its own family found above it by a tenth or more
+	// (WALMaterial), each its ratio.
 	WALLeast string     `json:"wal_least,omitempty"`
 	WALMore  []KeyRatio `json:"wal_more,omitempty"`
 	// Open are the keys neither shown costlier than the least nor the
@@ -59,6 +63,11 @@ type Answer struct {
 	NotMeasured []string `json:"not_measured,omitempty"`
 	Text        string   `json:"text"`
 }
+
+// WALMaterial is the least WAL ratio the answer names: a count as exact
+// as the WAL's finds a key 1% above another significant, which no standby
+// or archive notices.
+const WALMaterial = 1.10
 
 // KeyRatio is a key's Ratio, and the level of its interval.
 type KeyRatio struct {

@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
@@ -50,11 +51,14 @@ func answer(res *results.Results, a *results.Analysis) *results.Answer {
 		case !v.Significant:
 			ans.Open = append(ans.Open, g.Key)
 			needed = max(needed, v.Needed)
+		case v.Effect > 1:
+			ans.Costlier = append(ans.Costlier, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
 		}
 		if g.Cost != nil && slices.Contains(g.Cost.Missing, MissingCPU) && len(ans.NotMeasured) == 0 {
 			ans.NotMeasured = append(ans.NotMeasured, "the server's CPU ("+cpuReason(res, g)+")")
 		}
 	}
+	sort.SliceStable(ans.Costlier, func(i, j int) bool { return ans.Costlier[i].Ratio.Ratio > ans.Costlier[j].Ratio.Ratio })
 	if c := a.GroupOf(sh, sh.Costliest); c != nil {
 		v := c.Cost.Versus(least.Key)
 		ans.Costliest, ans.Level = c.Key, v.EffectConfidence
@@ -63,7 +67,7 @@ func answer(res *results.Results, a *results.Analysis) *results.Answer {
 	if sh.WALLeast != "" {
 		ans.WALLeast = sh.WALLeast
 		for _, g := range a.ShapeGroups(sh) {
-			if v := g.WAL.Versus(sh.WALLeast); v != nil && v.Significant && v.Effect > 1 {
+			if v := g.WAL.Versus(sh.WALLeast); v != nil && v.Significant && v.Effect >= results.WALMaterial {
 				ans.WALMore = append(ans.WALMore, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
 			}
 		}
@@ -94,8 +98,18 @@ func answerText(ans *results.Answer, least *results.Group, needed int) string {
 		b.WriteString(" (least work)")
 	}
 	b.WriteString(".")
-	if ans.Costliest != "" {
-		fmt.Fprintf(&b, " %s costs %s its work a transaction (%s).", ans.Costliest, ratioText(*ans.Work), stats.LevelText(ans.Level))
+	if len(ans.Costlier) > 0 {
+		var more []string
+		level := 1.0
+		for i, k := range ans.Costlier {
+			if i == 3 {
+				more = append(more, fmt.Sprintf("%d more", len(ans.Costlier)-3))
+				break
+			}
+			more = append(more, k.Key+" "+ratioText(k.Ratio))
+			level = min(level, k.Level)
+		}
+		fmt.Fprintf(&b, " Costlier: %s its work a transaction (%s).", strings.Join(more, ", "), stats.LevelText(level))
 	} else {
 		b.WriteString(" No key was shown to do more work.")
 	}
@@ -106,7 +120,7 @@ func answerText(ans *results.Answer, least *results.Group, needed int) string {
 			more = append(more, k.Key+" "+ratioText(k.Ratio))
 			level = min(level, k.Level)
 		}
-		fmt.Fprintf(&b, " WAL over %s's: %s (%s), which every standby, archive and recovery carries.", ans.WALLeast, strings.Join(more, ", "), stats.LevelText(level))
+		fmt.Fprintf(&b, " WAL over %s's: %s (%s), what every standby, archive and recovery carries.", ans.WALLeast, strings.Join(more, ", "), stats.LevelText(level))
 	}
 	if len(ans.Open) > 0 {
 		more := "more rounds would tell"
