@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestFixedRateHoldsItsSchedule: clients much faster than the rate run it
@@ -67,5 +69,18 @@ func TestFixedRateBeyondTheServer(t *testing.T) {
 	}
 	if r.Pace.Skipped != 0 || r.Pace.Lag.Max() < 100_000 {
 		t.Errorf("no limit: skipped %d, max lag %d µs (a second's queue of 2 ms starts for 4 ms transactions)", r.Pace.Skipped, r.Pace.Lag.Max())
+	}
+}
+
+// TestLatencyHasItsStandardDeviation (issue 62): a latency summary carries
+// the average and the standard deviation pgbench prints beside it.
+func TestLatencyHasItsStandardDeviation(t *testing.T) {
+	h := hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)
+	for _, us := range []int64{1000, 2000, 3000, 4000, 5000} {
+		_ = h.RecordValue(us)
+	}
+	l := LatencyMS(h)
+	if math.Abs(l.Mean-3) > 0.01 || math.Abs(l.StdDev-math.Sqrt(2)) > 0.01 {
+		t.Errorf("mean %.3f ms, stddev %.3f ms; want 3 and %.3f", l.Mean, l.StdDev, math.Sqrt(2))
 	}
 }

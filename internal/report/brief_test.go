@@ -3,6 +3,9 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -173,5 +176,72 @@ func TestTheAnswerLeads(t *testing.T) {
 	}
 	if md := Markdown(r); !strings.Contains(strings.SplitN(md, "|", 2)[0], ans.Text) {
 		t.Errorf("the MD does not lead with the answer:\n%s", md)
+	}
+}
+
+// TestTheFirstScreenSaysWhatWasNotMeasured (issue 62): a run on a server
+// whose processes keybench could not see (its rounds read no server CPU,
+// and no other processes' share) names the CPU as not measured and the
+// work as its IO counts, prints no "busy machine" line drawn from the
+// server under test, and no CPU of 0.
+func TestTheFirstScreenSaysWhatWasNotMeasured(t *testing.T) {
+	r := readCost(t, "war-busy")
+	const why = "the server's backends are not processes of this machine (a remote server): their CPU time cannot be read"
+	for i := range r.Cells {
+		for k := range r.Cells[i].Rounds {
+			if c := r.Cells[i].Rounds[k].Cost; c != nil {
+				c.ServerAllCPUMS, c.ServerCPUMS = results.Unavailable[float64](why), results.Unavailable[float64](why)
+				c.OthersCPUShare = results.Unavailable[float64]("the server's processes are not seen")
+			}
+		}
+	}
+	verdict.Analyze(r)
+	var out bytes.Buffer
+	Brief(r).Write(&out, 0)
+	text := out.String()
+	for _, want := range []string{"its CPU not measured (" + why + ")", "Not measured: the server's CPU"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the first screen does not say %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"A busy machine", "the CPU 0 ms", "all server CPU + IO"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the first screen says %q:\n%s", bad, text)
+		}
+	}
+}
+
+// TestTheFirstScreenSaysTheShortfall (issue 62): a fixed rate the server
+// ran a fifth of (run insert -R 20000 -c 2 --keys bigint, recorded) is
+// said on the first screen, with what ran, what was asked and what held it.
+func TestTheFirstScreenSaysTheShortfall(t *testing.T) {
+	r := readCost(t, "rate-shortfall")
+	var out bytes.Buffer
+	Brief(r).Write(&out, 0)
+	if !strings.Contains(out.String(), "bigint did not keep up: it ran 4263 of 20.0k tps (21%): its 2 clients were the limit") {
+		t.Errorf("the first screen:\n%s", out.String())
+	}
+}
+
+// TestThePagesFirstCardAnswers (issue 62): in headless Chromium, the
+// page's verdict begins with the answer, before any table.
+func TestThePagesFirstCardAnswers(t *testing.T) {
+	bin := chromium(t)
+	r := readCost(t, "war-busy")
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	if err := WriteFile(r, nil, page); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+page)
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	text := html.UnescapeString(string(dom))
+	at, table := strings.Index(text, r.Analysis.Answer.Text), strings.Index(text, "<table")
+	if at < 0 || table >= 0 && at > table {
+		t.Errorf("the page's answer at %d, its first table at %d", at, table)
 	}
 }
