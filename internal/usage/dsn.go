@@ -204,26 +204,6 @@ func nearPassword(key string) bool {
 	if strings.Contains(k, "pass") || strings.Contains(k, "pwd") || strings.Contains(k, "secret") {
 		return true
 	}
-	return editDistance(k, "password") <= 2
+	return distance(k, "password") <= 2
 }
 
-// editDistance is Levenshtein's distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
