@@ -206,4 +206,3 @@ func nearPassword(key string) bool {
 	}
 	return distance(k, "password") <= 2
 }
-
