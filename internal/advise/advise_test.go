@@ -382,10 +382,12 @@ func TestAdviseLab(t *testing.T) {
 		t.Errorf("the lab's results: %v", err)
 	}
 	// The class follows the lab (issue 51): it still pays (now or in size)
-	// only when the lab found the key's work larger, "measured: no
+	// only when the lab found the key's work larger, or (issue 63) its WAL
+	// — what every standby and archive carries — "measured: no
 	// difference" otherwise.
 	paying := tb.Verdict.Class == advise.Pays || tb.Verdict.Class == advise.PaysInSize
-	if paid := r.Cost.Significant && r.Cost.Lo > 1; paid != paying || !paid && tb.Verdict.Class != advise.NoDifference {
+	moreWAL := r.WAL != nil && r.WAL.Significant && r.WAL.Lo > 1
+	if paid := r.Cost.Significant && r.Cost.Lo > 1 || moreWAL; paid != paying || !paid && tb.Verdict.Class != advise.NoDifference {
 		t.Errorf("labbed's class %q after a lab of %+v", tb.Verdict.Class, r.Cost)
 	}
 	if !strings.Contains(errOut.String(), "advise: lab 1 of 1, public.labbed") {
