@@ -89,13 +89,14 @@ func (c Comparison) ChangeText() string {
 }
 
 // LevelText is a confidence level as every output prints it: a
-// percentage with the digits that tell it from 100%, rounded down, never
-// up to a level it was not computed at ("95%", "99.7%" for 0.99787,
-// "99.99996%").
+// percentage to at most one decimal, rounded down, never up to a level it
+// was not computed at ("95%", "99.7%" for 0.99787, "99.9%" for 0.9999996).
 func LevelText(c float64) string {
 	decimals := 0
 	if c < 1 {
-		decimals = max(0, int(math.Ceil(-math.Log10(1-c)))-2)
+		// At most one decimal: 99.9997% reads 99.9%, a level the interval
+		// holds at least (a wider one than 99.9%'s), and one a reader reads.
+		decimals = min(1, max(0, int(math.Ceil(-math.Log10(1-c)))-2))
 	}
 	p := math.Pow(10, float64(decimals))
 	return strconv.FormatFloat(math.Floor(c*100*p+1e-9)/p, 'f', decimals, 64) + "%"
