@@ -749,31 +749,34 @@ func (k *Key) stamp(at time.Time) {
 // of the sample: where it stands then, and the values it gave a second
 // since its first read (read-only, as every read of advise's).
 func (r *reader) rereadSequences(ctx context.Context, tables []Table) error {
-	return r.readOnly(ctx, func(tx pgx.Tx) error {
-		for i := range tables {
-			k := tables[i].Key
-			if k == nil || k.Sequence == "" || k.readAt.IsZero() {
-				continue
-			}
-			before, _ := k.SequenceLast.Get()
-			var last *int64
-			if err := tx.QueryRow(ctx, `SELECT CASE WHEN has_sequence_privilege(to_regclass($1), 'SELECT,USAGE') THEN pg_sequence_last_value(to_regclass($1)) END`, k.Sequence).Scan(&last); err != nil {
-				return err
-			}
-			if last == nil {
-				continue
-			}
-			now := time.Now()
-			if secs := now.Sub(k.readAt).Seconds(); secs > 0 && *last > before {
-				k.PerS = results.Of(float64(*last-before) / secs)
-			} else {
-				k.PerS = results.Unavailable[float64]("the sequence gave no value between its reads")
-			}
-			k.SequenceLast = results.Of(*last)
-			k.stamp(now)
+	for i := range tables {
+		k := tables[i].Key
+		if k == nil || k.Sequence == "" || k.readAt.IsZero() {
+			continue
 		}
-		return nil
-	})
+		before, _ := k.SequenceLast.Get()
+		var last *int64
+		// A transaction a sequence: its lock held no longer than its read
+		// (advise holds one table's locks at a time).
+		err := r.readOnly(ctx, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, `SELECT CASE WHEN has_sequence_privilege(to_regclass($1), 'SELECT,USAGE') THEN pg_sequence_last_value(to_regclass($1)) END`, k.Sequence).Scan(&last)
+		})
+		if err != nil {
+			return err
+		}
+		if last == nil {
+			continue
+		}
+		now := time.Now()
+		if secs := now.Sub(k.readAt).Seconds(); secs > 0 && *last > before {
+			k.PerS = results.Of(float64(*last-before) / secs)
+		} else {
+			k.PerS = results.Unavailable[float64]("the sequence gave no value between its reads")
+		}
+		k.SequenceLast = results.Of(*last)
+		k.stamp(now)
+	}
+	return nil
 }
 
 // quoteIdent quotes an identifier only where SQL needs it, as a grant to
