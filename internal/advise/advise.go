@@ -165,6 +165,12 @@ type Table struct {
 	LabFlatOut *LabResult `json:"lab_flat_out,omitempty"`
 }
 
+// How a Switch changes the key (Switch.How).
+const (
+	SwitchDefault = "default"
+	SwitchType    = "type"
+)
+
 // Switch is one change of a table's key and what it costs: whether it
 // rewrites the table (a new type: the table and every index on it, and each
 // referencing column with its index), the constraints rebuilt with it, the

@@ -378,12 +378,12 @@ func switches(t *Table) []Switch {
 	name := t.QualifiedName()
 	var out []Switch
 	if t.Migrate != "" {
-		out = append(out, Switch{To: t.MigrateTo + " for new rows", How: "default",
+		out = append(out, Switch{To: t.MigrateTo + " for new rows", How: SwitchDefault,
 			Locks:   []string{"ACCESS EXCLUSIVE on " + name + " for ALTER COLUMN ... SET DEFAULT: milliseconds, but it waits for every open transaction on the table and every later query waits behind it (set lock_timeout)"},
 			Measure: t.Migrate})
 	}
 	rewrite := func(to string) Switch {
-		sw := Switch{To: to, How: "type", RewriteBytes: t.TableBytes + t.IndexesBytes,
+		sw := Switch{To: to, How: SwitchType, RewriteBytes: t.TableBytes + t.IndexesBytes,
 			Locks: []string{"ACCESS EXCLUSIVE on " + name + " for the whole rewrite: no read or write of the table meanwhile"}}
 		for _, fk := range t.ReferencedBy {
 			fk.Table, fk.Constraint = sqltree.EscapeControls(fk.Table), displayIdent(fk.Constraint)

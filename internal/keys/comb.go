@@ -13,7 +13,7 @@ func init() {
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			return combGen{clock: clock}
 		},
-		Facts: Facts{Sortable: "no (under PostgreSQL's byte order)", Reveals: "creation time to the ms", RandomBits: 74, PerUnit: time.Millisecond},
+		Facts: Facts{Sortable: "no (under PostgreSQL's byte order)", Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 74, PerUnit: time.Millisecond},
 	})
 }
 

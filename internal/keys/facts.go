@@ -18,6 +18,9 @@ type Facts struct {
 	// Reveals is what one value tells an outsider ("nothing", "creation
 	// time to the ms", "a count").
 	Reveals string
+	// RevealsTime says that a value gives away when it was made: the
+	// report names what a time-ordered winner reveals.
+	RevealsTime bool
 	// RandomBits are the random bits of a value that tell apart values
 	// made in the same PerUnit of time (0: every value, whenever made).
 	RandomBits int

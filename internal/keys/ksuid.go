@@ -22,7 +22,7 @@ func init() {
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			return ksuidGen{clock: clock}
 		},
-		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the second", RandomBits: 128, PerUnit: time.Second},
+		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the second", RevealsTime: true, RandomBits: 128, PerUnit: time.Second},
 	})
 }
 

@@ -24,7 +24,7 @@ func init() {
 			g.counter.seed()
 			return g
 		},
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process", RandomBits: 40,
+		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process", RevealsTime: true, RandomBits: 40,
 			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 	})
 }

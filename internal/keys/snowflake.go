@@ -27,7 +27,7 @@ func init() {
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &snowflakeGen{clock: clock, node: uint64(s.Params["node"])}
 		},
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the ms, node, sequence",
+		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the ms, node, sequence", RevealsTime: true,
 			Unique: "a 12-bit sequence per node: unique on one node up to 4,096 keys a ms"},
 	})
 }

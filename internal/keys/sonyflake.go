@@ -28,7 +28,7 @@ func init() {
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &sonyflakeGen{clock: clock, machine: uint64(s.Params["machine"])}
 		},
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to 10 ms, machine, sequence", RandomBits: 0,
+		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to 10 ms, machine, sequence", RevealsTime: true, RandomBits: 0,
 			Unique: "an 8-bit sequence per machine: unique on one machine up to 25,600 keys a second (more wait for the next 10 ms)"},
 	})
 }

@@ -40,6 +40,6 @@ func init() {
 		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
 			return &v7Gen{clock: clock}
 		},
-		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs, and its type", RandomBits: 62, PerUnit: time.Millisecond / 4096},
+		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs, and its type", RevealsTime: true, RandomBits: 62, PerUnit: time.Millisecond / 4096},
 	})
 }

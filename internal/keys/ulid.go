@@ -21,7 +21,7 @@ func init() {
 		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
 			return &ulidGen{clock: clock, monotonic: s.Params["monotonic"] == 1}
 		},
-		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RandomBits: 80, PerUnit: time.Millisecond},
+		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 80, PerUnit: time.Millisecond},
 	})
 }
 

@@ -49,11 +49,11 @@ func init() {
 		FactsFor: func(s *Spec) Facts {
 			switch s.Text["method"] {
 			case v7Counter:
-				return Facts{Sortable: SortableYes, Reveals: "creation time to the ms, and its place in that ms", RandomBits: 32, PerUnit: time.Millisecond}
+				return Facts{Sortable: SortableYes, Reveals: "creation time to the ms, and its place in that ms", RevealsTime: true, RandomBits: 32, PerUnit: time.Millisecond}
 			case v7Random:
-				return Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RandomBits: 74, PerUnit: time.Millisecond}
+				return Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 74, PerUnit: time.Millisecond}
 			}
-			return Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs", RandomBits: 62, PerUnit: time.Millisecond / 4096}
+			return Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs", RevealsTime: true, RandomBits: 62, PerUnit: time.Millisecond / 4096}
 		},
 	})
 }

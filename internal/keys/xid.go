@@ -23,7 +23,7 @@ func init() {
 			g.counter.seed()
 			return g
 		},
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, machine, process", RandomBits: 0,
+		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, machine, process", RevealsTime: true, RandomBits: 0,
 			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 	})
 }

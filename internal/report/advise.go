@@ -126,7 +126,7 @@ func adviceTables(rep *advise.Report) []adviceTable {
 
 // switchText is a switch of the key and what it costs, in a line.
 func switchText(sw advise.Switch) string {
-	if sw.How == "default" {
+	if sw.How == advise.SwitchDefault {
 		return fmt.Sprintf("To %s: its default only, no row rewritten; %s. Measured by: %s", sw.To, strings.Join(sw.Locks, "; "), sw.Measure)
 	}
 	line := fmt.Sprintf("To %s: every row rewritten, %s with the indexes", sw.To, results.Bytes(sw.RewriteBytes))

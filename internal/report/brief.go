@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
@@ -378,7 +379,7 @@ func keyLegend(res *results.Results, shapes []shape) string {
 			}
 			seen[g.Key] = true
 			order := "random"
-			if f.Sortable != "no" {
+			if f.Sortable != keys.SortableNo {
 				order = strings.TrimPrefix("ordered "+f.Sortable, "ordered yes")
 			}
 			parts = append(parts, fmt.Sprintf("%s %s, %s", g.Key, f.Column, strings.TrimSuffix(order, " ")))

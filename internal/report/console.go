@@ -517,7 +517,7 @@ func localEvidence(d *Doc, res *results.Results, order []string, last map[string
 		m := &res.Last(last[k]).Metrics
 		anySteady = anySteady || !m.SteadyWAL.IsZero()
 		if s, ok := m.SteadyWAL.Get(); ok {
-			spacing, _, _ = strings.Cut(s.Spacing, " at ") // whose settings; each key at its own rate
+			spacing = s.Whose() // each key at its own rate
 		}
 	}
 	header := []string{"why: key", "rows before", "clients"}

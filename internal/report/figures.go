@@ -5,7 +5,6 @@ import (
 	"html/template"
 	"image/color"
 	"sort"
-	"strings"
 
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
@@ -250,7 +249,7 @@ func (r *renderer) walPerRow() (Chart, string) {
 			steady, why = false, r.cell(g).Metrics.SteadyWAL.Reason()
 			break
 		}
-		spacing, _, _ = strings.Cut(st.Spacing, " at ") // whose settings; each key at its own rate
+		spacing = st.Whose() // each key at its own rate
 	}
 	ss := r.barsPerKey(func(c *results.Cell) ([]float64, bool) {
 		b, ok := c.Metrics.WALBytesPerRow.Get()

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/keybench/keybench/internal/results"
@@ -68,7 +67,7 @@ func measuredKeyBytes(res *results.Results, key string) (float64, bool) {
 // creation time: the verdict says it beside a time-ordered winner.
 func reveals(res *results.Results, key string) string {
 	for _, k := range res.Keys {
-		if k.Key == key && strings.Contains(k.Reveals, "creation time") {
+		if k.Key == key && k.RevealsTime {
 			return k.Reveals
 		}
 	}

@@ -817,6 +817,9 @@ func Parse(b []byte, name string) (*Results, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	for i, k := range r.Keys { // files written before reveals_time said it in words only
+		r.Keys[i].RevealsTime = k.RevealsTime || strings.HasPrefix(k.Reveals, "creation time")
+	}
 	return &r, nil
 }
 
@@ -833,6 +836,7 @@ type KeyFacts struct {
 	StoredBytes int      `json:"stored_bytes"`
 	Sortable    string   `json:"sortable"`
 	Reveals     string   `json:"reveals"`
+	RevealsTime bool     `json:"reveals_time,omitempty"`
 	RandomBits  int      `json:"random_bits"`
 	PerUnitS    float64  `json:"random_bits_per_s,omitempty"`
 	Unique      string   `json:"unique,omitempty"`

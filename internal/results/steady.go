@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -11,9 +12,11 @@ import (
 // (metrics.FirstTouches), with the model it was derived from: keybench
 // project evaluates the same model at a user's table size and insert rate.
 type SteadyWAL struct {
-	// SpacingRows is the rows between two checkpoints; Spacing says why.
+	// SpacingRows is the rows between two checkpoints; Spacing says why,
+	// Settings whose checkpoint settings they are.
 	SpacingRows float64 `json:"spacing_rows"`
 	Spacing     string  `json:"spacing"`
+	Settings    string  `json:"settings,omitempty"`
 	// FPIPerRow and KeyIndexFPIPerRow are full-page images per row, of
 	// every relation and of the key index; WALBytesPerRow the WAL.
 	FPIPerRow         float64 `json:"fpi_per_row"`
@@ -96,6 +99,16 @@ func (m SteadyModel) Images(s float64, grow func(role string) float64) (total, k
 	return total / s, key / s
 }
 
+// Whose is whose checkpoint settings the spacing is (a file written
+// before Settings said it before " at " in Spacing).
+func (s SteadyWAL) Whose() string {
+	if s.Settings != "" {
+		return s.Settings
+	}
+	whose, _, _ := strings.Cut(s.Spacing, " at ")
+	return whose
+}
+
 // WALPerRow is the WAL per row of a cycle of s rows: the rounds' less the
 // images it would not write.
 func (m SteadyModel) WALPerRow(s float64, grow func(role string) float64) float64 {
@@ -125,5 +138,5 @@ func (m SteadyModel) At(rowsPerS float64, cp CheckpointSettings, grow func(role 
 		return SteadyWAL{}, fmt.Errorf("the server's checkpoints (%s) are fewer rows apart than a round measured", cp.Basis)
 	}
 	fpi, key := m.Images(s, grow)
-	return SteadyWAL{SpacingRows: s, Spacing: basis, FPIPerRow: fpi, KeyIndexFPIPerRow: key, WALBytesPerRow: m.WALPerRow(s, grow), Model: m}, nil
+	return SteadyWAL{SpacingRows: s, Spacing: basis, Settings: cp.Basis, FPIPerRow: fpi, KeyIndexFPIPerRow: key, WALBytesPerRow: m.WALPerRow(s, grow), Model: m}, nil
 }

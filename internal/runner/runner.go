@@ -589,7 +589,7 @@ func partitionText(p keys.Partitioning) string {
 // keyFacts is a key as the catalog describes it, for results.
 func keyFacts(s *keys.Spec) results.KeyFacts {
 	f := s.FactsOf()
-	k := results.KeyFacts{Key: s.Raw, Column: s.ColumnType(), StoredBytes: s.StoredBytes(), Sortable: f.Sortable, Reveals: f.Reveals,
+	k := results.KeyFacts{Key: s.Raw, Column: s.ColumnType(), StoredBytes: s.StoredBytes(), Sortable: f.Sortable, Reveals: f.Reveals, RevealsTime: f.RevealsTime,
 		RandomBits: f.RandomBits, PerUnitS: f.PerUnit.Seconds(), Unique: f.Unique, URLChars: s.URLChars()}
 	if p, ok := f.Collision(keys.BillionRows, keys.BillionRowsRate); ok {
 		k.CollisionB = &p

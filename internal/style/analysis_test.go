@@ -131,3 +131,63 @@ func TestNoBlankImportOfTheCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNoRendererReadsASentence (issue 61): a renderer decides on the
+// analysis's typed fields, never on its words: no call of strings'
+// matchers (Contains, HasPrefix, …) and no comparison with a string
+// literal has a field of a value (x.F) as its subject, in packages report
+// and present. A key's name (Key) and an enum declared as constants are
+// named, not read.
+func TestNoRendererReadsASentence(t *testing.T) {
+	matchers := map[string]bool{"Contains": true, "ContainsAny": true, "ContainsRune": true, "HasPrefix": true,
+		"HasSuffix": true, "Index": true, "EqualFold": true, "Cut": true, "Fields": true, "Split": true}
+	names := map[string]bool{"Key": true}
+	field := func(e ast.Expr) (string, bool) {
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return "", false
+		}
+		return sel.Sel.Name, !names[sel.Sel.Name]
+	}
+	for _, pkg := range []string{"report", "present"} {
+		files := sources(t)[filepath.Join("..", "..", "internal", pkg)]
+		if len(files) == 0 {
+			t.Fatalf("no files of package %s found", pkg)
+		}
+		for _, path := range files {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					sel, ok := n.Fun.(*ast.SelectorExpr)
+					if !ok || len(n.Args) == 0 {
+						return true
+					}
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "strings" && matchers[sel.Sel.Name] {
+						if name, ok := field(n.Args[0]); ok {
+							t.Errorf("%s: strings.%s reads the text of .%s", fset.Position(n.Pos()), sel.Sel.Name, name)
+						}
+					}
+				case *ast.BinaryExpr:
+					if n.Op != token.EQL && n.Op != token.NEQ {
+						return true
+					}
+					for _, pair := range [][2]ast.Expr{{n.X, n.Y}, {n.Y, n.X}} {
+						lit, ok := pair[1].(*ast.BasicLit)
+						if !ok || lit.Kind != token.STRING || lit.Value == `""` { // "" asks whether a field is set, not what it says
+							continue
+						}
+						if name, ok := field(pair[0]); ok {
+							t.Errorf("%s: .%s compared with the words %s", fset.Position(n.Pos()), name, lit.Value)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+}
