@@ -245,3 +245,35 @@ func TestThePagesFirstCardAnswers(t *testing.T) {
 		t.Errorf("the page's answer at %d, its first table at %d", at, table)
 	}
 }
+
+// TestTheFirstScreenSaysTheDrift (issue 62): a run whose every key ran its
+// last round at 0.64× its first (the recorded war-busy run, its rounds'
+// rates bent by the same trend) says so on the first screen; the run as
+// recorded, whose rounds held, says nothing of it.
+func TestTheFirstScreenSaysTheDrift(t *testing.T) {
+	first := func(r *results.Results) string {
+		var out bytes.Buffer
+		Brief(r).Write(&out, 0)
+		return out.String()
+	}
+	r := readCost(t, "war-busy")
+	if text := first(r); strings.Contains(text, "Drift:") {
+		t.Errorf("a run whose rounds held says it drifted:\n%s", text)
+	}
+	for i := range r.Cells {
+		rd := r.Cells[i].Rounds
+		for k := range rd {
+			rd[k].Rate *= 1 - 0.36*float64(k)/float64(max(len(rd)-1, 1))
+		}
+	}
+	verdict.Analyze(r)
+	ref, ok := r.RoundShift(&r.Analysis.Groups[0])
+	if !ok || ref > 0.7 {
+		t.Fatalf("the bent rounds shift %.2f×", ref)
+	}
+	text := first(r)
+	want := fmt.Sprintf("ran its last round at %.2f× its first, every key alike", ref)
+	if !strings.Contains(text, "Drift: ") || !strings.Contains(text, want) {
+		t.Errorf("the first screen does not say %q:\n%s", want, text)
+	}
+}
