@@ -252,6 +252,10 @@ type Key struct {
 	Sequence string             `json:"sequence,omitempty"`
 	ReadAt   string             `json:"read_at,omitempty"`
 	PerS     results.M[float64] `json:"sequence_per_s,omitzero"`
+	// RanOutAt is when the sequence gave its last value (UTC, RFC 3339),
+	// for a key found at its end when read again after the labs: at the
+	// pace of its reads before, or at that read where none was measured.
+	RanOutAt string `json:"ran_out_at,omitempty"`
 	readAt   time.Time
 	// UUIDText is true for uuids stored as text/varchar/char(32) (sampled values are uuid-shaped).
 	UUIDText bool `json:"uuid_as_text,omitempty"`

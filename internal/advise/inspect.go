@@ -768,13 +768,52 @@ func (r *reader) rereadSequences(ctx context.Context, tables []Table) error {
 			continue
 		}
 		now := time.Now()
-		if secs := now.Sub(k.readAt).Seconds(); secs > 0 && *last > before {
+		if *last > k.SequenceMax-k.SequenceIncrement { // at its end: its pace is the one before
+			k.ranOut(before, now)
+		} else if secs := now.Sub(k.readAt).Seconds(); secs > 0 && *last > before {
 			k.PerS = results.Of(float64(*last-before) / secs)
 		} else {
 			k.PerS = results.Unavailable[float64]("the sequence gave no value between its reads")
 		}
 		k.SequenceLast = results.Of(*last)
 		k.stamp(now)
+	}
+	return nil
+}
+
+// ranOut records when a key found at its sequence's end (read at now)
+// gave its last value: from its read before (at before) at the pace
+// measured then, or at now where none was.
+func (k *Key) ranOut(before int64, now time.Time) {
+	at := now
+	if perS, ok := k.PerS.Get(); ok && perS > 0 {
+		at = k.readAt.Add(time.Duration(float64(k.SequenceMax-before) / perS * float64(time.Second)))
+		if at.After(now) {
+			at = now
+		}
+	}
+	k.RanOutAt = at.UTC().Truncate(time.Second).Format(time.RFC3339)
+}
+
+// Recheck reads each sequence-made key's sequence again for a report
+// printed minutes after the sample (after the labs): the time a key runs
+// out is counted anew from this read, and a key that ran out meanwhile
+// says when. Read-only, one transaction a sequence.
+func Recheck(ctx context.Context, conn *pgx.Conn, rep *Report) error {
+	r := &reader{conn: conn, srv: &rep.Server}
+	if err := r.rereadSequences(ctx, rep.Tables); err != nil {
+		return err
+	}
+	for i := range rep.Tables {
+		t := &rep.Tables[i]
+		if t.Key == nil || t.Key.Sequence == "" {
+			continue
+		}
+		if t.Verdict.Class == RunsOut && len(t.Verdict.Why) > 0 {
+			t.Verdict.Why = t.Verdict.Why[1:] // said anew from this read
+		}
+		overflow(t)
+		emergency(t)
 	}
 	return nil
 }

@@ -395,6 +395,16 @@ func emergency(t *Table) {
 		return
 	}
 	t.Verdict.Class = RunsOut
+	if k.RanOutAt != "" {
+		last, _ := k.SequenceLast.Get()
+		line := fmt.Sprintf("Its key ran out of values around %s UTC: its sequence was at its last value, %d, when read at %s UTC, and every insert since fails",
+			strings.Replace(strings.TrimSuffix(k.RanOutAt, "Z"), "T", " ", 1), last, k.origin().Format("15:04:05"))
+		if alter := alterFor(t); alter != "" {
+			line += ": " + alter
+		}
+		t.Verdict.Why = append([]string{line + "."}, t.Verdict.Why...)
+		return
+	}
 	from := k.origin()
 	when := from.Add(time.Duration(days * 24 * float64(time.Hour))).Truncate(time.Minute)
 	line := fmt.Sprintf("It runs out of key values in about %s from %s UTC, around %s UTC, at %s", humanDays(days), from.Format("15:04:05"), when.Format("2006-01-02 15:04"), paceText(t))
@@ -426,7 +436,7 @@ func alterFor(t *Table) string {
 	if k.Type == "integer" || k.Type == "smallint" {
 		s := fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s TYPE bigint", t.QualifiedName(), col)
 		for _, sw := range t.Switches {
-			if sw.How == "type" && sw.To == "bigint" {
+			if sw.How == SwitchType && sw.To == "bigint" {
 				s += fmt.Sprintf(" rewrites %s (the table and every index on it) under %s", results.Bytes(sw.RewriteBytes), strings.Join(sw.Locks, ", "))
 				if len(sw.Rebuilt) > 0 {
 					s += ", and the foreign keys " + strings.Join(sw.Rebuilt, ", ") + " with their tables"
@@ -448,6 +458,10 @@ func overflow(t *Table) {
 	last, ok := k.SequenceLast.Get()
 	if !ok {
 		t.OverflowDays = results.Unavailable[float64](k.SequenceLast.Reason())
+		return
+	}
+	if k.RanOutAt != "" {
+		t.OverflowDays, t.OverflowAt = results.Of(0.0), k.RanOutAt
 		return
 	}
 	left := float64(k.SequenceMax-last) / float64(k.SequenceIncrement)

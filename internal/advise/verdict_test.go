@@ -514,3 +514,33 @@ func TestLabAtTheTablesRate(t *testing.T) {
 		t.Errorf("class %q: %s", v.Class, why)
 	}
 }
+
+// TestRanOutSaysWhen (issue 63): a key whose sequence is found at its end
+// when read again after the labs says when it ran out — at the pace of its
+// reads before — and nothing says it "runs out in".
+func TestRanOutSaysWhen(t *testing.T) {
+	read := time.Now().Add(-10 * time.Minute).UTC()
+	k := &Key{Type: "integer", Made: "identity", SequenceMax: 2147483647, SequenceIncrement: 1, SequenceLast: results.Of[int64](2147483647 - 42000),
+		PerS: results.Of(100.0), Sequence: "public.t_id_seq"}
+	k.stamp(read)
+	k.ranOut(2147483647-42000, time.Now())
+	k.SequenceLast = results.Of[int64](2147483647)
+	k.stamp(time.Now())
+	tb := Table{Schema: "public", Name: "t", Key: k, InsertsPerS: results.Of(100.0)}
+	overflow(&tb)
+	tables := []Table{tb}
+	Judge(tables, Server{}, Sample{}, nil)
+	v := tables[0].Verdict
+	want := read.Add(420 * time.Second).Truncate(time.Second)
+	if v.Class != RunsOut || tables[0].OverflowAt != want.Format(time.RFC3339) {
+		t.Fatalf("class %q, ran out at %s, want %s: %v", v.Class, tables[0].OverflowAt, want.Format(time.RFC3339), v.Why)
+	}
+	if !strings.Contains(v.Why[0], "ran out of values around "+want.Format("2006-01-02 15:04:05")+" UTC") {
+		t.Errorf("%q", v.Why[0])
+	}
+	for _, w := range append(v.Why, overflowText(&tables[0])) {
+		if strings.Contains(w, "runs out in") {
+			t.Errorf("a key that ran out says %q", w)
+		}
+	}
+}

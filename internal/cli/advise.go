@@ -116,6 +116,14 @@ func (a *adviseCmd) run(e *env) error {
 		if err := a.runLabs(e, rep); err != nil {
 			return err
 		}
+		// Minutes later: where each sequence stands now (a key may have
+		// run out during the labs).
+		if err := advise.Recheck(e.ctx, conn, rep); err != nil {
+			if e.ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(&printable{w: e.stderr}, "advise: the sequences could not be read again after the labs: %s\n", usage.Redact(err.Error(), a.DSN))
+		}
 	}
 	if err := a.writeDoc(e, report.AdviceDoc(rep, true), rep); err != nil {
 		return err

@@ -449,8 +449,8 @@ func (r *run) txnsPerS() float64 {
 	return float64(txns) / secs
 }
 
-// sayCells prints each measured cell's rate (the mean over its whole
-// window: the summary's is the median of its rounds, and says so) or why
+// sayCells prints each measured cell's rate (as the summary shows it: the
+// geometric mean of its rounds, and says so) or why
 // it failed; the first failure stops the run unless --on-error continue.
 func (r *run) sayCells(cs []results.Cell, before int, judge bool) error {
 	for k, c := range cs {
@@ -475,8 +475,8 @@ func (r *run) sayCells(cs []results.Cell, before int, judge bool) error {
 }
 
 // rateSaid is the cell's rate as the summary, the page and the exports
-// show it (the analysis's median of its rounds, or of its window's
-// seconds), said as such; its window's mean where the analysis has none.
+// show it (the analysis's geometric mean of its rounds, or of its
+// window's seconds), said as such; its window's mean where it has none.
 func (r *run) rateSaid(cell int) string {
 	c := &r.res.Cells[cell]
 	if a := r.res.Analysis; a != nil {
@@ -488,7 +488,7 @@ func (r *run) rateSaid(cell int) string {
 			if of == "" {
 				break
 			}
-			return fmt.Sprintf("%.0f %s (the median of "+of+")", g.TPS.Median, c.Kind().Unit(), g.TPS.N)
+			return fmt.Sprintf("%.0f %s (the geometric mean of "+of+")", g.Rate, c.Kind().Unit(), g.TPS.N)
 		}
 	}
 	return fmt.Sprintf("%.0f %s over its window", c.Rate(), c.Kind().Unit())

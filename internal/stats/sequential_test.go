@@ -223,3 +223,54 @@ func TestSequentialIntervalBounded(t *testing.T) {
 		t.Errorf("interval at 1e-6 on 3 df: [%g, %g] at %g", lo, hi, level)
 	}
 }
+
+// TestOverrunKeepsTheLevel (issue 61): a design of 8 looks whose layout
+// ran on to 12 or 16 rounds (the work's extension) shows its pairs over
+// every round, and still finds a pair of an A/A layout different in at
+// most Alpha of runs (Monte Carlo margin beside it).
+func TestOverrunKeepsTheLevel(t *testing.T) {
+	trials := 3000
+	if testing.Short() {
+		trials = 1000
+	}
+	mc := 2 * math.Sqrt(Alpha*(1-Alpha)/float64(trials))
+	rng := rand.New(rand.NewPCG(7, 1))
+	d := NewSequential(8, 0.05)
+	for _, keys := range []int{2, 3, 6} {
+		for _, rounds := range []int{12, 16} {
+			falses := 0
+			for range trials {
+				pairs, _ := d.Decide(seqLayout(rng, keys, rounds, 0.06, 0.10, 0))
+				for _, p := range pairs {
+					if p.Comparison.Significant {
+						falses++
+						break
+					}
+				}
+			}
+			fw := float64(falses) / float64(trials)
+			t.Logf("%d keys, 8 looks, %d rounds: a pair found different in %.1f%% of A/A runs", keys, rounds, 100*fw)
+			if fw > Alpha+mc {
+				t.Errorf("%d keys, 8 looks over %d rounds: a pair found different in %.1f%% of A/A runs", keys, rounds, 100*fw)
+			}
+		}
+	}
+}
+
+// TestOverrunShowsEveryRound: the estimate of a pair over rounds past the
+// design's looks is the geometric mean of every round's ratio — the ratio
+// of the keys' rates as the outputs show them.
+func TestOverrunShowsEveryRound(t *testing.T) {
+	rates := [][]float64{{100, 110, 90, 100, 105, 95, 100, 102, 98, 60, 60, 60}, {200, 220, 180, 200, 210, 190, 200, 204, 196, 200, 200, 200}}
+	pairs, _ := NewSequential(8, 0.05).Decide(rates)
+	gm := func(v []float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += math.Log(x)
+		}
+		return math.Exp(s / float64(len(v)))
+	}
+	if got, want := pairs[0].Comparison.Effect, gm(rates[1])/gm(rates[0]); math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("effect %.4f, the ratio of the rates' geometric means %.4f", got, want)
+	}
+}
