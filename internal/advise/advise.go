@@ -207,6 +207,10 @@ type LabResult struct {
 	// WAL is the key's WAL per transaction over Against's, the WAL family
 	// of the lab's analysis (nil: not compared).
 	WAL *LabRatio `json:"wal,omitempty"`
+	// Counts are the key's counts per transaction over Against's that set
+	// its work apart (the lab's analysis's reasons, largest first), shown
+	// beside its work whether or not the work differs.
+	Counts []results.Reason `json:"counts,omitempty"`
 	// Shortfall says which of the lab's keys ran under 97% of its fixed
 	// schedule ("" where every key kept it, or it ran flat out).
 	Shortfall string `json:"shortfall,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
@@ -63,6 +64,13 @@ func Measured(path string, lab *Lab, runErr error) *LabResult {
 	}
 	if v := mine.WAL.Versus(against.Key); v != nil {
 		out.WAL = labRatio(v.Comparison)
+	}
+	if mine.Cost != nil {
+		for _, r := range mine.Cost.Why { // against the shape's least: against, where mine is not it
+			if r.Lo > 1 || r.Hi > 0 && r.Hi < 1 {
+				out.Counts = append(out.Counts, r)
+			}
+		}
 	}
 	var short []string
 	for i := range res.Cells {
@@ -137,6 +145,9 @@ func FollowLab(tables []Table) {
 			at += ", inserting"
 		}
 		c := r.Cost
+		if counts := countsText(r.Counts); counts != "" {
+			t.Verdict.Why = append(t.Verdict.Why, fmt.Sprintf("Its lab's counts per transaction, %s over %s's: %s.", r.Key, r.Against, counts))
+		}
 		if r.Shortfall != "" {
 			t.Verdict.Why = append(t.Verdict.Why, "Its lab did not keep the table's rate: "+r.Shortfall+"; its latency is its queue's.")
 		}
@@ -212,4 +223,21 @@ func labRatioText(v float64) string {
 		return "≥1,000,000×"
 	}
 	return fmt.Sprintf("%.2f×", v)
+}
+
+// countsText is a lab's counts that differ, in a line: "9.4× [8.9–9.9]
+// the WAL, 49× [44–55] the full-page images" (at most four).
+func countsText(rs []results.Reason) string {
+	var parts []string
+	for _, r := range rs {
+		if len(parts) == 4 {
+			break
+		}
+		words := r.Figure
+		if f, ok := metrics.RoundFigureNamed(r.Figure); ok {
+			words = f.Words
+		}
+		parts = append(parts, fmt.Sprintf("%s× [%s–%s] %s", metrics.Significant(r.Ratio), metrics.Significant(r.Lo), metrics.Significant(r.Hi), words))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -144,13 +144,29 @@ func classRank(c string) int {
 
 // score ranks paying tables: inserts per second weighted by how far the key
 // index is beyond the cache (a random key's extra reads and full-page
-// images per insert grow with that ratio); with curves, the rate lost.
+// images per insert grow with that ratio; with curves, the rate lost), and
+// by what its lab measured it to pay per insert beyond the ordered key —
+// the work's and the WAL's excess, each at its interval's lower bound —
+// whether or not its work differs.
 func score(t *Table) float64 {
 	ins, _ := t.InsertsPerS.Get()
+	paid := 1 + t.KeyIndexOverCache
 	if c := t.Verdict.Cost; c != nil {
-		return ins * (1 - c.Relative)
+		paid = 1 - c.Relative
 	}
-	return ins * (1 + t.KeyIndexOverCache)
+	if r := t.LabResult; r != nil {
+		paid *= 1 + excess(r.Cost) + excess(r.WAL)
+	}
+	return ins * paid
+}
+
+// excess is how much more a lab's ratio is sure to be than 1 (its lower
+// bound's excess; 0 where its direction is not known).
+func excess(r *LabRatio) float64 {
+	if r == nil || !r.Significant {
+		return 0
+	}
+	return max(r.Lo-1, 0)
 }
 
 func judge(t *Table, s Server, sample Sample) Verdict {

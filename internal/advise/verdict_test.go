@@ -544,3 +544,31 @@ func TestRanOutSaysWhen(t *testing.T) {
 		}
 	}
 }
+
+// TestRankedByWhatTheyPay (issue 63): a table whose lab measured the same
+// work but 9.4× the WAL ranks above a busier table whose lab found nothing
+// more, and above an idle one; its lab's counts are said beside its work.
+func TestRankedByWhatTheyPay(t *testing.T) {
+	same := &LabRatio{Ratio: 1.01, Lo: 0.97, Hi: 1.05, Confidence: 0.95}
+	lab := &Lab{Rows: 1000, Ratio: 2, Clients: 1, RateTPS: 100}
+	tables := []Table{
+		{Schema: "public", Name: "busier", InsertsPerS: results.Of(120.0), Verdict: Verdict{Class: NotShown}, Lab: lab,
+			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 1.2, Lo: 1.1, Hi: 1.3, Confidence: 0.95, Significant: true}}},
+		{Schema: "public", Name: "idle", InsertsPerS: results.Of(0.0), Verdict: Verdict{Class: NotShown}, Lab: lab,
+			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 9, Lo: 8, Hi: 10, Confidence: 0.95, Significant: true}}},
+		{Schema: "public", Name: "busy", InsertsPerS: results.Of(100.0), Verdict: Verdict{Class: NotShown}, Lab: lab,
+			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 9.4, Lo: 8.9, Hi: 9.9, Confidence: 0.95, Significant: true},
+				Counts: []results.Reason{{Figure: "wal_bytes_per_txn", Ratio: 9.4, Lo: 8.9, Hi: 9.9}, {Figure: "wal_fpi_per_txn", Ratio: 49, Lo: 44, Hi: 55}}}},
+	}
+	FollowLab(tables)
+	var names []string
+	for _, tb := range tables {
+		names = append(names, fmt.Sprintf("%s#%d", tb.Name, tb.Verdict.Rank))
+	}
+	if got := strings.Join(names, " "); got != "busy#1 busier#2 idle#3" {
+		t.Errorf("ranked %s", got)
+	}
+	if why := strings.Join(tables[0].Verdict.Why, " "); !strings.Contains(why, "Its lab's counts per transaction, uuidv4 over bigint's: 9.4× [8.9–9.9] the WAL, 49× [44–55] the full-page images") {
+		t.Errorf("the busy table's verdict: %s", why)
+	}
+}
