@@ -16,17 +16,10 @@ set -euo pipefail
 SAMPLE=${1:-20s}
 KB_SERVER_ARGS="--pg-version 15 --cache-mode warm --pg-conf shared_preload_libraries=pg_stat_statements --pg-conf shared_buffers=16MB --pg-conf max_connections=50"
 source "$(dirname "$0")/lib.sh"
-PSQL=$(need_pg_tool psql)
-PGBENCH=$(need_pg_tool pgbench)
-"$PSQL" -qX -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE shop"
-export PGDATABASE=shop
+statements_db shop
 TICKET_RATE=20
 LEFT=$((TICKET_RATE * 60 * 20)) # 20 minutes of values at TICKET_RATE inserts a second
 "$PSQL" -qX -v ON_ERROR_STOP=1 <<SQL
-CREATE EXTENSION pg_stat_statements;
-CREATE FUNCTION uuid7() RETURNS uuid LANGUAGE sql VOLATILE AS
-  \$\$SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) PLACING
-     substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::int8) FROM 3) FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid\$\$;
 CREATE TABLE customers (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), email text NOT NULL UNIQUE);
 CREATE TABLE orders (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, customer_id uuid NOT NULL REFERENCES customers,
   created_at timestamptz NOT NULL DEFAULT now());

@@ -32,3 +32,19 @@ need_pg_tool() {
 }
 # kb_json FILE EXPR: evaluate a Python expression over results.json (as r).
 kb_json() { python3 -c "import json,sys; r=json.load(open('$1')); print($2)"; }
+
+# statements_db NAME: a database NAME with pg_stat_statements and a uuid7()
+# SQL function (a uuid v7 from the clock), made the session's PGDATABASE;
+# PSQL and PGBENCH set to Debian's tools.
+statements_db() {
+  PSQL=$(need_pg_tool psql)
+  PGBENCH=$(need_pg_tool pgbench)
+  "$PSQL" -qX -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $1"
+  export PGDATABASE=$1
+  "$PSQL" -qX -v ON_ERROR_STOP=1 <<'SQL'
+CREATE EXTENSION pg_stat_statements;
+CREATE FUNCTION uuid7() RETURNS uuid LANGUAGE sql VOLATILE AS
+  $$SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) PLACING
+     substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::int8) FROM 3) FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid$$;
+SQL
+}

@@ -214,16 +214,11 @@ func flatOutSays(t *Table) string {
 
 // labInterval is a lab ratio's interval with its level.
 func labInterval(c *LabRatio) string {
-	return fmt.Sprintf("[%s–%s, %.4g%%]", labRatioText(c.Lo), labRatioText(c.Hi), 100*c.Confidence)
+	return "[" + stats.BoundText(c.Lo) + "–" + stats.BoundText(c.Hi) + ", " + stats.LevelText(c.Confidence) + "]"
 }
 
-// labRatioText is a measured ratio: two decimals, "×".
-func labRatioText(v float64) string {
-	if v >= 1e6 {
-		return "≥1,000,000×"
-	}
-	return fmt.Sprintf("%.2f×", v)
-}
+// labRatioText is a measured ratio as every output writes it (stats.RatioText).
+func labRatioText(v float64) string { return stats.RatioText(v) }
 
 // countsText is a lab's counts that differ, in a line: "9.4× [8.9–9.9]
 // the WAL, 49× [44–55] the full-page images" (at most four).
@@ -237,7 +232,7 @@ func countsText(rs []results.Reason) string {
 		if f, ok := metrics.RoundFigureNamed(r.Figure); ok {
 			words = f.Words
 		}
-		parts = append(parts, fmt.Sprintf("%s× [%s–%s] %s", metrics.Significant(r.Ratio), metrics.Significant(r.Lo), metrics.Significant(r.Hi), words))
+		parts = append(parts, fmt.Sprintf("%s [%s–%s] %s", stats.RatioText(r.Ratio), stats.BoundText(r.Lo), stats.BoundText(r.Hi), words))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -433,8 +434,12 @@ func emergency(t *Table) {
 // humanDays is a span in the unit a person reads: minutes, hours or days.
 func humanDays(days float64) string {
 	switch m := days * 24 * 60; {
-	case m < 1:
-		return "less than a minute"
+	case m < 1.0/60:
+		return "less than a second"
+	case m < 2: // the last minutes, in seconds
+		return fmt.Sprintf("%.0f seconds", m*60)
+	case m < 10:
+		return strconv.FormatFloat(math.Round(m*10)/10, 'f', -1, 64) + " minutes"
 	case m < 120:
 		return fmt.Sprintf("%.0f minutes", m)
 	case m < 48*60:

@@ -303,7 +303,7 @@ func TestEmergenciesFirst(t *testing.T) {
 			}
 		}
 	}
-	if humanDays(3.0/24) != "3 hours" || humanDays(10) != "10 days" || humanDays(0.0001) != "less than a minute" {
+	if humanDays(3.0/24) != "3 hours" || humanDays(10) != "10 days" || humanDays(1e-6) != "less than a second" || humanDays(87.0/86400) != "87 seconds" || humanDays(5.9/1440) != "5.9 minutes" {
 		t.Errorf("units: %s, %s, %s", humanDays(3.0/24), humanDays(10), humanDays(0.0001))
 	}
 }
@@ -568,7 +568,7 @@ func TestRankedByWhatTheyPay(t *testing.T) {
 	if got := strings.Join(names, " "); got != "busy#1 busier#2 idle#3" {
 		t.Errorf("ranked %s", got)
 	}
-	if why := strings.Join(tables[0].Verdict.Why, " "); !strings.Contains(why, "Its lab's counts per transaction, uuidv4 over bigint's: 9.4× [8.9–9.9] the WAL, 49× [44–55] the full-page images") {
+	if why := strings.Join(tables[0].Verdict.Why, " "); !strings.Contains(why, "Its lab's counts per transaction, uuidv4 over bigint's: 9.40× [8.90–9.90] the WAL, 49× [44–55] the full-page images") {
 		t.Errorf("the busy table's verdict: %s", why)
 	}
 }

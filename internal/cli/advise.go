@@ -56,26 +56,9 @@ func (a *adviseCmd) run(e *env) error {
 	if err := a.checkOutputs(); err != nil {
 		return err
 	}
-	o := advise.Options{Sample: time.Duration(a.Sample), Tables: a.Table}
-	if o.Sample <= 0 || o.Sample > MaxSample {
-		return usagef("--sample must be above 0 and at most %s, not %s", MaxSample, time.Duration(a.Sample))
-	}
-	if a.RAM != "" {
-		ram, err := projection.ParseBytes(a.RAM)
-		if err != nil {
-			return usagef("--ram %v", err)
-		}
-		o.RAM = ram
-	}
-	if a.Curves != "" {
-		res, err := readResults(a.Curves)
-		if err != nil {
-			return usagef("--curves %v", err)
-		}
-		if err := advise.CheckCurves(res); err != nil {
-			return usagef("--curves %s: %v", a.Curves, err)
-		}
-		o.Curves, o.CurvesFile = res, a.Curves
+	o, err := a.options()
+	if err != nil {
+		return err
 	}
 	conn, err := a.connect(e)
 	if err != nil {
@@ -116,13 +99,8 @@ func (a *adviseCmd) run(e *env) error {
 		if err := a.runLabs(e, rep); err != nil {
 			return err
 		}
-		// Minutes later: where each sequence stands now (a key may have
-		// run out during the labs).
-		if err := advise.Recheck(e.ctx, conn, rep); err != nil {
-			if e.ctx.Err() != nil {
-				return err
-			}
-			fmt.Fprintf(&printable{w: e.stderr}, "advise: the sequences could not be read again after the labs: %s\n", usage.Redact(err.Error(), a.DSN))
+		if err := a.recheck(e, conn, rep); err != nil {
+			return err
 		}
 	}
 	if err := a.writeDoc(e, report.AdviceDoc(rep, true), rep); err != nil {
@@ -134,6 +112,45 @@ func (a *adviseCmd) run(e *env) error {
 	report.AdviceDoc(rep, true).Write(&printable{w: e.stdout}, e.width(e.stdout))
 	if a.HTML != "" {
 		fmt.Fprintf(e.stderr, "report: %s\n", a.HTML)
+	}
+	return nil
+}
+
+// options are what the flags ask of advise.Inspect: the sample, the
+// tables, the server's memory and a growth run's curves.
+func (a *adviseCmd) options() (advise.Options, error) {
+	o := advise.Options{Sample: time.Duration(a.Sample), Tables: a.Table}
+	if o.Sample <= 0 || o.Sample > MaxSample {
+		return o, usagef("--sample must be above 0 and at most %s, not %s", MaxSample, time.Duration(a.Sample))
+	}
+	if a.RAM != "" {
+		ram, err := projection.ParseBytes(a.RAM)
+		if err != nil {
+			return o, usagef("--ram %v", err)
+		}
+		o.RAM = ram
+	}
+	if a.Curves != "" {
+		res, err := readResults(a.Curves)
+		if err != nil {
+			return o, usagef("--curves %v", err)
+		}
+		if err := advise.CheckCurves(res); err != nil {
+			return o, usagef("--curves %s: %v", a.Curves, err)
+		}
+		o.Curves, o.CurvesFile = res, a.Curves
+	}
+	return o, nil
+}
+
+// recheck reads the sequences again after the labs, minutes later: a key
+// may have run out meanwhile (an error is said, the report goes on).
+func (a *adviseCmd) recheck(e *env, conn *pgx.Conn, rep *advise.Report) error {
+	if err := advise.Recheck(e.ctx, conn, rep); err != nil {
+		if e.ctx.Err() != nil {
+			return err
+		}
+		fmt.Fprintf(&printable{w: e.stderr}, "advise: the sequences could not be read again after the labs: %s\n", usage.Redact(err.Error(), a.DSN))
 	}
 	return nil
 }

@@ -54,6 +54,7 @@ type runCmd struct {
 	exports       `embed:""`
 	Budget        *pgDuration `name:"budget" placeholder:"SECONDS" help:"How long a run's rounds may go on past the preset's while a key's cost comparison is undecided (seconds or a duration; default: twice the plan's estimate; 0: no more than the preset's rounds)."`
 	Sequential    string      `enum:"on,off" default:"on" help:"With 6 rounds or more, stop a task's rounds as soon as every comparison of its keys is decided (a group-sequential design that keeps false winners at 5%: different, the same within --min-effect, or undecidable within --rounds); off: run every round."`
+	Pairs         string      `enum:"least,all" default:"least" help:"Which comparisons stop the rounds: least, once every key is decided against the key of least work (shown costlier, or the same within --min-effect; every pair is still tested, so an A/A names nothing); all, once every pair is."`
 	MinEffect     *string     `name:"min-effect" placeholder:"PERCENT" help:"The difference in rate you do not care about (default 5%): keys shown to be within it of each other are the same, and their rounds need not go on."`
 	Seed          int64       `default:"1" help:"Seed of the workload's random choices."`
 	Progress      int         `short:"P" placeholder:"SECONDS" help:"Progress line every N seconds of a window (pgbench -P); default: a tenth of the window, or live on a terminal."`
@@ -393,6 +394,7 @@ func (r *runCmd) pgbenchParams(*scenario.Params) error {
 // verdictParams are the verdict's design: sequential or not, and its margin.
 func (r *runCmd) verdictParams(p *scenario.Params) error {
 	p.AllRounds = r.Sequential == "off"
+	p.AllPairs = r.Pairs == "all"
 	if r.MinEffect != nil {
 		m, err := parsePercent(*r.MinEffect)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keybench/keybench/internal/advise"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // AdviceDoc is what `keybench advise` found: the tables ranked (the
@@ -153,7 +154,7 @@ func labResultText(r *advise.LabResult) string {
 		if x.Significant {
 			mark = ""
 		}
-		return fmt.Sprintf("%s %s%.2f× [%.2f–%.2f, %s]", what, mark, x.Ratio, x.Lo, x.Hi, fmt.Sprintf("%.3g%%", 100*x.Confidence))
+		return fmt.Sprintf("%s %s%s [%s–%s, %s]", what, mark, stats.RatioText(x.Ratio), stats.BoundText(x.Lo), stats.BoundText(x.Hi), stats.LevelText(x.Confidence))
 	}
 	return fmt.Sprintf("Measured by its lab (%s against %s): %s; %s; \"~\": the direction is not known. Results: %s.",
 		r.Key, r.Against, ratio(r.Cost, "work per insert", r.CostUnavailable), ratio(r.Rate, "rate", "too few rounds to compare"), r.Results)

@@ -72,7 +72,7 @@ func brief(res *results.Results, page bool) *Doc {
 	if l := keyLegend(res, shown); l != "" {
 		d.Println(l)
 	}
-	legend := workLegend(res, a) + " * differs, ~ none found, = same, ? untested; " + levelsOf(shown) + "."
+	legend := workLegend(res, a) + " * differs, ~ none found, = same, ? untested; " + levelsOf(shown) + familyOf(res, shown) + "."
 	if !page {
 		legend += " All: --verbose, report.html."
 	}
@@ -256,23 +256,23 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		case v != nil && v.TooFew:
 			vs = "?"
 		case v != nil: // the ratio of the p99s beside it
-			vs = versusMark(v.Significant) + fmt.Sprintf("%.2f×", pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
+			vs = versusMark(v.Significant) + ratio(pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
 		}
-		ran := results.Kilo(c.TPS) + " tps"
-		if !c.Held() {
-			ran += fmt.Sprintf(" (%.0f%%)", 100*c.ScheduleShare())
+		ran := rateText(g) // the rate every output shows: the rounds' geometric mean
+		if share := g.Rate / c.Pace.RateTPS; !c.Held() || share < results.PaceHeld {
+			ran += fmt.Sprintf(" (%.0f%%)", 100*share)
 		}
 		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest))
-		cpuS, walS, _ := perSecond(res, g, c.TPS)
+		cpuS, walS, _ := perSecond(res, g, g.Rate)
 		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}
 	d.Add(t)
 	d.Printf("Per second at that rate (%s): WAL %s; the server's CPU %s of a core; schedule lag p99 %s.",
 		keyList(sh.Groups), strings.Join(wal, ", "), strings.Join(cpu, ", "), strings.Join(lag, ", "))
 	for _, g := range sh.Groups {
-		if c := res.Last(g); !c.Held() {
+		if c := res.Last(g); !c.Held() || g.Rate/c.Pace.RateTPS < results.PaceHeld {
 			d.Printf("%s did not keep up: it ran %s of %s tps (%.0f%%)%s; its latency is its queue's.",
-				g.Key, results.Kilo(c.TPS), results.Kilo(c.Pace.RateTPS), 100*c.ScheduleShare(), limitOf(res, g, c))
+				g.Key, results.Kilo(g.Rate), results.Kilo(c.Pace.RateTPS), 100*g.Rate/c.Pace.RateTPS, limitOf(res, g, c))
 		}
 	}
 	for _, l := range healthLines(res, sh) {
@@ -434,4 +434,17 @@ func healthLines(res *results.Results, sh shape) []string {
 		out = append(out, fmt.Sprintf("Drift: %s ran its last round at %.2f× its first, every key alike: the machine or the tables changed during the run (the rounds interleave the keys, so the comparison holds).", sh.Groups[0].Key, ref))
 	}
 	return out
+}
+
+// familyOf says which comparisons decided the work where a sequential
+// design did ("; tested: each key against the least, …"), "" otherwise.
+func familyOf(res *results.Results, shapes []shape) string {
+	d := res.Plan.CostSequential
+	sequential := slices.ContainsFunc(shapes, func(sh shape) bool {
+		return slices.ContainsFunc(sh.Groups, func(g *results.Group) bool { return g.Sequential })
+	})
+	if d == nil || !sequential {
+		return ""
+	}
+	return "; tested: " + stats.FamilyWords(d.Family, d.Reference)
 }

@@ -80,7 +80,7 @@ func costVerdict(res *results.Results, a *results.Analysis) []string {
 func workHow(res *results.Results, a *results.Analysis) string {
 	if sequentialGroups(a.Groups) {
 		if d := res.Plan.CostSequential; d != nil {
-			return fmt.Sprintf("compared within rounds by a group-sequential design (looks at %d to %d rounds) at half the error rate, the rates' at the other half; repeated confidence intervals", d.MinRounds, d.MaxRounds)
+			return fmt.Sprintf("compared within rounds by a group-sequential design (looks at %d to %d rounds; %s) at half the error rate, the rates' at the other half; repeated confidence intervals", d.MinRounds, d.MaxRounds, stats.FamilyWords(d.Family, d.Reference))
 		}
 		return "compared within rounds by a group-sequential design at half the error rate, the rates' at the other half; repeated confidence intervals"
 	}

@@ -186,7 +186,7 @@ func costAgainst(g, cheapest *results.Group) string {
 	if v == nil {
 		return text
 	}
-	return versusMark(v.Comparison.Significant) + fmt.Sprintf("%.2f× %s", v.Effect, v.IntervalText())
+	return versusMark(v.Comparison.Significant) + ratio(v.Effect) + " " + v.IntervalText()
 }
 
 // costVersus is g's cost comparison with the cheapest key, or the text
@@ -218,9 +218,9 @@ func rateVersus(g, cheapest *results.Group, interval bool) string {
 		return "?"
 	}
 	if !interval {
-		return versusMark(v.Significant) + fmt.Sprintf("%.2f×", v.Effect)
+		return versusMark(v.Significant) + ratio(v.Effect)
 	}
-	return versusMark(v.Significant) + fmt.Sprintf("%.2f× %s", v.Effect, v.IntervalText())
+	return versusMark(v.Significant) + ratio(v.Effect) + " " + v.IntervalText()
 }
 
 func versusMark(significant bool) string {

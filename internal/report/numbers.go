@@ -2,8 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
-	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
@@ -16,24 +14,11 @@ import (
 // shown), "~" no difference found (undecided, not "the same"), "?" not
 // tested — and an interval with its level where it is not 95%.
 
-// ratio writes a ratio: two decimals below 10, whole above, with
-// thousands separators from 1,000, and "≥1,000,000×" past a millionfold.
-func ratio(v float64) string {
-	switch {
-	case math.IsInf(v, 0) || math.IsNaN(v):
-		return "?×"
-	case v >= 1e6: // an interval's end that says only "far": no figure is measured there
-		return "≥1,000,000×"
-	case v >= 999.5:
-		return results.Thousands(int64(math.Round(v))) + "×"
-	case v >= 9.995:
-		return fmt.Sprintf("%.0f×", v)
-	}
-	return fmt.Sprintf("%.2f×", v)
-}
+// ratio writes a ratio as every output does (stats.RatioText).
+func ratio(v float64) string { return stats.RatioText(v) }
 
 // bound writes an interval's end as ratio does, without its sign.
-func bound(v float64) string { return strings.TrimSuffix(ratio(v), "×") }
+func bound(v float64) string { return stats.BoundText(v) }
 
 // mark is a comparison's mark.
 func mark(v *results.Versus) string {

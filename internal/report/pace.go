@@ -75,11 +75,11 @@ func (s shape) paceOf(key string) results.PaceKey {
 func paceVersus(c *stats.Comparison, ratio float64) string {
 	switch {
 	case c.TooFew:
-		return fmt.Sprintf("? %.2f× (too few rounds)", ratio)
+		return "? " + stats.RatioText(ratio) + " (too few rounds)"
 	case c.Significant:
-		return fmt.Sprintf("%.2f× %s", ratio, c.IntervalText())
+		return stats.RatioText(ratio) + " " + c.IntervalText()
 	}
-	return fmt.Sprintf("~ %.2f× %s", ratio, c.IntervalText())
+	return "~ " + stats.RatioText(ratio) + " " + c.IntervalText()
 }
 
 // lateText is a cell's late and skipped transactions ("-" without a limit).

@@ -100,7 +100,7 @@ func questionVerdict(task string, gs []*results.Group) string {
 		case v.Significant:
 			decided = append(decided, fmt.Sprintf("%s is %s", g.Key, results.Relative(v.Effect, "faster", "slower", "as fast")))
 		default:
-			open = append(open, fmt.Sprintf("%s (%.2f× %s)", g.Key, v.Effect, v.IntervalText()))
+			open = append(open, fmt.Sprintf("%s (%s %s)", g.Key, ratio(v.Effect), v.IntervalText()))
 		}
 	}
 	var s strings.Builder

@@ -393,7 +393,7 @@ func (r *renderer) versusText(g, best *results.Group) (string, bool) {
 		return fmt.Sprintf("%.0f%% slower than %s [%.0f–%.0f%%] (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
 			(1-c.EffectHi)*100, (1-c.EffectLo)*100, c.PAdjusted, g.Correction), true
 	}
-	return fmt.Sprintf("~ %s (no difference found: %.2f× %s, %s)", r.label(best), c.Effect, c.IntervalText(), c.PText()), false
+	return fmt.Sprintf("~ %s (no difference found: %s %s, %s)", r.label(best), ratio(c.Effect), c.IntervalText(), c.PText()), false
 }
 
 // sampleNoun is what one more sample of the group would be.

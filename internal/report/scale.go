@@ -113,11 +113,11 @@ func scaleCell(v *results.Versus, median float64) string {
 	case (v == nil || v.TooFew) && median == 0:
 		return "unmeasured: no rounds"
 	case v == nil || v.TooFew:
-		return fmt.Sprintf("? %.2f× (untested: too few rounds)", median)
+		return "? " + ratio(median) + " (untested: too few rounds)"
 	case !v.Significant:
-		return fmt.Sprintf("~ %.2f× %s", v.Effect, v.IntervalText())
+		return "~ " + ratio(v.Effect) + " " + v.IntervalText()
 	}
-	return fmt.Sprintf("%.2f× %s", v.Effect, v.IntervalText())
+	return ratio(v.Effect) + " " + v.IntervalText()
 }
 
 // agreement says whether the scales' intervals share a value, and the

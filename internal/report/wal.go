@@ -24,7 +24,7 @@ func walLine(sh shape, paced bool) string {
 		if v == nil || !v.Significant || v.Effect <= 1 {
 			continue
 		}
-		more = append(more, fmt.Sprintf("%s %.2f× %s", g.Key, v.Effect, v.IntervalText()))
+		more = append(more, g.Key+" "+ratio(v.Effect)+" "+v.IntervalText())
 		day = append(day, g.Key+" "+results.Bytes(int64(g.WAL.Mean*sh.WALRate*86400)))
 	}
 	if len(more) == 0 {

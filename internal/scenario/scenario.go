@@ -97,6 +97,10 @@ type Params struct {
 	// stats.MinSequentialRounds rounds or more (and one repeat) stops a group's
 	// rounds once every comparison of its keys is decided (Plan.Sequential).
 	AllRounds bool
+	// AllPairs tests every pair of keys and stops the rounds only once
+	// every pair is decided (--pairs all); otherwise the question's own
+	// family (stats.FamilyBest: each key against the least).
+	AllPairs bool
 	// MinEffect is the sequential design's equivalence margin
 	// (--min-effect): keys whose difference is shown to lie within it are
 	// "the same" (0: none is claimed).
@@ -510,6 +514,9 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Experiment, error) {
 	plan := &Experiment{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}
 	if !p.AllRounds && p.Rounds >= stats.MinSequentialRounds && p.Repeat == 1 && len(specs) >= 2 {
 		s, c := stats.NewRateDesign(p.Rounds, p.MinEffect), stats.NewCostDesign(p.Rounds, p.MinEffect)
+		if !p.AllPairs {
+			c.Family = stats.FamilyBest // the work decides: which key is least, what each costs against it
+		}
 		plan.Sequential, plan.CostSequential = &s, &c
 	}
 	return plan, nil

@@ -51,6 +51,13 @@ type Sequential struct {
 	MinEffect float64 `json:"min_effect"`
 	// Spending is SpendOBF (keybench's) or SpendPocock.
 	Spending string `json:"spending"`
+	// Family is what the design decides: FamilyPairs (every pair, Holm's
+	// step-down) or FamilyBest (each key against the best of the others).
+	Family string `json:"family,omitempty"`
+	// Reference is FamilyReference's key; ref its index in the layout
+	// decided (1-based, 0: not found; set by Against).
+	Reference string `json:"reference,omitempty"`
+	ref       int
 	// overrun scales the boundaries of the look restated over rounds past
 	// MaxRounds (0: none): OverrunShare.
 	overrun float64
@@ -186,9 +193,9 @@ func (d Sequential) Stop(rates [][]float64) (int, []PairDecision) {
 func (d Sequential) replay(rates [][]float64, early bool) ([]PairDecision, int, bool) {
 	k := len(rates)
 	var pairs []PairDecision
-	for a := 0; a < k; a++ {
-		for b := a + 1; b < k; b++ {
-			pairs = append(pairs, PairDecision{A: a, B: b, Comparison: Comparison{Test: TestBlocked, P: 1, PAdjusted: 1, State: PairOpen}})
+	for _, p := range openPairs(k) {
+		if d.tested(p.A, p.B) {
+			pairs = append(pairs, p)
 		}
 	}
 	if k < 2 || len(rates[0]) < d.MinRounds {
@@ -244,28 +251,48 @@ func (d Sequential) replay(rates [][]float64, early bool) ([]PairDecision, int, 
 			switch {
 			case d.equivalent(cs[i], look, m):
 				state, at = PairEquivalent, look
-			case state == PairOpen && look < d.MaxRounds && d.futile(cs[i], level, look, m):
+			case state == PairOpen && look < d.MaxRounds && d.futile(cs[i], level, look, d.Alpha/float64(m)):
 				state, at = PairFutile, look
 			}
 			p.Comparison = d.record(cs[i], level, at, look, state)
 		}
-		if look == n || early && decided(pairs) {
-			if all := len(rates[0]); !early && all > look {
-				// Rounds past the design's looks (run for another family)
-				// are in the keys' rates: the estimates shown beside them
-				// are of every round, at the last look's boundary.
-				if l, ok := NewBlocks(rates); ok {
-					for i, p := range pairs {
-						cs[i] = l.Compare(p.A, p.B)
-					}
-					d.overrun = OverrunShare
-				}
-			}
+		if look == n || early && d.answered(pairs, rates, look) {
+			d = d.overrunOf(rates, pairs, cs, look, early)
 			d.restate(pairs, cs, levels, level, look)
-			return pairs, look, decided(pairs) || look >= d.MaxRounds
+			return pairs, look, d.answered(pairs, rates, look) || look >= d.MaxRounds
 		}
 	}
 	return pairs, n, n >= d.MaxRounds
+}
+
+// openPairs is every pair of k keys, none decided.
+func openPairs(k int) []PairDecision {
+	var pairs []PairDecision
+	for a := 0; a < k; a++ {
+		for b := a + 1; b < k; b++ {
+			pairs = append(pairs, PairDecision{A: a, B: b, Comparison: Comparison{Test: TestBlocked, P: 1, PAdjusted: 1, State: PairOpen}})
+		}
+	}
+	return pairs
+}
+
+// overrunOf is the design restating its last look (look): where rounds
+// past the design's looks (run for another family) are in the keys'
+// rates, the estimates shown beside them are of every round (cs set
+// anew), at OverrunShare of the last look's boundary.
+func (d Sequential) overrunOf(rates [][]float64, pairs []PairDecision, cs []Comparison, look int, early bool) Sequential {
+	if all := len(rates[0]); early || all <= look {
+		return d
+	}
+	l, ok := NewBlocks(rates)
+	if !ok {
+		return d
+	}
+	for i, p := range pairs {
+		cs[i] = l.Compare(p.A, p.B)
+	}
+	d.overrun = OverrunShare
+	return d
 }
 
 // restate shows every pair at the last look (cs, the rounds that ran):
@@ -293,16 +320,6 @@ func (d Sequential) restate(pairs []PairDecision, cs []Comparison, levels []floa
 		}
 		p.Comparison = now
 	}
-}
-
-// decided says whether no pair is open.
-func decided(pairs []PairDecision) bool {
-	for _, p := range pairs {
-		if p.Comparison.State == PairOpen {
-			return false
-		}
-	}
-	return true
 }
 
 // record is a pair's comparison at a look (now) with its level and its
@@ -358,7 +375,7 @@ func (d Sequential) equivalent(c Comparison, look, pairs int) bool {
 // futile: by the last round, at the current estimate, the pair would be
 // found different with a chance below FutilityPower, and its interval
 // could not shrink within ±MinEffect.
-func (d Sequential) futile(c Comparison, level float64, look, pairs int) bool {
+func (d Sequential) futile(c Comparison, level float64, look int, eqLevel float64) bool {
 	if c.Degenerate || c.Effect <= 0 || !(c.DF > 0) {
 		return false
 	}
@@ -380,7 +397,7 @@ func (d Sequential) futile(c Comparison, level float64, look, pairs int) bool {
 		return true
 	}
 	seLast := se * math.Sqrt(frac)
-	half := zOf(d.nominal(d.Alpha/float64(pairs), d.MaxRounds)) * seLast
+	half := zOf(d.nominal(eqLevel, d.MaxRounds)) * seLast
 	return half >= math.Log(1+d.MinEffect)-mean
 }
 

@@ -68,9 +68,9 @@ func (c Comparison) IntervalText() string {
 		}
 		return "[no interval]"
 	case math.Abs(c.EffectConfidence-0.95) < 0.0005:
-		return fmt.Sprintf("[%.2f–%.2f]", c.EffectLo, c.EffectHi)
+		return "[" + BoundText(c.EffectLo) + "–" + BoundText(c.EffectHi) + "]"
 	}
-	return fmt.Sprintf("[%.2f–%.2f, %s]", c.EffectLo, c.EffectHi, LevelText(c.EffectConfidence))
+	return "[" + BoundText(c.EffectLo) + "–" + BoundText(c.EffectHi) + ", " + LevelText(c.EffectConfidence) + "]"
 }
 
 // ChangeText is the change the effect is in percent, with its interval in

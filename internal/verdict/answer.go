@@ -138,9 +138,9 @@ func answerText(ans *results.Answer, least *results.Group, needed int) string {
 // ratioText is "1.39× [1.09–1.77]", or "1.39×" without an interval.
 func ratioText(r results.Ratio) string {
 	if r.Lo > 0 && r.Hi > r.Lo {
-		return fmt.Sprintf("%.2f× [%.2f–%.2f]", r.Ratio, r.Lo, r.Hi)
+		return stats.RatioText(r.Ratio) + " [" + stats.BoundText(r.Lo) + "–" + stats.BoundText(r.Hi) + "]"
 	}
-	return fmt.Sprintf("%.2f×", r.Ratio)
+	return stats.RatioText(r.Ratio)
 }
 
 // orList joins names: "a", "a or b", "a, b or c".
