@@ -393,7 +393,7 @@ func (r *runCmd) pgbenchParams(*scenario.Params) error {
 
 // verdictParams are the verdict's design: sequential or not, and its margin.
 func (r *runCmd) verdictParams(p *scenario.Params) error {
-	p.AllRounds = r.Sequential == "off"
+	p.AllRounds = p.AllRounds || r.Sequential == "off" // a preset may run every round (ids)
 	p.AllPairs = r.Pairs == "all"
 	if r.MinEffect != nil {
 		m, err := parsePercent(*r.MinEffect)

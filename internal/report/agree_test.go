@@ -60,7 +60,7 @@ func TestOutputsAgree(t *testing.T) {
 				continue
 			}
 			for _, g := range sh.Groups {
-				if v, _ := costVersus(g, least); v != nil && g.Cost.Mean > 0 && least.Cost.Mean > 0 {
+				if v, _ := costVersus(g, least, false); v != nil && g.Cost.Mean > 0 && least.Cost.Mean > 0 {
 					if r := g.Cost.Mean / least.Cost.Mean; math.Abs(v.Effect-r) > 0.0051*r || v.Effect < 0.995 {
 						t.Errorf("%s %s: work vs least %.3f× beside works %.3g and %.3g (%.3f)", name, g.Key, v.Effect, g.Cost.Mean, least.Cost.Mean, r)
 					}

@@ -107,9 +107,9 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 	}
 	least := sh.group(sh.Least)
 	d.Println(sh.Title + ":")
-	t := NewTable("key", "rate", "work / txn", "work vs least", "rate vs least").AlignRight(1, 2)
+	t := NewTable("key", "rate", "work / txn", "work vs "+sh.anchor(), "rate vs "+sh.anchor()).AlignRight(1, 2)
 	for _, g := range sh.Groups {
-		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least), rateVersus(g, least, false))
+		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least, sh.Against), rateVersus(g, least, false))
 	}
 	d.Add(t)
 	switch costliest := sh.group(sh.Costliest); {
@@ -198,8 +198,8 @@ func msText(ms float64) string { return strconv.FormatFloat(ms, 'g', 2, 64) }
 
 // briefWork is a key's work against the least's, short, with its
 // interval (its level in the legend: levelsOf).
-func briefWork(g, least *results.Group) string {
-	v, text := costVersus(g, least)
+func briefWork(g, least *results.Group, against bool) string {
+	v, text := costVersus(g, least, against)
 	switch {
 	case v == nil && text == "-" && least != nil:
 		return "?"
@@ -244,7 +244,7 @@ func levelsOf(shapes []shape) string {
 func briefPace(d *Doc, res *results.Results, sh shape) {
 	cheapest := sh.group(sh.Least)
 	d.Printf("%s, at a fixed %s tps:", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS))
-	t := NewTable("key", "ran", "late / skipped", "p99", "p99 vs least", "work vs least").AlignRight(1, 2, 3)
+	t := NewTable("key", "ran", "late / skipped", "p99", "p99 vs least", "work vs "+sh.anchor()).AlignRight(1, 2, 3)
 	var lag, cpu, wal []string
 	for _, g := range sh.Groups {
 		c := res.Last(g)
@@ -262,7 +262,7 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		if share := g.Rate / c.Pace.RateTPS; !c.Held() || share < results.PaceHeld {
 			ran += fmt.Sprintf(" (%.0f%%)", 100*share)
 		}
-		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest))
+		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against))
 		cpuS, walS, _ := perSecond(res, g, g.Rate)
 		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}
@@ -307,7 +307,7 @@ func briefAcross(d *Doc, res *results.Results, a *results.Analysis, shapes []sha
 		return false
 	}
 	first := shapes[0].Groups[0]
-	header := []string{"work vs least, at"}
+	header := []string{"work vs " + shapes[0].anchor() + ", at"}
 	for _, sh := range shapes {
 		header = append(header, results.Thousands(sh.Groups[0].Rows)+" rows")
 	}
@@ -322,7 +322,7 @@ func briefAcross(d *Doc, res *results.Results, a *results.Analysis, shapes []sha
 			case least == nil: // untested (one window a key): the means' ratio, marked
 				row = append(row, untestedWork(g, sh))
 			default:
-				row = append(row, briefWork(g, least))
+				row = append(row, briefWork(g, least, sh.Against))
 			}
 		}
 		t.AppendRow(row...)
@@ -439,6 +439,9 @@ func healthLines(res *results.Results, sh shape) []string {
 // familyOf says which comparisons decided the work where a sequential
 // design did ("; tested: each key against the least, …"), "" otherwise.
 func familyOf(res *results.Results, shapes []shape) string {
+	if slices.ContainsFunc(shapes, func(sh shape) bool { return sh.Against }) {
+		return "; tested: " + stats.FamilyWords(stats.FamilyReference, res.Plan.Against)
+	}
 	d := res.Plan.CostSequential
 	sequential := slices.ContainsFunc(shapes, func(sh shape) bool {
 		return slices.ContainsFunc(sh.Groups, func(g *results.Group) bool { return g.Sequential })

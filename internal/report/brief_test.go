@@ -11,6 +11,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/verdict/verdicttest"
 )
 
 // TestBriefFitsTheFirstScreen: a run's first screen is at most BriefLines
@@ -275,5 +276,31 @@ func TestTheFirstScreenSaysTheDrift(t *testing.T) {
 	want := fmt.Sprintf("ran its last round at %.2f× its first, every key alike", ref)
 	if !strings.Contains(text, "Drift: ") || !strings.Contains(text, want) {
 		t.Errorf("the first screen does not say %q:\n%s", want, text)
+	}
+}
+
+// TestEveryOutputAgainstTheReference (issue 64): a run whose question asks
+// each key against bigint (ids) renders on every output — the first
+// screen, the summary, the page, the MD and the CSV — with its ratios
+// headed against bigint, bigint marked the reference, and no pair the
+// question did not ask.
+func TestEveryOutputAgainstTheReference(t *testing.T) {
+	res := verdicttest.KeysOf(8, map[string]float64{"uuidv4": 0.3, "ulid": 0.2, "uuidv7": 0.2, "bigint": 0.2}, []string{"uuidv4", "ulid", "uuidv7", "bigint"}, 3)
+	res.Plan.Against = "bigint"
+	verdict.Analyze(res)
+	var first, all bytes.Buffer
+	Brief(res).Write(&first, 0)
+	Summary(res).Write(&all, 0)
+	md := Markdown(res)
+	if _, err := CSV(res); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(res, nil, filepath.Join(t.TempDir(), "report.html")); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"first screen": first.String(), "md": md} {
+		if !strings.Contains(strings.ToLower(text), "work vs bigint") || !strings.Contains(text, "reference") || name == "first screen" && !strings.Contains(text, "tested: each key against bigint") {
+			t.Errorf("the %s is not against bigint:\n%s", name, text)
+		}
 	}
 }

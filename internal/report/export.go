@@ -150,7 +150,7 @@ func Markdown(res *results.Results) string {
 		for _, f := range figs {
 			b.WriteString(" " + f.Header + " |")
 		}
-		b.WriteString(" work vs least | rate vs least |\n|---|---:|---:|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
+		b.WriteString(" work vs " + sh.anchor() + " | rate vs " + sh.anchor() + " |\n|---|---:|---:|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
 		cheapest := sh.group(sh.Least)
 		for _, g := range sh.Groups {
 			c := res.Last(g)
@@ -161,7 +161,7 @@ func Markdown(res *results.Results) string {
 				v, ok := res.RoundMedian(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")
 			}
-			fmt.Fprintf(&b, " %s | %s |\n", costAgainst(g, cheapest), rateAgainst(g, cheapest))
+			fmt.Fprintf(&b, " %s | %s |\n", costAgainst(g, cheapest, sh.Against), rateAgainst(g, cheapest))
 		}
 		b.WriteString("\n")
 	}
@@ -181,8 +181,8 @@ func exportedFigures() []metrics.RoundFigure {
 	return out
 }
 
-func costAgainst(g, cheapest *results.Group) string {
-	v, text := costVersus(g, cheapest)
+func costAgainst(g, cheapest *results.Group, against bool) string {
+	v, text := costVersus(g, cheapest, against)
 	if v == nil {
 		return text
 	}
@@ -190,11 +190,14 @@ func costAgainst(g, cheapest *results.Group) string {
 }
 
 // costVersus is g's cost comparison with the cheapest key, or the text
-// that stands for it when there is none ("-", "least").
-func costVersus(g, cheapest *results.Group) (*results.Versus, string) {
+// that stands for it when there is none ("-", "least"; "reference" where
+// the question compares every key with the cheapest key given, mine).
+func costVersus(g, cheapest *results.Group, against bool) (*results.Versus, string) {
 	switch {
 	case cheapest == nil:
 		return nil, "-"
+	case g == cheapest && against:
+		return nil, "reference"
 	case g == cheapest:
 		return nil, "least"
 	}

@@ -16,6 +16,15 @@ type shape struct {
 	Groups []*results.Group
 }
 
+// anchor names what a shape's ratios are against: "least" (the least
+// work), or the key the question compares every other with.
+func (sh shape) anchor() string {
+	if sh.Against {
+		return sh.Least
+	}
+	return "least"
+}
+
 // shapesOf lists the run's shapes in plan order.
 func shapesOf(a *results.Analysis) []shape {
 	var out []shape

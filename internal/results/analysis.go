@@ -51,6 +51,10 @@ type Answer struct {
 	// Costlier are every key shown to do more work than the least, the
 	// costliest first, each its ratio.
 	Costlier []KeyRatio `json:"costlier,omitempty"`
+	// Cheaper are the keys shown to do less work than the question's
+	// reference (Shape.Against: Choose's first is then the least of
+	// them), each its ratio.
+	Cheaper []KeyRatio `json:"cheaper,omitempty"`
 	// WALLeast is the key of the least WAL per transaction, WALMore the
 	// keys whose WAL its own family found above it by a tenth or more
 	// (WALMaterial), each its ratio.
@@ -98,6 +102,10 @@ type Shape struct {
 	// compared, NoCost says why when the rounds had costs to compare).
 	Least  string `json:"least,omitempty"`
 	NoCost string `json:"no_cost,omitempty"`
+	// Against says that Least is the key the question compares every
+	// other with (Plan.Against), not the least work: the keys were tested
+	// against it alone.
+	Against bool `json:"against,omitempty"`
 	// Costliest is the key whose cost lies above Least's by the most of
 	// those significantly above it (its Cost.Why says what makes it so).
 	Costliest string `json:"costliest,omitempty"`

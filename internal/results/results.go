@@ -170,8 +170,11 @@ type Plan struct {
 	// CostSequential is the work's design (per transaction),
 	// which may have run rounds past Rounds within BudgetS.
 	CostSequential *stats.Sequential `json:"cost_sequential,omitempty"`
-	BudgetS        float64           `json:"budget_s,omitempty"`
-	Quick          bool              `json:"quick"`
+	// Against is the key the question compares every other with: only
+	// those pairs were tested (stats.FamilyReference); "": every pair.
+	Against string  `json:"against,omitempty"`
+	BudgetS float64 `json:"budget_s,omitempty"`
+	Quick   bool    `json:"quick"`
 	// Sampling says whether the samplers ran; OnError what a failed cell did to the run.
 	Sampling bool   `json:"sampling"`
 	OnError  string `json:"on_error,omitempty"`

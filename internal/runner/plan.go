@@ -21,7 +21,7 @@ func planOf(cfg Config) results.Plan {
 		FillIndexed: p.FillIndexed, Repeat: p.Repeat, Rounds: p.Rounds, MinEffect: p.MinEffect,
 		Seed: cfg.Seed, Quick: cfg.Quick, Sampling: cfg.Sampling, OnError: cfg.OnError,
 		Pivot: sc.Pivot, Question: sc.Question, Ask: sc.Ask, Questions: sc.Questions,
-		Sequential: cfg.Plan.Sequential, CostSequential: cfg.Plan.CostSequential, BudgetS: cfg.Plan.Budget.Seconds(),
+		Sequential: cfg.Plan.Sequential, CostSequential: cfg.Plan.CostSequential, BudgetS: cfg.Plan.Budget.Seconds(), Against: cfg.Plan.Against,
 		Cells: len(cfg.Plan.Cells), Force: cfg.Force, Keep: cfg.Keep, AtScale: cfg.AtScale, Like: p.LikeTable}
 	if p.Txns > 0 {
 		out.DurationS = 0

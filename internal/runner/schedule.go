@@ -343,7 +343,11 @@ func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, done, plan
 		idx := byTask[t]
 		rates, costs := verdict.Layouts(cs, idx, done, verdict.DeviceOf(r.res))
 		rateDone, rateWords := r.ratesSettled(rates, costs == nil, done, planned, postRun[t])
-		costDone, costWords := r.costsSettled(costs, done, planned, postRun[t], since)
+		names := make([]string, len(idx))
+		for i, k := range idx {
+			names[i] = cs[k].Key
+		}
+		costDone, costWords := r.costsSettled(costs, names, done, planned, postRun[t], since)
 		// The verdict decides on the work: once it is settled the rounds
 		// stop, the rates read at that look (their repeated intervals cover
 		// at every look); without work the rates decide.
@@ -394,7 +398,7 @@ func (r *run) ratesSettled(rates [][]float64, alone bool, done, planned int, pos
 // after done rounds: at once without work measured (the rates decide
 // alone), at the planned rounds with nothing to compare or no design,
 // else with every pair decided, its last look or the budget reached.
-func (r *run) costsSettled(costs [][]float64, done, planned int, postRun bool, since time.Time) (bool, string) {
+func (r *run) costsSettled(costs [][]float64, keys []string, done, planned int, postRun bool, since time.Time) (bool, string) {
 	d := r.cfg.Plan.CostSequential
 	switch {
 	case costs == nil:
@@ -404,7 +408,7 @@ func (r *run) costsSettled(costs [][]float64, done, planned int, postRun bool, s
 	case done < d.MinRounds:
 		return false, ""
 	}
-	pairs, settled := d.Decide(costs)
+	pairs, settled := d.Against(keys).Decide(costs)
 	switch {
 	case settled && done > planned:
 		return true, "the work: " + decisionsSaid(pairs, d.MaxRounds)

@@ -205,12 +205,12 @@ func decideRun(all []results.Cell, plan *scenario.Experiment, rounds int) (anyWi
 		}
 		done = min(done, most)
 	}
-	res := &results.Results{Cells: upTo(all, done), Plan: results.Plan{Rounds: rounds, Sequential: plan.Sequential, CostSequential: plan.CostSequential}}
+	res := &results.Results{Cells: upTo(all, done), Plan: results.Plan{Rounds: rounds, Sequential: plan.Sequential, CostSequential: plan.CostSequential, Against: plan.Against}}
 	a := verdict.Analyze(res)
 	found = true
 	// What the family asks of the costlier key 0: costlier than every other
 	// key (every pair), or than the least (each key against the least).
-	least, leastMean := "", 0.0
+	least, leastMean := plan.Against, 0.0
 	if plan.CostSequential != nil && plan.CostSequential.Family == stats.FamilyBest {
 		for _, g := range a.Groups {
 			if g.Cost != nil && g.Key != keyName(0) && (least == "" || g.Cost.Mean < leastMean) {
@@ -267,6 +267,8 @@ func TestTheProgramKeepsItsFalseWinnerRate(t *testing.T) {
 	var layouts []layout
 	for _, l := range stats.FixedLayouts {
 		layouts = append(layouts, layout{l.Keys, l.Rounds, &scenario.Experiment{Budget: time.Hour}})
+		// Each against a reference (ids, growth, scale: bigint), the last key.
+		layouts = append(layouts, layout{l.Keys, l.Rounds, &scenario.Experiment{Budget: time.Hour, Against: keyName(l.Keys - 1)}})
 	}
 	for _, l := range stats.SequentialLayouts {
 		for _, family := range []string{stats.FamilyBest, stats.FamilyPairs} { // the default, and --pairs all
@@ -298,6 +300,9 @@ func TestTheProgramKeepsItsFalseWinnerRate(t *testing.T) {
 		_, p10 := rate(trials/5, 0.10)
 		_, p25 := rate(trials/5, 0.25)
 		design := "fixed, Holm over both families"
+		if l.plan.Against != "" {
+			design = "fixed, each against a reference"
+		}
 		if l.plan.Sequential != nil {
 			design = "sequential, pairs: all"
 			if l.plan.CostSequential.Family == stats.FamilyBest {

@@ -9,12 +9,13 @@ import (
 // The growth preset: 000's table of each key's insert rate as the table grows, and the index variants.
 func init() {
 	register(&Scenario{
-		Name:   "growth",
-		Order:  2,
-		Kind:   Preset,
-		Ask:    "Does a random key cost more as the table outgrows the cache? (000)",
-		Source: "000",
-		Pivot:  &results.Pivot{By: results.PivotRows},
+		Name:    "growth",
+		Order:   2,
+		Kind:    Preset,
+		Against: "bigint", // the question: what each key costs against bigint
+		Ask:     "Does a random key cost more as the table outgrows the cache? (000)",
+		Source:  "000",
+		Pivot:   &results.Pivot{By: results.PivotRows},
 		Description: "inserts as the table grows (000): 8 clients insert single rows into tables of increasing size, " +
 			"the uuidv4 index going from inside the cache (2 MB) to fifteen times it; also uuidv4 with a plain btree, a unique index and no index",
 		Defaults: Params{

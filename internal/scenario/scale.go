@@ -17,12 +17,13 @@ import (
 // index-over-cache; where it drifts, the drift is the finding.
 func init() {
 	register(&Scenario{
-		Name:   "scale",
-		Order:  11,
-		Kind:   Preset,
-		Ask:    "Does the lab's verdict hold at 16× and 64× the table and its cache?",
-		Source: "000",
-		Pivot:  &results.Pivot{By: results.PivotRows},
+		Name:    "scale",
+		Order:   11,
+		Kind:    Preset,
+		Against: "bigint", // the question: what each key costs against bigint
+		Ask:     "Does the lab's verdict hold at 16× and 64× the table and its cache?",
+		Source:  "000",
+		Pivot:   &results.Pivot{By: results.PivotRows},
 		Description: "the same inserts at three scales (000's question at 64× the lab): 250k rows over a 2 MB cache, 4M over 32 MB and 16M over 128 MB, " +
 			"each window 3% of its table's rows in rounds, the key index grown by inserts; each key's rate and cost against bigint at each scale, and whether they agree",
 		Defaults: Params{

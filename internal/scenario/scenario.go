@@ -298,6 +298,12 @@ type Scenario struct {
 	// screen (its answer follows: the work per key).
 	Ask       string
 	Questions []results.Question
+	// Against is the key the preset's question compares every key with
+	// ("bigint": what each id costs against it): only those pairs are
+	// tested (stats.FamilyReference), a fuller test of fewer pairs; ""
+	// asks which key is least (stats.FamilyBest). --pairs all tests every
+	// pair either way.
+	Against string
 	// ColdCacheMB, when set, is the embedded server's cold cache
 	// (shared_buffers) for this preset instead of the default 16 MB: a
 	// smaller cache keeps a table many times the cache quick to fill.
@@ -457,6 +463,9 @@ type Experiment struct {
 	// twin for the keys' costs, which may run the rounds on past the
 	// preset's while a cost comparison is undecided, within Budget.
 	Sequential, CostSequential *stats.Sequential
+	// Against is the key every other is compared with (Scenario.Against,
+	// where the plan has it and --pairs all is not asked; "": none).
+	Against string
 	// Budget bounds the time the rounds of a group may take with the
 	// costs' extension (--budget; 0: the plan's estimate × 2).
 	Budget time.Duration
@@ -518,6 +527,12 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Experiment, error) {
 			c.Family = stats.FamilyBest // the work decides: which key is least, what each costs against it
 		}
 		plan.Sequential, plan.CostSequential = &s, &c
+	}
+	if !p.AllPairs && sc.Against != "" && slices.ContainsFunc(specs, func(s *keys.Spec) bool { return s.Raw == sc.Against }) {
+		plan.Against = sc.Against
+		if plan.CostSequential != nil {
+			plan.CostSequential.Family, plan.CostSequential.Reference = stats.FamilyReference, sc.Against
+		}
 	}
 	return plan, nil
 }

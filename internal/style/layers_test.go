@@ -21,7 +21,7 @@ var layers = [][]string{
 	// The results' types; the server; keybench's own schema.
 	{"results", "server", "workspace"},
 	// Keys, devices, presentation facts, the driver, the metrics, projections.
-	{"keys", "device", "present", "driver", "metrics", "projection", "server/servertest", "results/resultstest", "projection/projectiontest"},
+	{"keys", "device", "present", "driver", "metrics", "projection", "server/servertest", "results/resultstest", "projection/projectiontest", "verdict/verdicttest"},
 	// Citus, the analysis, the logs, the workload's declarations.
 	{"cluster", "verdict", "txnlog", "workload"},
 	// Each workload.

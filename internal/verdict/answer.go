@@ -53,12 +53,18 @@ func answer(res *results.Results, a *results.Analysis) *results.Answer {
 			needed = max(needed, v.Needed)
 		case v.Effect > 1:
 			ans.Costlier = append(ans.Costlier, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
+		default: // shown to do less than the reference (a least key has none below it)
+			ans.Cheaper = append(ans.Cheaper, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
 		}
 		if g.Cost != nil && slices.Contains(g.Cost.Missing, MissingCPU) && len(ans.NotMeasured) == 0 {
 			ans.NotMeasured = append(ans.NotMeasured, "the server's CPU ("+cpuReason(res, g)+")")
 		}
 	}
 	sort.SliceStable(ans.Costlier, func(i, j int) bool { return ans.Costlier[i].Ratio.Ratio > ans.Costlier[j].Ratio.Ratio })
+	sort.SliceStable(ans.Cheaper, func(i, j int) bool { return ans.Cheaper[i].Ratio.Ratio < ans.Cheaper[j].Ratio.Ratio })
+	if len(ans.Cheaper) > 0 { // the least of the keys shown below the reference
+		ans.Choose = []string{ans.Cheaper[0].Key}
+	}
 	if c := a.GroupOf(sh, sh.Costliest); c != nil {
 		v := c.Cost.Versus(least.Key)
 		ans.Costliest, ans.Level = c.Key, v.EffectConfidence
@@ -72,7 +78,7 @@ func answer(res *results.Results, a *results.Analysis) *results.Answer {
 			}
 		}
 	}
-	ans.Text = answerText(ans, least, needed)
+	ans.Text = answerText(ans, least, sh.Against, needed)
 	return ans
 }
 
@@ -89,12 +95,23 @@ func cpuReason(res *results.Results, g *results.Group) string {
 }
 
 // answerText says the answer in a few short sentences, from its figures.
-func answerText(ans *results.Answer, least *results.Group, needed int) string {
+func answerText(ans *results.Answer, least *results.Group, against bool, needed int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Choose %s", ans.Choose[0])
-	if len(ans.Choose) > 1 {
+	switch {
+	case against && len(ans.Cheaper) > 0:
+		var less []string
+		for _, k := range ans.Cheaper {
+			less = append(less, k.Key+" "+ratioText(k.Ratio))
+		}
+		fmt.Fprintf(&b, " (less work than %s, the question's reference: %s, %s)", least.Key, strings.Join(less, ", "), stats.LevelText(ans.Cheaper[0].Level))
+	case against && len(ans.Choose) > 1:
+		fmt.Fprintf(&b, " (the question's reference; no key shown to do less) or %s (the same within %s)", orList(ans.Choose[1:]), stats.Percent(ans.Margin))
+	case against:
+		b.WriteString(" (the question's reference; no key shown to do less)")
+	case len(ans.Choose) > 1:
 		fmt.Fprintf(&b, " (least work) or %s (the same within %s)", orList(ans.Choose[1:]), stats.Percent(ans.Margin))
-	} else {
+	default:
 		b.WriteString(" (least work)")
 	}
 	b.WriteString(".")
@@ -109,7 +126,11 @@ func answerText(ans *results.Answer, least *results.Group, needed int) string {
 			more = append(more, k.Key+" "+ratioText(k.Ratio))
 			level = min(level, k.Level)
 		}
-		fmt.Fprintf(&b, " Costlier: %s its work a transaction (%s).", strings.Join(more, ", "), stats.LevelText(level))
+		label := "Costlier"
+		if against {
+			label = "Costlier than " + least.Key
+		}
+		fmt.Fprintf(&b, " %s: %s its work a transaction (%s).", label, strings.Join(more, ", "), stats.LevelText(level))
 	} else {
 		b.WriteString(" No key was shown to do more work.")
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/verdict/verdicttest"
 )
 
 // twoKeys is a run of two keys in the same n rounds: each round's work
@@ -62,5 +63,38 @@ func TestTheAnswerSaysWhatToChoose(t *testing.T) {
 	t.Logf("alike keys: the WAL family named a key in %d of %d runs", named, runs)
 	if float64(named)/float64(runs) > 0.08 {
 		t.Errorf("alike keys: the WAL family named a key in %d of %d runs, above its 5%% error rate", named, runs)
+	}
+}
+
+// TestEachAgainstTheReference (issue 64): a question asked against a
+// reference (ids: bigint) tests each key against it alone — no other pair
+// is compared — anchors every ratio there, and answers against it: a key
+// cheaper than the reference is chosen, a costlier one named "costlier
+// than bigint".
+func TestEachAgainstTheReference(t *testing.T) {
+	order := []string{"uuidv4", "ulid", "uuidv7", "bigint"}
+	res := verdicttest.KeysOf(8, map[string]float64{"uuidv4": 0.3, "ulid": 0.2, "uuidv7": 0.2, "bigint": 0.2}, order, 3)
+	res.Plan.Against = "bigint"
+	a := Analyze(res)
+	sh := a.Shapes[0]
+	if !sh.Against || sh.Least != "bigint" {
+		t.Fatalf("the shape's anchor %q (against %v)", sh.Least, sh.Against)
+	}
+	for _, g := range a.Groups {
+		want := 1
+		if g.Key == "bigint" {
+			want = len(order) - 1
+		}
+		if len(g.Compared) != want || len(g.Cost.Compared) != want {
+			t.Errorf("%s compared with %d rates and %d works, want %d each", g.Key, len(g.Compared), len(g.Cost.Compared), want)
+		}
+	}
+	if ans := a.Answer; !strings.Contains(ans.Text, "Choose bigint (the question's reference") || !strings.Contains(ans.Text, "Costlier than bigint: uuidv4 1.") {
+		t.Errorf("the answer: %s", ans.Text)
+	}
+	res = verdicttest.KeysOf(8, map[string]float64{"uuidv4": 0.3, "ulid": 0.14, "uuidv7": 0.2, "bigint": 0.2}, order, 4)
+	res.Plan.Against = "bigint"
+	if ans := Analyze(res).Answer; ans.Choose[0] != "ulid" || !strings.Contains(ans.Text, "Choose ulid (less work than bigint, the question's reference: ulid 0.") {
+		t.Errorf("a key cheaper than the reference: %s", ans.Text)
 	}
 }

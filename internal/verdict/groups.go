@@ -256,8 +256,12 @@ func (a *grouped) compareShape(shape []int) {
 			tested = append(tested, &c)
 		}
 	}
+	ref := a.reference(shape)
 	for x := 0; x < len(shape) && !sequential; x++ {
 		for y := x + 1; y < len(shape); y++ {
+			if ref >= 0 && x != ref && y != ref {
+				continue // the question asks each key against the reference only
+			}
 			var c stats.Comparison
 			if layout != nil {
 				c = layout.Compare(x, y)
@@ -287,9 +291,9 @@ func (a *grouped) compareShape(shape []int) {
 	for x, gi := range shape {
 		g := &a.groups[gi]
 		g.Correction, g.Compared, g.Sequential = correction, compared[x], used != nil
-		if x > 0 {
-			g.VsPrevious = &g.Compared[x-1]
-			g.VsFirst = &g.Compared[0]
+		if x > 0 { // where the question asked the pair
+			g.VsPrevious = versusKey(g.Compared, a.groups[shape[x-1]].Key)
+			g.VsFirst = versusKey(g.Compared, a.groups[shape[0]].Key)
 		}
 	}
 }
@@ -332,7 +336,7 @@ func (a *grouped) versusAll(shape []int, pair map[[2]int]*stats.Comparison) [][]
 		for y, other := range shape {
 			key := a.groups[other].Key
 			switch {
-			case x == y:
+			case x == y || pair[[2]int{min(x, y), max(x, y)}] == nil: // itself, or a pair the question does not ask
 				continue
 			case y < x: // stored as other → g: this group's over the other's
 				out[x] = append(out[x], results.Versus{Key: key, Comparison: *pair[[2]int{y, x}]})
@@ -379,8 +383,9 @@ func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []
 		return nil, settle
 	}
 	pair := map[[2]int]*stats.Comparison{}
+	ref := a.reference(shape)
 	if design != nil { // decided as the run's looks decided them: nothing left to adjust
-		decisions, _ := design.Decide(costs)
+		decisions, _ := design.Against(a.keysOf(shape)).Decide(costs)
 		for _, d := range decisions {
 			c := d.Comparison
 			pair[[2]int{d.A, d.B}] = &c
@@ -388,6 +393,9 @@ func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []
 	} else {
 		for x := range shape {
 			for y := x + 1; y < len(shape); y++ {
+				if ref >= 0 && x != ref && y != ref {
+					continue // the question asks each key against the reference only
+				}
 				c := layout.Compare(x, y)
 				pair[[2]int{x, y}] = &c
 				tested = append(tested, &c)
@@ -401,6 +409,40 @@ func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []
 		}
 	}
 	return tested, settle
+}
+
+// versusKey is the comparison with key among vs (nil: not compared).
+func versusKey(vs []results.Versus, key string) *results.Versus {
+	for i := range vs {
+		if vs[i].Key == key {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
+// reference is the index in the shape of the key the question compares
+// every other with (Plan.Against), -1 where it asks about every pair or
+// the shape lacks the key.
+func (a *grouped) reference(shape []int) int {
+	if a.res.Plan.Against == "" {
+		return -1
+	}
+	for x, gi := range shape {
+		if a.groups[gi].Key == a.res.Plan.Against {
+			return x
+		}
+	}
+	return -1
+}
+
+// keysOf are the shape's keys, in its order.
+func (a *grouped) keysOf(shape []int) []string {
+	out := make([]string, len(shape))
+	for x, gi := range shape {
+		out[x] = a.groups[gi].Key
+	}
+	return out
 }
 
 // oneRun says whether the shape's blocks are the rounds of one run (one

@@ -21,6 +21,9 @@ func (a *grouped) shapes() []results.Shape {
 		}
 		s.Tested, s.Ordered = testedOrdered(gs)
 		s.Least, s.NoCost = least(gs)
+		if ref := a.res.Plan.Against; s.Least != "" && groupNamed(gs, ref) != nil {
+			s.Least, s.Against = ref, true // every ratio is against the question's reference
+		}
 		if s.Least != "" {
 			base := groupNamed(gs, s.Least)
 			for _, g := range gs {

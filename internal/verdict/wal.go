@@ -38,8 +38,8 @@ func walSample(r *results.Results, g *results.Group) (sample, string) {
 }
 
 // compareWAL compares the WAL of the shape's groups, pair by pair within
-// their common rounds, Holm over the shape's WAL comparisons, and sets
-// each group's WAL.
+// their common rounds (each against the question's reference where it has
+// one), Holm over the shape's WAL comparisons, and sets each group's WAL.
 func (a *grouped) compareWAL(shape []int) {
 	samples := make([]sample, len(shape))
 	why := ""
@@ -71,8 +71,12 @@ func (a *grouped) compareWAL(shape []int) {
 	}
 	pair := map[[2]int]*stats.Comparison{}
 	var tested []*stats.Comparison
+	ref := a.reference(shape)
 	for x := range shape {
 		for y := x + 1; y < len(shape); y++ {
+			if ref >= 0 && x != ref && y != ref {
+				continue // the question asks each key against the reference only
+			}
 			c := layout.Compare(x, y)
 			pair[[2]int{x, y}] = &c
 			tested = append(tested, &c)
@@ -85,7 +89,8 @@ func (a *grouped) compareWAL(shape []int) {
 }
 
 // walLeast is the shape's key of the least WAL per transaction (the
-// geometric mean over its rounds) where the keys' WAL was compared, and
+// geometric mean over its rounds; the question's reference where it has
+// one) where the keys' WAL was compared, and
 // the rate a day's WAL is reckoned at: the fixed rate of a paced run,
 // else that key's own rate.
 func walLeast(res *results.Results, gs []*results.Group) (string, float64) {
@@ -100,6 +105,9 @@ func walLeast(res *results.Results, gs []*results.Group) (string, float64) {
 	}
 	if best == nil || len(gs) < 2 {
 		return "", 0
+	}
+	if ref := groupNamed(gs, res.Plan.Against); ref != nil {
+		best = ref // the question's reference: every key's WAL was compared with it alone
 	}
 	if p := res.Last(best).Pace; p != nil && p.RateTPS > 0 {
 		return best.Key, p.RateTPS
