@@ -52,6 +52,7 @@ var paramsRecorded = map[string]string{
 	"Like":        "-: the definition read is in the run's notes (Like.Describe), the table in Like",
 	"RoundsGiven": "-: the rounds the plan chose are Rounds, whoever chose them",
 	"AllRounds":   "-: every round ran where Sequential is absent",
+	"AllPairs":    "-: the pairs tested are CostSequential.Family's and Against's (every pair where both are empty)",
 }
 
 // secondaryText is the secondary indexes as --secondary takes them.

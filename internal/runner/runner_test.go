@@ -549,10 +549,9 @@ func TestInterruptedRoundsKeepTheirFigures(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() { // after the first round of both cells (2 s each, with warm-up and checkpoint)
-		time.Sleep(6 * time.Second)
-		cancel()
-	}()
+	// Interrupted once the first round of both cells is done: when the
+	// second begins, whatever the machine's pace.
+	cfg.UI = runner.NewUI(&onLine{want: "round 2/", do: cancel})
 	res, err := runner.Run(ctx, cfg)
 	if !errors.Is(err, runner.ErrInterrupted) || res.Status != results.StatusInterrupted || len(res.Cells) != 2 {
 		t.Fatalf("err %v, status %s, %d cells", err, res.Status, len(res.Cells))
@@ -666,6 +665,20 @@ func (w *signalWriter) Write(b []byte) (int, error) {
 	w.seen.Write(b)
 	if strings.Contains(w.seen.String(), w.on) {
 		w.once.Do(func() { close(w.c) })
+	}
+	return len(b), nil
+}
+
+// onLine calls do once, the first time a line written to it holds want.
+type onLine struct {
+	want string
+	do   func()
+	once sync.Once
+}
+
+func (o *onLine) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte(o.want)) {
+		o.once.Do(o.do)
 	}
 	return len(b), nil
 }
