@@ -256,21 +256,17 @@ func (a *grouped) compareShape(shape []int) {
 			tested = append(tested, &c)
 		}
 	}
-	ref := a.reference(shape)
-	for x := 0; x < len(shape) && !sequential; x++ {
-		for y := x + 1; y < len(shape); y++ {
-			if ref >= 0 && x != ref && y != ref {
-				continue // the question asks each key against the reference only
-			}
-			var c stats.Comparison
+	if !sequential {
+		var all []*stats.Comparison
+		pair, all = a.comparePairs(shape, func(x, y int) stats.Comparison {
 			if layout != nil {
-				c = layout.Compare(x, y)
-			} else {
-				c = a.byRanks(shape[x], shape[y])
+				return layout.Compare(x, y)
 			}
-			pair[[2]int{x, y}] = &c
+			return a.byRanks(shape[x], shape[y])
+		})
+		for _, c := range all {
 			if !c.TooFew {
-				tested = append(tested, &c)
+				tested = append(tested, c)
 			}
 		}
 	}
@@ -383,7 +379,6 @@ func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []
 		return nil, settle
 	}
 	pair := map[[2]int]*stats.Comparison{}
-	ref := a.reference(shape)
 	if design != nil { // decided as the run's looks decided them: nothing left to adjust
 		decisions, _ := design.Against(a.keysOf(shape)).Decide(costs)
 		for _, d := range decisions {
@@ -391,16 +386,7 @@ func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []
 			pair[[2]int{d.A, d.B}] = &c
 		}
 	} else {
-		for x := range shape {
-			for y := x + 1; y < len(shape); y++ {
-				if ref >= 0 && x != ref && y != ref {
-					continue // the question asks each key against the reference only
-				}
-				c := layout.Compare(x, y)
-				pair[[2]int{x, y}] = &c
-				tested = append(tested, &c)
-			}
-		}
+		pair, tested = a.comparePairs(shape, layout.Compare)
 	}
 	// The adjustment is made on the pairs, then copied into the groups.
 	settle = func() {
@@ -409,6 +395,26 @@ func (a *grouped) compareCosts(shape []int, design *stats.Sequential) (tested []
 		}
 	}
 	return tested, settle
+}
+
+// comparePairs compares the pairs of the shape the question asks (every
+// pair x < y, or each with the reference: Plan.Against), pair[{x, y}]
+// being y's figure over x's, and lists them in order.
+func (a *grouped) comparePairs(shape []int, compare func(x, y int) stats.Comparison) (map[[2]int]*stats.Comparison, []*stats.Comparison) {
+	pair := map[[2]int]*stats.Comparison{}
+	var all []*stats.Comparison
+	ref := a.reference(shape)
+	for x := range shape {
+		for y := x + 1; y < len(shape); y++ {
+			if ref >= 0 && x != ref && y != ref {
+				continue // the question asks each key against the reference only
+			}
+			c := compare(x, y)
+			pair[[2]int{x, y}] = &c
+			all = append(all, &c)
+		}
+	}
+	return pair, all
 }
 
 // versusKey is the comparison with key among vs (nil: not compared).

@@ -69,19 +69,7 @@ func (a *grouped) compareWAL(shape []int) {
 		}
 		return
 	}
-	pair := map[[2]int]*stats.Comparison{}
-	var tested []*stats.Comparison
-	ref := a.reference(shape)
-	for x := range shape {
-		for y := x + 1; y < len(shape); y++ {
-			if ref >= 0 && x != ref && y != ref {
-				continue // the question asks each key against the reference only
-			}
-			c := layout.Compare(x, y)
-			pair[[2]int{x, y}] = &c
-			tested = append(tested, &c)
-		}
-	}
+	pair, tested := a.comparePairs(shape, layout.Compare)
 	stats.Holm(tested)
 	for x, vs := range a.versusAll(shape, pair) {
 		a.groups[shape[x]].WAL.Compared = vs
