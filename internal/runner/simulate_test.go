@@ -272,8 +272,7 @@ func TestTheProgramKeepsItsFalseWinnerRate(t *testing.T) {
 	}
 	for _, l := range stats.SequentialLayouts {
 		for _, family := range []string{stats.FamilyBest, stats.FamilyPairs} { // the default, and --pairs all
-			rate, cost := stats.NewRateDesign(l.Rounds, scenario.DefaultMinEffect), stats.NewCostDesign(l.Rounds, scenario.DefaultMinEffect)
-			cost.Family = family
+			rate, cost := stats.NewRateDesign(l.Rounds, scenario.DefaultMinEffect), stats.NewCostDesign(l.Rounds, scenario.DefaultMinEffect, family)
 			layouts = append(layouts, layout{l.Keys, l.Rounds, &scenario.Experiment{Sequential: &rate, CostSequential: &cost, Budget: time.Hour}})
 		}
 	}

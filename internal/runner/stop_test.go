@@ -33,7 +33,7 @@ func roundsOf(rng *rand.Rand, n int, rate, rateNoise, work, workNoise float64) [
 // work the rates decide alone, at the whole of Alpha; before it, in
 // every branch, the work let no round stop before the planned eighth.
 func TestRoundsStopOnceTheWorkIsDecided(t *testing.T) {
-	rate, cost := stats.NewRateDesign(8, 0.05), stats.NewCostDesign(8, 0.05)
+	rate, cost := stats.NewRateDesign(8, 0.05), stats.NewCostDesign(8, 0.05, stats.FamilyPairs)
 	r := &run{cfg: Config{Plan: &scenario.Experiment{Sequential: &rate, CostSequential: &cost, Budget: time.Hour}}, ui: NewUI(io.Discard),
 		res: &results.Results{}}
 	rng := rand.New(rand.NewPCG(48, 1))

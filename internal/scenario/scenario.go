@@ -521,18 +521,22 @@ func Build(sc *Scenario, p Params, specs []*keys.Spec) (*Experiment, error) {
 		return nil, usage.Errorf("no cell to run: %s", strings.Join(skipped, "; "))
 	}
 	plan := &Experiment{Scenario: sc, Params: p, Specs: specs, Cells: cells, Skipped: skipped}
-	if !p.AllRounds && p.Rounds >= stats.MinSequentialRounds && p.Repeat == 1 && len(specs) >= 2 {
-		s, c := stats.NewRateDesign(p.Rounds, p.MinEffect), stats.NewCostDesign(p.Rounds, p.MinEffect)
-		if !p.AllPairs {
-			c.Family = stats.FamilyBest // the work decides: which key is least, what each costs against it
-		}
-		plan.Sequential, plan.CostSequential = &s, &c
-	}
 	if !p.AllPairs && sc.Against != "" && slices.ContainsFunc(specs, func(s *keys.Spec) bool { return s.Raw == sc.Against }) {
 		plan.Against = sc.Against
-		if plan.CostSequential != nil {
-			plan.CostSequential.Family, plan.CostSequential.Reference = stats.FamilyReference, sc.Against
+	}
+	if !p.AllRounds && p.Rounds >= stats.MinSequentialRounds && p.Repeat == 1 && len(specs) >= 2 {
+		family := stats.FamilyPairs // --pairs all
+		switch {
+		case plan.Against != "":
+			family = stats.FamilyReference
+		case !p.AllPairs:
+			family = stats.FamilyBest // the work decides: which key is least, what each costs against it
 		}
+		s, c := stats.NewRateDesign(p.Rounds, p.MinEffect), stats.NewCostDesign(p.Rounds, p.MinEffect, family)
+		if family == stats.FamilyReference {
+			c.Reference = plan.Against
+		}
+		plan.Sequential, plan.CostSequential = &s, &c
 	}
 	return plan, nil
 }

@@ -140,7 +140,7 @@ func TestFalseWinnersUnderRealNoise(t *testing.T) {
 			_, pairs := rate.Stop(r)
 			return pairs
 		}})
-		cost := NewCostDesign(l.Rounds, 0.05)
+		cost := NewCostDesign(l.Rounds, 0.05, FamilyPairs)
 		designs = append(designs, design{"sequential costs (alpha/2, extended)", l.Keys, cost.MaxRounds, cost.Alpha, func(r [][]float64) []PairDecision {
 			_, pairs := cost.Stop(r)
 			return pairs

@@ -86,18 +86,40 @@ func NewRateDesign(maxRounds int, minEffect float64) Sequential {
 }
 
 // CostExtension is how many times the preset's rounds a run may go on to
-// while a cost comparison is undecided (within its time budget).
+// while a cost comparison is undecided (within its time budget), where
+// the family asks for every pair or each key against a reference.
 const CostExtension = 2
 
+// BestRounds is the fewest rounds a FamilyBest run may go on to; it does
+// not go past the preset's rounds otherwise. What holds its rounds past
+// them is mostly keys a percent or three from the least, neither shown
+// costlier nor shown within MinEffect of it, which more rounds rarely
+// decide: with the server's CPU scattering 7–10% from round to round (war
+// on this project's 2-core machine, 2026-11-29) they were still undecided
+// at 14 and 15 of CostExtension's 16 rounds in two runs of three; going
+// on to 10, three runs took 6, 10 and 10 rounds (median wall 49 s), to 8
+// (none past the preset's) 6, 8 and 8 (39 s), naming uuidv4 costlier than
+// bigint and uuidv7 in each; an A/A run of four bigint tables went to 13
+// and 16 rounds to say "the same within 5%", and with none past 8 stopped
+// at 3 to 5 naming nothing. A layout of fewer rounds goes on to 8: in the
+// program's simulation a key doing 25% more work than the least is found
+// in 97% of runs of 3 keys × 6 rounds (60% stopping at 6).
+const BestRounds = 8
+
 // NewCostDesign is the design of a run's work (per transaction) beside its
-// rates: at Alpha/Families, looking from MinBlocks rounds on as the rates'
-// does (the work's counts scatter by a percent or two from round to
-// round, so a real difference is decided in a few rounds and the run can
-// stop there), its last look at CostExtension times the preset's rounds,
-// O'Brien–Fleming-type spending. A run whose budget ends first stops at a
-// look, which keeps the error rate: a look not taken spends nothing.
-func NewCostDesign(rounds int, minEffect float64) Sequential {
-	return Sequential{MinRounds: MinBlocks, MaxRounds: CostExtension * rounds, Alpha: Alpha / Families, MinEffect: minEffect, Spending: SpendOBF}
+// rates, deciding family: at Alpha/Families, looking from MinBlocks rounds
+// on as the rates' does (a real difference in the work is decided in a
+// few rounds and the run can stop there), its last look at the preset's
+// rounds (and at least BestRounds) for FamilyBest, at CostExtension times
+// them for the others, O'Brien–Fleming-type spending. A run whose budget
+// ends first stops at a look, which keeps the error rate: a look not
+// taken spends nothing.
+func NewCostDesign(rounds int, minEffect float64, family string) Sequential {
+	most := CostExtension * rounds
+	if family == FamilyBest {
+		most = max(rounds, BestRounds)
+	}
+	return Sequential{MinRounds: MinBlocks, MaxRounds: most, Alpha: Alpha / Families, MinEffect: minEffect, Spending: SpendOBF, Family: family}
 }
 
 // Whole is the design at the whole of Alpha: a rates' design where no
