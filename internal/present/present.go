@@ -10,6 +10,7 @@ import (
 	"fmt"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // View is how one workload's cells are shown.
@@ -71,7 +72,7 @@ func (vs Views) Of(workload string) View { return vs[workload] }
 // Columns the workloads' tables share.
 var (
 	// RateColumn is the group's median rate with its interval.
-	RateColumn = Column{Header: "median rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return RateText(g) }}
+	RateColumn = Column{Header: RateHeader, Text: func(_ *results.Results, g *results.Group) string { return RateText(g) }}
 	// P99Column is the group's 99th-percentile latency (of its last cell).
 	P99Column = Column{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.2f ms", r.Last(g).LatencyMS.P99)
@@ -84,9 +85,15 @@ func BlocksColumn(header string, text func(results.BlocksPerTxn) string) Column 
 	return Column{Header: header, Text: func(r *results.Results, g *results.Group) string { return r.Last(g).Metrics.BlocksPerTxn.Text(text) }}
 }
 
-// RateText is a group's median rate with its 95% interval: "1234 tps
-// [1200-1260]"; of too few samples for an interval (stats.HasInterval),
-// the median alone.
+// RateHeader names the median of a group's rounds' (or repeats') rates,
+// a figure of its own beside its rate (their geometric mean, the first
+// screen's): its interval's level is in each cell, as RateText writes it.
+const RateHeader = "median rate [interval, level]"
+
+// RateText is a group's median rate with its interval and the level the
+// interval holds at, written as every interval's level is
+// (stats.LevelText): "1234 tps [1200–1260, 99.2%]"; of too few samples
+// for an interval (stats.HasInterval), the median alone.
 func RateText(g *results.Group) string {
 	s := g.TPS
 	if s.N == 0 {
@@ -96,9 +103,5 @@ func RateText(g *results.Group) string {
 	if !s.HasInterval() {
 		return fmt.Sprintf("%.0f %s", s.Median, unit)
 	}
-	text := fmt.Sprintf("%.0f %s [%.0f-%.0f", s.Median, unit, s.Lo, s.Hi)
-	if s.Confidence < 0.95 { // too few samples for a 95% interval of the median: say what it is
-		text += fmt.Sprintf(", %.0f%%", 100*s.Confidence)
-	}
-	return text + "]"
+	return fmt.Sprintf("%.0f %s [%.0f–%.0f, %s]", s.Median, unit, s.Lo, s.Hi, stats.LevelText(s.Confidence))
 }

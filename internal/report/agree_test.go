@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
 )
 
@@ -19,14 +22,23 @@ import (
 // cell are the first screen's (its rate, the median of its rounds' p99,
 // its work); a key's work parts add up to its work; and each "rate vs
 // least" and "work vs least" is the ratio of the two values beside it, to
-// its rounding, none below 1.00× against the least work.
+// its rounding, none below 1.00× against the least work; a median rate's
+// interval is printed with the level it was computed at.
 func TestOutputsAgree(t *testing.T) {
 	runs, _ := filepath.Glob(filepath.Join("testdata", "runs", "*.json.gz"))
-	if len(runs) == 0 {
+	plain, _ := filepath.Glob(filepath.Join("..", "results", "testdata", "*.json"))
+	if len(runs) == 0 || len(plain) == 0 {
 		t.Fatal("no recorded runs")
 	}
-	for _, path := range runs {
-		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
+	for _, path := range append(runs, plain...) {
+		b, err := os.ReadFile(path)
+		if strings.HasSuffix(path, ".gz") {
+			b = resultstest.ReadGzip(t, path)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := verdict.Parse(b, path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,6 +57,17 @@ func TestOutputsAgree(t *testing.T) {
 				}
 				if g.Cost != nil && g.Cost.Mean > 0 && !near(row["work_ms_per_txn"], g.Cost.Mean, 1e-9) {
 					t.Errorf("%s %s: the CSV's work %s, the first screen's %g", name, g.Key, row["work_ms_per_txn"], g.Cost.Mean)
+				}
+			}
+			// The median rate's interval says the level it holds at, as
+			// every interval does (a "95% CI" over an interval at 99.2% was
+			// on the console and the page).
+			if g.TPS.HasInterval() {
+				level := ", " + stats.LevelText(g.TPS.Confidence) + "]"
+				for out, text := range map[string]string{"the table": present.RateText(g), "the page": rateWithInterval(g)} {
+					if !strings.HasSuffix(text, level) {
+						t.Errorf("%s %s: %s's median rate %q, its interval at %s", name, g.Key, out, text, stats.LevelText(g.TPS.Confidence))
+					}
 				}
 			}
 			if c := g.Cost; c != nil && c.Mean > 0 {

@@ -86,7 +86,7 @@ var transactional = []present.Column{
 	{Header: "txns", Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.0f", medianOf(r, g, func(c *results.Cell) float64 { return float64(c.Txns) }))
 	}},
-	{Header: "median rate (95% CI)", Text: func(_ *results.Results, g *results.Group) string { return present.RateText(g) }},
+	present.RateColumn,
 	{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
 		p99, _ := r.RoundsP99(g)
 		return fmt.Sprintf("%.3g ms", p99)

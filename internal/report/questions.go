@@ -34,7 +34,7 @@ func questions(d *Doc, res *results.Results, groups []results.Group) {
 				d.Printf("%s: no cell of these keys finished.", part.Task)
 				continue
 			}
-			header := []string{part.Task + ": key", "median rate (95% CI)", "against " + gs[0].Key}
+			header := []string{part.Task + ": key", present.RateHeader, "against " + gs[0].Key}
 			var cols []present.Column
 			for _, f := range part.Figures {
 				if c, ok := FigureColumn(gs[0].Workload, f); ok {

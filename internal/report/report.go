@@ -378,7 +378,7 @@ func rateWithInterval(g *results.Group) string {
 	if !g.TPS.HasInterval() {
 		return fmt.Sprintf("%.0f %s (%s)", g.TPS.Median, results.KindOf(g.Workload).Unit(), unitWords(g))
 	}
-	return fmt.Sprintf("%.0f %s [%.0f–%.0f, %.0f%% CI]", g.TPS.Median, results.KindOf(g.Workload).Unit(), g.TPS.Lo, g.TPS.Hi, g.TPS.Confidence*100)
+	return present.RateText(g)
 }
 
 // versusText says how g compares with the best group, and whether the difference is significant.

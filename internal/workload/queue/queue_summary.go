@@ -6,6 +6,7 @@ import (
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // reference is a source write-up's throughput, for the figures a workload
@@ -186,8 +187,11 @@ func queueColumns() []present.Column {
 			return fmt.Sprintf("%d+%d", f.Producers, f.Consumers)
 		}},
 		{Header: "in rows/s", Text: func(r *results.Results, g *results.Group) string { return results.Kilo(q(r, g).RowsInPerS) }},
-		{Header: "out rows/s (95% CI)", Text: func(_ *results.Results, g *results.Group) string {
-			return fmt.Sprintf("%s [%s-%s]", results.Kilo(g.TPS.Median), results.Kilo(g.TPS.Lo), results.Kilo(g.TPS.Hi))
+		{Header: "out rows/s, median [interval, level]", Text: func(_ *results.Results, g *results.Group) string {
+			if !g.TPS.HasInterval() {
+				return results.Kilo(g.TPS.Median)
+			}
+			return fmt.Sprintf("%s [%s–%s, %s]", results.Kilo(g.TPS.Median), results.Kilo(g.TPS.Lo), results.Kilo(g.TPS.Hi), stats.LevelText(g.TPS.Confidence))
 		}},
 		{Header: "rows per delete", Text: func(r *results.Results, g *results.Group) string {
 			f := q(r, g)
