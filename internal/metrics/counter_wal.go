@@ -44,7 +44,7 @@ func (walCounter) figures() []declared {
 		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALBytesPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALBytes }).
 			show("WAL / row", formatted("%.0f B", 1), HigherDearer, ""),
 		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALFPIPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALFPI }).
-			show("FPI / row", formatted("%.3f", 1), HigherDearer, "FPI: WAL full-page images"),
+			show("FPI / row", results.Significant, HigherDearer, "FPI: WAL full-page images"),
 		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALRecordsPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALRecords }),
 	}
 }

@@ -230,7 +230,9 @@ func (evidence) figures() []declared {
 		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafFragmentation }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.LeafPages }),
 		once(func(m *results.Metrics) *results.M[results.SteadyWAL] { return &m.SteadyWAL }, onCoordinator).show("steady WAL / row (FPI)",
-			func(s results.SteadyWAL) string { return fmt.Sprintf("%.0f B (%.3f)", s.WALBytesPerRow, s.FPIPerRow) }, HigherDearer, "").called("steady WAL / row"),
+			func(s results.SteadyWAL) string {
+				return fmt.Sprintf("%.0f B (%s)", s.WALBytesPerRow, results.Significant(s.FPIPerRow))
+			}, HigherDearer, "").called("steady WAL / row"),
 		once(func(m *results.Metrics) *results.M[[]results.PartitionSize] { return &m.Partitions }, onCoordinator),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }).show("key bytes", formatted("%.0f B", 1), HigherDearer, ""),
 	}

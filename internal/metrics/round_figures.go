@@ -2,9 +2,7 @@ package metrics
 
 import (
 	"fmt"
-	"math"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
@@ -78,13 +76,13 @@ func roundFieldName(get func(*results.RoundCost) *results.M[float64]) string {
 
 // RoundFigures are the figures of a round's cost, in the order outputs show them.
 func RoundFigures() []RoundFigure {
-	ms := func(v float64) string { return Significant(v) + " ms" }
+	ms := func(v float64) string { return results.Significant(v) + " ms" }
 	share := func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
-	count := Significant
+	count := results.Significant
 	return []RoundFigure{
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, RoleWhy, ms),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", HigherDearer, RoleWhy,
-			func(v float64) string { return Significant(v) + " B" }),
+			func(v float64) string { return results.Significant(v) + " B" }),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", HigherDearer, RoleWhy, count),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", HigherDearer, RoleWhy, count),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", HigherDearer, RoleWhy, count),
@@ -100,21 +98,6 @@ func RoundFigures() []RoundFigure {
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", Neither, RoleMachine, share),
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", Neither, RoleMachine, share),
 	}
-}
-
-// Significant writes a figure to three significant digits without an
-// exponent and with no digit beyond them: 0.00022, 0.375, 45.5, 12528 —
-// a small count is never printed as 0.000, a large one never as 1.25e+04.
-func Significant(v float64) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	digits := 2 - int(math.Floor(math.Log10(math.Abs(v))))
-	if digits < 0 {
-		digits = 0
-	}
-	p := math.Pow(10, float64(digits))
-	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
 }
 
 // RoundFigureNamed is the round figure of a JSON name (false: none has it).

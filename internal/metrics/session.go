@@ -446,7 +446,7 @@ func (walInspection) figures() []declared {
 				return results.Of(by[results.RoleKeyIndex])
 			}
 			return results.Unavailable[int64](m.WALFPIByRelation.Reason())
-		}).show("FPI / row (key index)", formatted("%.3f", 1), HigherDearer, ""),
+		}).show("FPI / row (key index)", results.Significant, HigherDearer, ""),
 		summed(func(m *results.Metrics) *results.M[results.BtreeSplits] { return &m.BtreeSplits }, onCoordinator,
 			func(a, b results.BtreeSplits) results.BtreeSplits {
 				return results.BtreeSplits{Left: a.Left + b.Left, Right: a.Right + b.Right, NewRoot: a.NewRoot + b.NewRoot}

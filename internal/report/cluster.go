@@ -35,7 +35,7 @@ func clusterTables(d *Doc, res *results.Results, order []string, last map[string
 			workers.AppendRow(k, node, w.Shards, w.Rows.Text(func(n int64) string { return fmt.Sprintf("%d", n) }),
 				m.KeyIndexBytes.Text(results.Bytes), m.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) }),
 				w.SplitsPerRow.Text(func(v float64) string { return fmt.Sprintf("%.4f", v) }),
-				m.WALFPIPerRow.Text(func(v float64) string { return fmt.Sprintf("%.3f", v) }),
+				m.WALFPIPerRow.Text(results.Significant),
 				m.WALBytesPerRow.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
 				cpuCores(m.CPU))
 		}

@@ -611,7 +611,7 @@ func millis(ms float64) string {
 	if ms >= 1000 {
 		return fmt.Sprintf("%.1f s", ms/1000)
 	}
-	return metrics.Significant(ms) + " ms" // 1.95 ms, not 2 ms: a ratio beside it reads from these
+	return results.Significant(ms) + " ms" // 1.95 ms, not 2 ms: a ratio beside it reads from these
 }
 
 // unavailableReasons says why each "unavailable" of the evidence table is

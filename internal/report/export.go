@@ -156,7 +156,7 @@ func Markdown(res *results.Results) string {
 			c := res.Last(g)
 			p99, _ := res.RoundsP99(g)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), rateText(g), workText(g),
-				metrics.Significant(c.LatencyMS.Mean), metrics.Significant(c.LatencyMS.StdDev), millis(p99))
+				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), millis(p99))
 			for _, f := range figs {
 				v, ok := res.RoundMedian(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")

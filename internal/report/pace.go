@@ -27,7 +27,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			continue
 		}
 		d.Printf("At a fixed %s tps (%s; Poisson starts, latency from each scheduled start):", results.Kilo(first.Pace.RateTPS), sh.Title)
-		t := NewTable("key", "ran (of its schedule)", "p99 (rounds' median)", "p99 against the least", "lag p99", "late / skipped", "server CPU", "WAL / s", "reads / s").AlignRight(1, 2, 4, 5, 6, 7, 8)
+		t := NewTable("key", "ran (of its schedule)", "p99 (rounds' median)", "p99 against the least", "lag p99", "late / skipped", "server CPU", "WAL / s", "blocks read / s").AlignRight(1, 2, 4, 5, 6, 7, 8)
 		var behind []string
 		for _, g := range sh.Groups {
 			c := res.Last(g)
@@ -49,7 +49,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 		d.Add(t)
 		d.Println("ran: the rate the window ran, and the share of the transactions its schedule started in it (a Poisson schedule's count is the rate times the window within about its square root; every key draws the same schedule); p99: the median of the rounds' p99, each from the scheduled start; against the least: the ratio of the two, the rounds compared (Mann-Whitney, Holm, 95% interval of the ratio; \"~\": within noise); " +
 			"lag: how late a transaction started behind its schedule; late: slower than --latency-limit from the schedule; skipped: already that late, not sent; " +
-			"server CPU (share of one core), WAL and blocks read from outside the cache per second: the rounds' median cost per transaction at the rate each key ran.")
+			"server CPU (every server process's, a share of one core), WAL and blocks read from outside shared buffers per second: the rounds' median of each per transaction (the work's parts, as the summary names them) at the rate each key ran.")
 		if len(behind) > 0 {
 			d.Printf("The schedule was not kept (below %.0f%% of it): %s; at this rate these keys queue, and their latency is the queue's.", 100*results.PaceHeld, strings.Join(behind, "; "))
 		}
@@ -90,8 +90,9 @@ func lateText(p *results.Pace) string {
 	return fmt.Sprintf("%d / %d", p.Late, p.Skipped)
 }
 
-// perSecond are the group's server CPU, WAL and reads per second at the
-// rate it ran, from its rounds' costs per transaction.
+// perSecond are the group's server CPU (every server process's), WAL and
+// blocks read per second at the rate it ran, from its rounds' costs per
+// transaction: the figures the work is made of, under their names.
 func perSecond(res *results.Results, g *results.Group, tps float64) (cpu, wal, reads string) {
 	at := func(get func(*results.RoundCost) results.M[float64], text func(float64) string) string {
 		if v, ok := res.RoundMedian(g, get); ok {
@@ -105,8 +106,8 @@ func perSecond(res *results.Results, g *results.Group, tps float64) (cpu, wal, r
 		return "unavailable: one window, no rounds' costs"
 	}
 	// ms of CPU per second: a thousandth of a core each.
-	cpu = at(func(c *results.RoundCost) results.M[float64] { return c.ServerCPUMS }, func(v float64) string { return fmt.Sprintf("%.1f%%", v/10) })
+	cpu = at(func(c *results.RoundCost) results.M[float64] { return c.ServerAllCPUMS }, func(v float64) string { return results.Significant(v/10) + "%" })
 	wal = at(func(c *results.RoundCost) results.M[float64] { return c.WALBytes }, func(v float64) string { return results.Bytes(int64(v)) + "/s" })
-	reads = at(func(c *results.RoundCost) results.M[float64] { return c.BlocksRead }, func(v float64) string { return fmt.Sprintf("%.0f", v) })
+	reads = at(func(c *results.RoundCost) results.M[float64] { return c.ServerReads }, results.Significant)
 	return cpu, wal, reads
 }

@@ -481,13 +481,13 @@ func (r *renderer) why(g, best *results.Group) string {
 		parts = append(parts, s)
 	}
 	if f, ok := c.Metrics.KeyIndexFPIPerRow.Get(); ok {
-		s := fmt.Sprintf("%.3f full-page images per row in its key index", f)
+		s := results.Significant(f) + " full-page images per row in its key index"
 		if bf, ok := b.Metrics.KeyIndexFPIPerRow.Get(); ok && g != best {
-			s += fmt.Sprintf(" (%s: %.3f)", r.label(best), bf)
+			s += fmt.Sprintf(" (%s: %s)", r.label(best), results.Significant(bf))
 		}
 		parts = append(parts, s)
 	} else if f, ok := c.Metrics.WALFPIPerRow.Get(); ok {
-		parts = append(parts, fmt.Sprintf("%.3f full-page images per row", f))
+		parts = append(parts, results.Significant(f)+" full-page images per row")
 	}
 	if sp, ok := c.Metrics.BtreeSplitsPerRow.Get(); ok && sp > 0 {
 		s := fmt.Sprintf("%.1f key index page splits per 1,000 rows", sp*1000)
@@ -500,15 +500,15 @@ func (r *renderer) why(g, best *results.Group) string {
 		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
 	}
 	if bt, ok := c.Metrics.BlocksPerTxn.Get(); ok {
-		s := fmt.Sprintf("%.1f blocks per transaction, %.2f of them read from outside the cache", bt.Hit+bt.Read, bt.Read)
+		s := fmt.Sprintf("%s blocks per transaction, %s of them read from outside the cache", results.Significant(bt.Hit+bt.Read), results.Significant(bt.Read))
 		if bb, ok := b.Metrics.BlocksPerTxn.Get(); ok && g != best {
-			s += fmt.Sprintf(" (%s: %.1f, %.2f)", r.label(best), bb.Hit+bb.Read, bb.Read)
+			s += fmt.Sprintf(" (%s: %s, %s)", r.label(best), results.Significant(bb.Hit+bb.Read), results.Significant(bb.Read))
 		}
 		parts = append(parts, s)
 	}
 	if b, ok := c.Metrics.Blocks.Get(); ok && c.RowsInserted > 0 {
 		read := b.HeapRead + b.IdxRead
-		parts = append(parts, fmt.Sprintf("it read %s blocks of its table and indexes from outside the buffer cache (%.3f per row)", thousands(read), float64(read)/float64(c.RowsInserted)))
+		parts = append(parts, fmt.Sprintf("it read %s blocks of its table and indexes from outside the buffer cache (%s per row)", thousands(read), results.Significant(float64(read)/float64(c.RowsInserted))))
 	}
 	if w, share, ok := topWait(c); ok {
 		parts = append(parts, fmt.Sprintf("clients waited most on %s (%.0f%% of samples)", w, share*100))

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -163,4 +164,19 @@ func Thousands(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// Significant writes a figure to three significant digits without an
+// exponent and with no digit beyond them: 0.00022, 0.375, 45.5, 12528 —
+// a small count is never printed as 0.000, a large one never as 1.25e+04.
+func Significant(v float64) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	digits := 2 - int(math.Floor(math.Log10(math.Abs(v))))
+	if digits < 0 {
+		digits = 0
+	}
+	p := math.Pow(10, float64(digits))
+	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
 }

@@ -2,7 +2,6 @@ package results
 
 import (
 	"encoding/json"
-	"fmt"
 	"sync"
 )
 
@@ -126,4 +125,6 @@ func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summ
 }
 
 // BlocksAndReads renders blocks per transaction as "touched (read)".
-func BlocksAndReads(b BlocksPerTxn) string { return fmt.Sprintf("%.1f (%.2f)", b.Hit+b.Read, b.Read) }
+func BlocksAndReads(b BlocksPerTxn) string {
+	return Significant(b.Hit+b.Read) + " (" + Significant(b.Read) + ")"
+}
