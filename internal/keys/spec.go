@@ -125,11 +125,7 @@ func Parse(raw string) (*Spec, error) {
 			return nil, usagef("key %q: %v", raw, err)
 		}
 	}
-	if st.Validate != nil {
-		if err := st.Validate(s); err != nil {
-			return nil, usagef("key %q: %v", raw, err)
-		}
-	}
+
 	if err := s.fitPrefill(); err != nil {
 		return nil, usagef("key %q: %v", raw, err)
 	}
@@ -353,41 +349,4 @@ func (s *Spec) String() string {
 		b.WriteString(":partition=" + s.Partition.String())
 	}
 	return b.String()
-}
-
-// ColumnType is the SQL type of the key column.
-func (s *Spec) ColumnType() string {
-	switch s.As {
-	case AsText:
-		return "text"
-	case AsChar32:
-		return "char(32)"
-	case AsBytea:
-		return "bytea"
-	case AsBigint:
-		return "bigint"
-	case AsInt:
-		return "integer"
-	default:
-		return "uuid"
-	}
-}
-
-// StoredBytes is the size of one key value as a stored datum, varlena header
-// included (what pg_column_size reports for it).
-func (s *Spec) StoredBytes() int {
-	switch s.As {
-	case AsText:
-		return 1 + s.TextLength()
-	case AsChar32:
-		return 1 + 32
-	case AsBytea:
-		return 1 + s.Strategy.Width
-	case AsBigint:
-		return 8
-	case AsInt:
-		return 4
-	default:
-		return 16
-	}
 }

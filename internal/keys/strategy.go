@@ -1,8 +1,6 @@
 package keys
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -68,8 +66,6 @@ type Strategy struct {
 	// DefaultGen is who makes values when the spec does not say; GenAuto
 	// means the server when it can, else the client.
 	DefaultGen Gen
-	// Validate checks parameter combinations beyond their ranges.
-	Validate func(s *Spec) error
 	// Clock says the values depend on the time they are made at (their
 	// order against earlier values above all): a prefilled table then
 	// stands for a history, made with a history clock, not the seconds of
@@ -332,63 +328,6 @@ func (s *Spec) NewGeneratorAt(clock func() time.Time) Generator {
 	return s.Strategy.NewGenerator(s, clock)
 }
 
-// WireFormat is the protocol format code keybench sends values in: 1 (binary) or 0 (text).
-func (s *Spec) WireFormat() int16 {
-	if s.As == AsText || s.As == AsChar32 {
-		return 0
-	}
-	return 1
-}
-
-// Encode appends a raw value in the wire form of the spec's storage.
-func (s *Spec) Encode(dst, raw []byte) []byte {
-	switch s.As {
-	case AsText:
-		if s.Strategy.TextForm != nil {
-			return s.Strategy.TextForm(s, dst, raw)
-		}
-		return appendUUIDText(dst, raw, true)
-	case AsChar32:
-		return appendUUIDText(dst, raw, false)
-	case AsInt:
-		return binary.BigEndian.AppendUint32(dst, uint32(binary.BigEndian.Uint64(raw)))
-	default:
-		return append(dst, raw...)
-	}
-}
-
-// Format renders a raw value as PostgreSQL prints the stored value.
-func (s *Spec) Format(raw []byte) string {
-	switch s.As {
-	case AsText, AsChar32:
-		return string(s.Encode(nil, raw))
-	case AsBytea:
-		return `\x` + hex.EncodeToString(raw)
-	case AsBigint, AsInt:
-		return fmt.Sprint(int64(binary.BigEndian.Uint64(raw)))
-	default:
-		return string(appendUUIDText(nil, raw, true))
-	}
-}
-
-// Value returns a raw value as the Go value pgx's COPY encodes for the column type.
-func (s *Spec) Value(raw []byte) any {
-	switch s.As {
-	case AsText, AsChar32:
-		return string(s.Encode(nil, raw))
-	case AsBytea:
-		return append([]byte(nil), raw...)
-	case AsBigint:
-		return int64(binary.BigEndian.Uint64(raw))
-	case AsInt:
-		return int32(binary.BigEndian.Uint64(raw))
-	default:
-		var u [16]byte
-		copy(u[:], raw)
-		return u
-	}
-}
-
 const hexDigits = "0123456789abcdef"
 
 func appendUUIDText(dst, u []byte, dashes bool) []byte {
@@ -399,23 +338,6 @@ func appendUUIDText(dst, u []byte, dashes bool) []byte {
 		dst = append(dst, hexDigits[b>>4], hexDigits[b&15])
 	}
 	return dst
-}
-
-// uuidServerDefault wraps a uuid-valued SQL expression into the spec's storage, as a column default.
-func uuidServerDefault(s *Spec, expr string) string { return "DEFAULT " + uuidStored(s, expr) }
-
-// uuidStored converts a uuid-valued SQL expression into the spec's storage.
-func uuidStored(s *Spec, expr string) string {
-	switch s.As {
-	case AsText:
-		return "(" + expr + ")::text"
-	case AsChar32:
-		return "replace((" + expr + ")::text, '-', '')"
-	case AsBytea:
-		return "uuid_send(" + expr + ")"
-	default:
-		return expr
-	}
 }
 
 // uuidStorages are the storages of the uuid family.

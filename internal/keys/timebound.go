@@ -79,13 +79,3 @@ func (s *Spec) TimeOf(raw []byte) (time.Time, error) {
 	}
 	return s.Strategy.Time.Of(raw), nil
 }
-
-// Literal is a raw value as an SQL literal of the key's column type (for
-// DDL, which takes no parameters: a partition's bounds).
-func (s *Spec) Literal(raw []byte) string {
-	switch s.As {
-	case AsBigint, AsInt:
-		return s.Format(raw)
-	}
-	return fmt.Sprintf("'%s'::%s", s.Format(raw), s.ColumnType())
-}
