@@ -319,12 +319,15 @@ func (d Sequential) overrunOf(rates [][]float64, pairs []PairDecision, cs []Comp
 
 // restate shows every pair at the last look (cs, the rounds that ran):
 // its estimate and repeated confidence interval then, which cover at every
-// look at once, unless that interval no longer shows what was decided at
-// an earlier look (a difference whose interval now touches 1, an
-// equivalence whose interval now leaves the margin): then the decision's.
-// A pair found different keeps the level it was tested at; the others
-// are at the level the rejections left (level).
+// look at once — so that a pair's ratio is the ratio of the keys' figures
+// shown beside it. A pair decided at an earlier look whose interval now
+// no longer shows that decision (a difference whose interval now touches
+// 1, an equivalence whose interval now leaves the margin) is shown open
+// ("~"): the rounds since weakened it, and claiming less never adds a
+// false winner. A pair found different keeps the level it was tested at;
+// the others are at the level the rejections left (level).
 func (d Sequential) restate(pairs []PairDecision, cs []Comparison, levels []float64, level float64, look int) {
+	level = min(level, d.Alpha) // every pair rejected: a demoted one is the last, at the whole level
 	for i := range pairs {
 		p := &pairs[i]
 		was := p.Comparison
@@ -333,12 +336,13 @@ func (d Sequential) restate(pairs []PairDecision, cs []Comparison, levels []floa
 			if now.EffectConfidence > 0 && (now.EffectLo > 1 || now.EffectHi < 1) {
 				now.PAdjusted, now.Significant = was.PAdjusted, was.Significant
 				p.Comparison = now
+				continue
 			}
-			continue
+			was.State = PairOpen
 		}
 		now := d.record(cs[i], level, was.Look, look, was.State)
 		if was.State == PairEquivalent && !(now.EffectConfidence > 0 && now.EffectLo > 1/(1+d.MinEffect) && now.EffectHi < 1+d.MinEffect) {
-			continue
+			now = d.record(cs[i], level, 0, look, PairOpen)
 		}
 		p.Comparison = now
 	}

@@ -274,3 +274,33 @@ func TestOverrunShowsEveryRound(t *testing.T) {
 		t.Errorf("effect %.4f, the ratio of the rates' geometric means %.4f", got, want)
 	}
 }
+
+// TestAWeakenedDecisionIsShownOpen: a pair found the same within the
+// margin at an early look, whose rounds past the design's then set the
+// keys apart, is shown open ("~") over every round, its estimate the ratio
+// of the keys' geometric means — not the early look's, beside figures
+// whose ratio it is not.
+func TestAWeakenedDecisionIsShownOpen(t *testing.T) {
+	a := []float64{100, 101, 99, 100, 101, 99, 100, 100}
+	b := []float64{100.2, 101.1, 99.1, 100.3, 101, 99.2, 80, 120}
+	d := NewSequential(6, 0.05)
+	early, _ := d.Decide([][]float64{a[:6], b[:6]})
+	if early[0].Comparison.State != PairEquivalent {
+		t.Fatalf("the first six rounds: %s, want the same within the margin", early[0].Comparison.State)
+	}
+	pairs, _ := d.Decide([][]float64{a, b})
+	c := pairs[0].Comparison
+	gm := func(v []float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += math.Log(x)
+		}
+		return math.Exp(s / float64(len(v)))
+	}
+	if c.State != PairOpen || c.Significant {
+		t.Errorf("after the two rounds past the design: %s (significant %v), want open", c.State, c.Significant)
+	}
+	if want := gm(b) / gm(a); math.Abs(c.Effect/want-1) > 1e-9 {
+		t.Errorf("effect %.4f, the ratio of the keys' geometric means %.4f", c.Effect, want)
+	}
+}
