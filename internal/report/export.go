@@ -146,7 +146,7 @@ func Markdown(res *results.Results) string {
 			title += fmt.Sprintf(", at a fixed %s tps", results.Kilo(p.RateTPS))
 		}
 		fmt.Fprintf(&b, "%s\n\n", mdCell.Replace(title))
-		b.WriteString("| key | rate | work / txn | latency mean ± sd | p99 |")
+		b.WriteString("| key | rate | work / txn | latency mean ± sd (all txns) | p99 (rounds' median) |")
 		for _, f := range figs {
 			b.WriteString(" " + f.Header + " |")
 		}
