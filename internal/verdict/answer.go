@@ -97,6 +97,17 @@ func cpuReason(res *results.Results, g *results.Group) string {
 // answerText says the answer in a few short sentences, from its figures.
 func answerText(ans *results.Answer, least *results.Group, against bool, needed int) string {
 	var b strings.Builder
+	more := "more rounds would tell"
+	if needed > 0 {
+		more = fmt.Sprintf("--rounds %d would tell", needed)
+	}
+	if none := !against && len(ans.Costlier) == 0 && len(ans.Choose) == 1 && len(ans.Open) > 0; none {
+		// Nothing told apart: no key is chosen, none ranked.
+		fmt.Fprintf(&b, "No key was shown to do more work than another: %s not told apart (%s).", andList(append([]string{ans.Choose[0]}, ans.Open...)), more)
+		sayWAL(&b, ans)
+		sayUnmeasured(&b, ans)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Choose %s", ans.Choose[0])
 	switch {
 	case against && len(ans.Cheaper) > 0:
@@ -134,6 +145,16 @@ func answerText(ans *results.Answer, least *results.Group, against bool, needed 
 	} else {
 		b.WriteString(" No key was shown to do more work.")
 	}
+	sayWAL(&b, ans)
+	if len(ans.Open) > 0 {
+		fmt.Fprintf(&b, " %s not told apart from %s (%s).", andList(ans.Open), least.Key, more)
+	}
+	sayUnmeasured(&b, ans)
+	return b.String()
+}
+
+// sayWAL says the keys whose WAL is shown above the least WAL's.
+func sayWAL(b *strings.Builder, ans *results.Answer) {
 	if len(ans.WALMore) > 0 {
 		var more []string
 		level := 1.0
@@ -141,19 +162,15 @@ func answerText(ans *results.Answer, least *results.Group, against bool, needed 
 			more = append(more, k.Key+" "+ratioText(k.Ratio))
 			level = min(level, k.Level)
 		}
-		fmt.Fprintf(&b, " WAL over %s's: %s (%s), what every standby, archive and recovery carries.", ans.WALLeast, strings.Join(more, ", "), stats.LevelText(level))
+		fmt.Fprintf(b, " WAL over %s's: %s (%s), what every standby, archive and recovery carries.", ans.WALLeast, strings.Join(more, ", "), stats.LevelText(level))
 	}
-	if len(ans.Open) > 0 {
-		more := "more rounds would tell"
-		if needed > 0 {
-			more = fmt.Sprintf("--rounds %d would tell", needed)
-		}
-		fmt.Fprintf(&b, " %s not told apart from %s (%s).", andList(ans.Open), least.Key, more)
-	}
+}
+
+// sayUnmeasured says what was not measured, the work then the IO counts.
+func sayUnmeasured(b *strings.Builder, ans *results.Answer) {
 	if len(ans.NotMeasured) > 0 {
-		fmt.Fprintf(&b, " Not measured: %s; the work is the IO counts.", strings.Join(ans.NotMeasured, ", "))
+		fmt.Fprintf(b, " Not measured: %s; the work is the IO counts.", strings.Join(ans.NotMeasured, ", "))
 	}
-	return b.String()
 }
 
 // ratioText is "1.39× [1.09–1.77]", or "1.39×" without an interval.
