@@ -125,7 +125,7 @@ func WatchCost(pids []uint32, serverPID int, noBackends string) *CostWatch {
 func (w *CostWatch) Start() {
 	w.start, w.ok[0], w.at[0] = w.snap(), true, time.Now()
 	if w.follow != nil && w.serverPID != 0 && w.start.tree.err == nil {
-		w.follower = newVacuumFollower(w.follow, w.start.tree.run)
+		w.follower = newVacuumFollower(w.follow, w.serverPID, w.start.tree)
 		go w.follower.run()
 	}
 }

@@ -14,10 +14,10 @@ import (
 // was on at the stretch's start; a worker first seen gets its CPU since
 // the round began; a living worker's last stretch goes to its last table.
 func TestVacuumBooks(t *testing.T) {
-	f := newVacuumFollower(nil, map[int]int64{7: 1_000}) // worker 7 lived before the round
-	f.seen(7, 1_500, 10)                                 // 500 ns on 10 since the round began
-	f.seen(7, 2_500, 11)                                 // 1000 on 10 (where it was), now on 11
-	f.seen(8, 300, 0)                                    // born, between tables: nothing yet
+	f := newVacuumFollower(nil, 0, treeSnap{run: map[int]int64{7: 1_000}}) // worker 7 lived before the round
+	f.seen(7, 1_500, 10)                                                   // 500 ns on 10 since the round began
+	f.seen(7, 2_500, 11)                                                   // 1000 on 10 (where it was), now on 11
+	f.seen(8, 300, 0)                                                      // born, between tables: nothing yet
 	f.seen(8, 700, 0)
 	f.seen(8, 900, 12) // its 900 ns so far go to 12, the first table it is seen on
 	f.seen(8, 1_900, 12)
