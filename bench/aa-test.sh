@@ -19,7 +19,7 @@ r = json.load(open(sys.argv[1]))
 v = r["groups"][1]["compared"][0]
 rates = lambda c: " ".join("%.0f" % x["rate"] for x in c["rounds"])
 print("run %2s: bigint#2 / bigint %.3f [%.3f, %.3f], %s p %.4f (adjusted %.4f), %s; rounds %s | %s" % (
-    sys.argv[2], v["effect"], v.get("effect_lo", 0), v.get("effect_hi", 0), v.get("test", "?"), v["p"], v["p_adjusted"],
+    sys.argv[2], v["effect"], v.get("lo", 0), v.get("hi", 0), v.get("test", "?"), v["p"], v["p_adjusted"],
     "SIGNIFICANT" if v["significant"] else "~", rates(r["cells"][0]), rates(r["cells"][1])))
 PY
   tail -1 "$WORK/verdicts"

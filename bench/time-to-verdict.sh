@@ -40,13 +40,13 @@ if kind == "war":
     out = []
     for other in ("bigint", "uuidv7"):
         word, v = verdict_of(g, other)
-        out.append("uuidv4 vs %s: %s (%.2f [%.2f-%.2f])" % (other, word, v["effect"], v.get("effect_lo", 0), v.get("effect_hi", 0)))
+        out.append("uuidv4 vs %s: %s (%.2f [%.2f-%.2f])" % (other, word, v["effect"], v.get("lo", 0), v.get("hi", 0)))
     hit = all(verdict_of(g, o)[0] == "slower" for o in ("bigint", "uuidv7"))
     print("%d rounds; %s; %s" % (rounds, "; ".join(out), "HIT" if hit else "MISS"))
 else:
     word, v = verdict_of(groups[1], groups[0]["key"])
     false = v is not None and v["significant"]
-    print("%d rounds; bigint#2 vs bigint: %s (%.3f [%.3f-%.3f]); %s" % (rounds, word, v["effect"], v.get("effect_lo", 0), v.get("effect_hi", 0),
+    print("%d rounds; bigint#2 vs bigint: %s (%.3f [%.3f-%.3f]); %s" % (rounds, word, v["effect"], v.get("lo", 0), v.get("hi", 0),
           "FALSE WINNER" if false else "ok"))
 PY
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/sqltree"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // Options say what to read.
@@ -219,14 +220,12 @@ type LabResult struct {
 }
 
 // LabRatio is one comparison of the lab: the key's figure over the other
-// key's, its interval at Confidence, and Significant when the direction is
-// known (the interval then excludes 1).
+// key's, its interval, and Significant when the direction is known (the
+// interval then excludes 1).
 type LabRatio struct {
-	Ratio       float64 `json:"ratio"`
-	Lo          float64 `json:"lo"`
-	Hi          float64 `json:"hi"`
-	Confidence  float64 `json:"confidence"`
-	Significant bool    `json:"significant"`
+	Ratio float64 `json:"ratio"`
+	stats.Interval
+	Significant bool `json:"significant"`
 }
 
 // Key is a table's key: its column, type, how its values are made, and its order.
@@ -354,11 +353,10 @@ type Cost struct {
 	Key     string `json:"key"`
 	Ordered string `json:"ordered"`
 	// Relative is the table key's insert rate relative to the ordered
-	// key's, RelativeLo and RelativeHi its interval (0: none).
-	Relative   float64 `json:"relative_rate"`
-	RelativeLo float64 `json:"relative_rate_lo,omitempty"`
-	RelativeHi float64 `json:"relative_rate_hi,omitempty"`
-	Outside    bool    `json:"outside_measured_range,omitempty"`
+	// key's, with its interval (none: Level 0).
+	Relative float64 `json:"relative_rate"`
+	stats.Interval
+	Outside bool `json:"outside_measured_range,omitempty"`
 	// KeyIndexBytes and OrderedKeyIndexBytes are the projected key index sizes.
 	KeyIndexBytes        int64 `json:"key_index_bytes"`
 	OrderedKeyIndexBytes int64 `json:"ordered_key_index_bytes"`

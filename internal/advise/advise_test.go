@@ -375,7 +375,7 @@ func TestAdviseLab(t *testing.T) {
 	if r.Unavailable != "" || r.Key != "uuidv4" || (r.Against != "bigint" && r.Against != "uuidv7") || r.Cost == nil {
 		t.Fatalf("labbed's lab result: %+v (the lab: %s)", r, tb.Lab.Command)
 	}
-	if c := r.Cost; !(c.Lo < c.Ratio && c.Ratio < c.Hi) || c.Confidence < 0.95 || c.Significant != (c.Lo > 1 || c.Hi < 1) {
+	if c := r.Cost; !(c.Lo < c.Ratio && c.Ratio < c.Hi) || c.Level < 0.95 || c.Significant != (c.Lo > 1 || c.Hi < 1) {
 		t.Errorf("the lab's cost ratio: %+v", c)
 	}
 	if _, err := results.Read(r.Results); err != nil {

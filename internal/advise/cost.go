@@ -6,6 +6,7 @@ import (
 
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // CheckCurves refuses a results file advise cannot read a cost from: one
@@ -77,7 +78,7 @@ func costOf(run *results.Results, t *Table, s Server) *Cost {
 	}
 	c := &Cost{Key: mine.Key, Ordered: ordered.Key, Relative: mine.Relative / ordered.Relative, Outside: mine.Outside || ordered.Outside,
 		KeyIndexBytes: mine.KeyIndexBytes, OrderedKeyIndexBytes: ordered.KeyIndexBytes, WALPerDay: mine.WALPerDay, OrderedWALPerDay: ordered.WALPerDay}
-	c.RelativeLo, c.RelativeHi = relativeInterval(mine, ordered)
+	c.Interval = relativeInterval(mine, ordered)
 	line := fmt.Sprintf("The measured curves (%s against %s at this table's %s rows and cache): %s of the ordered key's insert rate%s; key index %s against %s",
 		mine.Key, ordered.Key, humanCount(rows), c.relativeText(), outsideText(c.Outside), results.Bytes(c.KeyIndexBytes), results.Bytes(c.OrderedKeyIndexBytes))
 	if w, ok := c.WALPerDay.Get(); ok {
@@ -92,31 +93,34 @@ func costOf(run *results.Results, t *Table, s Server) *Cost {
 // relativeInterval is the interval of mine's rate over ordered's: mine's
 // own where ordered is the curves' reference (its rate 1 by definition),
 // else the two intervals divided end by end (wider: it ignores that the
-// keys ran in the same rounds). Zero where either has none.
-func relativeInterval(mine, ordered *projection.Projection) (lo, hi float64) {
-	if mine.RelativeLo <= 0 || mine.RelativeHi <= 0 {
-		return 0, 0
+// keys ran in the same rounds) at the level both cover at once at least
+// (Bonferroni). None where either has none.
+func relativeInterval(mine, ordered *projection.Projection) stats.Interval {
+	switch {
+	case mine.Lo <= 0 || mine.Hi <= 0:
+		return stats.Interval{}
+	case ordered.Relative == 1 && (ordered.Lo == 0 || ordered.Lo == 1):
+		return mine.Interval
+	case ordered.Lo <= 0 || ordered.Hi <= 0:
+		return stats.Interval{}
 	}
-	if ordered.Relative == 1 && (ordered.RelativeLo == 0 || ordered.RelativeLo == 1) {
-		return mine.RelativeLo, mine.RelativeHi
-	}
-	if ordered.RelativeLo <= 0 || ordered.RelativeHi <= 0 {
-		return 0, 0
-	}
-	return mine.RelativeLo / ordered.RelativeHi, mine.RelativeHi / ordered.RelativeLo
+	return stats.Interval{Lo: mine.Lo / ordered.Hi, Hi: mine.Hi / ordered.Lo, Level: mine.Level + ordered.Level - 1}
 }
+
+// twoDecimals writes a relative rate.
+func twoDecimals(v float64) string { return fmt.Sprintf("%.2f", v) }
 
 // relativeText is the relative rate with its interval, said plainly when
 // the interval spans 1 (the direction is not known at this scale) or when
 // there is none.
 func (c *Cost) relativeText() string {
 	switch {
-	case c.RelativeLo <= 0:
+	case c.Lo <= 0:
 		return fmt.Sprintf("%.2f (no interval: the curve's points have none)", c.Relative)
-	case c.RelativeLo < 1 && c.RelativeHi > 1:
-		return fmt.Sprintf("%.2f [%.2f–%.2f] — the interval spans 1: at this scale the curves cannot tell which key inserts faster", c.Relative, c.RelativeLo, c.RelativeHi)
+	case c.Lo < 1 && c.Hi > 1:
+		return fmt.Sprintf("%.2f %s — the interval spans 1: at this scale the curves cannot tell which key inserts faster", c.Relative, c.Text(twoDecimals))
 	}
-	return fmt.Sprintf("%.2f [%.2f–%.2f]", c.Relative, c.RelativeLo, c.RelativeHi)
+	return fmt.Sprintf("%.2f %s", c.Relative, c.Text(twoDecimals))
 }
 
 func outsideText(outside bool) string {

@@ -60,7 +60,7 @@ func TestCostCarriesItsIntervalAndStorage(t *testing.T) {
 		return tables[0].Verdict.Cost, strings.Join(tables[0].Verdict.Why, " ")
 	}
 	c, why := cost(&Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.0), Kind: "primary key"})
-	if c == nil || c.RelativeLo <= 0 || c.RelativeHi < c.RelativeLo || c.Relative < c.RelativeLo || c.Relative > c.RelativeHi {
+	if c == nil || c.Lo <= 0 || c.Hi < c.Lo || c.Relative < c.Lo || c.Relative > c.Hi {
 		t.Fatalf("a uuid table's cost without its interval: %+v (%s)", c, why)
 	}
 	if !strings.Contains(why, "[") {

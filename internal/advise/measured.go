@@ -114,10 +114,10 @@ func cheapestOther(groups []results.Group, mine *results.Group) *results.Group {
 // labRatio is a comparison as the advice carries it (nil when it was not
 // tested or has no interval).
 func labRatio(c stats.Comparison) *LabRatio {
-	if c.TooFew || c.Degenerate || c.EffectConfidence <= 0 {
+	if c.TooFew || c.Degenerate || c.Level <= 0 {
 		return nil
 	}
-	return &LabRatio{Ratio: c.Effect, Lo: c.EffectLo, Hi: c.EffectHi, Confidence: c.EffectConfidence, Significant: c.Significant}
+	return &LabRatio{Ratio: c.Effect, Interval: c.Interval, Significant: c.Significant}
 }
 
 // FollowLab makes each labbed table's class follow what its lab measured:
@@ -214,25 +214,18 @@ func flatOutSays(t *Table) string {
 
 // labInterval is a lab ratio's interval with its level.
 func labInterval(c *LabRatio) string {
-	return "[" + stats.BoundText(c.Lo) + "–" + stats.BoundText(c.Hi) + ", " + stats.LevelText(c.Confidence) + "]"
+	return c.RatioText()
 }
 
 // labRatioText is a measured ratio as every output writes it (stats.RatioText).
 func labRatioText(v float64) string { return stats.RatioText(v) }
 
-// countsText is a lab's counts that differ, in a line: "9.4× [8.9–9.9]
-// the WAL, 49× [44–55] the full-page images" (at most four).
+// countsText is a lab's counts that differ, in a line: "9.4× [8.9–9.9,
+// 95%] the WAL, 49× [44–55, 95%] the full-page images" (at most four).
 func countsText(rs []results.Reason) string {
 	var parts []string
-	for _, r := range rs {
-		if len(parts) == 4 {
-			break
-		}
-		words := r.Figure
-		if f, ok := metrics.RoundFigureNamed(r.Figure); ok {
-			words = f.Words
-		}
-		parts = append(parts, fmt.Sprintf("%s [%s–%s] %s", stats.RatioText(r.Ratio), stats.BoundText(r.Lo), stats.BoundText(r.Hi), words))
+	for _, r := range rs[:min(4, len(rs))] {
+		parts = append(parts, metrics.ReasonText(r))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // mixPages is how many heap pages the uuid version mix reads, chosen at
@@ -20,8 +21,7 @@ const mixPages = 400
 type VersionShare struct {
 	Version string  `json:"version"`
 	Share   float64 `json:"share"`
-	Lo      float64 `json:"lo"`
-	Hi      float64 `json:"hi"`
+	stats.Interval
 }
 
 // pageCount is one sampled heap page's rows by uuid version.
@@ -107,7 +107,7 @@ func clusterShares(pages []pageCount, total int) []VersionShare {
 			y += p.byVersion[v]
 		}
 		share := float64(y) / float64(rows)
-		s := VersionShare{Version: v, Share: share, Lo: 0, Hi: 1}
+		s := VersionShare{Version: v, Share: share, Interval: stats.Interval{Lo: 0, Hi: 1, Level: 1}} // all a share can be
 		if m > 1 {
 			ss := 0.0
 			for _, p := range pages {
@@ -115,7 +115,7 @@ func clusterShares(pages []pageCount, total int) []VersionShare {
 				ss += d * d
 			}
 			se := math.Sqrt(fpc * ss / float64(m*(m-1)) / (mean * mean))
-			s.Lo, s.Hi = math.Max(0, share-1.96*se), math.Min(1, share+1.96*se)
+			s.Interval = stats.Interval{Lo: math.Max(0, share-1.96*se), Hi: math.Min(1, share+1.96*se), Level: 0.95}
 		}
 		out = append(out, s)
 	}

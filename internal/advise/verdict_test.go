@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 func TestMadeBy(t *testing.T) {
@@ -318,8 +319,8 @@ func TestFollowLab(t *testing.T) {
 		return Table{Name: name, Lab: lab, LabResult: r, KeyIndexBytes: 1 << 20, Verdict: Verdict{Class: Pays, Rank: 1}}
 	}
 	tables := []Table{
-		mk("undecided", &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.05, Lo: 0.9, Hi: 1.2, Confidence: 0.95}}),
-		mk("paying", &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.3, Lo: 1.2, Hi: 1.4, Confidence: 0.95, Significant: true}}),
+		mk("undecided", &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.05, Interval: stats.Interval{Lo: 0.9, Hi: 1.2, Level: 0.95}}}),
+		mk("paying", &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.3, Interval: stats.Interval{Lo: 1.2, Hi: 1.4, Level: 0.95}, Significant: true}}),
 		mk("unread", &LabResult{Key: "uuidv4", Unavailable: "the lab failed: exit 1"}),
 	}
 	FollowLab(tables)
@@ -347,8 +348,8 @@ func TestFollowLab(t *testing.T) {
 // the flat-out lab found: a cost at a higher rate, or none either.
 func TestFlatOutLab(t *testing.T) {
 	lab := &Lab{Rows: 100000, Ratio: 2, Clients: 4, Key: "uuidv4", RateTPS: 300}
-	undecided := &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.02, Lo: 0.95, Hi: 1.1, Confidence: 0.99}}
-	paying := &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.4, Lo: 1.3, Hi: 1.5, Confidence: 0.99, Significant: true}}
+	undecided := &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.02, Interval: stats.Interval{Lo: 0.95, Hi: 1.1, Level: 0.99}}}
+	paying := &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.4, Interval: stats.Interval{Lo: 1.3, Hi: 1.5, Level: 0.99}, Significant: true}}
 	if !NeedsFlatOut(&Table{Lab: lab, LabResult: undecided}) || NeedsFlatOut(&Table{Lab: lab, LabResult: paying}) {
 		t.Error("the flat-out lab is asked for where the rate's found a cost, or not where it found none")
 	}
@@ -505,8 +506,8 @@ func TestLabAtTheTablesRate(t *testing.T) {
 	}
 	tables := []Table{{Schema: "public", Name: "t", Verdict: Verdict{Class: NotShown},
 		Lab: &Lab{Rows: 1000, Ratio: 2, Clients: 1, RateTPS: 25.4},
-		LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.01, Lo: 0.97, Hi: 1.05, Confidence: 0.95},
-			WAL: &LabRatio{Ratio: 9.4, Lo: 8.9, Hi: 9.9, Confidence: 0.95, Significant: true}, Shortfall: "uuidv4 ran 86 of 100 tps (86%)"}}}
+		LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: &LabRatio{Ratio: 1.01, Interval: stats.Interval{Lo: 0.97, Hi: 1.05, Level: 0.95}},
+			WAL: &LabRatio{Ratio: 9.4, Interval: stats.Interval{Lo: 8.9, Hi: 9.9, Level: 0.95}, Significant: true}, Shortfall: "uuidv4 ran 86 of 100 tps (86%)"}}}
 	FollowLab(tables)
 	v := tables[0].Verdict
 	why := strings.Join(v.Why, " ")
@@ -549,16 +550,16 @@ func TestRanOutSaysWhen(t *testing.T) {
 // work but 9.4× the WAL ranks above a busier table whose lab found nothing
 // more, and above an idle one; its lab's counts are said beside its work.
 func TestRankedByWhatTheyPay(t *testing.T) {
-	same := &LabRatio{Ratio: 1.01, Lo: 0.97, Hi: 1.05, Confidence: 0.95}
+	same := &LabRatio{Ratio: 1.01, Interval: stats.Interval{Lo: 0.97, Hi: 1.05, Level: 0.95}}
 	lab := &Lab{Rows: 1000, Ratio: 2, Clients: 1, RateTPS: 100}
 	tables := []Table{
 		{Schema: "public", Name: "busier", InsertsPerS: results.Of(120.0), Verdict: Verdict{Class: NotShown}, Lab: lab,
-			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 1.2, Lo: 1.1, Hi: 1.3, Confidence: 0.95, Significant: true}}},
+			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 1.2, Interval: stats.Interval{Lo: 1.1, Hi: 1.3, Level: 0.95}, Significant: true}}},
 		{Schema: "public", Name: "idle", InsertsPerS: results.Of(0.0), Verdict: Verdict{Class: NotShown}, Lab: lab,
-			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 9, Lo: 8, Hi: 10, Confidence: 0.95, Significant: true}}},
+			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 9, Interval: stats.Interval{Lo: 8, Hi: 10, Level: 0.95}, Significant: true}}},
 		{Schema: "public", Name: "busy", InsertsPerS: results.Of(100.0), Verdict: Verdict{Class: NotShown}, Lab: lab,
-			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 9.4, Lo: 8.9, Hi: 9.9, Confidence: 0.95, Significant: true},
-				Counts: []results.Reason{{Figure: "wal_bytes_per_txn", Ratio: 9.4, Lo: 8.9, Hi: 9.9}, {Figure: "wal_fpi_per_txn", Ratio: 49, Lo: 44, Hi: 55}}}},
+			LabResult: &LabResult{Key: "uuidv4", Against: "bigint", Cost: same, WAL: &LabRatio{Ratio: 9.4, Interval: stats.Interval{Lo: 8.9, Hi: 9.9, Level: 0.95}, Significant: true},
+				Counts: []results.Reason{{Figure: "wal_bytes_per_txn", Ratio: results.Ratio{Ratio: 9.4, Interval: stats.Interval{Lo: 8.9, Hi: 9.9, Level: 0.95}}}, {Figure: "wal_fpi_per_txn", Ratio: results.Ratio{Ratio: 49, Interval: stats.Interval{Lo: 44, Hi: 55, Level: 0.95}}}}}},
 	}
 	FollowLab(tables)
 	var names []string
@@ -568,7 +569,7 @@ func TestRankedByWhatTheyPay(t *testing.T) {
 	if got := strings.Join(names, " "); got != "busy#1 busier#2 idle#3" {
 		t.Errorf("ranked %s", got)
 	}
-	if why := strings.Join(tables[0].Verdict.Why, " "); !strings.Contains(why, "Its lab's counts per transaction, uuidv4 over bigint's: 9.40× [8.90–9.90] the WAL, 49× [44–55] the full-page images") {
+	if why := strings.Join(tables[0].Verdict.Why, " "); !strings.Contains(why, "Its lab's counts per transaction, uuidv4 over bigint's: 9.40× [8.90–9.90, 95%] the WAL, 49× [44–55, 95%] the full-page images") {
 		t.Errorf("the busy table's verdict: %s", why)
 	}
 }

@@ -397,7 +397,7 @@ func TestQuickRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := r["environment"].(map[string]any)
-	if r["schema_version"] != 2.0 || r["status"] != "ok" || env["server_version"] == "" || len(env["settings"].(map[string]any)) == 0 {
+	if r["schema_version"] != float64(results.SchemaVersion) || r["status"] != "ok" || env["server_version"] == "" || len(env["settings"].(map[string]any)) == 0 {
 		t.Errorf("results: %v", r)
 	}
 	cells := r["cells"].([]any)

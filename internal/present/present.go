@@ -10,7 +10,6 @@ import (
 	"fmt"
 
 	"github.com/keybench/keybench/internal/results"
-	"github.com/keybench/keybench/internal/stats"
 )
 
 // View is how one workload's cells are shown.
@@ -103,5 +102,5 @@ func RateText(g *results.Group) string {
 	if !s.HasInterval() {
 		return fmt.Sprintf("%.0f %s", s.Median, unit)
 	}
-	return fmt.Sprintf("%.0f %s [%.0f–%.0f, %s]", s.Median, unit, s.Lo, s.Hi, stats.LevelText(s.Confidence))
+	return fmt.Sprintf("%.0f %s %s", s.Median, unit, s.Text(func(v float64) string { return fmt.Sprintf("%.0f", v) }))
 }

@@ -34,20 +34,16 @@ type CheckRow struct {
 	// transaction, key_index_bytes_per_row, leaf_density.
 	Figure    string  `json:"figure"`
 	Predicted float64 `json:"predicted,omitempty"`
-	Lo        float64 `json:"lo,omitempty"`
-	Hi        float64 `json:"hi,omitempty"`
-	// Level is the interval's level (a floor for the work: work.go), 0.95
-	// for the rate's.
-	Level    float64 `json:"level,omitempty"`
+	// Interval is the projection's (its level a floor for the work: work.go).
+	stats.Interval
 	Measured float64 `json:"measured,omitempty"`
-	// PredLo and PredHi are where a measurement at the scale should fall
-	// (95%): the projection's own error and the measurement's, each from
-	// its rounds, added (0 where either is not known: Lo–Hi then). Inside
-	// says the measurement fell there: a measured figure carries its own
-	// noise, which the projection's interval for the figure itself leaves out.
-	PredLo float64 `json:"predicted_measurement_lo,omitempty"`
-	PredHi float64 `json:"predicted_measurement_hi,omitempty"`
-	Inside bool    `json:"inside"`
+	// Expect is where a measurement at the scale should fall (95%): the
+	// projection's own error and the measurement's, each from its rounds,
+	// added (none where either is not known: Interval then). Inside says
+	// the measurement fell there: a measured figure carries its own noise,
+	// which the projection's interval for the figure itself leaves out.
+	Expect stats.Interval `json:"predicted_measurement,omitzero"`
+	Inside bool           `json:"inside"`
 	// From are the scales projected from (rows each).
 	From []int64 `json:"from_rows"`
 	// Beyond is the scale's key index over cache over the largest the
@@ -148,7 +144,7 @@ func checkLevel(full *results.Results, levels []scaleLevel, i, clients int, anal
 			continue
 		}
 		c := row(p.Key, "rate")
-		c.Predicted, c.Lo, c.Hi, c.Level, c.Unavailable = p.Relative, p.RelativeLo, p.RelativeHi, 0.95, p.NotSupported
+		c.Predicted, c.Interval, c.Unavailable = p.Relative, p.Interval, p.NotSupported
 		c.Measured = measured.relative(p.Key, ref, func(g *results.Group) float64 { return g.TPS.Median })
 		var se stats.Comparison
 		if g := measured[p.Key]; g != nil {
@@ -175,7 +171,7 @@ func (c *CheckRow) predict(points []Point, measured stats.Comparison) {
 	vp, vm := points[0].se*points[0].se, measured.SE*measured.SE
 	df := (vp + vm) * (vp + vm) / (vp*vp/points[0].df + vm*vm/measured.DF)
 	half := stats.TQuantile(0.975, df) * math.Sqrt(vp+vm)
-	c.PredLo, c.PredHi = c.Predicted*math.Exp(-half), c.Predicted*math.Exp(half)
+	c.Expect = stats.Interval{Lo: c.Predicted * math.Exp(-half), Hi: c.Predicted * math.Exp(half), Level: 0.95}
 }
 
 // below is the run with only the cells of fewer rows than levels[i] (its
@@ -229,8 +225,8 @@ func (c CheckRow) settle() CheckRow {
 		c.Unavailable = "no interval"
 	case c.Measured <= 0:
 		c.Unavailable = "not measured at this scale"
-	case c.PredLo > 0:
-		c.Inside = c.Measured >= c.PredLo && c.Measured <= c.PredHi
+	case c.Expect.Lo > 0:
+		c.Inside = c.Measured >= c.Expect.Lo && c.Measured <= c.Expect.Hi
 	default:
 		c.Inside = c.Measured >= c.Lo && c.Measured <= c.Hi
 	}

@@ -113,7 +113,7 @@ func TestPooledLevelCoverage(t *testing.T) {
 				xs[j] = truth + sigma*rng.NormFloat64()
 			}
 			m, se := mean(xs), sd(xs)/math.Sqrt(rounds)
-			ps = append(ps, Point{Ratio: 4, Relative: math.Exp(m), Lo: math.Exp(m - q*se), Hi: math.Exp(m + q*se), se: se, df: rounds - 1, level: 0.95})
+			ps = append(ps, Point{Ratio: 4, Relative: math.Exp(m), Interval: stats.Interval{Lo: math.Exp(m - q*se), Hi: math.Exp(m + q*se), Level: 0.95}, se: se, df: rounds - 1})
 		}
 		p := pool(ps)
 		if len(p) != 1 {
@@ -216,7 +216,7 @@ func TestCountLevelCoverage(t *testing.T) {
 			held++
 		}
 		mean, se, df, _ := cpu.measuredLevel(to)
-		c := CheckRow{Predicted: v, Lo: lo, Hi: hi, Measured: mean}
+		c := CheckRow{Predicted: v, Interval: stats.Interval{Lo: lo, Hi: hi, Level: 0.95}, Measured: mean}
 		c.predict([]Point{p}, stats.Comparison{SE: se, DF: df})
 		if c.settle().Inside {
 			fell++

@@ -379,12 +379,10 @@ func keyOrder(r *results.Results) []string {
 type CountProjection struct {
 	Key    string `json:"key"`
 	Figure string `json:"figure"`
-	// Value is the figure at the scale; Lo–Hi its interval at Level (none
-	// where the run measured a figure once: one size).
+	// Value is the figure at the scale, with its interval (none where the
+	// run measured a figure once: one size).
 	Value float64 `json:"value,omitempty"`
-	Lo    float64 `json:"lo,omitempty"`
-	Hi    float64 `json:"hi,omitempty"`
-	Level float64 `json:"level,omitempty"`
+	stats.Interval
 	// From are the run's scales (rows) it was carried from.
 	From []int64 `json:"from_rows,omitempty"`
 	// Variable is what sets the figure in its model, Beyond how many

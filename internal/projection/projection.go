@@ -46,11 +46,10 @@ type Point struct {
 	SharedBuffers int64   `json:"shared_buffers,omitempty"`
 	Ratio         float64 `json:"key_index_cache_ratio"`
 	Relative      float64 `json:"relative_rate"`
-	// Lo and Hi are the interval of the rate relative to the reference key
+	// Interval is the interval of the rate relative to the reference key
 	// at this point: the paired rounds' (the geometric mean of the
-	// per-round ratios, 95%), 0 when the run had too few rounds for one.
-	Lo float64 `json:"relative_lo,omitempty"`
-	Hi float64 `json:"relative_hi,omitempty"`
+	// per-round ratios), none when the run had too few rounds for one.
+	stats.Interval
 	// Measurements are the sizes pooled into the point (pool): more than
 	// one where the run measured the same index over cache at several
 	// scales (the scale preset), 0 or 1 otherwise.
@@ -58,7 +57,6 @@ type Point struct {
 
 	cell    *results.Cell
 	members []Point // the points pooled into this one // the cell measured (the group's last), for the cost model
-	level   float64 // the level of Lo–Hi (0: 95%, the rates' paired interval)
 	// se and df are the log ratio's standard error and degrees of
 	// freedom where the paired rounds' test gave them (0: not known):
 	// what pool combines, at any level, instead of the ends of intervals
@@ -210,18 +208,19 @@ func CurvesAt(r *results.Results, clients int) (curves []Curve, ref string, _ []
 		}
 		pt := Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.TPS.Median / base, cell: r.Last(g)}
 		if g.Key == ref {
-			pt.Lo, pt.Hi = 1, 1
+			pt.Interval = stats.Interval{Lo: 1, Hi: 1, Level: 1}
 		}
 		for _, v := range g.Compared {
-			if v.Key == ref && v.EffectConfidence > 0 && v.EffectLo > 0 {
-				pt.Lo, pt.Hi, pt.se, pt.df = v.EffectLo, v.EffectHi, v.SE, v.DF
+			if v.Key == ref && v.Level > 0 && v.Lo > 0 {
+				pt.Interval, pt.se, pt.df = v.Interval, v.SE, v.DF
 			}
 		}
 		if rt := refSummary[g.Shape()]; pt.Lo == 0 && g.Key != ref && g.TPS.HasInterval() && rt.HasInterval() && rt.Lo > 0 {
 			// No paired interval (too few pairs, or the pairs' test gave
 			// none): the two medians' own intervals, divided end by end
-			// (wider: it ignores that the rounds were paired).
-			pt.Lo, pt.Hi = g.TPS.Lo/rt.Hi, g.TPS.Hi/rt.Lo
+			// (wider: it ignores that the rounds were paired), at the
+			// level both cover at once at least (Bonferroni).
+			pt.Interval = stats.Interval{Lo: g.TPS.Lo / rt.Hi, Hi: g.TPS.Hi / rt.Lo, Level: g.TPS.Level + rt.Level - 1}
 		}
 		c.Points = append(c.Points, pt)
 	}
@@ -344,15 +343,14 @@ type Projection struct {
 	Ratio float64 `json:"key_index_cache_ratio"`
 	// Relative is the insert rate to expect relative to the reference key,
 	// Outside when read beyond the measured ratios (extrapolated), with
-	// its interval [RelativeLo, RelativeHi] read off the points' intervals
-	// (0: the run had too few rounds for one). NotSupported replaces them
-	// where the curve, extended, falls below what a rate can be (0 and 0
-	// then): "not supported by the measurements beyond ratio R".
-	Relative     float64 `json:"relative_rate,omitempty"`
-	RelativeLo   float64 `json:"relative_lo,omitempty"`
-	RelativeHi   float64 `json:"relative_hi,omitempty"`
-	Outside      bool    `json:"outside_measured_range,omitempty"`
-	NotSupported string  `json:"not_supported,omitempty"`
+	// its interval read off the points' intervals (none: the run had too
+	// few rounds for one). NotSupported replaces them where the curve,
+	// extended, falls below what a rate can be (0 and none then): "not
+	// supported by the measurements beyond ratio R".
+	Relative float64 `json:"relative_rate,omitempty"`
+	stats.Interval
+	Outside      bool   `json:"outside_measured_range,omitempty"`
+	NotSupported string `json:"not_supported,omitempty"`
 	// WALPerDay is the WAL written per day at Scale.InsertRate (the run's
 	// WAL per row at the measured ratio nearest), and FPIShare the share of
 	// it that is full-page images (counted as 8 kB each: an upper bound,
@@ -483,23 +481,23 @@ func pool(ps []Point) []Point {
 			}
 		}
 		q := largest
+		floor := 1.0
 		for _, p := range group {
-			if p.level > 0 && (q.level == 0 || p.level < q.level) {
-				q.level = p.level
-			}
+			floor = math.Min(floor, p.Level)
 		}
 		q.Ratio, q.Relative, q.Measurements = math.Exp(lr/n), math.Exp(lv/n), len(group)
 		q.members = append([]Point(nil), group...)
-		q.Lo, q.Hi = 0, 0
+		q.Interval = stats.Interval{}
 		if se, df, ok := pooledError(group); ok {
 			// The level's 95% interval from its measurements' own errors,
 			// the scales' disagreement beyond them counted once (τ²).
 			half := stats.TQuantile(0.975, df) * se
-			q.Lo, q.Hi, q.level, q.se, q.df = q.Relative*math.Exp(-half), q.Relative*math.Exp(half), 0.95, se, df
+			q.Lo, q.Hi, q.Level, q.se, q.df = q.Relative*math.Exp(-half), q.Relative*math.Exp(half), 0.95, se, df
 		} else if intervals {
 			spread := maxV - minV
 			q.Lo = q.Relative * math.Exp(-math.Sqrt(lo2/(n*n)+spread*spread))
 			q.Hi = q.Relative * math.Exp(math.Sqrt(hi2/(n*n)+spread*spread))
+			q.Level = floor
 		}
 		out = append(out, q)
 		i = j
@@ -594,7 +592,9 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 			c.Points[0].Ratio, c.Points[0].Measurements, math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)), p.Ratio), nil
 	}
 	p.Relative, p.Outside = c.At(p.Ratio)
-	p.RelativeLo, p.RelativeHi, _ = c.IntervalAt(p.Ratio)
+	if p.Lo, p.Hi, _ = c.IntervalAt(p.Ratio); p.Lo > 0 {
+		p.Level = c.levelFloor()
+	}
 	if c.Key != ref {
 		v := c.ValidationAt(p.Ratio)
 		p.Validation = &v
@@ -604,11 +604,11 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 			// disagreement (pool's spread), which is all its check
 			// measures (each scale read as the others' level): adding the
 			// check too would count that disagreement twice.
-			p.RelativeLo, p.RelativeHi = withShapeError(p.Relative, p.RelativeLo, p.RelativeHi, v.Error)
+			p.Lo, p.Hi = withShapeError(p.Relative, p.Lo, p.Hi, v.Error)
 		}
 	}
 	if end := c.supportEnd(); p.Outside && p.Ratio >= end {
-		p.Relative, p.RelativeLo, p.RelativeHi = 0, 0, 0
+		p.Relative, p.Interval = 0, stats.Interval{}
 		p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, LeastSupported)
 	}
 	p.BeyondScale = beyondScale(r, s)

@@ -9,6 +9,7 @@ import (
 	"github.com/keybench/keybench/internal/projection/projectiontest"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
 )
 
@@ -114,7 +115,7 @@ func TestChecksByDistance(t *testing.T) {
 // each point's, in logarithms (a factor's bounds stay above zero); a curve
 // that falls to zero stops being a rate.
 func TestIntervalAndSupport(t *testing.T) {
-	c := Curve{Points: []Point{{Ratio: 1, Relative: 1, Lo: 0.9, Hi: 1.1}, {Ratio: 4, Relative: 0.6, Lo: 0.5, Hi: 0.7}}}
+	c := Curve{Points: []Point{{Ratio: 1, Relative: 1, Interval: stats.Interval{Lo: 0.9, Hi: 1.1, Level: 0.95}}, {Ratio: 4, Relative: 0.6, Interval: stats.Interval{Lo: 0.5, Hi: 0.7, Level: 0.95}}}}
 	ln := math.Log
 	// At 2, halfway between the points in log(ratio): the value 0.8, each
 	// point's log half-widths weighing half.
@@ -582,9 +583,9 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 		}
 		want := measured[p.Key] / ref
 		t.Logf("%s: projected %.2f [%.2f–%.2f] at ratio %.2f (outside %v); measured at 16M rows / 128 MB: %.2f; checked error %+v",
-			p.Key, p.Relative, p.RelativeLo, p.RelativeHi, p.Ratio, p.Outside, want, p.Validation)
-		if p.RelativeLo <= 0 || want < p.RelativeLo || want > p.RelativeHi {
-			t.Errorf("%s: the measured %.2f is outside the projection's interval [%.2f–%.2f]", p.Key, want, p.RelativeLo, p.RelativeHi)
+			p.Key, p.Relative, p.Lo, p.Hi, p.Ratio, p.Outside, want, p.Validation)
+		if p.Lo <= 0 || want < p.Lo || want > p.Hi {
+			t.Errorf("%s: the measured %.2f is outside the projection's interval [%.2f–%.2f]", p.Key, want, p.Lo, p.Hi)
 		}
 		if p.BeyondScale != "" {
 			t.Errorf("%s: 4× the largest small scale called beyond what was tested: %s", p.Key, p.BeyondScale)
@@ -599,8 +600,8 @@ func TestScaleRunPredictsItsLargestScale(t *testing.T) {
 		// which holds the scales' disagreement; the check, that same
 		// disagreement, is shown beside it, not added to it again.
 		lo, hi, _ := p.Curve.IntervalAt(p.Ratio)
-		if math.Abs(p.RelativeLo/lo-1) > 1e-9 || math.Abs(p.RelativeHi/hi-1) > 1e-9 {
-			t.Errorf("%s: the level's interval [%.3f–%.3f] widened past the pool's [%.3f–%.3f]: the scales' disagreement counted twice", p.Key, p.RelativeLo, p.RelativeHi, lo, hi)
+		if math.Abs(p.Lo/lo-1) > 1e-9 || math.Abs(p.Hi/hi-1) > 1e-9 {
+			t.Errorf("%s: the level's interval [%.3f–%.3f] widened past the pool's [%.3f–%.3f]: the scales' disagreement counted twice", p.Key, p.Lo, p.Hi, lo, hi)
 		}
 	}
 }

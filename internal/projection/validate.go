@@ -171,6 +171,19 @@ func (c Curve) lastRatio() float64 {
 // IntervalAt reads the curve's interval at ratio from every point's
 // interval, in logarithms (a rate relative to another errs by a factor,
 // and a factor's bounds stay above zero however far they are carried).
+// levelFloor is the lowest level of the curve's points' intervals: an
+// interval read off the curve, every point erring the same way at once,
+// holds at least this.
+func (c Curve) levelFloor() float64 {
+	level := 1.0
+	for _, p := range c.Points {
+		if p.Level > 0 {
+			level = math.Min(level, p.Level)
+		}
+	}
+	return level
+}
+
 // False when a point has no interval, or the curve no value there.
 func (c Curve) IntervalAt(ratio float64) (lo, hi float64, ok bool) {
 	if len(c.Points) == 0 {

@@ -41,14 +41,12 @@ type WorkProjection struct {
 	// figure was read: Ratio, or the one measured index over cache where
 	// the run measured a single level out of reach of Ratio (the figure is
 	// then that point's, not carried to the scale).
-	Ratio    float64 `json:"key_index_cache_ratio"`
-	At       float64 `json:"read_at_ratio,omitempty"`
+	Ratio float64 `json:"key_index_cache_ratio"`
+	At    float64 `json:"read_at_ratio,omitempty"`
+	// Relative's Interval's level is the lowest of the points' intervals:
+	// the printed interval holds at least this.
 	Relative float64 `json:"relative_work,omitempty"`
-	Lo       float64 `json:"lo,omitempty"`
-	Hi       float64 `json:"hi,omitempty"`
-	// Level is the lowest level of the points' intervals: the printed
-	// interval holds at least this.
-	Level float64 `json:"level,omitempty"`
+	stats.Interval
 	// Beyond is the projected index over cache over the largest measured
 	// one (≤ 1: within the measured range); Outside when extrapolated.
 	Beyond  float64 `json:"beyond_largest_measured"`
@@ -73,13 +71,11 @@ type WorkProjection struct {
 // shows. Both carry the reference's noise, so the interval is wider than
 // a comparison of the two alone would be: its level is a floor.
 type WorkPair struct {
-	Key       string  `json:"key"`
-	Against   string  `json:"against"`
-	Relative  float64 `json:"relative_work"`
-	Lo        float64 `json:"lo"`
-	Hi        float64 `json:"hi"`
-	Level     float64 `json:"level"`
-	Direction string  `json:"direction,omitempty"`
+	Key      string  `json:"key"`
+	Against  string  `json:"against"`
+	Relative float64 `json:"relative_work"`
+	stats.Interval
+	Direction string `json:"direction,omitempty"`
 }
 
 // workPairs are every two projected keys' work over each other, each
@@ -153,9 +149,9 @@ func workCurves(r *results.Results, clients int, ref string) map[string]Curve {
 		}
 		pt := Point{RowsBefore: g.Rows, SharedBuffers: g.SharedBuffers, Ratio: ratio, Relative: g.Cost.Mean / base, cell: r.Last(g)}
 		if g.Key == ref {
-			pt.Lo, pt.Hi = 1, 1
-		} else if v := g.Cost.Versus(ref); v != nil && v.EffectConfidence > 0 && v.EffectLo > 0 && v.Effect > 0 {
-			pt.Relative, pt.Lo, pt.Hi, pt.level, pt.se, pt.df = v.Effect, v.EffectLo, v.EffectHi, v.EffectConfidence, v.SE, v.DF
+			pt.Interval = stats.Interval{Lo: 1, Hi: 1, Level: 1}
+		} else if v := g.Cost.Versus(ref); v != nil && v.Level > 0 && v.Lo > 0 && v.Effect > 0 {
+			pt.Relative, pt.Interval, pt.se, pt.df = v.Effect, v.Interval, v.SE, v.DF
 		}
 		c := out[g.Key]
 		c.Key = g.Key
@@ -181,16 +177,13 @@ func projectWork(c Curve, ratio float64, largest *results.Cell) *WorkProjection 
 	}
 	last := c.lastRatio()
 	w.Beyond = ratio / last
-	level := 1.0
 	for _, p := range c.Points {
 		if p.Lo <= 0 {
 			w.Unavailable = fmt.Sprintf("the point at index %.2g× the cache has no interval (too few rounds)", p.Ratio)
 			return w
 		}
-		if p.level > 0 {
-			level = math.Min(level, p.level)
-		}
 	}
+	level := c.levelFloor()
 	if len(c.Points) == 1 {
 		// One level (one size, or one index over cache at several scales):
 		// its figure where it was measured, and whether that is yours.
@@ -281,11 +274,11 @@ func decideRun(ratio float64, largest *results.Cell) string {
 	return fmt.Sprintf("a run at about %s rows with this run's cache (its key index %.2g× the cache, as yours)", results.Thousands(int64(math.Round(rows/round)*round)), ratio)
 }
 
-// pointsText lists a curve's points, "0.5×: 1.10 [1.05–1.16]".
+// pointsText lists a curve's points, "0.5×: 1.10 [1.05–1.16, 95%]".
 func pointsText(ps []Point) string {
 	var s []string
 	for _, p := range ps {
-		s = append(s, fmt.Sprintf("%.2g×: %.2f [%.2f–%.2f]", p.Ratio, p.Relative, p.Lo, p.Hi))
+		s = append(s, fmt.Sprintf("%.2g×: %.2f %s", p.Ratio, p.Relative, p.Text(func(v float64) string { return fmt.Sprintf("%.2f", v) })))
 	}
 	return strings.Join(s, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // TestProjectWork: the work ratio read off its curve with the points'
@@ -15,8 +16,8 @@ import (
 func TestProjectWork(t *testing.T) {
 	largest := &results.Cell{RowsBefore: 1_000_000, RowsInserted: 0, Metrics: results.Metrics{KeyIndexCacheRatio: results.Of(4.0)}}
 	c := Curve{Key: "uuidv4", Points: []Point{
-		{Ratio: 1, Relative: 1.1, Lo: 1.05, Hi: 1.15, level: 0.95},
-		{Ratio: 4, Relative: 1.4, Lo: 1.3, Hi: 1.5, level: 0.999},
+		{Ratio: 1, Relative: 1.1, Interval: stats.Interval{Lo: 1.05, Hi: 1.15, Level: 0.95}},
+		{Ratio: 4, Relative: 1.4, Interval: stats.Interval{Lo: 1.3, Hi: 1.5, Level: 0.999}},
 	}}
 	w := projectWork(c, 2, largest)
 	if w.Unavailable != "" || w.Outside || w.Direction != "more" || w.Level != 0.95 || !(w.Lo < w.Relative && w.Relative < w.Hi) || w.Beyond != 0.5 {
@@ -25,14 +26,14 @@ func TestProjectWork(t *testing.T) {
 	if w := projectWork(c, 16, largest); !w.Outside || w.Beyond != 4 || w.Unavailable != "" || w.Hi-w.Lo <= 0.2 {
 		t.Errorf("4× past the largest: %+v", w)
 	}
-	if w := projectWork(c, 4*WorkBeyond*2, largest); w.Unavailable == "" || w.Relative != 0 || !strings.Contains(w.Unavailable, "4×: 1.40 [1.30–1.50]") {
+	if w := projectWork(c, 4*WorkBeyond*2, largest); w.Unavailable == "" || w.Relative != 0 || !strings.Contains(w.Unavailable, "4×: 1.40 [1.30–1.50, 99.9%]") {
 		t.Errorf("past WorkBeyond: %+v", w)
 	}
-	flat := Curve{Key: "uuidv7", Points: []Point{{Ratio: 1, Relative: 1, Lo: 0.9, Hi: 1.1}, {Ratio: 4, Relative: 1.02, Lo: 0.95, Hi: 1.1}}}
+	flat := Curve{Key: "uuidv7", Points: []Point{{Ratio: 1, Relative: 1, Interval: stats.Interval{Lo: 0.9, Hi: 1.1, Level: 0.95}}, {Ratio: 4, Relative: 1.02, Interval: stats.Interval{Lo: 0.95, Hi: 1.1, Level: 0.95}}}}
 	if w := projectWork(flat, 8, largest); w.Direction != "" || !strings.Contains(w.Decide, "2,000,000 rows") {
 		t.Errorf("an interval holding 1: %+v", w)
 	}
-	one := Curve{Key: "uuidv4", Points: []Point{{Ratio: 2.5, Relative: 1.33, Lo: 1.15, Hi: 1.54, level: 0.999}}}
+	one := Curve{Key: "uuidv4", Points: []Point{{Ratio: 2.5, Relative: 1.33, Interval: stats.Interval{Lo: 1.15, Hi: 1.54, Level: 0.999}}}}
 	if w := projectWork(one, 2.4, largest); w.Outside || w.At != 2.5 || w.Direction != "more" || w.Decide != "" {
 		t.Errorf("one level within half a doubling: %+v", w)
 	}
@@ -46,9 +47,9 @@ func TestProjectWork(t *testing.T) {
 // than either's, and its direction said only where the interval excludes 1.
 func TestWorkPairs(t *testing.T) {
 	ws := []WorkProjection{
-		{Key: "uuidv4", Relative: 1.5, Lo: 1.4, Hi: 1.6, Level: 0.99},
-		{Key: "uuidv7", Relative: 1.0, Lo: 0.95, Hi: 1.05, Level: 0.95},
-		{Key: "ulid", Relative: 1.45, Lo: 1.3, Hi: 1.6, Level: 0.95},
+		{Key: "uuidv4", Relative: 1.5, Interval: stats.Interval{Lo: 1.4, Hi: 1.6, Level: 0.99}},
+		{Key: "uuidv7", Relative: 1.0, Interval: stats.Interval{Lo: 0.95, Hi: 1.05, Level: 0.95}},
+		{Key: "ulid", Relative: 1.45, Interval: stats.Interval{Lo: 1.3, Hi: 1.6, Level: 0.95}},
 		{Key: "gone", Unavailable: "too few points"},
 	}
 	pairs := workPairs(ws)
@@ -74,8 +75,8 @@ func TestWorkPairs(t *testing.T) {
 // "not known").
 func TestWorkPairsFromMeasuredLevels(t *testing.T) {
 	at := func(key string, rel, se float64) WorkProjection {
-		p := Point{Ratio: 2, Relative: rel, Lo: rel * math.Exp(-6.9*se), Hi: rel * math.Exp(6.9*se), se: se, df: 5, level: 0.999}
-		return WorkProjection{Key: key, Relative: rel, Lo: p.Lo, Hi: p.Hi, Level: 0.999, At: 2, Points: []Point{p}}
+		p := Point{Ratio: 2, Relative: rel, Interval: stats.Interval{Lo: rel * math.Exp(-6.9*se), Hi: rel * math.Exp(6.9*se), Level: 0.999}, se: se, df: 5}
+		return WorkProjection{Key: key, Relative: rel, Interval: stats.Interval{Lo: p.Lo, Hi: p.Hi, Level: 0.999}, At: 2, Points: []Point{p}}
 	}
 	pairs := workPairs([]WorkProjection{at("uuidv4", 1.34, 0.035), at("uuidv7", 1.02, 0.035)})
 	p := pairs[0]

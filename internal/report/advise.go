@@ -154,7 +154,7 @@ func labResultText(r *advise.LabResult) string {
 		if x.Significant {
 			mark = ""
 		}
-		return fmt.Sprintf("%s %s%s [%s–%s, %s]", what, mark, stats.RatioText(x.Ratio), stats.BoundText(x.Lo), stats.BoundText(x.Hi), stats.LevelText(x.Confidence))
+		return what + " " + mark + stats.RatioText(x.Ratio) + " " + x.RatioText()
 	}
 	return fmt.Sprintf("Measured by its lab (%s against %s): %s; %s; \"~\": the direction is not known. Results: %s.",
 		r.Key, r.Against, ratio(r.Cost, "work per insert", r.CostUnavailable), ratio(r.Rate, "rate", "too few rounds to compare"), r.Results)
@@ -267,9 +267,9 @@ func versionMix(k *advise.Key) string {
 	if len(k.UUIDMix) > 1 {
 		var parts []string
 		for _, s := range k.UUIDMix {
-			parts = append(parts, fmt.Sprintf("%s %.0f%% [%.0f–%.0f%%]", s.Version, 100*s.Share, 100*s.Lo, 100*s.Hi))
+			parts = append(parts, fmt.Sprintf("%s %.0f%% %s", s.Version, 100*s.Share, s.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) })))
 		}
-		return fmt.Sprintf("Its key's rows mix uuid versions: %s (95%%; %s):%s", strings.Join(parts, ", "), k.UUIDMixRead, order)
+		return fmt.Sprintf("Its key's rows mix uuid versions: %s (%s):%s", strings.Join(parts, ", "), k.UUIDMixRead, order)
 	}
 	total := 0
 	var vs []string

@@ -63,10 +63,10 @@ func TestOutputsAgree(t *testing.T) {
 			// every interval does (a "95% CI" over an interval at 99.2% was
 			// on the console and the page).
 			if g.TPS.HasInterval() {
-				level := ", " + stats.LevelText(g.TPS.Confidence) + "]"
+				level := ", " + stats.LevelText(g.TPS.Level) + "]"
 				for out, text := range map[string]string{"the table": present.RateText(g), "the page": rateWithInterval(g)} {
 					if !strings.HasSuffix(text, level) {
-						t.Errorf("%s %s: %s's median rate %q, its interval at %s", name, g.Key, out, text, stats.LevelText(g.TPS.Confidence))
+						t.Errorf("%s %s: %s's median rate %q, its interval at %s", name, g.Key, out, text, stats.LevelText(g.TPS.Level))
 					}
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
@@ -72,7 +73,7 @@ func brief(res *results.Results, page bool) *Doc {
 	if l := keyLegend(res, shown); l != "" {
 		d.Println(l)
 	}
-	legend := workLegend(res, a) + " * differs, ~ none found, = same, ? untested; " + levelsOf(shown) + familyOf(res, shown) + "."
+	legend := workLegend(res, a) + " * differs, ~ none found, = same, ? untested" + familyOf(res, shown) + "."
 	if !page {
 		legend += " All: --verbose, report.html."
 	}
@@ -106,10 +107,11 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 		return
 	}
 	least := sh.group(sh.Least)
-	d.Println(sh.Title + ":")
+	level := sharedLevel(sh.Groups, func(*results.Group) *results.Group { return least }, sh.Against)
+	d.Println(withLevel(sh.Title, level) + ":")
 	t := NewTable("key", "rate", "work / txn", "work vs "+sh.anchor(), "rate vs "+sh.anchor()).AlignRight(1, 2)
 	for _, g := range sh.Groups {
-		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least, sh.Against), rateVersus(g, least, false))
+		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least, sh.Against, level), rateVersus(g, least, false))
 	}
 	d.Add(t)
 	switch costliest := sh.group(sh.Costliest); {
@@ -141,7 +143,7 @@ func costliestLine(costliest, least *results.Group) string {
 		if i == 3 {
 			break
 		}
-		parts = append(parts, reasonText(r))
+		parts = append(parts, metrics.ReasonText(r))
 	}
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
@@ -169,7 +171,7 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 			// Only a figure its own interval sets apart: a median a tenth
 			// off whose paired interval holds 1 differs by noise.
 			if len(parts) < 3 && r.Hi > 0 && (r.Lo > 1 || r.Hi < 1) {
-				parts = append(parts, reasonText(r))
+				parts = append(parts, metrics.ReasonText(r))
 			}
 		}
 		if len(parts) == 0 {
@@ -197,45 +199,47 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 func msText(ms float64) string { return strconv.FormatFloat(ms, 'g', 2, 64) }
 
 // briefWork is a key's work against the least's, short, with its
-// interval (its level in the legend: levelsOf).
-func briefWork(g, least *results.Group, against bool) string {
+// interval and the interval's level — unless it is shared, the level
+// every interval of the cell's column has, which the column's header
+// says once (sharedLevel).
+func briefWork(g, least *results.Group, against bool, shared string) string {
 	v, text := costVersus(g, least, against)
 	switch {
 	case v == nil && text == "-" && least != nil:
 		return "?"
 	case v == nil:
 		return text
+	case shared != "" && !v.TooFew && v.Level > 0:
+		return mark(v) + " " + ratio(v.Effect) + " " + v.EndsText(bound)
 	}
-	s := mark(v) + " " + ratio(v.Effect)
-	if v.EffectConfidence > 0 && !v.TooFew {
-		s += " [" + bound(v.EffectLo) + "–" + bound(v.EffectHi) + "]"
-	}
-	return s
+	return versusShort(v, true)
 }
 
-// levelsOf says the levels of the work intervals the shapes show:
-// "[intervals] at 99.9%", or their range where they differ.
-func levelsOf(shapes []shape) string {
-	lo, hi := 2.0, 0.0
-	for _, sh := range shapes {
-		for _, g := range sh.Groups {
-			if g.Cost == nil {
-				continue
-			}
-			for _, v := range g.Cost.Compared {
-				if c := v.EffectConfidence; c > 0 && !v.TooFew {
-					lo, hi = math.Min(lo, c), math.Max(hi, c)
-				}
-			}
+// sharedLevel is the level (stats.LevelText) every work interval of a
+// column (each group against its least) has, "" where they differ or
+// there is none; withLevel is a title or header with it: "insert, 8
+// clients, 0 rows before (work intervals at 99.9%)".
+func sharedLevel(gs []*results.Group, least func(*results.Group) *results.Group, against bool) string {
+	levels := map[string]bool{}
+	for _, g := range gs {
+		if v, _ := costVersus(g, least(g), against); v != nil && !v.TooFew && v.Level > 0 {
+			levels[stats.LevelText(v.Level)] = true
 		}
 	}
-	switch {
-	case hi == 0:
-		return "no interval"
-	case stats.LevelText(lo) == stats.LevelText(hi):
-		return "[" + stats.LevelText(lo) + "]"
+	if len(levels) != 1 {
+		return ""
 	}
-	return "[" + strings.TrimSuffix(stats.LevelText(lo), "%") + "–" + stats.LevelText(hi) + "]"
+	for l := range levels {
+		return l
+	}
+	return ""
+}
+
+func withLevel(header, level string) string {
+	if level == "" {
+		return header
+	}
+	return header + " (work intervals at " + level + ")"
 }
 
 // briefPace is a shape run at a fixed rate (--rate): every key ran the same
@@ -243,7 +247,8 @@ func levelsOf(shapes []shape) string {
 // by what the rate costs the server, per transaction and per second.
 func briefPace(d *Doc, res *results.Results, sh shape) {
 	cheapest := sh.group(sh.Least)
-	d.Printf("%s, at a fixed %s tps:", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS))
+	level := sharedLevel(sh.Groups, func(*results.Group) *results.Group { return cheapest }, sh.Against)
+	d.Println(withLevel(fmt.Sprintf("%s, at a fixed %s tps", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS)), level) + ":")
 	t := NewTable("key", "ran", "late / skipped", "p99", "p99 vs least", "work vs "+sh.anchor()).AlignRight(1, 2, 3)
 	var lag, cpu, wal []string
 	for _, g := range sh.Groups {
@@ -262,7 +267,7 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		if share := g.Rate / c.Pace.RateTPS; !c.Held() || share < results.PaceHeld {
 			ran += fmt.Sprintf(" (%.0f%%)", 100*share)
 		}
-		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against))
+		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against, level))
 		cpuS, walS, _ := perSecond(res, g, g.Rate)
 		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}
@@ -308,9 +313,15 @@ func briefAcross(d *Doc, res *results.Results, a *results.Analysis, shapes []sha
 	}
 	first := shapes[0].Groups[0]
 	header := []string{"work vs " + shapes[0].anchor() + ", at"}
+	var all []*results.Group
+	leastOf := map[*results.Group]*results.Group{}
 	for _, sh := range shapes {
 		header = append(header, results.Thousands(sh.Groups[0].Rows)+" rows")
+		for _, g := range sh.Groups {
+			all, leastOf[g] = append(all, g), sh.group(sh.Least)
+		}
 	}
+	level := sharedLevel(all, func(g *results.Group) *results.Group { return leastOf[g] }, shapes[0].Against)
 	t := NewTable(header...)
 	for _, key := range res.Plan.Keys {
 		row := []any{key}
@@ -322,12 +333,12 @@ func briefAcross(d *Doc, res *results.Results, a *results.Analysis, shapes []sha
 			case least == nil: // untested (one window a key): the means' ratio, marked
 				row = append(row, untestedWork(g, sh))
 			default:
-				row = append(row, briefWork(g, least, sh.Against))
+				row = append(row, briefWork(g, least, sh.Against, level))
 			}
 		}
 		t.AppendRow(row...)
 	}
-	d.Printf("%s, %s, at each table size:", first.Task(), results.Clients(first.Clients))
+	d.Println(withLevel(fmt.Sprintf("%s, %s, at each table size", first.Task(), results.Clients(first.Clients)), level) + ":")
 	d.Add(t)
 	return true
 }

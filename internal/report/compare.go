@@ -88,7 +88,7 @@ func ci(s stats.MedianCI) string {
 	if !s.HasInterval() {
 		return fmt.Sprintf("%.0f", s.Median)
 	}
-	return fmt.Sprintf("%.0f [%.0f-%.0f, %.0f%%]", s.Median, s.Lo, s.Hi, 100*s.Confidence)
+	return fmt.Sprintf("%.0f %s", s.Median, s.Text(func(v float64) string { return fmt.Sprintf("%.0f", v) }))
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.

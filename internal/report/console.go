@@ -343,7 +343,7 @@ func shortVersus(v *results.Versus) string {
 	return fmt.Sprintf("(%+.0f%%)", (v.Effect-1)*100)
 }
 
-// speedText says how a comparison came out: "12% faster [8-15%]", "= same
+// speedText says how a comparison came out: "12% faster [8%–15%, 95%]", "= same
 // speed, within 5%" (an equivalence shown), "~ no difference found" (not
 // decided: not "the same"), or that the samples were too few to tell.
 func speedText(v *results.Versus) string {
@@ -356,8 +356,8 @@ func speedText(v *results.Versus) string {
 		return "~ no difference found"
 	}
 	pct := func(r float64) float64 { return math.Abs(r-1) * 100 }
-	return fmt.Sprintf("%s [%.0f-%.0f%%]", results.Relative(v.Effect, "faster", "slower", "same speed"),
-		math.Min(pct(v.EffectLo), pct(v.EffectHi)), math.Max(pct(v.EffectLo), pct(v.EffectHi)))
+	change := stats.Interval{Lo: math.Min(pct(v.Lo), pct(v.Hi)), Hi: math.Max(pct(v.Lo), pct(v.Hi)), Level: v.Level}
+	return results.Relative(v.Effect, "faster", "slower", "same speed") + " " + change.Text(func(x float64) string { return fmt.Sprintf("%.0f%%", x) })
 }
 
 // versus says how g compares with another group: "12% faster and 30% smaller than uuidv4", "~" within noise.

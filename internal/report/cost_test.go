@@ -38,7 +38,7 @@ func TestCostVerdictLeads(t *testing.T) {
 	if busy < 0 || cost < busy || table < cost {
 		t.Fatalf("the summary does not lead with the load and the cost verdict:\n%s", text)
 	}
-	line := regexp.MustCompile(`uuidv4 does (\d\.\d\d)× uuidv7's work \[(\d\.\d\d)–(\d\.\d\d), [\d.]+%\] \(p=[\d.e-]+\): [\d.]+× \[[\d.]+–[\d.]+\] the WAL`).FindStringSubmatch(text)
+	line := regexp.MustCompile(`uuidv4 does (\d\.\d\d)× uuidv7's work \[(\d\.\d\d)–(\d\.\d\d), [\d.]+%\] \(p=[\d.e-]+\): [\d.]+× \[[\d.]+–[\d.]+, [\d.]+%\] the WAL`).FindStringSubmatch(text)
 	if line == nil {
 		t.Fatalf("no work verdict for uuidv4 with its interval and what explains it:\n%s", text)
 	}

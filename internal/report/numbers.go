@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -33,17 +32,13 @@ func mark(v *results.Versus) string {
 	return "~"
 }
 
-// interval is a comparison's interval, "[1.40–1.48]", its level added
-// where it is not 95% ("[1.31–1.60, 99%]"); "" without one.
+// interval is a comparison's interval with its level, "[1.40–1.48, 95%]";
+// "" without one.
 func interval(v *results.Versus) string {
-	if v.EffectConfidence <= 0 {
+	if v.Level <= 0 {
 		return ""
 	}
-	s := "[" + bound(v.EffectLo) + "–" + bound(v.EffectHi)
-	if lvl := stats.LevelText(v.EffectConfidence); lvl != "95%" { // 99.97% reads 99.9%, not 100%
-		s += ", " + lvl
-	}
-	return s + "]"
+	return v.RatioText()
 }
 
 // versusShort is a comparison as a table cell: "* 1.44× [1.40–1.48]",
@@ -76,19 +71,6 @@ func workText(g *results.Group) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3g ms", g.Cost.Mean)
-}
-
-// reasonText is a count's ratio with its interval: "2.5× [2.4–2.6] the WAL".
-func reasonText(r results.Reason) string {
-	words := r.Figure
-	if f, ok := metrics.RoundFigureNamed(r.Figure); ok {
-		words = f.Words
-	}
-	s := ratio(r.Ratio)
-	if r.Hi > 0 {
-		s += " [" + bound(r.Lo) + "–" + bound(r.Hi) + "]"
-	}
-	return s + " " + words
 }
 
 // deviceShort names the device in a line: "this machine's disk", "the

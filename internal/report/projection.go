@@ -9,7 +9,6 @@ import (
 
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
-	"github.com/keybench/keybench/internal/stats"
 )
 
 // ProjectionDoc is a run's keys carried to the user's scale, each with its
@@ -94,7 +93,7 @@ func projectionNotes(d *Doc, ps []projection.Projection, ref string) {
 		"a key whose inserts scatter leaves its pages about 70% full, not the 90% CREATE INDEX packs.")
 	d.Println("checked error: every measured size of the key projected from the sizes below it (from all of them, and from fewer: one, two, three steps back) and from its neighbours, " +
 		"each check an error at a distance in doublings of the index over the cache past the last size it used; a projection carries the check at its own distance (the nearest at least as far, the worst of equals), " +
-		"or says it is beyond anything checked. interval: the rounds' paired interval of each measured point's rate relative to " + ref + " (95%), read through the curve. " +
+		"or says it is beyond anything checked. interval: the rounds' paired interval of each measured point's rate relative to " + ref + ", read through the curve, every point erring the same way at once (its level the lowest of the points'). " +
 		"FPI share: full-page images counted as 8 kB each, an upper bound (an index page's image leaves its free space out). " +
 		"WAL per day: the steady state of a server with PostgreSQL's default checkpoint spacing at the insert rate, derived from the pages each round of the key's cell touched first " +
 		"(a random key's index, its hot set the whole index, grown to the projected size: nearly every insert then touches a page not imaged since the checkpoint), " +
@@ -126,12 +125,13 @@ func relativeText(p projection.Projection, ref string) string {
 		return "1 (the reference)"
 	}
 	s := fmt.Sprintf("%.2f", p.Relative)
-	if p.RelativeHi > 0 {
-		lo := fmt.Sprintf("%.2f", p.RelativeLo)
-		if p.RelativeLo < projection.LeastSupported {
-			lo = fmt.Sprintf("<%.2f", projection.LeastSupported) // the curve supports no lower rate
-		}
-		s += fmt.Sprintf(" [%s, %.2f]", lo, p.RelativeHi)
+	if p.Level > 0 {
+		s += " " + p.Text(func(v float64) string {
+			if v < projection.LeastSupported {
+				return fmt.Sprintf("<%.2f", projection.LeastSupported) // the curve supports no lower rate
+			}
+			return fmt.Sprintf("%.2f", v)
+		})
 	}
 	if p.Outside {
 		s += " (outside the measured range: extrapolated)"
@@ -275,7 +275,7 @@ func projectedWork(d *Doc, ws []projection.WorkProjection, s projection.Scale) {
 			t.AppendRow(w.Key, "-", fmt.Sprintf("%.2g×", w.Ratio), "-", w.Unavailable)
 			continue
 		}
-		figure := fmt.Sprintf("%s [%s–%s, ≥%s]", ratio(w.Relative), bound(w.Lo), bound(w.Hi), levelText(w.Level))
+		figure := ratio(w.Relative) + " " + w.RatioText()
 		where := "between them"
 		switch {
 		case w.At != w.Ratio && !w.Outside:
@@ -312,7 +312,7 @@ func workAgainstEachOther(d *Doc, pairs []projection.WorkPair) {
 			order = append(order, p.Key)
 		}
 		g := by[p.Key]
-		text := fmt.Sprintf("%s %s [%s–%s]", p.Against, ratio(p.Relative), bound(p.Lo), bound(p.Hi))
+		text := p.Against + " " + ratio(p.Relative) + " " + p.RatioText()
 		switch p.Direction {
 		case "more":
 			g[0] = append(g[0], text)
@@ -338,14 +338,6 @@ func workAgainstEachOther(d *Doc, pairs []projection.WorkPair) {
 		}
 		d.Printf("  %s: %s.", k, strings.Join(parts, "; "))
 	}
-}
-
-// levelText is an interval's level, "95%", "99.9%".
-func levelText(l float64) string {
-	if l <= 0 {
-		return "95%"
-	}
-	return stats.LevelText(l)
 }
 
 // projectedCounts lays out each key's counts at the user's scale: a row a
@@ -392,7 +384,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 			cell = "- (below)"
 			note(c, label)
 		case c.Lo > 0:
-			cell = fmt.Sprintf("%s [%s–%s]", checkNumber(c.Value), checkNumber(c.Lo), checkNumber(c.Hi))
+			cell = checkNumber(c.Value) + " " + c.Text(checkNumber)
 		default:
 			cell = checkNumber(c.Value) + " (once)"
 		}
@@ -468,7 +460,7 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		}
 		projected, in := "-", r.Unavailable
 		if r.Unavailable == "" {
-			projected = fmt.Sprintf("%s%s [%s–%s, %g%%]", num(r.Predicted), unit, num(r.Lo), num(r.Hi), math.Floor(1000*r.Level)/10)
+			projected = num(r.Predicted) + unit + " " + r.Text(num)
 			counted++
 			in = "no"
 			if r.Inside {
@@ -484,8 +476,8 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 			projected += fmt.Sprintf(" (%.2g× beyond)", r.Beyond)
 		}
 		there := "-"
-		if r.PredLo > 0 {
-			there = fmt.Sprintf("[%s–%s]", num(r.PredLo), num(r.PredHi))
+		if r.Expect.Lo > 0 {
+			there = r.Expect.Text(num)
 		}
 		figure := r.Figure
 		if label, ok := checkFigures[r.Figure]; ok {

@@ -388,10 +388,11 @@ func (r *renderer) versusText(g, best *results.Group) (string, bool) {
 	case c.TooFew:
 		return fmt.Sprintf("? %s: too few samples to compare (%d %s each needed)", r.label(best), c.Needed, sampleNoun(g)), false
 	case c.Equivalent():
-		return fmt.Sprintf("= %s: the same within %s [%+.0f%% to %+.0f%%]", r.label(best), stats.Percent(c.Margin), (c.EffectLo-1)*100, (c.EffectHi-1)*100), false
+		return fmt.Sprintf("= %s: the same within %s %s", r.label(best), stats.Percent(c.Margin), c.Text(stats.ChangePercent)), false
 	case c.Significant:
-		return fmt.Sprintf("%.0f%% slower than %s [%.0f–%.0f%%] (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
-			(1-c.EffectHi)*100, (1-c.EffectLo)*100, c.PAdjusted, g.Correction), true
+		slower := stats.Interval{Lo: (1 - c.Hi) * 100, Hi: (1 - c.Lo) * 100, Level: c.Level}
+		return fmt.Sprintf("%.0f%% slower than %s %s (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
+			slower.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v) }), c.PAdjusted, g.Correction), true
 	}
 	return fmt.Sprintf("~ %s (no difference found: %s %s, %s)", r.label(best), ratio(c.Effect), c.IntervalText(), c.PText()), false
 }

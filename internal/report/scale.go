@@ -127,10 +127,10 @@ func agreement(vs []*results.Versus) string {
 	var effects []string
 	minE, maxE := math.Inf(1), math.Inf(-1)
 	for _, v := range vs {
-		if v == nil || v.TooFew || v.EffectConfidence == 0 {
+		if v == nil || v.TooFew || v.Level == 0 {
 			return "unknown: a scale has no interval"
 		}
-		lo, hi = math.Max(lo, v.EffectLo), math.Min(hi, v.EffectHi)
+		lo, hi = math.Max(lo, v.Lo), math.Min(hi, v.Hi)
 		minE, maxE = math.Min(minE, v.Effect), math.Max(maxE, v.Effect)
 		effects = append(effects, fmt.Sprintf("%.2f", v.Effect))
 	}

@@ -13,7 +13,7 @@ import (
 // scale has no interval.
 func TestScaleAgreement(t *testing.T) {
 	v := func(e, lo, hi float64) *results.Versus {
-		return &results.Versus{Comparison: stats.Comparison{Effect: e, EffectLo: lo, EffectHi: hi, EffectConfidence: 0.95}}
+		return &results.Versus{Comparison: stats.Comparison{Effect: e, Interval: stats.Interval{Lo: lo, Hi: hi, Level: 0.95}}}
 	}
 	for _, tc := range []struct {
 		vs   []*results.Versus

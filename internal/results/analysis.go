@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 7 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key
+const AnalysisVersion = 8 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level)
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared
@@ -45,9 +45,8 @@ type Answer struct {
 	Margin float64 `json:"margin,omitempty"`
 	// Costliest is the key shown to do the most work beyond the least's:
 	// its work and WAL per transaction over the least's.
-	Costliest string  `json:"costliest,omitempty"`
-	Work      *Ratio  `json:"work,omitempty"`
-	Level     float64 `json:"level,omitempty"`
+	Costliest string `json:"costliest,omitempty"`
+	Work      *Ratio `json:"work,omitempty"`
 	// Costlier are every key shown to do more work than the least, the
 	// costliest first, each its ratio.
 	Costlier []KeyRatio `json:"costlier,omitempty"`
@@ -73,20 +72,21 @@ type Answer struct {
 // or archive notices.
 const WALMaterial = 1.10
 
-// KeyRatio is a key's Ratio, and the level of its interval.
+// KeyRatio is a key's Ratio.
 type KeyRatio struct {
 	Key string `json:"key"`
 	Ratio
-	Level float64 `json:"level,omitempty"`
 }
 
-// Ratio is a figure of one key over another's with its interval (Lo, Hi:
-// 0 when it has none).
+// Ratio is a figure of one key over another's with its interval (none:
+// Level 0).
 type Ratio struct {
 	Ratio float64 `json:"ratio"`
-	Lo    float64 `json:"lo,omitempty"`
-	Hi    float64 `json:"hi,omitempty"`
+	stats.Interval
 }
+
+// RatioOf is a comparison's effect and its interval.
+func RatioOf(c *stats.Comparison) Ratio { return Ratio{Ratio: c.Effect, Interval: c.Interval} }
 
 // Shape is the groups measured under the same conditions (task, clients,
 // table size): the keys every comparison sets against each other.
@@ -121,14 +121,12 @@ type Shape struct {
 // Reason is one count that sets two keys' work apart: the round figure
 // (its JSON name in RoundCost), its medians over the rounds of each, and
 // their ratio — within the rounds both ran (the geometric mean of the
-// rounds' ratios) with its 95% interval (Lo, Hi: not adjusted, a figure
-// that explains, not one that decides), or the medians' where they share
-// too few rounds (no interval).
+// rounds' ratios) with its 95% interval (not adjusted, a figure that
+// explains, not one that decides), or the medians' where they share too
+// few rounds (no interval).
 type Reason struct {
-	Figure  string  `json:"figure"`
-	Ratio   float64 `json:"ratio"`
-	Lo      float64 `json:"lo,omitempty"`
-	Hi      float64 `json:"hi,omitempty"`
+	Figure string `json:"figure"`
+	Ratio
 	Of      float64 `json:"of"`
 	Against float64 `json:"against"`
 }

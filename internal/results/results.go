@@ -29,11 +29,13 @@ import (
 
 // SchemaVersion is the version of the results.json layout. Version 2 typed
 // every metric and added fields; it moved none, so a version-1 file reads
-// into the same structs (ReadableVersions).
-const SchemaVersion = 2
+// into the same structs (ReadableVersions). Version 3 wrote every interval
+// of the analysis as one type (stats.Interval: lo, hi, level); the
+// analysis of an earlier file is made anew when it is read (Analysis.Check).
+const SchemaVersion = 3
 
 // ReadableVersions are the schema versions Read accepts.
-var ReadableVersions = []int{1, 2}
+var ReadableVersions = []int{1, 2, 3}
 
 // Run statuses.
 const (

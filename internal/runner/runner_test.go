@@ -476,7 +476,7 @@ func TestRoundsInterleaveTheCells(t *testing.T) {
 		t.Errorf("groups %+v", g)
 	}
 	t.Logf("A/A: %s over %s %.3f [%.3f, %.3f], p %.3f, significant %v", b.Key, a.Key, g[1].Compared[0].Effect,
-		g[1].Compared[0].EffectLo, g[1].Compared[0].EffectHi, g[1].Compared[0].P, g[1].Compared[0].Significant)
+		g[1].Compared[0].Lo, g[1].Compared[0].Hi, g[1].Compared[0].P, g[1].Compared[0].Significant)
 }
 
 // TestSequentialRounds: with a sequential design the rounds stop once

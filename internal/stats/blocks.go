@@ -151,7 +151,7 @@ func (l *Blocks) Compare(a, b int) Comparison {
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	q := tQuantile(0.975, df)
-	c.EffectLo, c.EffectHi, c.EffectConfidence = math.Exp(mean-q*se), math.Exp(mean+q*se), 0.95
+	c.Lo, c.Hi, c.Level = math.Exp(mean-q*se), math.Exp(mean+q*se), 0.95
 	c.P = math.Min(1, 2*t.Survival(math.Abs(mean)/se))
 	c.PAdjusted = c.P
 	c.decide()

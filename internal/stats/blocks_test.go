@@ -26,13 +26,13 @@ func TestBlocksAgainstReference(t *testing.T) {
 		{2, 1.0037122644, 0.8921727358, 1.1291964766, 0.8532072257, false},
 	} {
 		c := l.Compare(0, tc.b)
-		if c.Test != TestBlocked || c.N != 4 || c.M != 4 || c.EffectConfidence != 0.95 {
+		if c.Test != TestBlocked || c.N != 4 || c.M != 4 || c.Level != 0.95 {
 			t.Errorf("key %d: %+v", tc.b, c)
 		}
 		for _, f := range []struct {
 			name      string
 			got, want float64
-		}{{"effect", c.Effect, tc.effect}, {"lo", c.EffectLo, tc.lo}, {"hi", c.EffectHi, tc.hi}, {"p", c.P, tc.p}} {
+		}{{"effect", c.Effect, tc.effect}, {"lo", c.Lo, tc.lo}, {"hi", c.Hi, tc.hi}, {"p", c.P, tc.p}} {
 			if math.Abs(f.got-f.want) > 1e-9*math.Max(1, f.want) {
 				t.Errorf("key %d: %s %.10g, want %.10g", tc.b, f.name, f.got, f.want)
 			}
@@ -64,7 +64,7 @@ func TestBlocksWithoutNoise(t *testing.T) {
 		t.Fatal("refused")
 	}
 	for _, c := range []Comparison{l.Compare(0, 1), l.Compare(0, 2)} {
-		for _, v := range []float64{c.P, c.Effect, c.EffectLo, c.EffectHi} {
+		for _, v := range []float64{c.P, c.Effect, c.Lo, c.Hi} {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Errorf("%+v", c)
 			}
@@ -72,7 +72,7 @@ func TestBlocksWithoutNoise(t *testing.T) {
 	}
 	// Issue 24: equal per-round ratios gave p = 0 and a zero-width
 	// interval, "certain"; too few distinct samples is no proof.
-	if c := l.Compare(0, 1); c.Significant || !c.Degenerate || math.Abs(c.Effect-1.1) > 1e-9 || c.EffectConfidence != 0 {
+	if c := l.Compare(0, 1); c.Significant || !c.Degenerate || math.Abs(c.Effect-1.1) > 1e-9 || c.Level != 0 {
 		t.Errorf("a 10%% difference in every round, no noise: %+v", c)
 	}
 	if c := l.Compare(0, 2); c.Significant || c.P != 1 || !c.Degenerate {

@@ -30,8 +30,8 @@ func TestTooFewSamples(t *testing.T) {
 }
 
 func TestHolm(t *testing.T) {
-	cs := []*Comparison{{P: 0.01, EffectConfidence: 0.95, EffectLo: 1.1, EffectHi: 1.2}, {P: 0.04, EffectConfidence: 0.95, EffectLo: 1.1, EffectHi: 1.2},
-		{P: 0.03, EffectConfidence: 0.95, EffectLo: 1.1, EffectHi: 1.2}}
+	cs := []*Comparison{{P: 0.01, Interval: Interval{Lo: 1.1, Hi: 1.2, Level: 0.95}}, {P: 0.04, Interval: Interval{Lo: 1.1, Hi: 1.2, Level: 0.95}},
+		{P: 0.03, Interval: Interval{Lo: 1.1, Hi: 1.2, Level: 0.95}}}
 	Holm(cs)
 	want := []float64{0.03, 0.06, 0.06}
 	for i, c := range cs {

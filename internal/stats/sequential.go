@@ -333,7 +333,7 @@ func (d Sequential) restate(pairs []PairDecision, cs []Comparison, levels []floa
 		was := p.Comparison
 		if was.State == PairDifferent {
 			now := d.record(cs[i], levels[i], was.Look, was.Look, PairDifferent)
-			if now.EffectConfidence > 0 && (now.EffectLo > 1 || now.EffectHi < 1) {
+			if now.Level > 0 && (now.Lo > 1 || now.Hi < 1) {
 				now.PAdjusted, now.Significant = was.PAdjusted, was.Significant
 				p.Comparison = now
 				continue
@@ -341,7 +341,7 @@ func (d Sequential) restate(pairs []PairDecision, cs []Comparison, levels []floa
 			was.State = PairOpen
 		}
 		now := d.record(cs[i], level, was.Look, look, was.State)
-		if was.State == PairEquivalent && !(now.EffectConfidence > 0 && now.EffectLo > 1/(1+d.MinEffect) && now.EffectHi < 1+d.MinEffect) {
+		if was.State == PairEquivalent && !(now.Level > 0 && now.Lo > 1/(1+d.MinEffect) && now.Hi < 1+d.MinEffect) {
 			now = d.record(cs[i], level, 0, look, PairOpen)
 		}
 		p.Comparison = now
@@ -366,7 +366,7 @@ func (d Sequential) record(c Comparison, level float64, at, now int, state strin
 	}
 	bound := d.nominal(level, now)
 	c.PAdjusted = math.Min(1, c.P*Alpha/bound) // on Alpha's scale whatever the design's share of it
-	c.EffectLo, c.EffectHi, c.EffectConfidence = d.interval(c, bound)
+	c.Lo, c.Hi, c.Level = d.interval(c, bound)
 	c.decide()
 	return c
 }
@@ -374,7 +374,7 @@ func (d Sequential) record(c Comparison, level float64, at, now int, state strin
 // interval is the comparison's interval at the nominal two-sided level bound.
 func (d Sequential) interval(c Comparison, bound float64) (lo, hi, confidence float64) {
 	if !(c.DF > 0) || c.Effect <= 0 {
-		return c.EffectLo, c.EffectHi, 0
+		return c.Lo, c.Hi, 0
 	}
 	mean := math.Log(c.Effect)
 	// An early look's strict level on few degrees of freedom reaches

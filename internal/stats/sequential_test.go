@@ -178,7 +178,7 @@ func TestSequentialEquivalence(t *testing.T) {
 	look, pairs := d.Stop(seqLayout(rng, 3, 10, 0.005, 0.1, 0))
 	for _, p := range pairs {
 		c := p.Comparison
-		if c.State != PairEquivalent || c.EffectLo < 1/1.05 || c.EffectHi > 1.05 || c.Significant {
+		if c.State != PairEquivalent || c.Lo < 1/1.05 || c.Hi > 1.05 || c.Significant {
 			t.Errorf("pair %d-%d: %+v", p.A, p.B, c)
 		}
 	}
@@ -203,7 +203,7 @@ func TestSequentialFiguresAreFinite(t *testing.T) {
 		pairs, _ := d.Decide(rates)
 		for _, p := range pairs {
 			c := p.Comparison
-			for _, v := range []float64{c.Effect, c.EffectLo, c.EffectHi, c.P, c.PAdjusted, c.DF} {
+			for _, v := range []float64{c.Effect, c.Lo, c.Hi, c.P, c.PAdjusted, c.DF} {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					t.Fatalf("trial %d, pair %d-%d: %+v", trial, p.A, p.B, c)
 				}

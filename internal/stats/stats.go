@@ -37,7 +37,7 @@
 //
 // Centres are medians with distribution-free intervals from order
 // statistics; a summary of fewer samples than a 95% interval needs carries
-// the lower confidence its samples allow (Summary.Confidence), and below
+// the lower confidence its samples allow (MedianCI's Level), and below
 // MinIntervalConfidence it is printed without one.
 //
 // What the tests show (stats_test, blocks_test): for every layout of keys ×
@@ -55,38 +55,38 @@ import (
 )
 
 // IntervalText is the comparison's effect interval as printed, with its
-// confidence where it is not 95% ("[0.91–1.08]", "[0.80–1.21, 99.7%]"),
-// or why it has none: an interval is never printed with no width unless
-// the per-round ratios did not vary at all.
+// level ("[0.91–1.08, 95%]", "[0.80–1.21, 99.7%]"), or why it has none: an
+// interval is never printed with no width unless the per-round ratios did
+// not vary at all.
 func (c Comparison) IntervalText() string {
 	switch {
 	case c.Degenerate:
 		return "[no interval: the per-round ratios did not vary]"
-	case c.EffectConfidence <= 0 || !(c.EffectLo > 0) || c.EffectHi <= c.EffectLo:
+	case !c.HasInterval():
 		if c.DF > 0 {
 			return fmt.Sprintf("[no interval: its noise rests on %.1f degrees of freedom]", c.DF)
 		}
 		return "[no interval]"
-	case math.Abs(c.EffectConfidence-0.95) < 0.0005:
-		return "[" + BoundText(c.EffectLo) + "–" + BoundText(c.EffectHi) + "]"
 	}
-	return "[" + BoundText(c.EffectLo) + "–" + BoundText(c.EffectHi) + ", " + LevelText(c.EffectConfidence) + "]"
+	return c.RatioText()
 }
 
+// HasInterval says whether the effect has an interval of some width.
+func (c Comparison) HasInterval() bool { return c.Level > 0 && c.Lo > 0 && c.Hi > c.Lo }
+
 // ChangeText is the change the effect is in percent, with its interval in
-// percent too and its level where it is not 95%: "-40% [-45%, -35%]" (a
-// percentage is never printed beside a ratio's interval).
+// percent too and its level: "-40% [-45%, -35%, 95%]" (a percentage is
+// never printed beside a ratio's interval).
 func (c Comparison) ChangeText() string {
-	s := fmt.Sprintf("%+.0f%%", (c.Effect-1)*100)
-	if c.EffectConfidence > 0 && c.EffectLo > 0 && c.EffectHi > c.EffectLo {
-		s += fmt.Sprintf(" [%+.0f%%, %+.0f%%", (c.EffectLo-1)*100, (c.EffectHi-1)*100)
-		if lvl := LevelText(c.EffectConfidence); lvl != "95%" {
-			s += ", " + lvl
-		}
-		s += "]"
+	s := ChangePercent(c.Effect)
+	if c.HasInterval() {
+		s += " " + c.Text(ChangePercent)
 	}
 	return s
 }
+
+// ChangePercent is a ratio as the change it is in percent: "+12%", "-40%".
+func ChangePercent(ratio float64) string { return fmt.Sprintf("%+.0f%%", (ratio-1)*100) }
 
 // LevelText is a confidence level as every output prints it: a
 // percentage to at most one decimal, rounded down, never up to a level it
@@ -121,10 +121,8 @@ const Alpha = 0.05
 type MedianCI struct {
 	N      int     `json:"n"`
 	Median float64 `json:"median"`
-	Lo     float64 `json:"lo"`
-	Hi     float64 `json:"hi"`
-	// Confidence is the interval's coverage: 0.95, or less when N is too small for 95%.
-	Confidence float64 `json:"confidence"`
+	// Interval's Level is its coverage: 0.95, or less when N is too small for 95%.
+	Interval
 }
 
 // MinIntervalConfidence is the least coverage an interval of a median is
@@ -134,7 +132,7 @@ type MedianCI struct {
 const MinIntervalConfidence = 0.9
 
 // HasInterval says whether the summary's interval reaches MinIntervalConfidence.
-func (s MedianCI) HasInterval() bool { return s.N >= 2 && s.Confidence >= MinIntervalConfidence }
+func (s MedianCI) HasInterval() bool { return s.N >= 2 && s.Level >= MinIntervalConfidence }
 
 // MinIntervalSamples is the fewest samples whose median has an interval of
 // MinIntervalConfidence or more (5: 93.75%).
@@ -170,7 +168,7 @@ func Summarize(values []float64) MedianCI {
 		k, cover = kk, c
 		logPMF += math.Log(float64(n-kk+1)) - math.Log(float64(kk))
 	}
-	s.Lo, s.Hi, s.Confidence = x[k-1], x[n-k], cover
+	s.Lo, s.Hi, s.Level = x[k-1], x[n-k], cover
 	return s
 }
 
@@ -195,12 +193,11 @@ type Comparison struct {
 	// Effect is the estimate of b/a — for TestBlocked the geometric mean of
 	// the per-block ratios, for TestMannWhitney the Hodges–Lehmann estimate
 	// (exp of the median of the pairwise differences of the logarithms) —
-	// with its interval [EffectLo, EffectHi] at EffectConfidence (0.95 for
-	// TestBlocked, about 0.95 for TestMannWhitney; 0 when there is none).
-	Effect           float64 `json:"effect,omitempty"`
-	EffectLo         float64 `json:"effect_lo,omitempty"`
-	EffectHi         float64 `json:"effect_hi,omitempty"`
-	EffectConfidence float64 `json:"effect_confidence,omitempty"`
+	// with its interval (Interval: 0.95 for TestBlocked, about 0.95 for
+	// TestMannWhitney, the adjusted or sequential level where one was set;
+	// Level 0 when there is none).
+	Effect float64 `json:"effect,omitempty"`
+	Interval
 	// DF are a TestBlocked comparison's degrees of freedom (Student's t),
 	// SE the standard error of its log effect: its intervals at any level
 	// are exp(log Effect ± t(DF)·SE).
@@ -247,7 +244,7 @@ func Compare(a, b []float64) Comparison {
 	}
 	c.P = MannWhitneyU(a, b)
 	c.PAdjusted = c.P
-	c.Effect, c.EffectLo, c.EffectHi, c.EffectConfidence = RatioInterval(a, b)
+	c.Effect, c.Lo, c.Hi, c.Level = RatioInterval(a, b)
 	if minP(len(a), len(b)) >= Alpha {
 		c.TooFew, c.Needed = true, MinSamples()
 	}
@@ -256,7 +253,7 @@ func Compare(a, b []float64) Comparison {
 }
 
 func (c *Comparison) decide() {
-	c.Significant = !c.TooFew && !c.Degenerate && c.PAdjusted < Alpha && c.EffectConfidence > 0 && (c.EffectLo > 1 || c.EffectHi < 1)
+	c.Significant = !c.TooFew && !c.Degenerate && c.PAdjusted < Alpha && c.Level > 0 && (c.Lo > 1 || c.Hi < 1)
 }
 
 // minP is the smallest two-sided p-value samples of n and m can reach (completely separated).
@@ -390,7 +387,7 @@ func (c *Comparison) atAdjustedLevel() {
 	// beyond a millionfold either way the interval says nothing more, and
 	// is written as that (it still holds 1: no direction is known).
 	half := math.Min(q*c.SE, maxIntervalLog)
-	c.EffectLo, c.EffectHi, c.EffectConfidence = math.Exp(mean-half), math.Exp(mean+half), level
+	c.Lo, c.Hi, c.Level = math.Exp(mean-half), math.Exp(mean+half), level
 }
 
 // maxIntervalLog bounds an interval's half-width in logarithms: a

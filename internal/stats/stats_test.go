@@ -9,7 +9,7 @@ import (
 
 func TestSummarize(t *testing.T) {
 	s := Summarize([]float64{5, 1, 4, 2, 3})
-	if s.Median != 3 || s.N != 5 || s.Lo != 1 || s.Hi != 5 || math.Abs(s.Confidence-0.9375) > 1e-9 {
+	if s.Median != 3 || s.N != 5 || s.Lo != 1 || s.Hi != 5 || math.Abs(s.Level-0.9375) > 1e-9 {
 		t.Errorf("n=5: %+v (too few for 95%%: the full range at 93.75%%)", s)
 	}
 	var x []float64
@@ -18,7 +18,7 @@ func TestSummarize(t *testing.T) {
 	}
 	s = Summarize(x)
 	// For n=20 the 95% interval of the median is [x(6), x(15)] (coverage 95.86%).
-	if s.Median != 10.5 || s.Lo != 6 || s.Hi != 15 || s.Confidence < 0.95 {
+	if s.Median != 10.5 || s.Lo != 6 || s.Hi != 15 || s.Level < 0.95 {
 		t.Errorf("n=20: %+v", s)
 	}
 	if (Summarize(nil) != MedianCI{}) {
@@ -78,8 +78,8 @@ func TestSummarizeLongSeries(t *testing.T) {
 		s := Summarize(x)
 		// The interval's lower rank is about n/2 - 1.96 sqrt(n)/2.
 		want := float64(n)/2 - 1.96*math.Sqrt(float64(n))/2
-		if math.IsNaN(s.Confidence) || s.Confidence < 0.95 || s.Confidence > 0.96 || math.Abs(s.Lo-want) > 2+0.001*float64(n) {
-			t.Errorf("n=%d: interval [%g, %g] at %.4f, want about [%.0f, ...] at 0.95", n, s.Lo, s.Hi, s.Confidence, want)
+		if math.IsNaN(s.Level) || s.Level < 0.95 || s.Level > 0.96 || math.Abs(s.Lo-want) > 2+0.001*float64(n) {
+			t.Errorf("n=%d: interval [%g, %g] at %.4f, want about [%.0f, ...] at 0.95", n, s.Lo, s.Hi, s.Level, want)
 		}
 	}
 }
@@ -114,12 +114,12 @@ func TestAdjustedIntervalsAgreeWithTheirDecision(t *testing.T) {
 		}
 		Holm(cs)
 		for _, c := range cs {
-			excludes := c.EffectLo > 1 || c.EffectHi < 1
+			excludes := c.Lo > 1 || c.Hi < 1
 			if excludes != c.Significant {
-				t.Errorf("p %.3f (adjusted %.3f): significant %v, interval %.3f–%.3f at %.4f", c.P, c.PAdjusted, c.Significant, c.EffectLo, c.EffectHi, c.EffectConfidence)
+				t.Errorf("p %.3f (adjusted %.3f): significant %v, interval %.3f–%.3f at %.4f", c.P, c.PAdjusted, c.Significant, c.Lo, c.Hi, c.Level)
 			}
-			if want := 1 - Alpha*c.P/c.PAdjusted; math.Abs(c.EffectConfidence-want) > 1e-9 {
-				t.Errorf("p %.3f: level %.4f, want %.4f", c.P, c.EffectConfidence, want)
+			if want := 1 - Alpha*c.P/c.PAdjusted; math.Abs(c.Level-want) > 1e-9 {
+				t.Errorf("p %.3f: level %.4f, want %.4f", c.P, c.Level, want)
 			}
 		}
 	}
@@ -129,7 +129,7 @@ func TestAdjustedIntervalsAgreeWithTheirDecision(t *testing.T) {
 	c := &Comparison{Test: TestBlocked, N: 2, M: 2, Effect: 1.5, DF: 1, SE: 0.3, P: 1e-9, PAdjusted: 0.4}
 	c.atAdjustedLevel()
 	c.decide()
-	if c.Significant || c.EffectLo > 1 || c.EffectHi < 1 || c.EffectHi > 1.6e6 || c.EffectLo < 1.4e-6 || math.IsInf(c.EffectHi, 0) {
+	if c.Significant || c.Lo > 1 || c.Hi < 1 || c.Hi > 1.6e6 || c.Lo < 1.4e-6 || math.IsInf(c.Hi, 0) {
 		t.Errorf("an extreme level: %+v", c)
 	}
 }

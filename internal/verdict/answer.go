@@ -52,9 +52,9 @@ func answer(res *results.Results, a *results.Analysis) *results.Answer {
 			ans.Open = append(ans.Open, g.Key)
 			needed = max(needed, v.Needed)
 		case v.Effect > 1:
-			ans.Costlier = append(ans.Costlier, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
+			ans.Costlier = append(ans.Costlier, results.KeyRatio{Key: g.Key, Ratio: results.RatioOf(&v.Comparison)})
 		default: // shown to do less than the reference (a least key has none below it)
-			ans.Cheaper = append(ans.Cheaper, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
+			ans.Cheaper = append(ans.Cheaper, results.KeyRatio{Key: g.Key, Ratio: results.RatioOf(&v.Comparison)})
 		}
 		if g.Cost != nil && slices.Contains(g.Cost.Missing, MissingCPU) && len(ans.NotMeasured) == 0 {
 			ans.NotMeasured = append(ans.NotMeasured, "the server's CPU ("+cpuReason(res, g)+")")
@@ -67,14 +67,15 @@ func answer(res *results.Results, a *results.Analysis) *results.Answer {
 	}
 	if c := a.GroupOf(sh, sh.Costliest); c != nil {
 		v := c.Cost.Versus(least.Key)
-		ans.Costliest, ans.Level = c.Key, v.EffectConfidence
-		ans.Work = &results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}
+		ans.Costliest = c.Key
+		r := results.RatioOf(&v.Comparison)
+		ans.Work = &r
 	}
 	if sh.WALLeast != "" {
 		ans.WALLeast = sh.WALLeast
 		for _, g := range a.ShapeGroups(sh) {
 			if v := g.WAL.Versus(sh.WALLeast); v != nil && v.Significant && v.Effect >= results.WALMaterial {
-				ans.WALMore = append(ans.WALMore, results.KeyRatio{Key: g.Key, Ratio: results.Ratio{Ratio: v.Effect, Lo: v.EffectLo, Hi: v.EffectHi}, Level: v.EffectConfidence})
+				ans.WALMore = append(ans.WALMore, results.KeyRatio{Key: g.Key, Ratio: results.RatioOf(&v.Comparison)})
 			}
 		}
 	}
@@ -115,7 +116,7 @@ func answerText(ans *results.Answer, least *results.Group, against bool, needed 
 		for _, k := range ans.Cheaper {
 			less = append(less, k.Key+" "+ratioText(k.Ratio))
 		}
-		fmt.Fprintf(&b, " (less work than %s, the question's reference: %s, %s)", least.Key, strings.Join(less, ", "), stats.LevelText(ans.Cheaper[0].Level))
+		fmt.Fprintf(&b, " (less work than %s, the question's reference: %s)", least.Key, strings.Join(less, ", "))
 	case against && len(ans.Choose) > 1:
 		fmt.Fprintf(&b, " (the question's reference; no key shown to do less) or %s (the same within %s)", orList(ans.Choose[1:]), stats.Percent(ans.Margin))
 	case against:
@@ -128,20 +129,18 @@ func answerText(ans *results.Answer, least *results.Group, against bool, needed 
 	b.WriteString(".")
 	if len(ans.Costlier) > 0 {
 		var more []string
-		level := 1.0
 		for i, k := range ans.Costlier {
 			if i == 3 {
 				more = append(more, fmt.Sprintf("%d more", len(ans.Costlier)-3))
 				break
 			}
 			more = append(more, k.Key+" "+ratioText(k.Ratio))
-			level = min(level, k.Level)
 		}
 		label := "Costlier"
 		if against {
 			label = "Costlier than " + least.Key
 		}
-		fmt.Fprintf(&b, " %s: %s its work a transaction (%s).", label, strings.Join(more, ", "), stats.LevelText(level))
+		fmt.Fprintf(&b, " %s: %s its work a transaction.", label, strings.Join(more, ", "))
 	} else {
 		b.WriteString(" No key was shown to do more work.")
 	}
@@ -157,12 +156,10 @@ func answerText(ans *results.Answer, least *results.Group, against bool, needed 
 func sayWAL(b *strings.Builder, ans *results.Answer) {
 	if len(ans.WALMore) > 0 {
 		var more []string
-		level := 1.0
 		for _, k := range ans.WALMore {
 			more = append(more, k.Key+" "+ratioText(k.Ratio))
-			level = min(level, k.Level)
 		}
-		fmt.Fprintf(b, " WAL over %s's: %s (%s), what every standby, archive and recovery carries.", ans.WALLeast, strings.Join(more, ", "), stats.LevelText(level))
+		fmt.Fprintf(b, " WAL over %s's: %s, what every standby, archive and recovery carries.", ans.WALLeast, strings.Join(more, ", "))
 	}
 }
 
@@ -173,10 +170,10 @@ func sayUnmeasured(b *strings.Builder, ans *results.Answer) {
 	}
 }
 
-// ratioText is "1.39× [1.09–1.77]", or "1.39×" without an interval.
+// ratioText is "1.39× [1.09–1.77, 99.5%]", or "1.39×" without an interval.
 func ratioText(r results.Ratio) string {
-	if r.Lo > 0 && r.Hi > r.Lo {
-		return stats.RatioText(r.Ratio) + " [" + stats.BoundText(r.Lo) + "–" + stats.BoundText(r.Hi) + "]"
+	if r.Level > 0 && r.Lo > 0 && r.Hi > r.Lo {
+		return stats.RatioText(r.Ratio) + " " + r.RatioText()
 	}
 	return stats.RatioText(r.Ratio)
 }

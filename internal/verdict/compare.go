@@ -266,10 +266,10 @@ func (m Measure) judge(by float64) (int, string) {
 	}
 	bad := 1 + by // the worse side's bound, as B's over A's
 	worse := c.Effect > bad
-	clear := c.EffectConfidence > 0 && c.EffectHi < bad
+	clear := c.Level > 0 && c.Hi < bad
 	if !m.higher {
 		bad = 1 - by
-		worse, clear = c.Effect < bad, c.EffectConfidence > 0 && c.EffectLo > bad
+		worse, clear = c.Effect < bad, c.Level > 0 && c.Lo > bad
 	}
 	switch {
 	case c.Significant && worse:
@@ -288,10 +288,10 @@ func (m Measure) judge(by float64) (int, string) {
 // the interval's half-width shrinks as the square root of the rounds.
 func roundsToDecide(c *stats.Comparison, bound float64) int {
 	n := max(c.N, c.M, 1)
-	if c.EffectConfidence <= 0 || c.EffectLo <= 0 || c.Effect <= 0 || bound <= 0 {
+	if c.Level <= 0 || c.Lo <= 0 || c.Effect <= 0 || bound <= 0 {
 		return 2 * n
 	}
-	half := (math.Log(c.EffectHi) - math.Log(c.EffectLo)) / 2
+	half := (math.Log(c.Hi) - math.Log(c.Lo)) / 2
 	dist := math.Abs(math.Log(c.Effect) - math.Log(bound))
 	if dist < 1e-9 {
 		return 100 * n

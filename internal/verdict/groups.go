@@ -539,7 +539,7 @@ func invert(c stats.Comparison) stats.Comparison {
 		return 1 / v
 	}
 	c.Ratio, c.Effect = inv(c.Ratio), inv(c.Effect)
-	c.EffectLo, c.EffectHi = inv(c.EffectHi), inv(c.EffectLo)
+	c.Lo, c.Hi = inv(c.Hi), inv(c.Lo)
 	return c
 }
 

@@ -49,10 +49,10 @@ func TestGroupsCompare(t *testing.T) {
 		t.Fatalf("groups: %+v", g)
 	}
 	v := g[1].VsPrevious // bigint over uuidv4
-	if v.Key != "uuidv4" || !v.Significant || v.N != 5 || v.M != 5 || v.EffectLo <= 1 || math.Abs(v.PAdjusted-3*v.P) > 1e-12 {
+	if v.Key != "uuidv4" || !v.Significant || v.N != 5 || v.M != 5 || v.Lo <= 1 || math.Abs(v.PAdjusted-3*v.P) > 1e-12 {
 		t.Errorf("bigint vs uuidv4: %+v", v)
 	}
-	if back := g[0].Compared[0]; back.Key != "bigint" || !back.Significant || back.EffectHi >= 1 {
+	if back := g[0].Compared[0]; back.Key != "bigint" || !back.Significant || back.Hi >= 1 {
 		t.Errorf("uuidv4 vs bigint: %+v", back)
 	}
 	if v := g[2].VsPrevious; v.Key != "bigint" || v.Significant || v.TooFew {
@@ -78,7 +78,7 @@ func TestGroupsCompareWithinRounds(t *testing.T) {
 		return Analyze(r).Groups
 	}
 	v := run(0)[1].Compared[0] // bigint over uuidv4, round by round
-	if v.Test != stats.TestBlocked || !v.Significant || v.N != 10 || math.Abs(v.Effect-1.1) > 0.01 || v.EffectLo <= 1 {
+	if v.Test != stats.TestBlocked || !v.Significant || v.N != 10 || math.Abs(v.Effect-1.1) > 0.01 || v.Lo <= 1 {
 		t.Errorf("within rounds: %+v", v)
 	}
 	v = run(10)[1].Compared[0] // no round in common

@@ -128,17 +128,19 @@ func (a *grouped) why(g, base *results.Group) []results.Reason {
 		if !okX || !okY || x <= 0 || y <= 0 || math.Abs(math.Log(x/y)) < math.Log(explainAbove) {
 			continue
 		}
-		r := results.Reason{Figure: f.Name, Ratio: x / y, Of: x, Against: y}
+		r := results.Reason{Figure: f.Name, Ratio: results.Ratio{Ratio: x / y}, Of: x, Against: y}
 		if pair := common([]sample{a.figureSample(base, f.Get), a.figureSample(g, f.Get)}); pair != nil {
 			if layout, ok := stats.NewBlocks(pair); ok {
-				if c := layout.Compare(0, 1); !c.TooFew && c.EffectConfidence > 0 {
-					r.Ratio, r.Lo, r.Hi = c.Effect, c.EffectLo, c.EffectHi
+				if c := layout.Compare(0, 1); !c.TooFew && c.Level > 0 {
+					r.Ratio = results.RatioOf(&c)
 				}
 			}
 		}
 		out = append(out, r)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return math.Abs(math.Log(out[i].Ratio)) > math.Abs(math.Log(out[j].Ratio)) })
+	sort.SliceStable(out, func(i, j int) bool {
+		return math.Abs(math.Log(out[i].Ratio.Ratio)) > math.Abs(math.Log(out[j].Ratio.Ratio))
+	})
 	return out
 }
 

@@ -6,7 +6,6 @@ import (
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
-	"github.com/keybench/keybench/internal/stats"
 )
 
 // reference is a source write-up's throughput, for the figures a workload
@@ -191,7 +190,7 @@ func queueColumns() []present.Column {
 			if !g.TPS.HasInterval() {
 				return results.Kilo(g.TPS.Median)
 			}
-			return fmt.Sprintf("%s [%s–%s, %s]", results.Kilo(g.TPS.Median), results.Kilo(g.TPS.Lo), results.Kilo(g.TPS.Hi), stats.LevelText(g.TPS.Confidence))
+			return results.Kilo(g.TPS.Median) + " " + g.TPS.Text(results.Kilo)
 		}},
 		{Header: "rows per delete", Text: func(r *results.Results, g *results.Group) string {
 			f := q(r, g)
