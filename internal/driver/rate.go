@@ -24,9 +24,10 @@ type schedule struct {
 	rng   *rand.Rand
 }
 
-// newSchedule starts client i's schedule at start, a random gap in.
-func newSchedule(rate float64, clients, i int, start time.Time) *schedule {
-	s := &schedule{next: start, gapNS: float64(clients) / rate * 1e9, rng: rand.New(rand.NewPCG(uint64(i)+1, 0x5eed))}
+// newSchedule starts client i's schedule at start, a random gap in, drawn
+// from seed's stream (Config.ScheduleSeed).
+func newSchedule(rate float64, clients, i int, seed uint64, start time.Time) *schedule {
+	s := &schedule{next: start, gapNS: float64(clients) / rate * 1e9, rng: rand.New(rand.NewPCG(uint64(i)+1, 0x5eed+seed))}
 	s.advance()
 	return s
 }

@@ -84,3 +84,37 @@ func TestLatencyHasItsStandardDeviation(t *testing.T) {
 		t.Errorf("mean %.3f ms, stddev %.3f ms; want 3 and %.3f", l.Mean, l.StdDev, math.Sqrt(2))
 	}
 }
+
+// TestEachRoundDrawsItsOwnSchedule: the same seed draws the same starts
+// (every key of a round meets the same bursts), another seed others, so
+// that the rounds' counts in a window average to rate × window instead of
+// repeating one Poisson draw (the mean over 200 seeds lies within four
+// standard errors of it).
+func TestEachRoundDrawsItsOwnSchedule(t *testing.T) {
+	start := time.Unix(0, 0)
+	count := func(seed uint64) int {
+		n := 0
+		for i := 0; i < 4; i++ { // 4 clients of 800 tps together, a 1 s window
+			s := newSchedule(800, 4, i, seed, start)
+			for s.advance().Before(start.Add(time.Second)) {
+				n++
+			}
+		}
+		return n
+	}
+	if count(3) != count(3) {
+		t.Fatal("one seed drew two schedules")
+	}
+	sum, differ := 0, false
+	for seed := uint64(0); seed < 200; seed++ {
+		c := count(seed)
+		sum += c
+		differ = differ || c != count(0)
+	}
+	if !differ {
+		t.Fatal("every seed drew the same count")
+	}
+	if mean := float64(sum) / 200; math.Abs(mean-800) > 4*math.Sqrt(800.0/200) {
+		t.Errorf("the rounds' mean count %.1f, want 800 within %.1f", mean, 4*math.Sqrt(800.0/200))
+	}
+}

@@ -385,6 +385,7 @@ func (cr *cellRun) roundCost(dres *driver.Result, m *results.Metrics) *results.R
 // per row stay comparable between rounds and cells.
 func (cr *cellRun) roundWindow(ctx context.Context, n int) (workload.Window, error) {
 	win := cr.win
+	win.Round = n
 	if cr.win.Rounds <= 1 {
 		return win, nil
 	}
@@ -444,7 +445,7 @@ func (cr *cellRun) window(ctx context.Context, conns []*pgx.Conn, clients []driv
 	}
 	bar := cr.progressBar(win, len(clients))
 	dres, err := driver.Run(ctx, driver.Config{Warmup: win.Warmup, SteadyAfter: win.SteadyAfter, Duration: win.Duration, Txns: win.Txns,
-		Rate: win.Rate, LatencyLimit: win.LatencyLimit, Record: cr.r.cfg.TxnLog, SecondHistograms: cr.r.cfg.HistDir != "" && cr.r.cfg.HistSeconds,
+		Rate: win.Rate, LatencyLimit: win.LatencyLimit, ScheduleSeed: uint64(win.Round), Record: cr.r.cfg.TxnLog, SecondHistograms: cr.r.cfg.HistDir != "" && cr.r.cfg.HistSeconds,
 		OnWindow: func(start time.Time) {
 			sess.WindowStarts(start)
 			watch.started(start)

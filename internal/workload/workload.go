@@ -145,6 +145,10 @@ type Window struct {
 	// --rate, driver.Config.Rate); a load runs flat out.
 	Rate         float64
 	LatencyLimit time.Duration
+	// Round is the round the window is of (1, 2, …; 0: the only one): a
+	// fixed rate's schedule is drawn anew each round, the same for every
+	// key of the round (driver.Config.ScheduleSeed).
+	Round int
 }
 
 // Windowed is a workload whose window is not the plan's (a load: its
