@@ -264,7 +264,7 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 			vs = versusMark(v.Significant) + ratio(pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
 		}
 		ran := rateText(g) // the rate every output shows: the rounds' geometric mean
-		if !c.Held() { // against its schedule, not the rate times the window: a Poisson count misses that by its noise
+		if !c.Held() {     // against its schedule, not the rate times the window: a Poisson count misses that by its noise
 			ran += fmt.Sprintf(" (%.0f%% of its schedule)", 100*c.ScheduleShare())
 		}
 		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against, level))
