@@ -102,8 +102,8 @@ func TestEachRoundDrawsItsOwnSchedule(t *testing.T) {
 		}
 		return n
 	}
-	if count(3) != count(3) {
-		t.Fatal("one seed drew two schedules")
+	if first, again := count(3), count(3); first != again {
+		t.Fatalf("one seed drew two schedules: %d and %d starts", first, again)
 	}
 	sum, differ := 0, false
 	for seed := uint64(0); seed < 200; seed++ {
