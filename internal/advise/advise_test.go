@@ -21,6 +21,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // The test database: a table of each shape advise must tell apart, on the
@@ -378,7 +379,7 @@ func TestAdviseLab(t *testing.T) {
 	if c := r.Cost; !(c.Lo < c.Ratio && c.Ratio < c.Hi) || c.Level < 0.95 || c.Significant != (c.Lo > 1 || c.Hi < 1) {
 		t.Errorf("the lab's cost ratio: %+v", c)
 	}
-	if _, err := results.Read(r.Results); err != nil {
+	if _, err := results.Read(r.Results, all.Kinds()); err != nil {
 		t.Errorf("the lab's results: %v", err)
 	}
 	// The class follows the lab (issue 51): it still pays (now or in size)
@@ -558,7 +559,7 @@ func TestLabMatchesTheTable(t *testing.T) {
 	if code := cli.Main(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr.String())
 	}
-	res, err := results.Read(filepath.Join(out, "results.json"))
+	res, err := results.Read(filepath.Join(out, "results.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

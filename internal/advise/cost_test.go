@@ -8,6 +8,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestCost: a paying uuidv4 table is costed off the run's curves at its own
@@ -49,7 +50,7 @@ func TestCost(t *testing.T) {
 // it has none.
 func TestCostCarriesItsIntervalAndStorage(t *testing.T) {
 	path := "../report/testdata/runs/growth.json.gz" // a real growth run: its points have intervals
-	run, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
+	run, err := verdict.Parse(resultstest.ReadGzip(t, path), path, all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // Measured is what a table's lab measured (advise --lab): the table's key
@@ -17,7 +18,7 @@ import (
 // — or why the lab gave no verdict (runErr: the lab did not finish).
 func Measured(path string, lab *Lab, runErr error) *LabResult {
 	out := &LabResult{Results: path, Key: lab.Key}
-	res, err := verdict.Read(path)
+	res, err := verdict.Read(path, all.Kinds())
 	switch {
 	case err != nil && runErr != nil:
 		out.Unavailable = "the lab failed: " + runErr.Error()

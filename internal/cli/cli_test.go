@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/cli/clitest"
+	"github.com/keybench/keybench/internal/workload/all"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/gofrs/uuid/v5"
@@ -748,7 +749,7 @@ func TestExport(t *testing.T) {
 	if err != nil || len(records) != 7 || records[0][0] != "key" {
 		t.Errorf("the CSV: %d records, %v", len(records), err)
 	}
-	if _, err := results.Read(js); err != nil {
+	if _, err := results.Read(js, all.Kinds()); err != nil {
 		t.Errorf("the JSON does not read back: %v", err)
 	}
 	for _, bad := range []string{"md", "xml=out.xml", "md="} {
@@ -769,7 +770,7 @@ func TestHistFile(t *testing.T) {
 		"--hist-file", dir, "--log", "--out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	res, err := results.Read(filepath.Join(out, "results.json"))
+	res, err := results.Read(filepath.Join(out, "results.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/keybench/keybench/internal/cli/clitest"
+	"github.com/keybench/keybench/internal/workload/all"
 
 	"github.com/keybench/keybench/internal/server/servertest"
 	"github.com/keybench/keybench/internal/verdict"
@@ -77,7 +78,7 @@ func TestLikeCopiesOnlyTheShape(t *testing.T) {
 	if !strings.Contains(string(b), `its key column "Key Col" (bigint) takes each key`) || !strings.Contains(string(b), "foreign key") || !strings.Contains(string(b), `index "lower note" is on an expression`) {
 		t.Errorf("the run does not say what of the shape it copied:\n%s", b)
 	}
-	res, err := verdict.Read(filepath.Join(out, "results.json"))
+	res, err := verdict.Read(filepath.Join(out, "results.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

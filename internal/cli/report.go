@@ -10,6 +10,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 type reportCmd struct {
@@ -102,7 +103,7 @@ func (x exports) write(e *env, render func(format string) ([]byte, error)) error
 // compare and project. A schema-1 file did not record how its scenario
 // lays out its summary: it is taken from the scenario of that name.
 func readResults(path string) (*results.Results, error) {
-	res, err := verdict.Read(path)
+	res, err := verdict.Read(path, all.Kinds())
 	if err != nil {
 		return nil, err
 	}

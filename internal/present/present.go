@@ -98,7 +98,7 @@ func RateText(g *results.Group) string {
 	if s.N == 0 {
 		return "-"
 	}
-	unit := results.KindOf(g.Workload).Unit()
+	unit := g.RateUnitText()
 	if !s.HasInterval() {
 		return fmt.Sprintf("%.0f %s", s.Median, unit)
 	}

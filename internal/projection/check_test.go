@@ -9,6 +9,7 @@ import (
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestCheckTheStoredScaleRun (issue 50): project --check on the stored
@@ -19,7 +20,7 @@ import (
 // measurement, and at least 80% of them hold the measurement; the work rows are the ones the
 // projection itself prints (Project on the same subset).
 func TestCheckTheStoredScaleRun(t *testing.T) {
-	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
+	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale", all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestCheckTheStoredScaleRun(t *testing.T) {
 // 95% interval holds the level in 93–97% of runs — its points' errors
 // counted once, the scales' scatter not added a second time.
 func TestPooledLevelCoverage(t *testing.T) {
-	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
+	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale", all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestCountsAtYourScale (issue 50): project carries each key's counts to
@@ -16,7 +17,7 @@ import (
 // index thousands of times the cache) no number, the model and its
 // inputs instead.
 func TestCountsAtYourScale(t *testing.T) {
-	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
+	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale", all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

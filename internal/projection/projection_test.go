@@ -11,6 +11,7 @@ import (
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 func TestParse(t *testing.T) {
@@ -528,7 +529,7 @@ func TestBeyondTheTestedScale(t *testing.T) {
 // and the checked error printed beside it is the one of the estimator the
 // projection used at its distance.
 func TestScaleRunPredictsItsLargestScale(t *testing.T) {
-	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale")
+	full, err := verdict.Parse(resultstest.ReadGzip(t, "testdata/scale.json.gz"), "scale", all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestOutputsAgree (issue 61): over every recorded run, a figure has one
@@ -38,7 +39,7 @@ func TestOutputsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := verdict.Parse(b, path)
+		r, err := verdict.Parse(b, path, all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}

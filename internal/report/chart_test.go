@@ -11,6 +11,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // seedRuns are real runs of every preset: the schema-1 seeds and, gzipped,
@@ -18,7 +19,7 @@ import (
 func seedRuns(t *testing.T) map[string]*results.Results {
 	out := map[string]*results.Results{}
 	for _, name := range []string{"war", "queue", "bulk"} {
-		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"), all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,7 +27,7 @@ func seedRuns(t *testing.T) map[string]*results.Results {
 	}
 	files, _ := filepath.Glob("testdata/runs/*.json.gz")
 	for _, f := range files {
-		r, err := verdict.Parse(resultstest.ReadGzip(t, f), f)
+		r, err := verdict.Parse(resultstest.ReadGzip(t, f), f, all.Kinds())
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

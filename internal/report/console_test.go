@@ -11,6 +11,7 @@ import (
 
 	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestSchemaOneSummaries prints the console summary of the schema-1 seed
@@ -31,7 +32,7 @@ import (
 // index growth per row, which schema 1 did not record ("n/a").
 func TestSchemaOneSummaries(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
-		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"), all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestSchemaOneMetricsRoundTrip(t *testing.T) {
 		if err := json.Unmarshal(b, &raw); err != nil {
 			t.Fatal(err)
 		}
-		r, err := verdict.Parse(b, name)
+		r, err := verdict.Parse(b, name, all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +111,7 @@ func TestSchemaOneMetricsRoundTrip(t *testing.T) {
 // TestSummaryOnCitus: on a distributed engine the why-table keeps the
 // sessions' wait events only and says once what was not measured and why.
 func TestSummaryOnCitus(t *testing.T) {
-	r, err := verdict.Read(filepath.Join("../results/testdata", "war.json"))
+	r, err := verdict.Read(filepath.Join("../results/testdata", "war.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,13 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 func readCost(t *testing.T, name string) *results.Results {
 	t.Helper()
 	path := filepath.Join("testdata", "cost", name+".json.gz")
-	r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
+	r, err := verdict.Parse(resultstest.ReadGzip(t, path), path, all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

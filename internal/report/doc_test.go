@@ -11,6 +11,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // longest is the widest line of s, in terminal columns.
@@ -65,7 +66,7 @@ func tableCounts(t *Table) map[rune]int {
 // cells, or of its text.
 func TestSummariesFitTheConsole(t *testing.T) {
 	for _, name := range []string{"war", "queue", "bulk"} {
-		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"), all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestCSVCarriesEveryFigure (issue 47): the CSV export carries what each
@@ -25,7 +26,7 @@ func TestCSVCarriesEveryFigure(t *testing.T) {
 		t.Fatal("no stored quick runs")
 	}
 	for _, path := range paths {
-		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
+		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path, all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -446,9 +446,9 @@ func (r *renderer) view() present.View {
 // kind is how the headline's cells read.
 func (r *renderer) kind() results.Kind {
 	if len(r.headline) == 0 {
-		return results.KindOf("")
+		return results.Kind{}
 	}
-	return results.KindOf(r.headline[0].Workload)
+	return r.res.KindOf(r.headline[0].Workload)
 }
 
 // viewCharts draws the charts each workload's kind asks for, of its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // FuzzRender renders the page and a comparison from truncated, corrupted
@@ -15,7 +16,7 @@ import (
 func FuzzRender(f *testing.F) {
 	resultstest.AddSeeds(f, "../results/testdata")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := verdict.Parse(b, "fuzz")
+		r, err := verdict.Parse(b, "fuzz", all.Kinds())
 		if err != nil {
 			return
 		}
@@ -30,7 +31,7 @@ func FuzzRender(f *testing.F) {
 // TestRendersRealRuns renders the seed runs and checks each kind's own charts.
 func TestRendersRealRuns(t *testing.T) {
 	for name, want := range map[string]string{"war": "Throughput over time", "queue": "Queue backlog", "bulk": "Load rate per chunk"} {
-		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"))
+		r, err := verdict.Read(filepath.Join("../results/testdata", name+".json"), all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}

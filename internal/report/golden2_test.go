@@ -8,6 +8,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestSchemaTwoSummaries: the recorded runs read into today's structs and
@@ -18,7 +19,7 @@ func TestSchemaTwoSummaries(t *testing.T) {
 	runs, _ := filepath.Glob(filepath.Join("testdata", "runs", "*.json.gz"))
 	for _, path := range runs {
 		name := strings.TrimSuffix(filepath.Base(path), ".json.gz")
-		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
+		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path, all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}

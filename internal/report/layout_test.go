@@ -10,6 +10,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // layoutProbe runs in the page once Chromium has laid it out and writes
@@ -48,7 +49,7 @@ func TestReportTablesFitThePage(t *testing.T) {
 	dir := t.TempDir()
 	checked := regexp.MustCompile(`(?s)<pre id="layout-probe">checked (\d+) tables\n(.*?)</pre>`)
 	for _, path := range append(runs, more...) {
-		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path)
+		r, err := verdict.Parse(resultstest.ReadGzip(t, path), path, all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}

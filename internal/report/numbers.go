@@ -61,7 +61,7 @@ func versusShort(v *results.Versus, withInterval bool) string {
 // that a "rate vs least" is the ratio of the rates beside it; the
 // summary's "median rate" is the rounds' median, another figure.
 func rateText(g *results.Group) string {
-	return results.Kilo(g.Rate) + " " + results.KindOf(g.Workload).Unit()
+	return results.Kilo(g.Rate) + " " + g.RateUnitText()
 }
 
 // workText is a group's work per transaction (the geometric mean over its

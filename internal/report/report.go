@@ -376,7 +376,7 @@ func (r *renderer) bestText(ranked []*results.Group, highest string) (string, bo
 // rateWithInterval is a group's median rate with its interval and the interval's confidence.
 func rateWithInterval(g *results.Group) string {
 	if !g.TPS.HasInterval() {
-		return fmt.Sprintf("%.0f %s (%s)", g.TPS.Median, results.KindOf(g.Workload).Unit(), unitWords(g))
+		return fmt.Sprintf("%.0f %s (%s)", g.TPS.Median, g.RateUnitText(), unitWords(g))
 	}
 	return present.RateText(g)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/testenv"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // fixture is a small run of three keys with the metrics a real run records,
@@ -185,7 +186,7 @@ func chromium(t *testing.T) string {
 // read reads a results file back, as keybench does before rendering.
 func read(t *testing.T, path string) *results.Results {
 	t.Helper()
-	r, err := verdict.Read(path)
+	r, err := verdict.Read(path, all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

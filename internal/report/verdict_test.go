@@ -8,6 +8,7 @@ import (
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // TestEveryPairIsShown: with rounds, the console prints each key against
@@ -40,7 +41,7 @@ func TestEveryPairIsShown(t *testing.T) {
 // slowest in total, comes last and the headline names it; one load per
 // key tests nothing, names no winner and ranks nothing.
 func TestBulkVerdictRanksTotals(t *testing.T) {
-	r, err := verdict.Read(filepath.Join("../results/testdata", "bulk.json"))
+	r, err := verdict.Read(filepath.Join("../results/testdata", "bulk.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestBloatVerdict(t *testing.T) {
 // verdict, the keys' colours differ, and a key's cells of another task
 // (a load with the index built afterwards) draw its colour lighter.
 func TestOneColourPerKey(t *testing.T) {
-	r, err := verdict.Read(filepath.Join("../results/testdata", "bulk.json"))
+	r, err := verdict.Read(filepath.Join("../results/testdata", "bulk.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func seeds(f *testing.F) {
 func FuzzParse(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := Parse(b, "fuzz")
+		r, err := Parse(b, "fuzz", nil)
 		if err != nil {
 			return
 		}
@@ -33,7 +33,7 @@ func FuzzParse(f *testing.F) {
 func TestSeedsParse(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.json")
 	for _, p := range files {
-		r, err := Read(p)
+		r, err := Read(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,9 @@ type Group struct {
 	// window's per-second figures: not independent, so never tested).
 	Unit string         `json:"unit"`
 	TPS  stats.MedianCI `json:"tps"`
+	// RateUnit is what the rate counts ("tps", "rows/s": its cells'
+	// Kind.Unit), recorded so that the file says it whatever reads it.
+	RateUnit string `json:"rate_unit"`
 	// Rate is the geometric mean of the rate's sample: the statistic its
 	// ratios to other keys' are of (the geometric mean of the rounds'
 	// ratios, when they ran in the same rounds), said beside them — every
@@ -180,6 +183,9 @@ type Versus struct {
 	Key string `json:"key"`
 	stats.Comparison
 }
+
+// RateUnitText is what the group's rate counts ("tps" where unrecorded).
+func (g *Group) RateUnitText() string { return Kind{RateUnit: g.RateUnit}.Unit() }
 
 // Task is what the group ran: its workload and read variant (Cell.Task).
 func (g *Group) Task() string { return task(g.Workload, g.Variant, g.SharedBuffers) }

@@ -1,9 +1,6 @@
 package results
 
-import (
-	"encoding/json"
-	"sync"
-)
+import "encoding/json"
 
 // Summary is a workload's own figures of a cell (a load's chunks, a queue's
 // two rates and backlog), written into the cell's "metrics" object beside
@@ -22,8 +19,10 @@ type Summary interface {
 
 // Kind says how the cells of one workload read: what their rate counts
 // and which summary they carry (how they are shown is the workload's
-// present.View). A workload registers its kind (Register) from its own
-// package, so that results handles it without naming it.
+// present.View). A workload declares its kind in its own package; the
+// catalog of them (Kinds) is passed to Parse by whoever reads a file, so
+// that results handles every workload without naming one, and without a
+// registry filled at start-up.
 type Kind struct {
 	// RateUnit is what the headline rate counts ("" reads "tps").
 	RateUnit string
@@ -45,29 +44,13 @@ type Kind struct {
 	NewSummary func() Summary
 }
 
-var (
-	kindsMu sync.RWMutex
-	kinds   = map[string]Kind{}
-)
+// Kinds are the workloads' kinds by name: the catalog a results file is
+// read with (package workload/all makes keybench's).
+type Kinds map[string]Kind
 
-// Register records the kind of the named workload's cells; workloads call
-// it from init.
-func Register(workload string, k Kind) {
-	kindsMu.Lock()
-	defer kindsMu.Unlock()
-	kinds[workload] = k
-}
-
-// KindOf returns the kind of a workload's cells: the registered one, or a
-// transactional kind for a workload this keybench does not know.
-func KindOf(workload string) Kind {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	if k, ok := kinds[workload]; ok {
-		return k
-	}
-	return Kind{}
-}
+// Of is the kind of a workload's cells: the catalog's, or a transactional
+// kind for a workload the catalog does not hold.
+func (ks Kinds) Of(workload string) Kind { return ks[workload] }
 
 // Rate is the kind's rate over a window of seconds in which the clients
 // ran txns transactions and each role handled roleRows rows.
@@ -98,9 +81,9 @@ type RawSummary map[string]json.RawMessage
 // WorkloadSummary marks RawSummary as a summary.
 func (RawSummary) WorkloadSummary() {}
 
-// decodeSummary reads the workload's summary out of a cell's metrics object.
-func decodeSummary(workload string, metrics []byte, known map[string]bool) (Summary, error) {
-	k := KindOf(workload)
+// decodeSummary reads the workload's summary (of kind k) out of a cell's
+// metrics object.
+func decodeSummary(k Kind, metrics []byte, known map[string]bool) (Summary, error) {
 	if k.NewSummary != nil {
 		s := k.NewSummary()
 		if err := json.Unmarshal(metrics, s); err != nil {

@@ -68,7 +68,41 @@ type Results struct {
 	// makes it once; every output reads it): derived, rewritten whenever
 	// the cells change.
 	Analysis *Analysis `json:"analysis,omitempty"`
+
+	// kinds is the catalog the cells were read with (UseKinds).
+	kinds Kinds
 }
+
+// UseKinds reads the cells with the catalog ks: each cell's kind, its
+// workload's summary as the workload's own type (a cell of a workload ks
+// does not hold keeps it raw), and what an older file did not record
+// (Kind.Upgrade). Parse calls it; a run calls it on the results it makes.
+func (r *Results) UseKinds(ks Kinds) error {
+	r.kinds = ks
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		c.kind = ks.Of(c.Workload)
+		if raw, ok := c.Metrics.Summary.(RawSummary); ok && c.kind.NewSummary != nil {
+			b, err := json.Marshal(raw)
+			if err != nil {
+				return err
+			}
+			s := c.kind.NewSummary()
+			if err := json.Unmarshal(b, s); err != nil {
+				return fmt.Errorf("cell %s (%s): the workload's summary: %w", c.Key, c.Workload, err)
+			}
+			c.Metrics.Summary = s
+		}
+		if up := c.kind.Upgrade; up != nil {
+			up(c)
+		}
+	}
+	return nil
+}
+
+// KindOf is how a workload's cells read, in the catalog the results were
+// read with (UseKinds).
+func (r *Results) KindOf(workload string) Kind { return r.kinds.Of(workload) }
 
 // Tool identifies the keybench that produced the results.
 type Tool struct {
@@ -374,6 +408,9 @@ type Cell struct {
 	// Cluster is the cell read on each worker of a distributed engine
 	// (Citus, --distribute): nil elsewhere.
 	Cluster *Cluster `json:"cluster,omitempty"`
+
+	// kind is how the cell's workload reads (Results.UseKinds, SetKind).
+	kind Kind
 }
 
 // Pace is a cell's fixed-rate schedule as it ran (pgbench -R): the rate
@@ -545,19 +582,21 @@ func (c *Cell) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(v.RawMetrics, &c.Metrics); err != nil {
 		return fmt.Errorf("cell %s (%s): metrics: %w", c.Key, c.Workload, err)
 	}
-	s, err := decodeSummary(c.Workload, v.RawMetrics, collectorNames())
+	// Its summary, raw: Results.UseKinds reads it with the workload's kind.
+	s, err := decodeSummary(Kind{}, v.RawMetrics, collectorNames())
 	if err != nil {
 		return fmt.Errorf("cell %s (%s): the workload's summary: %w", c.Key, c.Workload, err)
 	}
 	c.Metrics.Summary = s
-	if up := c.Kind().Upgrade; up != nil {
-		up(c)
-	}
 	return nil
 }
 
-// Kind is how the cell's workload reads (see Register).
-func (c *Cell) Kind() Kind { return KindOf(c.Workload) }
+// Kind is how the cell's workload reads (Results.UseKinds, SetKind).
+func (c *Cell) Kind() Kind { return c.kind }
+
+// SetKind sets how the cell's workload reads: a run's cells, made by the
+// workload that declares it.
+func (c *Cell) SetKind(k Kind) { c.kind = k }
 
 // Task is what the cell ran: its workload and, for a read workload, its
 // query kind and read distribution ("<workload> point recent").
@@ -770,10 +809,11 @@ func writeAtomicFunc(path string, fill func(io.Writer) error) error {
 // (a day-long cell's timeline is a few MB), far below what would exhaust memory.
 const MaxFileBytes = 256 << 20
 
-// Read loads a results.json, rejecting files of another schema version.
-// It reads regular files only, and at most MaxFileBytes of them: a device
+// Read loads a results.json, rejecting files of another schema version,
+// its cells read with the workloads' catalog ks (UseKinds; nil: every
+// workload's summary stays raw). It reads regular files only, and at most MaxFileBytes of them: a device
 // (/dev/zero) or a pipe would otherwise be read without end.
-func Read(path string) (*Results, error) {
+func Read(path string, ks Kinds) (*Results, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -793,7 +833,7 @@ func Read(path string) (*Results, error) {
 	if len(b) > MaxFileBytes {
 		return nil, fmt.Errorf("%s is larger than %d MiB: not a keybench results file", path, MaxFileBytes>>20)
 	}
-	return Parse(b, path)
+	return Parse(b, path, ks)
 }
 
 // WriteFileAtomic writes b to path through a temporary file of a unique
@@ -806,12 +846,15 @@ func WriteFileAtomic(path string, b []byte) error {
 	return writeAtomic(path, b)
 }
 
-// Parse reads a results.json held in memory; name names it in errors.
+// Parse reads a results.json held in memory (Read); name names it in errors.
 // Whatever the bytes, it returns results or an error, never panics.
-func Parse(b []byte, name string) (*Results, error) {
+func Parse(b []byte, name string, ks Kinds) (*Results, error) {
 	var r Results
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s is not a keybench results file: %v", name, err)
+	}
+	if err := r.UseKinds(ks); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if !slices.Contains(ReadableVersions, r.SchemaVersion) {
 		return nil, fmt.Errorf("%s has schema_version %d; this keybench reads %v", name, r.SchemaVersion, ReadableVersions)

@@ -35,7 +35,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	if err := sample().Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Read(filepath.Join(dir, "results.json"))
+	r, err := Read(filepath.Join(dir, "results.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestReadRejectsOtherFiles(t *testing.T) {
 	for name, body := range map[string]string{"a.json": "{", "b.json": `{"schema_version": 99, "cells": []}`, "c.json": `{"schema_version": 1}`} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o644)
-		if _, err := Read(p); err == nil {
+		if _, err := Read(p, nil); err == nil {
 			t.Errorf("%s accepted", body)
 		}
 	}
@@ -80,7 +80,7 @@ func TestWriteSurvivesNaN(t *testing.T) {
 	if err := r.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Read(filepath.Join(dir, "results.json"))
+	back, err := Read(filepath.Join(dir, "results.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,13 +120,13 @@ func TestReadRefusesImpossibleFigures(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Read(path)
+		_, err := Read(path, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s = %v: %v, want an error with %q", tc.field, tc.value, err, tc.want)
 		}
 	}
 	// The file as recorded reads.
-	if _, err := Read("testdata/war.json"); err != nil {
+	if _, err := Read("testdata/war.json", nil); err != nil {
 		t.Fatal(err)
 	}
 }

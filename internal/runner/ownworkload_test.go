@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keybench/keybench/internal/runner/runnertest"
+	"github.com/keybench/keybench/internal/workload/all"
 
 	"github.com/jackc/pgx/v5"
 
@@ -126,7 +127,7 @@ func TestAWorkloadOfItsOwnRunsEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := verdict.Read(filepath.Join(cfg.Out, "results.json"))
+	back, err := verdict.Read(filepath.Join(cfg.Out, "results.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload"
+	"github.com/keybench/keybench/internal/workload/all"
 	"github.com/keybench/keybench/internal/workspace"
 )
 
@@ -202,6 +203,7 @@ func Run(ctx context.Context, cfg Config) (*results.Results, error) {
 		Keybench: results.Tool{Version: cfg.Version, Command: cfg.Command}, StartedAt: time.Now().UTC(),
 		Plan: planOf(cfg), Cells: []results.Cell{},
 	}
+	_ = r.res.UseKinds(all.Kinds()) // no cells yet: nothing to read, nothing to fail
 	for _, s := range cfg.Plan.Specs {
 		r.res.Keys = append(r.res.Keys, keyFacts(s))
 	}

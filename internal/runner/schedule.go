@@ -73,6 +73,7 @@ func (r *run) group(parent context.Context, pcs []scenario.PlannedCell, rounds i
 			Clients: pc.Clients, Repeat: pc.Repeat, RowsBefore: pc.Rows, SharedBuffers: pc.Cache, WarmupS: p.Warmup.Seconds(),
 			Status: results.StatusOK, Timeline: []results.Second{},
 		}
+		cs[k].SetKind(r.res.KindOf(pc.Task.Workload))
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)

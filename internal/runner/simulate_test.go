@@ -13,6 +13,7 @@ import (
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 // The false-winner simulation of the program itself (issue 48): a run of
@@ -79,7 +80,7 @@ func readNoise(t *testing.T) *storedNoise {
 
 func readStored(t *testing.T, path string) *results.Results {
 	t.Helper()
-	res, err := results.Parse(resultstest.ReadGzip(t, path), path)
+	res, err := results.Parse(resultstest.ReadGzip(t, path), path, all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -191,3 +191,26 @@ func TestNoRendererReadsASentence(t *testing.T) {
 		}
 	}
 }
+
+// TestResultsDecodeWithAPassedCatalog (issue 61): package results keeps no
+// catalog of its own filled at start-up (no init, no Register): a results
+// file is read with the workloads' catalog its reader passes
+// (results.Read, verdict.Read: all.Kinds()), so what it means does not
+// depend on what the binary happens to link.
+func TestResultsDecodeWithAPassedCatalog(t *testing.T) {
+	files := sources(t)[filepath.Join("..", "..", "internal", "results")]
+	if len(files) == 0 {
+		t.Fatal("no files of package results found")
+	}
+	for _, path := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "Register") {
+				t.Errorf("%s declares %s: results reads with the catalog it is passed", path, fd.Name.Name)
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/stats"
+	"github.com/keybench/keybench/internal/workload/all"
 )
 
 func threeKeys() *results.Results {
@@ -94,7 +95,7 @@ func FuzzAnalyze(f *testing.F) {
 	resultstest.AddSeeds(f, "../results/testdata")
 	f.Add([]byte(`{"schema_version":2,"cells":[{"status":"ok"}],"analysis":{"version":1,"groups":[{"cells":[7]}]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := Parse(b, "fuzz")
+		r, err := Parse(b, "fuzz", all.Kinds())
 		if err != nil {
 			return
 		}
@@ -111,7 +112,7 @@ func FuzzAnalyze(f *testing.F) {
 func TestSeedsAnalyse(t *testing.T) {
 	files, _ := filepath.Glob("../results/testdata/*.json")
 	for _, p := range files {
-		r, err := Read(p)
+		r, err := Read(p, all.Kinds())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,8 +41,8 @@ func Write(res *results.Results, dir string) error {
 // Read reads a results.json with its analysis: the one it holds when it
 // is whole and of this keybench's version, else analysed anew (a file of
 // an earlier keybench).
-func Read(path string) (*results.Results, error) {
-	res, err := results.Read(path)
+func Read(path string, ks results.Kinds) (*results.Results, error) {
+	res, err := results.Read(path, ks)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +50,8 @@ func Read(path string) (*results.Results, error) {
 }
 
 // Parse is Read of a file held in memory.
-func Parse(b []byte, name string) (*results.Results, error) {
-	res, err := results.Parse(b, name)
+func Parse(b []byte, name string, ks results.Kinds) (*results.Results, error) {
+	res, err := results.Parse(b, name, ks)
 	if err != nil {
 		return nil, err
 	}

@@ -216,17 +216,15 @@ type Bare struct {
 
 var registry = map[string]Meta{}
 
-// Register adds a workload and the kind of its cells to results (which
-// reads its cells' summaries by it); workloads call it from init, and
-// package workload/all imports each. Its view stays in its Meta
-// (all.Views). A name registered twice is a bug that
+// Register adds a workload to the catalog; workloads call it from init,
+// and package workload/all imports each. Its view and its cells' kind
+// stay in its Meta (all.Views, all.Kinds). A name registered twice is a bug that
 // would silently replace a workload: it panics at start-up, as keys.Register does.
 func Register(m Meta) {
 	if _, dup := registry[m.Name]; dup {
 		panic("workload: duplicate workload " + m.Name)
 	}
 	registry[m.Name] = m
-	results.Register(m.Name, m.Kind)
 }
 
 // Lookup returns the named workload's metadata.

@@ -16,6 +16,7 @@ import (
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server/servertest"
 	"github.com/keybench/keybench/internal/verdict"
+	"github.com/keybench/keybench/internal/workload/all"
 	"github.com/keybench/keybench/internal/workload/rangequery"
 	"github.com/keybench/keybench/internal/workload/retention"
 )
@@ -108,7 +109,7 @@ func TestTimeInTheKey(t *testing.T) {
 		}
 	}
 	// The file reads back and renders (a summary's name once took a figure's).
-	back, err := verdict.Read(filepath.Join(cfg.Out, "results.json"))
+	back, err := verdict.Read(filepath.Join(cfg.Out, "results.json"), all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}

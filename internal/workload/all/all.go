@@ -8,6 +8,7 @@ package all
 
 import (
 	"github.com/keybench/keybench/internal/present"
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/workload"
 	_ "github.com/keybench/keybench/internal/workload/bulk"       // bulk, bulk-index-after: a load, the key index during or after
 	_ "github.com/keybench/keybench/internal/workload/deleterows" // delete: deletes rows by key, VACUUM after
@@ -26,6 +27,16 @@ import (
 
 // Workloads are every workload, by name.
 func Workloads() []workload.Meta { return workload.All() }
+
+// Kinds are how each workload's cells read: the catalog a results file
+// is read with (results.Read).
+func Kinds() results.Kinds {
+	out := results.Kinds{}
+	for _, m := range workload.All() {
+		out[m.Name] = m.Kind
+	}
+	return out
+}
 
 // Views are how each workload's cells are shown, by workload name (a
 // workload this catalog does not hold reads as the zero View: the
