@@ -137,6 +137,9 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 // least's, with its interval, and the three counts that most set it apart.
 func costliestLine(costliest, least *results.Group) string {
 	v := costliest.Cost.Versus(least.Key)
+	if v == nil { // an analysis that names a costliest key it holds no comparison of (a damaged file's)
+		return costliest.Key + " is named the costliest, but the analysis holds no comparison of its work with " + least.Key + "'s."
+	}
 	line := fmt.Sprintf("%s does %s %s's work %s", costliest.Key, ratio(v.Effect), least.Key, interval(v))
 	var parts []string
 	for i, r := range costliest.Cost.Why {
