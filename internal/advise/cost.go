@@ -107,9 +107,6 @@ func relativeInterval(mine, ordered *projection.Projection) stats.Interval {
 	return stats.Interval{Lo: mine.Lo / ordered.Hi, Hi: mine.Hi / ordered.Lo, Level: mine.Level + ordered.Level - 1}
 }
 
-// twoDecimals writes a relative rate.
-func twoDecimals(v float64) string { return fmt.Sprintf("%.2f", v) }
-
 // relativeText is the relative rate with its interval, said plainly when
 // the interval spans 1 (the direction is not known at this scale) or when
 // there is none.
@@ -118,9 +115,9 @@ func (c *Cost) relativeText() string {
 	case c.Lo <= 0:
 		return fmt.Sprintf("%.2f (no interval: the curve's points have none)", c.Relative)
 	case c.Lo < 1 && c.Hi > 1:
-		return fmt.Sprintf("%.2f %s — the interval spans 1: at this scale the curves cannot tell which key inserts faster", c.Relative, c.Text(twoDecimals))
+		return fmt.Sprintf("%.2f %s — the interval spans 1: at this scale the curves cannot tell which key inserts faster", c.Relative, c.Text(results.Formatted("%.2f")))
 	}
-	return fmt.Sprintf("%.2f %s", c.Relative, c.Text(twoDecimals))
+	return fmt.Sprintf("%.2f %s", c.Relative, c.Text(results.Formatted("%.2f")))
 }
 
 func outsideText(outside bool) string {

@@ -102,5 +102,5 @@ func RateText(g *results.Group) string {
 	if !s.HasInterval() {
 		return fmt.Sprintf("%.0f %s", s.Median, unit)
 	}
-	return fmt.Sprintf("%.0f %s %s", s.Median, unit, s.Text(func(v float64) string { return fmt.Sprintf("%.0f", v) }))
+	return fmt.Sprintf("%.0f %s %s", s.Median, unit, s.Text(results.Formatted("%.0f")))
 }

@@ -278,7 +278,7 @@ func decideRun(ratio float64, largest *results.Cell) string {
 func pointsText(ps []Point) string {
 	var s []string
 	for _, p := range ps {
-		s = append(s, fmt.Sprintf("%.2g×: %.2f %s", p.Ratio, p.Relative, p.Text(func(v float64) string { return fmt.Sprintf("%.2f", v) })))
+		s = append(s, fmt.Sprintf("%.2g×: %.2f %s", p.Ratio, p.Relative, p.Text(results.Formatted("%.2f"))))
 	}
 	return strings.Join(s, ", ")
 }

@@ -88,7 +88,7 @@ func ci(s stats.MedianCI) string {
 	if !s.HasInterval() {
 		return fmt.Sprintf("%.0f", s.Median)
 	}
-	return fmt.Sprintf("%.0f %s", s.Median, s.Text(func(v float64) string { return fmt.Sprintf("%.0f", v) }))
+	return fmt.Sprintf("%.0f %s", s.Median, s.Text(results.Formatted("%.0f")))
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.

@@ -357,7 +357,7 @@ func speedText(v *results.Versus) string {
 	}
 	pct := func(r float64) float64 { return math.Abs(r-1) * 100 }
 	change := stats.Interval{Lo: math.Min(pct(v.Lo), pct(v.Hi)), Hi: math.Max(pct(v.Lo), pct(v.Hi)), Level: v.Level}
-	return results.Relative(v.Effect, "faster", "slower", "same speed") + " " + change.Text(func(x float64) string { return fmt.Sprintf("%.0f%%", x) })
+	return results.Relative(v.Effect, "faster", "slower", "same speed") + " " + change.Text(results.Formatted("%.0f%%"))
 }
 
 // versus says how g compares with another group: "12% faster and 30% smaller than uuidv4", "~" within noise.

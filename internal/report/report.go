@@ -392,7 +392,7 @@ func (r *renderer) versusText(g, best *results.Group) (string, bool) {
 	case c.Significant:
 		slower := stats.Interval{Lo: (1 - c.Hi) * 100, Hi: (1 - c.Lo) * 100, Level: c.Level}
 		return fmt.Sprintf("%.0f%% slower than %s %s (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
-			slower.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v) }), c.PAdjusted, g.Correction), true
+			slower.Text(results.Formatted("%.0f%%")), c.PAdjusted, g.Correction), true
 	}
 	return fmt.Sprintf("~ %s (no difference found: %s %s, %s)", r.label(best), ratio(c.Effect), c.IntervalText(), c.PText()), false
 }

@@ -180,3 +180,9 @@ func Significant(v float64) string {
 	p := math.Pow(10, float64(digits))
 	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
 }
+
+// Formatted writes a figure through format ("%.0f", "%.2f", "%.0f%%"):
+// an interval's end writer (stats.Interval.Text).
+func Formatted(format string) func(float64) string {
+	return func(v float64) string { return fmt.Sprintf(format, v) }
+}
