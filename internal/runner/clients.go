@@ -125,7 +125,13 @@ func windowFailure(d *driver.Result) error {
 		return fmt.Errorf("%d transactions in the window failed (%d completed): %s", d.Errors, d.Txns, d.ErrorSamples[0])
 	}
 	if d.Txns == 0 {
-		return fmt.Errorf("no transaction completed in the window (%.1f s)", d.Elapsed.Seconds())
+		err := fmt.Errorf("no transaction completed in the window (%.1f s)", d.Elapsed.Seconds())
+		if d.StalledS > 0 {
+			err = fmt.Errorf("%w: %s", err, stallError(d))
+		} else if d.Unfinished > 0 {
+			err = fmt.Errorf("%w: %d clients were still in a transaction at its end, the longest for %.1f s (the server did not answer in the window)", err, d.Unfinished, d.LongestUnfinished.Seconds())
+		}
+		return err
 	}
 	return nil
 }
