@@ -69,7 +69,7 @@ func TestNothingFoundRanksNothing(t *testing.T) {
 	if regexp.MustCompile(`<span class="key">\d+\. `).MatchString(page) {
 		t.Errorf("a run that found nothing ranks its keys")
 	}
-	if !strings.Contains(page, "No difference in rate was found: the keys are listed by median rate, not ranked.") {
+	if !strings.Contains(page, "No difference in rate was found: the keys are listed by rate, not ranked.") {
 		t.Errorf("the page does not say why the keys are not ranked")
 	}
 	var sum strings.Builder

@@ -257,9 +257,9 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 		return r.bloatVerdict(block)
 	}
 	ranked := append([]*results.Group(nil), block...)
-	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].TPS.Median > ranked[j].TPS.Median })
+	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rate > ranked[j].Rate })
 	best := ranked[0]
-	head := fmt.Sprintf("%s, %s, %s rows before each window: keys by median throughput (%s).",
+	head := fmt.Sprintf("%s, %s, %s rows before each window: keys by rate, each the geometric mean of its samples, the statistic every ratio below is of (%s).",
 		best.Task(), results.Clients(best.Clients), thousands(best.Rows), unitWords(best))
 	if k := r.view(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
@@ -280,7 +280,7 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	switch {
 	case len(ranked) < 2 || tested:
 	case r.res.Plan.Quick:
-		smoke := fmt.Sprintf("A smoke test (--quick): %s, so no winner is named (keys listed by median rate; %s compares them).",
+		smoke := fmt.Sprintf("A smoke test (--quick): %s, so no winner is named (keys listed by rate; %s compares them).",
 			unitWords(best), moreSamples(best))
 		if k := r.view(); k.Headline != nil {
 			smoke += " " + head
@@ -301,9 +301,9 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	found, ordered := orderFound(ranked)
 	switch {
 	case !found && tested:
-		head += " No difference in rate was found: the keys are listed by median rate, not ranked."
+		head += " No difference in rate was found: the keys are listed by rate, not ranked."
 	case !ordered && tested:
-		head += " The tests found the order of some pairs, not of every key: the keys are listed by median rate, not ranked (every pair below)."
+		head += " The tests found the order of some pairs, not of every key: the keys are listed by rate, not ranked (every pair below)."
 	}
 	var out []Verdict
 	for i, g := range ranked {
@@ -312,7 +312,7 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 			v.Rank = i + 1
 		}
 		if i == 0 {
-			v.Versus, v.Significant = r.bestText(ranked, "highest median")
+			v.Versus, v.Significant = r.bestText(ranked, "highest rate")
 			if what := reveals(r.res, g.Key); what != "" {
 				v.Versus += "; its values reveal their " + what + " to whoever sees them"
 			}
@@ -341,10 +341,10 @@ func orderFound(ranked []*results.Group) (found, ordered bool) {
 	return found, ordered
 }
 
-// bestText names the first of ranked (the highest median): "fastest" only
+// bestText names the first of ranked (the highest rate): "fastest" only
 // when every other key's comparison with it is significant (each key has
 // its own noise: the third can be within noise of the first when the
-// second is not), else what it is: the highest median, with the keys
+// second is not), else what it is: the highest rate, with the keys
 // without a difference found from it, or untested.
 func (r *renderer) bestText(ranked []*results.Group, highest string) (string, bool) {
 	best := ranked[0]
@@ -373,12 +373,14 @@ func (r *renderer) bestText(ranked []*results.Group, highest string) (string, bo
 	return highest + "; no difference found from: " + strings.Join(near, ", "), false
 }
 
-// rateWithInterval is a group's median rate with its interval and the interval's confidence.
+// rateWithInterval is a group's rate (rateText: the statistic its ratios
+// are of), then its rounds' median rate with the median's interval at the
+// level it was computed at — a second figure, named.
 func rateWithInterval(g *results.Group) string {
 	if !g.TPS.HasInterval() {
-		return fmt.Sprintf("%.0f %s (%s)", g.TPS.Median, g.RateUnitText(), unitWords(g))
+		return fmt.Sprintf("%s (%s)", rateText(g), unitWords(g))
 	}
-	return present.RateText(g)
+	return rateText(g) + "; the rounds' median " + present.RateText(g)
 }
 
 // versusText says how g compares with the best group, and whether the difference is significant.
@@ -432,12 +434,12 @@ func (r *renderer) bloatVerdict(block []*results.Group) (string, []Verdict) {
 		return aok && (!bok || a < b)
 	})
 	byTPS := append([]*results.Group(nil), block...)
-	sort.SliceStable(byTPS, func(i, j int) bool { return byTPS[i].TPS.Median > byTPS[j].TPS.Median })
+	sort.SliceStable(byTPS, func(i, j int) bool { return byTPS[i].Rate > byTPS[j].Rate })
 	fastest := byTPS[0]
 	g0 := ranked[0]
 	head := fmt.Sprintf("Keys ranked by their key index's bloat (its size over its size after REINDEX: pages, measured once per cell, not sampled) "+
 		"after %s with %s, lowest first, with the bloat at every client count: the sequence cache and random keys leave half-empty leaves "+
-		"where concurrent inserts split pages out of order (002). Rates are compared with the key of the highest median rate at %s.", g0.Task(), results.Clients(g0.Clients), results.Clients(g0.Clients))
+		"where concurrent inserts split pages out of order (002). Rates are compared with the key of the highest rate at %s.", g0.Task(), results.Clients(g0.Clients), results.Clients(g0.Clients))
 	if d := drifted(block); d != "" {
 		head += " " + d
 	}
@@ -460,7 +462,7 @@ func (r *renderer) bloatVerdict(block []*results.Group) (string, []Verdict) {
 		}
 		v.TPS += "; " + rateWithInterval(g)
 		if g == fastest {
-			v.Versus, v.Significant = r.bestText(byTPS, "highest median rate")
+			v.Versus, v.Significant = r.bestText(byTPS, "highest rate")
 		} else {
 			v.Versus, v.Significant = r.versusText(g, fastest)
 		}

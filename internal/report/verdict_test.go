@@ -53,7 +53,7 @@ func TestBulkVerdictRanksTotals(t *testing.T) {
 		}
 		page := string(b)
 		untested := map[bool]string{true: "A smoke test (--quick): one run per key", false: "Not tested: one run per key"}[quick]
-		for _, want := range []string{"over the whole load", "The slowest, uuidv4 (bulk), took", untested, "highest median, not tested"} {
+		for _, want := range []string{"over the whole load", "The slowest, uuidv4 (bulk), took", untested, "highest rate, not tested"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("quick %v: the bulk verdict lacks %q", quick, want)
 			}
@@ -158,15 +158,15 @@ func TestFastestOnlyWhenEveryComparisonIsSignificant(t *testing.T) {
 	second := &results.Group{Key: "uuidv7", Compared: []results.Versus{sig("bigint", true)}}
 	third := &results.Group{Key: "ulid", Compared: []results.Versus{sig("bigint", false)}}
 	rd := &renderer{}
-	if text, s := rd.bestText([]*results.Group{best, second, third}, "highest median"); s || strings.Contains(text, "fastest") || !strings.Contains(text, "ulid") {
+	if text, s := rd.bestText([]*results.Group{best, second, third}, "highest rate"); s || strings.Contains(text, "fastest") || !strings.Contains(text, "ulid") {
 		t.Errorf("the third within noise of the first: %q (significant %v)", text, s)
 	}
 	third.Compared[0] = sig("bigint", true)
-	if text, s := rd.bestText([]*results.Group{best, second, third}, "highest median"); !s || !strings.HasPrefix(text, "fastest") {
+	if text, s := rd.bestText([]*results.Group{best, second, third}, "highest rate"); !s || !strings.HasPrefix(text, "fastest") {
 		t.Errorf("every comparison significant: %q (significant %v)", text, s)
 	}
 	untested := &results.Group{Key: "uuidv4"}
-	if text, s := rd.bestText([]*results.Group{best, untested}, "highest median rate"); s || text != "highest median rate, not tested" {
+	if text, s := rd.bestText([]*results.Group{best, untested}, "highest rate"); s || text != "highest rate, not tested" {
 		t.Errorf("untested (--quick): %q (significant %v)", text, s)
 	}
 	// The bloat verdict of a --quick run (one window per key) names no fastest key.
@@ -180,7 +180,7 @@ func TestFastestOnlyWhenEveryComparisonIsSignificant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page := string(b); strings.Contains(page, "fastest") || !strings.Contains(page, "highest median rate, not tested") {
+	if page := string(b); strings.Contains(page, "fastest") || !strings.Contains(page, "highest rate, not tested") {
 		t.Errorf("a quick bloat verdict names a fastest key")
 	}
 }
