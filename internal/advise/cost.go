@@ -130,11 +130,11 @@ func outsideText(outside bool) string {
 func humanCount(n int64) string {
 	switch {
 	case n >= 1e9:
-		return fmt.Sprintf("%.3gG", float64(n)/1e9)
+		return results.Significant(float64(n)/1e9) + "G"
 	case n >= 1e6:
-		return fmt.Sprintf("%.3gM", float64(n)/1e6)
+		return results.Significant(float64(n)/1e6) + "M"
 	case n >= 1e3:
-		return fmt.Sprintf("%.3gk", float64(n)/1e3)
+		return results.Significant(float64(n)/1e3) + "k"
 	}
 	return fmt.Sprint(n)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workload/mix"
@@ -127,14 +128,14 @@ func LabFor(t *Table, s Server) *Lab {
 		rows = rowsFor(sbMB)
 		if rows > labMaxRows {
 			rows = labMaxRows
-			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is %.3g× the cache: the lab stops at %d rows on a 1 MB cache, a ratio of %.3g", lab.Ratio, labMaxRows, labMaxRows*bpr/(1<<20)))
+			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is %s× the cache: the lab stops at %d rows on a 1 MB cache, a ratio of %s", results.Significant(lab.Ratio), labMaxRows, results.Significant(labMaxRows*bpr/(1<<20))))
 		}
 	case rows < labMinRows:
 		sbMB = math.Min(labMaxSBMB, math.Ceil(labMinRows*bpr/lab.Ratio/(1<<20)))
 		rows = rowsFor(sbMB)
 		if rows < labMinRows {
 			rows = labMinRows
-			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is a tiny share of the cache (%.2g): the lab's %d rows on %d MB hold more", lab.Ratio, labMinRows, labMaxSBMB))
+			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is a tiny share of the cache (%s): the lab's %d rows on %d MB hold more", results.Digits(lab.Ratio, 2), labMinRows, labMaxSBMB))
 		}
 	}
 	lab.Rows = roundTo3(rows)

@@ -134,7 +134,7 @@ func FollowLab(tables []Table) {
 		if r == nil || t.Lab == nil {
 			continue
 		}
-		at := fmt.Sprintf("at %s rows (its key index %.2g× the cache), %d clients", results.Thousands(t.Lab.Rows), t.Lab.Ratio, t.Lab.Clients)
+		at := fmt.Sprintf("at %s rows (its key index %s× the cache), %d clients", results.Thousands(t.Lab.Rows), results.Digits(t.Lab.Ratio, 2), t.Lab.Clients)
 		if t.Lab.RateTPS > 0 {
 			at += fmt.Sprintf(", %s tx/s", rate(t.Lab.RateTPS))
 		} else {

@@ -417,7 +417,7 @@ func (r *reader) mixOf(t *Table, oid uint32, a, b *counters, secs float64) *Mix 
 		stmts, hidden := a.stmts.delta(b.stmts)
 		m := MixOfStatements(stmts, t.Schema, t.Name, keyCol, secs)
 		if hidden > 0 {
-			m.Notes = append(m.Notes, fmt.Sprintf("%.3g calls/s of other roles' statements are hidden from this role (GRANT pg_read_all_stats TO %s)", hidden/secs, quoteIdent(r.srv.Role)))
+			m.Notes = append(m.Notes, fmt.Sprintf("%s calls/s of other roles' statements are hidden from this role (GRANT pg_read_all_stats TO %s)", results.Significant(hidden/secs), quoteIdent(r.srv.Role)))
 		}
 		if m.Total() > 0 || m.OtherPerS > 0 {
 			return m

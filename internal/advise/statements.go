@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workload/mix"
 )
@@ -97,10 +98,10 @@ func (m *Mix) InsertsOnly() bool {
 func (m *Mix) Text() string {
 	out := fmt.Sprintf("%s (%s", mix.Text(m.Shares()), m.From)
 	if m.OtherPerS > 0 {
-		out += fmt.Sprintf("; not replayed: %.2g%% of the table's statements, reads by another column or of the whole table", 100*m.OtherPerS/(m.OtherPerS+m.Total()))
+		out += "; not replayed: " + results.Digits(100*m.OtherPerS/(m.OtherPerS+m.Total()), 2) + "% of the table's statements, reads by another column or of the whole table"
 	}
 	if m.UnparsedPerS > 0 {
-		out += fmt.Sprintf("; %.3g calls/s of statements naming it that the parser could not read, not counted", m.UnparsedPerS)
+		out += "; " + results.Significant(m.UnparsedPerS) + " calls/s of statements naming it that the parser could not read, not counted"
 	}
 	return out + ")"
 }

@@ -202,7 +202,7 @@ func judge(t *Table, s Server, sample Sample) Verdict {
 		cacheText += fmt.Sprintf(" and %s the RAM", ratioText(r))
 	}
 	if c, ok := t.CacheShare.Get(); ok {
-		cacheText += fmt.Sprintf(", %.2g%% of the cache holding its pages now", c*100)
+		cacheText += ", " + results.Digits(c*100, 2) + "% of the cache holding its pages now"
 	}
 	switch order {
 	case Ordered:
@@ -278,7 +278,7 @@ func costFigures(t *Table, sample Sample) (shown, against, missing []string) {
 	}
 	switch fpi, ok := sample.FPIPerS.Get(); {
 	case ok && fpi > 0:
-		shown = append(shown, fmt.Sprintf("%.3g full-page images/s in the sample's WAL (the database cluster's, every table's: pg_stat_wal does not split them by table)", fpi))
+		shown = append(shown, fmt.Sprintf("%s full-page images/s in the sample's WAL (the database cluster's, every table's: pg_stat_wal does not split them by table)", results.Significant(fpi)))
 	case ok:
 		against = append(against, "no full-page image in the sample's WAL")
 	default:
@@ -358,16 +358,16 @@ func orderUnavailable(k *Key) string {
 
 func ratioText(r float64) string {
 	if r >= 1 {
-		return fmt.Sprintf("%.2g×", r)
+		return results.Digits(r, 2) + "×"
 	}
-	return fmt.Sprintf("%.2g%% of", r*100)
+	return results.Digits(r*100, 2) + "% of"
 }
 
 func rate(v float64) string {
 	if v >= 100 {
 		return fmt.Sprintf("%.0f", v)
 	}
-	return fmt.Sprintf("%.3g", v)
+	return results.Significant(v)
 }
 
 func capitalize(s string) string {
@@ -539,7 +539,7 @@ func overflowText(t *Table) string {
 		// The emergency says when, once, in one unit.
 		return fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used) — the next insert past %d fails.", last, k.SequenceMax, used*100, k.SequenceMax)
 	case days > 3650:
-		return fmt.Sprintf("Its sequence is at %d of %d (%.2g%% used): at %s it lasts more than ten years.", last, k.SequenceMax, used*100, paceText(t))
+		return fmt.Sprintf("Its sequence is at %d of %d (%s%% used): at %s it lasts more than ten years.", last, k.SequenceMax, results.Digits(used*100, 2), paceText(t))
 	}
 	line := fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used): at %s it runs out in %s, around %s",
 		last, k.SequenceMax, used*100, paceText(t), humanDays(days), when.UTC().Format("2006-01-02"))

@@ -3,7 +3,6 @@ package projection
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
@@ -515,7 +514,7 @@ func (f countFigure) inputs(use []countScale) string {
 	var ps []string
 	for _, s := range use {
 		mean, _, _, _ := f.measuredLevel(s)
-		v := strconv.FormatFloat(mean, 'g', 3, 64)
+		v := results.Significant(mean)
 		if mean >= 1000 {
 			v = results.Thousands(int64(math.Round(mean)))
 		}

@@ -588,8 +588,8 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 	}
 	p.Curve = c
 	if level && math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)) > poolDoublings {
-		return Projection{}, fmt.Sprintf("measured at one index over cache (%.2g×, at %d scales), %.1f doublings from yours (%.2g×): a level there, not a curve to carry",
-			c.Points[0].Ratio, c.Points[0].Measurements, math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)), p.Ratio), nil
+		return Projection{}, fmt.Sprintf("measured at one index over cache (%s×, at %d scales), %.1f doublings from yours (%s×): a level there, not a curve to carry",
+			results.Digits(c.Points[0].Ratio, 2), c.Points[0].Measurements, math.Abs(math.Log2(p.Ratio/c.Points[0].Ratio)), results.Digits(p.Ratio, 2)), nil
 	}
 	p.Relative, p.Outside = c.At(p.Ratio)
 	if p.Lo, p.Hi, _ = c.IntervalAt(p.Ratio); p.Lo > 0 {
@@ -609,7 +609,7 @@ func projectCurve(r *results.Results, c Curve, s Scale, ref string) (Projection,
 	}
 	if end := c.supportEnd(); p.Outside && p.Ratio >= end {
 		p.Relative, p.Interval = 0, stats.Interval{}
-		p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %.2g× the cache (the curve, extended, falls below %.2f there)", end, LeastSupported)
+		p.NotSupported = fmt.Sprintf("not supported by the measurements beyond an index %s× the cache (the curve, extended, falls below %.2f there)", results.Digits(end, 2), LeastSupported)
 	}
 	p.BeyondScale = beyondScale(r, s)
 	p.WALPerDay, p.FPIShare, p.WALFrom, p.WALSteady = wal(r, c.Key, p.Ratio, s, p)
@@ -706,7 +706,7 @@ func beyondScale(r *results.Results, s Scale) string {
 	if fr <= TestedScale && fc <= TestedScale {
 		return ""
 	}
-	return fmt.Sprintf("your rows are %.3g× and your cache %.3g× the run's largest: the curve is carried by index over cache alone, untested beyond %d× (keybench run scale tests 64×)", fr, fc, TestedScale)
+	return fmt.Sprintf("your rows are %s× and your cache %s× the run's largest: the curve is carried by index over cache alone, untested beyond %d× (keybench run scale tests 64×)", results.Significant(fr), results.Significant(fc), TestedScale)
 }
 
 // check refuses a projection whose figures are not numbers a size or a

@@ -179,7 +179,7 @@ func projectWork(c Curve, ratio float64, largest *results.Cell) *WorkProjection 
 	w.Beyond = ratio / last
 	for _, p := range c.Points {
 		if p.Lo <= 0 {
-			w.Unavailable = fmt.Sprintf("the point at index %.2g× the cache has no interval (too few rounds)", p.Ratio)
+			w.Unavailable = fmt.Sprintf("the point at index %s× the cache has no interval (too few rounds)", results.Digits(p.Ratio, 2))
 			return w
 		}
 	}
@@ -271,14 +271,14 @@ func decideRun(ratio float64, largest *results.Cell) string {
 	}
 	rows := float64(rowsAtEnd(largest)) * ratio / measured
 	round := math.Pow(10, math.Floor(math.Log10(rows))-1) // two figures
-	return fmt.Sprintf("a run at about %s rows with this run's cache (its key index %.2g× the cache, as yours)", results.Thousands(int64(math.Round(rows/round)*round)), ratio)
+	return fmt.Sprintf("a run at about %s rows with this run's cache (its key index %s× the cache, as yours)", results.Thousands(int64(math.Round(rows/round)*round)), results.Digits(ratio, 2))
 }
 
 // pointsText lists a curve's points, "0.5×: 1.10 [1.05–1.16, 95%]".
 func pointsText(ps []Point) string {
 	var s []string
 	for _, p := range ps {
-		s = append(s, fmt.Sprintf("%.2g×: %.2f %s", p.Ratio, p.Relative, p.Text(results.Formatted("%.2f"))))
+		s = append(s, fmt.Sprintf("%s×: %.2f %s", results.Digits(p.Ratio, 2), p.Relative, p.Text(results.Formatted("%.2f"))))
 	}
 	return strings.Join(s, ", ")
 }

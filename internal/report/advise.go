@@ -44,7 +44,7 @@ func adviceDoc(rep *advise.Report) *Doc {
 	d.Printf("Database %s on PostgreSQL %s (%s), read as %s, read-only; shared_buffers %s%s.", s.Database, s.Version, role, s.Role, results.Bytes(s.SharedBuffers), ramText(s.RAM))
 	d.Printf("Sample of %.0f s: WAL %s, full-page images %s.", rep.Sample.Seconds,
 		figure(rep.Sample.WALBytesPerS, func(v float64) string { return results.Bytes(int64(v)) + "/s" }),
-		figure(rep.Sample.FPIPerS, func(v float64) string { return fmt.Sprintf("%.3g/s", v) }))
+		figure(rep.Sample.FPIPerS, func(v float64) string { return results.Significant(v) + "/s" }))
 	t := NewTable("#", "table", "key", "order", "index / cache", "ins/s", "verdict").AlignRight(4, 5)
 	for _, tb := range rep.Tables {
 		rank := ""
@@ -60,7 +60,7 @@ func adviceDoc(rep *advise.Report) *Doc {
 			order = k.Order
 			index = ratioOf(tb.KeyIndexOverCache)
 		}
-		t.AppendRow(rank, tb.QualifiedName(), key, order, index, tb.InsertsPerS.Text(func(v float64) string { return fmt.Sprintf("%.3g", v) }), tb.Verdict.Class)
+		t.AppendRow(rank, tb.QualifiedName(), key, order, index, tb.InsertsPerS.Text(func(v float64) string { return results.Significant(v) }), tb.Verdict.Class)
 	}
 	d.Add(t)
 	seen := map[string]bool{}
@@ -226,9 +226,9 @@ func ramText(ram int64) string {
 
 func ratioOf(r float64) string {
 	if r >= 1 {
-		return fmt.Sprintf("%.2g×", r)
+		return results.Digits(r, 2) + "×"
 	}
-	return fmt.Sprintf("%.2g%%", r*100)
+	return results.Digits(r*100, 2) + "%"
 }
 
 // figure is a measured figure, or "unavailable (reason)".

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/keybench/keybench/internal/keys"
@@ -198,8 +197,8 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 	return out
 }
 
-// msText is a work figure in ms, to two significant digits.
-func msText(ms float64) string { return strconv.FormatFloat(ms, 'g', 2, 64) }
+// msText is a work figure in ms, to the work's own precision (the table's).
+func msText(ms float64) string { return results.Significant(ms) }
 
 // briefWork is a key's work against the least's, short, with its
 // interval and the interval's level — unless it is shared, the level

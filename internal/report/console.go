@@ -89,7 +89,7 @@ var transactional = []present.Column{
 	present.RateColumn,
 	{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
 		p99, _ := r.RoundsP99(g)
-		return fmt.Sprintf("%.3g ms", p99)
+		return millis(p99)
 	}},
 	{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	{Header: "key index growth / row", Text: func(r *results.Results, g *results.Group) string {

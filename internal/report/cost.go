@@ -127,7 +127,8 @@ func workLines(sh shape, least *results.Group) []string {
 	return out
 }
 
-// partsText is the least's work in its parts: " (CPU 0.21 ms, reads 0.04 ms, …)".
+// partsText is the least's work in its parts, each to the work's own
+// precision: " (CPU 0.213 + blocks read 0.0412 + … ms)".
 func partsText(c *results.GroupCost) string {
 	p := c.Parts
 	var parts []string
@@ -136,7 +137,7 @@ func partsText(c *results.GroupCost) string {
 		ms   float64
 	}{{"CPU", p.CPUMS}, {"blocks read", p.ReadMS}, {"blocks written", p.WriteMS}, {"WAL", p.WALMS}, {"flushes", p.FlushMS}} {
 		if x.ms > 0 {
-			parts = append(parts, fmt.Sprintf("%s %.2g", x.name, x.ms))
+			parts = append(parts, x.name+" "+results.Significant(x.ms))
 		}
 	}
 	out := " (" + strings.Join(parts, " + ") + " ms"
@@ -156,9 +157,9 @@ func waitingLine(res *results.Results, sh shape) string {
 		rq, okRQ := res.RoundMedian(g, func(c *results.RoundCost) results.M[float64] { return c.ServerRunQueueMS })
 		switch {
 		case okIO && okRQ:
-			parts = append(parts, fmt.Sprintf("%s %.2g + %.2g ms", g.Key, io, rq))
+			parts = append(parts, fmt.Sprintf("%s %s + %s ms", g.Key, results.Significant(io), results.Significant(rq)))
 		case okIO:
-			parts = append(parts, fmt.Sprintf("%s %.2g ms IO", g.Key, io))
+			parts = append(parts, fmt.Sprintf("%s %s ms IO", g.Key, results.Significant(io)))
 		}
 	}
 	if len(parts) == 0 {

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -70,7 +68,7 @@ func workText(g *results.Group) string {
 	if g.Cost == nil || g.Cost.Mean <= 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.3g ms", g.Cost.Mean)
+	return results.Significant(g.Cost.Mean) + " ms"
 }
 
 // deviceShort names the device in a line: "this machine's disk", "the

@@ -41,7 +41,7 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	for _, p := range ps {
 		var at []string
 		for _, pt := range p.Curve.Points {
-			at = append(at, fmt.Sprintf("%.2g×: %.2f", pt.Ratio, pt.Relative))
+			at = append(at, fmt.Sprintf("%s×: %.2f", results.Digits(pt.Ratio, 2), pt.Relative))
 		}
 		walText := p.WALPerDay.Text(func(v float64) string { return results.Bytes(int64(v)) })
 		if r := p.WALPerDay.Reason(); r != "" {
@@ -53,7 +53,7 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 		if p.KeyIndexDensity > 0 {
 			index += fmt.Sprintf(" (%.0f%%)", p.KeyIndexDensity*100)
 		}
-		row := []any{p.Key, results.Bytes(p.TableBytes), index, fmt.Sprintf("%.2g×", p.Ratio), relativeText(p, ref), validationText(p, ref), strings.Join(at, ", "), walText}
+		row := []any{p.Key, results.Bytes(p.TableBytes), index, results.Digits(p.Ratio, 2) + "×", relativeText(p, ref), validationText(p, ref), strings.Join(at, ", "), walText}
 		if s.Hardware != nil {
 			row = append(row, modelText(p))
 		}
@@ -72,9 +72,9 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 	}
 	if m := s.Hardware; m != nil {
 		d.Printf("The cost model prices each key's parts measured on this run (server CPU, blocks read from outside shared_buffers, pages written back, WAL, the commit's flush, per transaction, read at the key's projected index / cache) "+
-			"on your machine: %d cores, a random access of %.3g ms, %.0f MB/s of sequential writes, a flush of %.3g ms, shared_buffers %s, %s of OS page cache for the key index (an assumption unless --os-cache), %.2g ms for a read it serves (assumed). "+
+			"on your machine: %d cores, a random access of %s ms, %.0f MB/s of sequential writes, a flush of %s ms, shared_buffers %s, %s of OS page cache for the key index (an assumption unless --os-cache), %s ms for a read it serves (assumed). "+
 			"The rate is the least of the disk's time per transaction, the clients' wait and the cores; the part that sets it is named.",
-			m.Cores, m.Disk.ReadMS, m.Disk.WriteMBps, m.Disk.FlushMS, results.Bytes(m.SharedBuffers), results.Bytes(m.OSCache), m.OSReadMS)
+			m.Cores, results.Significant(m.Disk.ReadMS), m.Disk.WriteMBps, results.Significant(m.Disk.FlushMS), results.Bytes(m.SharedBuffers), results.Bytes(m.OSCache), results.Digits(m.OSReadMS, 2))
 	}
 	if len(rep.OtherClients) > 0 {
 		d.Printf("The curves are the run's at %d clients; it also measured %v clients, not pooled with them (a key's rate at another client count is another curve: --clients N projects those).", rep.Clients, rep.OtherClients)
@@ -180,7 +180,7 @@ func Against000Doc(rows []projection.Row000) *Doc {
 	t := NewTable("000's key", "rows", "index / cache", "000 tps", "model tps", "error", "limited by", "per txn: reads, writes back, WAL").AlignRight(1, 2, 3, 4, 5)
 	misses := 0
 	for _, r := range rows {
-		ratio := fmt.Sprintf("%.2g×", r.Ratio)
+		ratio := results.Digits(r.Ratio, 2) + "×"
 		if r.Extrapolated {
 			ratio += " (beyond the run)"
 		}
@@ -235,9 +235,9 @@ func missesExplained(rows []projection.Row000) []string {
 		dir, limit, _ := strings.Cut(id, "\x00")
 		g := groups[id]
 		lo, hi := slices.Min(g.ms), slices.Max(g.ms)
-		span := fmt.Sprintf("%.2g ms", lo)
+		span := results.Digits(lo, 2) + " ms"
 		if hi > lo*1.05 {
-			span = fmt.Sprintf("%.2g–%.2g ms", lo, hi)
+			span = results.Digits(lo, 2) + "–" + results.Digits(hi, 2) + " ms"
 		}
 		cheaper := "cheaper in the model than it was on 000's machine"
 		if dir == "too few" {
@@ -272,16 +272,16 @@ func projectedWork(d *Doc, ws []projection.WorkProjection, s projection.Scale) {
 	t := NewTable("key", "work vs reference [interval]", "index / cache", "from the measured sizes", "direction").AlignRight(1, 2)
 	for _, w := range ws {
 		if w.Unavailable != "" {
-			t.AppendRow(w.Key, "-", fmt.Sprintf("%.2g×", w.Ratio), "-", w.Unavailable)
+			t.AppendRow(w.Key, "-", results.Digits(w.Ratio, 2)+"×", "-", w.Unavailable)
 			continue
 		}
 		figure := ratio(w.Relative) + " " + w.RatioText()
 		where := "between them"
 		switch {
 		case w.At != w.Ratio && !w.Outside:
-			where = fmt.Sprintf("measured at %.2g×, within half a doubling", w.At)
+			where = "measured at " + results.Digits(w.At, 2) + "×, within half a doubling"
 		case w.At != w.Ratio:
-			where = fmt.Sprintf("read at %.2g× (the one measured), not carried", w.At)
+			where = "read at " + results.Digits(w.At, 2) + "× (the one measured), not carried"
 		case w.Outside && w.Beyond > 1:
 			where = fmt.Sprintf("%.1f× beyond the largest", w.Beyond)
 		case w.Outside:
@@ -294,7 +294,7 @@ func projectedWork(d *Doc, ws []projection.WorkProjection, s projection.Scale) {
 		case w.Direction != "":
 			dir = fmt.Sprintf("%s work than %s", w.Direction, w.Against)
 		}
-		t.AppendRow(w.Key, figure, fmt.Sprintf("%.2g×", w.Ratio), where, dir)
+		t.AppendRow(w.Key, figure, results.Digits(w.Ratio, 2)+"×", where, dir)
 	}
 	d.Printf("The work each key makes the server do per transaction at %s rows and a cache of %s, over %s's: the CPU of every server process and the blocks, WAL and flushes it counted, priced on the run's device, read off each key's curve of that ratio against its key index over the cache (the rounds' paired intervals carried through the curve, every point erring the same way: the level is a floor).",
 		thousands(s.Rows), results.Bytes(s.CacheBytes), ws[0].Against)
@@ -389,7 +389,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 			cell = checkNumber(c.Value) + " (once)"
 		}
 		if c.Unavailable == "" && c.Beyond > 0 {
-			cell += fmt.Sprintf(" · %.2g×", c.Beyond)
+			cell += " · " + results.Digits(c.Beyond, 2) + "×"
 		}
 		rows[c.Key] = append(rows[c.Key], cell)
 	}
@@ -423,7 +423,7 @@ func checkNumber(v float64) string {
 	if math.Abs(v) >= 1000 {
 		return thousands(int64(math.Round(v)))
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	return results.Significant(v)
 }
 
 // CheckDoc lays out project --check: each scale of a multi-scale run
@@ -473,7 +473,7 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 			measured = num(r.Measured) + unit
 		}
 		if r.Beyond > 1 {
-			projected += fmt.Sprintf(" (%.2g× beyond)", r.Beyond)
+			projected += " (" + results.Digits(r.Beyond, 2) + "× beyond)"
 		}
 		there := "-"
 		if r.Expect.Lo > 0 {

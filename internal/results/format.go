@@ -169,11 +169,16 @@ func Thousands(n int64) string {
 // Significant writes a figure to three significant digits without an
 // exponent and with no digit beyond them: 0.00022, 0.375, 45.5, 12528 —
 // a small count is never printed as 0.000, a large one never as 1.25e+04.
-func Significant(v float64) string {
+func Significant(v float64) string { return Digits(v, 3) }
+
+// Digits writes a figure to n significant digits without an exponent (as
+// Significant): a ratio or a time in a sentence, where %.2g would write
+// 8.9e-05 or 1.5e+02.
+func Digits(v float64, n int) string {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
-	digits := 2 - int(math.Floor(math.Log10(math.Abs(v))))
+	digits := n - 1 - int(math.Floor(math.Log10(math.Abs(v))))
 	if digits < 0 {
 		digits = 0
 	}

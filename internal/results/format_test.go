@@ -11,3 +11,13 @@ func TestSignificant(t *testing.T) {
 		}
 	}
 }
+
+// TestDigits: two significant digits as a sentence writes a ratio or a
+// time, where %.2g wrote 8.9e-05 and 1.5e+02.
+func TestDigits(t *testing.T) {
+	for v, want := range map[float64]string{0.0000894: "0.000089", 152: "152", 0.16: "0.16", 3.14159: "3.1", 1234.5: "1235"} {
+		if got := Digits(v, 2); got != want {
+			t.Errorf("Digits(%g, 2) = %q, want %q", v, got, want)
+		}
+	}
+}

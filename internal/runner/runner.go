@@ -461,8 +461,8 @@ func (r *run) sayCells(cs []results.Cell, before int, judge bool) error {
 			if c.RowsInserted > 0 {
 				wrote = fmt.Sprintf(", %d rows", c.RowsInserted)
 			}
-			r.ui.Logf("  %s: %s, latency average %.3g ms, stddev %.3g ms, p99 of all its transactions %.3g ms%s in %.1f s",
-				c.Key, r.rateSaid(len(r.res.Cells)-len(cs)+k), c.LatencyMS.Mean, c.LatencyMS.StdDev, c.LatencyMS.P99, wrote, c.DurationS)
+			r.ui.Logf("  %s: %s, latency average %s ms, stddev %s ms, p99 of all its transactions %s ms%s in %.1f s",
+				c.Key, r.rateSaid(len(r.res.Cells)-len(cs)+k), results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), results.Significant(c.LatencyMS.P99), wrote, c.DurationS)
 			continue
 		}
 		if !judge {

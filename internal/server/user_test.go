@@ -1,11 +1,12 @@
 package server
 
 import (
-	"github.com/keybench/keybench/internal/testenv"
 	"os"
 	"os/exec"
 	"os/user"
 	"testing"
+
+	"github.com/keybench/keybench/internal/testenv"
 )
 
 // TestConcurrentUserCreation is failure 12 of issue 10: two runs creating

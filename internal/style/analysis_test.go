@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -210,6 +211,29 @@ func TestResultsDecodeWithAPassedCatalog(t *testing.T) {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "Register") {
 				t.Errorf("%s declares %s: results reads with the catalog it is passed", path, fd.Name.Name)
+			}
+		}
+	}
+}
+
+// TestNoExponentInAFigure (issue 61): the packages that write figures for
+// a reader (report, present, advise, projection, runner) write them
+// through results.Significant or results.Digits, never with a %.Ng verb
+// or FormatFloat's 'g', which print 8.9e-05 or 1.23e+03 ms and round apart
+// from the same figure on another output (5.89 ms on one, 5.9 on the
+// other). A p-value keeps its %g ("p=%.2g").
+func TestNoExponentInAFigure(t *testing.T) {
+	verb := regexp.MustCompile(`%\.[0-9]+g|'g', [0-9]`)
+	for _, pkg := range []string{"report", "present", "advise", "projection", "runner"} {
+		for _, path := range sources(t)[filepath.Join("..", "..", "internal", pkg)] {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(b), "\n") {
+				if verb.MatchString(line) && !strings.Contains(line, "p=%") && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+					t.Errorf("%s:%d: a figure written with %q: %s", path, i+1, verb.FindString(line), strings.TrimSpace(line))
+				}
 			}
 		}
 	}
