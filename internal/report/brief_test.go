@@ -211,6 +211,17 @@ func TestTheFirstScreenSaysWhatWasNotMeasured(t *testing.T) {
 			t.Errorf("the first screen says %q:\n%s", bad, text)
 		}
 	}
+	// The CSV: the CPU's columns empty with why, the work saying what it leaves out (the columns were absent).
+	for i, row := range csvRows(t, r) {
+		if row["cost.server_all_cpu_ms_per_txn"] != "" || row["cost.server_all_cpu_ms_per_txn.unavailable"] != why ||
+			!strings.Contains(row["work_not_counted"], verdict.MissingCPU) {
+			t.Errorf("CSV row %d: server CPU %q (unavailable %q), work not counted %q", i, row["cost.server_all_cpu_ms_per_txn"],
+				row["cost.server_all_cpu_ms_per_txn.unavailable"], row["work_not_counted"])
+		}
+	}
+	if md := Markdown(r); !strings.Contains(md, "Not measured: the server's CPU") {
+		t.Errorf("the MD does not name the CPU as not measured:\n%s", md)
+	}
 }
 
 // TestTheFirstScreenSaysTheShortfall (issue 62): a fixed rate the server

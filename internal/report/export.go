@@ -287,7 +287,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
 		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
 		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
-		{"rate", rateOfCell(res, i)}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, i)},
+		{"rate", rateOfCell(res, i)}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, i)}, {"work_not_counted", workMissingOfCell(res, i)},
 		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
 		{"mean_pooled_ms", fmt.Sprint(c.LatencyMS.Mean)}, {"stddev_pooled_ms", fmt.Sprint(c.LatencyMS.StdDev)},
 		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},
@@ -324,6 +324,10 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	for _, f := range metrics.RoundFigures() {
 		if v, ok := results.CostMedian(rounds, f.Get); ok {
 			add("cost."+f.Name, fmt.Sprint(v))
+		} else if why := results.CostReason(rounds, f.Get); why != "" {
+			// Not measured (a server whose processes keybench cannot see): empty, with why.
+			add("cost."+f.Name, "")
+			add("cost."+f.Name+".unavailable", why)
 		}
 	}
 	return nil
@@ -372,6 +376,17 @@ func rateOfCell(res *results.Results, i int) string {
 // workOfCell is cell i's work per transaction as the first screen shows a
 // key's (the geometric mean of its rounds' work on the run's device; its
 // window's when it ran one: GroupCost.CellMeans), "" where it has none.
+// workMissingOfCell is what the work of cell i leaves out, "; "-separated
+// ("the server's CPU" on a server keybench cannot see into), "" when whole.
+func workMissingOfCell(res *results.Results, i int) string {
+	for _, g := range analysisOf(res).Groups {
+		if _, ok := g.Cost.CellWork(&g, i); ok {
+			return strings.Join(g.Cost.Missing, "; ")
+		}
+	}
+	return ""
+}
+
 func workOfCell(res *results.Results, i int) string {
 	for _, g := range analysisOf(res).Groups {
 		if w, ok := g.Cost.CellWork(&g, i); ok {

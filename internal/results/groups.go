@@ -288,6 +288,28 @@ func (r *Results) RoundMedian(g *Group, get func(*RoundCost) M[float64]) (float6
 	return CostMedian(rounds, get)
 }
 
+// CostReason is why no round measured a figure of their cost: the first
+// round's reason ("" where one measured it).
+func CostReason(rounds []Round, get func(*RoundCost) M[float64]) string {
+	why := ""
+	for _, rd := range rounds {
+		if rd.Cost == nil {
+			continue
+		}
+		m := get(rd.Cost)
+		if _, ok := m.Get(); ok {
+			return ""
+		}
+		if why == "" {
+			why = m.Reason()
+		}
+	}
+	if why == "" && len(rounds) > 0 {
+		why = "not recorded in any round"
+	}
+	return why
+}
+
 // CostMedian is the median over rounds of a figure of their cost, where measured.
 func CostMedian(rounds []Round, get func(*RoundCost) M[float64]) (float64, bool) {
 	var v []float64
