@@ -270,7 +270,7 @@ func costFigures(t *Table, sample Sample) (shown, against, missing []string) {
 	case t.KeyIndexOverCache >= 1:
 		shown = append(shown, fmt.Sprintf("its key index is %s the cache, so inserts read leaves that are not cached", ratioText(t.KeyIndexOverCache)))
 	case known && t.KeyIndexOverCache > 0 && share/t.KeyIndexOverCache < cachedWhole:
-		shown = append(shown, fmt.Sprintf("%.0f%% of its key index is not cached now, so inserts read those leaves back", 100*(1-share/t.KeyIndexOverCache)))
+		shown = append(shown, results.ShareText(1-share/t.KeyIndexOverCache)+" of its key index is not cached now, so inserts read those leaves back")
 	case known:
 		against = append(against, "its key index is cached whole")
 	default:
@@ -334,9 +334,9 @@ func cacheSays(t *Table) string {
 	case t.KeyIndexOverCache >= 1:
 		return "larger than the cache, so an insert needs an index page that is not cached, read from the OS or the disk; after a checkpoint the first change to each leaf it lands on writes the leaf's whole image"
 	case known && cachedOfIndex < 0.5:
-		return fmt.Sprintf("it would fit the cache, but only %.0f%% of it is cached now: inserts read their leaves back in as other tables' pages evict them, and after a checkpoint the first change to each leaf writes its whole image", cachedOfIndex*100)
+		return fmt.Sprintf("it would fit the cache, but only %s of it is cached now: inserts read their leaves back in as other tables' pages evict them, and after a checkpoint the first change to each leaf writes its whole image", results.ShareText(cachedOfIndex))
 	case known:
-		return fmt.Sprintf("%.0f%% of it is cached now, so inserts find their leaf cached; what a random order costs it is the whole-leaf images after each checkpoint (the first change to each leaf) and the reads once it outgrows the cache", cachedOfIndex*100)
+		return fmt.Sprintf("%s of it is cached now, so inserts find their leaf cached; what a random order costs it is the whole-leaf images after each checkpoint (the first change to each leaf) and the reads once it outgrows the cache", results.ShareText(cachedOfIndex))
 	}
 	return "it fits the cache; whether its leaves stay cached was not read (" + t.CacheShare.Reason() + "): after each checkpoint the first change to each leaf an insert lands on writes the leaf's whole image"
 }

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 
@@ -77,7 +76,7 @@ func roundFieldName(get func(*results.RoundCost) *results.M[float64]) string {
 // RoundFigures are the figures of a round's cost, in the order outputs show them.
 func RoundFigures() []RoundFigure {
 	ms := func(v float64) string { return results.Significant(v) + " ms" }
-	share := func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+	share := results.ShareText
 	count := results.Significant
 	return []RoundFigure{
 		roundFigure(func(c *results.RoundCost) *results.M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, RoleWhy, ms),

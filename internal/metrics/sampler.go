@@ -342,7 +342,7 @@ func (*sampler) figures() []declared {
 // keyIndexShareText is the key index's mean share of the cache.
 func keyIndexShareText(b results.BufferCache) string {
 	if share, ok := b.KeyIndexShare(); ok {
-		return fmt.Sprintf("%.0f%%", share*100)
+		return results.ShareText(share)
 	}
 	return "no index then"
 }

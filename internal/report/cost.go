@@ -26,10 +26,10 @@ func busyLine(a *results.Analysis) string {
 	}
 	var took []string
 	if b.OthersShare > 0.005 {
-		took = append(took, fmt.Sprintf("other processes took %.0f%% of its CPU", b.OthersShare*100))
+		took = append(took, "other processes took "+results.ShareText(b.OthersShare)+" of its CPU")
 	}
 	if b.StealShare > 0.005 {
-		took = append(took, fmt.Sprintf("the host's other guests %.0f%% (steal)", b.StealShare*100))
+		took = append(took, "the host's other guests "+results.ShareText(b.StealShare)+" (steal)")
 	}
 	line := "A busy machine: " + strings.Join(took, " and ") + " (median round)"
 	if w, ok := b.RunQueueMS.Get(); ok {

@@ -477,9 +477,9 @@ func (r *renderer) why(g, best *results.Group) string {
 	c, b := r.cell(g), r.cell(best)
 	var parts []string
 	if share, ok := cacheShare(c); ok && hasKeyIndex(c) {
-		s := fmt.Sprintf("its key index held %.0f%% of the buffer cache", share*100)
+		s := "its key index held " + results.ShareText(share) + " of the buffer cache"
 		if bs, ok := cacheShare(b); ok && g != best {
-			s += fmt.Sprintf(" (%s: %.0f%%)", r.label(best), bs*100)
+			s += fmt.Sprintf(" (%s: %s)", r.label(best), results.ShareText(bs))
 		}
 		parts = append(parts, s)
 	}

@@ -171,6 +171,17 @@ func Thousands(n int64) string {
 // a small count is never printed as 0.000, a large one never as 1.25e+04.
 func Significant(v float64) string { return Digits(v, 3) }
 
+// ShareText writes a fraction as a percentage: whole percents from 1%, a
+// smaller share in one significant digit (0.3%, not 0%): a key index
+// holding a few pages of the cache is not one holding none.
+func ShareText(v float64) string {
+	pct := 100 * v
+	if pct == 0 || math.Abs(pct) >= 0.995 {
+		return fmt.Sprintf("%.0f%%", pct)
+	}
+	return Digits(pct, 1) + "%"
+}
+
 // Digits writes a figure to n significant digits without an exponent (as
 // Significant): a ratio or a time in a sentence, where %.2g would write
 // 8.9e-05 or 1.5e+02.
