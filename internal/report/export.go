@@ -373,9 +373,6 @@ func rateOfCell(res *results.Results, i int) string {
 	return ""
 }
 
-// workOfCell is cell i's work per transaction as the first screen shows a
-// key's (the geometric mean of its rounds' work on the run's device; its
-// window's when it ran one: GroupCost.CellMeans), "" where it has none.
 // workMissingOfCell is what the work of cell i leaves out, "; "-separated
 // ("the server's CPU" on a server keybench cannot see into), "" when whole.
 func workMissingOfCell(res *results.Results, i int) string {
@@ -387,6 +384,9 @@ func workMissingOfCell(res *results.Results, i int) string {
 	return ""
 }
 
+// workOfCell is cell i's work per transaction as the first screen shows a
+// key's (the geometric mean of its rounds' work on the run's device; its
+// window's when it ran one: GroupCost.CellMeans), "" where it has none.
 func workOfCell(res *results.Results, i int) string {
 	for _, g := range analysisOf(res).Groups {
 		if w, ok := g.Cost.CellWork(&g, i); ok {
