@@ -87,10 +87,7 @@ var transactional = []present.Column{
 		return fmt.Sprintf("%.0f", medianOf(r, g, func(c *results.Cell) float64 { return float64(c.Txns) }))
 	}},
 	present.RateColumn,
-	{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
-		p99, _ := r.RoundsP99(g)
-		return millis(p99)
-	}},
+	present.P99Column,
 	{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	{Header: "key index growth / row", Text: func(r *results.Results, g *results.Group) string {
 		return r.Last(g).Metrics.KeyIndexGrowthPerRow.Text(func(v float64) string { return fmt.Sprintf("%.1f B", v) })
@@ -607,12 +604,7 @@ func replicationTable(d *Doc, res *results.Results, order []string, last map[str
 }
 
 // millis is a duration in milliseconds, as seconds from 1 s up.
-func millis(ms float64) string {
-	if ms >= 1000 {
-		return fmt.Sprintf("%.1f s", ms/1000)
-	}
-	return results.Significant(ms) + " ms" // 1.95 ms, not 2 ms: a ratio beside it reads from these
-}
+func millis(ms float64) string { return results.Millis(ms) }
 
 // unavailableReasons says why each "unavailable" of the evidence table is
 // so: a column and reason once, with the keys it stands for ("" when the

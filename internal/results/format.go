@@ -171,6 +171,16 @@ func Thousands(n int64) string {
 // a small count is never printed as 0.000, a large one never as 1.25e+04.
 func Significant(v float64) string { return Digits(v, 3) }
 
+// Millis writes a time in milliseconds as every table does: three
+// significant digits (1.95 ms, not 2 ms: a ratio beside it reads from
+// these), seconds from a second on.
+func Millis(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+	return Significant(ms) + " ms"
+}
+
 // ShareText writes a fraction as a percentage: whole percents from 1%, a
 // smaller share in one significant digit (0.3%, not 0%): a key index
 // holding a few pages of the cache is not one holding none.
