@@ -27,7 +27,7 @@ type Group struct {
 	// rate is its rows over the whole load) or "seconds" (one
 	// window's per-second figures: not independent, so never tested).
 	Unit string         `json:"unit"`
-	TPS  stats.MedianCI `json:"tps"`
+	TPS  stats.MedianCI `json:"median_rate"`
 	// RateUnit is what the rate counts ("tps", "rows/s": its cells'
 	// Kind.Unit), recorded so that the file says it whatever reads it.
 	RateUnit string `json:"rate_unit"`
