@@ -516,13 +516,26 @@ func TestSequentialRounds(t *testing.T) {
 	// The verdict decides on the work (issue 48): rounds that stopped
 	// early stopped with every work comparison the question asks about
 	// decided — every pair, or, for "which key is least" (issue 64), each
-	// key against the least, the pairs of two others free to stay open;
+	// key against the least and each key shown costlier than it against
+	// every key not shown so, the pairs of two contenders (or of two
+	// costlier keys) free to stay open;
 	// the rates are read at that look, decided or not (their repeated
 	// intervals cover at every look).
 	best := res.Plan.CostSequential != nil && res.Plan.CostSequential.Family == stats.FamilyBest
 	least := map[string]bool{}
 	for _, sh := range res.Analysis.Shapes {
 		least[sh.Least] = true
+	}
+	costlier := map[string]bool{}
+	for _, g := range res.Analysis.Groups {
+		if g.Cost == nil {
+			continue
+		}
+		for _, v := range g.Cost.Compared {
+			if least[v.Key] && v.State == stats.PairDifferent {
+				costlier[g.Key] = true
+			}
+		}
 	}
 	openRates, openWork, work := 0, 0, false
 	for _, g := range res.Analysis.Groups {
@@ -539,7 +552,7 @@ func TestSequentialRounds(t *testing.T) {
 		}
 		for _, v := range g.Cost.Compared {
 			work = true
-			if v.State == stats.PairOpen && (!best || least[g.Key] || least[v.Key]) {
+			if v.State == stats.PairOpen && (!best || least[g.Key] || least[v.Key] || costlier[g.Key] != costlier[v.Key]) {
 				openWork++
 			}
 		}

@@ -15,8 +15,9 @@ import "math"
 //     FamilyPairs tests them — an A/A run names nothing in more than Alpha
 //     of runs — but the rounds stop once every key is decided against the
 //     least (shown costlier, or the same within MinEffect, or undecidable
-//     by the last look): pairs of two keys neither of which is least do
-//     not hold the run. Stopping sooner never raises the error rate of a
+//     by the last look), and each key shown costlier against every key not
+//     shown so (the contenders for least): pairs of two contenders, or of
+//     two costlier keys, do not hold the run. Stopping sooner never raises the error rate of a
 //     group-sequential boundary (a look not taken spends nothing). Hsu's
 //     multiple comparisons with the best would test less, but its claims
 //     are "not better than the best" (a tie satisfies them): keybench's
@@ -34,7 +35,7 @@ const (
 func FamilyWords(family, reference string) string {
 	switch family {
 	case FamilyBest:
-		return "each key against the least (every pair tested, the rounds stopping once each key is decided against the least)"
+		return "each key against the least (every pair tested, the rounds stopping once each key is decided against the least, and each costlier key against the others)"
 	case FamilyReference:
 		return "each key against " + reference
 	}
@@ -67,7 +68,8 @@ func (d Sequential) tested(a, b int) bool {
 
 // answered says whether the rounds may stop: every tested pair decided,
 // or, for FamilyBest, every pair of the least key (the least geometric
-// mean over the rounds looked at).
+// mean over the rounds looked at) and every pair of a key shown costlier
+// than it with a key not shown so.
 func (d Sequential) answered(pairs []PairDecision, rates [][]float64, look int) bool {
 	least := -1
 	if d.Family == FamilyBest {
@@ -82,8 +84,17 @@ func (d Sequential) answered(pairs []PairDecision, rates [][]float64, look int) 
 			}
 		}
 	}
+	// A key shown costlier than the least is also asked against every key
+	// not shown so (each a contender for least): "what does a random key
+	// cost" is a claim against uuidv7 as much as against bigint.
+	costlier := map[int]bool{}
 	for _, p := range pairs {
-		if p.Comparison.State == PairOpen && (least < 0 || p.A == least || p.B == least) {
+		if least >= 0 && (p.A == least || p.B == least) && p.Comparison.State == PairDifferent {
+			costlier[p.A+p.B-least] = true
+		}
+	}
+	for _, p := range pairs {
+		if p.Comparison.State == PairOpen && (least < 0 || p.A == least || p.B == least || costlier[p.A] != costlier[p.B]) {
 			return false
 		}
 	}
