@@ -74,8 +74,8 @@ func TestOutputsAgree(t *testing.T) {
 			// Every summary column headed p99, each workload's own too, is
 			// the p99 every output shows (some were the last cell's pooled p99).
 			for _, col := range append(viewOf(g.Workload).Columns, transactional...) {
-				if p99, _ := r.RoundsP99(g); col.Header == "p99" && col.Text(r, g) != millis(p99) {
-					t.Errorf("%s %s: the summary's p99 %s, every other output's %s", name, g.Key, col.Text(r, g), millis(p99))
+				if p99, _ := r.RoundsP99(g); col.Header == "p99" && col.Text(r, g) != results.Millis(p99) {
+					t.Errorf("%s %s: the summary's p99 %s, every other output's %s", name, g.Key, col.Text(r, g), results.Millis(p99))
 				}
 			}
 			// The page's list of rates leads with the rate its ratios are of

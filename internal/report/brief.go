@@ -269,9 +269,9 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		if !c.Held() {     // against its schedule, not the rate times the window: a Poisson count misses that by its noise
 			ran += fmt.Sprintf(" (%.0f%% of its schedule)", 100*c.ScheduleShare())
 		}
-		t.AppendRow(g.Key, ran, lateText(c.Pace), millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against, level))
+		t.AppendRow(g.Key, ran, lateText(c.Pace), results.Millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against, level))
 		cpuS, walS, _ := perSecond(res, g, g.Rate)
-		lag, cpu, wal = append(lag, millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
+		lag, cpu, wal = append(lag, results.Millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}
 	d.Add(t)
 	d.Printf("Per second at that rate (%s): WAL %s; the server's CPU %s of a core; schedule lag p99 %s.",

@@ -587,7 +587,7 @@ func replicationTable(d *Doc, res *results.Results, order []string, last map[str
 			}
 			t.AppendRow(k, s.Name, s.ShippedBytesPerRow.Text(func(v float64) string { return fmt.Sprintf("%.0f B", v) }),
 				s.ReplayLagMS.Text(func(l results.Spread) string {
-					return fmt.Sprintf("%s / %s / %s", millis(l.P50), millis(l.P99), millis(l.Max))
+					return fmt.Sprintf("%s / %s / %s", results.Millis(l.P50), results.Millis(l.P99), results.Millis(l.Max))
 				}), behind,
 				fmt.Sprintf("%s / %s", s.ReplayBytesPerS.Text(bytesPerS), s.PrimaryBytesPerS.Text(bytesPerS)),
 				s.CatchUpS.Text(func(v float64) string { return fmt.Sprintf("%.2f s", v) }), map[bool]string{true: "yes", false: "no"}[s.KeptUp])
@@ -602,9 +602,6 @@ func replicationTable(d *Doc, res *results.Results, order []string, last map[str
 		d.Printf("replicas: %s.", why)
 	}
 }
-
-// millis is a duration in milliseconds, as seconds from 1 s up.
-func millis(ms float64) string { return results.Millis(ms) }
 
 // unavailableReasons says why each "unavailable" of the evidence table is
 // so: a column and reason once, with the keys it stands for ("" when the

@@ -156,7 +156,7 @@ func Markdown(res *results.Results) string {
 			c := res.Last(g)
 			p99, _ := res.RoundsP99(g)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), rateText(g), workText(g),
-				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), millis(p99))
+				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), results.Millis(p99))
 			for _, f := range figs {
 				v, ok := res.RoundMedian(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")
@@ -284,10 +284,11 @@ func CSV(res *results.Results) ([]byte, error) {
 // transactions pooled under names of their own (tps_pooled, *_pooled_ms).
 func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	c := &res.Cells[i]
+	work, notCounted := workOfCell(res, i)
 	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
 		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
 		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
-		{"rate", rateOfCell(res, i)}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", workOfCell(res, i)}, {"work_not_counted", workMissingOfCell(res, i)},
+		{"rate", rateOfCell(res, i)}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", work}, {"work_not_counted", notCounted},
 		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
 		{"mean_pooled_ms", fmt.Sprint(c.LatencyMS.Mean)}, {"stddev_pooled_ms", fmt.Sprint(c.LatencyMS.StdDev)},
 		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},
@@ -373,25 +374,16 @@ func rateOfCell(res *results.Results, i int) string {
 	return ""
 }
 
-// workMissingOfCell is what the work of cell i leaves out, "; "-separated
-// ("the server's CPU" on a server keybench cannot see into), "" when whole.
-func workMissingOfCell(res *results.Results, i int) string {
-	for _, g := range analysisOf(res).Groups {
-		if _, ok := g.Cost.CellWork(&g, i); ok {
-			return strings.Join(g.Cost.Missing, "; ")
-		}
-	}
-	return ""
-}
-
 // workOfCell is cell i's work per transaction as the first screen shows a
 // key's (the geometric mean of its rounds' work on the run's device; its
-// window's when it ran one: GroupCost.CellMeans), "" where it has none.
-func workOfCell(res *results.Results, i int) string {
+// window's when it ran one: GroupCost.CellMeans) and the parts it leaves
+// out, "; "-separated ("the server's CPU" on a server keybench cannot see
+// into); "" where it has none.
+func workOfCell(res *results.Results, i int) (work, notCounted string) {
 	for _, g := range analysisOf(res).Groups {
 		if w, ok := g.Cost.CellWork(&g, i); ok {
-			return fmt.Sprint(w)
+			return fmt.Sprint(w), strings.Join(g.Cost.Missing, "; ")
 		}
 	}
-	return ""
+	return "", ""
 }

@@ -39,11 +39,11 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 				vs = "the least"
 			}
 			cpu, wal, reads := perSecond(res, g, c.TPS)
-			t.AppendRow(g.Key, fmt.Sprintf("%s tps (%.0f%%)", results.Kilo(c.TPS), 100*c.ScheduleShare()), millis(pk.P99MS), vs,
-				millis(c.Pace.LagMS.P99), lateText(c.Pace), cpu, wal, reads)
+			t.AppendRow(g.Key, fmt.Sprintf("%s tps (%.0f%%)", results.Kilo(c.TPS), 100*c.ScheduleShare()), results.Millis(pk.P99MS), vs,
+				results.Millis(c.Pace.LagMS.P99), lateText(c.Pace), cpu, wal, reads)
 			if !c.Held() {
 				behind = append(behind, fmt.Sprintf("%s ran %d of the %d transactions its schedule started (%.0f%%), its starts %s behind it at p99%s",
-					g.Key, c.Txns, c.Pace.Scheduled, 100*c.ScheduleShare(), millis(c.Pace.LagMS.P99), limitOf(res, g, c)))
+					g.Key, c.Txns, c.Pace.Scheduled, 100*c.ScheduleShare(), results.Millis(c.Pace.LagMS.P99), limitOf(res, g, c)))
 			}
 		}
 		d.Add(t)

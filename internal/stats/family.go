@@ -17,8 +17,9 @@ import "math"
 //     least (shown costlier, or the same within MinEffect, or undecidable
 //     by the last look), and each key shown costlier against every key not
 //     shown so (the contenders for least): pairs of two contenders, or of
-//     two costlier keys, do not hold the run. Stopping sooner never raises the error rate of a
-//     group-sequential boundary (a look not taken spends nothing). Hsu's
+//     two costlier keys, do not hold the run. Stopping sooner never raises
+//     the error rate of a group-sequential boundary (a look not taken
+//     spends nothing). Hsu's
 //     multiple comparisons with the best would test less, but its claims
 //     are "not better than the best" (a tie satisfies them): keybench's
 //     "costlier" is strict.
