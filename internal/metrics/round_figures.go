@@ -99,6 +99,12 @@ func RoundFigures() []RoundFigure {
 	}
 }
 
+// RoundFigureOf is the round figure of the field of RoundCost get returns.
+func RoundFigureOf(get func(*results.RoundCost) *results.M[float64]) RoundFigure {
+	f, _ := RoundFigureNamed(roundFieldName(get))
+	return f
+}
+
 // RoundFigureNamed is the round figure of a JSON name (false: none has it).
 func RoundFigureNamed(name string) (RoundFigure, bool) {
 	for _, f := range RoundFigures() {

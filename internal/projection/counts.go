@@ -3,6 +3,7 @@ package projection
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/stat"
@@ -185,7 +186,7 @@ func missFactor(from, to countScale) (float64, string) {
 	return there / here, ""
 }
 
-// measuredLevel is a figure's mean over the scale's rounds, and its log
+// measuredLevel is a figure over the scale's rounds (results.CountMean), and its log
 // standard error and degrees of freedom (0: fewer than two rounds).
 func (f countFigure) measuredLevel(s countScale) (mean, se, df float64, ok bool) {
 	var xs []float64
@@ -208,14 +209,27 @@ func (f countFigure) measuredLevel(s countScale) (mean, se, df float64, ok bool)
 	if len(xs) == 0 {
 		return 0, 0, 0, false
 	}
-	m, sd := stat.MeanStdDev(xs, nil)
+	m := results.CountMean(xs) // the figure the run's outputs show
 	if m <= 0 {
 		return 0, 0, 0, false
 	}
-	if len(xs) < 2 || f.cell != nil || sd <= 0 {
+	if len(xs) < 2 || f.cell != nil {
 		return m, 0, 0, true
 	}
-	return m, sd / m / math.Sqrt(float64(len(xs))), float64(len(xs) - 1), true
+	// Its log's standard error: the logs' spread where m is their mean's
+	// exponential, else the spread relative to the mean.
+	logs := make([]float64, len(xs))
+	for i, x := range xs {
+		logs[i] = math.Log(x)
+	}
+	sd := stat.StdDev(logs, nil)
+	if slices.Min(xs) <= 0 {
+		sd = stat.StdDev(xs, nil) / m
+	}
+	if sd <= 0 || math.IsNaN(sd) {
+		return m, 0, 0, true
+	}
+	return m, sd / math.Sqrt(float64(len(xs))), float64(len(xs) - 1), true
 }
 
 // project is the figure at to from the scales below it: each scale's

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
@@ -84,11 +85,16 @@ func TestOutputsAgree(t *testing.T) {
 				t.Errorf("%s %s: the page's rate %q, the rate its ratios are of %s", name, g.Key, page, rateText(g))
 			}
 			if c := g.Cost; c != nil && c.Mean > 0 {
-				p := c.Parts
-				if sum := p.CPUMS + p.ReadMS + p.WriteMS + p.WALMS + p.FlushMS; math.Abs(sum/c.Mean-1) > 1e-9 {
-					t.Errorf("%s %s: the work's parts add up to %g, the work is %g", name, g.Key, sum, c.Mean)
+				p := c.Shares
+				if sum := p.CPU + p.Reads + p.Writes + p.WAL + p.Flushes; math.Abs(sum-1) > 1e-9 {
+					t.Errorf("%s %s: the work's parts' shares add up to %g", name, g.Key, sum)
 				}
 			}
+			// A count per transaction is its rounds' CountMean wherever it
+			// is shown: the MD's and the CSV's columns (they were the
+			// rounds' median, the work's parts shares of its mean: three
+			// values of the server's CPU).
+			checkCounts(t, name, r, g, rows)
 		}
 		for _, sh := range shapesOf(a) {
 			least := sh.group(sh.Least)
@@ -101,6 +107,13 @@ func TestOutputsAgree(t *testing.T) {
 						t.Errorf("%s %s: work vs least %.3f× beside works %.3g and %.3g (%.3f)", name, g.Key, v.Effect, g.Cost.Mean, least.Cost.Mean, r)
 					}
 				}
+				// The WAL has one comparison a pair: the "why" quotes its
+				// family's (it tested the pair alone, a narrower interval).
+				for _, why := range g.Cost.Why {
+					if v := g.WAL.Versus(least.Key); v != nil && why.Figure == "wal_bytes_per_txn" && !v.TooFew && why.Interval != v.Interval {
+						t.Errorf("%s %s: the WAL %s in why, %s in its family", name, g.Key, why.RatioText(), v.RatioText())
+					}
+				}
 				text := rateVersus(g, least, false)
 				shown, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimLeft(text, "*~ "), "×"), 64)
 				if err != nil || g == least || least.Rate <= 0 {
@@ -110,6 +123,20 @@ func TestOutputsAgree(t *testing.T) {
 					t.Errorf("%s %s: rate vs least %s beside rates %.0f and %.0f (%.3f)", name, g.Key, text, g.Rate, least.Rate, g.Rate/least.Rate)
 				}
 			}
+		}
+	}
+}
+
+// checkCounts holds the CSV's cost columns of a key of one cell to its
+// rounds' CountMean.
+func checkCounts(t *testing.T, name string, r *results.Results, g *results.Group, rows []map[string]string) {
+	if len(g.Cells) != 1 {
+		return
+	}
+	for _, f := range metrics.RoundFigures() {
+		want, ok := r.RoundMean(g, f.Get)
+		if got := rows[g.Cells[0]]["cost."+f.Name]; ok && !near(got, want, 1e-9) {
+			t.Errorf("%s %s: the CSV's cost.%s %s, its rounds' mean %g", name, g.Key, f.Name, got, want)
 		}
 	}
 }

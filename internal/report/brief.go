@@ -179,20 +179,20 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 		if len(parts) == 0 {
 			continue
 		}
-		p := g.Cost.Parts
-		rest := "the CPU " + msText(p.CPUMS) + " ms"
+		p := g.Cost.Shares
+		rest := "the CPU " + results.ShareText(p.CPU)
 		if slices.Contains(g.Cost.Missing, verdict.MissingCPU) {
 			rest = "the CPU not measured"
 		}
-		if p.FlushMS > 0 {
-			rest += ", the commits' flushes " + msText(p.FlushMS) + " ms"
+		if p.Flushes > 0 {
+			rest += ", the commits' flushes " + results.ShareText(p.Flushes)
 		}
 		found := "is not found different from"
 		if v.Equivalent() { // shown the same: said so, not only "no difference found"
 			found = fmt.Sprintf("is the same within %.0f%% as", 100*v.Margin)
 		}
-		out = append(out, fmt.Sprintf("%s's work %s %s's (%s %s), though its counts differ: %s; on %s its blocks and WAL come to %s ms of its %s ms a transaction (%s).",
-			g.Key, found, least.Key, ratio(v.Effect), interval(v), strings.Join(parts, ", "), deviceShort(dev), msText(p.ReadMS+p.WriteMS+p.WALMS), msText(g.Cost.Mean), rest))
+		out = append(out, fmt.Sprintf("%s's work %s %s's (%s %s), though its counts differ: %s; on %s its blocks and WAL are %s of its %s ms a transaction (%s).",
+			g.Key, found, least.Key, ratio(v.Effect), interval(v), strings.Join(parts, ", "), deviceShort(dev), results.ShareText(p.Reads+p.Writes+p.WAL), msText(g.Cost.Mean), rest))
 	}
 	return out
 }
@@ -408,7 +408,7 @@ func keyLegend(res *results.Results, shapes []shape) string {
 // CPU took most of the machine's cores, else the clients, each waiting on
 // its own transaction ("" where the server's CPU was not measured).
 func limitOf(res *results.Results, g *results.Group, c *results.Cell) string {
-	cpu, ok := res.RoundMedian(g, func(rc *results.RoundCost) results.M[float64] { return rc.ServerAllCPUMS })
+	cpu, ok := res.RoundMean(g, func(rc *results.RoundCost) results.M[float64] { return rc.ServerAllCPUMS })
 	cores := res.Environment.Host.CPUs
 	if !ok || cores <= 0 {
 		return ""

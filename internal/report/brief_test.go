@@ -149,7 +149,7 @@ func TestCountsApartFromTheWork(t *testing.T) {
 	}
 	fpi := g.Cost.Why[0]
 	want := fmt.Sprintf("though its counts differ: %s", metrics.ReasonText(fpi))
-	if fpi.Figure != "wal_fpi_per_txn" || fpi.Ratio.Ratio < 2 || !strings.Contains(text, want) || !strings.Contains(text, "its blocks and WAL come to") {
+	if fpi.Figure != "wal_fpi_per_txn" || fpi.Ratio.Ratio < 2 || !strings.Contains(text, want) || !strings.Contains(text, "its blocks and WAL are") {
 		t.Errorf("the first screen does not say the counts apart from the work (%q, the first count %q %.2f×):\n%s", want, fpi.Figure, fpi.Ratio.Ratio, text)
 	}
 }

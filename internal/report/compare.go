@@ -72,7 +72,7 @@ func CompareDoc(c *verdict.Comparison) *Doc {
 	}
 	d.Add(t)
 	d.Println("median rate: the median of each run's rounds' rates, as the run's summary names it (the run's \"rate\" is their geometric mean, another figure).")
-	d.Printf("B vs A: B's over A's, %%, with the interval at the level its adjusted p-value is decided at (Mann-Whitney U over each run's rounds or runs, Hodges–Lehmann; Holm's correction over every row and measure, alpha %.2f); \"~\": no difference found; rate: higher is better; p50, p99, p99.9 (each round's latency percentiles), work (per transaction, each run priced on its own disk) and WAL (per transaction): lower is better; size: per row where the runs' tables hold different rows.", stats.Alpha)
+	d.Printf("B vs A: B's over A's, %%, with the interval at the level its adjusted p-value is decided at (the ratio of the two runs' medians — for the rate, those beside it —; Mann-Whitney U over each run's rounds or runs, the Hodges–Lehmann interval; Holm's correction over every row and measure, alpha %.2f); \"~\": no difference found; rate: higher is better; p50, p99, p99.9 (each round's latency percentiles), work (per transaction, each run priced on its own disk) and WAL (per transaction): lower is better; size: per row where the runs' tables hold different rows.", stats.Alpha)
 	for _, s := range c.OnlyA {
 		d.Printf("only in A: %s", s)
 	}

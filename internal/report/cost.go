@@ -31,7 +31,7 @@ func busyLine(a *results.Analysis) string {
 	if b.StealShare > 0.005 {
 		took = append(took, "the host's other guests "+results.ShareText(b.StealShare)+" (steal)")
 	}
-	line := "A busy machine: " + strings.Join(took, " and ") + " (median round)"
+	line := "A busy machine: " + strings.Join(took, " and ") + " (the rounds' mean)"
 	if w, ok := b.RunQueueMS.Get(); ok {
 		line += fmt.Sprintf("; the backends waited %.2f ms per transaction for a CPU, apart from their work", w)
 	}
@@ -127,20 +127,20 @@ func workLines(sh shape, least *results.Group) []string {
 	return out
 }
 
-// partsText is the least's work in its parts, each to the work's own
-// precision: " (CPU 0.213 + blocks read 0.0412 + … ms)".
+// partsText is the least's work in its parts, each its share of it:
+// " (CPU 32% + blocks read 0.2% + … of it)".
 func partsText(c *results.GroupCost) string {
-	p := c.Parts
+	sh := c.Shares
 	var parts []string
 	for _, x := range []struct {
-		name string
-		ms   float64
-	}{{"CPU", p.CPUMS}, {"blocks read", p.ReadMS}, {"blocks written", p.WriteMS}, {"WAL", p.WALMS}, {"flushes", p.FlushMS}} {
-		if x.ms > 0 {
-			parts = append(parts, x.name+" "+results.Significant(x.ms))
+		name  string
+		share float64
+	}{{"CPU", sh.CPU}, {"blocks read", sh.Reads}, {"blocks written", sh.Writes}, {"WAL", sh.WAL}, {"flushes", sh.Flushes}} {
+		if x.share > 0 {
+			parts = append(parts, x.name+" "+results.ShareText(x.share))
 		}
 	}
-	out := " (" + strings.Join(parts, " + ") + " ms"
+	out := " (" + strings.Join(parts, " + ") + " of it"
 	if len(c.Missing) > 0 {
 		out += "; not counted: " + strings.Join(c.Missing, ", ")
 	}
@@ -153,8 +153,8 @@ func partsText(c *results.GroupCost) string {
 func waitingLine(res *results.Results, sh shape) string {
 	var parts []string
 	for _, g := range sh.Groups {
-		io, okIO := res.RoundMedian(g, func(c *results.RoundCost) results.M[float64] { return c.IOMS })
-		rq, okRQ := res.RoundMedian(g, func(c *results.RoundCost) results.M[float64] { return c.ServerRunQueueMS })
+		io, okIO := res.RoundMean(g, func(c *results.RoundCost) results.M[float64] { return c.IOMS })
+		rq, okRQ := res.RoundMean(g, func(c *results.RoundCost) results.M[float64] { return c.ServerRunQueueMS })
 		switch {
 		case okIO && okRQ:
 			parts = append(parts, fmt.Sprintf("%s %s + %s ms", g.Key, results.Significant(io), results.Significant(rq)))

@@ -125,7 +125,7 @@ func (d *Doc) CSV() ([]byte, error) {
 
 // Markdown is the run's verdict as a Markdown table: the machine's load
 // when it was busy, then per shape a row a key with its median rate, the
-// rounds' median of each figure of the verdict and its explanation (the
+// rounds' mean of each figure of the verdict and its explanation (the
 // declared round figures: the server's CPU, WAL, full-page images, blocks
 // read, CPU, IO time per transaction), and its cost and rate against the
 // least costly key — every figure from results.json.
@@ -158,7 +158,7 @@ func Markdown(res *results.Results) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), rateText(g), workText(g),
 				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), results.Millis(p99))
 			for _, f := range figs {
-				v, ok := res.RoundMedian(g, f.Get)
+				v, ok := res.RoundMean(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")
 			}
 			fmt.Fprintf(&b, " %s | %s |\n", costAgainst(g, cheapest, sh.Against), rateAgainst(g, cheapest))
@@ -239,8 +239,8 @@ func versusMark(significant bool) string {
 // number a column, an object's numbers a column each ("io.clients_io_ms"),
 // a list as its JSON, an unmeasured figure empty with its reason in
 // "NAME.unavailable"; then its cost per transaction, each round figure
-// (metrics.RoundFigures) as "cost.NAME": its rounds' median, or its
-// window's.
+// (metrics.RoundFigures) as "cost.NAME": its rounds' mean
+// (results.CountMean), or its window's.
 func CSV(res *results.Results) ([]byte, error) {
 	rows := make([]map[string]string, len(res.Cells))
 	var order []string
@@ -323,7 +323,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 		rounds = []results.Round{{Cost: c.Cost}}
 	}
 	for _, f := range metrics.RoundFigures() {
-		if v, ok := results.CostMedian(rounds, f.Get); ok {
+		if v, ok := results.CostMean(rounds, f.Get); ok {
 			add("cost."+f.Name, fmt.Sprint(v))
 		} else if why := results.CostReason(rounds, f.Get); why != "" {
 			// Not measured (a server whose processes keybench cannot see): empty, with why.

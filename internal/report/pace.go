@@ -49,7 +49,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 		d.Add(t)
 		d.Println("ran: the rate the window ran, and the share of the transactions its schedule started in it (a Poisson schedule's count is the rate times the window within about its square root; every key draws the same schedule); p99: the median of the rounds' p99, each from the scheduled start; against the least: the ratio of the two, the rounds compared (Mann-Whitney, Holm, 95% interval of the ratio; \"~\": within noise); " +
 			"lag: how late a transaction started behind its schedule; late: slower than --latency-limit from the schedule; skipped: already that late, not sent; " +
-			"server CPU (every server process's, a share of one core), WAL and blocks read from outside shared buffers per second: the rounds' median of each per transaction (the work's parts, as the summary names them) at the rate each key ran.")
+			"server CPU (every server process's, a share of one core), WAL and blocks read from outside shared buffers per second: the rounds' mean of each per transaction (its geometric mean, as every output gives a count) at the rate each key ran.")
 		if len(behind) > 0 {
 			d.Printf("The schedule was not kept (below %.0f%% of it): %s; at this rate these keys queue, and their latency is the queue's.", 100*results.PaceHeld, strings.Join(behind, "; "))
 		}
@@ -95,7 +95,7 @@ func lateText(p *results.Pace) string {
 // transaction: the figures the work is made of, under their names.
 func perSecond(res *results.Results, g *results.Group, tps float64) (cpu, wal, reads string) {
 	at := func(get func(*results.RoundCost) results.M[float64], text func(float64) string) string {
-		if v, ok := res.RoundMedian(g, get); ok {
+		if v, ok := res.RoundMean(g, get); ok {
 			return text(v * tps)
 		}
 		for _, rd := range res.Last(g).Rounds {

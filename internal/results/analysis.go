@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 10 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate)
+const AnalysisVersion = 11 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate); 11: a count of the rounds their CountMean everywhere, the work's parts its shares
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared
@@ -149,9 +149,9 @@ type PaceKey struct {
 }
 
 // Busy is what other processes took of the machine during the rounds:
-// their share of its CPU and the hypervisor's (steal) in the median
-// round, and how long the server's backends waited for a CPU per
-// transaction. Busy says whether that was enough to call the machine busy.
+// their share of its CPU and the hypervisor's (steal), and how long the
+// server's backends waited for a CPU per transaction, each the rounds'
+// CountMean. Busy says whether that was enough to call the machine busy.
 type Busy struct {
 	OthersShare float64    `json:"others_share" kb:"share"`
 	StealShare  float64    `json:"steal_share" kb:"share"`

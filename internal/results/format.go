@@ -183,9 +183,13 @@ func Millis(ms float64) string {
 
 // ShareText writes a fraction as a percentage: whole percents from 1%, a
 // smaller share in one significant digit (0.3%, not 0%): a key index
-// holding a few pages of the cache is not one holding none.
+// holding a few pages of the cache is not one holding none; a share just
+// short of the whole in three (99.8%, not 100%, beside a part of 0.2%).
 func ShareText(v float64) string {
 	pct := 100 * v
+	if pct > 99.5 && pct < 100 {
+		return Digits(pct, 3) + "%"
+	}
 	if pct == 0 || math.Abs(pct) >= 0.995 {
 		return fmt.Sprintf("%.0f%%", pct)
 	}

@@ -25,7 +25,7 @@ func TestDigits(t *testing.T) {
 // TestShareText: whole percents from 1%, a smaller share in one
 // significant digit (a key index holding 0.3% of the cache printed 0%).
 func TestShareText(t *testing.T) {
-	for v, want := range map[float64]string{0: "0%", 0.003: "0.3%", 0.00042: "0.04%", 0.012: "1%", 0.5: "50%", 0.996: "100%", 0.00996: "1%"} {
+	for v, want := range map[float64]string{0: "0%", 0.003: "0.3%", 0.00042: "0.04%", 0.012: "1%", 0.5: "50%", 0.996: "99.6%", 0.99999: "100%", 0.00996: "1%"} {
 		if got := ShareText(v); got != want {
 			t.Errorf("ShareText(%g) = %q, want %q", v, got, want)
 		}

@@ -101,18 +101,18 @@ func (w *GroupWAL) Versus(key string) *Versus {
 type GroupCost struct {
 	Figure  string         `json:"figure"`
 	Summary stats.MedianCI `json:"summary"`
-	// Mean is the geometric mean of the work over the rounds (the
-	// statistic of its ratios), Parts its parts, each its share of the
-	// rounds' work, so that they add up to Mean (ms per
-	// transaction on the run's device), Missing the parts not counted.
+	// Mean is the work over the rounds (CountMean: their geometric mean,
+	// the statistic of its ratios; ms per transaction on the run's
+	// device), Shares its parts' shares of it, Missing the parts not
+	// counted.
 	Mean float64 `json:"mean"`
 	// CellMeans are the same geometric mean over each of the group's
 	// cells' rounds alone, in Cells' order: a cell's work as the CSV
 	// writes it (0: a cell whose rounds recorded none).
-	CellMeans []float64 `json:"cell_means,omitempty"`
-	Parts     WorkParts `json:"parts"`
-	Missing   []string  `json:"missing,omitempty"`
-	Compared  []Versus  `json:"compared,omitempty"`
+	CellMeans []float64  `json:"cell_means,omitempty"`
+	Shares    WorkShares `json:"shares"`
+	Missing   []string   `json:"missing,omitempty"`
+	Compared  []Versus   `json:"compared,omitempty"`
 	// Unavailable is why the shape's costs were not compared.
 	Unavailable string `json:"unavailable,omitempty"`
 	// Why, for a key compared with its shape's least costly key, is what
@@ -132,6 +132,19 @@ type WorkParts struct {
 	WriteMS float64 `json:"write_ms"`
 	WALMS   float64 `json:"wal_ms"`
 	FlushMS float64 `json:"flush_ms"`
+}
+
+// WorkShares are the work's parts as shares of it: each part's rounds'
+// CountMean over the sum of every part's, so that they add up to 1. A
+// share, not a part's ms: the parts' own figures per transaction are the
+// counts (RoundCost, each its CountMean), and the work's geometric mean
+// is not the sum of its parts' geometric means.
+type WorkShares struct {
+	CPU     float64 `json:"cpu"`
+	Reads   float64 `json:"blocks_read"`
+	Writes  float64 `json:"blocks_written"`
+	WAL     float64 `json:"wal"`
+	Flushes float64 `json:"wal_flushes"`
 }
 
 // CostFigure is the figure the cost family compares: the work a
@@ -273,10 +286,10 @@ func (c *Cell) Rate() float64 {
 // SecondRate is a second's figure of the rate Cell.Rate measures.
 func (c *Cell) SecondRate(s Second) float64 { return c.Kind().SecondRate(s) }
 
-// RoundMedian is the median over a group's rounds of a figure of their
-// cost, where measured (a cell of one window: its cost stands for its
-// only sample).
-func (r *Results) RoundMedian(g *Group, get func(*RoundCost) M[float64]) (float64, bool) {
+// RoundMean is a figure of a group's rounds' cost as every output shows
+// it (CountMean), where measured (a cell of one window: its cost stands
+// for its only sample).
+func (r *Results) RoundMean(g *Group, get func(*RoundCost) M[float64]) (float64, bool) {
 	var rounds []Round
 	for _, i := range g.Cells {
 		c := &r.Cells[i]
@@ -285,7 +298,7 @@ func (r *Results) RoundMedian(g *Group, get func(*RoundCost) M[float64]) (float6
 			rounds = append(rounds, Round{Cost: c.Cost})
 		}
 	}
-	return CostMedian(rounds, get)
+	return CostMean(rounds, get)
 }
 
 // CostReason is why no round measured a figure of their cost: the first
@@ -310,8 +323,9 @@ func CostReason(rounds []Round, get func(*RoundCost) M[float64]) string {
 	return why
 }
 
-// CostMedian is the median over rounds of a figure of their cost, where measured.
-func CostMedian(rounds []Round, get func(*RoundCost) M[float64]) (float64, bool) {
+// CostMean is a figure of the rounds' cost where measured: CountMean
+// of the rounds that measured it.
+func CostMean(rounds []Round, get func(*RoundCost) M[float64]) (float64, bool) {
 	var v []float64
 	for _, rd := range rounds {
 		if rd.Cost == nil {
@@ -324,5 +338,30 @@ func CostMedian(rounds []Round, get func(*RoundCost) M[float64]) (float64, bool)
 	if len(v) == 0 {
 		return 0, false
 	}
-	return stats.Summarize(v).Median, true
+	return CountMean(v), true
+}
+
+// CountMean is the statistic of a figure per transaction over rounds
+// (the work, each count of it, a wait, a share): their geometric mean —
+// the statistic of its ratios, each a geometric mean of the paired
+// rounds' ratios — or, where a round counted none (a geometric mean of a
+// zero is zero), their arithmetic mean.
+func CountMean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	logs, sum := 0.0, 0.0
+	positive := true
+	for _, x := range v {
+		sum += x
+		if x <= 0 {
+			positive = false
+		} else {
+			logs += math.Log(x)
+		}
+	}
+	if !positive {
+		return sum / float64(len(v))
+	}
+	return math.Exp(logs / float64(len(v)))
 }

@@ -234,5 +234,5 @@ func Describe(test string) (how, effect string) {
 		return "compared within rounds: Student's t on the per-round log ratios, each key's noise its own",
 			"the geometric mean of the per-round ratios"
 	}
-	return "Mann-Whitney U", "Hodges-Lehmann"
+	return "Mann-Whitney U", "the ratio of the medians, with the Hodges-Lehmann interval"
 }

@@ -30,8 +30,9 @@
 //     not vary at all are degenerate: no p-value, no verdict.
 //   - Samples that share no blocks (two runs given to compare, or keys
 //     that did not run together) are compared with the Mann-Whitney U test
-//     (exact for small samples), the effect the Hodges–Lehmann estimate of
-//     the ratio with the interval from the same rank distribution: nothing
+//     (exact for small samples), the effect the ratio of the two medians
+//     (as benchstat gives it: the ratio of the figures a reader sees), its
+//     interval Hodges–Lehmann's, from the same rank distribution: nothing
 //     is assumed of the distribution, but a drift of the machine during the
 //     run is in the samples and costs power.
 //
@@ -191,11 +192,11 @@ type Comparison struct {
 	// Ratio is median(b)/median(a).
 	Ratio float64 `json:"ratio"`
 	// Effect is the estimate of b/a — for TestBlocked the geometric mean of
-	// the per-block ratios, for TestMannWhitney the Hodges–Lehmann estimate
-	// (exp of the median of the pairwise differences of the logarithms) —
-	// with its interval (Interval: 0.95 for TestBlocked, about 0.95 for
-	// TestMannWhitney, the adjusted or sequential level where one was set;
-	// Level 0 when there is none).
+	// the per-block ratios (the ratio of the two geometric means), for
+	// TestMannWhitney the ratio of the medians (Ratio), its interval the
+	// Hodges–Lehmann one (RatioInterval) — with its interval (Interval:
+	// 0.95 for TestBlocked, about 0.95 for TestMannWhitney, the adjusted
+	// or sequential level where one was set; Level 0 when there is none).
 	Effect float64 `json:"effect,omitempty"`
 	Interval
 	// DF are a TestBlocked comparison's degrees of freedom (Student's t),
@@ -244,7 +245,11 @@ func Compare(a, b []float64) Comparison {
 	}
 	c.P = MannWhitneyU(a, b)
 	c.PAdjusted = c.P
-	c.Effect, c.Lo, c.Hi, c.Level = RatioInterval(a, b)
+	_, c.Lo, c.Hi, c.Level = RatioInterval(a, b)
+	// The change as the two medians beside it give it (benchstat's
+	// stance): the Hodges–Lehmann estimate, the interval's centre, is no
+	// ratio of two figures a reader can see.
+	c.Effect = c.Ratio
 	if minP(len(a), len(b)) >= Alpha {
 		c.TooFew, c.Needed = true, MinSamples()
 	}

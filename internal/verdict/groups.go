@@ -98,25 +98,18 @@ func costSample(r *results.Results, g *results.Group, dev results.Device) sample
 			s.values = append(s.values, total(w))
 			s.blocks = append(s.blocks, block{r.Cells[i].Repeat, rd.Round})
 		}
-		c.CellMeans = append(c.CellMeans, geoMean(s.values[from:]))
+		c.CellMeans = append(c.CellMeans, results.CountMean(s.values[from:]))
 	}
-	c.Summary, c.Mean = stats.Summarize(s.values), geoMean(s.values)
-	// Each part its share of the rounds' work (its mean over their total's
-	// mean) of the work shown (the geometric mean): the parts add up to it.
-	sum, of := 0.0, make([]float64, len(parts))
+	c.Summary, c.Mean = stats.Summarize(s.values), results.CountMean(s.values)
+	var of [5]float64
+	sum := 0.0
 	for k, v := range parts {
-		for _, x := range v {
-			of[k] += x
-		}
+		of[k] = results.CountMean(v)
 		sum += of[k]
 	}
-	share := func(k int) float64 {
-		if sum <= 0 {
-			return 0
-		}
-		return c.Mean * of[k] / sum
+	if sum > 0 {
+		c.Shares = results.WorkShares{CPU: of[0] / sum, Reads: of[1] / sum, Writes: of[2] / sum, WAL: of[3] / sum, Flushes: of[4] / sum}
 	}
-	c.Parts = results.WorkParts{CPUMS: share(0), ReadMS: share(1), WriteMS: share(2), WALMS: share(3), FlushMS: share(4)}
 	g.Cost = c
 	if g.Unit != results.UnitRounds {
 		c.Unavailable = "one window per key: its work is measured, not compared (--rounds " + fmt.Sprint(stats.MinBlocks) + " or more compares it)"

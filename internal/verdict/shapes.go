@@ -108,28 +108,39 @@ func groupNamed(gs []*results.Group, key string) *results.Group {
 	return nil
 }
 
-// explainAbove is how far apart two medians must be for their figure to
-// explain a difference of cost: a tenth.
+// explainAbove is how far apart two keys' counts must be for their figure
+// to explain a difference of cost: a tenth.
 const explainAbove = 1.1
 
 // why are the counts that make g's work more (or less) than base's: each
-// count of the work (metrics.RoleWhy) whose medians differ by more than a
-// tenth, the farthest first, each with its ratio within the rounds both
-// ran and its 95% interval (a count's noise from round to round is its
-// own: about 1% for WAL and images, more for the CPU).
+// count of the work (metrics.RoleWhy) whose figures (results.CountMean)
+// differ by more than a tenth, the farthest first, each with its ratio
+// and, where every round of both counted some (the figures are then
+// geometric means, their ratio the paired rounds'), the ratio within the
+// rounds both ran with its 95% interval (a count's noise from round to
+// round is its own: about 1% for WAL and images, more for the CPU).
 func (a *grouped) why(g, base *results.Group) []results.Reason {
 	var out []results.Reason
 	for _, f := range metrics.RoundFigures() {
 		if !f.Is(metrics.RoleWhy) {
 			continue
 		}
-		x, okX := a.res.RoundMedian(g, f.Get)
-		y, okY := a.res.RoundMedian(base, f.Get)
+		x, okX := a.res.RoundMean(g, f.Get)
+		y, okY := a.res.RoundMean(base, f.Get)
 		if !okX || !okY || x <= 0 || y <= 0 || math.Abs(math.Log(x/y)) < math.Log(explainAbove) {
 			continue
 		}
 		r := results.Reason{Figure: f.Name, Ratio: results.Ratio{Ratio: x / y}, Of: x, Against: y}
-		if pair := common([]sample{a.figureSample(base, f.Get), a.figureSample(g, f.Get)}); pair != nil {
+		if v := g.WAL.Versus(base.Key); f.Name == walFigure && v != nil && !v.TooFew && v.Level > 0 {
+			// The WAL's own family decided this pair: its interval, one
+			// per pair on every output (a pair's alone was narrower).
+			r.Ratio = results.RatioOf(&v.Comparison)
+			out = append(out, r)
+			continue
+		}
+		sx, allX := a.figureSample(g, f.Get)
+		sy, allY := a.figureSample(base, f.Get)
+		if pair := common([]sample{sy, sx}); pair != nil && allX && allY {
 			if layout, ok := stats.NewBlocks(pair); ok {
 				if c := layout.Compare(0, 1); !c.TooFew && c.Level > 0 {
 					r.Ratio = results.RatioOf(&c)
@@ -144,28 +155,38 @@ func (a *grouped) why(g, base *results.Group) []results.Reason {
 	return out
 }
 
-// figureSample is a round figure of the group's rounds, each with its block.
-func (a *grouped) figureSample(g *results.Group, get func(*results.RoundCost) results.M[float64]) sample {
+// walFigure is the round figure the WAL family compares.
+var walFigure = metrics.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }).Name
+
+// figureSample is a round figure of the group's rounds, each with its
+// block, and whether every round that measured it counted some.
+func (a *grouped) figureSample(g *results.Group, get func(*results.RoundCost) results.M[float64]) (sample, bool) {
 	var s sample
+	all := true
 	for _, i := range g.Cells {
 		for _, rd := range a.res.Cells[i].Rounds {
 			if rd.Cost == nil {
 				continue
 			}
-			if v, ok := get(rd.Cost).Get(); ok && v > 0 {
+			v, ok := get(rd.Cost).Get()
+			switch {
+			case ok && v > 0:
 				s.values = append(s.values, v)
 				s.blocks = append(s.blocks, block{a.res.Cells[i].Repeat, rd.Round})
+			case ok:
+				all = false
 			}
 		}
 	}
-	return s
+	return s, all
 }
 
 // busyShare is the share of the machine's CPU other processes took above
 // which the machine is called busy.
 const busyShare = 0.10
 
-// busy is the machine's load over the run's rounds (nil when no round read it).
+// busy is the machine's load over the run's rounds, each figure their
+// results.CountMean, as a key's own are (nil when no round read it).
 func busy(res *results.Results) *results.Busy {
 	var others, steals, waits []float64
 	for _, c := range res.Cells {
@@ -186,10 +207,10 @@ func busy(res *results.Results) *results.Busy {
 	if len(others) == 0 {
 		return nil
 	}
-	b := &results.Busy{OthersShare: stats.Summarize(others).Median, StealShare: stats.Summarize(steals).Median,
+	b := &results.Busy{OthersShare: results.CountMean(others), StealShare: results.CountMean(steals),
 		RunQueueMS: results.Unavailable[float64]("no round read its backends' wait for a CPU")}
 	if len(waits) > 0 {
-		b.RunQueueMS = results.Of(stats.Summarize(waits).Median)
+		b.RunQueueMS = results.Of(results.CountMean(waits))
 	}
 	b.Busy = b.OthersShare+b.StealShare > busyShare
 	return b
