@@ -72,7 +72,7 @@ func brief(res *results.Results, page bool) *Doc {
 	if l := keyLegend(res, shown); l != "" {
 		d.Println(l)
 	}
-	legend := workLegend(res, a) + " * differs, ~ none found, = same, ? untested" + familyOf(res, shown) + "."
+	legend := workLegend(res, a) + " least: a column's least (rate: the slowest);" + " * differs, ~ none found, = same, ? untested" + familyOf(res, shown) + "."
 	if !page {
 		legend += " All: --verbose, report.html."
 	}
@@ -108,9 +108,10 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 	least := sh.group(sh.Least)
 	level := sharedLevel(sh.Groups, func(*results.Group) *results.Group { return least }, sh.Against)
 	d.Println(withLevel(sh.Title, level) + ":")
-	t := NewTable("key", "rate", "work / txn", "work vs "+sh.anchor(), "rate vs "+sh.anchor()).AlignRight(1, 2)
+	base, baseName, self := sh.rateBase()
+	t := NewTable("key", "rate", "work / txn", "work vs "+sh.anchor(), "rate vs "+baseName).AlignRight(1, 2)
 	for _, g := range sh.Groups {
-		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least, sh.Against, level), rateVersus(g, least, false))
+		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least, sh.Against, level), rateVersus(g, base, self, false))
 	}
 	d.Add(t)
 	switch costliest := sh.group(sh.Costliest); {

@@ -560,7 +560,7 @@ func localEvidence(d *Doc, res *results.Results, order []string, last map[string
 		if spacing == "" {
 			spacing = "PostgreSQL's default checkpoint spacing"
 		}
-		d.Printf("WAL / row and FPI / row are the rounds', each starting at a CHECKPOINT (a page's first change after one writes its whole image); "+
+		d.Printf("WAL / row and FPI / row are all the rounds' WAL and images over all their rows (pooled: not the rounds' mean per transaction the verdict's WAL compares), each round starting at a CHECKPOINT (a page's first change after one writes its whole image); "+
 			"steady: what a server writes between checkpoints at %s, each key at its own rate, derived from the pages each round first touched (pg_walinspect).", spacing)
 	}
 	replicationTable(d, res, order, last)

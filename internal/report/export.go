@@ -150,7 +150,8 @@ func Markdown(res *results.Results) string {
 		for _, f := range figs {
 			b.WriteString(" " + f.Header + " |")
 		}
-		b.WriteString(" work vs " + sh.anchor() + " | rate vs " + sh.anchor() + " |\n|---|---:|---:|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
+		base, baseName, self := sh.rateBase()
+		b.WriteString(" work vs " + sh.anchor() + " | rate vs " + baseName + " |\n|---|---:|---:|---:|---:|" + strings.Repeat("---:|", len(figs)) + "---|---|\n")
 		cheapest := sh.group(sh.Least)
 		for _, g := range sh.Groups {
 			c := res.Last(g)
@@ -161,7 +162,7 @@ func Markdown(res *results.Results) string {
 				v, ok := res.RoundMean(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")
 			}
-			fmt.Fprintf(&b, " %s | %s |\n", costAgainst(g, cheapest, sh.Against), rateAgainst(g, cheapest))
+			fmt.Fprintf(&b, " %s | %s |\n", costAgainst(g, cheapest, sh.Against), rateVersus(g, base, self, true))
 		}
 		b.WriteString("\n")
 	}
@@ -207,16 +208,17 @@ func costVersus(g, cheapest *results.Group, against bool) (*results.Versus, stri
 	return nil, "-"
 }
 
-func rateAgainst(g, cheapest *results.Group) string { return rateVersus(g, cheapest, true) }
-
-// rateVersus is a key's rate against the cheapest key's: "-" for the
-// cheapest or without one, "?" untested, else the mark and the ratio, with
-// its interval when asked.
-func rateVersus(g, cheapest *results.Group, interval bool) string {
-	if cheapest == nil || g == cheapest {
+// rateVersus is a key's rate against base's: self for base itself, "-"
+// without one, "?" untested, else the mark and the ratio, with its
+// interval when asked.
+func rateVersus(g, base *results.Group, self string, interval bool) string {
+	switch {
+	case base == nil:
 		return "-"
+	case g == base:
+		return self
 	}
-	v := versusOf(g, cheapest.Key)
+	v := versusOf(g, base.Key)
 	if v.TooFew {
 		return "?"
 	}

@@ -25,6 +25,27 @@ func (sh shape) anchor() string {
 	return "least"
 }
 
+// rateBase is what a shape's rate ratios are against, picked by the rate
+// itself: the slowest key (its least rate: every ratio 1.00× or more),
+// or the key the question compares every other with; its name in a
+// header and its own row: "least" (the least of the column's own figure,
+// as the work's "least" is), or the key and "reference".
+func (sh shape) rateBase() (base *results.Group, header, self string) {
+	if sh.Against {
+		return sh.group(sh.Least), sh.Least, "reference"
+	}
+	var slowest *results.Group
+	if !sh.Tested { // no rate compared: no ratio to show
+		return nil, "least", ""
+	}
+	for _, g := range sh.Groups {
+		if g.Rate > 0 && (slowest == nil || g.Rate < slowest.Rate) {
+			slowest = g
+		}
+	}
+	return slowest, "least", "least"
+}
+
 // shapesOf lists the run's shapes in plan order.
 func shapesOf(a *results.Analysis) []shape {
 	var out []shape
