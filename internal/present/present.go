@@ -8,6 +8,7 @@ package present
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -27,12 +28,35 @@ type View struct {
 	Charts []Chart
 }
 
-// Column is a column of the summary table: a header and a group's text.
+// Column is a column of a table of keys: its header, what it is (Note:
+// the statistic, in the notes under every table that shows it), its name
+// in the CSV where it has one, and a group's text.
 type Column struct {
 	Header string
+	// Called is its name in a note where the header says more ("median
+	// rate", its interval's bracket in each cell); the header when empty.
+	Called string
+	Note   string
+	Name   string
 	// Left aligns the text left (figures align right).
 	Left bool
 	Text func(r *results.Results, g *results.Group) string
+}
+
+// Notes are the columns' notes as a table's notes line: "header: note;"
+// each, in the columns' order ("" where none has one).
+func Notes(cols ...Column) string {
+	var out []string
+	for _, c := range cols {
+		if c.Note != "" {
+			name := c.Called
+			if name == "" {
+				name = c.Header
+			}
+			out = append(out, name+": "+c.Note+";")
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // Chart is one of a workload's own charts in the report: one series per
@@ -68,18 +92,40 @@ type Views map[string]View
 // Of is how a workload's cells are shown.
 func (vs Views) Of(workload string) View { return vs[workload] }
 
-// Columns the workloads' tables share.
+// The figures of a key every output shows, each declared once with its
+// header, its statistic and its name in the CSV: the first screen's
+// table, the summary, the page, the MD and the CSV take them from here.
 var (
+	// Rate is the group's rate: the geometric mean of its rounds' rates
+	// (runs', or a window's seconds'; the median where one is not
+	// positive), the statistic its ratios to other keys' are of.
+	Rate = Column{Header: "rate", Name: "rate",
+		Note: "the geometric mean of the rounds' rates, the statistic of its ratios",
+		Text: func(_ *results.Results, g *results.Group) string { return results.Kilo(g.Rate) + " " + g.RateUnitText() }}
 	// RateColumn is the group's median rate with its interval.
-	RateColumn = Column{Header: RateHeader, Text: func(_ *results.Results, g *results.Group) string { return RateText(g) }}
+	RateColumn = Column{Header: RateHeader, Called: "median rate", Name: "median_rate",
+		Note: "the median of the rounds' rates, in the unit beside it, with its confidence interval",
+		Text: func(_ *results.Results, g *results.Group) string { return RateText(g) }}
 	// P99Column is the group's p99 as every output names it: the median
 	// of its rounds' p99 (results.RoundsP99), in the tables' precision. It
 	// was the last cell's p99 over all its transactions, another figure
 	// under the same name (19 ms on the summary, 145 ms in the CSV).
-	P99Column = Column{Header: "p99", Text: func(r *results.Results, g *results.Group) string {
-		p99, _ := r.RoundsP99(g)
-		return results.Millis(p99)
-	}}
+	P99Column = Column{Header: "p99", Name: "p99_ms",
+		Note: "the median of the rounds' p99 (the CSV's p99_pooled_ms is all transactions')",
+		Text: func(r *results.Results, g *results.Group) string {
+			p99, _ := r.RoundsP99(g)
+			return results.Millis(p99)
+		}}
+	// Work is the group's work per transaction: the geometric mean of its
+	// rounds' (results.GroupCost.Mean), "-" where it has none.
+	Work = Column{Header: "work / txn", Name: "work_ms_per_txn",
+		Note: "the geometric mean of the rounds' work a transaction (the server's CPU and IO counts priced on the run's disk)",
+		Text: func(_ *results.Results, g *results.Group) string {
+			if g.Cost == nil || g.Cost.Mean <= 0 {
+				return "-"
+			}
+			return results.Significant(g.Cost.Mean) + " ms"
+		}}
 )
 
 // BlocksColumn shows the blocks per transaction of the group's last cell

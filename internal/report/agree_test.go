@@ -81,8 +81,8 @@ func TestOutputsAgree(t *testing.T) {
 			}
 			// The page's list of rates leads with the rate its ratios are of
 			// (it led with the rounds' median beside ratios of the rates).
-			if page := rateWithInterval(g); !strings.HasPrefix(page, rateText(g)) {
-				t.Errorf("%s %s: the page's rate %q, the rate its ratios are of %s", name, g.Key, page, rateText(g))
+			if page := rateWithInterval(g); !strings.HasPrefix(page, present.Rate.Text(r, g)) {
+				t.Errorf("%s %s: the page's rate %q, the rate its ratios are of %s", name, g.Key, page, present.Rate.Text(r, g))
 			}
 			if c := g.Cost; c != nil && c.Mean > 0 {
 				p := c.Shares

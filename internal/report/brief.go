@@ -8,6 +8,7 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
@@ -109,9 +110,9 @@ func briefShape(d *Doc, res *results.Results, a *results.Analysis, sh shape) {
 	level := sharedLevel(sh.Groups, func(*results.Group) *results.Group { return least }, sh.Against)
 	d.Println(withLevel(sh.Title, level) + ":")
 	base, baseName, self := sh.rateBase()
-	t := NewTable("key", "rate", "work / txn", "work vs "+sh.anchor(), "rate vs "+baseName).AlignRight(1, 2)
+	t := NewTable("key", present.Rate.Header, present.Work.Header, "work vs "+sh.anchor(), "rate vs "+baseName).AlignRight(1, 2)
 	for _, g := range sh.Groups {
-		t.AppendRow(g.Key, rateText(g), workText(g), briefWork(g, least, sh.Against, level), rateVersus(g, base, self, false))
+		t.AppendRow(g.Key, present.Rate.Text(res, g), present.Work.Text(res, g), briefWork(g, least, sh.Against, level), rateVersus(g, base, self, false))
 	}
 	d.Add(t)
 	switch costliest := sh.group(sh.Costliest); {
@@ -266,8 +267,8 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 		case v != nil: // the ratio of the p99s beside it
 			vs = versusMark(v.Significant) + ratio(pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
 		}
-		ran := rateText(g) // the rate every output shows: the rounds' geometric mean
-		if !c.Held() {     // against its schedule, not the rate times the window: a Poisson count misses that by its noise
+		ran := present.Rate.Text(res, g) // the rate every output shows: the rounds' geometric mean
+		if !c.Held() {                   // against its schedule, not the rate times the window: a Poisson count misses that by its noise
 			ran += fmt.Sprintf(" (%.0f%% of its schedule)", 100*c.ScheduleShare())
 		}
 		t.AppendRow(g.Key, ran, lateText(c.Pace), results.Millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against, level))

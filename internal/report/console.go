@@ -88,14 +88,11 @@ var transactional = []present.Column{
 	}},
 	present.RateColumn,
 	present.P99Column,
-	{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
-	{Header: "key index growth / row", Text: func(r *results.Results, g *results.Group) string {
+	{Header: "size at finish", Note: "table + indexes at the end of the cell", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
+	{Header: "key index growth / row", Note: "the key index's growth over the cell per inserted row", Text: func(r *results.Results, g *results.Group) string {
 		return r.Last(g).Metrics.KeyIndexGrowthPerRow.Text(func(v float64) string { return fmt.Sprintf("%.1f B", v) })
 	}},
 }
-
-const transactionalNote = "median rate: the median of the rounds' rates, in the unit beside it, with its confidence interval; p99: the median of the rounds' p99 (the CSV's p99_pooled_ms is all transactions'); size: table + indexes at the end of the cell; " +
-	"key index growth / row: the key index's growth over the cell per inserted row;"
 
 // columnsOf are the columns of the run's table: the workloads' own when
 // every group's view has the same ones, the transactional ones otherwise.
@@ -177,8 +174,8 @@ func viewTable(d *Doc, res *results.Results, groups []results.Group) {
 	}
 	d.Add(t)
 	var notes []string
-	if sameHeaders(cols, transactional) {
-		notes = append(notes, transactionalNote)
+	if n := present.Notes(cols...); n != "" {
+		notes = append(notes, n)
 	}
 	notes = append(notes, viewLines(res, groups, shown, func(k present.View) func(*results.Results, []results.Group) []string { return k.Notes })...)
 	for _, n := range notes {

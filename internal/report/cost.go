@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -65,7 +66,7 @@ func costVerdict(res *results.Results, a *results.Analysis) []string {
 			counted = "its IO counted; the server's CPU not measured: " + why
 		}
 		out = append(out, fmt.Sprintf("%sWork per transaction (%s, priced on %s; %s): %s's %s is the least%s.",
-			prefix, counted, deviceShort(a.Device), workHow(res, a), least.Key, workText(least), partsText(least.Cost)))
+			prefix, counted, deviceShort(a.Device), workHow(res, a), least.Key, present.Work.Text(res, least), partsText(least.Cost)))
 		out = append(out, workLines(sh, least)...)
 		for _, line := range countsApart(sh, least, a.Device) {
 			out = append(out, "  "+line)

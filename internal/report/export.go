@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -146,7 +147,7 @@ func Markdown(res *results.Results) string {
 			title += fmt.Sprintf(", at a fixed %s tps", results.Kilo(p.RateTPS))
 		}
 		fmt.Fprintf(&b, "%s\n\n", mdCell.Replace(title))
-		b.WriteString("| key | rate | work / txn | latency mean ± sd (all txns) | p99 (rounds' median) |")
+		b.WriteString("| key | " + present.Rate.Header + " | " + present.Work.Header + " | latency mean ± sd (all txns) | " + present.P99Column.Header + " |")
 		for _, f := range figs {
 			b.WriteString(" " + f.Header + " |")
 		}
@@ -156,7 +157,7 @@ func Markdown(res *results.Results) string {
 		for _, g := range sh.Groups {
 			c := res.Last(g)
 			p99, _ := res.RoundsP99(g)
-			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), rateText(g), workText(g),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), present.Rate.Text(res, g), present.Work.Text(res, g),
 				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), results.Millis(p99))
 			for _, f := range figs {
 				v, ok := res.RoundMean(g, f.Get)
@@ -166,6 +167,7 @@ func Markdown(res *results.Results) string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(present.Notes(present.Rate, present.Work, present.P99Column) + " each count a transaction: the rounds' mean (their geometric mean; the arithmetic where a round counted none).\n\n")
 	b.WriteString("`*` significant, `~` within noise (intervals: each comparison's own level). Made with keybench; every figure is in results.json.\n")
 	return b.String()
 }
@@ -290,7 +292,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
 		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
 		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
-		{"rate", rateOfCell(res, i)}, {"p99_ms", fmt.Sprint(c.RoundsP99())}, {"work_ms_per_txn", work}, {"work_not_counted", notCounted},
+		{present.Rate.Name, rateOfCell(res, i)}, {present.P99Column.Name, fmt.Sprint(c.RoundsP99())}, {present.Work.Name, work}, {"work_not_counted", notCounted},
 		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
 		{"mean_pooled_ms", fmt.Sprint(c.LatencyMS.Mean)}, {"stddev_pooled_ms", fmt.Sprint(c.LatencyMS.StdDev)},
 		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},

@@ -52,25 +52,6 @@ func versusShort(v *results.Versus, withInterval bool) string {
 	return s
 }
 
-// rateText is a group's rate: the geometric mean of its rounds' rates
-// (runs, or a window's seconds; the median where it has none), in its unit
-// — the one "rate" the first screen, the page, the MD and the CSV (rate)
-// show for a key, the statistic its ratios to other keys' are of, so
-// that a "rate vs least" is the ratio of the rates beside it; the
-// summary's "median rate" is the rounds' median, another figure.
-func rateText(g *results.Group) string {
-	return results.Kilo(g.Rate) + " " + g.RateUnitText()
-}
-
-// workText is a group's work per transaction (the geometric mean over its
-// rounds), "-" where it has none.
-func workText(g *results.Group) string {
-	if g.Cost == nil || g.Cost.Mean <= 0 {
-		return "-"
-	}
-	return results.Significant(g.Cost.Mean) + " ms"
-}
-
 // deviceShort names the device in a line: "this machine's disk", "the
 // nvme profile", the user's file.
 func deviceShort(d results.Device) string {

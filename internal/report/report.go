@@ -373,14 +373,14 @@ func (r *renderer) bestText(ranked []*results.Group, highest string) (string, bo
 	return highest + "; no difference found from: " + strings.Join(near, ", "), false
 }
 
-// rateWithInterval is a group's rate (rateText: the statistic its ratios
+// rateWithInterval is a group's rate (present.Rate: the statistic its ratios
 // are of), then its rounds' median rate with the median's interval at the
 // level it was computed at — a second figure, named.
 func rateWithInterval(g *results.Group) string {
 	if !g.TPS.HasInterval() {
-		return fmt.Sprintf("%s (%s)", rateText(g), unitWords(g))
+		return fmt.Sprintf("%s (%s)", present.Rate.Text(nil, g), unitWords(g))
 	}
-	return rateText(g) + "; the rounds' median " + present.RateText(g)
+	return present.Rate.Text(nil, g) + "; the rounds' median " + present.RateText(g)
 }
 
 // versusText says how g compares with the best group, and whether the difference is significant.
