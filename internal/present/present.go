@@ -101,7 +101,9 @@ var (
 	// positive), the statistic its ratios to other keys' are of.
 	Rate = Column{Header: "rate", Name: "rate",
 		Note: "the geometric mean of the rounds' rates, the statistic of its ratios",
-		Text: func(_ *results.Results, g *results.Group) string { return results.Kilo(g.Rate) + " " + g.RateUnitText() }}
+		Text: func(_ *results.Results, g *results.Group) string {
+			return results.Kilo(g.Rate) + " " + g.RateUnitText()
+		}}
 	// RateColumn is the group's median rate with its interval.
 	RateColumn = Column{Header: RateHeader, Called: "median rate", Name: "median_rate",
 		Note: "the median of the rounds' rates, in the unit beside it, with its confidence interval",
