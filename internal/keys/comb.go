@@ -10,9 +10,9 @@ func init() {
 		Storages: uuidStorages,
 		Width:    16,
 		Clock:    true,
-		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
 			return combGen{clock: clock}
-		},
+		}),
 		Facts: Facts{Sortable: "no (under PostgreSQL's byte order)", Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 74, PerUnit: time.Millisecond},
 	})
 }

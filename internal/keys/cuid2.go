@@ -30,14 +30,14 @@ func init() {
 		TextForm: textOnly,
 		TextLen:  cuid2Length,
 		Clock:    true,
-		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
 			r := newRandBuf()
 			rand := func() float64 { var b [4]byte; r.read(b[:]); return float64(binary.BigEndian.Uint32(b[:])) / (1 << 32) }
 			g := &cuid2Gen{clock: clock}
 			g.count.Store(int64(rand() * cuid2CountMax))
 			g.fingerprint = Cuid2Hash(cuid2Entropy(cuid2BigLen, rand))[:cuid2BigLen]
 			return g
-		},
+		}),
 		Facts: Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 119},
 	})
 }

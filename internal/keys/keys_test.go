@@ -316,7 +316,7 @@ func TestConcurrentUniqueness(t *testing.T) {
 	const workers, per = 8, 20000
 	monotonic := map[string]bool{"bigint": true, "int": true, "uuidv7": true, "uuidv6": true, "uuidv1": false, "ulid": true, "snowflake": true}
 	for _, st := range All() {
-		if st.NewGenerator == nil {
+		if st.Client == nil {
 			continue
 		}
 		s := mustParse(t, st.Name)
@@ -399,7 +399,7 @@ func FuzzParse(f *testing.F) {
 
 func BenchmarkGenerators(b *testing.B) {
 	for _, st := range All() {
-		if st.NewGenerator == nil {
+		if st.Client == nil {
 			continue
 		}
 		b.Run(st.Name, func(b *testing.B) {

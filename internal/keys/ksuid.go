@@ -19,9 +19,9 @@ func init() {
 		TextLen:  27,
 		Clock:    true,
 		Time:     secondsTime(ksuidEpoch), // 32-bit seconds since its epoch first; its fixed-width base62 text sorts as its bytes
-		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
 			return ksuidGen{clock: clock}
-		},
+		}),
 		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the second", RevealsTime: true, RandomBits: 128, PerUnit: time.Second},
 	})
 }

@@ -17,9 +17,9 @@ func init() {
 		Width:    nanoidSize,
 		TextForm: textOnly,
 		TextLen:  nanoidSize,
-		NewGenerator: func(*Spec, func() time.Time) Generator {
+		Client: GeneratorFunc(func(*Spec, func() time.Time) Generator {
 			return nanoidGen{}
-		},
+		}),
 		Facts: Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 126},
 	})
 }

@@ -18,12 +18,12 @@ func init() {
 		TextLen:  24,
 		Clock:    true,
 		Time:     secondsTime(0), // 32-bit Unix seconds first; its hex text sorts as its bytes
-		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
 			g := &objectIDGen{clock: clock}
 			newRandBuf().read(g.process[:])
 			g.counter.seed()
 			return g
-		},
+		}),
 		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process", RevealsTime: true, RandomBits: 40,
 			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 	})

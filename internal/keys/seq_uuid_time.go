@@ -14,20 +14,28 @@ func init() {
 		Ordering: "block-ordered (a new block every interval seconds), wraps after interval*count seconds",
 		Params:   []ParamDef{{Name: "interval", Default: 60, Min: 1, Max: 1<<31 - 1, Doc: "seconds per block"}},
 		Clock:    true,
-		ServerSetup: func(_ *Spec, sv Server) []workspace.Object {
-			return []workspace.Object{seqUUIDFunction(sv.Schema)}
-		},
-		ServerDefault: func(s *Spec, sv Server) (string, error) {
-			return uuidServerDefault(s, fmt.Sprintf("%s.%s(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",
-				sv.Schema, SeqUUIDFunction, s.Params["interval"], s.Params["count"])), nil
-		},
-		ServerAt: func(s *Spec, sv Server, epochSQL string) string {
-			return uuidStored(s, fmt.Sprintf("%s.%s(floor(%s)::bigint, %d, %d)", sv.Schema, SeqUUIDFunction, epochSQL, s.Params["interval"], s.Params["count"]))
-		},
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
+		Server:   seqTimeServer{},
+		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
 			return &seqTimeGen{clock: clock, interval: s.Params["interval"], count: s.Params["count"]}
-		},
+		}),
 	}))
+}
+
+// seqTimeServer makes the values with sequential-uuids' function of the
+// time.
+type seqTimeServer struct{}
+
+func (seqTimeServer) Setup(_ *Spec, sv Server) []workspace.Object {
+	return []workspace.Object{seqUUIDFunction(sv.Schema)}
+}
+
+func (seqTimeServer) Default(s *Spec, sv Server) (string, error) {
+	return uuidServerDefault(s, fmt.Sprintf("%s.%s(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",
+		sv.Schema, SeqUUIDFunction, s.Params["interval"], s.Params["count"])), nil
+}
+
+func (seqTimeServer) At(s *Spec, sv Server, epochSQL string) string {
+	return uuidStored(s, fmt.Sprintf("%s.%s(floor(%s)::bigint, %d, %d)", sv.Schema, SeqUUIDFunction, epochSQL, s.Params["interval"], s.Params["count"]))
 }
 
 type seqTimeGen struct {

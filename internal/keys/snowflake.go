@@ -24,9 +24,9 @@ func init() {
 				return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>22) + snowflakeEpoch)
 			},
 		},
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
 			return &snowflakeGen{clock: clock, node: uint64(s.Params["node"])}
-		},
+		}),
 		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the ms, node, sequence", RevealsTime: true,
 			Unique: "a 12-bit sequence per node: unique on one node up to 4,096 keys a ms"},
 	})

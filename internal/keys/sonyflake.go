@@ -25,9 +25,9 @@ func init() {
 				return time.UnixMilli(int64(binary.BigEndian.Uint64(raw)>>24)*10 + sonyflakeEpoch)
 			},
 		},
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
 			return &sonyflakeGen{clock: clock, machine: uint64(s.Params["machine"])}
-		},
+		}),
 		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to 10 ms, machine, sequence", RevealsTime: true, RandomBits: 0,
 			Unique: "an 8-bit sequence per machine: unique on one machine up to 25,600 keys a second (more wait for the next 10 ms)"},
 	})

@@ -204,11 +204,11 @@ func (s *Spec) setGen(v string) error {
 	}
 	switch Gen(v) {
 	case GenServer:
-		if st.ServerDefault == nil {
+		if st.Server == nil {
 			return fmt.Errorf("%s has no server-side generator (use gen=client)", name)
 		}
 	case GenClient:
-		if st.NewGenerator == nil {
+		if st.Client == nil {
 			return fmt.Errorf("%s has no client-side generator (use gen=server)", name)
 		}
 	default:
@@ -229,7 +229,7 @@ func (s *Spec) fitPrefill() error {
 	if err != nil {
 		return fmt.Errorf("prefill=%s cannot fill a %s column: %v", pf.Raw, s.ColumnType(), err)
 	}
-	if pf.Strategy.NewGenerator == nil {
+	if pf.Strategy.Client == nil {
 		return fmt.Errorf("prefill=%s: keybench fills the table with client-made keys, and %s has no client generator", pf.Raw, pf.Strategy.Name)
 	}
 	pf.As, pf.Gen, pf.Index = as, GenClient, s.Index

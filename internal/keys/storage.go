@@ -139,6 +139,14 @@ func (s *Spec) Literal(raw []byte) string {
 	return fmt.Sprintf("'%s'::%s", s.Format(raw), s.ColumnType())
 }
 
+// uuidExpr is a server maker of a uuid-valued SQL expression, stored in
+// the spec's storage.
+type uuidExpr string
+
+func (e uuidExpr) Default(s *Spec, _ Server) (string, error) {
+	return uuidServerDefault(s, string(e)), nil
+}
+
 // uuidServerDefault wraps a uuid-valued SQL expression into the spec's storage, as a column default.
 func uuidServerDefault(s *Spec, expr string) string { return "DEFAULT " + uuidStored(s, expr) }
 

@@ -26,21 +26,13 @@ type Strategy struct {
 	// Time, when set, is how the key holds its time in its leading bits,
 	// never wrapping: a range partition by time can follow it (timebound.go).
 	Time *TimeLayout
-	// ServerDefault returns the column's DEFAULT/identity clause when the
-	// server makes the values, or an error when this server cannot. Nil when
-	// only the client can make them.
-	ServerDefault func(s *Spec, sv Server) (string, error)
-	// NewGenerator returns the client-side generator, or is nil when only the
-	// server can make values. When the server can make them too, the
-	// generator makes what the server would (the same format and order):
-	// a prefill of server-made keys loads its values by COPY (see
-	// Resolved.FillGenerator).
-	NewGenerator func(s *Spec, clock func() time.Time) Generator
-	// ServerState returns the statements that leave the server's generator
-	// where making the first rows values would have left it (a sequence
-	// moved past them), after a prefill that loaded keybench's values in
-	// its place. Nil: the server's generator keeps no state.
-	ServerState func(s *Spec, sv Server, rows int64) []string
+	// Server is how the server makes the values (nil: only the client
+	// can), Client how keybench does (nil: only the server can). Where
+	// both can, the client makes what the server would (the same format
+	// and order): a prefill of server-made keys loads its values by COPY
+	// (see Resolved.FillGenerator).
+	Server ServerMaker
+	Client ClientMaker
 	// TextForm appends a raw value's text for as=text when it is not the
 	// canonical uuid form (ULID's Crockford base32, a TypeID's prefix and
 	// suffix, a text-only key's own characters). Nil for the uuid form.
@@ -59,10 +51,6 @@ type Strategy struct {
 	// set, for a spec: a uuidv7's method).
 	Facts    Facts
 	FactsFor func(s *Spec) Facts
-	// ServerSetup returns the objects to create before the table when the
-	// server makes the values (helper functions, sequences), each with the
-	// statements that make it: keybench records them in its workspace.
-	ServerSetup func(s *Spec, sv Server) []workspace.Object
 	// DefaultGen is who makes values when the spec does not say; GenAuto
 	// means the server when it can, else the client.
 	DefaultGen Gen
@@ -75,11 +63,48 @@ type Strategy struct {
 	// made (a sequence): the i-th row of a prefill has the value i, so a
 	// history's time maps to a value range (a partition's bounds).
 	Counter bool
-	// ServerAt returns, when the server makes the values, the SQL of a
-	// value made at the Unix time in seconds that epochSQL computes: the
-	// prefill's history for server-made keys. Nil when the server has no way.
-	ServerAt func(s *Spec, sv Server, epochSQL string) string
 }
+
+// ServerMaker is how the server makes a strategy's values: the column's
+// DEFAULT or identity clause, or why this server cannot. A maker may also
+// say more, each a small interface of its own: the objects to create
+// first (ServerSetup), how to move its state past a prefill keybench
+// loaded in its place (ServerStateful), a value made at another time
+// (ServerDated).
+type ServerMaker interface {
+	Default(s *Spec, sv Server) (string, error)
+}
+
+// ServerSetup is a maker that needs objects before the table (helper
+// functions, sequences), each with the statements that make it: keybench
+// records them in its workspace.
+type ServerSetup interface {
+	Setup(s *Spec, sv Server) []workspace.Object
+}
+
+// ServerStateful is a maker with state (a sequence): State is the
+// statements that leave it where making the first rows values would have.
+type ServerStateful interface {
+	State(s *Spec, sv Server, rows int64) []string
+}
+
+// ServerDated is a maker that can make a value at another time: At is the
+// SQL of a value made at the Unix time in seconds epochSQL computes (the
+// prefill's history for server-made keys).
+type ServerDated interface {
+	At(s *Spec, sv Server, epochSQL string) string
+}
+
+// ClientMaker makes a strategy's values in keybench.
+type ClientMaker interface {
+	NewGenerator(s *Spec, clock func() time.Time) Generator
+}
+
+// GeneratorFunc is a function that makes a generator, as a ClientMaker.
+type GeneratorFunc func(s *Spec, clock func() time.Time) Generator
+
+// NewGenerator calls f.
+func (f GeneratorFunc) NewGenerator(s *Spec, clock func() time.Time) Generator { return f(s, clock) }
 
 // TextParamDef is a strategy parameter with a text value.
 type TextParamDef struct {
@@ -221,9 +246,9 @@ func (s *Spec) TextLength() int {
 // GeneratedWhere describes where values can be made, for `keybench keys`.
 func (st *Strategy) GeneratedWhere() string {
 	switch {
-	case st.ServerDefault != nil && st.NewGenerator != nil:
+	case st.Server != nil && st.Client != nil:
 		return "server or client"
-	case st.ServerDefault != nil:
+	case st.Server != nil:
 		return "server"
 	default:
 		return "client"
@@ -251,10 +276,11 @@ func (s *Spec) UsesWallClock() bool { return s.Strategy.Clock && s.Params["spaci
 // (seconds) epochSQL computes, in the column's storage; ok is false when
 // the server makes no values or cannot make them for another time.
 func (r *Resolved) ServerValueAt(epochSQL string) (sql string, ok bool) {
-	if r.Gen != GenServer || r.Strategy.ServerAt == nil {
+	dated, ok := r.Strategy.Server.(ServerDated)
+	if r.Gen != GenServer || !ok {
 		return "", false
 	}
-	return r.Strategy.ServerAt(r.Spec, r.Server, epochSQL), true
+	return dated.At(r.Spec, r.Server, epochSQL), true
 }
 
 // Resolve decides who makes the values on the given server.
@@ -269,10 +295,10 @@ func (s *Spec) Resolve(sv Server) (*Resolved, error) {
 	}
 	if r.Gen == GenAuto {
 		r.Gen = GenClient
-		if s.Strategy.ServerDefault != nil {
-			if d, err := s.Strategy.ServerDefault(s, sv); err == nil {
+		if s.Strategy.Server != nil {
+			if d, err := s.Strategy.Server.Default(s, sv); err == nil {
 				r.Gen, r.ColumnDefault = GenServer, d
-			} else if s.Strategy.NewGenerator != nil {
+			} else if s.Strategy.Client != nil {
 				r.Note = fmt.Sprintf("%v; values made by keybench's client generator", err)
 			} else {
 				return nil, err
@@ -281,7 +307,7 @@ func (s *Spec) Resolve(sv Server) (*Resolved, error) {
 		return r, nil
 	}
 	if r.Gen == GenServer {
-		d, err := s.Strategy.ServerDefault(s, sv)
+		d, err := s.Strategy.Server.Default(s, sv)
 		if err != nil {
 			return nil, usagef("key %q: %v", s.Raw, err)
 		}
@@ -292,10 +318,11 @@ func (s *Spec) Resolve(sv Server) (*Resolved, error) {
 
 // Setup are the objects to create before the table (none unless the server makes values and needs helpers).
 func (r *Resolved) Setup(sv Server) []workspace.Object {
-	if r.Gen != GenServer || r.Strategy.ServerSetup == nil {
+	setup, ok := r.Strategy.Server.(ServerSetup)
+	if r.Gen != GenServer || !ok {
 		return nil
 	}
-	return r.Strategy.ServerSetup(r.Spec, sv)
+	return setup.Setup(r.Spec, sv)
 }
 
 // FillGenerator is the generator a prefill of rows values into the table
@@ -308,10 +335,11 @@ func (r *Resolved) Setup(sv Server) []workspace.Object {
 // 8-10 s). Nil when only the server can make them.
 func (r *Resolved) FillGenerator(sv Server, clock func() time.Time, rows int64) (Generator, []string) {
 	g := r.NewGeneratorAt(clock)
-	if g == nil || r.Gen != GenServer || r.Strategy.ServerState == nil || rows == 0 || r.Random {
+	state, ok := r.Strategy.Server.(ServerStateful)
+	if g == nil || r.Gen != GenServer || !ok || rows == 0 || r.Random {
 		return g, nil
 	}
-	return g, r.Strategy.ServerState(r.Spec, sv, rows)
+	return g, state.State(r.Spec, sv, rows)
 }
 
 // NewGenerator returns the client-side generator for the spec using the wall clock.
@@ -322,10 +350,10 @@ func (s *Spec) NewGeneratorAt(clock func() time.Time) Generator {
 	if s.Random && s.Strategy.Random != nil {
 		return s.Strategy.Random(s)
 	}
-	if s.Strategy.NewGenerator == nil {
+	if s.Strategy.Client == nil {
 		return nil
 	}
-	return s.Strategy.NewGenerator(s, clock)
+	return s.Strategy.Client.NewGenerator(s, clock)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -37,9 +37,9 @@ func init() {
 		},
 		Clock: true,
 		Time:  uuidv7Time, // a uuidv7 under a prefix the same for every value; its text, fixed-width base32, sorts as its bytes
-		NewGenerator: func(_ *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
 			return &v7Gen{clock: clock}
-		},
+		}),
 		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs, and its type", RevealsTime: true, RandomBits: 62, PerUnit: time.Millisecond / 4096},
 	})
 }

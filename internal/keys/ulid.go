@@ -18,9 +18,9 @@ func init() {
 		TextLen:  26,
 		Clock:    true,
 		Time:     ms48Time, // 48-bit ms, then random
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
 			return &ulidGen{clock: clock, monotonic: s.Params["monotonic"] == 1}
-		},
+		}),
 		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 80, PerUnit: time.Millisecond},
 	})
 }

@@ -24,7 +24,7 @@ func gregorian(name, made, ordering string, put func(dst []byte, ts uint64, seq 
 		sortable = "no (time_low first)"
 	}
 	return &Strategy{Name: name, Made: made, Ordering: ordering, Storages: uuidStorages, Params: []ParamDef{spacingParam}, Width: 16, Clock: true,
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, put) },
+		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator { return newGregorianGen(s, clock, put) }),
 		Facts: Facts{Sortable: sortable, Reveals: "creation time to 100 ns, and its node", RevealsTime: true,
 			Unique: "its timestamp and clock sequence: unique on one node"}}
 }

@@ -9,11 +9,9 @@ func init() {
 		Ordering: "random",
 		Storages: uuidStorages,
 		Width:    16,
-		ServerDefault: func(s *Spec, _ Server) (string, error) {
-			return uuidServerDefault(s, "gen_random_uuid()"), nil
-		},
-		NewGenerator: func(*Spec, func() time.Time) Generator { return v4Gen{} },
-		Facts:        Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 122},
+		Server:   uuidExpr("gen_random_uuid()"),
+		Client:   GeneratorFunc(func(*Spec, func() time.Time) Generator { return v4Gen{} }),
+		Facts:    Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 122},
 	})
 }
 

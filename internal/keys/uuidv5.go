@@ -26,11 +26,11 @@ func init() {
 			Ordering: "random (a hash)",
 			Storages: uuidStorages,
 			Width:    16,
-			NewGenerator: func(*Spec, func() time.Time) Generator {
+			Client: GeneratorFunc(func(*Spec, func() time.Time) Generator {
 				var nonce [8]byte
 				newRandBuf().read(nonce[:])
 				return &nameUUIDGen{version: v.version, prefix: fmt.Sprintf("keybench/%x/", nonce)}
-			},
+			}),
 			Facts: Facts{Sortable: SortableNo, Reveals: "nothing, but one name makes one key: a guessed name gives its key", RandomBits: 122},
 		})
 	}

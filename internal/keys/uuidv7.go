@@ -24,20 +24,8 @@ func init() {
 				}
 				return ""
 			}}},
-		ServerDefault: func(s *Spec, sv Server) (string, error) {
-			if m := s.Text["method"]; m != v7SubMS {
-				return "", fmt.Errorf("PostgreSQL's uuidv7() keeps 12 bits below the ms (method=subms), not method=%s", m)
-			}
-			if sv.Major < 18 {
-				return "", fmt.Errorf("PostgreSQL %d has no uuidv7() (added in 18)", sv.Major)
-			}
-			return uuidServerDefault(s, "uuidv7()"), nil
-		},
-		// PostgreSQL 18's uuidv7(shift) moves the timestamp by an interval.
-		ServerAt: func(s *Spec, _ Server, epochSQL string) string {
-			return uuidStored(s, fmt.Sprintf("uuidv7(make_interval(secs => (%s) - extract(epoch from clock_timestamp())))", epochSQL))
-		},
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
+		Server: v7Server{},
+		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
 			switch s.Text["method"] {
 			case v7Counter:
 				return &v7CounterGen{clock: clock}
@@ -45,7 +33,7 @@ func init() {
 				return &v7RandomGen{clock: clock}
 			}
 			return &v7Gen{clock: clock}
-		},
+		}),
 		FactsFor: func(s *Spec) Facts {
 			switch s.Text["method"] {
 			case v7Counter:
@@ -56,6 +44,24 @@ func init() {
 			return Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs", RevealsTime: true, RandomBits: 62, PerUnit: time.Millisecond / 4096}
 		},
 	})
+}
+
+// v7Server is PostgreSQL 18's uuidv7().
+type v7Server struct{}
+
+func (v7Server) Default(s *Spec, sv Server) (string, error) {
+	if m := s.Text["method"]; m != v7SubMS {
+		return "", fmt.Errorf("PostgreSQL's uuidv7() keeps 12 bits below the ms (method=subms), not method=%s", m)
+	}
+	if sv.Major < 18 {
+		return "", fmt.Errorf("PostgreSQL %d has no uuidv7() (added in 18)", sv.Major)
+	}
+	return uuidServerDefault(s, "uuidv7()"), nil
+}
+
+// At: PostgreSQL 18's uuidv7(shift) moves the timestamp by an interval.
+func (v7Server) At(s *Spec, _ Server, epochSQL string) string {
+	return uuidStored(s, fmt.Sprintf("uuidv7(make_interval(secs => (%s) - extract(epoch from clock_timestamp())))", epochSQL))
 }
 
 // v7Gen follows RFC 9562 section 6.2 method 3, as PostgreSQL 18's uuidv7()

@@ -18,11 +18,11 @@ func init() {
 		TextLen:  20,
 		Clock:    true,
 		Time:     secondsTime(0), // 32-bit Unix seconds first; its base32hex text sorts as its bytes
-		NewGenerator: func(s *Spec, clock func() time.Time) Generator {
+		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
 			g := &xidGen{clock: clock, machine: uint32(s.Params["machine"]), pid: uint16(s.Params["pid"])}
 			g.counter.seed()
 			return g
-		},
+		}),
 		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, machine, process", RevealsTime: true, RandomBits: 0,
 			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 	})

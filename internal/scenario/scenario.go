@@ -816,7 +816,7 @@ func (p *Params) clientKeys(tasks []Task, specs []*keys.Spec) {
 			continue
 		}
 		for _, s := range specs {
-			if s.Gen == keys.GenAuto && s.Strategy.NewGenerator != nil {
+			if s.Gen == keys.GenAuto && s.Strategy.Client != nil {
 				s.Gen = keys.GenClient
 			}
 		}

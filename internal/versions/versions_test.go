@@ -77,7 +77,7 @@ func roundTrips(t *testing.T, major string, n int) {
 	}
 	defer c.Close(ctx)
 	for _, st := range keys.All() {
-		if st.NewGenerator == nil {
+		if st.Client == nil {
 			continue
 		}
 		out, err := exec.Command(bin, "gen", st.Name+":gen=client", "-n", "100").Output()

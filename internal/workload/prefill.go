@@ -110,7 +110,7 @@ func (h *History) epochSQL() string {
 // them: see keys.Resolved.FillGenerator), "insert-select" when only the
 // server can make them.
 func PrefillMethod(t *Table) string {
-	if t.Key.Gen == keys.GenServer && t.Key.Strategy.NewGenerator == nil {
+	if t.Key.Gen == keys.GenServer && t.Key.Strategy.Client == nil {
 		return "insert-select"
 	}
 	return LoadCopy
