@@ -11,7 +11,7 @@ import (
 func init() {
 	b := identityStrategy("bigint", "identity sequence", AsBigint)
 	b.Made += "; gen=random: a random positive 63-bit value (the \"unguessable bigint\")"
-	b.Random = func(*Spec) Generator { return randomBigint{} }
+	b.Random = GeneratorFunc(func(*Spec, func() time.Time) Generator { return randomBigint{} })
 	Register(b)
 }
 

@@ -27,8 +27,7 @@ func init() {
 		Ordering: "random (a hash)",
 		Storages: []Storage{AsText},
 		Width:    cuid2Length,
-		TextForm: textOnly,
-		TextLen:  cuid2Length,
+		Text:     fixedText{cuid2Length, textOnly},
 		Clock:    true,
 		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
 			r := newRandBuf()

@@ -96,7 +96,7 @@ func (f Facts) CollisionText(n, rate float64) string {
 // integer's most digits.
 func (s *Spec) URLChars() int {
 	switch {
-	case s.Strategy.TextForm != nil:
+	case s.Strategy.Text != nil:
 		return s.TextLength()
 	case s.Strategy.Storages[0] == AsBigint:
 		return 19

@@ -15,8 +15,7 @@ func init() {
 		Ordering: "time-ordered to the second, random within it",
 		Storages: []Storage{AsText, AsBytea},
 		Width:    20,
-		TextForm: func(_ *Spec, dst, raw []byte) []byte { return appendBase62(dst, raw, 27) },
-		TextLen:  27,
+		Text:     fixedText{27, func(dst, raw []byte) []byte { return appendBase62(dst, raw, 27) }},
 		Clock:    true,
 		Time:     secondsTime(ksuidEpoch), // 32-bit seconds since its epoch first; its fixed-width base62 text sorts as its bytes
 		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {

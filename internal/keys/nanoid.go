@@ -15,8 +15,7 @@ func init() {
 		Ordering: "random",
 		Storages: []Storage{AsText},
 		Width:    nanoidSize,
-		TextForm: textOnly,
-		TextLen:  nanoidSize,
+		Text:     fixedText{nanoidSize, textOnly},
 		Client: GeneratorFunc(func(*Spec, func() time.Time) Generator {
 			return nanoidGen{}
 		}),
@@ -25,7 +24,7 @@ func init() {
 }
 
 // textOnly is the text form of a key whose raw value is its text.
-func textOnly(_ *Spec, dst, raw []byte) []byte { return append(dst, raw...) }
+func textOnly(dst, raw []byte) []byte { return append(dst, raw...) }
 
 type nanoidGen struct{}
 

@@ -14,8 +14,7 @@ func init() {
 		Ordering: "time-ordered to the second; in counter order within it for one process",
 		Storages: []Storage{AsText, AsBytea},
 		Width:    12,
-		TextForm: func(_ *Spec, dst, raw []byte) []byte { return hex.AppendEncode(dst, raw) },
-		TextLen:  24,
+		Text:     fixedText{24, hex.AppendEncode},
 		Clock:    true,
 		Time:     secondsTime(0), // 32-bit Unix seconds first; its hex text sorts as its bytes
 		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {

@@ -45,8 +45,8 @@ var codecs = map[Storage]*storageCodec{
 	AsText: {
 		column: "text", stored: func(s *Spec) int { return 1 + s.TextLength() }, text: true,
 		encode: func(s *Spec, dst, raw []byte) []byte {
-			if s.Strategy.TextForm != nil {
-				return s.Strategy.TextForm(s, dst, raw)
+			if s.Strategy.Text != nil {
+				return s.Strategy.Text.AppendText(s, dst, raw)
 			}
 			return appendUUIDText(dst, raw, true)
 		},

@@ -33,20 +33,14 @@ type Strategy struct {
 	// (see Resolved.FillGenerator).
 	Server ServerMaker
 	Client ClientMaker
-	// TextForm appends a raw value's text for as=text when it is not the
-	// canonical uuid form (ULID's Crockford base32, a TypeID's prefix and
-	// suffix, a text-only key's own characters). Nil for the uuid form.
-	TextForm func(s *Spec, dst, raw []byte) []byte
-	// TextLen is the length of TextForm's output (36 for the uuid form);
-	// TextLenOf, when set, is the length for a spec (a TypeID's prefix).
-	TextLen   int
-	TextLenOf func(s *Spec) int
+	// Text is the key's own text for as=text; nil: the uuid form.
+	Text TextForm
 	// TextParams are the strategy's parameters whose values are text (a
 	// TypeID's prefix).
 	TextParams []TextParamDef
-	// Random, when set, is a generator of random values in the key's own
-	// type: gen=random (a random bigint, the "unguessable bigint").
-	Random func(s *Spec) Generator
+	// Random, when set, makes random values in the key's own type:
+	// gen=random (a random bigint, the "unguessable bigint").
+	Random ClientMaker
 	// Facts are what a value gives away and keeps apart (FactsFor, when
 	// set, for a spec: a uuidv7's method).
 	Facts    Facts
@@ -94,6 +88,24 @@ type ServerStateful interface {
 type ServerDated interface {
 	At(s *Spec, sv Server, epochSQL string) string
 }
+
+// TextForm is a key's own text, where it is not the canonical uuid form
+// (ULID's Crockford base32, a TypeID's prefix and suffix, a text-only
+// key's own characters): AppendText appends a raw value's, TextLen is its
+// length.
+type TextForm interface {
+	AppendText(s *Spec, dst, raw []byte) []byte
+	TextLen(s *Spec) int
+}
+
+// fixedText is a text form of n characters, appended by form.
+type fixedText struct {
+	n    int
+	form func(dst, raw []byte) []byte
+}
+
+func (t fixedText) AppendText(_ *Spec, dst, raw []byte) []byte { return t.form(dst, raw) }
+func (t fixedText) TextLen(*Spec) int                          { return t.n }
 
 // ClientMaker makes a strategy's values in keybench.
 type ClientMaker interface {
@@ -155,9 +167,6 @@ var registry = map[string]*Strategy{}
 func Register(s *Strategy) {
 	if _, dup := registry[s.Name]; dup {
 		panic("keys: duplicate strategy " + s.Name)
-	}
-	if s.TextLen == 0 {
-		s.TextLen = 36
 	}
 	registry[s.Name] = s
 }
@@ -237,10 +246,10 @@ func (st *Strategy) paramNames() string {
 
 // TextLength is the length of the spec's values as text.
 func (s *Spec) TextLength() int {
-	if s.Strategy.TextLenOf != nil {
-		return s.Strategy.TextLenOf(s)
+	if s.Strategy.Text != nil {
+		return s.Strategy.Text.TextLen(s)
 	}
-	return s.Strategy.TextLen
+	return 36 // the uuid form
 }
 
 // GeneratedWhere describes where values can be made, for `keybench keys`.
@@ -348,7 +357,7 @@ func (s *Spec) NewGenerator() Generator { return s.NewGeneratorAt(time.Now) }
 // NewGeneratorAt returns the client-side generator for the spec reading time from clock.
 func (s *Spec) NewGeneratorAt(clock func() time.Time) Generator {
 	if s.Random && s.Strategy.Random != nil {
-		return s.Strategy.Random(s)
+		return s.Strategy.Random.NewGenerator(s, clock)
 	}
 	if s.Strategy.Client == nil {
 		return nil

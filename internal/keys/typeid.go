@@ -23,18 +23,7 @@ func init() {
 				return ""
 			}}},
 		Width: 16,
-		TextForm: func(s *Spec, dst, raw []byte) []byte {
-			if p := s.Text["prefix"]; p != "" {
-				dst = append(append(dst, p...), '_')
-			}
-			return append(dst, strings.ToLower(ulidText(raw))...)
-		},
-		TextLenOf: func(s *Spec) int {
-			if p := s.Text["prefix"]; p != "" {
-				return len(p) + 1 + 26
-			}
-			return 26
-		},
+		Text:  typeidText{},
 		Clock: true,
 		Time:  uuidv7Time, // a uuidv7 under a prefix the same for every value; its text, fixed-width base32, sorts as its bytes
 		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
@@ -42,4 +31,22 @@ func init() {
 		}),
 		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs, and its type", RevealsTime: true, RandomBits: 62, PerUnit: time.Millisecond / 4096},
 	})
+}
+
+// typeidText is a TypeID's text: its prefix and "_" where it has one, then
+// its suffix, a ULID's base32 in lower case.
+type typeidText struct{}
+
+func (typeidText) AppendText(s *Spec, dst, raw []byte) []byte {
+	if p := s.Text["prefix"]; p != "" {
+		dst = append(append(dst, p...), '_')
+	}
+	return append(dst, strings.ToLower(ulidText(raw))...)
+}
+
+func (typeidText) TextLen(s *Spec) int {
+	if p := s.Text["prefix"]; p != "" {
+		return len(p) + 1 + 26
+	}
+	return 26
 }

@@ -14,8 +14,7 @@ func init() {
 		Storages: []Storage{AsUUID, AsText, AsBytea},
 		Params:   []ParamDef{{Name: "monotonic", Default: 1, Min: 0, Max: 1, Doc: "1: strictly increasing within a millisecond"}},
 		Width:    16,
-		TextForm: func(_ *Spec, dst, raw []byte) []byte { return append(dst, ulidText(raw)...) },
-		TextLen:  26,
+		Text:     fixedText{26, func(dst, raw []byte) []byte { return append(dst, ulidText(raw)...) }},
 		Clock:    true,
 		Time:     ms48Time, // 48-bit ms, then random
 		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {

@@ -13,11 +13,10 @@ func init() {
 		Storages: []Storage{AsText, AsBytea},
 		Params: []ParamDef{{Name: "machine", Default: 1, Min: 0, Max: 1<<24 - 1, Doc: "24-bit machine id"},
 			{Name: "pid", Default: 1, Min: 0, Max: 1<<16 - 1, Doc: "16-bit process id"}},
-		Width:    12,
-		TextForm: func(_ *Spec, dst, raw []byte) []byte { return appendBase32Hex(dst, raw) },
-		TextLen:  20,
-		Clock:    true,
-		Time:     secondsTime(0), // 32-bit Unix seconds first; its base32hex text sorts as its bytes
+		Width: 12,
+		Text:  fixedText{20, appendBase32Hex},
+		Clock: true,
+		Time:  secondsTime(0), // 32-bit Unix seconds first; its base32hex text sorts as its bytes
 		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
 			g := &xidGen{clock: clock, machine: uint32(s.Params["machine"]), pid: uint16(s.Params["pid"])}
 			g.counter.seed()
