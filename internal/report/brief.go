@@ -253,7 +253,7 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 	cheapest := sh.group(sh.Least)
 	level := sharedLevel(sh.Groups, func(*results.Group) *results.Group { return cheapest }, sh.Against)
 	d.Println(withLevel(fmt.Sprintf("%s, at a fixed %s tps", sh.Title, results.Kilo(res.Last(sh.Groups[0]).Pace.RateTPS)), level) + ":")
-	t := NewTable("key", "ran", "late / skipped", "p99", "p99 vs least", "work vs "+sh.anchor()).AlignRight(1, 2, 3)
+	t := NewTable("key", present.Rate.Header, "late / skipped", present.P99Column.Header, "p99 vs least", "work vs "+sh.anchor()).AlignRight(1, 2, 3)
 	var lag, cpu, wal []string
 	for _, g := range sh.Groups {
 		c := res.Last(g)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -27,7 +28,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			continue
 		}
 		d.Printf("At a fixed %s tps (%s; Poisson starts, latency from each scheduled start):", results.Kilo(first.Pace.RateTPS), sh.Title)
-		t := NewTable("key", "ran (of its schedule)", "p99 (rounds' median)", "p99 against the least", "lag p99", "late / skipped", "server CPU", "WAL / s", "blocks read / s").AlignRight(1, 2, 4, 5, 6, 7, 8)
+		t := NewTable("key", present.Rate.Header+" (of its schedule)", present.P99Column.Header, "p99 vs least", "lag p99", "late / skipped", "server CPU", "WAL / s", "blocks read / s").AlignRight(1, 2, 4, 5, 6, 7, 8)
 		var behind []string
 		for _, g := range sh.Groups {
 			c := res.Last(g)
@@ -36,10 +37,10 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			if pk.Versus != nil {
 				vs = paceVersus(pk.Versus, pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
 			} else if g.Key == sh.Pace.Least {
-				vs = "the least"
+				vs = "least"
 			}
-			cpu, wal, reads := perSecond(res, g, c.TPS)
-			t.AppendRow(g.Key, fmt.Sprintf("%s tps (%.0f%%)", results.Kilo(c.TPS), 100*c.ScheduleShare()), results.Millis(pk.P99MS), vs,
+			cpu, wal, reads := perSecond(res, g, g.Rate)
+			t.AppendRow(g.Key, fmt.Sprintf("%s (%.0f%%)", present.Rate.Text(res, g), 100*c.ScheduleShare()), results.Millis(pk.P99MS), vs,
 				results.Millis(c.Pace.LagMS.P99), lateText(c.Pace), cpu, wal, reads)
 			if !c.Held() {
 				behind = append(behind, fmt.Sprintf("%s ran %d of the %d transactions its schedule started (%.0f%%), its starts %s behind it at p99%s",
@@ -47,7 +48,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 			}
 		}
 		d.Add(t)
-		d.Println("ran: the rate the window ran, and the share of the transactions its schedule started in it (a Poisson schedule's count is the rate times the window within about its square root; every key draws the same schedule); p99: the median of the rounds' p99, each from the scheduled start; against the least: the ratio of the two, the rounds compared (Mann-Whitney, Holm, 95% interval of the ratio; \"~\": within noise); " +
+		d.Println(present.Notes(present.Rate, present.P99Column) + " the share: of the transactions its schedule started (a Poisson schedule's count is the rate times the window within about its square root; every key draws the same schedule); each p99 from the scheduled start; vs least: the ratio of the two p99, the rounds compared (Mann-Whitney, Holm, the Hodges–Lehmann 95% interval; \"~\": within noise); " +
 			"lag: how late a transaction started behind its schedule; late: slower than --latency-limit from the schedule; skipped: already that late, not sent; " +
 			"server CPU (every server process's, a share of one core), WAL and blocks read from outside shared buffers per second: the rounds' mean of each per transaction (its geometric mean, as every output gives a count) at the rate each key ran.")
 		if len(behind) > 0 {
