@@ -74,9 +74,10 @@ func Measured(path string, lab *Lab, runErr error) *LabResult {
 		}
 	}
 	var short []string
-	for i := range res.Cells {
-		if c := &res.Cells[i]; !c.Held() {
-			short = append(short, fmt.Sprintf("%s ran %s of %s tps (%.0f%%)", c.Key, rate(c.TPS), rate(c.Pace.RateTPS), 100*c.ScheduleShare()))
+	for i := range groups {
+		if g := &groups[i]; !res.Last(g).Held() { // its rate as every output gives it (the rounds' geometric mean)
+			c := res.Last(g)
+			short = append(short, fmt.Sprintf("%s ran %s of %s tps (%.0f%%)", g.Key, rate(g.Rate), rate(c.Pace.RateTPS), 100*c.ScheduleShare()))
 		}
 	}
 	out.Shortfall = strings.Join(short, "; ")

@@ -415,7 +415,7 @@ func limitOf(res *results.Results, g *results.Group, c *results.Cell) string {
 	if !ok || cores <= 0 {
 		return ""
 	}
-	used := cpu * c.TPS / 1000 / float64(cores) // the share of the machine's cores the server's processes took
+	used := cpu * g.Rate / 1000 / float64(cores) // the share of the machine's cores the server's processes took
 	if used >= 0.8 {
 		return fmt.Sprintf(": the server was the limit, its CPU %.0f%% of the machine's %d cores", 100*used, cores)
 	}
