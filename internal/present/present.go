@@ -30,7 +30,7 @@ type View struct {
 
 // Column is a column of a table of keys: its header, what it is (Note:
 // the statistic, in the notes under every table that shows it), its name
-// in the CSV where it has one, and a group's text.
+// in the CSV and the JSON's groups, and a group's text.
 type Column struct {
 	Header string
 	// Called is its name in a note where the header says more ("median

@@ -54,6 +54,9 @@ func TestOutputsAgree(t *testing.T) {
 				if g.Rate > 0 && !near(row["rate"], g.Rate, 1e-9) {
 					t.Errorf("%s %s: the CSV's rate %s, the first screen's %g", name, g.Key, row["rate"], g.Rate)
 				}
+				if g.TPS.N > 0 && !near(row["median_rate"], g.TPS.Median, 1e-9) {
+					t.Errorf("%s %s: the CSV's median_rate %s, the summary's %g", name, g.Key, row["median_rate"], g.TPS.Median)
+				}
 				if p99, _ := r.RoundsP99(g); !near(row["p99_ms"], p99, 1e-9) {
 					t.Errorf("%s %s: the CSV's p99_ms %s, the summary's %g", name, g.Key, row["p99_ms"], p99)
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // Export formats (--export): a Markdown summary short enough to paste into
@@ -292,7 +293,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	for _, kv := range [][2]string{{"key", c.Key}, {"workload", c.Workload}, {"variant", strings.Join(c.Variant, " ")},
 		{"clients", fmt.Sprint(c.Clients)}, {"rows_before", fmt.Sprint(c.RowsBefore)}, {"repeat", fmt.Sprint(c.Repeat)}, {"status", c.Status},
 		{"txns", fmt.Sprint(c.Txns)}, {"rows_inserted", fmt.Sprint(c.RowsInserted)}, {"duration_s", fmt.Sprint(c.DurationS)},
-		{present.Rate.Name, rateOfCell(res, i)}, {present.P99Column.Name, fmt.Sprint(c.RoundsP99())}, {present.Work.Name, work}, {"work_not_counted", notCounted},
+		{present.Rate.Name, rateOfCell(res, i)}, {present.RateColumn.Name, medianRateOfCell(res, i)}, {present.P99Column.Name, fmt.Sprint(c.RoundsP99())}, {present.Work.Name, work}, {"work_not_counted", notCounted},
 		{"tps_pooled", fmt.Sprint(c.TPS)}, {"rows_per_s", fmt.Sprint(c.RowsPerS)}, {"errors", fmt.Sprint(c.Errors)},
 		{"mean_pooled_ms", fmt.Sprint(c.LatencyMS.Mean)}, {"stddev_pooled_ms", fmt.Sprint(c.LatencyMS.StdDev)},
 		{"p50_pooled_ms", fmt.Sprint(c.LatencyMS.P50)}, {"p95_pooled_ms", fmt.Sprint(c.LatencyMS.P95)}, {"p99_pooled_ms", fmt.Sprint(c.LatencyMS.P99)},
@@ -376,6 +377,26 @@ func rateOfCell(res *results.Results, i int) string {
 		}
 	}
 	return ""
+}
+
+// medianRateOfCell is cell i's median rate as the summary shows a key's
+// (the median of its rounds' rates: the group's, for a key of one cell).
+func medianRateOfCell(res *results.Results, i int) string {
+	var rates []float64
+	for _, rd := range res.Cells[i].Rounds {
+		if rd.Rate > 0 {
+			rates = append(rates, rd.Rate)
+		}
+	}
+	for _, g := range analysisOf(res).Groups {
+		if len(g.Cells) == 1 && g.Cells[0] == i && g.TPS.N > 0 {
+			return fmt.Sprint(g.TPS.Median)
+		}
+	}
+	if len(rates) == 0 {
+		return ""
+	}
+	return fmt.Sprint(stats.Summarize(rates).Median)
 }
 
 // workOfCell is cell i's work per transaction as the first screen shows a
