@@ -114,10 +114,7 @@ var (
 	// under the same name (19 ms on the summary, 145 ms in the CSV).
 	P99Column = Column{Header: "p99", Name: "p99_ms",
 		Note: "the median of the rounds' p99 (the CSV's p99_pooled_ms is all transactions')",
-		Text: func(r *results.Results, g *results.Group) string {
-			p99, _ := r.RoundsP99(g)
-			return results.Millis(p99)
-		}}
+		Text: func(_ *results.Results, g *results.Group) string { return results.Millis(g.P99MS) }}
 	// Work is the group's work per transaction: the geometric mean of its
 	// rounds' (results.GroupCost.Mean), "-" where it has none.
 	Work = Column{Header: "work / txn", Name: "work_ms_per_txn",

@@ -157,9 +157,8 @@ func Markdown(res *results.Results) string {
 		cheapest := sh.group(sh.Least)
 		for _, g := range sh.Groups {
 			c := res.Last(g)
-			p99, _ := res.RoundsP99(g)
 			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), present.Rate.Text(res, g), present.Work.Text(res, g),
-				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), results.Millis(p99))
+				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), present.P99Column.Text(res, g))
 			for _, f := range figs {
 				v, ok := res.RoundMean(g, f.Get)
 				b.WriteString(" " + f.Text(v, ok) + " |")

@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 11 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate); 11: a count of the rounds their CountMean everywhere, the work's parts its shares
+const AnalysisVersion = 12 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate); 11: a count of the rounds their CountMean everywhere, the work's parts its shares; 12: each group's p99_ms
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared

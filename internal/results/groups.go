@@ -39,6 +39,8 @@ type Group struct {
 	// Cells' order: a cell's rate as the CSV writes it.
 	Rate      float64   `json:"rate"`
 	CellRates []float64 `json:"cell_rates,omitempty"`
+	// P99MS is the median of its rounds' p99 (RoundsP99), every output's p99.
+	P99MS float64 `json:"p99_ms"`
 	// Compared is the group against every other key of the same shape
 	// (workload, clients, table size), its p-values adjusted together
 	// (Correction says how).

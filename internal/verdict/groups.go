@@ -53,6 +53,7 @@ func groupsOf(r *results.Results) *grouped {
 	dev := DeviceOf(r)
 	for gi := range a.groups {
 		a.rates[gi] = rateSample(r, &a.groups[gi])
+		a.groups[gi].P99MS, _ = r.RoundsP99(&a.groups[gi])
 		a.costs[gi] = costSample(r, &a.groups[gi], dev)
 	}
 	a.compareShapes()
