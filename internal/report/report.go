@@ -503,7 +503,7 @@ func (r *renderer) why(g, best *results.Group) string {
 		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
 	}
 	if bt, ok := c.Metrics.BlocksPerTxn.Get(); ok {
-		s := fmt.Sprintf("%s blocks per transaction, %s of them read from outside the cache", results.Significant(bt.Hit+bt.Read), results.Significant(bt.Read))
+		s := fmt.Sprintf("%s blocks of its tables per transaction, %s of them read from outside the cache (warm-up included)", results.Significant(bt.Hit+bt.Read), results.Significant(bt.Read))
 		if bb, ok := b.Metrics.BlocksPerTxn.Get(); ok && g != best {
 			s += fmt.Sprintf(" (%s: %s, %s)", r.label(best), results.Significant(bb.Hit+bb.Read), results.Significant(bb.Read))
 		}

@@ -308,7 +308,7 @@ var mixKind = results.Kind{
 var mixView = present.View{
 	Columns: []present.Column{
 		present.RateColumn, present.P99Column,
-		present.BlocksColumn("blocks / txn (read)", results.BlocksAndReads),
+		present.BlocksColumn("table blocks / txn (read)", results.BlocksAndReads),
 		workload.SummaryColumn("mix ran", true, func(r *results.Results, g *results.Group, s *MixSummary) string {
 			return Text(s.Ran)
 		}),
