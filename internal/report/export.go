@@ -10,7 +10,6 @@ import (
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
-	"github.com/keybench/keybench/internal/stats"
 )
 
 // Export formats (--export): a Markdown summary short enough to paste into
@@ -381,21 +380,15 @@ func rateOfCell(res *results.Results, i int) string {
 // medianRateOfCell is cell i's median rate as the summary shows a key's
 // (the median of its rounds' rates: the group's, for a key of one cell).
 func medianRateOfCell(res *results.Results, i int) string {
-	var rates []float64
-	for _, rd := range res.Cells[i].Rounds {
-		if rd.Rate > 0 {
-			rates = append(rates, rd.Rate)
-		}
-	}
 	for _, g := range analysisOf(res).Groups {
 		if len(g.Cells) == 1 && g.Cells[0] == i && g.TPS.N > 0 {
 			return fmt.Sprint(g.TPS.Median)
 		}
 	}
-	if len(rates) == 0 {
-		return ""
+	if v := res.Cells[i].RoundsMedianRate(); v > 0 {
+		return fmt.Sprint(v)
 	}
-	return fmt.Sprint(stats.Summarize(rates).Median)
+	return ""
 }
 
 // workOfCell is cell i's work per transaction as the first screen shows a

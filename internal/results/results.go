@@ -447,6 +447,21 @@ func (c *Cell) RoundsP99() float64 {
 	return stats.Summarize(v).Median
 }
 
+// RoundsMedianRate is the median of the cell's rounds' rates (0: no round
+// ran one).
+func (c *Cell) RoundsMedianRate() float64 {
+	var v []float64
+	for _, rd := range c.Rounds {
+		if rd.Rate > 0 {
+			v = append(v, rd.Rate)
+		}
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	return stats.Summarize(v).Median
+}
+
 // RoundP99s are the cell's rounds' p99s (none in a file of earlier rounds).
 func (c *Cell) RoundP99s() []float64 {
 	var v []float64
