@@ -20,9 +20,10 @@ import (
 )
 
 // TestOutputsAgree (issue 61): over every recorded run, a figure has one
-// value wherever it is shown — the CSV's rate, p99 and work of a key's
-// cell are the first screen's (its rate, the median of its rounds' p99,
-// its work); a key's work parts add up to its work; and each "rate vs
+// value wherever it is shown — the CSV's rate, median rate, p99, work and
+// counts of a key's cell, and the MD's row of the key, are the first
+// screen's and the summary's (its rate, the median of its rounds' p99,
+// its work, each count's rounds' mean); a key's work parts add up to its work; and each "rate vs
 // least" and "work vs least" is the ratio of the two values beside it, to
 // its rounding, none below 1.00× against the least work; a median rate's
 // interval is printed with the level it was computed at.
@@ -47,6 +48,7 @@ func TestOutputsAgree(t *testing.T) {
 		name := filepath.Base(path)
 		rows := csvRows(t, r)
 		a := analysisOf(r)
+		checkMarkdown(t, name, r, a)
 		for gi := range a.Groups {
 			g := &a.Groups[gi]
 			if len(g.Cells) == 1 {
@@ -127,6 +129,38 @@ func TestOutputsAgree(t *testing.T) {
 					t.Errorf("%s %s: rate vs %s %s beside rates %.0f and %.0f (%.3f)", name, g.Key, base.Key, text, g.Rate, base.Rate, g.Rate/base.Rate)
 				}
 			}
+		}
+	}
+}
+
+// checkMarkdown holds the MD's rows, key by key in its shapes' order, to
+// the figures every other output shows: a key's rate, work and p99
+// (present's columns) and each count's rounds' mean (metrics.RoundFigures).
+func checkMarkdown(t *testing.T, name string, r *results.Results, a *results.Analysis) {
+	var got [][]string
+	for _, line := range strings.Split(Markdown(r), "\n") {
+		if strings.HasPrefix(line, "| ") && !strings.HasPrefix(line, "| key |") {
+			got = append(got, strings.Split(strings.Trim(line, "| "), " | "))
+		}
+	}
+	n := 0
+	for _, sh := range shapesOf(a) {
+		for _, g := range sh.Groups {
+			want := []string{g.Key, present.Rate.Text(r, g), present.Work.Text(r, g), "", present.P99Column.Text(r, g)}
+			for _, f := range exportedFigures() {
+				v, ok := r.RoundMean(g, f.Get)
+				want = append(want, f.Text(v, ok))
+			}
+			if n >= len(got) {
+				t.Errorf("%s: the MD has %d rows, no row for %s", name, len(got), g.Key)
+				return
+			}
+			for i, w := range want {
+				if w != "" && (i >= len(got[n]) || got[n][i] != w) {
+					t.Errorf("%s %s: the MD's column %d is %q, every other output's %q", name, g.Key, i, got[n], w)
+				}
+			}
+			n++
 		}
 	}
 }
