@@ -34,10 +34,10 @@ func (sh shape) rateBase() (base *results.Group, header, self string) {
 	if sh.Against {
 		return sh.group(sh.Least), sh.Least, "reference"
 	}
-	var slowest *results.Group
 	if !sh.Tested { // no rate compared: no ratio to show
 		return nil, "least", ""
 	}
+	var slowest *results.Group
 	for _, g := range sh.Groups {
 		if g.Rate > 0 && (slowest == nil || g.Rate < slowest.Rate) {
 			slowest = g
