@@ -91,6 +91,6 @@ for n in quiet busy iohog; do
   m=$(ratios "$n" | median)
   lo=$(ratios "$n" | sort -n | head -1); hi=$(ratios "$n" | sort -n | tail -1)
   printf '%-6s uuidv4 named doing more work than bigint and uuidv7 in %s of %s runs; uuidv4/uuidv7 work %s (%s–%s), %s of the quiet runs'"'"'; median wall time %s s\n' \
-    "$n" "$(grep -c ' NAMED' "$WORK/$n.lines" || true)" "$runs" "$m" "$lo" "$hi" "$(awk -v a="$m" -v b="$quiet" 'BEGIN {printf "%.2f×", b > 0 ? a / b : 0}')" "$(median <"$WORK/$n.times")"
+    "$n" "$(grep -c ' NAMED' "$WORK/$n.lines" || true)" "$runs" "$m" "$lo" "$hi" "$(awk -v a="$m" -v b="$quiet" 'BEGIN {printf "%.2f×", (b > 0 ? a / b : 0)}')" "$(median <"$WORK/$n.times")"
 done
 echo "A/A beside the IO hog: a difference named in $(grep -c ' FALSE' "$WORK/aa-iohog.lines" || true) of $runs runs; median wall time $(median <"$WORK/aa-iohog.times") s"
