@@ -214,7 +214,7 @@ func briefWork(g, least *results.Group, against bool, shared string) string {
 	case v == nil:
 		return text
 	case shared != "" && !v.TooFew && v.Level > 0:
-		return mark(v) + " " + ratio(v.Effect) + " " + v.EndsText(bound)
+		return versusCell(&v.Comparison, v.Effect, v.EndsText(bound))
 	}
 	return versusShort(v, true)
 }
@@ -257,21 +257,12 @@ func briefPace(d *Doc, res *results.Results, sh shape) {
 	var lag, cpu, wal []string
 	for _, g := range sh.Groups {
 		c := res.Last(g)
-		pk := sh.paceOf(g.Key)
-		vs := "-"
-		switch v := pk.Versus; {
-		case g.Key == sh.Pace.Least:
-			vs = "least"
-		case v != nil && v.TooFew:
-			vs = "?"
-		case v != nil: // the ratio of the p99s beside it
-			vs = versusMark(v.Significant) + ratio(pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
-		}
+		vs := sh.p99Versus(g, false)
 		ran := present.Rate.Text(res, g) // the rate every output shows: the rounds' geometric mean
 		if !c.Held() {                   // against its schedule, not the rate times the window: a Poisson count misses that by its noise
 			ran += fmt.Sprintf(" (%.0f%% of its schedule)", 100*c.ScheduleShare())
 		}
-		t.AppendRow(g.Key, ran, lateText(c.Pace), results.Millis(pk.P99MS), vs, briefWork(g, cheapest, sh.Against, level))
+		t.AppendRow(g.Key, ran, lateText(c.Pace), results.Millis(sh.paceOf(g.Key).P99MS), vs, briefWork(g, cheapest, sh.Against, level))
 		cpuS, walS, _ := perSecond(res, g, g.Rate)
 		lag, cpu, wal = append(lag, results.Millis(c.Pace.LagMS.P99)), append(cpu, cpuS), append(wal, walS)
 	}

@@ -188,7 +188,7 @@ func costAgainst(g, cheapest *results.Group, against bool) string {
 	if v == nil {
 		return text
 	}
-	return versusMark(v.Comparison.Significant) + ratio(v.Effect) + " " + v.IntervalText()
+	return versusShort(v, true)
 }
 
 // costVersus is g's cost comparison with the cheapest key, or the text
@@ -220,20 +220,7 @@ func rateVersus(g, base *results.Group, self string, interval bool) string {
 		return self
 	}
 	v := versusOf(g, base.Key)
-	if v.TooFew {
-		return "?"
-	}
-	if !interval {
-		return versusMark(v.Significant) + ratio(v.Effect)
-	}
-	return versusMark(v.Significant) + ratio(v.Effect) + " " + v.IntervalText()
-}
-
-func versusMark(significant bool) string {
-	if significant {
-		return "* "
-	}
-	return "~ "
+	return versusShort(&v, interval)
 }
 
 // CSV is every cell's figures, a row a cell: what it ran, its rate and

@@ -18,7 +18,7 @@ func ratio(v float64) string { return stats.RatioText(v) }
 func bound(v float64) string { return stats.BoundText(v) }
 
 // mark is a comparison's mark.
-func mark(v *results.Versus) string {
+func mark(v *stats.Comparison) string {
 	switch {
 	case v.TooFew:
 		return "?"
@@ -36,17 +36,29 @@ func interval(v *results.Versus) string {
 	if v.Level <= 0 {
 		return ""
 	}
-	return v.RatioText()
+	return v.IntervalText()
 }
 
-// versusShort is a comparison as a table cell: "* 1.44× [1.40–1.48]",
-// "~ 0.99× [0.95–1.03]", "= 1.01× [0.98–1.04]", "?".
+// versusShort is a comparison as a table cell: "* 1.44× [1.40–1.48, 95%]",
+// "~ 0.99× [0.95–1.03, 95%]", "= 1.01× [0.98–1.04, 95%]", "?" — its
+// ratio the comparison's effect.
 func versusShort(v *results.Versus, withInterval bool) string {
-	if v.TooFew {
+	iv := ""
+	if withInterval {
+		iv = interval(v)
+	}
+	return versusCell(&v.Comparison, v.Effect, iv)
+}
+
+// versusCell is the one way a table writes a comparison: its mark, the
+// ratio it shows (that of the two values beside it) and the interval text
+// given ("" none); "?" where the samples were too few to test.
+func versusCell(c *stats.Comparison, r float64, iv string) string {
+	if c.TooFew {
 		return "?"
 	}
-	s := mark(v) + " " + ratio(v.Effect)
-	if iv := interval(v); withInterval && iv != "" {
+	s := mark(c) + " " + ratio(r)
+	if iv != "" {
 		s += " " + iv
 	}
 	return s

@@ -6,7 +6,6 @@ import (
 
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
-	"github.com/keybench/keybench/internal/stats"
 )
 
 // At a fixed rate (--rate, pgbench -R) every key runs the same
@@ -33,12 +32,7 @@ func paceTables(d *Doc, res *results.Results, a *results.Analysis) {
 		for _, g := range sh.Groups {
 			c := res.Last(g)
 			pk := sh.paceOf(g.Key)
-			vs := "-"
-			if pk.Versus != nil {
-				vs = paceVersus(pk.Versus, pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS)
-			} else if g.Key == sh.Pace.Least {
-				vs = "least"
-			}
+			vs := sh.p99Versus(g, true)
 			cpu, wal, reads := perSecond(res, g, g.Rate)
 			t.AppendRow(g.Key, fmt.Sprintf("%s (%.0f%%)", present.Rate.Text(res, g), 100*c.ScheduleShare()), results.Millis(pk.P99MS), vs,
 				results.Millis(c.Pace.LagMS.P99), lateText(c.Pace), cpu, wal, reads)
@@ -69,18 +63,22 @@ func (s shape) paceOf(key string) results.PaceKey {
 	return results.PaceKey{Key: key}
 }
 
-// paceVersus is a key's p99 against the least: ratio, the ratio of the
-// two p99s printed beside it (the medians of their rounds'), with the
-// interval of the rounds' comparison when the direction is known, "~"
-// with it when not.
-func paceVersus(c *stats.Comparison, ratio float64) string {
+// p99Versus is a key's p99 against the least's: the ratio of the two p99
+// printed beside it (the medians of their rounds'), marked as the rounds'
+// comparison decided, with its interval when asked.
+func (sh shape) p99Versus(g *results.Group, withInterval bool) string {
+	c := sh.paceOf(g.Key).Versus
 	switch {
-	case c.TooFew:
-		return "? " + stats.RatioText(ratio) + " (too few rounds)"
-	case c.Significant:
-		return stats.RatioText(ratio) + " " + c.IntervalText()
+	case g.Key == sh.Pace.Least:
+		return "least"
+	case c == nil:
+		return "-"
 	}
-	return "~ " + stats.RatioText(ratio) + " " + c.IntervalText()
+	iv := ""
+	if withInterval {
+		iv = c.IntervalText()
+	}
+	return versusCell(c, sh.paceOf(g.Key).P99MS/sh.paceOf(sh.Pace.Least).P99MS, iv)
 }
 
 // lateText is a cell's late and skipped transactions ("-" without a limit).

@@ -87,21 +87,10 @@ func pairCell(row, col *results.Group, long bool) string {
 		return ""
 	}
 	v := versusOf(row, col.Key)
-	switch {
-	case v.TooFew:
-		return "?"
-	case v.Equivalent() && long:
-		return fmt.Sprintf("= %.2f %s", v.Effect, v.IntervalText())
-	case v.Equivalent():
-		return fmt.Sprintf("=%.2f", v.Effect)
-	case !v.Significant && long:
-		return fmt.Sprintf("~ %.2f %s %s", v.Effect, v.IntervalText(), v.PText())
-	case !v.Significant:
-		return fmt.Sprintf("~%.2f", v.Effect)
-	case long:
-		return fmt.Sprintf("%.2f %s %s", v.Effect, v.IntervalText(), v.PText())
+	if long && !v.TooFew {
+		return versusShort(&v, true) + " " + v.PText()
 	}
-	return fmt.Sprintf("%.2f*", v.Effect)
+	return versusShort(&v, long)
 }
 
 // pairsNote explains the matrices.
