@@ -29,9 +29,8 @@ type CheckRow struct {
 	Key        string `json:"key"`
 	Against    string `json:"against"`
 	// Figure is "work" (per transaction over Against's) or "rate" (over
-	// Against's), or one of the key's own counts (Against empty):
-	// wal_bytes, full_page_images, blocks_read, server_cpu_ms per
-	// transaction, key_index_bytes_per_row, leaf_density.
+	// Against's), or one of the key's own counts (Against empty), named
+	// as results.json's rounds name it (countFigures; FigureHeader).
 	Figure    string  `json:"figure"`
 	Predicted float64 `json:"predicted,omitempty"`
 	// Interval is the projection's (its level a floor for the work: work.go).

@@ -195,7 +195,7 @@ func TestCountLevelCoverage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(50, 3))
 	const runs, rounds, level, noise = 4000, 5, 0.11, 0.12
 	cpu := countFigures[3]
-	if cpu.name != "server_cpu_ms" {
+	if cpu.name != "server_all_cpu_ms_per_txn" {
 		t.Fatalf("figure 3 is %s", cpu.name)
 	}
 	scale := func(rows int64) countScale {

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -42,19 +43,56 @@ import (
 // scale from the smaller scales' spread (k−1 degrees of freedom: wide
 // from two scales, as two points are).
 
-// countFigure is one count the check projects per key.
+// countFigure is one count the check projects per key: a round figure of
+// the registry (metrics.RoundFigures: its name and header, every output's)
+// or a figure of the cell, with what sets it in its model.
 type countFigure struct {
-	name string
+	name, header string
 	// round is the figure in one round's cost (per transaction).
 	round func(*results.RoundCost) results.M[float64]
-	// factor is the model's ratio of the figure at scale to over at from;
-	// why says why there is none.
-	factor func(from, to countScale) (f float64, why string)
 	// cell is the figure measured once per cell (no rounds), instead of
 	// round.
 	cell func(*results.Cell) (float64, bool)
+	// factor is the model's ratio of the figure at scale to over at from;
+	// why says why there is none.
+	factor func(from, to countScale) (f float64, why string)
+	// variable is what sets it in its model ("": a level the key's order
+	// sets); model says how, where no number is carried.
+	variable, model string
 	// most is the figure's ceiling (a leaf is at most full; 0: none).
 	most float64
+}
+
+// What sets a count: the rows between two checkpoints (--insert-rate sets
+// them) over the key index's pages, or the key index over the cache.
+const (
+	byCheckpoints = "rows between checkpoints over the key index's pages"
+	byCache       = "key index / cache"
+)
+
+// roundCount is a count of the registry's round figures, projected through
+// its model; where a round did not measure it, the narrower figure the work
+// takes in its place (old: the client backends' CPU, the cell's tables'
+// reads: verdict.Work).
+func roundCount(get func(*results.RoundCost) *results.M[float64], old func(*results.RoundCost) results.M[float64], variable, model string, factor func(from, to countScale) (float64, string)) countFigure {
+	f := metrics.RoundFigureOf(get)
+	return countFigure{name: f.Name, header: f.Header, variable: variable, model: model, factor: factor, round: func(c *results.RoundCost) results.M[float64] {
+		if _, ok := get(c).Get(); ok || old == nil {
+			return *get(c)
+		}
+		return old(c)
+	}}
+}
+
+// FigureHeader is a projected figure's header, as every output names it
+// (its name where none is declared).
+func FigureHeader(name string) string {
+	for _, f := range countFigures {
+		if f.name == name {
+			return f.header
+		}
+	}
+	return name
 }
 
 // countScale is one key's cells at one scale, as the model reads them.
@@ -98,26 +136,20 @@ func (s countScale) keyIndex() (bytes float64, random bool) {
 
 // countFigures are the figures the check projects, in its order.
 var countFigures = []countFigure{
-	{name: "wal_bytes", round: func(c *results.RoundCost) results.M[float64] { return c.WALBytes }, factor: steadyFactor(true)},
-	{name: "full_page_images", round: func(c *results.RoundCost) results.M[float64] { return c.WALFPI }, factor: steadyFactor(false)},
-	{name: "blocks_read", round: func(c *results.RoundCost) results.M[float64] {
-		if _, ok := c.ServerReads.Get(); ok {
-			return c.ServerReads
-		}
-		return c.BlocksRead
-	}, factor: missFactor},
-	{name: "server_cpu_ms", round: func(c *results.RoundCost) results.M[float64] {
-		if _, ok := c.ServerAllCPUMS.Get(); ok {
-			return c.ServerAllCPUMS
-		}
-		return c.ServerCPUMS
-	}, factor: func(countScale, countScale) (float64, string) { return 1, "" }},
-	{name: "key_index_bytes_per_row", cell: func(c *results.Cell) (float64, bool) {
+	roundCount(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }, nil, byCheckpoints,
+		"the rounds' WAL less the images a cycle would not write", steadyFactor(true)),
+	roundCount(func(c *results.RoundCost) *results.M[float64] { return &c.WALFPI }, nil, byCheckpoints,
+		"the pages first touched in a cycle: frontier + H(1 − e^(−aS/H)) a relation", steadyFactor(false)),
+	roundCount(func(c *results.RoundCost) *results.M[float64] { return &c.ServerReads }, func(c *results.RoundCost) results.M[float64] { return c.BlocksRead }, byCache,
+		"the share of a random key's index that misses the cache, 1 − cache/index", missFactor),
+	roundCount(func(c *results.RoundCost) *results.M[float64] { return &c.ServerAllCPUMS }, func(c *results.RoundCost) results.M[float64] { return c.ServerCPUMS }, byCache,
+		"a level", func(countScale, countScale) (float64, string) { return 1, "" }),
+	{name: "key_index_bytes_per_row", header: "key index bytes / row", cell: func(c *results.Cell) (float64, bool) {
 		b, ok := c.Metrics.KeyIndexBytes.Get()
 		n := rowsAtEnd(c)
 		return float64(b) / float64(n), ok && n > 0 && b > 0
 	}},
-	{name: "leaf_density", most: 1, cell: func(c *results.Cell) (float64, bool) {
+	{name: "leaf_density", header: "leaf density", most: 1, cell: func(c *results.Cell) (float64, bool) {
 		d, ok := c.Metrics.LeafDensity.Get()
 		return d, ok && d > 0
 	}},
@@ -408,12 +440,6 @@ type CountProjection struct {
 	Unavailable string `json:"unavailable,omitempty"`
 }
 
-// countVariables say what sets each figure in its model.
-var countVariables = map[string]string{
-	"wal_bytes": "rows between checkpoints over the key index's pages", "full_page_images": "rows between checkpoints over the key index's pages",
-	"blocks_read": "key index / cache", "server_cpu_ms": "key index / cache",
-}
-
 // countsAt carries each key's counts (the reference's too: they are its
 // own, not ratios) to the scale from every scale the run measured.
 func countsAt(r *results.Results, s Scale) []CountProjection {
@@ -440,12 +466,10 @@ func countsAt(r *results.Results, s Scale) []CountProjection {
 // at is the figure carried from the run's scales to the user's (ratio: its
 // key index over the cache there).
 func (f countFigure) at(key string, all []countScale, to countScale, ratio float64) CountProjection {
-	c := CountProjection{Key: key, Figure: f.name, Variable: countVariables[f.name]}
-	if f.name == "wal_bytes" || f.name == "full_page_images" {
-		if to.rate <= 0 {
-			c.Unavailable = "--insert-rate sets the rows between two checkpoints, and with them the images"
-			return c
-		}
+	c := CountProjection{Key: key, Figure: f.name, Variable: f.variable}
+	if f.variable == byCheckpoints && to.rate <= 0 {
+		c.Unavailable = "--insert-rate sets the rows between two checkpoints, and with them the images"
+		return c
 	}
 	var use []countScale
 	var why string
@@ -490,14 +514,14 @@ func (f countFigure) beyond(use []countScale, to countScale, ratio float64) floa
 		}
 	}
 	for _, s := range use {
-		switch f.name {
-		case "blocks_read", "server_cpu_ms":
+		switch f.variable {
+		case byCache:
 			for _, c := range s.cells {
 				if v, ok := c.Metrics.KeyIndexCacheRatio.Get(); ok {
 					near(v, ratio)
 				}
 			}
-		case "wal_bytes", "full_page_images":
+		case byCheckpoints:
 			m := s.steady()
 			index, _ := s.keyIndex()
 			if m == nil || index <= 0 || s.rows <= 0 {
@@ -534,11 +558,5 @@ func (f countFigure) inputs(use []countScale) string {
 		}
 		ps = append(ps, fmt.Sprintf("%s at %s rows", v, results.Thousands(s.rows)))
 	}
-	model := map[string]string{
-		"wal_bytes":        "the rounds' WAL less the images a cycle would not write",
-		"full_page_images": "the pages first touched in a cycle: frontier + H(1 − e^(−aS/H)) a relation",
-		"blocks_read":      "the share of a random key's index that misses the cache, 1 − cache/index",
-		"server_cpu_ms":    "a level",
-	}[f.name]
-	return fmt.Sprintf("measured %s; model: %s", strings.Join(ps, ", "), model)
+	return fmt.Sprintf("measured %s; model: %s", strings.Join(ps, ", "), f.model)
 }

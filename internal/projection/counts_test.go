@@ -54,22 +54,22 @@ func TestCountsAtYourScale(t *testing.T) {
 		}
 	}
 	v4 := byFigure(near.Counts, "uuidv4")
-	if v4["full_page_images"].Value < 10*byFigure(near.Counts, "bigint")["full_page_images"].Value {
+	if v4["wal_fpi_per_txn"].Value < 10*byFigure(near.Counts, "bigint")["wal_fpi_per_txn"].Value {
 		t.Errorf("uuidv4's images per insert %.3g, bigint's %.3g: a random key images a leaf an insert at this scale",
-			v4["full_page_images"].Value, byFigure(near.Counts, "bigint")["full_page_images"].Value)
+			v4["wal_fpi_per_txn"].Value, byFigure(near.Counts, "bigint")["wal_fpi_per_txn"].Value)
 	}
 	noRate, err := Project(full, Scale{Rows: 64_000_000, CacheBytes: 512 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := byFigure(noRate.Counts, "uuidv4")["wal_bytes"]; !strings.Contains(c.Unavailable, "--insert-rate") {
+	if c := byFigure(noRate.Counts, "uuidv4")["wal_bytes_per_txn"]; !strings.Contains(c.Unavailable, "--insert-rate") {
 		t.Errorf("WAL per transaction without an insert rate: %+v", c)
 	}
 	far, err := Project(full, Scale{Rows: 64_000_000_000, CacheBytes: 16 << 20, InsertRate: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := byFigure(far.Counts, "uuidv4")["blocks_read"]; c.Value != 0 || !strings.Contains(c.Unavailable, "no number is carried") || !strings.Contains(c.Unavailable, "model:") {
+	if c := byFigure(far.Counts, "uuidv4")["server_reads_per_txn"]; c.Value != 0 || !strings.Contains(c.Unavailable, "no number is carried") || !strings.Contains(c.Unavailable, "model:") {
 		t.Errorf("blocks read at a key index thousands of times the cache: %+v", c)
 	}
 }

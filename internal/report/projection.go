@@ -374,7 +374,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 		if _, ok := rows[c.Key]; !ok {
 			keys = append(keys, c.Key)
 		}
-		label := checkFigures[c.Figure]
+		label := projection.FigureHeader(c.Figure)
 		var cell string
 		switch {
 		case c.Beyond > projection.WorkBeyond:
@@ -395,7 +395,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 	}
 	header := []string{"key"}
 	for _, f := range figures {
-		header = append(header, checkFigures[f])
+		header = append(header, projection.FigureHeader(f))
 	}
 	t := NewTable(header...)
 	for _, k := range keys {
@@ -409,12 +409,6 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 	for _, r := range reasons {
 		d.Printf("%s of %s: %s.", strings.Join(noted[r][0], " and "), strings.Join(noted[r][1], ", "), r)
 	}
-}
-
-// checkFigures are the checked counts' names as the table says them.
-var checkFigures = map[string]string{
-	"wal_bytes": "WAL bytes / txn", "full_page_images": "full-page images / txn", "blocks_read": "blocks read / txn",
-	"server_cpu_ms": "server CPU ms / txn", "key_index_bytes_per_row": "key index bytes / row", "leaf_density": "leaf density",
 }
 
 // checkNumber is a checked figure with three significant digits (WAL
@@ -479,11 +473,7 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		if r.Expect.Lo > 0 {
 			there = r.Expect.Text(num)
 		}
-		figure := r.Figure
-		if label, ok := checkFigures[r.Figure]; ok {
-			figure = label
-		}
-		t.AppendRow(scale, r.Key, figure, projected, there, strings.Join(from, ", "), measured, in)
+		t.AppendRow(scale, r.Key, projection.FigureHeader(r.Figure), projected, there, strings.Join(from, ", "), measured, in)
 	}
 	d.Add(t)
 	if counted > 0 {
