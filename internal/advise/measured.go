@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
@@ -227,7 +226,7 @@ func labRatioText(v float64) string { return stats.RatioText(v) }
 func countsText(rs []results.Reason) string {
 	var parts []string
 	for _, r := range rs[:min(4, len(rs))] {
-		parts = append(parts, metrics.ReasonText(r))
+		parts = append(parts, r.Text())
 	}
 	return strings.Join(parts, ", ")
 }

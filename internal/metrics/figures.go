@@ -3,7 +3,6 @@ package metrics
 import (
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -45,18 +44,6 @@ type typed[T any] struct {
 	get func(*results.Metrics) *results.M[T]
 }
 
-// Direction says which way a figure costs the key more.
-type Direction int8
-
-const (
-	// Neither: a count or a share that is no cost by itself.
-	Neither Direction = iota
-	// HigherDearer: more of it is dearer (WAL, images, splits, blocks, bytes).
-	HigherDearer
-	// LowerDearer: less of it is dearer (leaf density).
-	LowerDearer
-)
-
 // Shown is a figure as the tables show it, declared once with the figure
 // by its collector (show): its column's header, its text in its unit, why
 // it was not measured, what it means (the legend under a table) and which
@@ -67,7 +54,7 @@ type Shown struct {
 	Header string
 	Short  string // its name in a sentence ("splits"); the header when empty
 	Note   string // "splits: the key index's page splits (pg_walinspect)"; "" when the header says it
-	Dearer Direction
+	Dearer results.Direction
 	Text   func(*results.Metrics) string // "unavailable" when not measured, "n/a" when not recorded
 	Reason func(*results.Metrics) string // "" when measured
 }
@@ -82,7 +69,7 @@ func (s Shown) Name() string {
 
 // show declares how tables show f: its header, its format in its own
 // type, which way is dearer and what it means.
-func (f typed[T]) show(header string, format func(T) string, dearer Direction, note string) figure {
+func (f typed[T]) show(header string, format func(T) string, dearer results.Direction, note string) figure {
 	get := f.get
 	out := f.figure
 	out.shown = &Shown{Field: f.name, Header: header, Note: note, Dearer: dearer,
@@ -178,14 +165,7 @@ func once[T any](get func(*results.Metrics) *results.M[T], w where) typed[T] {
 // fieldName is the name of the field of results.Metrics whose address get returns.
 func fieldName(get func(*results.Metrics) any) string {
 	var m results.Metrics
-	at := reflect.ValueOf(get(&m)).Pointer() - reflect.ValueOf(&m).Pointer()
-	t := reflect.TypeOf(m)
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Offset == at {
-			return t.Field(i).Name
-		}
-	}
-	panic("metrics: a figure's getter returns no field of results.Metrics")
+	return results.FieldOf(&m, get(&m)).Name
 }
 
 // figures are every figure, in the order they merge: each collector's own.
@@ -213,28 +193,28 @@ func (evidence) figures() []declared {
 	b := func(get func(*results.Metrics) *results.M[int64]) typed[int64] { return once(get, onCoordinator) }
 	f := func(get func(*results.Metrics) *results.M[float64]) typed[float64] { return once(get, onCoordinator) }
 	return []declared{
-		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", bytesText, HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", bytesText, results.HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.ToastBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", bytesText, HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", bytesText, results.HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.TotalBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }).show("key index", bytesText, HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }).show("key index", bytesText, results.HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytesAfterReindex }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytesAfterReindex }),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }).show("bloat", formatted("%.2f", 1), HigherDearer,
+		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }).show("bloat", formatted("%.2f", 1), results.HigherDearer,
 			"bloat: key index size / size after REINDEX"),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexGrowthPerRow }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.CacheBytes }),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexCacheRatio }),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.TableCacheRatio }),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafDensity }).show("leaf density", formatted("%.0f%%", 100), LowerDearer, ""),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafDensity }).show("leaf density", formatted("%.0f%%", 100), results.LowerDearer, ""),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafFragmentation }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.LeafPages }),
 		once(func(m *results.Metrics) *results.M[results.SteadyWAL] { return &m.SteadyWAL }, onCoordinator).show("steady WAL / row (FPI)",
 			func(s results.SteadyWAL) string {
 				return fmt.Sprintf("%.0f B (%s)", s.WALBytesPerRow, results.Significant(s.FPIPerRow))
-			}, HigherDearer, "").called("steady WAL / row"),
+			}, results.HigherDearer, "").called("steady WAL / row"),
 		once(func(m *results.Metrics) *results.M[[]results.PartitionSize] { return &m.Partitions }, onCoordinator),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }).show("key bytes", formatted("%.0f B", 1), HigherDearer, ""),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }).show("key bytes", formatted("%.0f B", 1), results.HigherDearer, ""),
 	}
 }
 
@@ -246,8 +226,7 @@ func FigureNames() []string {
 	var out []string
 	for _, f := range figures() {
 		if sf, ok := t.FieldByName(f.name); ok {
-			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			out = append(out, name)
+			out = append(out, results.JSONName(sf))
 		}
 	}
 	return out

@@ -99,10 +99,22 @@ func TestEveryShownFigureIsWhole(t *testing.T) {
 			t.Errorf("%s: %q, want %q", header, got, want)
 		}
 	}
-	if s, _ := Figure("leaf density"); s.Reason(&m) != "pgstattuple is not installed" || s.Dearer != LowerDearer {
+	if s, _ := Figure("leaf density"); s.Reason(&m) != "pgstattuple is not installed" || s.Dearer != results.LowerDearer {
 		t.Errorf("leaf density: reason %q, dearer %v", s.Reason(&m), s.Dearer)
 	}
 	if _, ok := Figure("no such figure"); ok {
 		t.Error("a figure that does not exist was found")
+	}
+}
+
+// TestEvidenceColumnsAreShown: every field the evidence table names has a
+// shown figure (a header, a format, a reason).
+func TestEvidenceColumnsAreShown(t *testing.T) {
+	for i, col := range EvidenceColumns() {
+		for _, s := range col {
+			if s.Header == "" || s.Text == nil || s.Reason == nil {
+				t.Errorf("evidence column %d names a figure that is not shown: %+v", i, s)
+			}
+		}
 	}
 }

@@ -30,8 +30,9 @@ type CheckRow struct {
 	Against    string `json:"against"`
 	// Figure is "work" (per transaction over Against's) or "rate" (over
 	// Against's), or one of the key's own counts (Against empty), named
-	// as results.json's rounds name it (countFigures; FigureHeader).
+	// as results.json's rounds name it, Header as every table does.
 	Figure    string  `json:"figure"`
+	Header    string  `json:"header,omitempty"`
 	Predicted float64 `json:"predicted,omitempty"`
 	// Interval is the projection's (its level a floor for the work: work.go).
 	stats.Interval

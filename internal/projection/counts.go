@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -44,7 +43,7 @@ import (
 // from two scales, as two points are).
 
 // countFigure is one count the check projects per key: a round figure of
-// the registry (metrics.RoundFigures: its name and header, every output's)
+// the registry (results.RoundFigures: its name and header, every output's)
 // or a figure of the cell, with what sets it in its model.
 type countFigure struct {
 	name, header string
@@ -75,24 +74,13 @@ const (
 // takes in its place (old: the client backends' CPU, the cell's tables'
 // reads: verdict.Work).
 func roundCount(get func(*results.RoundCost) *results.M[float64], old func(*results.RoundCost) results.M[float64], variable, model string, factor func(from, to countScale) (float64, string)) countFigure {
-	f := metrics.RoundFigureOf(get)
+	f := results.RoundFigureOf(get)
 	return countFigure{name: f.Name, header: f.Header, variable: variable, model: model, factor: factor, round: func(c *results.RoundCost) results.M[float64] {
 		if _, ok := get(c).Get(); ok || old == nil {
 			return *get(c)
 		}
 		return old(c)
 	}}
-}
-
-// FigureHeader is a projected figure's header, as every output names it
-// (its name where none is declared).
-func FigureHeader(name string) string {
-	for _, f := range countFigures {
-		if f.name == name {
-			return f.header
-		}
-	}
-	return name
 }
 
 // countScale is one key's cells at one scale, as the model reads them.
@@ -387,7 +375,7 @@ func checkCounts(full *results.Results, levels []scaleLevel, i, clients int, cac
 		}
 		to.cache = cache
 		for _, f := range countFigures {
-			c := CheckRow{Rows: at.rows, CacheBytes: cache, Key: key, Figure: f.name, From: from}
+			c := CheckRow{Rows: at.rows, CacheBytes: cache, Key: key, Figure: f.name, Header: f.header, From: from}
 			var p Point
 			c.Predicted, c.Lo, c.Hi, p, c.Unavailable = f.project(below, *to)
 			if c.Unavailable == "" {
@@ -422,8 +410,11 @@ func keyOrder(r *results.Results) []string {
 // CountProjection is one of a key's counts carried to the user's scale
 // through its model (countFigures), or why there is none.
 type CountProjection struct {
-	Key    string `json:"key"`
+	Key string `json:"key"`
+	// Figure is the count's name, Header its name on every table (the
+	// registry's: results.RoundFigures).
 	Figure string `json:"figure"`
+	Header string `json:"header"`
 	// Value is the figure at the scale, with its interval (none where the
 	// run measured a figure once: one size).
 	Value float64 `json:"value,omitempty"`
@@ -466,7 +457,7 @@ func countsAt(r *results.Results, s Scale) []CountProjection {
 // at is the figure carried from the run's scales to the user's (ratio: its
 // key index over the cache there).
 func (f countFigure) at(key string, all []countScale, to countScale, ratio float64) CountProjection {
-	c := CountProjection{Key: key, Figure: f.name, Variable: f.variable}
+	c := CountProjection{Key: key, Figure: f.name, Header: f.header, Variable: f.variable}
 	if f.variable == byCheckpoints && to.rate <= 0 {
 		c.Unavailable = "--insert-rate sets the rows between two checkpoints, and with them the images"
 		return c

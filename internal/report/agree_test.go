@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
@@ -135,7 +134,7 @@ func TestOutputsAgree(t *testing.T) {
 
 // checkMarkdown holds the MD's rows, key by key in its shapes' order, to
 // the figures every other output shows: a key's rate, work and p99
-// (present's columns) and each count's rounds' mean (metrics.RoundFigures).
+// (present's columns) and each count's rounds' mean (results.RoundFigures).
 func checkMarkdown(t *testing.T, name string, r *results.Results, a *results.Analysis) {
 	var got [][]string
 	for _, line := range strings.Split(Markdown(r), "\n") {
@@ -171,7 +170,7 @@ func checkCounts(t *testing.T, name string, r *results.Results, g *results.Group
 	if len(g.Cells) != 1 {
 		return
 	}
-	for _, f := range metrics.RoundFigures() {
+	for _, f := range results.RoundFigures() {
 		want, ok := r.RoundMean(g, f.Get)
 		if got := rows[g.Cells[0]]["cost."+f.Name]; ok && !near(got, want, 1e-9) {
 			t.Errorf("%s %s: the CSV's cost.%s %s, its rounds' mean %g", name, g.Key, f.Name, got, want)

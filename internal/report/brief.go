@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/keys"
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -147,7 +146,7 @@ func costliestLine(costliest, least *results.Group) string {
 		if i == 3 {
 			break
 		}
-		parts = append(parts, metrics.ReasonText(r))
+		parts = append(parts, r.Text())
 	}
 	if len(parts) > 0 {
 		line += ": " + strings.Join(parts, ", ")
@@ -175,7 +174,7 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 			// Only a figure its own interval sets apart: a median a tenth
 			// off whose paired interval holds 1 differs by noise.
 			if len(parts) < 3 && r.Hi > 0 && (r.Lo > 1 || r.Hi < 1) {
-				parts = append(parts, metrics.ReasonText(r))
+				parts = append(parts, r.Text())
 			}
 		}
 		if len(parts) == 0 {

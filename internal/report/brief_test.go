@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/verdict/verdicttest"
@@ -111,7 +110,7 @@ func TestBriefSaysTheWorkApartAtAFixedRate(t *testing.T) {
 		t.Fatalf("uuidv4's work is not found different from bigint's in the stored run: %+v", v)
 	}
 	flat := strings.Join(strings.Fields(text), " ")
-	want := fmt.Sprintf("uuidv4 does %s bigint's work %s: %s", ratio(v.Effect), interval(v), metrics.ReasonText(g.Cost.Why[0]))
+	want := fmt.Sprintf("uuidv4 does %s bigint's work %s: %s", ratio(v.Effect), interval(v), g.Cost.Why[0].Text())
 	if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
 		t.Errorf("the first screen does not say %q:\n%s", want, text)
 	}
@@ -148,7 +147,7 @@ func TestCountsApartFromTheWork(t *testing.T) {
 		t.Fatalf("uuidv4's counts apart from bigint's were not found:\n%s", text)
 	}
 	fpi := g.Cost.Why[0]
-	want := fmt.Sprintf("though its counts differ: %s", metrics.ReasonText(fpi))
+	want := fmt.Sprintf("though its counts differ: %s", fpi.Text())
 	if fpi.Figure != "wal_fpi_per_txn" || fpi.Ratio.Ratio < 2 || !strings.Contains(text, want) || !strings.Contains(text, "its blocks and WAL are") {
 		t.Errorf("the first screen does not say the counts apart from the work (%q, the first count %q %.2f×):\n%s", want, fpi.Figure, fpi.Ratio.Ratio, text)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -108,7 +107,7 @@ func workLines(sh shape, least *results.Group) []string {
 		line := fmt.Sprintf("  %s does %s %s's work %s (%s)", g.Key, ratio(v.Effect), least.Key, interval(v), v.PText())
 		var parts []string
 		for _, r := range g.Cost.Why {
-			parts = append(parts, metrics.ReasonText(r))
+			parts = append(parts, r.Text())
 		}
 		if len(parts) > 0 {
 			line += ": " + strings.Join(parts, ", ")

@@ -173,10 +173,10 @@ func Markdown(res *results.Results) string {
 
 // exportedFigures are the round figures the Markdown shows: the counts
 // of the work.
-func exportedFigures() []metrics.RoundFigure {
-	var out []metrics.RoundFigure
-	for _, f := range metrics.RoundFigures() {
-		if f.Is(metrics.RoleWhy) {
+func exportedFigures() []results.RoundFigure {
+	var out []results.RoundFigure
+	for _, f := range results.RoundFigures() {
+		if f.Is(results.RoleWhy) {
 			out = append(out, f)
 		}
 	}
@@ -229,7 +229,7 @@ func rateVersus(g, base *results.Group, self string, interval bool) string {
 // number a column, an object's numbers a column each ("io.clients_io_ms"),
 // a list as its JSON, an unmeasured figure empty with its reason in
 // "NAME.unavailable"; then its cost per transaction, each round figure
-// (metrics.RoundFigures) as "cost.NAME": its rounds' mean
+// (results.RoundFigures) as "cost.NAME": its rounds' mean
 // (results.CountMean), or its window's.
 func CSV(res *results.Results) ([]byte, error) {
 	rows := make([]map[string]string, len(res.Cells))
@@ -312,7 +312,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	if len(rounds) == 0 && c.Cost != nil { // one window: its cost is its only sample
 		rounds = []results.Round{{Cost: c.Cost}}
 	}
-	for _, f := range metrics.RoundFigures() {
+	for _, f := range results.RoundFigures() {
 		if v, ok := results.CostMean(rounds, f.Get); ok {
 			add("cost."+f.Name, fmt.Sprint(v))
 		} else if why := results.CostReason(rounds, f.Get); why != "" {

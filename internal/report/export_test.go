@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keybench/keybench/internal/metrics"
+	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
 	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload/all"
@@ -91,8 +91,8 @@ func TestDocsNameTheMDsFigures(t *testing.T) {
 			t.Errorf("docs/report.md does not name the MD's figure %q", f.Header)
 		}
 	}
-	for _, f := range metrics.RoundFigures() {
-		if !f.Is(metrics.RoleWhy) && strings.Contains(doc, "`"+f.Header+"`") {
+	for _, f := range results.RoundFigures() {
+		if !f.Is(results.RoleWhy) && strings.Contains(doc, "`"+f.Header+"`") {
 			t.Errorf("docs/report.md names %q, which the MD does not show", f.Header)
 		}
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -350,7 +351,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 	d.Println("What makes the work, per key at your scale: each count through its model (docs/project.md) from the run's sizes, with its 95% interval from the rounds' noise " +
 		"(none where one size measured a figure once) and, after \"·\", how many times your value of what sets it lies from the nearest the run measured " +
 		"(WAL and images: the rows between checkpoints over the key index's pages; blocks read and CPU: the key index over the cache; bytes per row and leaf density are levels the key's order sets):")
-	var figures []string // in the projection's order
+	var figures []string // headers, in the projection's order
 	rows := map[string][]string{}
 	var keys, reasons []string
 	noted := map[string][2][]string{} // a reason: its figures and keys
@@ -368,13 +369,13 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 		noted[c.Unavailable] = n
 	}
 	for _, c := range cs {
-		if !slices.Contains(figures, c.Figure) {
-			figures = append(figures, c.Figure)
+		if !slices.Contains(figures, c.Header) {
+			figures = append(figures, c.Header)
 		}
 		if _, ok := rows[c.Key]; !ok {
 			keys = append(keys, c.Key)
 		}
-		label := projection.FigureHeader(c.Figure)
+		label := c.Header
 		var cell string
 		switch {
 		case c.Beyond > projection.WorkBeyond:
@@ -395,7 +396,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 	}
 	header := []string{"key"}
 	for _, f := range figures {
-		header = append(header, projection.FigureHeader(f))
+		header = append(header, f)
 	}
 	t := NewTable(header...)
 	for _, k := range keys {
@@ -473,7 +474,7 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		if r.Expect.Lo > 0 {
 			there = r.Expect.Text(num)
 		}
-		t.AppendRow(scale, r.Key, projection.FigureHeader(r.Figure), projected, there, strings.Join(from, ", "), measured, in)
+		t.AppendRow(scale, r.Key, cmp.Or(r.Header, r.Figure), projected, there, strings.Join(from, ", "), measured, in)
 	}
 	d.Add(t)
 	if counted > 0 {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -113,7 +112,7 @@ func groupNamed(gs []*results.Group, key string) *results.Group {
 const explainAbove = 1.1
 
 // why are the counts that make g's work more (or less) than base's: each
-// count of the work (metrics.RoleWhy) whose figures (results.CountMean)
+// count of the work (results.RoleWhy) whose figures (results.CountMean)
 // differ by more than a tenth, the farthest first, each with its ratio
 // and, where every round of both counted some (the figures are then
 // geometric means, their ratio the paired rounds'), the ratio within the
@@ -121,8 +120,8 @@ const explainAbove = 1.1
 // round is its own: about 1% for WAL and images, more for the CPU).
 func (a *grouped) why(g, base *results.Group) []results.Reason {
 	var out []results.Reason
-	for _, f := range metrics.RoundFigures() {
-		if !f.Is(metrics.RoleWhy) {
+	for _, f := range results.RoundFigures() {
+		if !f.Is(results.RoleWhy) {
 			continue
 		}
 		x, okX := a.res.RoundMean(g, f.Get)
@@ -156,7 +155,7 @@ func (a *grouped) why(g, base *results.Group) []results.Reason {
 }
 
 // walFigure is the round figure the WAL family compares.
-var walFigure = metrics.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }).Name
+var walFigure = results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }).Name
 
 // figureSample is a round figure of the group's rounds, each with its
 // block, and whether every round that measured it counted some.

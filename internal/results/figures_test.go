@@ -1,15 +1,13 @@
-package metrics
+package results
 
 import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/keybench/keybench/internal/results"
 )
 
 // TestEveryRoundFigureIsDeclaredOnce: every measured field of a round's
-// cost (results.RoundCost) has exactly one declaration (RoundFigures) with
+// cost (RoundCost) has exactly one declaration (RoundFigures) with
 // a header, words and a format, and the headers are unique: the exports and the console build their columns from
 // these, so a figure added to RoundCost without one fails here.
 func TestEveryRoundFigureIsDeclaredOnce(t *testing.T) {
@@ -23,12 +21,12 @@ func TestEveryRoundFigureIsDeclaredOnce(t *testing.T) {
 			t.Errorf("%s: header %q taken twice", f.Name, f.Header)
 		}
 		headers[f.Header] = true
-		c := &results.RoundCost{}
+		c := &RoundCost{}
 		if v := f.Get(c); !v.IsZero() {
 			t.Errorf("%s: its getter reads another field", f.Name)
 		}
 	}
-	rt := reflect.TypeOf(results.RoundCost{})
+	rt := reflect.TypeOf(RoundCost{})
 	for i := 0; i < rt.NumField(); i++ {
 		sf := rt.Field(i)
 		if sf.Type.Name() != "M[float64]" {
@@ -37,18 +35,6 @@ func TestEveryRoundFigureIsDeclaredOnce(t *testing.T) {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if declared[name] != 1 {
 			t.Errorf("RoundCost.%s (%s) is declared %d times, want once", sf.Name, name, declared[name])
-		}
-	}
-}
-
-// TestEvidenceColumnsAreShown: every field the evidence table names has a
-// shown figure (a header, a format, a reason).
-func TestEvidenceColumnsAreShown(t *testing.T) {
-	for i, col := range EvidenceColumns() {
-		for _, s := range col {
-			if s.Header == "" || s.Text == nil || s.Reason == nil {
-				t.Errorf("evidence column %d names a figure that is not shown: %+v", i, s)
-			}
 		}
 	}
 }

@@ -1,0 +1,155 @@
+package results
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/keybench/keybench/internal/stats"
+)
+
+// Direction says which way a figure costs the key more.
+type Direction int8
+
+const (
+	// Neither: a count or a share that is no cost by itself.
+	Neither Direction = iota
+	// HigherDearer: more of it is dearer (WAL, images, splits, blocks, bytes).
+	HigherDearer
+	// LowerDearer: less of it is dearer (leaf density).
+	LowerDearer
+)
+
+// Role is what a round figure is for in the outputs (a figure may have several).
+type Role uint8
+
+const (
+	// RoleWhy: a count of the work (the whole server's CPU, blocks read
+	// and written, WAL, images, flushes) that explains one key's work
+	// against another's.
+	RoleWhy Role = 1 << iota
+	// RoleDetail: a narrower view of a part of the work (the client
+	// backends' CPU, the cell's own tables' reads).
+	RoleDetail
+	// RoleWaiting: what the machine waited, not the key's work.
+	RoleWaiting
+	// RoleMachine: the machine's other load during the round.
+	RoleMachine
+)
+
+// RoundFigure is one figure of a round's cost (RoundCost),
+// declared once with how every output shows it: its JSON name (read off
+// its field's tag), its column header, its words in a sentence ("the
+// WAL"), its text, which way is dearer and its roles. The work verdict's
+// explanations, the Markdown and CSV exports, the console's columns and
+// project's counts are built from these declarations (RoundFigures),
+// beside RoundCost in the results' schema; a test walks RoundCost by
+// reflection so that every figure of it has exactly one. The work figure
+// itself is priced from them by package verdict (Work) on the run's disk.
+type RoundFigure struct {
+	Name   string
+	Header string
+	Words  string
+	Dearer Direction
+	Role   Role
+	Format func(float64) string
+	Get    func(*RoundCost) M[float64]
+}
+
+// Text is the figure of c as its format writes it, "-" when unmeasured.
+func (f RoundFigure) Text(v float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return f.Format(v)
+}
+
+// Is says whether the figure has role r.
+func (f RoundFigure) Is(r Role) bool { return f.Role&r != 0 }
+
+// roundFigure declares a figure of RoundCost by its getter.
+func roundFigure(get func(*RoundCost) *M[float64], header, words string, dearer Direction, role Role, format func(float64) string) RoundFigure {
+	return RoundFigure{Name: roundName(get), Header: header, Words: words, Dearer: dearer, Role: role, Format: format,
+		Get: func(c *RoundCost) M[float64] { return *get(c) }}
+}
+
+// RoundFigures are the figures of a round's cost, in the order outputs show them.
+func RoundFigures() []RoundFigure {
+	ms := func(v float64) string { return Significant(v) + " ms" }
+	share := ShareText
+	count := Significant
+	return []RoundFigure{
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, RoleWhy, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", HigherDearer, RoleWhy,
+			func(v float64) string { return Significant(v) + " B" }),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", HigherDearer, RoleWhy, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", HigherDearer, RoleWhy, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", HigherDearer, RoleWhy, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", HigherDearer, RoleWhy, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", HigherDearer, RoleDetail, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.BlocksRead }, "table blocks read / txn", "the cell's tables' blocks read", HigherDearer, RoleDetail, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.AutovacuumPlaced }, "autovacuum placed ms / txn", "the autovacuum CPU placed on a table", Neither, RoleDetail, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerMS }, "server ms / txn (CPU + IO wait)", "the server time", Neither, RoleWaiting, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.IOMS }, "IO wait ms / txn", "the IO wait", Neither, RoleWaiting, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerRunQueueMS }, "run-queue wait ms / txn", "the wait for a CPU", Neither, RoleWaiting, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", Neither, RoleMachine, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", Neither, RoleMachine, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", Neither, RoleMachine, share),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", Neither, RoleMachine, share),
+	}
+}
+
+// RoundFigureOf is the round figure of the field of RoundCost get returns.
+func RoundFigureOf(get func(*RoundCost) *M[float64]) RoundFigure {
+	f, _ := RoundFigureNamed(roundName(get))
+	return f
+}
+
+// RoundFigureNamed is the round figure of a JSON name (false: none has it).
+func RoundFigureNamed(name string) (RoundFigure, bool) {
+	for _, f := range RoundFigures() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return RoundFigure{}, false
+}
+
+// FieldOf is the field of the struct s points to whose address p is: how
+// a figure declared by its getter finds its name, which the compiler checks.
+func FieldOf[S any](s *S, p any) reflect.StructField {
+	at := reflect.ValueOf(p).Pointer() - reflect.ValueOf(s).Pointer()
+	t := reflect.TypeOf(*s)
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Offset == at {
+			return f
+		}
+	}
+	panic(fmt.Sprintf("results: a figure's getter returns no field of %s", t))
+}
+
+// roundName is the JSON name of the field of RoundCost get returns.
+func roundName(get func(*RoundCost) *M[float64]) string {
+	var c RoundCost
+	return JSONName(FieldOf(&c, get(&c)))
+}
+
+// JSONName is a field's name in results.json.
+func JSONName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
+
+// Text is a count that sets two keys' work apart, as every output
+// writes it: "2.5× [2.4–2.6, 95%] the WAL" (its interval where it has one).
+func (r Reason) Text() string {
+	words := r.Figure
+	if f, ok := RoundFigureNamed(r.Figure); ok {
+		words = f.Words
+	}
+	s := stats.RatioText(r.Ratio.Ratio)
+	if r.Has() {
+		s += " " + r.RatioText()
+	}
+	return s + " " + words
+}
