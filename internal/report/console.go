@@ -297,14 +297,14 @@ func pivot(d *Doc, res *results.Results, groups []results.Group, p *results.Pivo
 				row = append(row, "-")
 				continue
 			}
-			s := fmt.Sprintf("%.0f tps", g.TPS.Median)
+			s := present.Rate.Text(res, g)
 			if p.Bloat {
 				if b, ok := res.Median(g, func(c *results.Cell) (float64, bool) { return results.Float(c.Metrics.BloatRatio) }); ok {
 					s += fmt.Sprintf(", bloat %.2f", b)
 				}
 			}
 			if g.VsFirst != nil {
-				s += " " + shortVersus(g.VsFirst)
+				s += " " + versusShort(g.VsFirst, false)
 			}
 			row = append(row, s)
 		}
@@ -319,22 +319,10 @@ func pivot(d *Doc, res *results.Results, groups []results.Group, p *results.Pivo
 		first += " of the same task"
 	}
 	if how := noiseTest(groups); how != "" {
-		d.Printf("median tps per cell; (+N%%/-N%%) against %s in the same column, \"~\" where within run-to-run noise (%s); %s.", first, how, unitNote(groups))
+		d.Printf("%s the ratio against %s in the same column (%s); %s.", present.Notes(present.Rate), first, how, unitNote(groups))
 	} else {
-		d.Printf("median tps per cell; %s.", unitNote(groups))
+		d.Printf("%s %s.", present.Notes(present.Rate), unitNote(groups))
 	}
-}
-
-func shortVersus(v *results.Versus) string {
-	switch {
-	case v.TooFew:
-		return "(?)"
-	case v.Equivalent():
-		return "(=)"
-	case !v.Significant:
-		return "(~)"
-	}
-	return fmt.Sprintf("(%+.0f%%)", (v.Effect-1)*100)
 }
 
 // speedText says how a comparison came out: "12% faster [8%–15%, 95%]", "= same
