@@ -118,7 +118,7 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 		if byRows {
 			x = float64(g.Rows) / 1e6
 		}
-		s.xs, s.ys = append(s.xs, x), append(s.ys, g.TPS.Median)
+		s.xs, s.ys = append(s.xs, x), append(s.ys, g.Rate)
 	}
 	var ss []series
 	for _, k := range order {
@@ -141,8 +141,8 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 		title, xl = "Throughput vs clients", "clients"
 		at = fmt.Sprintf("At %s rows before the window.", thousands(r.headline[0].Rows))
 	}
-	svg, err := lines(title, xl, "median transactions per second", ss)
-	return r.chartAs(title, "Median throughput of each key at each scale. "+at, svg, err)
+	svg, err := lines(title, xl, "transactions per second", ss)
+	return r.chartAs(title, "Each key's rate at each scale (the geometric mean of its rounds' rates, as every table gives it). "+at, svg, err)
 }
 
 // relativeVsCache draws each key's rate relative to the reference

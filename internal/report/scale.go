@@ -38,10 +38,15 @@ func scaleTable(d *Doc, res *results.Results, groups []results.Group) {
 			row := []any{key + ": " + fam.name}
 			var vs []*results.Versus
 			for i := range scales {
-				g, r := scaleGroup(groups, key, scales[i]), scaleGroup(groups, ref, scales[i])
-				v := fam.versus(g, ref)
+				var v *results.Versus
+				untested := 0.0 // the ratio of the two figures, where no comparison was made
+				if g, r := scaleGroup(groups, key, scales[i]), scaleGroup(groups, ref, scales[i]); g != nil {
+					if v = fam.versus(g, ref); r != nil && fam.of(r) > 0 {
+						untested = fam.of(g) / fam.of(r)
+					}
+				}
 				vs = append(vs, v)
-				row = append(row, scaleCell(v, fam.median(g, r)))
+				row = append(row, scaleCell(v, untested))
 			}
 			row = append(row, agreement(vs))
 			t.AppendRow(row...)
@@ -50,39 +55,20 @@ func scaleTable(d *Doc, res *results.Results, groups []results.Group) {
 	d.Printf("At each scale (the table and its cache grown together, each window %s of its table's rows), each key against %s:", stats.Percent(res.Plan.WindowTableShare), ref)
 	d.Add(t)
 	d.Println("rate: the key's insert rate over " + ref + "'s; work: the CPU of every server process and its IO counted, per transaction, over " + ref + "'s; each with the interval of its comparison at that scale " +
-		"(\"~\": within noise). Across the scales: the ratios agree when one value lies inside every scale's interval, and the lab's ratio then carries to a larger table of the same index over cache; otherwise the ratio drifts with the scale.")
+		"(\"*\": a difference, \"~\": within noise). Across the scales: the ratios agree when one value lies inside every scale's interval, and the lab's ratio then carries to a larger table of the same index over cache; otherwise the ratio drifts with the scale.")
 }
 
-// scaleFamilies are the comparisons the scale table shows.
+// scaleFamilies are the comparisons the scale table shows, each of a
+// figure every output shows (a group's rate, its work).
 var scaleFamilies = []struct {
 	name   string
 	versus func(g *results.Group, ref string) *results.Versus
-	// median is the ratio of the two groups' medians (0: unmeasured).
-	median func(g, ref *results.Group) float64
+	of     func(g *results.Group) float64
 }{
-	{"rate", func(g *results.Group, ref string) *results.Versus {
-		if g == nil {
-			return nil
-		}
-		v := versusOf(g, ref)
-		return &v
-	}, func(g, ref *results.Group) float64 {
-		if g == nil || ref == nil || ref.TPS.Median == 0 {
-			return 0
-		}
-		return g.TPS.Median / ref.TPS.Median
-	}},
-	{"work", func(g *results.Group, ref string) *results.Versus {
-		if g == nil {
-			return nil
-		}
-		return g.Cost.Versus(ref)
-	}, func(g, ref *results.Group) float64 {
-		if g == nil || ref == nil || g.Cost == nil || ref.Cost == nil || ref.Cost.Mean == 0 {
-			return 0
-		}
-		return g.Cost.Mean / ref.Cost.Mean
-	}},
+	{"rate", func(g *results.Group, ref string) *results.Versus { v := versusOf(g, ref); return &v },
+		func(g *results.Group) float64 { return g.Rate }},
+	{"work", func(g *results.Group, ref string) *results.Versus { return g.Cost.Versus(ref) },
+		func(g *results.Group) float64 { return g.Cost.MeanOrZero() }},
 }
 
 // scaleReference is the key the scale table compares with: the ordered
@@ -106,18 +92,16 @@ func scaleGroup(groups []results.Group, key string, rows int64) *results.Group {
 	return nil
 }
 
-// scaleCell is a comparison at one scale; untested, the medians' ratio
-// with a "?".
-func scaleCell(v *results.Versus, median float64) string {
+// scaleCell is a comparison at one scale as every table writes one;
+// untested, the ratio of the two figures with a "?".
+func scaleCell(v *results.Versus, untested float64) string {
 	switch {
-	case (v == nil || v.TooFew) && median == 0:
+	case (v == nil || v.TooFew) && untested == 0:
 		return "unmeasured: no rounds"
 	case v == nil || v.TooFew:
-		return "? " + ratio(median) + " (untested: too few rounds)"
-	case !v.Significant:
-		return "~ " + ratio(v.Effect) + " " + v.IntervalText()
+		return "? " + ratio(untested) + " (untested: too few rounds)"
 	}
-	return ratio(v.Effect) + " " + v.IntervalText()
+	return versusShort(v, true)
 }
 
 // agreement says whether the scales' intervals share a value, and the

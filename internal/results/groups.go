@@ -180,6 +180,14 @@ func (c *GroupCost) CellWork(g *Group, i int) (float64, bool) {
 	return 0, false
 }
 
+// MeanOrZero is the group's work per transaction (0: none).
+func (c *GroupCost) MeanOrZero() float64 {
+	if c == nil {
+		return 0
+	}
+	return c.Mean
+}
+
 // Versus is this group's cost comparison with key (nil: none).
 func (c *GroupCost) Versus(key string) *Versus {
 	if c == nil {
