@@ -101,7 +101,7 @@ func cheapestOther(groups []results.Group, mine *results.Group) *results.Group {
 		if g.Cost != nil && best.Cost != nil && g.Cost.Mean > 0 && best.Cost.Mean > 0 {
 			return g.Cost.Mean < best.Cost.Mean
 		}
-		return g.TPS.Median > best.TPS.Median
+		return g.Rate > best.Rate
 	}
 	for i := range groups {
 		g := &groups[i]
