@@ -44,6 +44,15 @@ type Kind struct {
 	NewSummary func() Summary
 }
 
+// SummaryKind is the kind of a workload whose cells hold a summary of
+// type T, and whose rate is transactions per second.
+func SummaryKind[T any, P interface {
+	*T
+	Summary
+}]() Kind {
+	return Kind{NewSummary: func() Summary { return P(new(T)) }}
+}
+
 // Kinds are the workloads' kinds by name: the catalog a results file is
 // read with (package workload/all makes keybench's).
 type Kinds map[string]Kind

@@ -24,7 +24,7 @@ func init() {
 		Description: "each transaction reads one parent with its children by key (a parent drawn over insertion order, --read-dist); " +
 			"after the window, an analytic join of the whole parent and child tables is timed with its plan's join method (001's readers: int4 vs int8 vs uuid)",
 		Accepts: workload.AcceptsForeignKey,
-		Kind:    joinKind,
+		Kind:    results.SummaryKind[JoinSummary](),
 		View:    joinView,
 		New:     func() workload.Workload { return &join{} },
 		Bare:    workload.Bare{Rows: 100_000},
@@ -147,12 +147,6 @@ func (*JoinSummary) WorkloadSummary() {}
 func (j *join) Summarize(o *workload.Outcome) error {
 	o.Cell.Metrics.Summary = &JoinSummary{ReadDist: j.dist.Describe(j.pool.Rows), Children: j.children, Analytic: j.analytic}
 	return nil
-}
-
-// joinKind is how join cells read: the per-parent join's rate and blocks,
-// and the analytic join's time and method.
-var joinKind = results.Kind{
-	NewSummary: func() results.Summary { return &JoinSummary{} },
 }
 
 // joinView is how join cells are shown.

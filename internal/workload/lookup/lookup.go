@@ -36,7 +36,7 @@ func init() {
 		Name: "lookup",
 		Description: "read-only: each transaction reads the filled table by key: a point read, a keyset page (range), the latest rows, " +
 			"or an index-only count (query), of rows drawn over insertion order (read-dist)",
-		Kind: lookupKind, View: lookupView,
+		Kind: results.SummaryKind[LookupSummary](), View: lookupView,
 		New:  func() workload.Workload { return &lookup{} },
 		Bare: workload.Bare{Rows: 100_000},
 	})
@@ -190,12 +190,6 @@ func latestNewest(ctx context.Context, conn *pgx.Conn, table *workload.Table) re
 		return results.Unavailable[float64](err.Error())
 	}
 	return results.Of(float64(n) / latestRows)
-}
-
-// lookupKind is how lookup cells read: per query kind, the rate, its
-// latency and the blocks each query touched.
-var lookupKind = results.Kind{
-	NewSummary: func() results.Summary { return &LookupSummary{} },
 }
 
 // lookupView is how lookup cells are shown.

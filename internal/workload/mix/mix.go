@@ -29,7 +29,7 @@ func init() {
 		Name: "mix",
 		Description: "each transaction is one statement drawn by weight: an insert, a read by key, a keyset page of 100 by key, an update " +
 			"or a delete by key (mix-insert, mix-lookup, mix-range, mix-update, mix-delete, in any units), the rows drawn over insertion order (read-dist)",
-		Kind: mixKind, View: mixView,
+		Kind: results.SummaryKind[MixSummary](), View: mixView,
 		New:  func() workload.Workload { return &mix{} },
 		Bare: workload.Bare{Rows: 100_000},
 	})
@@ -297,11 +297,6 @@ func percent(v float64) string {
 		return fmt.Sprintf("%.0f%%", p)
 	}
 	return fmt.Sprintf("%.1f%%", p)
-}
-
-// mixKind is how mix cells read.
-var mixKind = results.Kind{
-	NewSummary: func() results.Summary { return &MixSummary{} },
 }
 
 // mixView is how mix cells are shown.

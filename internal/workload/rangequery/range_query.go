@@ -51,7 +51,7 @@ func init() {
 		Name: "range-query",
 		Description: "read-only: each transaction reads the rows of a recent window of time (window) through the key's range where the key " +
 			"orders by time, or through created_at (path); blocks per query and the plan, the partitions it scanned",
-		Kind: rangeQueryKind, View: rangeQueryView,
+		Kind: results.SummaryKind[RangeQuerySummary](), View: rangeQueryView,
 		New:  func() workload.Workload { return &rangeQuery{} },
 		Bare: workload.Bare{Rows: 100_000},
 		Accepts: func(s *keys.Spec) string {
@@ -224,12 +224,6 @@ func (q *rangeQuery) Summarize(o *workload.Outcome) error {
 	}
 	o.Cell.Metrics.Summary = s
 	return nil
-}
-
-// rangeQueryKind is how range-query cells read: the rate, the rows and
-// blocks per query, and the plan.
-var rangeQueryKind = results.Kind{
-	NewSummary: func() results.Summary { return &RangeQuerySummary{} },
 }
 
 // rangeQueryView is how rangeQuery cells are shown.

@@ -67,7 +67,7 @@ func init() {
 		Name: "retention",
 		Description: "inserts while, once a round, a job expires the oldest slice of the history: the oldest partition dropped, or DELETE by key or by created_at " +
 			"(method); its time, WAL and locks, and the table and key index after a VACUUM",
-		Kind: retentionKind, View: retentionView,
+		Kind: results.SummaryKind[RetentionSummary](), View: retentionView,
 		New:  func() workload.Workload { return &retention{} },
 		Bare: workload.Bare{Rows: 100_000},
 		// The round's CHECKPOINT after a DELETE of a slice, the WAL read back.
@@ -437,12 +437,6 @@ func (r *retention) Summarize(o *workload.Outcome) error {
 // text is an expiry's WAL as the tables show it.
 func (w ExpiryWAL) text() string {
 	return fmt.Sprintf("%s, %d records (%d images)", results.Bytes(w.Bytes), w.Records, w.FPI)
-}
-
-// retentionKind is how retention cells read: the insert rate while the
-// expiries ran, and each method's expiry.
-var retentionKind = results.Kind{
-	NewSummary: func() results.Summary { return &RetentionSummary{} },
 }
 
 // retentionView is how retention cells are shown.

@@ -33,7 +33,7 @@ func init() {
 			"on the keyed table keybench makes for each key (:table), with a fresh key of the strategy (:key)",
 		New:  func() workload.Workload { return &scriptLoad{} },
 		Bare: workload.Bare{Rows: 100_000},
-		Kind: results.Kind{NewSummary: func() results.Summary { return &Summary{} }},
+		Kind: results.SummaryKind[Summary](),
 	})
 }
 

@@ -23,7 +23,7 @@ func init() {
 		Description: "each transaction updates one existing row by key, drawn over insertion order (read-dist): a column without an index " +
 			"(HOT updates where the page has room), or an indexed one (update-indexed: every update adds entries to every index, the key's too); " +
 			"VACUUM, ANALYZE, REINDEX and COPY TO timed after the window",
-		Kind: updateKind, View: updateView,
+		Kind: results.SummaryKind[UpdateSummary](), View: updateView,
 		New:  func() workload.Workload { return &update{} },
 		Bare: workload.Bare{Rows: 100_000},
 	})
@@ -113,12 +113,6 @@ func (u *update) Summarize(o *workload.Outcome) error {
 	o.Cell.Metrics.Summary = s
 	u.sum = s
 	return nil
-}
-
-// updateKind is how update cells read: rate, latency, the HOT share, the
-// key index's state after the updates, and the maintenance after them.
-var updateKind = results.Kind{
-	NewSummary: func() results.Summary { return &UpdateSummary{} },
 }
 
 // updateView is how update cells are shown.
