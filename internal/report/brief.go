@@ -72,7 +72,7 @@ func brief(res *results.Results, page bool) *Doc {
 	if l := keyLegend(res, shown); l != "" {
 		d.Println(l)
 	}
-	legend := workLegend(res, a) + " least: a column's least (rate: the slowest);" + " * differs, ~ none found, = same, ? untested" + familyOf(res, shown) + "."
+	legend := workLegend(res, a) + " least: a column's least (rate: the slowest);" + " " + marks + familyOf(res, shown) + "."
 	if !page {
 		legend += " All: --verbose, report.html."
 	}

@@ -167,7 +167,7 @@ func Markdown(res *results.Results) string {
 		b.WriteString("\n")
 	}
 	b.WriteString(present.Notes(present.Rate, present.Work, present.P99Column) + " each count a transaction: the rounds' mean (their geometric mean; the arithmetic where a round counted none).\n\n")
-	b.WriteString("`*` significant, `~` within noise (intervals: each comparison's own level). Made with keybench; every figure is in results.json.\n")
+	b.WriteString("Marks: " + marks + " (intervals: each comparison's own level). Made with keybench; every figure is in results.json.\n")
 	return b.String()
 }
 

@@ -17,6 +17,9 @@ func ratio(v float64) string { return stats.RatioText(v) }
 // bound writes an interval's end as ratio does, without its sign.
 func bound(v float64) string { return stats.BoundText(v) }
 
+// marks says what a comparison's marks mean, on every output.
+const marks = "* differs, ~ none found, = same, ? untested"
+
 // mark is a comparison's mark.
 func mark(v *stats.Comparison) string {
 	switch {
