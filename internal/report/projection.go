@@ -394,11 +394,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 		}
 		rows[c.Key] = append(rows[c.Key], cell)
 	}
-	header := []string{"key"}
-	for _, f := range figures {
-		header = append(header, f)
-	}
-	t := NewTable(header...)
+	t := NewTable(append([]string{"key"}, figures...)...)
 	for _, k := range keys {
 		row := []any{k}
 		for _, c := range rows[k] {
