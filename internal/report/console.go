@@ -522,10 +522,7 @@ func localEvidence(d *Doc, res *results.Results, order []string, last map[string
 		m := &res.Last(g).Metrics
 		row := []any{k, g.Rows, g.Clients}
 		for _, fs := range cols {
-			text := fs[0].Text(m)
-			for _, f := range fs[1:] {
-				text += " (" + f.Text(m) + ")"
-			}
+			text, _ := evidenceText(fs, m)
 			row = append(row, text)
 		}
 		t.AppendRow(row...)
@@ -549,6 +546,16 @@ func localEvidence(d *Doc, res *results.Results, order []string, last map[string
 			"steady: what a server writes between checkpoints at %s, each key at its own rate, derived from the pages each round first touched (pg_walinspect).", spacing)
 	}
 	replicationTable(d, res, order, last)
+}
+
+// evidenceText is an evidence column's text for m: its figure, then those
+// shown beside it in parentheses; ok says its figure was measured.
+func evidenceText(fs []metrics.Shown, m *results.Metrics) (text string, ok bool) {
+	text, ok = fs[0].Text(m), fs[0].Reason(m) == "" && fs[0].Text(m) != "n/a"
+	for _, f := range fs[1:] {
+		text += " (" + f.Text(m) + ")"
+	}
+	return text, ok
 }
 
 // replicationTable prints what each key's WAL cost the standbys, when the

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
@@ -472,49 +473,20 @@ func (r *renderer) bloatVerdict(block []*results.Group) (string, []Verdict) {
 	return head, out
 }
 
-// why explains a key's place with the server's evidence, against the fastest key.
+// why explains a key's place with the server's evidence against the
+// fastest key's: each figure of the evidence table under its header there
+// (metrics.EvidenceColumns: one name and text a figure), where measured.
 func (r *renderer) why(g, best *results.Group) string {
-	c, b := r.cell(g), r.cell(best)
 	var parts []string
-	if share, ok := cacheShare(c); ok && hasKeyIndex(c) {
-		s := "its key index held " + results.ShareText(share) + " of the buffer cache"
-		if bs, ok := cacheShare(b); ok && g != best {
-			s += fmt.Sprintf(" (%s: %s)", r.label(best), results.ShareText(bs))
+	for _, fs := range metrics.EvidenceColumns() {
+		text, ok := evidenceText(fs, &r.cell(g).Metrics)
+		if !ok {
+			continue
 		}
-		parts = append(parts, s)
-	}
-	if f, ok := c.Metrics.KeyIndexFPIPerRow.Get(); ok {
-		s := results.Significant(f) + " full-page images per row in its key index"
-		if bf, ok := b.Metrics.KeyIndexFPIPerRow.Get(); ok && g != best {
-			s += fmt.Sprintf(" (%s: %s)", r.label(best), results.Significant(bf))
+		if bt, ok := evidenceText(fs, &r.cell(best).Metrics); ok && g != best {
+			text += " (" + r.label(best) + ": " + bt + ")"
 		}
-		parts = append(parts, s)
-	} else if f, ok := c.Metrics.WALFPIPerRow.Get(); ok {
-		parts = append(parts, results.Significant(f)+" full-page images per row")
-	}
-	if sp, ok := c.Metrics.BtreeSplitsPerRow.Get(); ok && sp > 0 {
-		s := fmt.Sprintf("%.1f key index page splits per 1,000 rows", sp*1000)
-		if bs, ok := b.Metrics.BtreeSplitsPerRow.Get(); ok && g != best {
-			s += fmt.Sprintf(" (%s: %.1f)", r.label(best), bs*1000)
-		}
-		parts = append(parts, s)
-	}
-	if bl, ok := c.Metrics.BloatRatio.Get(); ok {
-		parts = append(parts, fmt.Sprintf("key index bloat %.2f", bl))
-	}
-	if bt, ok := c.Metrics.BlocksPerTxn.Get(); ok {
-		s := fmt.Sprintf("%s blocks of its tables per transaction, %s of them read from outside the cache (warm-up included)", results.Significant(bt.Hit+bt.Read), results.Significant(bt.Read))
-		if bb, ok := b.Metrics.BlocksPerTxn.Get(); ok && g != best {
-			s += fmt.Sprintf(" (%s: %s, %s)", r.label(best), results.Significant(bb.Hit+bb.Read), results.Significant(bb.Read))
-		}
-		parts = append(parts, s)
-	}
-	if b, ok := c.Metrics.Blocks.Get(); ok && c.RowsInserted > 0 {
-		read := b.HeapRead + b.IdxRead
-		parts = append(parts, fmt.Sprintf("it read %s blocks of its table and indexes from outside the buffer cache (%s per row)", thousands(read), results.Significant(float64(read)/float64(c.RowsInserted))))
-	}
-	if w, share, ok := topWait(c); ok {
-		parts = append(parts, fmt.Sprintf("clients waited most on %s (%.0f%% of samples)", w, share*100))
+		parts = append(parts, fs[len(fs)-1].Header+" "+text)
 	}
 	if len(parts) == 0 {
 		return "no server metrics were collected for this cell"
@@ -535,14 +507,6 @@ func unitWords(g *results.Group) string {
 	return "one window per key: its per-second rates are not tested"
 }
 
-func cacheShare(c *results.Cell) (float64, bool) {
-	bc, ok := c.Metrics.BufferCache.Get()
-	if !ok {
-		return 0, false
-	}
-	return bc.KeyIndexShare()
-}
-
 // waitCounts are the clients' wait-event counts and their total.
 func waitCounts(c *results.Cell) (map[string]float64, float64) {
 	we, ok := c.Metrics.WaitEvents.Get()
@@ -555,18 +519,6 @@ func waitCounts(c *results.Cell) (map[string]float64, float64) {
 		total += float64(v)
 	}
 	return out, total
-}
-
-func topWait(c *results.Cell) (string, float64, bool) {
-	we, ok := c.Metrics.WaitEvents.Get()
-	if !ok {
-		return "", 0, false
-	}
-	top := we.Shares(1)
-	if len(top) == 0 {
-		return "", 0, false
-	}
-	return top[0].Name, top[0].Share, true
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -707,12 +659,6 @@ func machineDrift(res *results.Results, groups []*results.Group) string {
 	return fmt.Sprintf("The machine moved: the reference, %s, ran its last round at %.2f× its first, and every key moved the same way (%.2f–%.2f×): "+
 		"the server's speed or every table's growth changed the rates during the run; the rounds interleave the keys, so the comparison holds for the run's time.",
 		groups[0].Key, ref, lo, hi)
-}
-
-// hasKeyIndex says whether the cell's key had an index (index=none has none to hold cache).
-func hasKeyIndex(c *results.Cell) bool {
-	_, ok := c.Metrics.KeyIndexBytes.Get()
-	return ok
 }
 
 // viewOf is how a workload of the catalog shows its cells, read when
