@@ -68,10 +68,7 @@ func (l *lookup) Options() []workload.Option {
 
 func (l *lookup) Configure(s workload.Setup) error {
 	l.s = s
-	if s.Rows < 1 {
-		return fmt.Errorf("lookup reads a filled table: --rows must be at least 1, not %d", s.Rows)
-	}
-	return nil
+	return workload.DrawnRows("lookup", "reads rows", s)
 }
 
 func (l *lookup) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {

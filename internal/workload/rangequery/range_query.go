@@ -75,10 +75,7 @@ func (q *rangeQuery) Options() []workload.Option {
 
 func (q *rangeQuery) Configure(s workload.Setup) error {
 	q.s = s
-	if s.Rows < 1 {
-		return fmt.Errorf("range-query reads a filled table: --rows must be at least 1, not %d", s.Rows)
-	}
-	return nil
+	return workload.DrawnRows("range-query", "reads rows", s)
 }
 
 func (q *rangeQuery) Tables(at workload.Place, key *keys.Resolved) []*workload.Table {

@@ -93,8 +93,8 @@ func (r *retention) Options() []workload.Option {
 
 func (r *retention) Configure(s workload.Setup) error {
 	r.s = s
-	if s.Rows < 1 {
-		return fmt.Errorf("retention expires a filled table's oldest rows: --rows must be at least 1, not %d", s.Rows)
+	if err := workload.DrawnRows("retention", "expires the oldest rows", s); err != nil {
+		return err
 	}
 	return workload.CheckBatchBytes(r.batch, s.Payload)
 }
