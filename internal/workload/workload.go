@@ -30,6 +30,7 @@ import (
 
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 )
@@ -249,6 +250,14 @@ func SummaryOf[S any](c *results.Cell) (*S, bool) {
 		return s, true
 	}
 	return new(S), false
+}
+
+// FigureColumn is a column of the last cell's figure get names, as every
+// table shows it: its header and text declared once, by its collector
+// (metrics.ShownOf).
+func FigureColumn(get func(*results.Metrics) any) present.Column {
+	s, _ := metrics.ShownOf(get)
+	return present.Column{Header: s.Header, Text: func(r *results.Results, g *results.Group) string { return s.Text(&r.Last(g).Metrics) }}
 }
 
 // SummaryColumn is a column of the summary table read from a workload's

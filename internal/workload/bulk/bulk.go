@@ -318,9 +318,7 @@ var loadView = present.View{
 			return fmt.Sprintf("%.2f", s.LastToFirstChunk)
 		}),
 		{Header: "size", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
-		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
-		}},
+		workload.FigureColumn(func(m *results.Metrics) any { return &m.LeafDensity }),
 		workload.SummaryColumn("vacuum / analyze / reindex / copy to", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
 			return s.Maintenance.Text(workload.MaintenanceColumn)
 		}),

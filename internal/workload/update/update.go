@@ -128,15 +128,9 @@ var updateView = present.View{
 			})
 		}},
 		present.BlocksColumn("blocks / update (read)", results.BlocksAndReads),
-		{Header: "key index", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.KeyIndexBytes.Text(results.Bytes)
-		}},
-		{Header: "bloat", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.BloatRatio.Text(func(v float64) string { return fmt.Sprintf("%.2f", v) })
-		}},
-		{Header: "leaf density", Text: func(r *results.Results, g *results.Group) string {
-			return r.Last(g).Metrics.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.0f%%", v*100) })
-		}},
+		workload.FigureColumn(func(m *results.Metrics) any { return &m.KeyIndexBytes }),
+		workload.FigureColumn(func(m *results.Metrics) any { return &m.BloatRatio }),
+		workload.FigureColumn(func(m *results.Metrics) any { return &m.LeafDensity }),
 		workload.SummaryColumn("vacuum / analyze / reindex / copy to", false, func(r *results.Results, g *results.Group, s *UpdateSummary) string {
 			return s.Maintenance.Text(workload.MaintenanceColumn)
 		}),
