@@ -86,7 +86,7 @@ var transactional = []present.Column{
 	{Header: "txns", Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.0f", medianOf(r, g, func(c *results.Cell) float64 { return float64(c.Txns) }))
 	}},
-	present.RateColumn,
+	present.Rate, present.RateColumn,
 	present.P99Column,
 	{Header: "size at finish", Note: "table + indexes at the end of the cell", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	{Header: "key index growth / row", Note: "the key index's growth over the cell per inserted row", Text: func(r *results.Results, g *results.Group) string {

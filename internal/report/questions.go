@@ -34,7 +34,7 @@ func questions(d *Doc, res *results.Results, groups []results.Group) {
 				d.Printf("%s: no cell of these keys finished.", part.Task)
 				continue
 			}
-			header := []string{part.Task + ": key", present.RateHeader, "against " + gs[0].Key}
+			header := []string{part.Task + ": key", present.Rate.Header, "against " + gs[0].Key}
 			var cols []present.Column
 			for _, f := range part.Figures {
 				if c, ok := FigureColumn(gs[0].Workload, f); ok {
@@ -44,7 +44,7 @@ func questions(d *Doc, res *results.Results, groups []results.Group) {
 			}
 			t := NewTable(header...)
 			for _, g := range gs {
-				row := []any{g.Key, present.RateText(g), ""}
+				row := []any{g.Key, present.Rate.Text(res, g), ""}
 				if g != gs[0] {
 					v := versusOf(g, gs[0].Key)
 					row[2] = speedText(&v)
@@ -60,7 +60,7 @@ func questions(d *Doc, res *results.Results, groups []results.Group) {
 		}
 	}
 	if len(res.Plan.Questions) > 0 {
-		d.Println("Each question's keys are compared within the rounds of its task, as every pair of a task is (the tables below); the figures beside the rates are the cells' own.")
+		d.Println(present.Notes(present.Rate) + " each question's keys are compared within the rounds of its task, as every pair of a task is (the tables below); the figures beside the rates are the cells' own.")
 	}
 }
 

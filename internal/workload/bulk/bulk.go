@@ -299,6 +299,7 @@ var loadView = present.View{
 			return m
 		}),
 		{Header: "rows", Text: func(r *results.Results, g *results.Group) string { return fmt.Sprint(r.First(g).RowsInserted) }},
+		present.Rate,
 		workload.SummaryColumn("load", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
 			return fmt.Sprintf("%.1f s", s.LoadS)
 		}),

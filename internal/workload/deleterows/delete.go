@@ -187,7 +187,7 @@ var deleteKind = results.Kind{
 // deleteView is how delete cells are shown.
 var deleteView = present.View{
 	Columns: []present.Column{
-		present.RateColumn, present.P99Column,
+		present.Rate, present.RateColumn, present.P99Column,
 		workload.SummaryColumn("rows deleted (asked)", false, func(r *results.Results, g *results.Group, s *DeleteSummary) string {
 			return fmt.Sprintf("%d (%d)", s.Deleted, s.Asked)
 		}),

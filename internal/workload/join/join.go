@@ -152,7 +152,7 @@ func (j *join) Summarize(o *workload.Outcome) error {
 // joinView is how join cells are shown.
 var joinView = present.View{
 	Columns: []present.Column{
-		present.RateColumn, present.P99Column,
+		present.Rate, present.RateColumn, present.P99Column,
 		present.BlocksColumn("blocks / join (read)", results.BlocksAndReads),
 		workload.SummaryColumn("analytic join", false, func(r *results.Results, g *results.Group, s *JoinSummary) string {
 			return s.Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })

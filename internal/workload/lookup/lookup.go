@@ -192,7 +192,7 @@ func latestNewest(ctx context.Context, conn *pgx.Conn, table *workload.Table) re
 // lookupView is how lookup cells are shown.
 var lookupView = present.View{
 	Columns: []present.Column{
-		present.RateColumn, present.P99Column,
+		present.Rate, present.RateColumn, present.P99Column,
 		present.BlocksColumn("blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Hit+b.Read) }),
 		present.BlocksColumn("read / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.2f", b.Read) }),
 		present.BlocksColumn("heap blocks / query", func(b results.BlocksPerTxn) string { return fmt.Sprintf("%.1f", b.Heap) }),

@@ -302,7 +302,7 @@ func percent(v float64) string {
 // mixView is how mix cells are shown.
 var mixView = present.View{
 	Columns: []present.Column{
-		present.RateColumn, present.P99Column,
+		present.Rate, present.RateColumn, present.P99Column,
 		present.BlocksColumn("table blocks / txn (read)", results.BlocksAndReads),
 		workload.SummaryColumn("mix ran", true, func(r *results.Results, g *results.Group, s *MixSummary) string {
 			return Text(s.Ran)

@@ -186,6 +186,7 @@ func queueColumns() []present.Column {
 			return fmt.Sprintf("%d+%d", f.Producers, f.Consumers)
 		}},
 		{Header: "in rows/s", Text: func(r *results.Results, g *results.Group) string { return results.Kilo(q(r, g).RowsInPerS) }},
+		present.Rate,
 		{Header: "out rows/s, median [interval, level]", Text: func(_ *results.Results, g *results.Group) string {
 			if !g.TPS.HasInterval() {
 				return results.Kilo(g.TPS.Median)

@@ -226,7 +226,7 @@ func (q *rangeQuery) Summarize(o *workload.Outcome) error {
 // rangeQueryView is how rangeQuery cells are shown.
 var rangeQueryView = present.View{
 	Columns: []present.Column{
-		present.RateColumn, present.P99Column,
+		present.Rate, present.RateColumn, present.P99Column,
 		workload.SummaryColumn("path", true, func(r *results.Results, g *results.Group, s *RangeQuerySummary) string {
 			return s.Path
 		}),

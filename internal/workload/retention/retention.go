@@ -442,7 +442,7 @@ func (w ExpiryWAL) text() string {
 // retentionView is how retention cells are shown.
 var retentionView = present.View{
 	Columns: []present.Column{
-		present.RateColumn, present.P99Column,
+		present.Rate, present.RateColumn, present.P99Column,
 		workload.SummaryColumn("method", true, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
 			return fmt.Sprintf("%s, %s a round", s.Method, s.Slice)
 		}),

@@ -118,7 +118,7 @@ func (u *update) Summarize(o *workload.Outcome) error {
 // updateView is how update cells are shown.
 var updateView = present.View{
 	Columns: []present.Column{
-		present.RateColumn, present.P99Column,
+		present.Rate, present.RateColumn, present.P99Column,
 		{Header: "HOT", Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.Tuples.Text(func(t results.Tuples) string {
 				if t.Updated == 0 {
