@@ -431,8 +431,9 @@ func (r *renderer) latency() (Chart, string) {
 	if len(ss) == 0 {
 		return Chart{}, "latency: no transactions"
 	}
-	svg, err := groupedBars("Transaction latency percentiles", "milliseconds", []string{"p50", "p95", "p99", "p99.9"}, ss)
-	return r.chart("Latency percentiles", "Latency percentiles of the measured window (HDR histogram merged over the clients).", svg, err)
+	svg, err := groupedBars("Latency percentiles of all transactions, pooled", "milliseconds", []string{"p50", "p95", "p99", "p99.9"}, ss)
+	return r.chart("Latency percentiles (pooled)", "Latency percentiles of all the cell's transactions pooled (HDR histograms merged over the clients and rounds: "+
+		"the CSV's *_pooled_ms); the tables' p99 is another figure, the median of the rounds' p99.", svg, err)
 }
 
 // view is how the headline's cells are shown.
