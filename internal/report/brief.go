@@ -140,7 +140,7 @@ func costliestLine(costliest, least *results.Group) string {
 	if v == nil { // an analysis that names a costliest key it holds no comparison of (a damaged file's)
 		return costliest.Key + " is named the costliest, but the analysis holds no comparison of its work with " + least.Key + "'s."
 	}
-	line := fmt.Sprintf("%s does %s %s's work %s", costliest.Key, ratio(v.Effect), least.Key, interval(v))
+	line := fmt.Sprintf("%s does %s %s's work %s", costliest.Key, stats.RatioText(v.Effect), least.Key, interval(v))
 	var parts []string
 	for i, r := range costliest.Cost.Why {
 		if i == 3 {
@@ -193,13 +193,10 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 			found = fmt.Sprintf("is the same within %.0f%% as", 100*v.Margin)
 		}
 		out = append(out, fmt.Sprintf("%s's work %s %s's (%s %s), though its counts differ: %s; on %s its blocks and WAL are %s of its %s ms a transaction (%s).",
-			g.Key, found, least.Key, ratio(v.Effect), interval(v), strings.Join(parts, ", "), deviceShort(dev), results.ShareText(p.Reads+p.Writes+p.WAL), msText(g.Cost.Mean), rest))
+			g.Key, found, least.Key, stats.RatioText(v.Effect), interval(v), strings.Join(parts, ", "), deviceShort(dev), results.ShareText(p.Reads+p.Writes+p.WAL), results.Significant(g.Cost.Mean), rest))
 	}
 	return out
 }
-
-// msText is a work figure in ms, to the work's own precision (the table's).
-func msText(ms float64) string { return results.Significant(ms) }
 
 // briefWork is a key's work against the least's, short, with its
 // interval and the interval's level — unless it is shared, the level
@@ -213,7 +210,7 @@ func briefWork(g, least *results.Group, against bool, shared string) string {
 	case v == nil:
 		return text
 	case shared != "" && !v.TooFew && v.Level > 0:
-		return versusCell(&v.Comparison, v.Effect, v.EndsText(bound))
+		return versusCell(&v.Comparison, v.Effect, v.EndsText(stats.BoundText))
 	}
 	return versusShort(v, true)
 }
@@ -364,7 +361,7 @@ func untestedWork(g *results.Group, sh shape) string {
 	if g.Cost == nil || g.Cost.Mean <= 0 || least <= 0 {
 		return "-"
 	}
-	return "? " + ratio(g.Cost.Mean/least)
+	return "? " + stats.RatioText(g.Cost.Mean/least)
 }
 
 // keyLegend says, in a line, what the shapes' keys with a storage or

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/verdict/verdicttest"
 )
@@ -110,7 +111,7 @@ func TestBriefSaysTheWorkApartAtAFixedRate(t *testing.T) {
 		t.Fatalf("uuidv4's work is not found different from bigint's in the stored run: %+v", v)
 	}
 	flat := strings.Join(strings.Fields(text), " ")
-	want := fmt.Sprintf("uuidv4 does %s bigint's work %s: %s", ratio(v.Effect), interval(v), g.Cost.Why[0].Text())
+	want := fmt.Sprintf("uuidv4 does %s bigint's work %s: %s", stats.RatioText(v.Effect), interval(v), g.Cost.Why[0].Text())
 	if !strings.Contains(flat, strings.Join(strings.Fields(want), " ")) {
 		t.Errorf("the first screen does not say %q:\n%s", want, text)
 	}

@@ -98,13 +98,13 @@ func workLines(sh shape, least *results.Group) []string {
 		}
 		switch {
 		case v.Equivalent():
-			same = append(same, fmt.Sprintf("%s %s %s", g.Key, ratio(v.Effect), interval(v)))
+			same = append(same, fmt.Sprintf("%s %s %s", g.Key, stats.RatioText(v.Effect), interval(v)))
 			continue
 		case !v.Significant:
-			none = append(none, fmt.Sprintf("%s %s %s", g.Key, ratio(v.Effect), interval(v)))
+			none = append(none, fmt.Sprintf("%s %s %s", g.Key, stats.RatioText(v.Effect), interval(v)))
 			continue
 		}
-		line := fmt.Sprintf("  %s does %s %s's work %s (%s)", g.Key, ratio(v.Effect), least.Key, interval(v), v.PText())
+		line := fmt.Sprintf("  %s does %s %s's work %s (%s)", g.Key, stats.RatioText(v.Effect), least.Key, interval(v), v.PText())
 		var parts []string
 		for _, r := range g.Cost.Why {
 			parts = append(parts, r.Text())

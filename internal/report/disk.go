@@ -15,7 +15,7 @@ func WriteDisk(w io.Writer, width int, r *diskprobe.Result) {
 		name string
 		l    diskprobe.Latency
 	}{{"random 8 kB read", r.RandomRead}, {"8 kB write + fdatasync", r.Flush}} {
-		t.AppendRow(p.name, thousands(int64(p.l.N)), thousands(int64(p.l.PerS+0.5)), results.Significant(p.l.P50MS)+" ms", results.Significant(p.l.P99MS)+" ms")
+		t.AppendRow(p.name, results.Thousands(int64(p.l.N)), results.Thousands(int64(p.l.PerS+0.5)), results.Significant(p.l.P50MS)+" ms", results.Significant(p.l.P99MS)+" ms")
 	}
 	if r.Memory {
 		d.Printf("%s is on %s, a file system in memory: these are the speeds of RAM, not of a disk (probe a directory on the disk your database is on).", r.Dir, r.FileSystem)

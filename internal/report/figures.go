@@ -37,7 +37,7 @@ func (r *renderer) scope() string {
 			return "Each key at its largest table and client count."
 		}
 	}
-	return fmt.Sprintf("At %s rows before the window, %s.", thousands(g.Rows), results.Clients(g.Clients))
+	return fmt.Sprintf("At %s rows before the window, %s.", results.Thousands(g.Rows), results.Clients(g.Clients))
 }
 
 // barsPerKey makes one series per headline key from a per-cell extractor (NaN-free; ok=false skips the key).
@@ -139,7 +139,7 @@ func (r *renderer) tpsVsScale() (Chart, string) {
 	at := fmt.Sprintf("At %s.", results.Clients(r.headline[0].Clients))
 	if !byRows {
 		title, xl = "Throughput vs clients", "clients"
-		at = fmt.Sprintf("At %s rows before the window.", thousands(r.headline[0].Rows))
+		at = fmt.Sprintf("At %s rows before the window.", results.Thousands(r.headline[0].Rows))
 	}
 	svg, err := lines(title, xl, "transactions per second", ss)
 	return r.chartAs(title, "Each key's rate at each scale (the geometric mean of its rounds' rates, as every table gives it). "+at, svg, err)

@@ -11,12 +11,6 @@ import (
 // shown), "~" no difference found (undecided, not "the same"), "?" not
 // tested — and an interval with its level where it is not 95%.
 
-// ratio writes a ratio as every output does (stats.RatioText).
-func ratio(v float64) string { return stats.RatioText(v) }
-
-// bound writes an interval's end as ratio does, without its sign.
-func bound(v float64) string { return stats.BoundText(v) }
-
 // marks says what a comparison's marks mean, on every output.
 const marks = "* differs, ~ none found, = same, ? untested"
 
@@ -60,7 +54,7 @@ func versusCell(c *stats.Comparison, r float64, iv string) string {
 	if c.TooFew {
 		return "?"
 	}
-	s := mark(c) + " " + ratio(r)
+	s := mark(c) + " " + stats.RatioText(r)
 	if iv != "" {
 		s += " " + iv
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // ProjectionDoc is a run's keys carried to the user's scale, each with its
@@ -23,7 +24,7 @@ func ProjectionDoc(rep projection.Report, s projection.Scale) *Doc {
 		assumed = " (a quarter of --ram, assumed: --shared-buffers sets it)"
 	}
 	d.Printf("At %s rows, a cache (shared_buffers) of %s%s%s; rates relative to %s at the same scale, read off this run's curve of that ratio against the key index's size over the cache (of its first task).",
-		thousands(s.Rows), results.Bytes(s.CacheBytes), assumed, insertRate(s), ref)
+		results.Thousands(s.Rows), results.Bytes(s.CacheBytes), assumed, insertRate(s), ref)
 	sizesAt(d, rep.Sizes, s)
 	projectedWork(d, rep.Work, s)
 	workAgainstEachOther(d, rep.WorkPairs)
@@ -189,7 +190,7 @@ func Against000Doc(rows []projection.Row000) *Doc {
 			misses++
 		}
 		pt := r.Prediction.Parts
-		t.AppendRow(r.RunKey, thousands(r.Rows), ratio, fmt.Sprintf("%.0f", r.Published), fmt.Sprintf("%.0f", r.Prediction.TPS), fmt.Sprintf("%+.0f%%", r.Error*100),
+		t.AppendRow(r.RunKey, results.Thousands(r.Rows), ratio, fmt.Sprintf("%.0f", r.Published), fmt.Sprintf("%.0f", r.Prediction.TPS), fmt.Sprintf("%+.0f%%", r.Error*100),
 			r.Prediction.Limit, fmt.Sprintf("%.2f, %.2f, %s", pt.Reads, pt.Writes, results.Bytes(int64(pt.WALBytes))))
 	}
 	d.Add(t)
@@ -228,7 +229,7 @@ func missesExplained(rows []projection.Row000) []string {
 			groups[id] = g
 			order = append(order, id)
 		}
-		g.cells = append(g.cells, fmt.Sprintf("%s at %s rows (%+.0f%%)", r.RunKey, thousands(r.Rows), r.Error*100))
+		g.cells = append(g.cells, fmt.Sprintf("%s at %s rows (%+.0f%%)", r.RunKey, results.Thousands(r.Rows), r.Error*100))
 		g.ms = append(g.ms, limitMS(r.Prediction))
 	}
 	var out []string
@@ -276,7 +277,7 @@ func projectedWork(d *Doc, ws []projection.WorkProjection, s projection.Scale) {
 			t.AppendRow(w.Key, "-", results.Digits(w.Ratio, 2)+"×", "-", w.Unavailable)
 			continue
 		}
-		figure := ratio(w.Relative) + " " + w.RatioText()
+		figure := stats.RatioText(w.Relative) + " " + w.RatioText()
 		where := "between them"
 		switch {
 		case w.At != w.Ratio && !w.Outside:
@@ -298,7 +299,7 @@ func projectedWork(d *Doc, ws []projection.WorkProjection, s projection.Scale) {
 		t.AppendRow(w.Key, figure, results.Digits(w.Ratio, 2)+"×", where, dir)
 	}
 	d.Printf("The work each key makes the server do per transaction at %s rows and a cache of %s, over %s's: the CPU of every server process and the blocks, WAL and flushes it counted, priced on the run's device, read off each key's curve of that ratio against its key index over the cache (the rounds' paired intervals carried through the curve, every point erring the same way: the level is a floor).",
-		thousands(s.Rows), results.Bytes(s.CacheBytes), ws[0].Against)
+		results.Thousands(s.Rows), results.Bytes(s.CacheBytes), ws[0].Against)
 	d.Add(t)
 }
 
@@ -313,7 +314,7 @@ func workAgainstEachOther(d *Doc, pairs []projection.WorkPair) {
 			order = append(order, p.Key)
 		}
 		g := by[p.Key]
-		text := p.Against + " " + ratio(p.Relative) + " " + p.RatioText()
+		text := p.Against + " " + stats.RatioText(p.Relative) + " " + p.RatioText()
 		switch p.Direction {
 		case "more":
 			g[0] = append(g[0], text)
@@ -412,7 +413,7 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 // bytes in thousands, images in thousandths).
 func checkNumber(v float64) string {
 	if math.Abs(v) >= 1000 {
-		return thousands(int64(math.Round(v)))
+		return results.Thousands(int64(math.Round(v)))
 	}
 	return results.Significant(v)
 }
@@ -440,10 +441,10 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 	t := NewTable("scale", "key", "figure", "projected", "a measurement there", "from rows", "measured", "inside").AlignRight(3, 6)
 	inside, counted := 0, 0
 	for _, r := range rows {
-		scale := thousands(r.Rows) + " rows, " + results.Bytes(r.CacheBytes)
+		scale := results.Thousands(r.Rows) + " rows, " + results.Bytes(r.CacheBytes)
 		var from []string
 		for _, f := range r.From {
-			from = append(from, thousands(f))
+			from = append(from, results.Thousands(f))
 		}
 		num, unit := checkNumber, ""
 		if r.Against != "" { // a ratio
@@ -492,8 +493,8 @@ func sizesAt(d *Doc, sizes []projection.SizeAt, s projection.Scale) {
 			}
 			return results.Bytes(b)
 		}
-		t.AppendRow(z.Key, size(z.TableBytes), size(z.KeyIndexBytes), size(z.OtherIndexBytes), thousands(z.FromRows)+" rows")
+		t.AppendRow(z.Key, size(z.TableBytes), size(z.KeyIndexBytes), size(z.OtherIndexBytes), results.Thousands(z.FromRows)+" rows")
 	}
-	d.Printf("Sizes at %s rows: each key's bytes per row at its largest table of the run, times your rows (the key index at the leaf density it had there):", thousands(s.Rows))
+	d.Printf("Sizes at %s rows: each key's bytes per row at its largest table of the run, times your rows (the key index at the leaf density it had there):", results.Thousands(s.Rows))
 	d.Add(t)
 }

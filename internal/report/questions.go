@@ -8,6 +8,7 @@ import (
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // Questions is the doc of a preset's questions answered (none: nil).
@@ -100,7 +101,7 @@ func questionVerdict(task string, gs []*results.Group) string {
 		case v.Significant:
 			decided = append(decided, fmt.Sprintf("%s is %s", g.Key, results.Relative(v.Effect, "faster", "slower", "as fast")))
 		default:
-			open = append(open, fmt.Sprintf("%s (%s %s)", g.Key, ratio(v.Effect), v.IntervalText()))
+			open = append(open, fmt.Sprintf("%s (%s %s)", g.Key, stats.RatioText(v.Effect), v.IntervalText()))
 		}
 	}
 	var s strings.Builder

@@ -261,7 +261,7 @@ func (r *renderer) verdict(block []*results.Group) (string, []Verdict) {
 	sort.SliceStable(ranked, func(i, j int) bool { return ranked[i].Rate > ranked[j].Rate })
 	best := ranked[0]
 	head := fmt.Sprintf("%s, %s, %s rows before each window: keys by rate, each the geometric mean of its samples, the statistic every ratio below is of (%s).",
-		best.Task(), results.Clients(best.Clients), thousands(best.Rows), unitWords(best))
+		best.Task(), results.Clients(best.Clients), results.Thousands(best.Rows), unitWords(best))
 	if k := r.view(); k.Headline != nil {
 		head = k.Headline(r.res, r.groups)
 	}
@@ -397,7 +397,7 @@ func (r *renderer) versusText(g, best *results.Group) (string, bool) {
 		return fmt.Sprintf("%.0f%% slower than %s %s (p=%.3g, %s)", (1-c.Effect)*100, r.label(best),
 			slower.Text(results.Formatted("%.0f%%")), c.PAdjusted, g.Correction), true
 	}
-	return fmt.Sprintf("~ %s (no difference found: %s %s, %s)", r.label(best), ratio(c.Effect), c.IntervalText(), c.PText()), false
+	return fmt.Sprintf("~ %s (no difference found: %s %s, %s)", r.label(best), stats.RatioText(c.Effect), c.IntervalText(), c.PText()), false
 }
 
 // sampleNoun is what one more sample of the group would be.
@@ -529,8 +529,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
-
-func thousands(n int64) string { return results.Thousands(n) }
 
 // analysisOf is the run's analysis (package verdict made it when the run
 // was written or read); results without one show no group.

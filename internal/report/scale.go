@@ -26,7 +26,7 @@ func scaleTable(d *Doc, res *results.Results, groups []results.Group) {
 	scales := res.Plan.Rows
 	header := []string{"against " + ref}
 	for i, rows := range scales {
-		header = append(header, fmt.Sprintf("%s rows / %s", thousands(rows), results.Bytes(res.Plan.SharedBuffers[i])))
+		header = append(header, fmt.Sprintf("%s rows / %s", results.Thousands(rows), results.Bytes(res.Plan.SharedBuffers[i])))
 	}
 	header = append(header, "across the scales")
 	t := NewTable(header...)
@@ -99,7 +99,7 @@ func scaleCell(v *results.Versus, untested float64) string {
 	case (v == nil || v.TooFew) && untested == 0:
 		return "unmeasured: no rounds"
 	case v == nil || v.TooFew:
-		return "? " + ratio(untested) + " (untested: too few rounds)"
+		return "? " + stats.RatioText(untested) + " (untested: too few rounds)"
 	}
 	return versusShort(v, true)
 }

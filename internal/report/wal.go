@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/stats"
 )
 
 // walLine is a shape's WAL verdict on the first screen, where a key's WAL
@@ -24,7 +25,7 @@ func walLine(sh shape, paced bool) string {
 		if v == nil || !v.Significant || v.Effect <= 1 {
 			continue
 		}
-		more = append(more, g.Key+" "+ratio(v.Effect)+" "+v.IntervalText())
+		more = append(more, g.Key+" "+stats.RatioText(v.Effect)+" "+v.IntervalText())
 		day = append(day, g.Key+" "+results.Bytes(int64(g.WAL.Mean*sh.WALRate*86400)))
 	}
 	if len(more) == 0 {
