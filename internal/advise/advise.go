@@ -401,11 +401,9 @@ type Lab struct {
 // each part quoted where SQL would need it, and a control character (a
 // newline in a name) written as its escape, so that a name never breaks a
 // line or a terminal.
-func (t Table) QualifiedName() string { return displayIdent(t.Schema) + "." + displayIdent(t.Name) }
-
-// displayIdent is an identifier as SQL would quote it, with control
-// characters escaped (\n, \x1b) so that it prints on one line.
-func displayIdent(s string) string { return sqltree.Printable(s) }
+func (t Table) QualifiedName() string {
+	return sqltree.Printable(t.Schema) + "." + sqltree.Printable(t.Name)
+}
 
 // SecondaryIndex is one of a table's indexes beside its key: its column,
 // whether it is unique, the order of its inserts (Ordered: a created_at's;

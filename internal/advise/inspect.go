@@ -732,7 +732,7 @@ func (k *Key) sequence(name string, seqMax, increment int64, last *int64, typLen
 	}
 	k.SequenceMax, k.SequenceIncrement = most, increment
 	if last == nil {
-		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", sqltree.EscapeControls(name), sqltree.EscapeControls(name), displayIdent(role)))
+		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", sqltree.EscapeControls(name), sqltree.EscapeControls(name), sqltree.Printable(role)))
 		return
 	}
 	k.SequenceLast, k.Sequence = results.Of(*last), name

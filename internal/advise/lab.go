@@ -343,13 +343,13 @@ func labSecondary(t *Table, lab *Lab) string {
 	for _, s := range t.Secondary {
 		switch {
 		case len(out) == labMaxSecondary:
-			lab.Notes = append(lab.Notes, fmt.Sprintf("index %s left out: the lab carries %d secondary indexes at most", displayIdent(s.Index), labMaxSecondary))
+			lab.Notes = append(lab.Notes, fmt.Sprintf("index %s left out: the lab carries %d secondary indexes at most", sqltree.Printable(s.Index), labMaxSecondary))
 		case s.Order == Ordered:
 			out = append(out, "time")
 		case s.Order == Random:
 			out = append(out, fmt.Sprintf("random:%d", min(max(s.Width, 1), 256)))
 		default:
-			lab.Notes = append(lab.Notes, fmt.Sprintf("index %s left out: its column %s has no statistics to tell its order", displayIdent(s.Index), displayIdent(s.Column)))
+			lab.Notes = append(lab.Notes, fmt.Sprintf("index %s left out: its column %s has no statistics to tell its order", sqltree.Printable(s.Index), sqltree.Printable(s.Column)))
 		}
 	}
 	return strings.Join(out, ",")
@@ -387,7 +387,7 @@ func switches(t *Table) []Switch {
 		sw := Switch{To: to, How: SwitchType, RewriteBytes: t.TableBytes + t.IndexesBytes,
 			Locks: []string{"ACCESS EXCLUSIVE on " + name + " for the whole rewrite: no read or write of the table meanwhile"}}
 		for _, fk := range t.ReferencedBy {
-			fk.Table, fk.Constraint = sqltree.EscapeControls(fk.Table), displayIdent(fk.Constraint)
+			fk.Table, fk.Constraint = sqltree.EscapeControls(fk.Table), sqltree.Printable(fk.Constraint)
 			sw.Rebuilt = append(sw.Rebuilt, fk.Table+" "+fk.Constraint)
 			sw.RewriteBytes += fk.IndexBytes
 			sw.Locks = append(sw.Locks, "ACCESS EXCLUSIVE on "+fk.Table+" while its column is rewritten, then SHARE ROW EXCLUSIVE on both tables while "+fk.Constraint+" is validated")

@@ -165,7 +165,7 @@ func FollowLab(tables []Table) {
 				t.Verdict.Class = Pays // the lab shows the cost the figures read did not
 			}
 			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s makes the server do %s the work per transaction of %s %s.",
-				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c))}, t.Verdict.Why...)
+				at, r.Key, stats.RatioText(c.Ratio), r.Against, labInterval(c))}, t.Verdict.Why...)
 		case moreWAL:
 			// The same work on this disk, but more WAL: what every standby
 			// receives and every archive keeps, whatever the disk costs.
@@ -173,7 +173,7 @@ func FollowLab(tables []Table) {
 				t.Verdict.Class = Pays
 			}
 			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s's work per transaction is %s %s's %s, but it writes %s %s's WAL %s, which every standby, archive and recovery carries.",
-				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c), labRatioText(r.WAL.Ratio), r.Against, labInterval(r.WAL))}, t.Verdict.Why...)
+				at, r.Key, stats.RatioText(c.Ratio), r.Against, labInterval(c), stats.RatioText(r.WAL.Ratio), r.Against, labInterval(r.WAL))}, t.Verdict.Why...)
 		default:
 			found := "no difference found"
 			if c.Significant {
@@ -181,7 +181,7 @@ func FollowLab(tables []Table) {
 			}
 			t.Verdict.Class, t.Verdict.Rank, t.Verdict.Cost = NoDifference, 0, nil
 			t.Verdict.Why = append([]string{fmt.Sprintf("Measured by its lab %s: %s's work per transaction is %s %s's %s, %s. %s",
-				at, r.Key, labRatioText(c.Ratio), r.Against, labInterval(c), found, flatOutSays(t))}, t.Verdict.Why...)
+				at, r.Key, stats.RatioText(c.Ratio), r.Against, labInterval(c), found, flatOutSays(t))}, t.Verdict.Why...)
 		}
 	}
 	order(tables)
@@ -208,18 +208,15 @@ func flatOutSays(t *Table) string {
 		return "The same lab flat out gave no verdict on the work (" + f.Unavailable + f.CostUnavailable + "). " + more
 	case f.Cost.Significant && f.Cost.Lo > 1:
 		return fmt.Sprintf("Flat out, the same lab found %s doing %s the work per transaction of %s %s: at a higher rate than yours the key costs.",
-			f.Key, labRatioText(f.Cost.Ratio), f.Against, labInterval(f.Cost))
+			f.Key, stats.RatioText(f.Cost.Ratio), f.Against, labInterval(f.Cost))
 	}
-	return fmt.Sprintf("Flat out, the same lab found no difference either (%s %s). %s", labRatioText(f.Cost.Ratio), labInterval(f.Cost), more)
+	return fmt.Sprintf("Flat out, the same lab found no difference either (%s %s). %s", stats.RatioText(f.Cost.Ratio), labInterval(f.Cost), more)
 }
 
 // labInterval is a lab ratio's interval with its level.
 func labInterval(c *LabRatio) string {
 	return c.RatioText()
 }
-
-// labRatioText is a measured ratio as every output writes it (stats.RatioText).
-func labRatioText(v float64) string { return stats.RatioText(v) }
 
 // countsText is a lab's counts that differ, in a line: "9.4× [8.9–9.9,
 // 95%] the WAL, 49× [44–55, 95%] the full-page images" (at most four).

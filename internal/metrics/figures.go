@@ -107,9 +107,6 @@ func Figure(header string) (Shown, bool) {
 	return Shown{}, false
 }
 
-// Formats of the shown figures.
-func bytesText(v int64) string { return results.Bytes(v) }
-
 func formatted(format string, scale float64) func(float64) string {
 	return func(v float64) string { return fmt.Sprintf(format, v*scale) }
 }
@@ -193,11 +190,11 @@ func (evidence) figures() []declared {
 	b := func(get func(*results.Metrics) *results.M[int64]) typed[int64] { return once(get, onCoordinator) }
 	f := func(get func(*results.Metrics) *results.M[float64]) typed[float64] { return once(get, onCoordinator) }
 	return []declared{
-		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", bytesText, results.HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", results.Bytes, results.HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.ToastBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", bytesText, results.HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", results.Bytes, results.HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.TotalBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }).show("key index", bytesText, results.HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }).show("key index", results.Bytes, results.HigherDearer, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytesAfterReindex }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytesAfterReindex }),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }).show("bloat", formatted("%.2f", 1), results.HigherDearer,
