@@ -36,5 +36,5 @@ func (checkpointCounter) report(b, a snapshot, _ time.Duration, into *results.Me
 }
 
 func (checkpointCounter) unavailable(reason string, into *results.Metrics) {
-	into.Checkpoints = unavailable[results.Checkpoints](reason)
+	into.Checkpoints = results.Unavailable[results.Checkpoints](reason)
 }

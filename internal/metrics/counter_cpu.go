@@ -98,7 +98,7 @@ func (cpuCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) 
 	secs := after.at.Sub(before.at).Seconds()
 	out := results.CPU{ElapsedS: secs, ClientS: after.client - before.client, ClientCores: (after.client - before.client) / secs}
 	if before.serverErr != nil || after.serverErr != nil {
-		out.ServerS = unavailable[float64](firstErr(before.serverErr, after.serverErr).Error())
+		out.ServerS = results.Unavailable[float64](firstErr(before.serverErr, after.serverErr).Error())
 	} else {
 		out.ServerS = results.Of(after.server - before.server)
 		out.ServerCores = results.Of((after.server - before.server) / secs)
@@ -116,5 +116,5 @@ func firstErr(errs ...error) error {
 }
 
 func (cpuCounter) unavailable(reason string, into *results.Metrics) {
-	into.CPU = unavailable[results.CPU](reason)
+	into.CPU = results.Unavailable[results.CPU](reason)
 }

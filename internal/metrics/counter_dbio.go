@@ -44,7 +44,7 @@ func (dbioCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics)
 }
 
 func (dbioCounter) unavailable(reason string, into *results.Metrics) {
-	into.DatabaseIOMS = unavailable[float64](reason)
+	into.DatabaseIOMS = results.Unavailable[float64](reason)
 }
 
 func (dbioCounter) figures() []declared {

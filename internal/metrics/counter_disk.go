@@ -66,11 +66,11 @@ func (diskCounter) report(b, a snapshot, elapsed time.Duration, into *results.Me
 
 func ratio(a, b uint64) results.M[float64] {
 	if b == 0 {
-		return unavailable[float64]("no operations")
+		return results.Unavailable[float64]("no operations")
 	}
 	return results.Of(float64(a) / float64(b))
 }
 
 func (diskCounter) unavailable(reason string, into *results.Metrics) {
-	into.Disk = unavailable[results.Disk](reason)
+	into.Disk = results.Unavailable[results.Disk](reason)
 }

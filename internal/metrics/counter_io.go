@@ -120,5 +120,5 @@ func (ioCounter) figures() []declared {
 }
 
 func (ioCounter) unavailable(reason string, into *results.Metrics) {
-	into.IO = unavailable[results.IO](reason)
+	into.IO = results.Unavailable[results.IO](reason)
 }

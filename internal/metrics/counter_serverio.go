@@ -49,7 +49,7 @@ func (serverIOCounter) report(b, a snapshot, _ time.Duration, into *results.Metr
 }
 
 func (serverIOCounter) unavailable(reason string, into *results.Metrics) {
-	into.ServerIO = unavailable[results.ServerIO](reason)
+	into.ServerIO = results.Unavailable[results.ServerIO](reason)
 }
 
 func (serverIOCounter) figures() []declared {

@@ -40,5 +40,5 @@ func (statioCounter) report(b, a snapshot, _ time.Duration, into *results.Metric
 }
 
 func (statioCounter) unavailable(reason string, into *results.Metrics) {
-	into.Blocks = unavailable[results.Blocks](reason)
+	into.Blocks = results.Unavailable[results.Blocks](reason)
 }

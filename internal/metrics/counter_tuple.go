@@ -31,5 +31,5 @@ func (tupleCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics
 }
 
 func (tupleCounter) unavailable(reason string, into *results.Metrics) {
-	into.Tuples = unavailable[results.Tuples](reason)
+	into.Tuples = results.Unavailable[results.Tuples](reason)
 }

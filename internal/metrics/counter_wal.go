@@ -29,7 +29,7 @@ func (walCounter) report(b, a snapshot, _ time.Duration, into *results.Metrics) 
 
 func (walCounter) unavailable(reason string, into *results.Metrics) {
 	reason = "pg_stat_wal: " + reason
-	into.WALRecords, into.WALFPI, into.WALBytes = unavailable[int64](reason), unavailable[int64](reason), unavailable[int64](reason)
+	into.WALRecords, into.WALFPI, into.WALBytes = results.Unavailable[int64](reason), results.Unavailable[int64](reason), results.Unavailable[int64](reason)
 }
 
 // figures: the counts add up over rounds; per row over the cell's rows.

@@ -31,7 +31,7 @@ func Elsewhere(ctx context.Context, conn *pgx.Conn, e engine.Engine, rel string,
 	// citus_table_size and citus_total_relation_size sum the shards on the workers.
 	var table, total int64
 	if err := conn.QueryRow(ctx, "SELECT citus_table_size($1::regclass), citus_total_relation_size($1::regclass)", rel).Scan(&table, &total); err != nil {
-		u := unavailable[int64]("citus_table_size: " + err.Error())
+		u := results.Unavailable[int64]("citus_table_size: " + err.Error())
 		m.TableBytes, m.IndexBytes, m.TotalBytes = u, u, u
 		return
 	}

@@ -19,16 +19,16 @@ import (
 func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, keyIndexes []string, btree bool, into *results.Metrics) {
 	KeyIndex(ctx, conn, ext, keyIndexes, btree, into)
 	if len(keyIndexes) == 0 {
-		into.BloatRatio, into.KeyIndexBytesAfterReindex = unavailable[float64](noKeyIndex), unavailable[int64](noKeyIndex)
+		into.BloatRatio, into.KeyIndexBytesAfterReindex = results.Unavailable[float64](noKeyIndex), results.Unavailable[int64](noKeyIndex)
 	}
 	if _, err := conn.Exec(ctx, "REINDEX TABLE "+table); err != nil {
 		reason := fmt.Sprintf("REINDEX: %v", err)
-		into.IndexBytesAfterReindex, into.KeyIndexBytesAfterReindex, into.BloatRatio = unavailable[int64](reason), unavailable[int64](reason), unavailable[float64](reason)
+		into.IndexBytesAfterReindex, into.KeyIndexBytesAfterReindex, into.BloatRatio = results.Unavailable[int64](reason), results.Unavailable[int64](reason), results.Unavailable[float64](reason)
 		return
 	}
 	var after int64
 	if err := conn.QueryRow(ctx, "SELECT coalesce(sum(pg_indexes_size(l.oid)), 0)::bigint FROM "+leafTables+" l", table).Scan(&after); err != nil {
-		into.IndexBytesAfterReindex = unavailable[int64](err.Error())
+		into.IndexBytesAfterReindex = results.Unavailable[int64](err.Error())
 	} else {
 		into.IndexBytesAfterReindex = results.Of(after)
 	}
@@ -37,15 +37,15 @@ func Index(ctx context.Context, conn *pgx.Conn, ext *Extensions, table string, k
 	}
 	keyAfter, err := relationsSize(ctx, conn, keyIndexes)
 	if err != nil {
-		into.KeyIndexBytesAfterReindex, into.BloatRatio = unavailable[int64](err.Error()), unavailable[float64](err.Error())
+		into.KeyIndexBytesAfterReindex, into.BloatRatio = results.Unavailable[int64](err.Error()), results.Unavailable[float64](err.Error())
 		return
 	}
 	into.KeyIndexBytesAfterReindex = results.Of(keyAfter)
 	switch before, ok := into.KeyIndexBytes.Get(); {
 	case !ok:
-		into.BloatRatio = unavailable[float64]("the key index's size before REINDEX: " + into.KeyIndexBytes.Reason())
+		into.BloatRatio = results.Unavailable[float64]("the key index's size before REINDEX: " + into.KeyIndexBytes.Reason())
 	case keyAfter == 0:
-		into.BloatRatio = unavailable[float64]("the key index is empty after REINDEX")
+		into.BloatRatio = results.Unavailable[float64]("the key index is empty after REINDEX")
 	default:
 		into.BloatRatio = results.Of(float64(before) / float64(keyAfter))
 	}
@@ -58,12 +58,12 @@ const noKeyIndex = "the key has no index (index=none)"
 // its REINDEX, and all that is read where keybench writes nothing.
 func KeyIndex(ctx context.Context, conn *pgx.Conn, ext *Extensions, keyIndexes []string, btree bool, into *results.Metrics) {
 	if len(keyIndexes) == 0 {
-		into.LeafDensity, into.LeafFragmentation = unavailable[float64](noKeyIndex), unavailable[float64](noKeyIndex)
-		into.KeyIndexBytes = unavailable[int64](noKeyIndex)
+		into.LeafDensity, into.LeafFragmentation = results.Unavailable[float64](noKeyIndex), results.Unavailable[float64](noKeyIndex)
+		into.KeyIndexBytes = results.Unavailable[int64](noKeyIndex)
 		return
 	}
 	if before, err := relationsSize(ctx, conn, keyIndexes); err != nil {
-		into.KeyIndexBytes = unavailable[int64](err.Error())
+		into.KeyIndexBytes = results.Unavailable[int64](err.Error())
 	} else {
 		into.KeyIndexBytes = results.Of(before)
 	}
@@ -73,11 +73,11 @@ func KeyIndex(ctx context.Context, conn *pgx.Conn, ext *Extensions, keyIndexes [
 // KeyIndexBytes is the size of the key's indexes (none: the key has no index).
 func KeyIndexBytes(ctx context.Context, conn *pgx.Conn, keyIndexes []string) results.M[int64] {
 	if len(keyIndexes) == 0 {
-		return unavailable[int64](noKeyIndex)
+		return results.Unavailable[int64](noKeyIndex)
 	}
 	n, err := relationsSize(ctx, conn, keyIndexes)
 	if err != nil {
-		return unavailable[int64](err.Error())
+		return results.Unavailable[int64](err.Error())
 	}
 	return results.Of(n)
 }
@@ -92,7 +92,7 @@ func relationsSize(ctx context.Context, conn *pgx.Conn, rels []string) (int64, e
 // fragmentation weighted by each index's leaf pages.
 func leafStats(ctx context.Context, conn *pgx.Conn, ext *Extensions, indexes []string, btree bool, into *results.Metrics) {
 	fail := func(reason string) {
-		into.LeafDensity, into.LeafFragmentation = unavailable[float64](reason), unavailable[float64](reason)
+		into.LeafDensity, into.LeafFragmentation = results.Unavailable[float64](reason), results.Unavailable[float64](reason)
 	}
 	if !btree {
 		fail("pgstatindex reads btree indexes only")
@@ -135,7 +135,7 @@ func SharedBuffers(ctx context.Context, conn *pgx.Conn) (int64, error) {
 func Cache(cache int64, why string, into *results.Metrics) {
 	if cache <= 0 {
 		why = "shared_buffers could not be read: " + why
-		into.CacheBytes, into.KeyIndexCacheRatio, into.TableCacheRatio = unavailable[int64](why), unavailable[float64](why), unavailable[float64](why)
+		into.CacheBytes, into.KeyIndexCacheRatio, into.TableCacheRatio = results.Unavailable[int64](why), results.Unavailable[float64](why), results.Unavailable[float64](why)
 		return
 	}
 	into.CacheBytes = results.Of(cache)
@@ -143,7 +143,7 @@ func Cache(cache int64, why string, into *results.Metrics) {
 		if v, ok := size.Get(); ok {
 			return results.Of(float64(v) / float64(cache))
 		}
-		return unavailable[float64](size.Reason())
+		return results.Unavailable[float64](size.Reason())
 	}
 	into.KeyIndexCacheRatio, into.TableCacheRatio = ratio(into.KeyIndexBytes), ratio(into.TableBytes)
 }

@@ -34,7 +34,7 @@ func Partitions(ctx context.Context, conn *pgx.Conn, parts, keyIndexes []string,
 			err = conn.QueryRow(ctx, `SELECT pg_relation_size($1::regclass)`, keyIndexes[i]).Scan(&ps.KeyIndexBytes)
 		}
 		if err != nil {
-			into.Partitions = unavailable[[]results.PartitionSize](fmt.Sprintf("%s: %v", p, err))
+			into.Partitions = results.Unavailable[[]results.PartitionSize](fmt.Sprintf("%s: %v", p, err))
 			return
 		}
 	}
@@ -47,11 +47,11 @@ func Partitions(ctx context.Context, conn *pgx.Conn, parts, keyIndexes []string,
 func KeyBytes(ctx context.Context, conn *pgx.Conn, table, column string, into *results.Metrics) {
 	var v *float64
 	if err := conn.QueryRow(ctx, `SELECT avg(pg_column_size(k))::float8 FROM (SELECT `+column+` AS k FROM `+table+` LIMIT 10000) s`).Scan(&v); err != nil {
-		into.KeyBytes = unavailable[float64](err.Error())
+		into.KeyBytes = results.Unavailable[float64](err.Error())
 		return
 	}
 	if v == nil {
-		into.KeyBytes = unavailable[float64]("the table holds no row")
+		into.KeyBytes = results.Unavailable[float64]("the table holds no row")
 		return
 	}
 	into.KeyBytes = results.Of(*v)
@@ -68,7 +68,7 @@ func Sizes(ctx context.Context, conn *pgx.Conn, table string, into *results.Metr
 		FROM `+leafTables+` l JOIN pg_class c ON c.oid = l.oid`, table).
 		Scan(&heap, &toast, &idx, &total)
 	if err != nil {
-		u := unavailable[int64](err.Error())
+		u := results.Unavailable[int64](err.Error())
 		into.TableBytes, into.ToastBytes, into.IndexBytes, into.TotalBytes = u, u, u, u
 		return
 	}

@@ -231,16 +231,16 @@ func (env *Env) standbyWait() time.Duration {
 // the primary wrote up to now, and records each standby.
 func (w *replication) stop(ctx context.Context, into *results.Metrics) {
 	if w.err != nil {
-		into.Replication = unavailable[[]results.Standby](w.err.Error())
+		into.Replication = results.Unavailable[[]results.Standby](w.err.Error())
 		return
 	}
 	if w.sampErr != nil {
-		into.Replication = unavailable[[]results.Standby]("sampling pg_stat_replication: " + w.sampErr.Error())
+		into.Replication = results.Unavailable[[]results.Standby]("sampling pg_stat_replication: " + w.sampErr.Error())
 		return
 	}
 	rows, err := w.positioned(ctx)
 	if err != nil {
-		into.Replication = unavailable[[]results.Standby](err.Error())
+		into.Replication = results.Unavailable[[]results.Standby](err.Error())
 		return
 	}
 	after := map[string]replRow{}
@@ -254,7 +254,7 @@ func (w *replication) stop(ctx context.Context, into *results.Metrics) {
 	for _, name := range w.order {
 		a, ok := after[name]
 		if !ok {
-			into.Replication = unavailable[[]results.Standby]("standby " + name + " stopped streaming during the cell")
+			into.Replication = results.Unavailable[[]results.Standby]("standby " + name + " stopped streaming during the cell")
 			return
 		}
 		s := results.Standby{Name: name, ShippedBytes: *a.sent - w.before[name], Lag: w.samples[name], BehindAtStartBytes: w.behind[name]}
@@ -266,7 +266,7 @@ func (w *replication) stop(ctx context.Context, into *results.Metrics) {
 			s.CatchUpS = results.Of(d.Seconds())
 			s.KeptUp = d <= time.Second && s.BehindAtStartBytes == 0
 		} else {
-			s.CatchUpS = unavailable[float64](fmt.Sprintf("the standby had not replayed the cell's WAL %s after it (the wait's budget, --standby-wait)", w.env.standbyWait()))
+			s.CatchUpS = results.Unavailable[float64](fmt.Sprintf("the standby had not replayed the cell's WAL %s after it (the wait's budget, --standby-wait)", w.env.standbyWait()))
 		}
 		s.Summarize()
 		out = append(out, s)

@@ -253,35 +253,35 @@ func (s *sampler) report(into *results.Metrics) {
 		into.Sampling = results.Of(results.Sampling{Queries: s.queries, BusyS: s.busy.Seconds(), WindowS: s.ran.Seconds(),
 			BusyShare: s.busy.Seconds() / s.ran.Seconds(), BufferCacheEveryS: s.cacheEvery.Seconds()})
 	} else {
-		into.Sampling = unavailable[results.Sampling]("the sampler did not run")
+		into.Sampling = results.Unavailable[results.Sampling]("the sampler did not run")
 	}
 	switch {
 	case s.env.WaitEvery <= 0:
-		into.WaitEvents = unavailable[results.WaitEvents]("sampling switched off")
+		into.WaitEvents = results.Unavailable[results.WaitEvents]("sampling switched off")
 	case s.waitErr != nil:
-		into.WaitEvents = unavailable[results.WaitEvents](fmt.Sprintf("pg_stat_activity: %v", s.waitErr))
+		into.WaitEvents = results.Unavailable[results.WaitEvents](fmt.Sprintf("pg_stat_activity: %v", s.waitErr))
 	case s.waitSamples == 0:
-		into.WaitEvents = unavailable[results.WaitEvents]("the window ended before the first sample")
+		into.WaitEvents = results.Unavailable[results.WaitEvents]("the window ended before the first sample")
 	default:
 		into.WaitEvents = results.Of(results.WaitEvents{Samples: s.waitSamples, EveryMS: s.env.WaitEvery.Milliseconds(), Counts: s.waits, Top: topWaits(s.waits)})
 	}
 	switch {
 	case s.env.CacheEvery <= 0:
-		into.SizesOverTime = unavailable[[]results.SizeSample]("sampling switched off")
+		into.SizesOverTime = results.Unavailable[[]results.SizeSample]("sampling switched off")
 	case s.sizesErr != nil:
-		into.SizesOverTime = unavailable[[]results.SizeSample](s.sizesErr.Error())
+		into.SizesOverTime = results.Unavailable[[]results.SizeSample](s.sizesErr.Error())
 	case len(s.sizes) == 0:
-		into.SizesOverTime = unavailable[[]results.SizeSample]("the window ended before the first sample")
+		into.SizesOverTime = results.Unavailable[[]results.SizeSample]("the window ended before the first sample")
 	default:
 		into.SizesOverTime = results.Of(s.sizes)
 	}
 	switch {
 	case s.env.CacheEvery <= 0:
-		into.BufferCache = unavailable[results.BufferCache]("sampling switched off")
+		into.BufferCache = results.Unavailable[results.BufferCache]("sampling switched off")
 	case s.cacheErr != nil:
-		into.BufferCache = unavailable[results.BufferCache](fmt.Sprintf("pg_buffercache: %v", s.cacheErr))
+		into.BufferCache = results.Unavailable[results.BufferCache](fmt.Sprintf("pg_buffercache: %v", s.cacheErr))
 	case len(s.cache) == 0:
-		into.BufferCache = unavailable[results.BufferCache]("the window ended before the first sample")
+		into.BufferCache = results.Unavailable[results.BufferCache]("the window ended before the first sample")
 	default:
 		mean := map[string]float64{}
 		for _, smp := range s.cache {
@@ -293,7 +293,7 @@ func (s *sampler) report(into *results.Metrics) {
 		if len(s.usage) > 0 {
 			out.UsageCountsFinal = results.Of(s.usage[len(s.usage)-1])
 		} else if s.env.Major < 16 {
-			out.UsageCountsFinal = unavailable[[]results.UsageCount](fmt.Sprintf("pg_buffercache_usage_counts() needs PostgreSQL 16 (this is %d)", s.env.Major))
+			out.UsageCountsFinal = results.Unavailable[[]results.UsageCount](fmt.Sprintf("pg_buffercache_usage_counts() needs PostgreSQL 16 (this is %d)", s.env.Major))
 		}
 		into.BufferCache = results.Of(out)
 	}

@@ -224,14 +224,12 @@ func (s *Session) Stop(ctx context.Context, into *results.Metrics) {
 		s.sampler.report(into)
 	} else {
 		const off = "sampling switched off (--sampling off)"
-		into.WaitEvents, into.BufferCache, into.Sampling = unavailable[results.WaitEvents](off), unavailable[results.BufferCache](off), unavailable[results.Sampling](off)
-		into.SizesOverTime = unavailable[[]results.SizeSample](off)
+		into.WaitEvents, into.BufferCache, into.Sampling = results.Unavailable[results.WaitEvents](off), results.Unavailable[results.BufferCache](off), results.Unavailable[results.Sampling](off)
+		into.SizesOverTime = results.Unavailable[[]results.SizeSample](off)
 	}
 }
 
 type errSnap struct{ err error }
-
-func unavailable[T any](reason string) results.M[T] { return results.Unavailable[T](reason) }
 
 var errEmbeddedOnly = errors.New("only measured for the embedded server (keybench cannot see another server's processes and disks)")
 
@@ -263,8 +261,8 @@ func (s *Session) ReadWAL(ctx context.Context) {
 // its SPLIT_L, SPLIT_R and NEWROOT records; btree_splits_per_row).
 func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 	fail := func(reason string) {
-		into.WALFPIByRelation = unavailable[map[string]int64](reason)
-		into.BtreeSplits = unavailable[results.BtreeSplits](reason)
+		into.WALFPIByRelation = results.Unavailable[map[string]int64](reason)
+		into.BtreeSplits = results.Unavailable[results.BtreeSplits](reason)
 	}
 	if s.env.Major < 16 {
 		fail(fmt.Sprintf("pg_get_wal_block_info needs PostgreSQL 16 (this is %d)", s.env.Major))
