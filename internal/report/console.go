@@ -551,7 +551,8 @@ func localEvidence(d *Doc, res *results.Results, order []string, last map[string
 // evidenceText is an evidence column's text for m: its figure, then those
 // shown beside it in parentheses; ok says its figure was measured.
 func evidenceText(fs []metrics.Shown, m *results.Metrics) (text string, ok bool) {
-	text, ok = fs[0].Text(m), fs[0].Reason(m) == "" && fs[0].Text(m) != "n/a"
+	text = fs[0].Text(m)
+	ok = fs[0].Reason(m) == "" && text != "n/a"
 	for _, f := range fs[1:] {
 		text += " (" + f.Text(m) + ")"
 	}

@@ -67,18 +67,18 @@ func (s shape) paceOf(key string) results.PaceKey {
 // printed beside it (the medians of their rounds'), marked as the rounds'
 // comparison decided, with its interval when asked.
 func (sh shape) p99Versus(g *results.Group, withInterval bool) string {
-	c := sh.paceOf(g.Key).Versus
+	pk := sh.paceOf(g.Key)
 	switch {
 	case g.Key == sh.Pace.Least:
 		return "least"
-	case c == nil:
+	case pk.Versus == nil:
 		return "-"
 	}
 	iv := ""
 	if withInterval {
-		iv = c.IntervalText()
+		iv = pk.Versus.IntervalText()
 	}
-	return versusCell(c, sh.paceOf(g.Key).P99MS/sh.paceOf(sh.Pace.Least).P99MS, iv)
+	return versusCell(pk.Versus, pk.P99MS/sh.paceOf(sh.Pace.Least).P99MS, iv)
 }
 
 // lateText is a cell's late and skipped transactions ("-" without a limit).
