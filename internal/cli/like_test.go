@@ -134,7 +134,7 @@ func TestLikeAndScriptsRunNoCodeOfTheUsers(t *testing.T) {
 	if _, err := admin.Exec(ctx, hostileSchema); err != nil {
 		t.Fatal(err)
 	}
-	before := clitest.CatalogDump(t, admin)
+	before := servertest.Dump(t, admin)
 	run := func(script string) (string, int) {
 		f := filepath.Join(t.TempDir(), "s.sql")
 		os.WriteFile(f, []byte(script), 0o644)
@@ -152,7 +152,7 @@ func TestLikeAndScriptsRunNoCodeOfTheUsers(t *testing.T) {
 			t.Errorf("the run does not say %q:\n%s", want, out)
 		}
 	}
-	if after := clitest.CatalogDump(t, admin); after != before {
+	if after := servertest.Dump(t, admin); after != before {
 		t.Fatalf("the user's database changed under --like:\n%s\nwas\n%s", after, before)
 	}
 	for _, c := range []struct{ script, line, why string }{
@@ -169,7 +169,7 @@ func TestLikeAndScriptsRunNoCodeOfTheUsers(t *testing.T) {
 			t.Errorf("%q was refused after the run began:\n%s", c.script, out)
 		}
 	}
-	if after := clitest.CatalogDump(t, admin); after != before {
+	if after := servertest.Dump(t, admin); after != before {
 		t.Errorf("the user's database changed under refused scripts:\n%s\nwas\n%s", after, before)
 	}
 }

@@ -220,7 +220,7 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 	dsn := clitest.RestrictedDB(t, "intdb", "kbint", "Int-pw-55")
 	app := clitest.Superuser(t, "intdb")
 	admin := clitest.Superuser(t, "postgres")
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	waitPrefill := func(schema string) {
 		t.Helper()
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
@@ -270,7 +270,7 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 		if code != tc.code {
 			t.Errorf("%s: exit %d after %s, want %d: %s", tc.name, code, took, tc.code, stderr.String())
 		}
-		if after := clitest.CatalogDump(t, app); after != before {
+		if after := servertest.Dump(t, app); after != before {
 			t.Errorf("%s: the database changed:\nbefore:\n%s\nafter:\n%s\nkeybench said:\n%s", tc.name, before, after, stderr.String())
 		}
 	}
@@ -321,7 +321,7 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 	for _, s := range strings.Split(removal, "; ") {
 		clitest.Exec(t, clitest.ConnectAs(t, dsn), s)
 	}
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("after the statements keybench named, the database still differs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
@@ -408,7 +408,7 @@ func waitTable(t *testing.T, c *pgx.Conn, schema string) {
 func TestInterruptedJoinLeavesNothing(t *testing.T) {
 	dsn := clitest.RestrictedDB(t, "joindb", "kbjoin", "Join-pw-91")
 	app := clitest.Superuser(t, "joindb")
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	cmd := exec.Command(bin, "run", "join", "--dsn", dsn, "--schema", "kbjoin", "--out", t.TempDir(), "--rows", "20000", "--children", "2",
 		"--keys", "uuidv4", "-T", "30s", "--warmup", "0s", "-c", "2")
 	var stderr strings.Builder
@@ -437,7 +437,7 @@ func TestInterruptedJoinLeavesNothing(t *testing.T) {
 func TestInterruptedRetentionLeavesNothing(t *testing.T) {
 	dsn := clitest.RestrictedDB(t, "retdb", "kbret", "Ret-pw-29")
 	app := clitest.Superuser(t, "retdb")
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	cmd := exec.Command(bin, "run", "retention", "--dsn", dsn, "--schema", "kbret", "--out", t.TempDir(), "--rows", "30000", "--history", "6d",
 		"--keys", "uuidv7:partition=1d,uuidv4:created-at=indexed:partition=6h", "-T", "40s", "--rounds", "4", "--warmup", "0s", "-c", "2")
 	var stderr strings.Builder
@@ -474,7 +474,7 @@ func interruptLeavesNothing(t *testing.T, cmd *exec.Cmd, app *pgx.Conn, before s
 	if code != 130 {
 		t.Errorf("exit %d after %s, want 130: %s", code, took, stderr.String())
 	}
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s\n%s", before, after, stderr.String())
 	}
 }
@@ -485,7 +485,7 @@ func interruptLeavesNothing(t *testing.T, cmd *exec.Cmd, app *pgx.Conn, before s
 func TestDistributeNeedsCitus(t *testing.T) {
 	dsn := clitest.RestrictedDB(t, "appdb_dist", "kbuser_dist", "Dist-pw-51c2")
 	app := clitest.Superuser(t, "appdb_dist")
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	out := filepath.Join(t.TempDir(), "out")
 	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--distribute", "--shard-count", "4", "--keys", "bigint", "-T", "1", "--out", out)
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
@@ -493,7 +493,7 @@ func TestDistributeNeedsCitus(t *testing.T) {
 	if code != 2 || strings.Count(stderr, "keybench: ") != 1 || !strings.HasPrefix(last, "keybench: error: --distribute needs Citus, and the server at --dsn is PostgreSQL 18") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("the database changed:\n%s\n---\n%s", before, after)
 	}
 	if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
@@ -510,7 +510,7 @@ func TestDistributeNeedsCitus(t *testing.T) {
 func TestInterruptedPartitionedCellCleanupAsOneCommand(t *testing.T) {
 	dsn := clitest.RestrictedDB(t, "partdb", "kbpart", "Part-pw-35")
 	app := clitest.Superuser(t, "partdb")
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	out := t.TempDir()
 	cmd := exec.Command(bin, "run", "insert", "--dsn", dsn, "--schema", "kbpart", "--out", out, "--rows", "20000", "--history", "3d",
 		"--keys", "uuidv7:partition=1d", "-T", "30s", "--warmup", "0s", "-c", "2")
@@ -560,7 +560,7 @@ func TestInterruptedPartitionedCellCleanupAsOneCommand(t *testing.T) {
 	if _, err := clitest.ConnectAs(t, dsn).PgConn().Exec(context.Background(), removal).ReadAll(); err != nil {
 		t.Fatalf("the printed clean-up failed as one command: %v", err)
 	}
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("after the printed clean-up, the database still differs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }

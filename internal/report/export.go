@@ -63,10 +63,7 @@ var mdCell = strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;")
 // it cites, as the console ends with it.
 func (d *Doc) Markdown() string {
 	var b strings.Builder
-	// A name read from a server or a results file is text, never markup:
-	// "<script>" in a table's name must not become HTML where the
-	// Markdown is rendered.
-	cell := mdCell
+	cell := mdCell // a name read from a server or a results file is text, never markup
 	for _, bl := range d.withLegend() {
 		t := bl.Table
 		if t == nil {

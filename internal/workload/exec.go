@@ -128,8 +128,14 @@ type StmtWorker struct {
 	res    ExecResult
 }
 
-func NewStmtWorker(conn *pgconn.PgConn, stmt string, params [][]byte, formats []int16, set func([][]byte), done func(int64, error) (driver.Work, error)) *StmtWorker {
-	return &StmtWorker{conn: conn, msgs: NewMsgs(stmt, params, formats), params: params, set: set, done: done}
+// PrepareStmtWorker prepares sql as stmt on conn (what names the statement
+// in an error) and makes its worker.
+func PrepareStmtWorker(ctx context.Context, conn *pgconn.PgConn, what, stmt, sql string, params [][]byte, formats []int16,
+	set func([][]byte), done func(int64, error) (driver.Work, error)) (Worker, error) {
+	if _, err := conn.Prepare(ctx, stmt, sql, nil); err != nil {
+		return nil, fmt.Errorf("prepare %s: %w", what, err)
+	}
+	return &StmtWorker{conn: conn, msgs: NewMsgs(stmt, params, formats), params: params, set: set, done: done}, nil
 }
 
 func (w *StmtWorker) prepare() {

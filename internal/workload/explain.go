@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/keybench/keybench/internal/results"
 )
 
 // How the server ran a workload's query, read from EXPLAIN after the window:
@@ -30,25 +31,23 @@ type QueryPlan struct {
 	// Scanned are the relations the plan scanned (a partitioned table's
 	// partitions, after pruning).
 	Scanned int `json:"relations_scanned,omitempty"`
-	// Err is why EXPLAIN could not be read (never written).
-	Err error `json:"-"`
 }
 
 // ExplainQuery runs EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) of sql with params.
-func ExplainQuery(ctx context.Context, conn *pgx.Conn, sql string, params [][]byte, formats []int16) QueryPlan {
+func ExplainQuery(ctx context.Context, conn *pgx.Conn, sql string, params [][]byte, formats []int16) results.M[QueryPlan] {
 	res := conn.PgConn().ExecParams(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+sql, params, nil, formats, nil).Read()
 	if res.Err != nil {
-		return QueryPlan{Err: res.Err}
+		return results.Unavailable[QueryPlan](res.Err.Error())
 	}
 	if len(res.Rows) == 0 {
-		return QueryPlan{Err: fmt.Errorf("EXPLAIN returned no plan")}
+		return results.Unavailable[QueryPlan]("EXPLAIN returned no plan")
 	}
 	raw := res.Rows[0][0]
 	var doc []struct {
 		Plan PlanNode `json:"Plan"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil || len(doc) == 0 {
-		return QueryPlan{Err: fmt.Errorf("reading the plan: %v", err)}
+		return results.Unavailable[QueryPlan](fmt.Sprintf("reading the plan: %v", err))
 	}
 	root := doc[0].Plan
 	p := QueryPlan{Blocks: root.SharedHit + root.SharedRead, Rows: root.Rows}
@@ -69,7 +68,7 @@ func ExplainQuery(ctx context.Context, conn *pgx.Conn, sql string, params [][]by
 	}
 	walk(&root)
 	p.Scanned = len(scanned)
-	return p
+	return results.Of(p)
 }
 
 // NeverExecuted says the node did not run (a partition pruned at run time).

@@ -133,10 +133,12 @@ const (
 	poolSample = 100_000
 )
 
-// LoadKeyPool reads a pool of the table's keys (rows rows) in format.
-func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, rows int64, seed int64, format int16) (*KeyPool, error) {
+// LoadKeyPool reads a pool of the table's keys (its s.Rows rows, sampled
+// with s.Seed) into into.
+func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, s Setup, into **KeyPool) error {
+	rows, format := s.Rows, t.Key.WireFormat()
 	if rows <= 0 {
-		return nil, fmt.Errorf("reads need a filled table (--rows > 0)")
+		return fmt.Errorf("reads need a filled table (--rows > 0)")
 	}
 	pool := &KeyPool{Rows: rows}
 	newest := min(rows, poolNewest)
@@ -144,14 +146,14 @@ func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, rows int64, seed
 	// block where they start, a little before it to be safe.
 	var blocks int64
 	if err := conn.QueryRow(ctx, "SELECT pg_relation_size($1::regclass) / current_setting('block_size')::bigint", t.Qualified()).Scan(&blocks); err != nil {
-		return nil, err
+		return err
 	}
 	from := max(0, blocks-(newest*blocks/rows)*5/4-2)
 	for {
 		var err error
 		pool.Newest, err = KeysOf(ctx, conn, format, fmt.Sprintf("SELECT id FROM %s WHERE ctid >= '(%d,0)'::tid ORDER BY ctid DESC LIMIT %d", t.Qualified(), from, newest))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if int64(len(pool.Newest)) == newest || from == 0 {
 			break
@@ -161,15 +163,16 @@ func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, rows int64, seed
 	if rows > newest {
 		pct := min(100, float64(poolSample)*100/float64(rows))
 		var err error
-		pool.Sample, err = KeysOf(ctx, conn, format, fmt.Sprintf("SELECT id FROM %s TABLESAMPLE BERNOULLI (%g) REPEATABLE (%d) ORDER BY ctid", t.Qualified(), pct, seed))
+		pool.Sample, err = KeysOf(ctx, conn, format, fmt.Sprintf("SELECT id FROM %s TABLESAMPLE BERNOULLI (%g) REPEATABLE (%d) ORDER BY ctid", t.Qualified(), pct, s.Seed))
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(pool.Newest) == 0 {
-		return nil, fmt.Errorf("%s holds no row to read", t.Qualified())
+		return fmt.Errorf("%s holds no row to read", t.Qualified())
 	}
-	return pool, nil
+	*into = pool
+	return nil
 }
 
 func KeysOf(ctx context.Context, conn *pgx.Conn, format int16, sql string) ([][]byte, error) {

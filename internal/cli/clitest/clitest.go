@@ -84,12 +84,7 @@ func Superuser(t *testing.T, db string) *pgx.Conn {
 	t.Helper()
 	u, _ := url.Parse(servertest.Server.TCPURL())
 	u.Path = "/" + db
-	c, err := pgx.Connect(context.Background(), u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
+	return ConnectAs(t, u.String())
 }
 
 // Exec runs each statement on c, failing the test on the first error.
@@ -101,9 +96,6 @@ func Exec(t *testing.T, c *pgx.Conn, sql ...string) {
 		}
 	}
 }
-
-// CatalogDump is servertest.Dump: the database's catalog and contents.
-func CatalogDump(t *testing.T, c *pgx.Conn) string { t.Helper(); return servertest.Dump(t, c) }
 
 // ConnectAs connects with dsn for the test.
 func ConnectAs(t *testing.T, dsn string) *pgx.Conn {

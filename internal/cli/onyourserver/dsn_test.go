@@ -15,6 +15,7 @@ import (
 
 	"github.com/keybench/keybench/internal/cli/clitest"
 	"github.com/keybench/keybench/internal/scenario"
+	"github.com/keybench/keybench/internal/server/servertest"
 )
 
 // TestOtherPeoplesServer runs every preset as a role with only CREATE on
@@ -22,7 +23,7 @@ import (
 func TestOtherPeoplesServer(t *testing.T) {
 	dsn := clitest.RestrictedDB(t, "appdb", "kbuser", "Role-pw-7f3a")
 	app := clitest.Superuser(t, "appdb")
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	var presets []string
 	for _, s := range scenario.All() {
 		// A preset of caches of its own restarts the embedded server at
@@ -79,7 +80,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 		}
 		t.Logf("%s: %d cells; unavailable: %v", preset, len(r.Cells), keysOf(unavailable))
 	}
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	// A schema keybench did not create is refused, unless --force, which
@@ -103,7 +104,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 		t.Error("--keep did not keep the schema")
 	}
 	keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kb_kept", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("the database changed after --force and --keep runs:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
@@ -185,12 +186,12 @@ func TestKeptSchemaKeepsTheUsersObjects(t *testing.T) {
 	user := clitest.ConnectAs(t, dsn)
 	clitest.Exec(t, user, "CREATE TABLE kbkeep.userdata AS SELECT i, md5(i::text) AS v FROM generate_series(1, 100) i",
 		"CREATE VIEW public.userview AS SELECT * FROM kbkeep.userdata")
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kbkeep", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
 	if code != 2 || len(clitest.ErrorLines(stderr)) != 1 || !strings.Contains(stderr, "userdata") {
 		t.Errorf("a kept schema holding the user's table: exit %d: %s", code, stderr)
 	}
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("the refused run changed the database:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	if _, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kbkeep", "--force", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint,seq-uuid-time:gen=server"); code != 0 {
@@ -200,7 +201,7 @@ func TestKeptSchemaKeepsTheUsersObjects(t *testing.T) {
 	if err := app.QueryRow(context.Background(), "SELECT count(*) FROM public.userview").Scan(&n); err != nil || n != 100 {
 		t.Errorf("the user's view after --force: %d rows, %v", n, err)
 	}
-	left := clitest.CatalogDump(t, app)
+	left := servertest.Dump(t, app)
 	for _, l := range strings.Split(left, "\n") {
 		if strings.Contains(l, "kbkeep") && (strings.Contains(l, "kb_cell") || strings.Contains(l, "kb_seq_uuid") || strings.HasPrefix(l, "extension ")) {
 			t.Errorf("keybench's object left after --force: %s", l)
@@ -230,12 +231,12 @@ func TestForceNeverDropsTheUsersTables(t *testing.T) {
 	trial := func() {
 		t.Helper()
 		// The trial's command: each key alone on kb_cell, which is free.
-		before := clitest.CatalogDump(t, app)
+		before := servertest.Dump(t, app)
 		if _, stderr, code := keybench(t, "run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--keys", "bigint,uuidv4",
 			"--dsn", dsn, "--schema", "app2", "--force", "--out", t.TempDir()); code != 0 {
 			t.Fatalf("--force beside the user's tables: exit %d: %s", code, stderr)
 		}
-		if after := clitest.CatalogDump(t, app); after != before {
+		if after := servertest.Dump(t, app); after != before {
 			t.Fatalf("the user's schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
 		}
 	}
@@ -247,7 +248,7 @@ func TestForceNeverDropsTheUsersTables(t *testing.T) {
 	userTables(map[string]int{"kb_cell_history": 10, "kb_cell2": 10})
 	clitest.Exec(t, owner, "CREATE FUNCTION app2.kb_seq_uuid(a bigint, b bigint, c bigint) RETURNS uuid LANGUAGE sql AS 'SELECT gen_random_uuid()'")
 	trial()
-	before := clitest.CatalogDump(t, app)
+	before := servertest.Dump(t, app)
 	// Names the user holds: kb_cell2 (a second key in rounds), kb_seq_uuid (a server-made sequential uuid).
 	for _, args := range [][]string{{"--keys", "bigint,uuidv4", "--rounds", "2"}, {"--keys", "seq-uuid-time:gen=server"}} {
 		_, stderr, code := keybench(t, append([]string{"run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--dsn", dsn, "--schema", "app2", "--force", "--out", t.TempDir()}, args...)...)
@@ -256,7 +257,7 @@ func TestForceNeverDropsTheUsersTables(t *testing.T) {
 		}
 		t.Logf("%v: %s", args, clitest.LastLine(stderr))
 	}
-	if after := clitest.CatalogDump(t, app); after != before {
+	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("a refused run changed the user's schema:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	// --keep, then the user's kb_cell_archive in keybench's schema: the rerun
@@ -266,12 +267,12 @@ func TestForceNeverDropsTheUsersTables(t *testing.T) {
 	}
 	user := clitest.ConnectAs(t, dsn)
 	clitest.Exec(t, user, "CREATE TABLE kbk.kb_cell_archive AS SELECT i FROM generate_series(1, 50) i", "CREATE TABLE kbk.kb_cells AS SELECT i FROM generate_series(1, 60) i")
-	kept := clitest.CatalogDump(t, app)
+	kept := servertest.Dump(t, app)
 	_, stderr, code := keybench(t, "run", "insert", "--rows", "1000", "-T", "1s", "--keys", "bigint", "--dsn", dsn, "--schema", "kbk", "--out", t.TempDir())
 	if code != 2 || !strings.Contains(stderr, "kb_cell_archive") || !strings.Contains(stderr, "kb_cells") {
 		t.Errorf("a kept schema holding the user's tables: exit %d: %s", code, stderr)
 	}
-	if after := clitest.CatalogDump(t, app); after != kept {
+	if after := servertest.Dump(t, app); after != kept {
 		t.Errorf("the refused run changed the database")
 	}
 	_, stderr, code = keybench(t, "run", "insert", "--rows", "1000", "-T", "1s", "--keys", "bigint", "--dsn", dsn, "--schema", "kbk", "--force", "--out", t.TempDir())

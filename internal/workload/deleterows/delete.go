@@ -90,9 +90,7 @@ func (d *deleteLoad) Hooks() workload.Hooks {
 		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			t := tables[0]
 			if d.dist.Kind != readOldest {
-				var err error
-				d.pool, err = workload.LoadKeyPool(ctx, conn, t, d.s.Rows, d.s.Seed, t.Key.WireFormat())
-				return err
+				return workload.LoadKeyPool(ctx, conn, t, d.s, &d.pool)
 			}
 			// A prefill writes the heap in insertion order: its oldest rows come first in ctid order.
 			var err error
@@ -122,9 +120,6 @@ func (d *deleteLoad) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workl
 	for i := range ph {
 		ph[i], formats[i] = fmt.Sprintf("$%d", i+1), t.Key.WireFormat()
 	}
-	if _, err := conn.Prepare(ctx, deleteStmt, fmt.Sprintf("DELETE FROM %s WHERE id IN (%s)", t.Qualified(), strings.Join(ph, ", ")), nil); err != nil {
-		return nil, fmt.Errorf("prepare delete: %w", err)
-	}
 	var set func([][]byte)
 	if d.dist.Kind == readOldest {
 		set = d.nextOldest
@@ -137,7 +132,8 @@ func (d *deleteLoad) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workl
 		}
 	}
 	deleted := func(n int64, err error) (driver.Work, error) { return driver.Work{Deleted: n}, err }
-	return workload.NewStmtWorker(conn, deleteStmt, params, formats, set, deleted), nil
+	return workload.PrepareStmtWorker(ctx, conn, "delete", deleteStmt, fmt.Sprintf("DELETE FROM %s WHERE id IN (%s)", t.Qualified(), strings.Join(ph, ", ")),
+		params, formats, set, deleted)
 }
 
 // nextOldest sets p to the next oldest keys not yet taken by any client;

@@ -53,9 +53,7 @@ func (f *fkInsert) Hooks() workload.Hooks {
 		if err := workload.FillChildren(ctx, conn, tables[0], tables[1], f.children); err != nil {
 			return err
 		}
-		var err error
-		f.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], f.s.Rows, f.s.Seed, tables[0].Key.WireFormat())
-		return err
+		return workload.LoadKeyPool(ctx, conn, tables[0], f.s, &f.pool)
 	}}
 }
 
@@ -63,9 +61,6 @@ const fkInsertStmt = "kb_fk_insert"
 
 func (f *fkInsert) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	conn := c.PgConn()
-	if _, err := conn.Prepare(ctx, fkInsertStmt, fmt.Sprintf("INSERT INTO %s (parent_id, data) VALUES ($1, $2)", tables[1].Qualified()), nil); err != nil {
-		return nil, fmt.Errorf("prepare child insert: %w", err)
-	}
 	pick := f.dist.NewPicker(f.pool.Rows, rand.New(rand.NewPCG(uint64(f.s.Seed), uint64(id)+1)))
 	parent, n := workload.DrawKeys(f.pool, pick), int64(0)
 	set := func(p [][]byte) {
@@ -74,7 +69,8 @@ func (f *fkInsert) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workloa
 		p[1] = strconv.AppendInt(p[1][:0], n, 10)
 	}
 	inserted := func(rows int64, err error) (driver.Work, error) { return driver.Work{Inserted: rows}, err }
-	return workload.NewStmtWorker(conn, fkInsertStmt, [][]byte{nil, nil}, []int16{tables[0].Key.WireFormat(), 0}, set, inserted), nil
+	return workload.PrepareStmtWorker(ctx, conn, "child insert", fkInsertStmt, fmt.Sprintf("INSERT INTO %s (parent_id, data) VALUES ($1, $2)", tables[1].Qualified()),
+		[][]byte{nil, nil}, []int16{tables[0].Key.WireFormat(), 0}, set, inserted)
 }
 
 // Summarize: the rows inserted are children; the parent table keeps its rows.

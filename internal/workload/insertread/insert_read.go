@@ -70,10 +70,8 @@ func (l *insertRead) sampleKeys(ctx context.Context, conn *pgx.Conn, tables []*w
 	if l.s.Rows <= 0 {
 		return fmt.Errorf("read-by=key needs a prefilled table (--rows > 0)")
 	}
-	var err error
-	l.pool, err = workload.LoadKeyPool(ctx, conn, t, l.s.Rows, l.s.Seed, t.Key.WireFormat())
 	l.format = t.Key.WireFormat()
-	return err
+	return workload.LoadKeyPool(ctx, conn, t, l.s, &l.pool)
 }
 
 const readStmt = "kb_read"

@@ -62,9 +62,7 @@ func (j *join) Hooks() workload.Hooks {
 			if err := workload.FillChildren(ctx, conn, tables[0], tables[1], j.children); err != nil {
 				return err
 			}
-			var err error
-			j.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], j.s.Rows, j.s.Seed, tables[0].Key.WireFormat())
-			return err
+			return workload.LoadKeyPool(ctx, conn, tables[0], j.s, &j.pool)
 		},
 		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			j.analytic = analyticJoin(ctx, conn, tables[0], tables[1])
@@ -127,11 +125,8 @@ const joinStmt = "kb_join"
 func (j *join) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	conn := c.PgConn()
 	sql := fmt.Sprintf("SELECT p.id, p.data, c.id, c.data FROM %s p JOIN %s c ON c.parent_id = p.id WHERE p.id = $1", tables[0].Qualified(), tables[1].Qualified())
-	if _, err := conn.Prepare(ctx, joinStmt, sql, nil); err != nil {
-		return nil, fmt.Errorf("prepare join: %w", err)
-	}
 	pick := j.dist.NewPicker(j.pool.Rows, rand.New(rand.NewPCG(uint64(j.s.Seed), uint64(id)+1)))
-	return workload.NewStmtWorker(conn, joinStmt, [][]byte{nil}, []int16{tables[0].Key.WireFormat()}, workload.DrawKeys(j.pool, pick), workload.MustFind), nil
+	return workload.PrepareStmtWorker(ctx, conn, "join", joinStmt, sql, [][]byte{nil}, []int16{tables[0].Key.WireFormat()}, workload.DrawKeys(j.pool, pick), workload.MustFind)
 }
 
 // JoinSummary is a join cell's own figures.

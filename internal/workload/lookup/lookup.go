@@ -49,7 +49,7 @@ type lookup struct {
 	dist  workload.ReadDist
 	pool  *workload.KeyPool
 	// After the window (PostRun): how the query ran, and for latest which rows it returns.
-	plan   workload.QueryPlan
+	plan   results.M[workload.QueryPlan]
 	newest results.M[float64]
 }
 
@@ -81,9 +81,7 @@ func (l *lookup) Hooks() workload.Hooks {
 			if l.query == QueryLatest {
 				return nil // no parameter to draw
 			}
-			var err error
-			l.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], l.s.Rows, l.s.Seed, tables[0].Key.WireFormat())
-			return err
+			return workload.LoadKeyPool(ctx, conn, tables[0], l.s, &l.pool)
 		},
 		PostRun: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
 			var params [][]byte
@@ -126,9 +124,6 @@ const lookupStmt = "kb_lookup"
 
 func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
-	if _, err := conn.Prepare(ctx, lookupStmt, l.sql(t), nil); err != nil {
-		return nil, fmt.Errorf("prepare %s: %w", l.query, err)
-	}
 	var params [][]byte
 	var formats []int16
 	var set func([][]byte)
@@ -140,7 +135,7 @@ func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.
 	if l.query == QueryPoint {
 		done = workload.MustFind
 	}
-	return workload.NewStmtWorker(conn, lookupStmt, params, formats, set, done), nil
+	return workload.PrepareStmtWorker(ctx, conn, l.query, lookupStmt, l.sql(t), params, formats, set, done)
 }
 
 // LookupSummary is a lookup cell's own figures: what it read, and how the
@@ -164,11 +159,7 @@ func (l *lookup) Summarize(o *workload.Outcome) error {
 	if l.pool != nil {
 		s.ReadDist = l.dist.Describe(l.pool.Rows)
 	}
-	if l.plan.Err != nil {
-		s.Plan = results.Unavailable[workload.QueryPlan](l.plan.Err.Error())
-	} else {
-		s.Plan = results.Of(l.plan)
-	}
+	s.Plan = l.plan
 	s.LatestNewest = l.newest
 	o.Cell.Metrics.Summary = s
 	return nil

@@ -111,9 +111,7 @@ func (m *mix) Hooks() workload.Hooks {
 		if !m.drawsRows() {
 			return nil
 		}
-		var err error
-		m.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], m.s.Rows, m.s.Seed, tables[0].Key.WireFormat())
-		return err
+		return workload.LoadKeyPool(ctx, conn, tables[0], m.s, &m.pool)
 	}}
 }
 
@@ -142,12 +140,12 @@ func (m *mix) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Tab
 		if m.weight[k] <= 0 {
 			continue
 		}
-		name := "kb_mix_" + Kinds[k]
-		if _, err := conn.Prepare(ctx, name, sql, nil); err != nil {
-			return nil, fmt.Errorf("prepare %s: %w", Kinds[k], err)
-		}
 		pick := m.dist.NewPicker(m.pool.Rows, rand.New(rand.NewPCG(uint64(m.s.Seed)+uint64(k), uint64(id)+1)))
-		w.sub[k] = workload.NewStmtWorker(conn, name, [][]byte{nil}, []int16{t.Key.WireFormat()}, workload.DrawKeys(m.pool, pick), counted(k))
+		sw, err := workload.PrepareStmtWorker(ctx, conn, Kinds[k], "kb_mix_"+Kinds[k], sql, [][]byte{nil}, []int16{t.Key.WireFormat()}, workload.DrawKeys(m.pool, pick), counted(k))
+		if err != nil {
+			return nil, err
+		}
+		w.sub[k] = sw.(machine)
 	}
 	return w, nil
 }

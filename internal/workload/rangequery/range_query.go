@@ -36,7 +36,7 @@ type rangeQuery struct {
 	recent float64
 	t      *workload.Table
 	col    string // the column the query bounds: id or created_at
-	plan   workload.QueryPlan
+	plan   results.M[workload.QueryPlan]
 }
 
 // range-query's paths.
@@ -179,9 +179,6 @@ const rangeQueryStmt = "kb_range_query"
 
 func (q *rangeQuery) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
-	if _, err := conn.Prepare(ctx, rangeQueryStmt, q.sql(t), nil); err != nil {
-		return nil, fmt.Errorf("prepare range-query: %w", err)
-	}
 	from, to := q.span()
 	starts := to.Sub(from) - q.window // the windows start within [from, to - window]
 	rng := rand.New(rand.NewPCG(uint64(q.s.Seed), uint64(id)+1))
@@ -193,7 +190,7 @@ func (q *rangeQuery) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workl
 		}
 		p[0], p[1] = q.bound(p[0], lo), q.bound(p[1], lo.Add(q.window))
 	}
-	return workload.NewStmtWorker(conn, rangeQueryStmt, params, []int16{q.format(), q.format()}, set, workload.AnyRows), nil
+	return workload.PrepareStmtWorker(ctx, conn, "range-query", rangeQueryStmt, q.sql(t), params, []int16{q.format(), q.format()}, set, workload.AnyRows)
 }
 
 // RangeQuerySummary is a range-query cell's own figures: how it found its
@@ -214,11 +211,7 @@ func (q *rangeQuery) Summarize(o *workload.Outcome) error {
 	if o.Result.Txns > 0 {
 		s.RowsPerRead = float64(o.Result.Work.Read) / float64(o.Result.Txns)
 	}
-	if q.plan.Err != nil {
-		s.Plan = results.Unavailable[workload.QueryPlan](q.plan.Err.Error())
-	} else {
-		s.Plan = results.Of(q.plan)
-	}
+	s.Plan = q.plan
 	o.Cell.Metrics.Summary = s
 	return nil
 }

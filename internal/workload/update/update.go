@@ -60,9 +60,7 @@ func (u *update) Tables(at workload.Place, key *keys.Resolved) []*workload.Table
 func (u *update) Hooks() workload.Hooks {
 	return workload.Hooks{
 		PostLoad: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
-			var err error
-			u.pool, err = workload.LoadKeyPool(ctx, conn, tables[0], u.s.Rows, u.s.Seed, tables[0].Key.WireFormat())
-			return err
+			return workload.LoadKeyPool(ctx, conn, tables[0], u.s, &u.pool)
 		},
 		MaintainSays: workload.TimedMaintenance,
 		Maintain: func(ctx context.Context, conn *pgx.Conn, tables []*workload.Table) error {
@@ -78,11 +76,9 @@ const updateStmt = "kb_update"
 
 func (u *update) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Table, _ keys.Generator, id int) (workload.Worker, error) {
 	t, conn := tables[0], c.PgConn()
-	if _, err := conn.Prepare(ctx, updateStmt, fmt.Sprintf("UPDATE %s SET data = data + 1 WHERE id = $1", t.Qualified()), nil); err != nil {
-		return nil, fmt.Errorf("prepare update: %w", err)
-	}
 	pick := u.dist.NewPicker(u.pool.Rows, rand.New(rand.NewPCG(uint64(u.s.Seed), uint64(id)+1)))
-	return workload.NewStmtWorker(conn, updateStmt, [][]byte{nil}, []int16{t.Key.WireFormat()}, workload.DrawKeys(u.pool, pick), updated), nil
+	return workload.PrepareStmtWorker(ctx, conn, "update", updateStmt, fmt.Sprintf("UPDATE %s SET data = data + 1 WHERE id = $1", t.Qualified()),
+		[][]byte{nil}, []int16{t.Key.WireFormat()}, workload.DrawKeys(u.pool, pick), updated)
 }
 
 // updated checks that an update found its row.
