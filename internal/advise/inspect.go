@@ -73,30 +73,12 @@ type reader struct {
 
 // readOnly runs fn in one READ ONLY transaction.
 func (r *reader) readOnly(ctx context.Context, fn func(pgx.Tx) error) error {
-	tx, err := r.conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.Background())
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return pgx.BeginTxFunc(ctx, r.conn, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
 }
 
 // try runs one optional read under a savepoint: its error is returned and
 // the transaction goes on.
-func try(ctx context.Context, tx pgx.Tx, fn func(pgx.Tx) error) error {
-	sp, err := tx.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	if err := fn(sp); err != nil {
-		sp.Rollback(ctx)
-		return err
-	}
-	return sp.Commit(ctx)
-}
+func try(ctx context.Context, tx pgx.Tx, fn func(pgx.Tx) error) error { return pgx.BeginFunc(ctx, tx, fn) }
 
 // why is a read's error as a reason: PostgreSQL's message, with the grant
 // that gives the read where it is a privilege.
@@ -229,22 +211,16 @@ func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 		Scan(&s.Version, &s.VersionNum, &s.Standby, &s.Database, &s.Role, &s.SharedBuffers, &r.blockSize); err != nil {
 		return err
 	}
-	rows, err := tx.Query(ctx, `SELECT extname, extnamespace::regnamespace::text FROM pg_extension ORDER BY 1`)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var name, schema string
-		if err := rows.Scan(&name, &schema); err != nil {
-			return err
-		}
+	rows, _ := tx.Query(ctx, `SELECT extname, extnamespace::regnamespace::text FROM pg_extension ORDER BY 1`)
+	var name, schema string
+	if _, err := pgx.ForEachRow(rows, []any{&name, &schema}, func() error {
 		switch name {
 		case "pgstattuple", "pg_buffercache", "pg_walinspect", "pg_stat_statements":
 			r.ext[name] = schema
 			s.Extensions = append(s.Extensions, name)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return err
 	}
 	for _, e := range []struct{ name, gives string }{
@@ -306,23 +282,14 @@ func (r *reader) tables(ctx context.Context, tx pgx.Tx, names []string) ([]uint3
 		}
 		return oids, tables, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	rows, _ := tx.Query(ctx, `SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%'
 		AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
 		ORDER BY 2, 3`)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var oid uint32
-		var schema, name string
-		if err := rows.Scan(&oid, &schema, &name); err != nil {
-			return nil, nil, err
-		}
-		add(oid, schema, name)
-	}
-	return oids, tables, rows.Err()
+	var oid uint32
+	var schema, name string
+	_, err := pgx.ForEachRow(rows, []any{&oid, &schema, &name}, func() error { add(oid, schema, name); return nil })
+	return oids, tables, err
 }
 
 // cacheByFilenode counts shared_buffers' pages by relation file
@@ -334,20 +301,11 @@ func (r *reader) cacheByFilenode(ctx context.Context, tx pgx.Tx) results.M[map[u
 	}
 	pages := map[uint32]int64{}
 	err := try(ctx, tx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT b.relfilenode::int8, count(*) FROM `+pgx.Identifier{schema, "pg_buffercache"}.Sanitize()+` b
+		rows, _ := tx.Query(ctx, `SELECT b.relfilenode::int8, count(*) FROM `+pgx.Identifier{schema, "pg_buffercache"}.Sanitize()+` b
 			WHERE b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) GROUP BY 1`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var node, n int64
-			if err := rows.Scan(&node, &n); err != nil {
-				return err
-			}
-			pages[uint32(node)] = n
-		}
-		return rows.Err()
+		var node, n int64
+		_, err := pgx.ForEachRow(rows, []any{&node, &n}, func() error { pages[uint32(node)] = n; return nil })
+		return err
 	})
 	if err != nil {
 		return results.Unavailable[map[uint32]int64](why(err, "GRANT pg_monitor TO "+quoteIdent(r.srv.Role)))
@@ -543,13 +501,8 @@ func (r *reader) secondaries(ctx context.Context, tx pgx.Tx, oid, keyIndex uint3
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []SecondaryIndex
-	for rows.Next() {
-		var s SecondaryIndex
-		if err := rows.Scan(&s.Index, &s.Column, &s.Unique); err != nil {
-			return nil, err
-		}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (s SecondaryIndex, err error) {
+		err = row.Scan(&s.Index, &s.Column, &s.Unique)
 		st, ok := stats[s.Column]
 		switch c, okC := st.correlation.Get(); {
 		case !ok:
@@ -559,9 +512,8 @@ func (r *reader) secondaries(ctx context.Context, tx pgx.Tx, oid, keyIndex uint3
 		default:
 			s.Order, s.Width = Random, st.avgWidth
 		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+		return s, err
+	})
 }
 
 // rows is the table's row count as the catalog holds it, unless its heap
@@ -610,26 +562,19 @@ type columnStat struct {
 // it); inherited says pg_stats holds the table's statistics with its
 // inheritance children and none of its own.
 func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[string]columnStat, bool, error) {
-	rows, err := tx.Query(ctx, `SELECT attname::text, inherited, avg_width, correlation::float8, histogram_bounds::text FROM pg_stats
+	rows, _ := tx.Query(ctx, `SELECT attname::text, inherited, avg_width, correlation::float8, histogram_bounds::text FROM pg_stats
 		WHERE schemaname = $1 AND tablename = $2`, t.Schema, t.Name)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
 	out := map[string]columnStat{}
 	inherited := false
-	for rows.Next() {
-		var name string
-		var inh bool
-		var width int
-		var corr *float64
-		var hist *string
-		if err := rows.Scan(&name, &inh, &width, &corr, &hist); err != nil {
-			return nil, false, err
-		}
+	var name string
+	var inh bool
+	var width int
+	var corr *float64
+	var hist *string
+	_, err := pgx.ForEachRow(rows, []any{&name, &inh, &width, &corr, &hist}, func() error {
 		if inh {
 			inherited = true
-			continue
+			return nil
 		}
 		s := columnStat{avgWidth: width}
 		if corr != nil {
@@ -641,8 +586,12 @@ func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[stri
 			s.bounds = arrayElements(*hist)
 		}
 		out[name] = s
+		return nil
+	})
+	if err != nil {
+		return nil, false, err
 	}
-	return out, inherited && len(out) == 0, rows.Err()
+	return out, inherited && len(out) == 0, nil
 }
 
 // key reads the table's primary key, or its largest valid unique index
@@ -669,7 +618,7 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 	if k.Constraint == "" {
 		k.Constraint = k.Index
 	}
-	rows, err := tx.Query(ctx, `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
+	rows, _ := tx.Query(ctx, `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
 			ty.typlen::int, coalesce(sq.seqcache, 0), coalesce(sq.seqmax, 0), coalesce(sq.seqincrement, 0), sq.last_value, coalesce(sq.seqname, '')
 		FROM unnest($2::int2[]) WITH ORDINALITY u(attnum, ord)
 		JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.attnum
@@ -682,21 +631,13 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 			WHERE dep.classid = 'pg_class'::regclass AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = $1
 			AND dep.refobjsubid = a.attnum AND dep.deptype IN ('a', 'i') LIMIT 1) sq ON true
 		ORDER BY u.ord`, oid, attnums)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	defer rows.Close()
 	typLen := 0
 	var types []string
-	for rows.Next() {
-		var name, typ, identity, def string
-		var tl int
-		var cache, seqMax, increment int64
-		var last *int64
-		var seqName string
-		if err := rows.Scan(&name, &typ, &identity, &def, &tl, &cache, &seqMax, &increment, &last, &seqName); err != nil {
-			return nil, 0, 0, err
-		}
+	var name, typ, identity, def, seqName string
+	var tl int
+	var cache, seqMax, increment int64
+	var last *int64
+	if _, err := pgx.ForEachRow(rows, []any{&name, &typ, &identity, &def, &tl, &cache, &seqMax, &increment, &last, &seqName}, func() error {
 		k.Columns = append(k.Columns, name)
 		types = append(types, typ)
 		if len(k.Columns) == 1 {
@@ -704,8 +645,8 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 			k.Made = madeBy(identity, def)
 			k.sequence(seqName, seqMax, increment, last, tl, r.srv.Role)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, 0, 0, err
 	}
 	k.Type = strings.Join(types, ", ")
@@ -953,18 +894,11 @@ func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds
 				args = append(args, *start)
 			}
 			q += fmt.Sprintf(" ORDER BY t.%s LIMIT %d", col, leafSampleRows)
-			rows, err := tx.Query(ctx, q, args...)
-			if err != nil {
-				return err
-			}
+			rows, _ := tx.Query(ctx, q, args...)
 			var prevBlock, prevItem int64 = -1, -1
-			for rows.Next() {
-				var v string
-				var block, item int64
-				if err := rows.Scan(&v, &block, &item); err != nil {
-					rows.Close()
-					return err
-				}
+			var v string
+			var block, item int64
+			if _, err := pgx.ForEachRow(rows, []any{&v, &block, &item}, func() error {
 				sampled = append(sampled, v)
 				if prevBlock >= 0 {
 					pairs++
@@ -973,8 +907,8 @@ func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds
 					}
 				}
 				prevBlock, prevItem = block, item
-			}
-			if err := rows.Err(); err != nil {
+				return nil
+			}); err != nil {
 				return err
 			}
 		}
@@ -1045,20 +979,14 @@ func (r *reader) referencedBy(ctx context.Context, tx pgx.Tx, oid uint32) ([]For
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []ForeignKey
-	for rows.Next() {
-		var f ForeignKey
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (f ForeignKey, err error) {
 		var size *int64
-		if err := rows.Scan(&f.Table, &f.Constraint, &f.Rows, &size); err != nil {
-			return nil, err
-		}
+		err = row.Scan(&f.Table, &f.Constraint, &f.Rows, &size)
 		if size != nil {
 			f.Indexed, f.IndexBytes = true, *size
 		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+		return f, err
+	})
 }
 
 // orNone is a list, or that it has nothing.

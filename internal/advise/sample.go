@@ -48,23 +48,16 @@ func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error)
 	}
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		c.at = time.Now()
-		rows, err := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0),
+		rows, _ := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0),
 				coalesce((SELECT sum(si.idx_scan) FROM pg_index i JOIN pg_stat_user_indexes si ON si.indexrelid = i.indexrelid
 					WHERE i.indrelid = c.oid AND i.indisprimary), 0)::int8
 			FROM unnest($1::oid[]) u(oid) JOIN pg_class c ON c.oid = u.oid LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`, oids)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var oid uint32
-			var ins, upd, del, scans int64
-			if err := rows.Scan(&oid, &ins, &upd, &del, &scans); err != nil {
-				rows.Close()
-				return err
-			}
+		var oid uint32
+		var ins, upd, del, scans int64
+		if _, err := pgx.ForEachRow(rows, []any{&oid, &ins, &upd, &del, &scans}, func() error {
 			c.ins[oid], c.upd[oid], c.del[oid], c.keyScans[oid] = ins, upd, del, scans
-		}
-		if err := rows.Err(); err != nil {
+			return nil
+		}); err != nil {
 			return err
 		}
 		lsnFn := "pg_current_wal_lsn()"
@@ -166,47 +159,31 @@ func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, wr
 		at[oid] = i
 	}
 	err = r.readOnly(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `SELECT pid, relation::int8, mode = 'RowExclusiveLock' FROM pg_locks
+		rows, _ := tx.Query(ctx, `SELECT pid, relation::int8, mode = 'RowExclusiveLock' FROM pg_locks
 			WHERE locktype = 'relation' AND mode IN ('RowExclusiveLock', 'AccessShareLock') AND pid <> pg_backend_pid()
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var pid int32
-			var rel int64
-			var writes bool
-			if err := rows.Scan(&pid, &rel, &writes); err != nil {
-				rows.Close()
-				return err
-			}
+		var pid int32
+		var rel int64
+		var writes bool
+		if _, err := pgx.ForEachRow(rows, []any{&pid, &rel, &writes}, func() error {
 			if i, ok := at[uint32(rel)]; ok {
 				users[i][pid] = true
 				if writes {
 					writers[i][pid] = true
 				}
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		}); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `SELECT pid, coalesce(query, '') FROM pg_stat_activity
+		rows, _ = tx.Query(ctx, `SELECT pid, coalesce(query, '') FROM pg_stat_activity
 			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
 			AND (state = 'active' OR state_change > now() - interval '1 s')`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var pid int32
-			var q string
-			if err := rows.Scan(&pid, &q); err != nil {
-				return err
-			}
+		var q string
+		_, err := pgx.ForEachRow(rows, []any{&pid, &q}, func() error {
 			if q == "<insufficient privilege>" {
 				hidden++
-				continue
+				return nil
 			}
 			for _, target := range writeTargets(q) {
 				for i, t := range tables {
@@ -215,8 +192,9 @@ func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, wr
 					}
 				}
 			}
-		}
-		return rows.Err()
+			return nil
+		})
+		return err
 	})
 	return hidden, err
 }
@@ -469,40 +447,25 @@ func (r *reader) replayedRows(ctx context.Context, from, to *int64, oids []uint3
 			return err
 		}
 		nodes := map[int64]uint32{}
-		rows, err := tx.Query(ctx, `SELECT u.oid, coalesce(pg_relation_filenode(u.oid), 0)::int8 FROM unnest($1::oid[]) u(oid)`, oids)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var oid uint32
-			var node int64
-			if err := rows.Scan(&oid, &node); err != nil {
-				rows.Close()
-				return err
-			}
+		rows, _ := tx.Query(ctx, `SELECT u.oid, coalesce(pg_relation_filenode(u.oid), 0)::int8 FROM unnest($1::oid[]) u(oid)`, oids)
+		var oid uint32
+		var node int64
+		if _, err := pgx.ForEachRow(rows, []any{&oid, &node}, func() error {
 			nodes[node] = oid
 			out[oid] = &walCounts{}
-		}
-		if err := rows.Err(); err != nil {
+			return nil
+		}); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `SELECT b.relfilenode::int8, b.record_type, b.description
+		rows, _ = tx.Query(ctx, `SELECT b.relfilenode::int8, b.record_type, b.description
 			FROM `+pgx.Identifier{schema, "pg_get_wal_block_info"}.Sanitize()+`('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric, false) b
 			WHERE b.block_id = 0 AND b.relforknumber = 0 AND b.resource_manager IN ('Heap', 'Heap2')
 			AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())`, *from, *to)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var node int64
-			var typ, desc string
-			if err := rows.Scan(&node, &typ, &desc); err != nil {
-				return err
-			}
+		var typ, desc string
+		_, err := pgx.ForEachRow(rows, []any{&node, &typ, &desc}, func() error {
 			oid, ok := nodes[node]
 			if !ok {
-				continue
+				return nil
 			}
 			c := out[oid]
 			switch strings.TrimSuffix(typ, "+INIT") {
@@ -519,8 +482,9 @@ func (r *reader) replayedRows(ctx context.Context, from, to *int64, oids []uint3
 			case "DELETE":
 				c.del++
 			}
-		}
-		return rows.Err()
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, "pg_get_wal_block_info: " + why(err, "GRANT pg_read_server_files TO "+quoteIdent(r.srv.Role))

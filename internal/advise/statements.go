@@ -128,30 +128,22 @@ func (r *reader) statements(ctx context.Context) (*stmtSnapshot, string) {
 	}
 	snap := &stmtSnapshot{entries: map[[2]int64]stmtCount{}}
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT userid::int8, queryid, coalesce(query, ''), calls, rows FROM %s.pg_stat_statements
+		rows, _ := tx.Query(ctx, fmt.Sprintf(`SELECT userid::int8, queryid, coalesce(query, ''), calls, rows FROM %s.pg_stat_statements
 			WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`, quoteIdent(schema)))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var user int64
-			var id *int64
-			var c stmtCount
-			if err := rows.Scan(&user, &id, &c.query, &c.calls, &c.rows); err != nil {
-				return err
-			}
+		var user int64
+		var id *int64
+		var c stmtCount
+		_, err := pgx.ForEachRow(rows, []any{&user, &id, &c.query, &c.calls, &c.rows}, func() error {
 			if id == nil || c.query == "<insufficient privilege>" {
 				snap.hidden += c.calls
-				continue
+				return nil
 			}
 			k := [2]int64{user, *id}
 			prev := snap.entries[k] // the same statement top-level and nested
-			c.calls += prev.calls
-			c.rows += prev.rows
-			snap.entries[k] = c
-		}
-		return rows.Err()
+			snap.entries[k] = stmtCount{query: c.query, calls: c.calls + prev.calls, rows: c.rows + prev.rows}
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, "pg_stat_statements: " + why(err, "GRANT pg_read_all_stats TO "+quoteIdent(r.srv.Role))

@@ -198,21 +198,12 @@ func shardInserts(ctx context.Context, conn *pgx.Conn, schema, table string, sha
 		names[i] = ShardName(table, s)
 		id[names[i]] = s
 	}
-	rows, err := conn.Query(ctx, "SELECT relname::text, n_tup_ins FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2)", schema, names)
-	if err != nil {
-		return nil, err
-	}
+	rows, _ := conn.Query(ctx, "SELECT relname::text, n_tup_ins FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = ANY($2)", schema, names)
 	out := map[int64]int64{}
-	for rows.Next() {
-		var name string
-		var n int64
-		if err := rows.Scan(&name, &n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out[id[name]] = n
-	}
-	return out, rows.Err()
+	var name string
+	var n int64
+	_, err := pgx.ForEachRow(rows, []any{&name, &n}, func() error { out[id[name]] = n; return nil })
+	return out, err
 }
 
 // indexPages is the pages of the key indexes (-1: unread).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/keybench/keybench/internal/results"
 )
 
@@ -33,24 +34,17 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 	if env.Major < 16 {
 		return nil, fmt.Errorf("pg_stat_io needs PostgreSQL 16 (this is %d)", env.Major)
 	}
-	rows, err := env.Admin.Query(ctx, `SELECT backend_type = 'client backend',
+	rows, _ := env.Admin.Query(ctx, `SELECT backend_type = 'client backend',
 		coalesce(sum(reads),0)::bigint, coalesce(sum(writes),0)::bigint, coalesce(sum(extends),0)::bigint,
 		coalesce(sum(hits),0)::bigint, coalesce(sum(evictions),0)::bigint, coalesce(sum(fsyncs),0)::bigint,
 		coalesce(sum(read_time),0)::float8,
 		coalesce(sum(read_time),0)::float8 + coalesce(sum(write_time),0)::float8 + coalesce(sum(extend_time),0)::float8 + coalesce(sum(fsync_time),0)::float8
 		FROM pg_stat_io WHERE object = 'relation' GROUP BY 1`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var s ioSnap
-	for rows.Next() {
-		var client bool
-		var v [6]int64
-		var readMS, ioMS float64
-		if err := rows.Scan(&client, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &readMS, &ioMS); err != nil {
-			return nil, err
-		}
+	var client bool
+	var v [6]int64
+	var readMS, ioMS float64
+	if _, err := pgx.ForEachRow(rows, []any{&client, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &readMS, &ioMS}, func() error {
 		for i := range v {
 			s.all[i] += v[i]
 			if client {
@@ -61,8 +55,8 @@ func (ioCounter) read(ctx context.Context, env *Env) (snapshot, error) {
 			s.clientsReadMS += readMS
 			s.clientsIOMS += ioMS
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	var timing string

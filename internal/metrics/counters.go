@@ -2,6 +2,9 @@ package metrics
 
 import (
 	"context"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // What the counters of the cell's tables share (one counter a file,
@@ -9,25 +12,16 @@ import (
 
 // readByRelation reads n counters of each of the cell's leaf tables.
 func readByRelation(ctx context.Context, env *Env, n int, sql string, as func(map[string][]int64) snapshot) (snapshot, error) {
-	rows, err := env.Admin.Query(ctx, sql, env.Schema, env.LeafTables)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+	rows, _ := env.Admin.Query(ctx, sql, env.Schema, env.LeafTables)
 	out := map[string][]int64{}
-	for rows.Next() {
-		var name string
-		v := make([]int64, n)
-		dst := []any{&name}
-		for i := range v {
-			dst = append(dst, &v[i])
-		}
-		if err := rows.Scan(dst...); err != nil {
-			return nil, err
-		}
-		out[name] = v
+	var name string
+	v := make([]int64, n)
+	dst := []any{&name}
+	for i := range v {
+		dst = append(dst, &v[i])
 	}
-	return as(out), rows.Err()
+	_, err := pgx.ForEachRow(rows, dst, func() error { out[name] = slices.Clone(v); return nil })
+	return as(out), err
 }
 
 // deltaByRelation is after less before, summed over the relations both

@@ -44,19 +44,11 @@ var resultSettings = []string{
 func Settings(ctx context.Context, conn *pgx.Conn) (map[string]string, error) {
 	// current_setting gives the value as a user writes it ("1GB"); setting
 	// and unit concatenated read "1310728kB" for 131072 pages of 8kB.
-	rows, err := conn.Query(ctx, `SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)`, resultSettings)
-	if err != nil {
-		return nil, err
-	}
+	rows, _ := conn.Query(ctx, `SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)`, resultSettings)
 	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[k] = usage.RedactSecrets(v)
-	}
-	return out, rows.Err()
+	var k, v string
+	_, err := pgx.ForEachRow(rows, []any{&k, &v}, func() error { out[k] = usage.RedactSecrets(v); return nil })
+	return out, err
 }
 
 // HostInfo describes this machine from /proc and uname.

@@ -78,16 +78,9 @@ func readReplication(ctx context.Context, conn *pgx.Conn) ([]replRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []replRow
-	for rows.Next() {
-		var r replRow
-		if err := rows.Scan(&r.name, &r.sent, &r.write, &r.flush, &r.replay, &r.current, &r.replayMS, &r.writeMS, &r.flushMS, &r.replyAt); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (r replRow, err error) {
+		return r, row.Scan(&r.name, &r.sent, &r.write, &r.flush, &r.replay, &r.current, &r.replayMS, &r.writeMS, &r.flushMS, &r.replyAt)
+	})
 }
 
 // canReadPositions says whether the role sees pg_stat_replication's

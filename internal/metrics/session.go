@@ -381,15 +381,9 @@ func relationBlocks(ctx context.Context, env *Env) map[string]int64 {
 		return nil
 	}
 	out := map[string]int64{}
-	for rows.Next() {
-		var n string
-		var b int64
-		if rows.Scan(&n, &b) != nil {
-			return nil
-		}
-		out[n] = b
-	}
-	if rows.Err() != nil {
+	var n string
+	var b int64
+	if _, err := pgx.ForEachRow(rows, []any{&n, &b}, func() error { out[n] = b; return nil }); err != nil {
 		return nil
 	}
 	return out

@@ -149,38 +149,27 @@ func (f *vacuumFollower) fail(err error) {
 
 // sample reads the workers and their tables once, then each one's CPU.
 func (f *vacuumFollower) sample(ctx context.Context, conn *pgx.Conn) error {
-	rows, err := conn.Query(ctx, vacuumQuery)
-	if err != nil {
-		return err
-	}
 	type working struct {
-		pid int
-		rel uint32
+		pid int32
+		rel int64
 	}
-	var ws []working
-	for rows.Next() {
-		var pid int32
-		var rel int64
-		if err := rows.Scan(&pid, &rel); err != nil {
-			rows.Close()
-			return err
-		}
-		ws = append(ws, working{int(pid), uint32(rel)})
-	}
-	if err := rows.Err(); err != nil {
+	rows, _ := conn.Query(ctx, vacuumQuery)
+	ws, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (w working, err error) { return w, row.Scan(&w.pid, &w.rel) })
+	if err != nil {
 		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, w := range ws {
-		if _, known := f.last[w.pid]; !known && processKind(title(w.pid)) != KindAutovacuum {
+		pid := int(w.pid)
+		if _, known := f.last[pid]; !known && processKind(title(pid)) != KindAutovacuum {
 			continue // a session's VACUUM: its CPU is its backend's
 		}
-		s, err := readSchedstat(fmt.Sprintf("/proc/%d/schedstat", w.pid))
+		s, err := readSchedstat(fmt.Sprintf("/proc/%d/schedstat", pid))
 		if err != nil {
 			continue // exited since the query
 		}
-		f.seen(w.pid, s.run, w.rel)
+		f.seen(pid, s.run, uint32(w.rel))
 	}
 	return nil
 }

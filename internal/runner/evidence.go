@@ -93,13 +93,10 @@ func (r *run) evidence(ctx context.Context, conn *pgx.Conn, t *workload.Table, o
 
 // probeLock takes and releases the lock the collectors need on table.
 func probeLock(ctx context.Context, conn *pgx.Conn, table string) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS SHARE MODE"); err != nil {
-		return explainLockTimeout(err, "collecting the evidence of "+table)
-	}
-	return tx.Commit(ctx)
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS SHARE MODE"); err != nil {
+			return explainLockTimeout(err, "collecting the evidence of "+table)
+		}
+		return nil
+	})
 }

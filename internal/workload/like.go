@@ -333,7 +333,7 @@ func enumFill(labels []string) string {
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) error {
-	rows, err := conn.Query(ctx, `SELECT ic.relname::text, i.indisunique, am.amname::text, i.indexprs IS NOT NULL,
+	rows, _ := conn.Query(ctx, `SELECT ic.relname::text, i.indisunique, am.amname::text, i.indexprs IS NOT NULL,
 			EXISTS (SELECT 1 FROM pg_constraint x WHERE x.conindid = i.indexrelid AND x.contype = 'x')
 				OR EXISTS (SELECT 1 FROM unnest(i.indclass) c(oid) JOIN pg_opclass o ON o.oid = c.oid WHERE NOT o.opcdefault),
 			coalesce(pg_get_expr(i.indpred, i.indrelid), ''),
@@ -341,17 +341,10 @@ func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) erro
 				JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY k.n)
 		FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
 		WHERE i.indrelid = $1 AND NOT i.indisprimary ORDER BY ic.relname`, oid)
-	if err != nil {
-		return fmt.Errorf("--like %s: reading its indexes: %w", l.Source, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var ix LikeIndex
-		var expr, exclusion bool
-		if err := rows.Scan(&name, &ix.Unique, &ix.Method, &expr, &exclusion, &ix.Where, &ix.Columns); err != nil {
-			return fmt.Errorf("--like %s: reading its indexes: %w", l.Source, err)
-		}
+	var name string
+	var ix LikeIndex
+	var expr, exclusion bool
+	if _, err := pgx.ForEachRow(rows, []any{&name, &ix.Unique, &ix.Method, &expr, &exclusion, &ix.Where, &ix.Columns}, func() error {
 		switch {
 		case expr:
 			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s is on an expression: not copied", sqltree.Printable(name)))
@@ -361,9 +354,9 @@ func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) erro
 			ix.name = name
 			l.Indexes = append(l.Indexes, ix)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		ix = LikeIndex{} // the next row's columns in a slice of their own
+		return nil
+	}); err != nil {
 		return fmt.Errorf("--like %s: reading its indexes: %w", l.Source, err)
 	}
 	kept := l.Indexes[:0]
@@ -385,34 +378,26 @@ func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) erro
 }
 
 func (l *Like) readConstraints(ctx context.Context, conn *pgx.Conn, oid uint32) error {
-	rows, err := conn.Query(ctx, `SELECT c.conname::text, c.contype::text, pg_get_constraintdef(c.oid), coalesce(pg_get_expr(c.conbin, c.conrelid), ''),
+	rows, _ := conn.Query(ctx, `SELECT c.conname::text, c.contype::text, pg_get_constraintdef(c.oid), coalesce(pg_get_expr(c.conbin, c.conrelid), ''),
 			coalesce((SELECT string_agg(pg_describe_object(d.refclassid, d.refobjid, 0), ', ') FROM pg_depend d
 				WHERE d.classid = 'pg_constraint'::regclass AND d.objid = c.oid AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass, 'pg_type'::regclass)), '')
 		FROM pg_constraint c WHERE c.conrelid = $1 AND c.contype IN ('c', 'f') ORDER BY c.conname`, oid)
-	if err != nil {
-		return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
-	}
 	type check struct{ name, def, expr, depends string }
 	var checks []check
-	for rows.Next() {
-		var c check
-		var kind string
-		if err := rows.Scan(&c.name, &kind, &c.def, &c.expr, &c.depends); err != nil {
-			rows.Close()
-			return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
-		}
+	var c check
+	var kind string
+	if _, err := pgx.ForEachRow(rows, []any{&c.name, &kind, &c.def, &c.expr, &c.depends}, func() error {
 		if kind == "f" {
 			l.Skipped = append(l.Skipped, fmt.Sprintf("foreign key %s: not copied (it would reference your table)", sqltree.Printable(c.name)))
-			continue
+		} else {
+			checks = append(checks, c)
 		}
-		checks = append(checks, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}); err != nil {
 		return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
 	}
 	for _, c := range checks {
-		why := ""
+		why, err := "", error(nil)
 		if c.depends != "" {
 			why = "it depends on " + c.depends + ", not PostgreSQL's own"
 		} else if why, err = vetExpr(ctx, conn, c.expr); err != nil {

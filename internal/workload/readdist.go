@@ -176,16 +176,8 @@ func LoadKeyPool(ctx context.Context, conn *pgx.Conn, t *Table, s Setup, into **
 }
 
 func KeysOf(ctx context.Context, conn *pgx.Conn, format int16, sql string) ([][]byte, error) {
-	rows, err := conn.Query(ctx, sql, pgx.QueryResultFormats{format})
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out [][]byte
-	for rows.Next() {
-		out = append(out, append([]byte(nil), rows.RawValues()[0]...))
-	}
-	return out, rows.Err()
+	rows, _ := conn.Query(ctx, sql, pgx.QueryResultFormats{format})
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) ([]byte, error) { return append([]byte(nil), row.RawValues()[0]...), nil })
 }
 
 // Describe says how the distribution draws its reads over rows rows.

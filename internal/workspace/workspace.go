@@ -318,19 +318,13 @@ func (w *Workspace) Records(ctx context.Context, q querier) ([]Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading keybench's ledger %s: %w", w.ledger(), err)
 	}
-	defer rows.Close()
-	var out []Record
-	for rows.Next() {
-		var r Record
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (r Record, err error) {
 		var kind string
 		var oid int64
-		if err := rows.Scan(&kind, &r.Name, &r.Args, &oid, &r.Exists, &r.References, &r.Partition); err != nil {
-			return nil, err
-		}
+		err = row.Scan(&kind, &r.Name, &r.Args, &oid, &r.Exists, &r.References, &r.Partition)
 		r.Kind, r.OID = ObjectKind(kind), uint32(oid)
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, err
+	})
 }
 
 type querier interface {
@@ -592,16 +586,11 @@ func (w *Workspace) Foreign(ctx context.Context, conn *pgx.Conn) ([]string, erro
 	if err != nil {
 		return nil, fmt.Errorf("listing the objects of schema %s: %w", w.o.Schema, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (string, error) {
 		var kind, name string
-		if err := rows.Scan(&kind, &name); err != nil {
-			return nil, err
-		}
-		out = append(out, kind+" "+name)
-	}
-	return out, rows.Err()
+		err := row.Scan(&kind, &name)
+		return kind + " " + name, err
+	})
 }
 
 // Clean-up's bounds: the whole clean-up, and each statement's wait for a lock.

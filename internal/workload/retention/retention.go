@@ -331,28 +331,22 @@ func (r *retention) expireSlice(ctx context.Context, conn *pgx.Conn, t *workload
 // locksHeld are the locks the transaction holds on the table the inserts
 // go through, and how many other relations it locked.
 func locksHeld(ctx context.Context, tx pgx.Tx, t *workload.Table) (string, error) {
-	rows, err := tx.Query(ctx, `SELECT l.relation = $1::regclass, l.mode FROM pg_locks l
+	rows, _ := tx.Query(ctx, `SELECT l.relation = $1::regclass, l.mode FROM pg_locks l
 		WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND l.granted AND l.relation IS NOT NULL`, t.Qualified())
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
 	var own []string
 	others := 0
-	for rows.Next() {
-		var parent bool
-		var mode string
-		if err := rows.Scan(&parent, &mode); err != nil {
-			return "", err
-		}
+	var parent bool
+	var mode string
+	_, err := pgx.ForEachRow(rows, []any{&parent, &mode}, func() error {
 		if parent {
 			own = append(own, mode)
 		} else {
 			others++
 		}
-	}
+		return nil
+	})
 	sort.Strings(own)
-	return fmt.Sprintf("%s on %s, %d other relations", strings.Join(own, "+"), t.Name, others), rows.Err()
+	return fmt.Sprintf("%s on %s, %d other relations", strings.Join(own, "+"), t.Name, others), err
 }
 
 // walOf reads back what the expiry's transaction wrote to the WAL.
