@@ -76,10 +76,6 @@ func (r *reader) readOnly(ctx context.Context, fn func(pgx.Tx) error) error {
 	return pgx.BeginTxFunc(ctx, r.conn, pgx.TxOptions{AccessMode: pgx.ReadOnly}, fn)
 }
 
-// try runs one optional read under a savepoint: its error is returned and
-// the transaction goes on.
-func try(ctx context.Context, tx pgx.Tx, fn func(pgx.Tx) error) error { return pgx.BeginFunc(ctx, tx, fn) }
-
 // why is a read's error as a reason: PostgreSQL's message, with the grant
 // that gives the read where it is a privilege.
 func why(err error, grant string) string {
@@ -300,7 +296,7 @@ func (r *reader) cacheByFilenode(ctx context.Context, tx pgx.Tx) results.M[map[u
 		return results.Unavailable[map[uint32]int64]("pg_buffercache is not installed")
 	}
 	pages := map[uint32]int64{}
-	err := try(ctx, tx, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, tx, func(tx pgx.Tx) error {
 		rows, _ := tx.Query(ctx, `SELECT b.relfilenode::int8, count(*) FROM `+pgx.Identifier{schema, "pg_buffercache"}.Sanitize()+` b
 			WHERE b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database()) GROUP BY 1`)
 		var node, n int64

@@ -150,7 +150,7 @@ func LabFor(t *Table, s Server) *Lab {
 	lab.Clients = labClients(t, replays, lab)
 	keys := []string{spec}
 	for _, alt := range alternatives(spec, t.Key) {
-		if !contains(keys, alt) {
+		if !slices.Contains(keys, alt) {
 			keys = append(keys, alt)
 		}
 	}
@@ -288,15 +288,6 @@ func roundTo3(v float64) int64 {
 	}
 	e := math.Pow(10, math.Floor(math.Log10(v))-2)
 	return int64(math.Round(v/e) * e)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // labRate is the table's measured insert rate for its lab (--rate), so that

@@ -64,13 +64,13 @@ func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error)
 		if r.srv.Standby {
 			lsnFn = "pg_last_wal_replay_lsn()"
 		}
-		if err := try(ctx, tx, func(tx pgx.Tx) error {
+		if err := pgx.BeginFunc(ctx, tx, func(tx pgx.Tx) error {
 			return tx.QueryRow(ctx, `SELECT (`+lsnFn+` - '0/0')::int8`).Scan(&c.lsn)
 		}); err != nil {
 			c.walWhy = why(err, "GRANT pg_monitor TO "+quoteIdent(r.srv.Role))
 		}
 		if r.srv.Standby {
-			_ = try(ctx, tx, func(tx pgx.Tx) error {
+			_ = pgx.BeginFunc(ctx, tx, func(tx pgx.Tx) error {
 				return tx.QueryRow(ctx, `SELECT pg_is_wal_replay_paused(), EXISTS (SELECT 1 FROM pg_stat_wal_receiver)`).Scan(&c.paused, &c.receiving)
 			})
 			return nil
@@ -78,7 +78,7 @@ func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error)
 		if r.srv.VersionNum < 140000 {
 			return nil
 		}
-		if err := try(ctx, tx, func(tx pgx.Tx) error {
+		if err := pgx.BeginFunc(ctx, tx, func(tx pgx.Tx) error {
 			return tx.QueryRow(ctx, `SELECT wal_bytes::int8, wal_fpi FROM pg_stat_wal`).Scan(&c.wal, &c.fpi)
 		}); err != nil {
 			c.walWhy = "pg_stat_wal: " + why(err, "GRANT pg_monitor TO "+quoteIdent(r.srv.Role))

@@ -14,10 +14,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -49,12 +50,7 @@ const MaxAge = 30 * 24 * time.Hour
 // Names lists what --device takes.
 func Names() []string {
 	out := []string{"probe", "reprobe"}
-	var ps []string
-	for n := range Profiles {
-		ps = append(ps, n)
-	}
-	sort.Strings(ps)
-	return append(append(out, ps...), "FILE.json")
+	return append(append(out, slices.Sorted(maps.Keys(Profiles))...), "FILE.json")
 }
 
 // Resolve is the device name says: "probe" (this machine's disk under dir,

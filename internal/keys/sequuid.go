@@ -17,10 +17,7 @@ func seqPrefix(val, block, count int64) (prefix uint64, nbytes int) {
 		capacity <<= 8
 		nbytes++
 	}
-	eff := uint64(block) * uint64(count) / capacity
-	if eff < 1 {
-		eff = 1
-	}
+	eff := max(uint64(block)*uint64(count)/capacity, 1)
 	return (uint64(val) / eff) % capacity, nbytes
 }
 

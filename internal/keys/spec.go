@@ -11,7 +11,8 @@ package keys
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -155,7 +156,7 @@ func (s *Spec) set(k, v string) error {
 		}
 		s.Prefill = pf
 	case "created-at":
-		if !slicesContains(CreatedAtValues, v) {
+		if !slices.Contains(CreatedAtValues, v) {
 			return fmt.Errorf("created-at must be one of %s, not %q", strings.Join(CreatedAtValues, "|"), v)
 		}
 		s.CreatedAt = v
@@ -166,7 +167,7 @@ func (s *Spec) set(k, v string) error {
 		}
 		s.Partition, s.partitionGiven = pt, true
 	case "index":
-		if !containsIndex(Index(v)) {
+		if !slices.Contains(indexes, Index(v)) {
 			return fmt.Errorf("index must be one of %s, not %q", joinIndexes(), v)
 		}
 		s.Index = Index(v)
@@ -282,24 +283,6 @@ func parseStorage(st *Strategy, v string) (Storage, error) {
 	return "", fmt.Errorf("as must be one of %s for %s, not %q", strings.Join(names, "|"), st.Name, v)
 }
 
-func slicesContains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func containsIndex(i Index) bool {
-	for _, x := range indexes {
-		if x == i {
-			return true
-		}
-	}
-	return false
-}
-
 func joinIndexes() string {
 	s := make([]string, len(indexes))
 	for i, x := range indexes {
@@ -321,12 +304,7 @@ func (s *Spec) String() string {
 	case s.Gen != GenAuto:
 		b.WriteString(":gen=" + string(s.Gen))
 	}
-	names := make([]string, 0, len(s.Params))
-	for k := range s.Params {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
 		if pd := s.Strategy.param(k); pd != nil && s.Params[k] != pd.Default {
 			fmt.Fprintf(&b, ":%s=%d", k, s.Params[k])
 		}

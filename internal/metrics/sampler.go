@@ -3,6 +3,8 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -159,10 +161,7 @@ func (s *sampler) sampleWaits(ctx context.Context, conn *pgx.Conn) {
 
 // sampleSizes reads the sizes of the cell's relations, summed by role.
 func (s *sampler) sampleSizes(ctx context.Context, conn *pgx.Conn) {
-	names := make([]string, 0, len(s.env.Relations))
-	for n := range s.env.Relations {
-		names = append(names, n)
-	}
+	names := slices.Collect(maps.Keys(s.env.Relations))
 	rows, err := conn.Query(ctx, `SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c
 		WHERE c.relnamespace = $1::regnamespace AND c.relname = ANY($2)`, s.env.Schema, names)
 	if err != nil {
@@ -301,10 +300,7 @@ func (s *sampler) report(into *results.Metrics) {
 
 // topWaits lists the events by count, most frequent first.
 func topWaits(m map[string]int64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(m))
 	sort.Slice(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] || m[keys[i]] == m[keys[j]] && keys[i] < keys[j] })
 	return keys
 }

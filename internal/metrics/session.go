@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -371,10 +373,7 @@ func (w *walTally) add(rel string, fork int16, block, length int64, lsn, split s
 
 // relationBlocks is each relation of the cell's blocks (nil when they cannot be read).
 func relationBlocks(ctx context.Context, env *Env) map[string]int64 {
-	names := make([]string, 0, len(env.Relations))
-	for n := range env.Relations {
-		names = append(names, n)
-	}
+	names := slices.Collect(maps.Keys(env.Relations))
 	rows, err := env.Admin.Query(ctx, `SELECT c.relname, pg_relation_size(c.oid) / current_setting('block_size')::bigint
 		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = ANY($2)`, env.Schema, names)
 	if err != nil {

@@ -2,8 +2,9 @@ package projection
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/keybench/keybench/internal/results"
 )
@@ -158,7 +159,7 @@ func Predict(p Parts, indexBytes int64, clients int, m Machine) Prediction {
 	if pred.DiskMS > 0 {
 		// The disk's limit is named by its largest part.
 		top, v := "", -1.0
-		for _, k := range sortedKeys(parts) {
+		for _, k := range slices.Sorted(maps.Keys(parts)) {
 			if parts[k] > v {
 				top, v = k, parts[k]
 			}
@@ -166,21 +167,12 @@ func Predict(p Parts, indexBytes int64, clients int, m Machine) Prediction {
 		limits[top] = 1000 / pred.DiskMS
 	}
 	pred.TPS = math.Inf(1)
-	for _, k := range sortedKeys(limits) {
+	for _, k := range slices.Sorted(maps.Keys(limits)) {
 		if limits[k] < pred.TPS {
 			pred.TPS, pred.Limit = limits[k], k
 		}
 	}
 	return pred
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // PartsCurve is a key's parts at every ratio the run measured it at.

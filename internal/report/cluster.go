@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,11 +52,7 @@ func clusterTables(d *Doc, res *results.Results, order []string, last map[string
 		return
 	}
 	d.Add(workers)
-	from := make([]string, 0, len(splitsFrom))
-	for f := range splitsFrom {
-		from = append(from, f)
-	}
-	sort.Strings(from)
+	from := slices.Sorted(maps.Keys(splitsFrom))
 	d.Printf("workers: each worker's figures over the cell's shards on it, read there by keybench (its statistics, pgstatindex; per row over the rows its shards took); "+
 		"splits counted from %s (a B-tree nothing was deleted from grows one page per split); CPU: the worker's server processes' CPU seconds per second of the cell (a worker on this machine).", strings.Join(from, " and "))
 	d.Add(shards)

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/keybench/keybench/internal/metrics"
@@ -295,7 +297,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 	for _, n := range names {
 		declared[n] = true
 	}
-	for _, n := range sortedKeys(m) { // the workload's own summary, after the collectors'
+	for _, n := range slices.Sorted(maps.Keys(m)) { // the workload's own summary, after the collectors'
 		if !declared[n] {
 			names = append(names, n)
 		}
@@ -339,7 +341,7 @@ func flatten(name string, raw json.RawMessage, add func(col, v string)) {
 		}
 		var inner map[string]json.RawMessage
 		_ = json.Unmarshal(raw, &inner)
-		for _, k := range sortedKeys(inner) {
+		for _, k := range slices.Sorted(maps.Keys(inner)) {
 			flatten(name+"."+k, inner[k], add)
 		}
 	case []any:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/keybench/keybench/internal/present"
@@ -400,7 +402,7 @@ func (r *renderer) waits() (Chart, string) {
 			total[k] += v / n
 		}
 	}
-	events := sortedKeys(total)
+	events := slices.Sorted(maps.Keys(total))
 	sort.SliceStable(events, func(i, j int) bool { return total[events[i]] > total[events[j]] })
 	if len(events) == 0 {
 		return Chart{}, "wait events: not sampled"

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -521,15 +523,6 @@ func waitCounts(c *results.Cell) (map[string]float64, float64) {
 	return out, total
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // analysisOf is the run's analysis (package verdict made it when the run
 // was written or read); results without one show no group.
 func analysisOf(res *results.Results) *results.Analysis {
@@ -562,7 +555,7 @@ func environment(res *results.Results) ([][2]string, [][2]string) {
 		}
 	}
 	var settings [][2]string
-	for _, k := range sortedKeys(e.Settings) {
+	for _, k := range slices.Sorted(maps.Keys(e.Settings)) {
 		settings = append(settings, [2]string{k, e.Settings[k]})
 	}
 	return env, settings

@@ -203,10 +203,7 @@ func Digits(v float64, n int) string {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
-	digits := n - 1 - int(math.Floor(math.Log10(math.Abs(v))))
-	if digits < 0 {
-		digits = 0
-	}
+	digits := max(n-1-int(math.Floor(math.Log10(math.Abs(v)))), 0)
 	p := math.Pow(10, float64(digits))
 	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -307,10 +309,7 @@ func (w *WaitEvents) Shares(n int) []Share {
 	for _, v := range w.Counts {
 		total += v
 	}
-	names := make([]string, 0, len(w.Counts))
-	for k := range w.Counts {
-		names = append(names, k)
-	}
+	names := slices.Collect(maps.Keys(w.Counts))
 	sort.Slice(names, func(i, j int) bool {
 		a, b := w.Counts[names[i]], w.Counts[names[j]]
 		return a > b || a == b && names[i] < names[j]

@@ -105,24 +105,17 @@ func (w *stallWatch) loop(ctx context.Context) {
 func describeWaits(ctx context.Context, conn *pgx.Conn, app string) string {
 	qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	rows, err := conn.Query(qctx, `SELECT count(*), coalesce(wait_event_type || ':' || wait_event, ''), min(query_start),
+	rows, _ := conn.Query(qctx, `SELECT count(*), coalesce(wait_event_type || ':' || wait_event, ''), min(query_start),
 			coalesce((SELECT string_agg(DISTINCT format('pid %s (%s, %s: %s)', b.pid, coalesce(nullif(b.application_name, ''), b.usename), b.state, left(b.query, 60)), '; ')
 			  FROM pg_stat_activity b WHERE b.pid IN (SELECT unnest(pg_blocking_pids(a2.pid)) FROM pg_stat_activity a2 WHERE a2.application_name = $1)), '')
 		FROM pg_stat_activity a WHERE application_name = $1 AND state = 'active'
 		GROUP BY 2 ORDER BY 1 DESC`, app)
-	if err != nil {
-		return "the server could not be asked why: " + err.Error()
-	}
-	defer rows.Close()
 	var parts []string
 	var blockers string
-	for rows.Next() {
-		var n int
-		var wait, by string
-		var start *time.Time
-		if err := rows.Scan(&n, &wait, &start, &by); err != nil {
-			return err.Error()
-		}
+	var n int
+	var wait, by string
+	var start *time.Time
+	if _, err := pgx.ForEachRow(rows, []any{&n, &wait, &start, &by}, func() error {
 		p := fmt.Sprintf("%d %s waiting on %s", n, map[bool]string{true: "client", false: "clients"}[n == 1], wait)
 		if wait == "" {
 			p = fmt.Sprintf("%d %s running", n, map[bool]string{true: "client", false: "clients"}[n == 1])
@@ -134,6 +127,9 @@ func describeWaits(ctx context.Context, conn *pgx.Conn, app string) string {
 		if by != "" {
 			blockers = by
 		}
+		return nil
+	}); err != nil {
+		return "the server could not be asked why: " + err.Error()
 	}
 	if len(parts) == 0 {
 		return "no client is running a statement"

@@ -53,6 +53,8 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // IntervalText is the comparison's effect interval as printed, with its
@@ -497,10 +499,7 @@ func MannWhitneyU(a, b []float64) float64 {
 	if sigma == 0 {
 		return 1
 	}
-	z := (math.Abs(u1-mu) - 0.5) / sigma
-	if z < 0 {
-		z = 0
-	}
+	z := max((math.Abs(u1-mu)-0.5)/sigma, 0)
 	return math.Erfc(z / math.Sqrt2)
 }
 
@@ -568,20 +567,10 @@ func Spearman(x, y []float64) float64 {
 	if len(x) != len(y) || len(x) < 2 {
 		return 0
 	}
-	rx, ry := ranks(x), ranks(y)
-	var mx, my float64
-	for i := range rx {
-		mx, my = mx+rx[i]/float64(len(rx)), my+ry[i]/float64(len(ry))
+	if r := stat.Correlation(ranks(x), ranks(y), nil); !math.IsNaN(r) {
+		return r
 	}
-	var sxy, sxx, syy float64
-	for i := range rx {
-		dx, dy := rx[i]-mx, ry[i]-my
-		sxy, sxx, syy = sxy+dx*dy, sxx+dx*dx, syy+dy*dy
-	}
-	if sxx == 0 || syy == 0 {
-		return 0
-	}
-	return sxy / math.Sqrt(sxx*syy)
+	return 0 // x or y constant
 }
 
 // ranks are the mid-ranks (1-based) of v.

@@ -2,8 +2,9 @@ package workload
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -254,12 +255,7 @@ func Build(name string, s Setup, values map[string]string) (Built, error) {
 			panic(fmt.Sprintf("workload %s: option %s: default %q: %v", name, o.Name, o.Default, err))
 		}
 	}
-	names := make([]string, 0, len(values))
-	for k := range values {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(values)) {
 		o, ok := byName[k]
 		if !ok {
 			return Built{}, fmt.Errorf("%s has no option %q (%s)", name, k, optionList(opts))

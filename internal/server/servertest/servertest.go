@@ -71,28 +71,18 @@ func Dump(t testing.TB, c *pgx.Conn) string {
 	}
 	var lines []string
 	for _, q := range queries {
-		rows, err := c.Query(context.Background(), q)
+		rows, _ := c.Query(context.Background(), q)
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, s)
-		}
-		if rows.Err() != nil {
-			t.Fatal(rows.Err())
-		}
+		lines = append(lines, got...)
 	}
 	// The contents of every user table.
-	var tables []string
 	rows, _ := c.Query(context.Background(), `SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')`)
-	for rows.Next() {
-		var s string
-		rows.Scan(&s)
-		tables = append(tables, s)
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, tb := range tables {
 		var sum string

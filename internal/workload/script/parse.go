@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -93,7 +94,7 @@ func parse(r io.Reader, table string) (*script, error) {
 		if err != nil {
 			return err
 		}
-		s.usesKey = s.usesKey || contains(st.params, varKey)
+		s.usesKey = s.usesKey || slices.Contains(st.params, varKey)
 		s.steps = append(s.steps, step{stmt: st})
 		return nil
 	}
@@ -258,12 +259,3 @@ func closing(text string, i int) int {
 
 func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isIdent(c byte) bool      { return isIdentStart(c) || c >= '0' && c <= '9' }
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
