@@ -79,8 +79,7 @@ func (r *reader) readOnly(ctx context.Context, fn func(pgx.Tx) error) error {
 // why is a read's error as a reason: PostgreSQL's message, with the grant
 // that gives the read where it is a privilege.
 func why(err error, grant string) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
 		if pe.Code == "42501" && grant != "" { // insufficient_privilege
 			return pe.Message + " (" + grant + ")"
 		}
@@ -193,8 +192,7 @@ func fatal(ctx context.Context, conn *pgx.Conn, err error) bool {
 	if ctx.Err() != nil || conn.IsClosed() || errors.Is(err, context.Canceled) {
 		return true
 	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
 		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P") // connection exception, operator intervention
 	}
 	return false
@@ -250,8 +248,7 @@ func (r *reader) tables(ctx context.Context, tx pgx.Tx, names []string) ([]uint3
 				if errors.Is(err, pgx.ErrNoRows) {
 					return nil, nil, usage.Errorf("--table %s: no such table in database %s", n, r.srv.Database)
 				}
-				var pe *pgconn.PgError
-				if errors.As(err, &pe) && strings.HasPrefix(pe.Code, "42") {
+				if pe, ok := errors.AsType[*pgconn.PgError](err); ok && strings.HasPrefix(pe.Code, "42") {
 					return nil, nil, usage.Errorf("--table %s: %s", n, pe.Message)
 				}
 				return nil, nil, err

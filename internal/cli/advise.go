@@ -73,8 +73,7 @@ func (a *adviseCmd) run(e *env) error {
 	})
 	rep, err := advise.Inspect(e.ctx, conn, o)
 	if err != nil {
-		var ue *usage.Error
-		if errors.As(err, &ue) || e.ctx.Err() != nil {
+		if _, ok := errors.AsType[*usage.Error](err); ok || e.ctx.Err() != nil {
 			return err
 		}
 		return fmt.Errorf("advise: %s", usage.Redact(err.Error(), a.DSN))

@@ -453,11 +453,9 @@ func (win *window) start(ws []*worker) <-chan struct{} {
 		win.startLoops(ws, loops, &wg)
 	} else {
 		for _, w := range ws {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				win.runBlocking(w)
-			}()
+			})
 		}
 	}
 	done := make(chan struct{})

@@ -86,11 +86,9 @@ func (win *window) startLoops(ws []*worker, loops int, wg *sync.WaitGroup) {
 		for j := i; j < len(ws); j += loops {
 			mine = append(mine, &loopConn{w: ws[j], fd: ws[j].c.FD, m: ws[j].c.Machine, rbuf: make([]byte, loopReadBuffer)})
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			win.loop(mine)
-		}()
+		})
 	}
 }
 

@@ -105,12 +105,10 @@ func CPUShare(d time.Duration) (float64, error) {
 	t0 := time.Now()
 	var wg sync.WaitGroup
 	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for time.Since(t0) < d {
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	wall := time.Since(t0)

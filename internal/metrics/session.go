@@ -138,21 +138,17 @@ func Start(ctx context.Context, env Env) *Session {
 		// what a run with replicas is for, and one query every half second costs little.
 		rctx, cancel := context.WithCancel(ctx)
 		s.replCancel = cancel
-		s.replWG.Add(1)
-		go func() {
-			defer s.replWG.Done()
+		s.replWG.Go(func() {
 			s.sampleReplication(rctx)
-		}()
+		})
 	}
 	if env.WaitEvery > 0 || env.CacheEvery > 0 {
 		sctx, cancel := context.WithCancel(ctx)
 		s.cancel = cancel
 		s.sampler = newSampler(&s.env, s.window)
-		s.samplerWG.Add(1)
-		go func() {
-			defer s.samplerWG.Done()
+		s.samplerWG.Go(func() {
 			s.sampler.run(sctx)
-		}()
+		})
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -263,7 +264,7 @@ func (t *Table) caps(cols []int, width int) map[int]int {
 	}
 	budget := width - frame(len(cols))
 	size := func(c, cap int) int { return min(t.natural(c), max(cap, t.floor(c))) }
-	lo, hi := 1, 0
+	hi := 0
 	for _, c := range cols {
 		hi = max(hi, t.natural(c))
 	}
@@ -274,14 +275,8 @@ func (t *Table) caps(cols []int, width int) map[int]int {
 		}
 		return s
 	}
-	for lo < hi { // the largest cap whose columns fit the budget
-		mid := (lo + hi + 1) / 2
-		if used(mid) <= budget {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
+	// the largest cap (1 at least) whose columns fit the budget
+	lo := max(1, sort.Search(hi, func(i int) bool { return used(i+1) > budget }))
 	out := map[int]int{}
 	for _, c := range cols {
 		if w := size(c, lo); w < t.natural(c) {

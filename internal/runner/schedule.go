@@ -551,9 +551,7 @@ func (r *run) eachOnItsConn(ctx context.Context, ks []int, n int, errs []error, 
 	begun := make([]bool, len(errs))
 	var wg sync.WaitGroup
 	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var conn *pgx.Conn
 			defer func() {
 				if conn != nil && !conn.IsClosed() {
@@ -579,7 +577,7 @@ func (r *run) eachOnItsConn(ctx context.Context, ks []int, n int, errs []error, 
 					cancel()
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	for _, k := range ks {

@@ -144,8 +144,7 @@ func describeWaits(ctx context.Context, conn *pgx.Conn, app string) string {
 // explainLockTimeout turns a statement keybench gave up on after
 // adminLockTimeout into a sentence that says so.
 func explainLockTimeout(err error, what string) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "55P03" {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == "55P03" {
 		return fmt.Errorf("%s: another session holds a lock keybench needs (it waited %s, its lock_timeout): %w", what, adminLockTimeout, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)

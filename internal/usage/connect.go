@@ -25,8 +25,8 @@ func Connect(err error, cc *pgx.ConnConfig, dsn string) error {
 // ConnectReason is a connection error's message with each distinct
 // attempt's error once.
 func ConnectReason(err error) string {
-	var ce *pgconn.ConnectError
-	if !errors.As(err, &ce) {
+	ce, ok := errors.AsType[*pgconn.ConnectError](err)
+	if !ok {
 		return err.Error()
 	}
 	var parts []string

@@ -692,8 +692,7 @@ func (w *Workspace) dropRecords(ctx context.Context, conn *pgx.Conn, logf func(s
 		for _, o := range fresh {
 			if err := w.tx(ctx, conn, func(tx pgx.Tx) error { return w.dropRecorded(ctx, tx, o) }); err != nil {
 				logf("could not clean up: %v", err)
-				var pe *pgconn.PgError
-				if errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+				if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == "55P03" { // lock_not_available
 					logf("another session holds a lock on keybench's objects: the rest is left to the statements below")
 					blocked = true
 					break
