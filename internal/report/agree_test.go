@@ -146,7 +146,7 @@ func checkMarkdown(t *testing.T, name string, r *results.Results, a *results.Ana
 	for _, sh := range shapesOf(a) {
 		for _, g := range sh.Groups {
 			want := []string{g.Key, present.Rate.Text(r, g), present.Work.Text(r, g), "", present.P99Column.Text(r, g)}
-			for _, f := range exportedFigures() {
+			for _, f := range results.WorkCounts() {
 				v, ok := r.RoundMean(g, f.Get)
 				want = append(want, f.Text(v, ok))
 			}

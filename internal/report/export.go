@@ -139,7 +139,7 @@ func Markdown(res *results.Results) string {
 	if line := busyLine(a); line != "" {
 		fmt.Fprintf(&b, "%s\n\n", line)
 	}
-	figs := exportedFigures()
+	figs := results.WorkCounts()
 	for _, sh := range shapesOf(a) {
 		title := sh.Title
 		if p := res.Last(sh.Groups[0]).Pace; p != nil {
@@ -168,18 +168,6 @@ func Markdown(res *results.Results) string {
 	b.WriteString(present.Notes(present.Rate, present.Work, present.P99Column) + " each count a transaction: the rounds' mean (their geometric mean; the arithmetic where a round counted none).\n\n")
 	b.WriteString("Marks: " + marks + " (intervals: each comparison's own level). Made with keybench; every figure is in results.json.\n")
 	return b.String()
-}
-
-// exportedFigures are the round figures the Markdown shows: the counts
-// of the work.
-func exportedFigures() []results.RoundFigure {
-	var out []results.RoundFigure
-	for _, f := range results.RoundFigures() {
-		if f.Is(results.RoleWhy) {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func costAgainst(g, cheapest *results.Group, against bool) string {

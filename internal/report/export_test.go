@@ -86,13 +86,13 @@ func TestDocsNameTheMDsFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := strings.Join(strings.Fields(string(b)), " ")
-	for _, f := range exportedFigures() {
+	for _, f := range results.WorkCounts() {
 		if !strings.Contains(doc, "`"+f.Header+"`") {
 			t.Errorf("docs/report.md does not name the MD's figure %q", f.Header)
 		}
 	}
 	for _, f := range results.RoundFigures() {
-		if !f.Is(results.RoleWhy) && strings.Contains(doc, "`"+f.Header+"`") {
+		if !f.Work && strings.Contains(doc, "`"+f.Header+"`") {
 			t.Errorf("docs/report.md names %q, which the MD does not show", f.Header)
 		}
 	}

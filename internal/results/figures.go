@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/keybench/keybench/internal/stats"
@@ -20,27 +21,20 @@ const (
 	LowerDearer
 )
 
-// Role is what a round figure is for in the outputs (a figure may have several).
-type Role uint8
-
+// Whether a round figure counts the work (RoundFigure.Work): the whole
+// server's CPU, blocks read and written, WAL, images and flushes explain
+// one key's work against another's; the others stand beside them: a
+// narrower view of a part (the client backends' CPU, the cell's own
+// tables' reads), what the machine waited, or its other load.
 const (
-	// RoleWhy: a count of the work (the whole server's CPU, blocks read
-	// and written, WAL, images, flushes) that explains one key's work
-	// against another's.
-	RoleWhy Role = 1 << iota
-	// RoleDetail: a narrower view of a part of the work (the client
-	// backends' CPU, the cell's own tables' reads).
-	RoleDetail
-	// RoleWaiting: what the machine waited, not the key's work.
-	RoleWaiting
-	// RoleMachine: the machine's other load during the round.
-	RoleMachine
+	countsWork = true
+	besideWork = false
 )
 
 // RoundFigure is one figure of a round's cost (RoundCost),
 // declared once with how every output shows it: its JSON name (read off
 // its field's tag), its column header, its words in a sentence ("the
-// WAL"), its text, which way is dearer and its roles. The work verdict's
+// WAL"), its text, which way is dearer and whether it counts the work. The work verdict's
 // explanations, the Markdown and CSV exports, the console's columns and
 // project's counts are built from these declarations (RoundFigures),
 // beside RoundCost in the results' schema; a test walks RoundCost by
@@ -51,7 +45,7 @@ type RoundFigure struct {
 	Header string
 	Words  string
 	Dearer Direction
-	Role   Role
+	Work   bool
 	Format func(float64) string
 	Get    func(*RoundCost) M[float64]
 }
@@ -64,12 +58,9 @@ func (f RoundFigure) Text(v float64, ok bool) string {
 	return f.Format(v)
 }
 
-// Is says whether the figure has role r.
-func (f RoundFigure) Is(r Role) bool { return f.Role&r != 0 }
-
 // roundFigure declares a figure of RoundCost by its getter.
-func roundFigure(get func(*RoundCost) *M[float64], header, words string, dearer Direction, role Role, format func(float64) string) RoundFigure {
-	return RoundFigure{Name: roundName(get), Header: header, Words: words, Dearer: dearer, Role: role, Format: format,
+func roundFigure(get func(*RoundCost) *M[float64], header, words string, dearer Direction, work bool, format func(float64) string) RoundFigure {
+	return RoundFigure{Name: roundName(get), Header: header, Words: words, Dearer: dearer, Work: work, Format: format,
 		Get: func(c *RoundCost) M[float64] { return *get(c) }}
 }
 
@@ -79,24 +70,30 @@ func RoundFigures() []RoundFigure {
 	share := ShareText
 	count := Significant
 	return []RoundFigure{
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, RoleWhy, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", HigherDearer, RoleWhy,
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, countsWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", HigherDearer, countsWork,
 			func(v float64) string { return Significant(v) + " B" }),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", HigherDearer, RoleWhy, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", HigherDearer, RoleWhy, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", HigherDearer, RoleWhy, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", HigherDearer, RoleWhy, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", HigherDearer, RoleDetail, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.BlocksRead }, "table blocks read / txn", "the cell's tables' blocks read", HigherDearer, RoleDetail, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.AutovacuumPlaced }, "autovacuum placed ms / txn", "the autovacuum CPU placed on a table", Neither, RoleDetail, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerMS }, "server ms / txn (CPU + IO wait)", "the server time", Neither, RoleWaiting, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.IOMS }, "IO wait ms / txn", "the IO wait", Neither, RoleWaiting, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerRunQueueMS }, "run-queue wait ms / txn", "the wait for a CPU", Neither, RoleWaiting, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", Neither, RoleMachine, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", Neither, RoleMachine, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", Neither, RoleMachine, share),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", Neither, RoleMachine, share),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", HigherDearer, countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", HigherDearer, countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", HigherDearer, countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", HigherDearer, countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", HigherDearer, besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.BlocksRead }, "table blocks read / txn", "the cell's tables' blocks read", HigherDearer, besideWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.AutovacuumPlaced }, "autovacuum placed ms / txn", "the autovacuum CPU placed on a table", Neither, besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerMS }, "server ms / txn (CPU + IO wait)", "the server time", Neither, besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.IOMS }, "IO wait ms / txn", "the IO wait", Neither, besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerRunQueueMS }, "run-queue wait ms / txn", "the wait for a CPU", Neither, besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", Neither, besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", Neither, besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", Neither, besideWork, share),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", Neither, besideWork, share),
 	}
+}
+
+// WorkCounts are the round figures that count the work, in order:
+// what explains one key's work against another's.
+func WorkCounts() []RoundFigure {
+	return slices.DeleteFunc(RoundFigures(), func(f RoundFigure) bool { return !f.Work })
 }
 
 // RoundFigureOf is the round figure of the field of RoundCost get returns.

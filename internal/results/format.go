@@ -155,15 +155,11 @@ func orNone(s string) string {
 
 // Thousands renders a count with thousands separators: 1234567 → "1,234,567".
 func Thousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && c != '-' && !(i == 1 && s[0] == '-') {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	return b.String()
+	return s
 }
 
 // Significant writes a figure to three significant digits without an

@@ -112,7 +112,7 @@ func groupNamed(gs []*results.Group, key string) *results.Group {
 const explainAbove = 1.1
 
 // why are the counts that make g's work more (or less) than base's: each
-// count of the work (results.RoleWhy) whose figures (results.CountMean)
+// count of the work (results.WorkCounts) whose figures (results.CountMean)
 // differ by more than a tenth, the farthest first, each with its ratio
 // and, where every round of both counted some (the figures are then
 // geometric means, their ratio the paired rounds'), the ratio within the
@@ -120,10 +120,7 @@ const explainAbove = 1.1
 // round is its own: about 1% for WAL and images, more for the CPU).
 func (a *grouped) why(g, base *results.Group) []results.Reason {
 	var out []results.Reason
-	for _, f := range results.RoundFigures() {
-		if !f.Is(results.RoleWhy) {
-			continue
-		}
+	for _, f := range results.WorkCounts() {
 		x, okX := a.res.RoundMean(g, f.Get)
 		y, okY := a.res.RoundMean(base, f.Get)
 		if !okX || !okY || x <= 0 || y <= 0 || math.Abs(math.Log(x/y)) < math.Log(explainAbove) {

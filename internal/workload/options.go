@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/keybench/keybench/internal/keys"
+	"github.com/keybench/keybench/internal/results"
 )
 
 // Option is one of a workload's own parameters, declared by the workload
@@ -174,7 +175,7 @@ func (o Option) Range() string {
 	case OptPath:
 		return "a file"
 	case OptInt:
-		return fmt.Sprintf("%s to %s", thousands(int64(o.Min)), thousands(int64(o.Max)))
+		return fmt.Sprintf("%s to %s", results.Thousands(int64(o.Min)), results.Thousands(int64(o.Max)))
 	case OptSpan:
 		return fmt.Sprintf("%s to %s", keys.FormatSpan(time.Duration(o.Min*float64(time.Second))), keys.FormatSpan(time.Duration(o.Max*float64(time.Second))))
 	}
@@ -182,15 +183,6 @@ func (o Option) Range() string {
 		return fmt.Sprintf("above %s, at most %s", formatFloat(o.Min), formatFloat(o.Max))
 	}
 	return fmt.Sprintf("%s to %s", formatFloat(o.Min), formatFloat(o.Max))
-}
-
-// thousands writes n with a comma every three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
