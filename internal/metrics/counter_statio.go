@@ -28,7 +28,7 @@ func (statioCounter) figures() []declared {
 				IdxHit: a.IdxHit + b.IdxHit, ToastRead: a.ToastRead + b.ToastRead, ToastHit: a.ToastHit + b.ToastHit}
 		}),
 		merged(func(m *results.Metrics) *results.M[results.BlocksPerTxn] { return &m.BlocksPerTxn }, onCoordinator, blocksPerTxn).
-			show("table blocks / txn (read)", results.BlocksAndReads, results.HigherDearer,
+			show("table blocks / txn (read)", results.BlocksAndReads,
 				"table blocks / txn: the cell's tables' and indexes' shared blocks touched per transaction, and read from outside the cache (pg_statio, warm-up included)").
 			called("table blocks / txn"),
 	}

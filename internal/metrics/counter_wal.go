@@ -42,9 +42,9 @@ func (walCounter) figures() []declared {
 		i(func(m *results.Metrics) *results.M[int64] { return &m.WALFPI }),
 		i(func(m *results.Metrics) *results.M[int64] { return &m.WALBytes }),
 		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALBytesPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALBytes }).
-			show("WAL / row", formatted("%.0f B", 1), results.HigherDearer, ""),
+			show("WAL / row", formatted("%.0f B", 1), ""),
 		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALFPIPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALFPI }).
-			show("FPI / row", results.Significant, results.HigherDearer, "FPI: WAL full-page images"),
+			show("FPI / row", results.Significant, "FPI: WAL full-page images"),
 		perRow(func(m *results.Metrics) *results.M[float64] { return &m.WALRecordsPerRow }, func(m *results.Metrics) results.M[int64] { return m.WALRecords }),
 	}
 }

@@ -46,15 +46,14 @@ type typed[T any] struct {
 
 // Shown is a figure as the tables show it, declared once with the figure
 // by its collector (show): its column's header, its text in its unit, why
-// it was not measured, what it means (the legend under a table) and which
-// way is dearer. The console's evidence table, the page's and a preset's
+// it was not measured and what it means (the legend under a table). The
+// console's evidence table, the page's and a preset's
 // questions resolve their columns from it by header (Figure).
 type Shown struct {
 	Field  string // its field of results.Metrics
 	Header string
-	Short  string // its name in a sentence ("splits"); the header when empty
-	Note   string // "splits: the key index's page splits (pg_walinspect)"; "" when the header says it
-	Dearer results.Direction
+	Short  string                        // its name in a sentence ("splits"); the header when empty
+	Note   string                        // "splits: the key index's page splits (pg_walinspect)"; "" when the header says it
 	Text   func(*results.Metrics) string // "unavailable" when not measured, "n/a" when not recorded
 	Reason func(*results.Metrics) string // "" when measured
 }
@@ -68,11 +67,11 @@ func (s Shown) Name() string {
 }
 
 // show declares how tables show f: its header, its format in its own
-// type, which way is dearer and what it means.
-func (f typed[T]) show(header string, format func(T) string, dearer results.Direction, note string) figure {
+// type and what it means.
+func (f typed[T]) show(header string, format func(T) string, note string) figure {
 	get := f.get
 	out := f.figure
-	out.shown = &Shown{Field: f.name, Header: header, Note: note, Dearer: dearer,
+	out.shown = &Shown{Field: f.name, Header: header, Note: note,
 		Text:   func(m *results.Metrics) string { return get(m).Text(format) },
 		Reason: func(m *results.Metrics) string { return get(m).Reason() }}
 	return out
@@ -190,28 +189,28 @@ func (evidence) figures() []declared {
 	b := func(get func(*results.Metrics) *results.M[int64]) typed[int64] { return once(get, onCoordinator) }
 	f := func(get func(*results.Metrics) *results.M[float64]) typed[float64] { return once(get, onCoordinator) }
 	return []declared{
-		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", results.Bytes, results.HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.TableBytes }).show("table", results.Bytes, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.ToastBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", results.Bytes, results.HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytes }).show("indexes", results.Bytes, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.TotalBytes }),
-		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }).show("key index", results.Bytes, results.HigherDearer, ""),
+		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytes }).show("key index", results.Bytes, ""),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.IndexBytesAfterReindex }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.KeyIndexBytesAfterReindex }),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }).show("bloat", formatted("%.2f", 1), results.HigherDearer,
+		f(func(m *results.Metrics) *results.M[float64] { return &m.BloatRatio }).show("bloat", formatted("%.2f", 1),
 			"bloat: key index size / size after REINDEX"),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexGrowthPerRow }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.CacheBytes }),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexCacheRatio }),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.TableCacheRatio }),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafDensity }).show("leaf density", formatted("%.0f%%", 100), results.LowerDearer, ""),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafDensity }).show("leaf density", formatted("%.0f%%", 100), ""),
 		f(func(m *results.Metrics) *results.M[float64] { return &m.LeafFragmentation }),
 		b(func(m *results.Metrics) *results.M[int64] { return &m.LeafPages }),
 		once(func(m *results.Metrics) *results.M[results.SteadyWAL] { return &m.SteadyWAL }, onCoordinator).show("steady WAL / row (FPI)",
 			func(s results.SteadyWAL) string {
 				return fmt.Sprintf("%.0f B (%s)", s.WALBytesPerRow, results.Significant(s.FPIPerRow))
-			}, results.HigherDearer, "").called("steady WAL / row"),
+			}, "").called("steady WAL / row"),
 		once(func(m *results.Metrics) *results.M[[]results.PartitionSize] { return &m.Partitions }, onCoordinator),
-		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }).show("key bytes", formatted("%.0f B", 1), results.HigherDearer, ""),
+		f(func(m *results.Metrics) *results.M[float64] { return &m.KeyBytes }).show("key bytes", formatted("%.0f B", 1), ""),
 	}
 }
 

@@ -328,9 +328,9 @@ func (*sampler) figures() []declared {
 			}
 			c.Top = topWaits(c.Counts)
 			return c
-		}).show("top waits (share of samples)", topWaitsText, results.Neither, "").called("top waits"),
+		}).show("top waits (share of samples)", topWaitsText, "").called("top waits"),
 		merged(func(m *results.Metrics) *results.M[results.BufferCache] { return &m.BufferCache }, onCoordinator, mergeBufferCache).
-			show("key index in cache", keyIndexShareText, results.Neither, "key index in cache: mean share of shared_buffers over the window (pg_buffercache)"),
+			show("key index in cache", keyIndexShareText, "key index in cache: mean share of shared_buffers over the window (pg_buffercache)"),
 		merged(func(m *results.Metrics) *results.M[[]results.SizeSample] { return &m.SizesOverTime }, onCoordinator, mergeSizes),
 	}
 }

@@ -433,7 +433,7 @@ func (walInspection) figures() []declared {
 				return results.Of(by[results.RoleKeyIndex])
 			}
 			return results.Unavailable[int64](m.WALFPIByRelation.Reason())
-		}).show("FPI / row (key index)", results.Significant, results.HigherDearer, ""),
+		}).show("FPI / row (key index)", results.Significant, ""),
 		summed(func(m *results.Metrics) *results.M[results.BtreeSplits] { return &m.BtreeSplits }, onCoordinator,
 			func(a, b results.BtreeSplits) results.BtreeSplits {
 				return results.BtreeSplits{Left: a.Left + b.Left, Right: a.Right + b.Right, NewRoot: a.NewRoot + b.NewRoot}
@@ -443,6 +443,6 @@ func (walInspection) figures() []declared {
 				return results.Of(sp.Splits())
 			}
 			return results.Unavailable[int64](m.BtreeSplits.Reason())
-		}).show("splits / 1k rows", formatted("%.1f", 1000), results.HigherDearer, "splits: the key index's page splits (pg_walinspect)").called("splits"),
+		}).show("splits / 1k rows", formatted("%.1f", 1000), "splits: the key index's page splits (pg_walinspect)").called("splits"),
 	}
 }

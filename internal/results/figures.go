@@ -9,18 +9,6 @@ import (
 	"github.com/keybench/keybench/internal/stats"
 )
 
-// Direction says which way a figure costs the key more.
-type Direction int8
-
-const (
-	// Neither: a count or a share that is no cost by itself.
-	Neither Direction = iota
-	// HigherDearer: more of it is dearer (WAL, images, splits, blocks, bytes).
-	HigherDearer
-	// LowerDearer: less of it is dearer (leaf density).
-	LowerDearer
-)
-
 // Whether a round figure counts the work (RoundFigure.Work): the whole
 // server's CPU, blocks read and written, WAL, images and flushes explain
 // one key's work against another's; the others stand beside them: a
@@ -34,7 +22,7 @@ const (
 // RoundFigure is one figure of a round's cost (RoundCost),
 // declared once with how every output shows it: its JSON name (read off
 // its field's tag), its column header, its words in a sentence ("the
-// WAL"), its text, which way is dearer and whether it counts the work. The work verdict's
+// WAL"), its text and whether it counts the work. The work verdict's
 // explanations, the Markdown and CSV exports, the console's columns and
 // project's counts are built from these declarations (RoundFigures),
 // beside RoundCost in the results' schema; a test walks RoundCost by
@@ -44,7 +32,6 @@ type RoundFigure struct {
 	Name   string
 	Header string
 	Words  string
-	Dearer Direction
 	Work   bool
 	Format func(float64) string
 	Get    func(*RoundCost) M[float64]
@@ -59,8 +46,8 @@ func (f RoundFigure) Text(v float64, ok bool) string {
 }
 
 // roundFigure declares a figure of RoundCost by its getter.
-func roundFigure(get func(*RoundCost) *M[float64], header, words string, dearer Direction, work bool, format func(float64) string) RoundFigure {
-	return RoundFigure{Name: roundName(get), Header: header, Words: words, Dearer: dearer, Work: work, Format: format,
+func roundFigure(get func(*RoundCost) *M[float64], header, words string, work bool, format func(float64) string) RoundFigure {
+	return RoundFigure{Name: roundName(get), Header: header, Words: words, Work: work, Format: format,
 		Get: func(c *RoundCost) M[float64] { return *get(c) }}
 }
 
@@ -70,23 +57,23 @@ func RoundFigures() []RoundFigure {
 	share := ShareText
 	count := Significant
 	return []RoundFigure{
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", HigherDearer, countsWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", HigherDearer, countsWork,
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", countsWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", countsWork,
 			func(v float64) string { return Significant(v) + " B" }),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", HigherDearer, countsWork, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", HigherDearer, countsWork, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", HigherDearer, countsWork, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", HigherDearer, countsWork, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", HigherDearer, besideWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.BlocksRead }, "table blocks read / txn", "the cell's tables' blocks read", HigherDearer, besideWork, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.AutovacuumPlaced }, "autovacuum placed ms / txn", "the autovacuum CPU placed on a table", Neither, besideWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerMS }, "server ms / txn (CPU + IO wait)", "the server time", Neither, besideWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.IOMS }, "IO wait ms / txn", "the IO wait", Neither, besideWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerRunQueueMS }, "run-queue wait ms / txn", "the wait for a CPU", Neither, besideWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", Neither, besideWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", Neither, besideWork, ms),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", Neither, besideWork, share),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", Neither, besideWork, share),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.BlocksRead }, "table blocks read / txn", "the cell's tables' blocks read", besideWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.AutovacuumPlaced }, "autovacuum placed ms / txn", "the autovacuum CPU placed on a table", besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerMS }, "server ms / txn (CPU + IO wait)", "the server time", besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.IOMS }, "IO wait ms / txn", "the IO wait", besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerRunQueueMS }, "run-queue wait ms / txn", "the wait for a CPU", besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientCPUMS }, "client CPU ms / txn", "keybench's CPU", besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ClientRunQueueMS }, "client run-queue ms / txn", "keybench's wait for a CPU", besideWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.OthersCPUShare }, "others' CPU", "other processes' CPU", besideWork, share),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.StealShare }, "steal", "the hypervisor's steal", besideWork, share),
 	}
 }
 
