@@ -17,7 +17,7 @@ type keysCmd struct{}
 
 func (keysCmd) Run(e *env) error {
 	t := report.NewTable("name", "column", "bytes", "sortable by time", "reveals", "random bits", "collision: 1B rows", "collision: 1M/s, a year",
-		"URL chars", "generated", "parameters", "how values are made").AlignRight(2, 5, 6, 7, 8)
+		"URL chars", "generated", "parameters", "how values are made and sort").AlignRight(2, 5, 6, 7, 8)
 	for _, st := range keys.All() {
 		s := st.DefaultStorage()
 		var params []string
@@ -49,7 +49,7 @@ func (keysCmd) Run(e *env) error {
 		}
 		t.AppendRow(st.Name, s.ColumnType(), s.StoredBytes(), f.Sortable, f.Reveals, bits,
 			f.CollisionText(keys.BillionRows, keys.BillionRowsRate), f.CollisionText(keys.YearRate*keys.Year.Seconds(), keys.YearRate),
-			s.URLChars(), st.GeneratedWhere(), strings.Join(params, " "), st.Made)
+			s.URLChars(), st.GeneratedWhere(), strings.Join(params, " "), st.Made+"; sorts: "+st.Ordering)
 	}
 	d := &report.Doc{}
 	d.Add(t)
