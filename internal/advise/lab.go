@@ -149,7 +149,7 @@ func LabFor(t *Table, s Server) *Lab {
 	replays := !t.Mix.InsertsOnly()
 	lab.Clients = labClients(t, replays, lab)
 	keys := []string{spec}
-	for _, alt := range alternatives(spec, t.Key) {
+	for _, alt := range alternatives(t.Key) {
 		if !slices.Contains(keys, alt) {
 			keys = append(keys, alt)
 		}
@@ -267,7 +267,7 @@ const migrateTarget = "uuidv7"
 
 // alternatives are the ordered keys the lab measures beside the table's:
 // a sequence, and uuidv7 as the table stores its uuids and as uuid.
-func alternatives(spec string, k *Key) []string {
+func alternatives(k *Key) []string {
 	alts := []string{"bigint", "uuidv7"}
 	if k.UUIDText {
 		storage := ":as=text"

@@ -169,7 +169,7 @@ func TestPredictNewCoverage(t *testing.T) {
 			for i := range logs {
 				logs[i] = math.Log(40) + 0.03*rng.NormFloat64()
 			}
-			_, lo, hi, _, why := predictNew(logs)
+			_, lo, hi, why := predictNew(logs)
 			if why != "" {
 				t.Fatal(why)
 			}

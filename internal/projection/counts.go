@@ -290,7 +290,7 @@ func (f countFigure) project(below []countScale, to countScale) (v, lo, hi float
 		return q.Relative, q.Relative * math.Exp(-half), q.Relative * math.Exp(half), q, ""
 	}
 	if f.cell != nil { // measured once a scale: a new scale's t prediction interval
-		v, lo, hi, p, why = predictNew(logs)
+		v, lo, hi, why = predictNew(logs)
 		if f.most > 0 {
 			hi = math.Min(hi, f.most)
 		}
@@ -309,15 +309,15 @@ func (f countFigure) project(below []countScale, to countScale) (v, lo, hi float
 // predictNew is the 95% prediction interval of one more value of the logs'
 // distribution (Student's t on k−1 degrees of freedom: mean ± t·s·√(1+1/k)),
 // and its centre; it needs two values.
-func predictNew(logs []float64) (v, lo, hi float64, p Point, why string) {
+func predictNew(logs []float64) (v, lo, hi float64, why string) {
 	k := float64(len(logs))
 	if len(logs) < 2 {
-		return 0, 0, 0, Point{}, "measured once per scale: two smaller scales make its spread"
+		return 0, 0, 0, "measured once per scale: two smaller scales make its spread"
 	}
 	m, sd := stat.MeanStdDev(logs, nil)
 	half := stats.TQuantile(0.975, k-1) * sd * math.Sqrt(1+1/k)
 	v = math.Exp(m)
-	return v, v * math.Exp(-half), v * math.Exp(half), Point{}, ""
+	return v, v * math.Exp(-half), v * math.Exp(half), ""
 }
 
 // countScales are each key's cells at each level, by key then level.

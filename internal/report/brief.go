@@ -65,7 +65,7 @@ func brief(res *results.Results, page bool) *Doc {
 	for _, sh := range shown {
 		briefShape(d, res, a, sh)
 	}
-	across := briefAcross(d, res, a, shapes)
+	across := briefAcross(d, res, shapes)
 	if n := len(shapes) - len(shown); n > 0 && !across {
 		d.Printf("%d other shapes (%s): --verbose or the report.", n, shapeList(shapes[:n]))
 	}
@@ -298,7 +298,7 @@ func keyList(gs []*results.Group) string {
 // sizes (growth, scale), each key's work against the least's at every
 // size, a line a key: the answer to "does it cost more as the table
 // grows" on the first screen. It says whether it printed one.
-func briefAcross(d *Doc, res *results.Results, a *results.Analysis, shapes []shape) bool {
+func briefAcross(d *Doc, res *results.Results, shapes []shape) bool {
 	if !oneTaskAtSizes(shapes) {
 		return false
 	}

@@ -78,7 +78,7 @@ func groupedBars(title, yLabel string, categories []string, ss []series) (string
 	if err != nil {
 		return "", err
 	}
-	return svg(p, 8, 3.6, ss)
+	return svg(p, ss)
 }
 
 // barsPlot lays out one bar per series in each category, the categories'
@@ -129,11 +129,11 @@ func logBars(title, yLabel string, categories []string, ss []series) (string, er
 		}
 	}
 	if math.IsInf(least, 1) {
-		return svg(p, 8, 3.6, ss)
+		return svg(p, ss)
 	}
 	p.Y.Min, p.Y.Max = least/2, top(ss)*2
 	p.Y.Scale, p.Y.Tick.Marker = floorLog{}, plot.LogTicks{Prec: -1}
-	return svg(p, 8, 3.6, ss)
+	return svg(p, ss)
 }
 
 // floorLog is a logarithmic scale on which a value below the axis's least
@@ -152,7 +152,7 @@ func percentBars(title, yLabel string, categories []string, ss []series) (string
 		return "", err
 	}
 	p.Y.Max = min(100, p.Y.Max)
-	return svg(p, 8, 3.6, ss)
+	return svg(p, ss)
 }
 
 // lines draws one line per series.
@@ -161,7 +161,7 @@ func lines(title, xLabel, yLabel string, ss []series) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return svg(p, 8, 3.6, ss)
+	return svg(p, ss)
 }
 
 // logLines draws one line per series against a logarithmic x axis (ratios
@@ -180,7 +180,7 @@ func logLines(title, xLabel, yLabel string, ss []series) (string, error) {
 		sc.GlyphStyle.Color, sc.GlyphStyle.Radius = s.color, vg.Points(2.5)
 		p.Add(sc)
 	}
-	return svg(p, 8, 3.6, ss)
+	return svg(p, ss)
 }
 
 // tidyLogTicks mark the powers of two of a logarithmic axis ("0.5×",
@@ -233,7 +233,7 @@ func linesPlot(title, xLabel, yLabel string, ss []series) (*plot.Plot, error) {
 // plot rather than over the data, its text in the page's font, and a
 // <desc> that names each series and its colour (for screen readers, and
 // for the tests that check the colours of every chart).
-func svg(p *plot.Plot, wIn, hIn float64, ss []series) (out string, err error) {
+func svg(p *plot.Plot, ss []series) (out string, err error) {
 	// gonum panics on a range it cannot draw (a log axis reaching zero):
 	// the chart is then not drawn, with the reason, and the page still is.
 	defer func() {
@@ -252,7 +252,7 @@ func svg(p *plot.Plot, wIn, hIn float64, ss []series) (out string, err error) {
 		// than Liberation Sans, and a cut name is worse than a margin.
 		lw = (r.Max.X-r.Min.X)*6/5 + pad
 	}
-	w, h := vg.Length(wIn)*vg.Inch+lw, vg.Length(hIn)*vg.Inch
+	w, h := 8*vg.Inch+lw, 3.6*vg.Inch // every chart 8 by 3.6 inches, its legend beside it
 	if r := legend.Rectangle(draw.Canvas{}); r.Max.Y > r.Min.Y {
 		// A legend of many keys (the ids preset's 22) makes the chart as
 		// tall as it needs, below the title: no name is cut.

@@ -61,7 +61,7 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 	scaleTable(d, res, groups)
 	paceTables(d, res, a)
 	evidence(d, res, groups)
-	keysTable(d, res, groups)
+	keysTable(d, res)
 	failures(d, res)
 	for _, n := range res.Notes {
 		d.Printf("note: %s.", n)

@@ -11,7 +11,7 @@ import (
 // keysTable shows what each key of the run costs in bytes (measured on its
 // cells' tables, pg_column_size) and gives away (the catalog's facts): a
 // key's speed is read beside what it reveals.
-func keysTable(d *Doc, res *results.Results, groups []results.Group) {
+func keysTable(d *Doc, res *results.Results) {
 	if len(res.Keys) == 0 {
 		return
 	}

@@ -616,13 +616,12 @@ func RoundOrder(seed int64, n, round int) []int {
 var errNotRun = errors.New("not run: an earlier cell failed")
 
 // fail marks every cell without an error of its own with err (the run stops).
-func fail(errs []error, err error) []error {
+func fail(errs []error, err error) {
 	for k := range errs {
 		if errs[k] == nil {
 			errs[k] = err
 		}
 	}
-	return errs
 }
 
 // roundShare is round n's share (from 1) of a window of total transactions

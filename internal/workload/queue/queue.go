@@ -35,7 +35,7 @@ func init() {
 				"(ORDER BY id ... FOR UPDATE SKIP LOCKED), which needs the key's btree index"
 		}
 		fifo := fifo
-		workload.Register(workload.Meta{Name: name, Description: desc, Kind: queueKind(fifo), View: queueView(fifo), New: func() workload.Workload { return &queue{name: name, fifo: fifo} },
+		workload.Register(workload.Meta{Name: name, Description: desc, Kind: queueKind(), View: queueView(fifo), New: func() workload.Workload { return &queue{name: name, fifo: fifo} },
 			// The queue preset's rounds (7 cells x 5 of 3 s) took 228 s here,
 			// some 2.5 s a round beyond the window: the CHECKPOINT after
 			// 100k rows/s in and out, the WAL read back.

@@ -150,7 +150,7 @@ func slopeOf(x, y []float64) float64 {
 }
 
 // queueKind is what a queue's cells hold: rows out per second.
-func queueKind(fifo bool) results.Kind {
+func queueKind() results.Kind {
 	k := results.Kind{
 		RateUnit: "rows/s out", RateLabel: "rows out of the queue per second", RateRole: RoleOut,
 		NewSummary: func() results.Summary { return &QueueSummary{} },
