@@ -17,6 +17,12 @@ type Summary interface {
 	WorkloadSummary()
 }
 
+// IsSummary, embedded in a workload's summary type, makes it a Summary.
+type IsSummary struct{}
+
+// WorkloadSummary marks the type that embeds IsSummary as a summary.
+func (IsSummary) WorkloadSummary() {}
+
 // Kind says how the cells of one workload read: what their rate counts
 // and which summary they carry (how they are shown is the workload's
 // present.View). A workload declares its kind in its own package; the

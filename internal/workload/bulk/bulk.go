@@ -204,6 +204,7 @@ func chunkLatency(ms []float64) results.Latency {
 // metrics: the chunks' rates as the table grew, the load's time, the index
 // build timed apart when it came afterwards, and the first and last chunk.
 type LoadSummary struct {
+	results.IsSummary
 	LatencyUnit        string             `json:"latency_unit"`
 	Chunks             []results.Chunk    `json:"load_rate_per_chunk"`
 	LoadS              float64            `json:"load_s"`
@@ -216,9 +217,6 @@ type LoadSummary struct {
 	// Maintenance is VACUUM, ANALYZE, REINDEX and COPY TO timed after the load (003).
 	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*LoadSummary) WorkloadSummary() {}
 
 // indexAfterVsDuring compares, per key, the total time of a load that
 // built the index afterwards (build included) with one that had it in

@@ -149,15 +149,13 @@ func (d *deleteLoad) nextOldest(p [][]byte) {
 // the rows its window deleted against the rows it asked for, and the
 // VACUUM of the dead key index entries after it.
 type DeleteSummary struct {
+	results.IsSummary
 	Draw    string                           `json:"delete_draw"`
 	Batch   int                              `json:"delete_batch"`
 	Deleted int64                            `json:"rows_deleted"`
 	Asked   int64                            `json:"rows_asked"`
 	Vacuum  results.M[workload.DeleteVacuum] `json:"delete_vacuum,omitzero"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*DeleteSummary) WorkloadSummary() {}
 
 func (d *deleteLoad) Summarize(o *workload.Outcome) error {
 	s := &DeleteSummary{Batch: d.batch, Deleted: o.Result.Work.Deleted, Asked: o.Result.Txns * int64(d.batch),

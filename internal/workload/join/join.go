@@ -131,13 +131,11 @@ func (j *join) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.Ta
 
 // JoinSummary is a join cell's own figures.
 type JoinSummary struct {
+	results.IsSummary
 	ReadDist string                  `json:"read_dist_drawn"`
 	Children int                     `json:"children_per_parent"`
 	Analytic results.M[AnalyticJoin] `json:"analytic_join,omitzero"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*JoinSummary) WorkloadSummary() {}
 
 func (j *join) Summarize(o *workload.Outcome) error {
 	o.Cell.Metrics.Summary = &JoinSummary{ReadDist: j.dist.Describe(j.pool.Rows), Children: j.children, Analytic: j.analytic}

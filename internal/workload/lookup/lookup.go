@@ -141,6 +141,7 @@ func (l *lookup) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.
 // LookupSummary is a lookup cell's own figures: what it read, and how the
 // server ran its query after the window.
 type LookupSummary struct {
+	results.IsSummary
 	Query    string `json:"lookup_query"`
 	ReadDist string `json:"read_dist_drawn,omitempty"`
 	// Plan is EXPLAIN (ANALYZE, BUFFERS) of the query after the window.
@@ -150,9 +151,6 @@ type LookupSummary struct {
 	// time-ordered key.
 	LatestNewest results.M[float64] `json:"latest_newest_share,omitzero"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*LookupSummary) WorkloadSummary() {}
 
 func (l *lookup) Summarize(o *workload.Outcome) error {
 	s := &LookupSummary{Query: l.query}

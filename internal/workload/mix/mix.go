@@ -239,15 +239,13 @@ func Draw(cum []float64, u float64) int {
 // MixSummary is a mix cell's own figures: the mix asked for, and the share
 // of each statement its transactions ran (warm-up included).
 type MixSummary struct {
+	results.IsSummary
 	// Asked is each kind's share of the weights given, Ran each kind's
 	// share of the statements run, by the names of Kinds.
 	Asked    map[string]float64 `json:"mix_asked"`
 	Ran      map[string]float64 `json:"mix_ran"`
 	ReadDist string             `json:"read_dist_drawn,omitempty"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*MixSummary) WorkloadSummary() {}
 
 func (m *mix) Summarize(o *workload.Outcome) error {
 	s := &MixSummary{Asked: map[string]float64{}, Ran: map[string]float64{}}

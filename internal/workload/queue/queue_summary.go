@@ -30,11 +30,9 @@ var reference004 = &reference{Source: "004", Cores: 56,
 // every client handled, warm-up included), batch latencies per role and
 // per-core rates beside 004's.
 type QueueSummary struct {
+	results.IsSummary
 	Queue QueueFigures `json:"queue"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*QueueSummary) WorkloadSummary() {}
 
 // QueueFigures are the figures of QueueSummary.
 type QueueFigures struct {

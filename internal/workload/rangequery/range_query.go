@@ -196,15 +196,13 @@ func (q *rangeQuery) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workl
 // RangeQuerySummary is a range-query cell's own figures: how it found its
 // windows, their span, the rows each query returned, and the plan of one.
 type RangeQuerySummary struct {
+	results.IsSummary
 	Path        string                        `json:"range_path"`
 	Window      string                        `json:"range_window"`
 	RowsPerRead float64                       `json:"rows_per_query"`
 	Partitions  int                           `json:"range_partitions,omitempty"`
 	Plan        results.M[workload.QueryPlan] `json:"range_plan,omitzero"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*RangeQuerySummary) WorkloadSummary() {}
 
 func (q *rangeQuery) Summarize(o *workload.Outcome) error {
 	s := &RangeQuerySummary{Path: q.pathName(), Window: keys.FormatSpan(q.window), Partitions: len(q.t.LivePartitions())}

@@ -370,6 +370,7 @@ func (r *retention) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*wor
 // RetentionSummary is a retention cell's own figures: how it expired the
 // history's slices, each expiry, and the VACUUM after the rounds.
 type RetentionSummary struct {
+	results.IsSummary
 	Method   string   `json:"retention_method"`
 	Slice    string   `json:"retention_slice"`
 	Expiries []Expiry `json:"expiries"`
@@ -378,9 +379,6 @@ type RetentionSummary struct {
 	FirstSlice *Expiry                          `json:"first_slice,omitempty"`
 	Vacuum     results.M[workload.DeleteVacuum] `json:"retention_vacuum,omitzero"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*RetentionSummary) WorkloadSummary() {}
 
 // Median is an expiry figure's median over the rounds that expired rows.
 func (s *RetentionSummary) Median(f func(e Expiry) (float64, bool)) (float64, bool) {

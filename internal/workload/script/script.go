@@ -111,12 +111,10 @@ func (l *scriptLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*wo
 
 // Summary is a script cell's own record: the script as it ran.
 type Summary struct {
+	results.IsSummary
 	File string `json:"script_file"`
 	Text string `json:"script_text"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*Summary) WorkloadSummary() {}
 
 func (l *scriptLoad) Summarize(o *workload.Outcome) error {
 	o.Cell.Metrics.Summary = &Summary{File: l.file, Text: l.text}

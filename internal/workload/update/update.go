@@ -92,14 +92,12 @@ func updated(n int64, err error) (driver.Work, error) {
 // UpdateSummary is an update cell's own figures: how its rows were
 // drawn, the share of HOT updates, and the maintenance timed afterwards.
 type UpdateSummary struct {
+	results.IsSummary
 	ReadDist string `json:"read_dist_drawn"`
 	Indexed  bool   `json:"update_indexed"`
 	// Maintenance is VACUUM, ANALYZE, REINDEX and COPY TO timed after the window.
 	Maintenance results.M[results.Maintenance] `json:"maintenance_s,omitzero"`
 }
-
-// WorkloadSummary marks the type as a workload's summary (results.Summary).
-func (*UpdateSummary) WorkloadSummary() {}
 
 func (u *update) Summarize(o *workload.Outcome) error {
 	s := &UpdateSummary{Indexed: u.indexed, Maintenance: results.Unavailable[results.Maintenance]("not timed: the cell ended before")}
