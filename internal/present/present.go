@@ -59,6 +59,11 @@ func Notes(cols ...Column) string {
 	return strings.Join(out, " ")
 }
 
+// Always are a view's Notes or Remarks that are the same for every run.
+func Always(lines ...string) func(*results.Results, []results.Group) []string {
+	return func(*results.Results, []results.Group) []string { return lines }
+}
+
 // Chart is one of a workload's own charts in the report: one series per
 // key, drawn from each key's first cell, as lines (Points) or grouped bars
 // (Categories and Values).

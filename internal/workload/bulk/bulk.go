@@ -322,10 +322,8 @@ var loadView = present.View{
 			return s.Maintenance.Text(workload.MaintenanceColumn)
 		}),
 	},
-	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"load: the rows loaded in timed chunks; total: load plus the index build when the index came afterwards; last / first: the last chunk's rate over the first's; " +
-			"vacuum / analyze / reindex / copy to: seconds each took after the load, alone (003);"}
-	},
+	Notes: present.Always("load: the rows loaded in timed chunks; total: load plus the index build when the index came afterwards; last / first: the last chunk's rate over the first's; " +
+		"vacuum / analyze / reindex / copy to: seconds each took after the load, alone (003);"),
 	Remarks: func(r *results.Results, groups []results.Group) []string {
 		if line := indexAfterVsDuring(r, groups); line != "" {
 			return []string{line}

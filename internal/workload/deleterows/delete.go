@@ -200,9 +200,7 @@ var deleteView = present.View{
 			return m.KeyIndexBytes.Text(results.Bytes) + " (" + m.LeafDensity.Text(func(d float64) string { return fmt.Sprintf("%.0f%%", d*100) }) + ")"
 		}},
 	},
-	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"rows deleted (asked): a drawn row already deleted deletes nothing; blocks / delete: shared blocks of the table and its indexes per delete, " +
-			"read: from outside the cache (pg_statio, warm-up included); dead entries: the key index's entries VACUUM removed after the window (VACUUM VERBOSE), " +
-			"pages freed: its index pages VACUUM deleted; key index after: its size and leaf density after that VACUUM (pgstatindex);"}
-	},
+	Notes: present.Always("rows deleted (asked): a drawn row already deleted deletes nothing; blocks / delete: shared blocks of the table and its indexes per delete, " +
+		"read: from outside the cache (pg_statio, warm-up included); dead entries: the key index's entries VACUUM removed after the window (VACUUM VERBOSE), " +
+		"pages freed: its index pages VACUUM deleted; key index after: its size and leaf density after that VACUUM (pgstatindex);"),
 }

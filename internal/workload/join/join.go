@@ -152,7 +152,5 @@ var joinView = present.View{
 		}),
 		{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	},
-	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"rate: one parent with its children per transaction; analytic join: the whole tables joined after the window (median of 3, EXPLAIN ANALYZE without per-node timing) and the plan's join method;"}
-	},
+	Notes: present.Always("rate: one parent with its children per transaction; analytic join: the whole tables joined after the window (median of 3, EXPLAIN ANALYZE without per-node timing) and the plan's join method;"),
 }

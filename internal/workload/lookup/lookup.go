@@ -199,8 +199,6 @@ var lookupView = present.View{
 			return out
 		}),
 	},
-	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"blocks / query: shared blocks of the table and its indexes per query, read: from outside the cache, heap: the table's own (pg_statio, warm-up included); " +
-			"plan: EXPLAIN ANALYZE of one query after the window; latest returns the newest rows only where the key is time-ordered;"}
-	},
+	Notes: present.Always("blocks / query: shared blocks of the table and its indexes per query, read: from outside the cache, heap: the table's own (pg_statio, warm-up included); " +
+		"plan: EXPLAIN ANALYZE of one query after the window; latest returns the newest rows only where the key is time-ordered;"),
 }

@@ -304,7 +304,5 @@ var mixView = present.View{
 			return Text(s.Ran)
 		}),
 	},
-	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"mix ran: each statement's share of the transactions, one statement each;"}
-	},
+	Notes: present.Always("mix ran: each statement's share of the transactions, one statement each;"),
 }

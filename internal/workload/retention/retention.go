@@ -477,13 +477,11 @@ var retentionView = present.View{
 			return m.TableBytes.Text(results.Bytes) + ", " + m.KeyIndexBytes.Text(results.Bytes) + " (" + m.LeafDensity.Text(func(d float64) string { return fmt.Sprintf("%.0f%%", d*100) }) + ")"
 		}},
 	},
-	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"retention: the clients insert while, once a round, a job expires the oldest slice of the history; rate and p99: the inserts'; " +
-			"expiry time: the statement and its commit (median over the rounds); WAL / expiry: what its transaction wrote (pg_walinspect, by its transaction id), " +
-			"its records and, in brackets, its full-page images (after the round's checkpoint, the first change to each page writes one: a DELETE's heap pages, a drop's catalog pages); " +
-			"autovacuum is off on the table, so that the VACUUM after the rounds finds what the expiries left; lock on the table: the strongest lock the expiry held on the table the inserts go through (inserts wait behind an AccessExclusiveLock); " +
-			"VACUUM after: the VACUUM after the rounds; table, key index after: their sizes and the key index's leaf density after it (pgstatindex);"}
-	},
+	Notes: present.Always("retention: the clients insert while, once a round, a job expires the oldest slice of the history; rate and p99: the inserts'; " +
+		"expiry time: the statement and its commit (median over the rounds); WAL / expiry: what its transaction wrote (pg_walinspect, by its transaction id), " +
+		"its records and, in brackets, its full-page images (after the round's checkpoint, the first change to each page writes one: a DELETE's heap pages, a drop's catalog pages); " +
+		"autovacuum is off on the table, so that the VACUUM after the rounds finds what the expiries left; lock on the table: the strongest lock the expiry held on the table the inserts go through (inserts wait behind an AccessExclusiveLock); " +
+		"VACUUM after: the VACUUM after the rounds; table, key index after: their sizes and the key index's leaf density after it (pgstatindex);"),
 	Charts: []present.Chart{
 		{Heading: "Retention: time per expiry", Title: "time per expiry", YLabel: "milliseconds (log scale)", Categories: []string{"expiry"}, LogY: true,
 			Caption: "The median time of each round's expiry of the same slice of the history: a partition dropped, or the rows deleted by key or by created_at.",

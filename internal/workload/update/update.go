@@ -129,7 +129,5 @@ var updateView = present.View{
 			return s.Maintenance.Text(workload.MaintenanceColumn)
 		}),
 	},
-	Notes: func(*results.Results, []results.Group) []string {
-		return []string{"HOT: updates that added no index entry (pg_stat_user_tables); vacuum / analyze / reindex / copy to: seconds each took after the window, alone (003);"}
-	},
+	Notes: present.Always("HOT: updates that added no index entry (pg_stat_user_tables); vacuum / analyze / reindex / copy to: seconds each took after the window, alone (003);"),
 }
