@@ -39,27 +39,20 @@ func Run(t *testing.T, bin string, args ...string) (stdout, stderr string, code 
 	cmd := exec.Command(bin, args...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
 		t.Fatal(err)
 	}
-	return o.String(), e.String(), code
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
 }
 
 // WriteFile writes text to a file of the test's and returns its path.
 func WriteFile(t *testing.T, text string) string {
 	t.Helper()
-	f, err := os.CreateTemp(t.TempDir(), "*.sql")
-	if err != nil {
+	p := filepath.Join(t.TempDir(), "script.sql")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString(text); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	return f.Name()
+	return p
 }
 
 // ErrorLines are the "keybench: " lines of stderr.
@@ -130,15 +123,8 @@ func RestrictedDB(t *testing.T, db, role, password string) string {
 
 // ExitOf waits for cmd and returns its exit code and how long that took from start.
 func ExitOf(cmd *exec.Cmd, start time.Time) (int, time.Duration) {
-	err := cmd.Wait()
-	took := time.Since(start)
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), took
-	}
-	if err != nil {
-		return -1, took
-	}
-	return 0, took
+	_ = cmd.Wait() // its error is the exit code, read from the process's state (-1: it never ran, or a signal ended it)
+	return cmd.ProcessState.ExitCode(), time.Since(start)
 }
 
 // Main builds the binary into a directory of its own (its path in *bin),

@@ -54,13 +54,8 @@ func Config(t *testing.T, workload string, keyList string, p func(*scenario.Para
 // SchemaExists says whether the package's server has the schema name.
 func SchemaExists(t *testing.T, name string) bool {
 	t.Helper()
-	c, err := pgx.Connect(context.Background(), servertest.Server.ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
 	var n int
-	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = $1", name).Scan(&n); err != nil {
+	if err := servertest.Connect(t).QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname = $1", name).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n == 1
