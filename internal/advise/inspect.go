@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -266,7 +267,7 @@ func (r *reader) tables(ctx context.Context, tx pgx.Tx, names []string) ([]uint3
 					parts = append(parts[:8], fmt.Sprintf("and %d more", len(parts)-8))
 				}
 				return nil, nil, usage.Errorf("--table %s: %s.%s is partitioned: its rows are in its partitions, which advise reads one by one (--table each: %s)",
-					n, sqltree.Printable(schema), sqltree.Printable(name), orNone(strings.Join(parts, ", ")))
+					n, sqltree.Printable(schema), sqltree.Printable(name), cmp.Or(strings.Join(parts, ", "), "it has none yet"))
 			}
 			if kind != "r" {
 				return nil, nil, usage.Errorf("--table %s: %s.%s is not an ordinary table", n, sqltree.Printable(schema), sqltree.Printable(name))
@@ -980,12 +981,4 @@ func (r *reader) referencedBy(ctx context.Context, tx pgx.Tx, oid uint32) ([]For
 		}
 		return f, err
 	})
-}
-
-// orNone is a list, or that it has nothing.
-func orNone(list string) string {
-	if list == "" {
-		return "it has none yet"
-	}
-	return list
 }

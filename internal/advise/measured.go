@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -155,10 +156,7 @@ func FollowLab(tables []Table) {
 		moreWAL := r.WAL != nil && r.WAL.Significant && r.WAL.Lo > 1
 		switch {
 		case r.Unavailable != "" || c == nil:
-			why := r.Unavailable
-			if why == "" {
-				why = r.CostUnavailable
-			}
+			why := cmp.Or(r.Unavailable, r.CostUnavailable)
 			t.Verdict.Why = append([]string{"Its lab gave no verdict on the work (" + why + "): the class stands on the figures read, not measured."}, t.Verdict.Why...)
 		case c.Significant && c.Lo > 1:
 			if t.Verdict.Class == NotShown {

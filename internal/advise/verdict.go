@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -215,7 +216,7 @@ func judge(t *Table, s Server, sample Sample) Verdict {
 		}
 		return Verdict{Class: DoesNotPay, Why: why}
 	case UnknownOrder:
-		why = append(why, fmt.Sprintf("Its key's order could not be read (%s): %s.", orDash(evidence), orderUnavailable(k)))
+		why = append(why, fmt.Sprintf("Its key's order could not be read (%s): %s.", cmp.Or(evidence, "-"), orderUnavailable(k)))
 		return Verdict{Class: OrderUnknown, Why: why}
 	}
 	why = append(why, fmt.Sprintf("Its key is %s (%s): each insert lands on a leaf anywhere in the key index.", order, evidence))
@@ -375,13 +376,6 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func plural(n int, s string) string {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,10 +42,7 @@ func (r *reportCmd) run(e *env) error {
 		return usagef("%v", err)
 	}
 	report.WriteSummary(&printable{w: e.stdout}, res, e.width(e.stdout))
-	out := r.HTML
-	if out == "" {
-		out = report.DefaultPath(r.Results)
-	}
+	out := cmp.Or(r.HTML, report.DefaultPath(r.Results))
 	if err := report.WriteFile(res, projected(res), out); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -248,10 +249,7 @@ func mergeRound(n int, shards []shardAt, answers []answer) (results.ClusterRound
 			wr.Inserted, wr.WALBytesPerS, wr.CPUCores = results.Unavailable[int64](a.why), results.Unavailable[float64](a.why), results.Unavailable[float64](a.why)
 			complete = false
 		case a.after == nil || a.before == nil:
-			why := a.unread
-			if why == "" {
-				why = "the shards' statistics at the round's start could not be read"
-			}
+			why := cmp.Or(a.unread, "the shards' statistics at the round's start could not be read")
 			wr.Inserted, complete = results.Unavailable[int64](why), false
 		default:
 			var total int64

@@ -7,6 +7,7 @@
 package present
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -49,10 +50,7 @@ func Notes(cols ...Column) string {
 	var out []string
 	for _, c := range cols {
 		if c.Note != "" {
-			name := c.Called
-			if name == "" {
-				name = c.Header
-			}
+			name := cmp.Or(c.Called, c.Header)
 			out = append(out, name+": "+c.Note+";")
 		}
 	}

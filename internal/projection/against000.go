@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -74,10 +75,7 @@ func Against000(r *results.Results) ([]Row000, error) {
 	for _, k := range Table000 {
 		pc := parts[k.RunKey]
 		if len(pc) == 0 {
-			why := missing[k.RunKey]
-			if why == "" {
-				why = "not measured"
-			}
+			why := cmp.Or(missing[k.RunKey], "not measured")
 			return nil, fmt.Errorf("the run has no parts for %s (000's %s): %s", k.RunKey, k.Name, why)
 		}
 		grown := randomLeafDensity

@@ -27,6 +27,7 @@
 package projection
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -523,10 +524,7 @@ func Project(r *results.Results, s Scale) (Report, error) {
 		return rep, err
 	}
 	if len(curves) > 0 && len(curves[0].Points) > 0 {
-		rep.Clients = s.Clients
-		if rep.Clients == 0 {
-			rep.Clients = r.Analysis.Groups[0].Clients
-		}
+		rep.Clients = cmp.Or(s.Clients, r.Analysis.Groups[0].Clients)
 	}
 	rep.OtherClients = append(rep.OtherClients, other...)
 	have := map[string]bool{}

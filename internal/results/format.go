@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -139,18 +140,11 @@ func OptionDifferences(a, b *Results) []string {
 		}
 		for _, k := range slices.Sorted(maps.Keys(names)) {
 			if va, vb := t.Options[k], ob[k]; va != vb {
-				out = append(out, fmt.Sprintf("%s: %s %s in A, %s in B", t.Task, k, orNone(va), orNone(vb)))
+				out = append(out, fmt.Sprintf("%s: %s %s in A, %s in B", t.Task, k, cmp.Or(va, "unset"), cmp.Or(vb, "unset")))
 			}
 		}
 	}
 	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "unset"
-	}
-	return s
 }
 
 // Thousands renders a count with thousands separators: 1234567 → "1,234,567".

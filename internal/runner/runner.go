@@ -565,13 +565,6 @@ func (r *run) cleanup() {
 	}
 }
 
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
-}
-
 // newRunID names this run's connections (application_name), so that
 // clean-up can end exactly its own backends.
 func newRunID() string {

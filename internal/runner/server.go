@@ -5,6 +5,7 @@ package runner
 // engine answers, keybench's workspace on it, and its checkpoints.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,7 +95,7 @@ func (r *run) startServer(ctx context.Context) error {
 		if o.Replicas > 0 {
 			standbys = fmt.Sprintf(" with %d streaming %s", o.Replicas, map[bool]string{true: "standby", false: "standbys"}[o.Replicas == 1])
 		}
-		r.ui.Logf("starting PostgreSQL %s%s", map[bool]string{true: "from " + o.BinDir, false: orDefault(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""], standbys)
+		r.ui.Logf("starting PostgreSQL %s%s", map[bool]string{true: "from " + o.BinDir, false: cmp.Or(o.Version, server.DefaultMajor) + " (embedded)"}[o.BinDir != ""], standbys)
 		t, err := startEmbedded(ctx, o)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -5,6 +5,7 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -768,10 +769,7 @@ func Workload(name string) (*Scenario, error) {
 // bare is the scenario that runs one workload alone, with its own options
 // at their defaults.
 func bare(m workload.Meta) *Scenario {
-	clients := m.Bare.Clients
-	if clients == 0 {
-		clients = 8
-	}
+	clients := cmp.Or(m.Bare.Clients, 8)
 	return &Scenario{
 		Name:        m.Name,
 		Description: "workload: " + m.Description,

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -307,7 +308,7 @@ func Differences(a, b *results.Results) []string {
 	var out []string
 	differ := func(what, va, vb string) {
 		if va != vb {
-			out = append(out, fmt.Sprintf("%s: %s in A, %s in B", what, orUnset(va), orUnset(vb)))
+			out = append(out, fmt.Sprintf("%s: %s in A, %s in B", what, cmp.Or(va, "unset"), cmp.Or(vb, "unset")))
 		}
 	}
 	differ("server", a.Environment.ServerVersion+" ("+a.Environment.ServerKind+")", b.Environment.ServerVersion+" ("+b.Environment.ServerKind+")")
@@ -343,13 +344,6 @@ func rateText(tps float64) string {
 		return "flat out"
 	}
 	return fmt.Sprintf("%g tps", tps)
-}
-
-func orUnset(s string) string {
-	if s == "" {
-		return "unset"
-	}
-	return s
 }
 
 // orNothing lists parts, or says there are none.
