@@ -499,13 +499,8 @@ func LeafTables(tables []*Table) []string {
 func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {
 	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", FirstLine(s), err)
+			return fmt.Errorf("%s: %w", workspace.FirstLine(s), err)
 		}
 	}
 	return nil
-}
-
-func FirstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }

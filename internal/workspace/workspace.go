@@ -440,7 +440,7 @@ func (w *Workspace) Create(ctx context.Context, conn *pgx.Conn, objs ...Object) 
 			}
 			for _, s := range o.SQL {
 				if _, err := tx.Exec(ctx, s); err != nil {
-					return fmt.Errorf("%s: %w", firstLine(s), err)
+					return fmt.Errorf("%s: %w", FirstLine(s), err)
 				}
 			}
 			if o.Kind != Index {
@@ -814,7 +814,8 @@ func (w *Workspace) unknownLeftovers(why string) []string {
 		"(SELECT kind, name FROM %s), and the next keybench run with --schema %s removes them", w.o.Schema, why, w.ledger(), w.ledger(), w.o.Schema)}
 }
 
-func firstLine(s string) string {
+// FirstLine is a statement's first line, what an error names it by.
+func FirstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
