@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/keybench/keybench/internal/engine"
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/present"
@@ -651,18 +652,10 @@ func unavailableReasons(res *results.Results, order []string, last map[string]*r
 			out = append(out, fmt.Sprintf("%d more in results.json", len(parts)-i))
 			break
 		}
-		out = append(out, fmt.Sprintf("%s (%s): %s", p.columns, p.who, shortReason(p.reason)))
+		out = append(out, fmt.Sprintf("%s (%s): %s", p.columns, p.who, text.Snip(p.reason, 120, "…"))) // a reason cut to a line's worth, its end marked
 	}
 	return "unavailable: " + strings.Join(out, "; ") + "."
 }
 
 // maxReasons is the most reasons said under the evidence table.
 const maxReasons = 4
-
-// shortReason is a reason cut to a line's worth, its end marked.
-func shortReason(why string) string {
-	if r := []rune(why); len(r) > 120 {
-		return string(r[:119]) + "…"
-	}
-	return why
-}

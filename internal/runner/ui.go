@@ -135,17 +135,10 @@ func phaseLayout(width int, name, counters string) (barW, detailMax int) {
 
 // fit cuts s to n columns, its end marked, where it is longer.
 func fit(s string, n int) string {
-	if text.RuneWidthWithoutEscSequences(s) <= n {
-		return s
+	if n <= 1 && text.RuneWidthWithoutEscSequences(s) > n {
+		return "" // no room for a character and the mark
 	}
-	if n <= 1 {
-		return ""
-	}
-	r := []rune(s)
-	for len(r) > 0 && text.RuneWidthWithoutEscSequences(string(r))+1 > n {
-		r = r[:len(r)-1]
-	}
-	return string(r) + "…"
+	return text.Snip(s, n, "…")
 }
 
 // Every makes the bar log a line each n units (pgbench -P), also on a terminal.
