@@ -692,7 +692,7 @@ func (res *Result) collect(win *window, ws []*worker) {
 		if w.pace != nil {
 			win.rest(w)
 			if res.Pace == nil {
-				res.Pace = newPace(win.cfg)
+				res.Pace = &Pace{Rate: win.cfg.Rate, LatencyLimit: win.cfg.LatencyLimit, Lag: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
 			}
 			res.Pace.Lag.Merge(w.pace.lag)
 			res.Pace.Scheduled += w.pace.scheduled

@@ -127,10 +127,6 @@ func (p *Pace) merge(o *Pace) {
 	p.Skipped += o.Skipped
 }
 
-func newPace(cfg Config) *Pace {
-	return &Pace{Rate: cfg.Rate, LatencyLimit: cfg.LatencyLimit, Lag: hdrhistogram.New(minLatencyUS, maxLatencyUS, 3)}
-}
-
 // rest counts the starts w's schedule had left in the window when the
 // client ended (a client behind its schedule never reached them): the
 // window's scheduled transactions are all of them, reached or not.

@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-func init() {
+// bigintStrategy is the bigint identity, which also makes random values (gen=random).
+func bigintStrategy() *Strategy {
 	b := identityStrategy("bigint", "identity sequence", AsBigint)
 	b.Made += "; gen=random: a random positive 63-bit value (the \"unguessable bigint\")"
 	b.Random = GeneratorFunc(func(*Spec, func() time.Time) Generator { return randomBigint{} })
-	Register(b)
+	return b
 }
 
 // randomBigint makes random positive 63-bit values: each stream reads its

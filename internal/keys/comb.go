@@ -2,19 +2,17 @@ package keys
 
 import "time"
 
-func init() {
-	Register(&Strategy{
-		Name:     "comb",
-		Made:     "COMB / sequential GUID: 10 random bytes, then 48-bit Unix ms in the last 6 bytes (SQL Server order)",
-		Ordering: "random under PostgreSQL's byte order (SQL Server sorts the last bytes first)",
-		Storages: uuidStorages,
-		Width:    16,
-		Clock:    true,
-		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
-			return combGen{clock: clock}
-		}),
-		Facts: Facts{Sortable: "no (under PostgreSQL's byte order)", Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 74, PerUnit: time.Millisecond},
-	})
+var combStrategy = &Strategy{
+	Name:     "comb",
+	Made:     "COMB / sequential GUID: 10 random bytes, then 48-bit Unix ms in the last 6 bytes (SQL Server order)",
+	Ordering: "random under PostgreSQL's byte order (SQL Server sorts the last bytes first)",
+	Storages: uuidStorages,
+	Width:    16,
+	Clock:    true,
+	Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
+		return combGen{clock: clock}
+	}),
+	Facts: Facts{Sortable: "no (under PostgreSQL's byte order)", Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 74, PerUnit: time.Millisecond},
 }
 
 type combGen struct{ clock func() time.Time }

@@ -20,25 +20,23 @@ const (
 	cuid2CountMax = 476782367
 )
 
-func init() {
-	Register(&Strategy{
-		Name:     "cuid2",
-		Made:     "Cuid2: a random letter, then SHA3-512 of the time, a random salt, a counter and a host fingerprint, in base36 (24 characters)",
-		Ordering: "random (a hash)",
-		Storages: []Storage{AsText},
-		Width:    cuid2Length,
-		Text:     fixedText{cuid2Length, textOnly},
-		Clock:    true,
-		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
-			r := newRandBuf()
-			rand := func() float64 { var b [4]byte; r.read(b[:]); return float64(binary.BigEndian.Uint32(b[:])) / (1 << 32) }
-			g := &cuid2Gen{clock: clock}
-			g.count.Store(int64(rand() * cuid2CountMax))
-			g.fingerprint = Cuid2Hash(cuid2Entropy(cuid2BigLen, rand))[:cuid2BigLen]
-			return g
-		}),
-		Facts: Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 119},
-	})
+var cuid2Strategy = &Strategy{
+	Name:     "cuid2",
+	Made:     "Cuid2: a random letter, then SHA3-512 of the time, a random salt, a counter and a host fingerprint, in base36 (24 characters)",
+	Ordering: "random (a hash)",
+	Storages: []Storage{AsText},
+	Width:    cuid2Length,
+	Text:     fixedText{cuid2Length, textOnly},
+	Clock:    true,
+	Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
+		r := newRandBuf()
+		rand := func() float64 { var b [4]byte; r.read(b[:]); return float64(binary.BigEndian.Uint32(b[:])) / (1 << 32) }
+		g := &cuid2Gen{clock: clock}
+		g.count.Store(int64(rand() * cuid2CountMax))
+		g.fingerprint = Cuid2Hash(cuid2Entropy(cuid2BigLen, rand))[:cuid2BigLen]
+		return g
+	}),
+	Facts: Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 119},
 }
 
 type cuid2Gen struct {

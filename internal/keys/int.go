@@ -1,5 +1,3 @@
 package keys
 
-func init() {
-	Register(identityStrategy("int", "integer identity sequence", AsInt))
-}
+var intStrategy = identityStrategy("int", "integer identity sequence", AsInt)

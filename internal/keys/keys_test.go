@@ -454,3 +454,18 @@ func TestPrefillSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogNamesOnce: every strategy of the catalog has a name of its
+// own, so that Lookup finds the one a spec names.
+func TestCatalogNamesOnce(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range All() {
+		if seen[s.Name] || Lookup(s.Name) != s {
+			t.Errorf("%s: declared twice in the catalog", s.Name)
+		}
+		seen[s.Name] = true
+	}
+	if len(seen) != 20 {
+		t.Errorf("the catalog has %d strategies, want 20 (BRIEF.md's table)", len(seen))
+	}
+}

@@ -8,21 +8,19 @@ import (
 // ksuidEpoch is KSUID's epoch (2014-05-13T16:53:20Z) in Unix seconds.
 const ksuidEpoch = 1_400_000_000
 
-func init() {
-	Register(&Strategy{
-		Name:     "ksuid",
-		Made:     "KSUID (Segment): 32-bit seconds since 2014-05-13, then 128 random bits; text: 27 base62 characters",
-		Ordering: "time-ordered to the second, random within it",
-		Storages: []Storage{AsText, AsBytea},
-		Width:    20,
-		Text:     fixedText{27, func(dst, raw []byte) []byte { return appendBase62(dst, raw, 27) }},
-		Clock:    true,
-		Time:     secondsTime(ksuidEpoch), // 32-bit seconds since its epoch first; its fixed-width base62 text sorts as its bytes
-		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
-			return ksuidGen{clock: clock}
-		}),
-		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the second", RevealsTime: true, RandomBits: 128, PerUnit: time.Second},
-	})
+var ksuidStrategy = &Strategy{
+	Name:     "ksuid",
+	Made:     "KSUID (Segment): 32-bit seconds since 2014-05-13, then 128 random bits; text: 27 base62 characters",
+	Ordering: "time-ordered to the second, random within it",
+	Storages: []Storage{AsText, AsBytea},
+	Width:    20,
+	Text:     fixedText{27, func(dst, raw []byte) []byte { return appendBase62(dst, raw, 27) }},
+	Clock:    true,
+	Time:     secondsTime(ksuidEpoch), // 32-bit seconds since its epoch first; its fixed-width base62 text sorts as its bytes
+	Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
+		return ksuidGen{clock: clock}
+	}),
+	Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the second", RevealsTime: true, RandomBits: 128, PerUnit: time.Second},
 }
 
 type ksuidGen struct{ clock func() time.Time }

@@ -8,19 +8,17 @@ const nanoidAlphabet = "useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklq
 // nanoidSize is a Nano ID's default length: 21 characters of 6 bits.
 const nanoidSize = 21
 
-func init() {
-	Register(&Strategy{
-		Name:     "nanoid",
-		Made:     "Nano ID: 21 characters of a 64-letter URL alphabet, each 6 random bits",
-		Ordering: "random",
-		Storages: []Storage{AsText},
-		Width:    nanoidSize,
-		Text:     fixedText{nanoidSize, textOnly},
-		Client: GeneratorFunc(func(*Spec, func() time.Time) Generator {
-			return nanoidGen{}
-		}),
-		Facts: Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 126},
-	})
+var nanoidStrategy = &Strategy{
+	Name:     "nanoid",
+	Made:     "Nano ID: 21 characters of a 64-letter URL alphabet, each 6 random bits",
+	Ordering: "random",
+	Storages: []Storage{AsText},
+	Width:    nanoidSize,
+	Text:     fixedText{nanoidSize, textOnly},
+	Client: GeneratorFunc(func(*Spec, func() time.Time) Generator {
+		return nanoidGen{}
+	}),
+	Facts: Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 126},
 }
 
 // textOnly is the text form of a key whose raw value is its text.

@@ -7,25 +7,23 @@ import (
 	"time"
 )
 
-func init() {
-	Register(&Strategy{
-		Name:     "objectid",
-		Made:     "MongoDB ObjectId: 32-bit Unix seconds, 40 random bits per process, 24-bit counter; text: 24 hex digits",
-		Ordering: "time-ordered to the second; in counter order within it for one process",
-		Storages: []Storage{AsText, AsBytea},
-		Width:    12,
-		Text:     fixedText{24, hex.AppendEncode},
-		Clock:    true,
-		Time:     secondsTime(0), // 32-bit Unix seconds first; its hex text sorts as its bytes
-		Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
-			g := &objectIDGen{clock: clock}
-			newRandBuf().read(g.process[:])
-			g.counter.seed()
-			return g
-		}),
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process", RevealsTime: true, RandomBits: 40,
-			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
-	})
+var objectIDStrategy = &Strategy{
+	Name:     "objectid",
+	Made:     "MongoDB ObjectId: 32-bit Unix seconds, 40 random bits per process, 24-bit counter; text: 24 hex digits",
+	Ordering: "time-ordered to the second; in counter order within it for one process",
+	Storages: []Storage{AsText, AsBytea},
+	Width:    12,
+	Text:     fixedText{24, hex.AppendEncode},
+	Clock:    true,
+	Time:     secondsTime(0), // 32-bit Unix seconds first; its hex text sorts as its bytes
+	Client: GeneratorFunc(func(_ *Spec, clock func() time.Time) Generator {
+		g := &objectIDGen{clock: clock}
+		newRandBuf().read(g.process[:])
+		g.counter.seed()
+		return g
+	}),
+	Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, and its process", RevealsTime: true, RandomBits: 40,
+		Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 }
 
 // objectIDGen is one process's ObjectIds: the process's random bytes and

@@ -9,18 +9,16 @@ import (
 	"github.com/keybench/keybench/internal/workspace"
 )
 
-func init() {
-	Register(seqUUID(Strategy{
-		Name:     "seq-uuid-seq",
-		Made:     "sequential-uuids' uuid_sequence_nextval: prefix = ((nextval-1) / block) mod count, rest random",
-		Ordering: "block-ordered (a new block every block values), wraps after block*count values",
-		Params:   []ParamDef{{Name: "block", Default: 65536, Min: 1, Max: 1<<31 - 1, Doc: "values per block"}},
-		Server:   seqSeqServer{},
-		Client: GeneratorFunc(func(s *Spec, _ func() time.Time) Generator {
-			return &seqSeqGen{block: s.Params["block"], count: s.Params["count"]}
-		}),
-	}))
-}
+var seqUUIDSeqStrategy = seqUUID(Strategy{
+	Name:     "seq-uuid-seq",
+	Made:     "sequential-uuids' uuid_sequence_nextval: prefix = ((nextval-1) / block) mod count, rest random",
+	Ordering: "block-ordered (a new block every block values), wraps after block*count values",
+	Params:   []ParamDef{{Name: "block", Default: 65536, Min: 1, Max: 1<<31 - 1, Doc: "values per block"}},
+	Server:   seqSeqServer{},
+	Client: GeneratorFunc(func(s *Spec, _ func() time.Time) Generator {
+		return &seqSeqGen{block: s.Params["block"], count: s.Params["count"]}
+	}),
+})
 
 // seqSeqServer makes the values with sequential-uuids' function over a
 // sequence of the table's own.

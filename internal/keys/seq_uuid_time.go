@@ -7,19 +7,17 @@ import (
 	"github.com/keybench/keybench/internal/workspace"
 )
 
-func init() {
-	Register(seqUUID(Strategy{
-		Name:     "seq-uuid-time",
-		Made:     "sequential-uuids' uuid_time_nextval: prefix = (unix seconds / interval) mod count, rest random",
-		Ordering: "block-ordered (a new block every interval seconds), wraps after interval*count seconds",
-		Params:   []ParamDef{{Name: "interval", Default: 60, Min: 1, Max: 1<<31 - 1, Doc: "seconds per block"}},
-		Clock:    true,
-		Server:   seqTimeServer{},
-		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
-			return &seqTimeGen{clock: clock, interval: s.Params["interval"], count: s.Params["count"]}
-		}),
-	}))
-}
+var seqUUIDTimeStrategy = seqUUID(Strategy{
+	Name:     "seq-uuid-time",
+	Made:     "sequential-uuids' uuid_time_nextval: prefix = (unix seconds / interval) mod count, rest random",
+	Ordering: "block-ordered (a new block every interval seconds), wraps after interval*count seconds",
+	Params:   []ParamDef{{Name: "interval", Default: 60, Min: 1, Max: 1<<31 - 1, Doc: "seconds per block"}},
+	Clock:    true,
+	Server:   seqTimeServer{},
+	Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
+		return &seqTimeGen{clock: clock, interval: s.Params["interval"], count: s.Params["count"]}
+	}),
+})
 
 // seqTimeServer makes the values with sequential-uuids' function of the
 // time.

@@ -6,7 +6,8 @@
 // "bigint:cache=50", "uuidv4:as=text" or "seq-uuid-time:interval=60:count=65536".
 // Parameters common to every strategy are as (storage type), gen (who makes
 // the value) and index (how the column is indexed). Adding a strategy is one
-// file that calls Register, and its test vectors.
+// file that declares it, its place in the catalog (strategy.go), and its
+// test vectors.
 package keys
 
 import (

@@ -2,7 +2,7 @@ package keys
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,18 +161,21 @@ type Stream interface {
 	Next(dst []byte)
 }
 
-var registry = map[string]*Strategy{}
-
-// Register adds a strategy to the catalog; strategies call it from init.
-func Register(s *Strategy) {
-	if _, dup := registry[s.Name]; dup {
-		panic("keys: duplicate strategy " + s.Name)
-	}
-	registry[s.Name] = s
-}
+// catalog is every strategy, in the key catalog's order (BRIEF.md's
+// table of key specs, docs/keys.md), each declared in a file of its own.
+var catalog = []*Strategy{bigintStrategy(), intStrategy, uuidv4Strategy, uuidv7Strategy, seqUUIDTimeStrategy, seqUUIDSeqStrategy, ulidStrategy,
+	uuidv1Strategy, uuidv6Strategy, snowflakeStrategy, combStrategy, nameBased(5, "SHA-1"), nameBased(3, "MD5"), ksuidStrategy, typeIDStrategy,
+	nanoidStrategy, cuid2Strategy, objectIDStrategy, xidStrategy, sonyflakeStrategy}
 
 // Lookup returns the named strategy or nil.
-func Lookup(name string) *Strategy { return registry[name] }
+func Lookup(name string) *Strategy {
+	for _, s := range catalog {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
 
 // Names lists the catalog's strategy names in catalog order.
 func Names() []string {
@@ -184,36 +187,8 @@ func Names() []string {
 	return out
 }
 
-// catalogOrder is the order of the key catalog (BRIEF.md's table of key
-// specs, docs/keys.md); strategies not in it sort after, by name.
-var catalogOrder = []string{"bigint", "int", "uuidv4", "uuidv7", "seq-uuid-time", "seq-uuid-seq", "ulid", "uuidv1", "uuidv6", "snowflake", "comb",
-	"uuidv5", "uuidv3", "ksuid", "typeid", "nanoid", "cuid2", "objectid", "xid", "sonyflake"}
-
 // All returns every strategy in catalog order.
-func All() []*Strategy {
-	rank := map[string]int{}
-	for i, n := range catalogOrder {
-		rank[n] = i + 1
-	}
-	out := make([]*Strategy, 0, len(registry))
-	for _, s := range registry {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		ri, rj := rank[out[i].Name], rank[out[j].Name]
-		if ri == 0 {
-			ri = len(rank) + 1
-		}
-		if rj == 0 {
-			rj = len(rank) + 1
-		}
-		if ri != rj {
-			return ri < rj
-		}
-		return out[i].Name < out[j].Name
-	})
-	return out
-}
+func All() []*Strategy { return slices.Clone(catalog) }
 
 func (st *Strategy) param(name string) *ParamDef {
 	for i := range st.Params {

@@ -6,22 +6,20 @@ import (
 	"time"
 )
 
-func init() {
-	Register(&Strategy{
-		Name:     "ulid",
-		Made:     "48-bit Unix ms + 80 random bits; monotonic=1 increments the random part within a millisecond",
-		Ordering: "time-ordered (strictly increasing with monotonic=1)",
-		Storages: []Storage{AsUUID, AsText, AsBytea},
-		Params:   []ParamDef{{Name: "monotonic", Default: 1, Min: 0, Max: 1, Doc: "1: strictly increasing within a millisecond"}},
-		Width:    16,
-		Text:     fixedText{26, func(dst, raw []byte) []byte { return append(dst, ulidText(raw)...) }},
-		Clock:    true,
-		Time:     ms48Time, // 48-bit ms, then random
-		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
-			return &ulidGen{clock: clock, monotonic: s.Params["monotonic"] == 1}
-		}),
-		Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 80, PerUnit: time.Millisecond},
-	})
+var ulidStrategy = &Strategy{
+	Name:     "ulid",
+	Made:     "48-bit Unix ms + 80 random bits; monotonic=1 increments the random part within a millisecond",
+	Ordering: "time-ordered (strictly increasing with monotonic=1)",
+	Storages: []Storage{AsUUID, AsText, AsBytea},
+	Params:   []ParamDef{{Name: "monotonic", Default: 1, Min: 0, Max: 1, Doc: "1: strictly increasing within a millisecond"}},
+	Width:    16,
+	Text:     fixedText{26, func(dst, raw []byte) []byte { return append(dst, ulidText(raw)...) }},
+	Clock:    true,
+	Time:     ms48Time, // 48-bit ms, then random
+	Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
+		return &ulidGen{clock: clock, monotonic: s.Params["monotonic"] == 1}
+	}),
+	Facts: Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 80, PerUnit: time.Millisecond},
 }
 
 // ulidGen makes ULIDs. The monotonic variant shares the last value under a

@@ -11,10 +11,8 @@ import (
 var spacingParam = ParamDef{Name: "spacing", Default: 0, Min: 0, Max: 3_600_000_000,
 	Doc: "0: timestamps from the clock; N: each key's timestamp N µs after the previous one (keys made over a longer span than the run)"}
 
-func init() {
-	Register(gregorian("uuidv1", "RFC 9562 version 1: 60-bit 100ns timestamp split time_low|time_mid|time_hi, clock sequence, random node",
-		"poor: time_low leads and wraps every ~7 minutes", putV1))
-}
+var uuidv1Strategy = gregorian("uuidv1", "RFC 9562 version 1: 60-bit 100ns timestamp split time_low|time_mid|time_hi, clock sequence, random node",
+	"poor: time_low leads and wraps every ~7 minutes", putV1)
 
 // gregorian is the strategy of a uuid of RFC 9562's Gregorian timestamp
 // (versions 1 and 6), whose layout put writes.

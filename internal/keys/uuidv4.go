@@ -2,17 +2,15 @@ package keys
 
 import "time"
 
-func init() {
-	Register(&Strategy{
-		Name:     "uuidv4",
-		Made:     "gen_random_uuid() on the server; crypto random on the client",
-		Ordering: "random",
-		Storages: uuidStorages,
-		Width:    16,
-		Server:   uuidExpr("gen_random_uuid()"),
-		Client:   GeneratorFunc(func(*Spec, func() time.Time) Generator { return v4Gen{} }),
-		Facts:    Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 122},
-	})
+var uuidv4Strategy = &Strategy{
+	Name:     "uuidv4",
+	Made:     "gen_random_uuid() on the server; crypto random on the client",
+	Ordering: "random",
+	Storages: uuidStorages,
+	Width:    16,
+	Server:   uuidExpr("gen_random_uuid()"),
+	Client:   GeneratorFunc(func(*Spec, func() time.Time) Generator { return v4Gen{} }),
+	Facts:    Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 122},
 }
 
 type v4Gen struct{}

@@ -14,25 +14,19 @@ import (
 // in the hash's order: random. keybench names its rows
 // "keybench/<a random nonce of the generator>/<n>" under the URL
 // namespace, as an application names its rows by a natural key.
-func init() {
-	for _, v := range []struct {
-		version byte
-		hash    string
-	}{{5, "SHA-1"}, {3, "MD5"}} {
-		v := v
-		Register(&Strategy{
-			Name:     fmt.Sprintf("uuidv%d", v.version),
-			Made:     fmt.Sprintf("RFC 9562 version %d: the %s of a namespace and a name (keybench's rows named keybench/<nonce>/<n>)", v.version, v.hash),
-			Ordering: "random (a hash)",
-			Storages: uuidStorages,
-			Width:    16,
-			Client: GeneratorFunc(func(*Spec, func() time.Time) Generator {
-				var nonce [8]byte
-				newRandBuf().read(nonce[:])
-				return &nameUUIDGen{version: v.version, prefix: fmt.Sprintf("keybench/%x/", nonce)}
-			}),
-			Facts: Facts{Sortable: SortableNo, Reveals: "nothing, but one name makes one key: a guessed name gives its key", RandomBits: 122},
-		})
+func nameBased(version byte, hash string) *Strategy {
+	return &Strategy{
+		Name:     fmt.Sprintf("uuidv%d", version),
+		Made:     fmt.Sprintf("RFC 9562 version %d: the %s of a namespace and a name (keybench's rows named keybench/<nonce>/<n>)", version, hash),
+		Ordering: "random (a hash)",
+		Storages: uuidStorages,
+		Width:    16,
+		Client: GeneratorFunc(func(*Spec, func() time.Time) Generator {
+			var nonce [8]byte
+			newRandBuf().read(nonce[:])
+			return &nameUUIDGen{version: version, prefix: fmt.Sprintf("keybench/%x/", nonce)}
+		}),
+		Facts: Facts{Sortable: SortableNo, Reveals: "nothing, but one name makes one key: a guessed name gives its key", RandomBits: 122},
 	}
 }
 

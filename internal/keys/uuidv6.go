@@ -1,8 +1,6 @@
 package keys
 
-func init() {
-	Register(gregorian("uuidv6", "RFC 9562 version 6: version 1's timestamp reordered most significant bits first", "time-ordered", putV6))
-}
+var uuidv6Strategy = gregorian("uuidv6", "RFC 9562 version 6: version 1's timestamp reordered most significant bits first", "time-ordered", putV6)
 
 func putV6(dst []byte, ts uint64, seq uint16, node *[6]byte) {
 	hi := uint32(ts >> 28)

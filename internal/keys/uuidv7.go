@@ -7,43 +7,41 @@ import (
 	"time"
 )
 
-func init() {
-	Register(&Strategy{
-		Name:     "uuidv7",
-		Made:     "uuidv7() on PostgreSQL 18+; RFC 9562 generator in keybench otherwise",
-		Ordering: "time-ordered, monotonic per generator",
-		Storages: uuidStorages,
-		Width:    16,
-		Clock:    true,
-		Time:     uuidv7Time,
-		TextParams: []TextParamDef{{Name: "method", Default: v7SubMS,
-			Doc: "RFC 9562 section 6.2: subms (12 bits below the ms, PostgreSQL 18's), counter (a 42-bit counter within the ms), random (monotonic random: the random bits increased within the ms)",
-			Check: func(v string) string {
-				if v != v7SubMS && v != v7Counter && v != v7Random {
-					return "must be subms, counter or random"
-				}
-				return ""
-			}}},
-		Server: v7Server{},
-		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
-			switch s.Text["method"] {
-			case v7Counter:
-				return &v7CounterGen{clock: clock}
-			case v7Random:
-				return &v7RandomGen{clock: clock}
+var uuidv7Strategy = &Strategy{
+	Name:     "uuidv7",
+	Made:     "uuidv7() on PostgreSQL 18+; RFC 9562 generator in keybench otherwise",
+	Ordering: "time-ordered, monotonic per generator",
+	Storages: uuidStorages,
+	Width:    16,
+	Clock:    true,
+	Time:     uuidv7Time,
+	TextParams: []TextParamDef{{Name: "method", Default: v7SubMS,
+		Doc: "RFC 9562 section 6.2: subms (12 bits below the ms, PostgreSQL 18's), counter (a 42-bit counter within the ms), random (monotonic random: the random bits increased within the ms)",
+		Check: func(v string) string {
+			if v != v7SubMS && v != v7Counter && v != v7Random {
+				return "must be subms, counter or random"
 			}
-			return &v7Gen{clock: clock}
-		}),
-		FactsFor: func(s *Spec) Facts {
-			switch s.Text["method"] {
-			case v7Counter:
-				return Facts{Sortable: SortableYes, Reveals: "creation time to the ms, and its place in that ms", RevealsTime: true, RandomBits: 32, PerUnit: time.Millisecond}
-			case v7Random:
-				return Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 74, PerUnit: time.Millisecond}
-			}
-			return Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs", RevealsTime: true, RandomBits: 62, PerUnit: time.Millisecond / 4096}
-		},
-	})
+			return ""
+		}}},
+	Server: v7Server{},
+	Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
+		switch s.Text["method"] {
+		case v7Counter:
+			return &v7CounterGen{clock: clock}
+		case v7Random:
+			return &v7RandomGen{clock: clock}
+		}
+		return &v7Gen{clock: clock}
+	}),
+	FactsFor: func(s *Spec) Facts {
+		switch s.Text["method"] {
+		case v7Counter:
+			return Facts{Sortable: SortableYes, Reveals: "creation time to the ms, and its place in that ms", RevealsTime: true, RandomBits: 32, PerUnit: time.Millisecond}
+		case v7Random:
+			return Facts{Sortable: SortableYes, Reveals: "creation time to the ms", RevealsTime: true, RandomBits: 74, PerUnit: time.Millisecond}
+		}
+		return Facts{Sortable: SortableYes, Reveals: "creation time to 0.25 µs", RevealsTime: true, RandomBits: 62, PerUnit: time.Millisecond / 4096}
+	},
 }
 
 // v7Server is PostgreSQL 18's uuidv7().

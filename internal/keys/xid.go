@@ -5,26 +5,24 @@ import (
 	"time"
 )
 
-func init() {
-	Register(&Strategy{
-		Name:     "xid",
-		Made:     "xid (rs/xid): 32-bit Unix seconds, 24-bit machine id, 16-bit process id, 24-bit counter; text: 20 base32hex characters",
-		Ordering: "time-ordered to the second; in counter order within it for one process",
-		Storages: []Storage{AsText, AsBytea},
-		Params: []ParamDef{{Name: "machine", Default: 1, Min: 0, Max: 1<<24 - 1, Doc: "24-bit machine id"},
-			{Name: "pid", Default: 1, Min: 0, Max: 1<<16 - 1, Doc: "16-bit process id"}},
-		Width: 12,
-		Text:  fixedText{20, appendBase32Hex},
-		Clock: true,
-		Time:  secondsTime(0), // 32-bit Unix seconds first; its base32hex text sorts as its bytes
-		Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
-			g := &xidGen{clock: clock, machine: uint32(s.Params["machine"]), pid: uint16(s.Params["pid"])}
-			g.counter.seed()
-			return g
-		}),
-		Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, machine, process", RevealsTime: true, RandomBits: 0,
-			Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
-	})
+var xidStrategy = &Strategy{
+	Name:     "xid",
+	Made:     "xid (rs/xid): 32-bit Unix seconds, 24-bit machine id, 16-bit process id, 24-bit counter; text: 20 base32hex characters",
+	Ordering: "time-ordered to the second; in counter order within it for one process",
+	Storages: []Storage{AsText, AsBytea},
+	Params: []ParamDef{{Name: "machine", Default: 1, Min: 0, Max: 1<<24 - 1, Doc: "24-bit machine id"},
+		{Name: "pid", Default: 1, Min: 0, Max: 1<<16 - 1, Doc: "16-bit process id"}},
+	Width: 12,
+	Text:  fixedText{20, appendBase32Hex},
+	Clock: true,
+	Time:  secondsTime(0), // 32-bit Unix seconds first; its base32hex text sorts as its bytes
+	Client: GeneratorFunc(func(s *Spec, clock func() time.Time) Generator {
+		g := &xidGen{clock: clock, machine: uint32(s.Params["machine"]), pid: uint16(s.Params["pid"])}
+		g.counter.seed()
+		return g
+	}),
+	Facts: Facts{Sortable: SortablePerNode, Reveals: "creation time to the second, machine, process", RevealsTime: true, RandomBits: 0,
+		Unique: "a 24-bit counter per process: unique within a process up to 16.7M keys a second"},
 }
 
 type xidGen struct {

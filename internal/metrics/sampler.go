@@ -50,10 +50,6 @@ type sampler struct {
 // large cache the period grows until a sample takes at most 1% of it.
 const cacheCostShare = 0.01
 
-func newSampler(env *Env, window *windowStart) *sampler {
-	return &sampler{env: env, window: window, waits: map[string]int64{}}
-}
-
 // watcherConn is a connection of a watcher of its own, named app: its
 // statements run against the cell's changing tables, so none is cached.
 func (env *Env) watcherConn(ctx context.Context, app string) (*pgx.Conn, error) {

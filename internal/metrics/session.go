@@ -145,7 +145,7 @@ func Start(ctx context.Context, env Env) *Session {
 	if env.WaitEvery > 0 || env.CacheEvery > 0 {
 		sctx, cancel := context.WithCancel(ctx)
 		s.cancel = cancel
-		s.sampler = newSampler(&s.env, s.window)
+		s.sampler = &sampler{env: &s.env, window: s.window, waits: map[string]int64{}}
 		s.samplerWG.Go(func() {
 			s.sampler.run(sctx)
 		})

@@ -46,7 +46,8 @@ func clusterTables(d *Doc, res *results.Results, order []string, last map[string
 				sh.KeyIndexBytes.Text(results.Bytes), sh.LeafDensity.Text(func(v float64) string { return fmt.Sprintf("%.1f%%", v*100) }))
 		}
 		worstShards, worstWorkers := worstRound(cl.Rounds)
-		skew.AppendRow(k, distributedBy(cl), skewText(cl.Skew), worstShards, worstWorkers, perWorker(cl.Rounds, len(cl.Workers), walPerS, bytesPerS), perWorker(cl.Rounds, len(cl.Workers), cpuPerRound, cores))
+		skew.AppendRow(k, distributedBy(cl), skewText(cl.Skew), worstShards, worstWorkers, perWorker(cl.Rounds, len(cl.Workers), func(w results.WorkerRound) results.M[float64] { return w.WALBytesPerS }, bytesPerS),
+			perWorker(cl.Rounds, len(cl.Workers), func(w results.WorkerRound) results.M[float64] { return w.CPUCores }, cores))
 	}
 	if len(workers.Rows) == 0 {
 		return
@@ -110,9 +111,6 @@ func worstRound(rounds []results.ClusterRound) (string, string) {
 	return worst(func(r results.ClusterRound) results.M[results.Skew] { return r.Shards }),
 		worst(func(r results.ClusterRound) results.M[results.Skew] { return r.Workers })
 }
-
-func walPerS(w results.WorkerRound) results.M[float64]     { return w.WALBytesPerS }
-func cpuPerRound(w results.WorkerRound) results.M[float64] { return w.CPUCores }
 
 // perWorker is each worker's median of a round figure, in order.
 func perWorker(rounds []results.ClusterRound, n int, get func(results.WorkerRound) results.M[float64], format func(float64) string) string {

@@ -28,15 +28,7 @@ var ExportFormats = []string{ExportMarkdown, ExportCSV, ExportJSON}
 
 // Export renders res in format.
 func Export(res *results.Results, format string) ([]byte, error) {
-	switch format {
-	case ExportMarkdown:
-		return []byte(Markdown(res)), nil
-	case ExportCSV:
-		return CSV(res)
-	case ExportJSON:
-		return json.MarshalIndent(res, "", "  ")
-	}
-	return nil, fmt.Errorf("--export takes %s, not %q", strings.Join(ExportFormats, ", "), format)
+	return export(format, func() string { return Markdown(res) }, func() ([]byte, error) { return CSV(res) }, res)
 }
 
 // ExportDoc renders a command's answer in format (compare, project,
@@ -44,11 +36,15 @@ func Export(res *results.Results, format string) ([]byte, error) {
 // CSV (each of its tables, a blank line between them), or value, the
 // command's own typed answer, as JSON.
 func ExportDoc(d *Doc, value any, format string) ([]byte, error) {
+	return export(format, d.Markdown, d.CSV, value)
+}
+
+func export(format string, md func() string, csv func() ([]byte, error), value any) ([]byte, error) {
 	switch format {
 	case ExportMarkdown:
-		return []byte(d.Markdown()), nil
+		return []byte(md()), nil
 	case ExportCSV:
-		return d.CSV()
+		return csv()
 	case ExportJSON:
 		return json.MarshalIndent(value, "", "  ")
 	}
