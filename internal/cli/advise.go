@@ -15,6 +15,7 @@ import (
 	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/report"
 	"github.com/keybench/keybench/internal/runner"
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/usage"
 )
 
@@ -164,6 +165,7 @@ func (a *adviseCmd) connect(e *env) (*pgx.Conn, error) {
 	for k, v := range advise.Settings(0) {
 		cc.RuntimeParams[k] = v
 	}
+	sqltree.Pin(cc, "")
 	if cc.ConnectTimeout == 0 {
 		cc.ConnectTimeout = 10 * time.Second
 	}

@@ -126,7 +126,7 @@ func TestScriptCannotReachTheUsersTables(t *testing.T) {
 		cmd := exec.Command(bin, "run", "--script", script, "--dsn", servertest.Server.TCPURL(), "--schema", "kb_script_guard", "--out", t.TempDir(),
 			"--keys", "bigint", "-T", "1s", "--warmup", "0s", "--rows", "100", "-c", "1")
 		b, _ := cmd.CombinedOutput()
-		if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "script line 2 is refused") {
+		if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(b), "line 2 is refused") {
 			t.Errorf("case %d (%s): exit %d, want 2 naming line 2:\n%s", i, second, cmd.ProcessState.ExitCode(), b)
 		}
 		if after := dump(); after != before {

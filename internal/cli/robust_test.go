@@ -245,7 +245,6 @@ func TestInterruptedRunsLeaveNothing(t *testing.T) {
 		code         int
 	}{
 		{"SIGINT in prefill", "kbint1", false, func(cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGINT) }, 130},
-		{"SIGINT in prefill, --force in their schema", "theirs", true, func(cmd *exec.Cmd) { cmd.Process.Signal(syscall.SIGINT) }, 130},
 		{"backends terminated in prefill", "kbint2", false, func(*exec.Cmd) {
 			clitest.Exec(t, admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'intdb' AND application_name LIKE 'keybench%'")
 		}, 1},

@@ -82,7 +82,8 @@ type runCmd struct {
 	DistributeBy  string      `name:"distribute-by" enum:"key,tenant,reference" default:"key" help:"With --distribute: shard the keyed table on its key (key), on a tenant column the server fills (tenant: Citus's multi-tenant model, the key local to its tenant, the primary key (tenant_id, id)), or make it a reference table copied to every node (reference; its children sharded on their parent column)."`
 	Tenants       *int        `name:"tenants" placeholder:"N" help:"With --distribute-by tenant: how many tenants the rows spread over (default 1000)."`
 	TenantSkew    string      `name:"tenant-skew" enum:",zipf,uniform" default:"" help:"With --distribute-by tenant: the tenants' sizes, Zipfian (the default: a few large, many small, drawn as a Zipf law over the tenants' ranks: docs/run.md) or uniform."`
-	Force         bool        `help:"Replace an existing --export file and write --hist-file logs beside earlier ones; with --dsn, also work in the --schema even though keybench did not create it (keybench still creates and drops only its own objects)."`
+	Force         bool        `help:"Replace an existing --export file and write --hist-file logs beside earlier ones; with --dsn, also work in a --schema keybench created and kept that has since received objects of someone else's (keybench still creates and drops only its own; a schema keybench did not create is refused, --force or not)."`
+	AllowEvTrig   bool        `name:"allow-event-triggers" help:"With --dsn: run on a server whose enabled event triggers would run on keybench's DDL (refused by default: keybench runs no code of yours); said on the first screen."`
 	Keep          bool        `help:"With --dsn: keep keybench's schema at the end instead of dropping it."`
 	ProjectRows   string      `name:"project-rows" help:"With --project-ram: carry the run to your table's rows in the report (\"At your scale\"), e.g. 1e9."`
 	ProjectRAM    string      `name:"project-ram" help:"Your server's memory for --project-rows, e.g. 64GB."`
@@ -196,7 +197,7 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	}
 	cfg := runner.Config{Plan: plan, Schema: r.Schema, Seed: r.Seed, Quick: r.Quick,
 		Command: redactArgs(e.args), Version: fullVersion(), UI: runner.NewUI(e.stderr), Out: r.Out, HistDir: r.HistFile, HistSeconds: r.HistSeconds, TxnLog: r.Log, AggregateInterval: orZero(r.AggInterval), Sampling: r.Sampling == "on", RowsGiven: r.Rows != nil,
-		OnError: r.OnError, Force: r.Force, Keep: r.Keep, ProgressEvery: r.Progress, Device: r.Device, NoCheckpoints: r.Checkpoints == "off"}
+		OnError: r.OnError, Force: r.Force, Keep: r.Keep, AllowEventTriggers: r.AllowEvTrig, ProgressEvery: r.Progress, Device: r.Device, NoCheckpoints: r.Checkpoints == "off"}
 	if err := checkDevice(e, r.Device); err != nil {
 		return runner.Config{}, err
 	}
@@ -425,7 +426,7 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 	}
 	settings := append(append([]server.Setting(nil), sc.Settings...), given...)
 	if r.Force && r.Keep {
-		return usagef("--keep keeps a schema keybench created; with --force keybench works in a schema of yours and removes its own objects at the end")
+		return usagef("--keep keeps a schema keybench created; with --force keybench works beside someone else's objects in it and removes its own at the end")
 	}
 	if r.DSN == "" && r.Keep {
 		return usagef("--keep applies to --dsn; the embedded server is thrown away after the run")

@@ -30,12 +30,12 @@ func (seqSeqServer) Setup(_ *Spec, sv Server) []workspace.Object {
 }
 
 func (seqSeqServer) Default(s *Spec, sv Server) (string, error) {
-	return uuidServerDefault(s, fmt.Sprintf("%s.%s(nextval('%s%s') - 1, %d, %d)",
+	return uuidServerDefault(s, fmt.Sprintf("%s.%s(pg_catalog.nextval('%s%s') - 1, %d, %d)",
 		sv.Schema, SeqUUIDFunction, sv.Qualified(), SequenceSuffix, s.Params["block"], s.Params["count"])), nil
 }
 
 func (seqSeqServer) State(_ *Spec, sv Server, rows int64) []string {
-	return []string{fmt.Sprintf("SELECT setval('%s%s', %d)", strings.ReplaceAll(sv.Qualified(), "'", "''"), SequenceSuffix, rows)}
+	return []string{fmt.Sprintf("SELECT pg_catalog.setval('%s%s', %d)", strings.ReplaceAll(sv.Qualified(), "'", "''"), SequenceSuffix, rows)}
 }
 
 // seqSeqGen keeps the sequence in keybench: one counter shared by all workers.

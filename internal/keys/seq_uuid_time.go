@@ -28,12 +28,12 @@ func (seqTimeServer) Setup(_ *Spec, sv Server) []workspace.Object {
 }
 
 func (seqTimeServer) Default(s *Spec, sv Server) (string, error) {
-	return uuidServerDefault(s, fmt.Sprintf("%s.%s(floor(extract(epoch from clock_timestamp()))::bigint, %d, %d)",
+	return uuidServerDefault(s, fmt.Sprintf("%s.%s(pg_catalog.floor(extract(epoch from pg_catalog.clock_timestamp()))::pg_catalog.int8, %d, %d)",
 		sv.Schema, SeqUUIDFunction, s.Params["interval"], s.Params["count"])), nil
 }
 
 func (seqTimeServer) At(s *Spec, sv Server, epochSQL string) string {
-	return uuidStored(s, fmt.Sprintf("%s.%s(floor(%s)::bigint, %d, %d)", sv.Schema, SeqUUIDFunction, epochSQL, s.Params["interval"], s.Params["count"]))
+	return uuidStored(s, fmt.Sprintf("%s.%s(pg_catalog.floor(%s)::pg_catalog.int8, %d, %d)", sv.Schema, SeqUUIDFunction, epochSQL, s.Params["interval"], s.Params["count"]))
 }
 
 type seqTimeGen struct {

@@ -79,16 +79,16 @@ DECLARE
   cap numeric := 256;
   eff bigint;
   p bigint;
-  b bytea := uuid_send(gen_random_uuid());
+  b bytea := pg_catalog.uuid_send(pg_catalog.gen_random_uuid());
 BEGIN
   WHILE cap < block_count LOOP cap := cap * 256; nbytes := nbytes + 1; END LOOP;
-  eff := greatest(1, div(block_size::numeric * block_count, cap)::bigint);
-  p := mod(div(val, eff), cap)::bigint;
+  eff := greatest(1, pg_catalog.div(block_size::numeric * block_count, cap)::bigint);
+  p := pg_catalog.mod(pg_catalog.div(val, eff), cap)::bigint;
   FOR i IN 0..nbytes-1 LOOP
-    b := set_byte(b, nbytes-1-i, ((p >> (8*i)) & 255)::int);
+    b := pg_catalog.set_byte(b, nbytes-1-i, ((p >> (8*i)) & 255)::int);
   END LOOP;
-  b := set_byte(b, 6, (get_byte(b, 6) & 15) | 64);
-  b := set_byte(b, 8, (get_byte(b, 8) & 63) | 128);
-  RETURN encode(b, 'hex')::uuid;
+  b := pg_catalog.set_byte(b, 6, (pg_catalog.get_byte(b, 6) & 15) | 64);
+  b := pg_catalog.set_byte(b, 8, (pg_catalog.get_byte(b, 8) & 63) | 128);
+  RETURN pg_catalog.encode(b, 'hex')::uuid;
 END $f$`, "@", schema)
 }

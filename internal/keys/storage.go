@@ -50,19 +50,19 @@ var codecs = map[Storage]*storageCodec{
 			}
 			return appendUUIDText(dst, raw, true)
 		},
-		ofUUID: func(expr string) string { return "(" + expr + ")::text" },
+		ofUUID: func(expr string) string { return "(" + expr + ")::pg_catalog.text" },
 	},
 	AsChar32: {
 		column: "char(32)", stored: func(*Spec) int { return 1 + 32 }, text: true,
 		encode: func(_ *Spec, dst, raw []byte) []byte { return appendUUIDText(dst, raw, false) },
-		ofUUID: func(expr string) string { return "replace((" + expr + ")::text, '-', '')" },
+		ofUUID: func(expr string) string { return "pg_catalog.replace((" + expr + ")::pg_catalog.text, '-', '')" },
 	},
 	AsBytea: {
 		column: "bytea", stored: func(s *Spec) int { return 1 + s.Strategy.Width },
 		encode: appendRaw,
 		format: func(_ *Spec, raw []byte) string { return `\x` + hex.EncodeToString(raw) },
 		value:  func(raw []byte) any { return append([]byte(nil), raw...) },
-		ofUUID: func(expr string) string { return "uuid_send(" + expr + ")" },
+		ofUUID: func(expr string) string { return "pg_catalog.uuid_send(" + expr + ")" },
 	},
 	AsBigint: {
 		column: "bigint", stored: func(*Spec) int { return 8 }, integer: true,

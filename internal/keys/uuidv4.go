@@ -8,7 +8,7 @@ var uuidv4Strategy = &Strategy{
 	Ordering: "random",
 	Storages: uuidStorages,
 	Width:    16,
-	Server:   uuidExpr("gen_random_uuid()"),
+	Server:   uuidExpr("pg_catalog.gen_random_uuid()"),
 	Client:   GeneratorFunc(func(*Spec, func() time.Time) Generator { return v4Gen{} }),
 	Facts:    Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 122},
 }

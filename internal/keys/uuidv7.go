@@ -54,12 +54,12 @@ func (v7Server) Default(s *Spec, sv Server) (string, error) {
 	if sv.Major < 18 {
 		return "", fmt.Errorf("PostgreSQL %d has no uuidv7() (added in 18)", sv.Major)
 	}
-	return uuidServerDefault(s, "uuidv7()"), nil
+	return uuidServerDefault(s, "pg_catalog.uuidv7()"), nil
 }
 
 // At: PostgreSQL 18's uuidv7(shift) moves the timestamp by an interval.
 func (v7Server) At(s *Spec, _ Server, epochSQL string) string {
-	return uuidStored(s, fmt.Sprintf("uuidv7(make_interval(secs => (%s) - extract(epoch from clock_timestamp())))", epochSQL))
+	return uuidStored(s, fmt.Sprintf("pg_catalog.uuidv7(pg_catalog.make_interval(secs => (%s) - extract(epoch from pg_catalog.clock_timestamp())))", epochSQL))
 }
 
 // v7Gen follows RFC 9562 section 6.2 method 3, as PostgreSQL 18's uuidv7()

@@ -51,6 +51,9 @@ func brief(res *results.Results, page bool) *Doc {
 	if a.Answer != nil {
 		d.Println(a.Answer.Text)
 	}
+	for _, w := range res.Warnings {
+		d.Printf("Note: %s.", w)
+	}
 	if b := busyLine(a); b != "" && !page {
 		d.Println(b)
 	}

@@ -64,7 +64,7 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 	evidence(d, res, groups)
 	keysTable(d, res)
 	failures(d, res)
-	for _, n := range res.Notes {
+	for _, n := range append(slices.Clone(res.Warnings), res.Notes...) {
 		d.Printf("note: %s.", n)
 	}
 	seen := map[string]bool{}

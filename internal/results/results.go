@@ -63,6 +63,10 @@ type Results struct {
 	Keys []KeyFacts `json:"keys,omitempty"`
 	// Notes are caveats about the whole run.
 	Notes []string `json:"notes,omitempty"`
+	// Warnings are caveats the first screen leads with, under its answer:
+	// code of someone else's that ran beside keybench's (event triggers
+	// allowed), what of a copied shape (--like) was not copied.
+	Warnings []string `json:"warnings,omitempty"`
 	Cells []Cell   `json:"cells"`
 	// Analysis is everything decided about the cells (package verdict
 	// makes it once; every output reads it): derived, rewritten whenever

@@ -107,10 +107,13 @@ type Config struct {
 	// StandbyWait bounds each wait for the standbys to replay what the
 	// primary wrote (0: metrics.DefaultStandbyWait, --standby-wait).
 	StandbyWait time.Duration
-	// Force lets keybench work in an existing schema it did not create
-	// (it still creates and drops only its own objects there); Keep leaves
-	// keybench's schema in place at the end.
+	// Force lets keybench work in a schema it created and kept beside
+	// objects someone else added (it still creates and drops only its own
+	// objects there); Keep leaves keybench's schema in place at the end.
 	Force, Keep bool
+	// AllowEventTriggers runs on a server whose enabled event triggers
+	// would run on keybench's DDL (said in the results' notes).
+	AllowEventTriggers bool
 }
 
 // ErrInterrupted is returned when the run was stopped by a signal; the results keep what was measured.
@@ -511,29 +514,27 @@ func (r *run) readLike(ctx context.Context) error {
 	p.Like = like
 	r.res.Notes = append(r.res.Notes, like.Describe())
 	r.ui.Logf("note: %s", like.Describe())
+	if n := like.NotCopied(); n != "" {
+		r.res.Warnings = append(r.res.Warnings, n)
+		r.ui.Logf("note: %s", n)
+	}
 	return nil
 }
 
 // reserve checks, before the first cell, that every name the plan's
 // cells take in keybench's schema (tables, partitions, indexes, the keys'
-// helpers) is free or held by an object keybench recorded creating, and
-// that every workload running SQL of the user's (a script) calls only
-// what it may (workload.Vetter).
+// helpers) is free or held by an object keybench recorded creating (a
+// script's statements were checked by PostgreSQL's parser as the plan
+// was built, and each is resolved by the server on the cell's table
+// before a client prepares it).
 func (r *run) reserve(ctx context.Context) error {
 	var objs []workspace.Object
-	vetted := map[string]bool{}
 	for _, g := range groups(r.cfg.Plan.Cells, max(r.cfg.Plan.Params.Rounds, 1)) {
 		for k, pc := range g {
 			at := workload.PlaceOf(r.cfg.Schema, k+1)
 			built, err := r.cfg.Plan.Build(pc, r.cfg.Seed)
 			if err != nil {
 				return err
-			}
-			if v, ok := built.Workload.(workload.Vetter); ok && !vetted[pc.Task.Name()] {
-				vetted[pc.Task.Name()] = true
-				if err := v.Vet(ctx, r.admin, r.cfg.Schema); err != nil {
-					return err
-				}
 			}
 			for _, t := range built.Workload.Tables(at, r.keys[pc.Key]) {
 				objs = append(objs, workload.Names(t, r.keyServer(at))...)

@@ -22,6 +22,7 @@ import (
 	"github.com/keybench/keybench/internal/metrics"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/usage"
 	"github.com/keybench/keybench/internal/workspace"
 )
@@ -109,6 +110,9 @@ func (r *run) startServer(ctx context.Context) error {
 	env.Standbys, _ = r.target.standbys()
 	r.conn = r.target.connConfig().Copy()
 	r.conn.RuntimeParams["application_name"] = "keybench " + r.runID
+	// Every session keybench opens (all copy this one) binds its SQL to
+	// PostgreSQL's own objects: search_path and standard_conforming_strings pinned.
+	sqltree.Pin(r.conn, r.cfg.Schema)
 	// Every connection of keybench (clients, sampler, admin) blocks in its
 	// system calls: a single socket in Go's network poller makes every idle
 	// thread poll it, which cost the clients several percent of throughput.
@@ -267,9 +271,17 @@ func (r *run) detectEngine(ctx context.Context) error {
 // prepareSchema makes keybench's schema: on the embedded server simply
 // created; on someone else's server a workspace (see workspace.go).
 func (r *run) prepareSchema(ctx context.Context) error {
-	ws, err := r.target.openWorkspace(ctx, r.admin, workspace.Options{Schema: r.cfg.Schema, Force: r.cfg.Force, Keep: r.cfg.Keep, RunID: r.runID, Said: r.ui.Logf})
+	ws, err := r.target.openWorkspace(ctx, r.admin, workspace.Options{Schema: r.cfg.Schema, Force: r.cfg.Force, Keep: r.cfg.Keep, RunID: r.runID, Said: r.ui.Logf,
+		AllowEventTriggers: r.cfg.AllowEventTriggers})
 	if err != nil {
 		return err
+	}
+	if r.cfg.AllowEventTriggers {
+		if names, err := workspace.EventTriggers(ctx, r.admin); err == nil && len(names) > 0 {
+			n := fmt.Sprintf("event triggers ran on keybench's DDL (--allow-event-triggers): %s", strings.Join(names, ", "))
+			r.res.Warnings = append(r.res.Warnings, n)
+			r.ui.Logf("note: %s", n)
+		}
 	}
 	r.ws = ws
 	return nil

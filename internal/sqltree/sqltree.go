@@ -15,73 +15,14 @@ package sqltree
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// Name is a possibly qualified name as written (Schema empty when not).
-type Name struct{ Schema, Name string }
-
-// String is the name as SQL writes it.
-func (n Name) String() string {
-	if n.Schema == "" {
-		return n.Name
-	}
-	return n.Schema + "." + n.Name
-}
-
-// Call is a function call as written.
-type Call struct {
-	Name
-	Args []*pg.Node
-	// Pos is its byte offset in the text parsed.
-	Pos int
-}
-
-// Refs are what a tree names that runs code on the server: function
-// calls, operators and the types values are cast to.
-type Refs struct {
-	Calls []Call
-	Ops   []Name
-	Types []Name
-}
-
 // Parse parses sql (one or more statements).
 func Parse(sql string) (*pg.ParseResult, error) { return pg.Parse(sql) }
-
-// RefsOf is everything tree names that runs code.
-func RefsOf(tree *pg.ParseResult) Refs {
-	var r Refs
-	walk(tree.ProtoReflect(), func(m protoreflect.Message) {
-		switch x := m.Interface().(type) {
-		case *pg.FuncCall:
-			r.Calls = append(r.Calls, Call{Name: nameOf(x.Funcname), Args: x.Args, Pos: int(x.Location)})
-		case *pg.A_Expr:
-			switch x.Kind {
-			case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
-				// Its name is the syntax's; the comparisons it makes are < and >.
-			default:
-				r.Ops = append(r.Ops, nameOf(x.Name))
-			}
-		case *pg.TypeName:
-			r.Types = append(r.Types, nameOf(x.Names))
-		}
-	})
-	sort.SliceStable(r.Calls, func(i, j int) bool { return r.Calls[i].Pos < r.Calls[j].Pos })
-	return r
-}
-
-// ExprRefs parses one SQL expression (a CHECK's, an index predicate's).
-func ExprRefs(expr string) (Refs, error) {
-	tree, err := Parse("SELECT " + expr)
-	if err != nil {
-		return Refs{}, err
-	}
-	return RefsOf(tree), nil
-}
 
 // walk calls f on m and on every message below it.
 func walk(m protoreflect.Message, f func(protoreflect.Message)) {
@@ -105,7 +46,7 @@ func walk(m protoreflect.Message, f func(protoreflect.Message)) {
 }
 
 // nameOf reads a name list ([schema,] name) of String nodes.
-func nameOf(parts []*pg.Node) Name {
+func nameOf(parts []*pg.Node) (schema, name string) {
 	var s []string
 	for _, p := range parts {
 		if str := p.GetString_(); str != nil {
@@ -114,29 +55,82 @@ func nameOf(parts []*pg.Node) Name {
 	}
 	switch len(s) {
 	case 0:
-		return Name{}
+		return "", ""
 	case 1:
-		return Name{Name: s[0]}
+		return "", s[0]
 	}
-	return Name{Schema: s[len(s)-2], Name: s[len(s)-1]}
+	return s[len(s)-2], s[len(s)-1]
 }
 
-// StringArg is a call's argument i when it is a string constant (or one
-// cast to a type: 'seq'::regclass), as a sequence function's is.
-func StringArg(c Call, i int) (string, bool) {
-	if i >= len(c.Args) {
-		return "", false
+// ScriptStatement checks one statement of a user's script by PostgreSQL's
+// own parser alone, before anything of it reaches a server: it must be
+// exactly one statement, and that one a query — SELECT, VALUES, TABLE,
+// INSERT, UPDATE, DELETE or MERGE, each with its WITH, no SELECT INTO — or
+// the transaction control a script may hold (BEGIN, START TRANSACTION,
+// COMMIT, END, ROLLBACK). control says it is the latter; why says why it
+// is refused ("" when it is not).
+func ScriptStatement(sql string) (control bool, why string) {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return false, "PostgreSQL's parser does not read it: " + FirstLine(err.Error())
 	}
-	n := c.Args[i]
-	if tc := n.GetTypeCast(); tc != nil {
-		n = tc.Arg
+	switch len(tree.Stmts) {
+	case 0:
+		return false, "it holds no statement"
+	case 1:
+	default:
+		return false, fmt.Sprintf("it holds %d statements; a script runs one statement a command, each ending with ';' at the end of its line", len(tree.Stmts))
 	}
-	if k := n.GetAConst(); k != nil {
-		if s := k.GetSval(); s != nil {
-			return s.Sval, true
+	n := tree.Stmts[0].GetStmt()
+	switch {
+	case n.GetTransactionStmt() != nil:
+		switch n.GetTransactionStmt().Kind {
+		case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START, pg.TransactionStmtKind_TRANS_STMT_COMMIT, pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+			if len(n.GetTransactionStmt().Options) == 0 && !n.GetTransactionStmt().Chain {
+				return true, ""
+			}
+		}
+		return false, "a script's transaction control is BEGIN, COMMIT or ROLLBACK alone"
+	case n.GetSelectStmt() != nil, n.GetInsertStmt() != nil, n.GetUpdateStmt() != nil, n.GetDeleteStmt() != nil, n.GetMergeStmt() != nil:
+	default:
+		return false, "it is not a query (SELECT, INSERT, UPDATE, DELETE, MERGE): a script runs no other statement"
+	}
+	into := false
+	walk(tree.ProtoReflect(), func(m protoreflect.Message) {
+		if s, ok := m.Interface().(*pg.SelectStmt); ok && s.IntoClause != nil {
+			into = true
+		}
+	})
+	if into {
+		return false, "SELECT INTO creates a table: a script runs no other statement than a query"
+	}
+	return false, ""
+}
+
+// FirstLine is the first line of s (a server's or parser's message).
+func FirstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// NeedsQuoting says whether a name must be quoted to be read as itself:
+// anything but lower-case letters, digits and _, or a keyword PostgreSQL
+// reserves in some position, as its own scanner reads it.
+func NeedsQuoting(name string) bool {
+	if name == "" {
+		return true
+	}
+	for i, r := range name {
+		if !(r >= 'a' && r <= 'z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			return true
 		}
 	}
-	return "", false
+	scan, err := pg.Scan(name)
+	if err != nil || len(scan.Tokens) != 1 {
+		return true
+	}
+	k := scan.Tokens[0].KeywordKind
+	return k != pg.KeywordKind_NO_KEYWORD && k != pg.KeywordKind_UNRESERVED_KEYWORD
 }
 
 // Printable is a name of the user's catalog as a message prints it: as SQL

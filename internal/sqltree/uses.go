@@ -125,7 +125,7 @@ func readBy(sel *pg.SelectStmt, aliases map[string]bool, quals []*pg.Node, key s
 			if !isKey(e.Lexpr, aliases, key) && !isKey(e.Rexpr, aliases, key) {
 				return
 			}
-			op := nameOf(e.Name).Name
+			_, op := nameOf(e.Name)
 			switch e.Kind {
 			case pg.A_Expr_Kind_AEXPR_OP:
 				switch op {
@@ -178,6 +178,6 @@ func isKey(n *pg.Node, aliases map[string]bool, key string) bool {
 	if c == nil {
 		return false
 	}
-	ref := nameOf(c.Fields)
-	return ref.Name == key && (ref.Schema == "" || aliases[ref.Schema])
+	qualifier, name := nameOf(c.Fields)
+	return name == key && (qualifier == "" || aliases[qualifier])
 }

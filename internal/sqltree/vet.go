@@ -3,27 +3,28 @@ package sqltree
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// Rule is what a tree may call on a server keybench does not own.
+// Rule is what a resolved tree may call on a server keybench does not own.
 type Rule int
 
 const (
-	// Immutable: a copied CHECK constraint or index predicate, run on every
-	// row keybench writes: PostgreSQL's own immutable functions (a name with
-	// an immutable overload and no volatile one), its own operators and
-	// casts to its own types only.
+	// Immutable: a copied CHECK constraint, index predicate or index
+	// expression, run on every row keybench writes: PostgreSQL's own
+	// immutable functions and operators, on its own types, reading no
+	// relation.
 	Immutable Rule = iota
 	// Script: a user's script, run by every client: PostgreSQL's own
 	// immutable and stable functions (less those that run SQL of their own
-	// or read whole tables: the *_to_xml family), the volatile ones that
-	// touch only the session (random, gen_random_uuid, clock_timestamp, …)
-	// and the sequence functions on keybench's own sequences; operators of
-	// PostgreSQL or written in C by an extension (hstore's, citext's), not
-	// in SQL or a procedural language.
+	// or read relations named by a value: the *_to_xml family), the
+	// volatile ones that touch only the session (random, gen_random_uuid,
+	// clock_timestamp, …) and the sequence functions on keybench's own
+	// sequences; an extension's C functions where the extension is one of
+	// AllowedExtensions; relations of keybench's schema alone.
 	Script
 )
 
@@ -32,15 +33,23 @@ const (
 // FUNCTION, CREATE EXTENSION or CREATE TYPE has a larger one.
 const builtin = 16384
 
-// sessionOnly are the built-in volatile functions a script may call: they
-// change nothing beyond the session's own state.
+// sessionOnly are the volatile functions a script may call: they change
+// nothing beyond the session's own state.
 var sessionOnly = map[string]bool{
 	"random": true, "random_normal": true, "setseed": true, "gen_random_uuid": true, "uuidv4": true, "uuidv7": true,
 	"clock_timestamp": true, "timeofday": true,
+	// uuid-ossp's and pgcrypto's generators
+	"uuid_generate_v1": true, "uuid_generate_v1mc": true, "uuid_generate_v4": true, "gen_random_bytes": true, "gen_salt": true,
 }
 
-// sequenceFuncs are allowed on keybench's own sequences alone.
-var sequenceFuncs = map[string]bool{"nextval": true, "setval": true, "currval": true}
+// sequenceNames are the sequence functions: on keybench's own sequences alone.
+var sequenceNames = map[string]bool{"nextval": true, "setval": true, "currval": true}
+
+// AllowedExtensions are the extensions whose functions written in C a
+// script may call, whose types it may use and whose operator classes and
+// casts do not refuse a type: each ships with PostgreSQL (contrib) and
+// runs no SQL of its own.
+var AllowedExtensions = []string{"citext", "hstore", "pg_trgm", "pgcrypto", "uuid-ossp", "btree_gin", "btree_gist", "ltree", "intarray", "cube", "isn"}
 
 // readsTables are built-in stable functions that read relations named by
 // a value (table_to_xml('public.t', …)) or run SQL of their own.
@@ -53,184 +62,283 @@ func readsTables(name string) bool {
 	return false
 }
 
-// Querier is what Vet reads the catalog through (a *pgx.Conn).
+// Querier is what Judge reads the catalog through (a *pgx.Conn).
 type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// Vet checks what refs name against the server's catalog under rule;
-// schema is keybench's own. It returns why the first refused name is
-// refused ("" when none is), or an error reading the catalog. Names are
-// resolved as the session resolves them: unqualified through its search
-// path (current_schemas), so a user function of the same name visible
-// there refuses the call even where PostgreSQL's would win.
-func Vet(ctx context.Context, q Querier, refs Refs, rule Rule, schema string) (string, error) {
-	seen := map[string]bool{}
-	for _, c := range refs.Calls {
-		why, err := vetCall(ctx, q, c, rule, schema, seen)
-		if why != "" || err != nil {
-			return why, err
-		}
-	}
-	for _, o := range refs.Ops {
-		if seen["op "+o.String()] {
-			continue
-		}
-		seen["op "+o.String()] = true
-		why, err := vetOp(ctx, q, o, rule)
-		if why != "" || err != nil {
-			return why, err
-		}
-	}
-	for _, t := range refs.Types {
-		if seen["type "+t.String()] {
-			continue
-		}
-		seen["type "+t.String()] = true
-		why, err := vetType(ctx, q, t)
-		if why != "" || err != nil {
-			return why, err
-		}
-	}
-	return "", nil
+// extOf is an expression naming the extension an object of catalog cat
+// (its OID in column col) belongs to, ” for none.
+func extOf(cat, col string) string {
+	return `coalesce((SELECT e.extname::text FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
+		WHERE d.classid = 'pg_catalog.` + cat + `'::pg_catalog.regclass AND d.objid = ` + col + ` AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.deptype = 'e' LIMIT 1), '')`
 }
 
-// candidate is one catalog object a name may resolve to.
-type candidate struct {
-	builtin    bool
-	schema     string
-	volatility string // i, s, v
-	language   string
-	signature  string
+// Scope is where keybench works on a server: its schema, and the ledger
+// in it that records what keybench created (workspace.LedgerTable,
+// qualified): a function it records in the schema is keybench's own (a
+// key's maker, called by its table's default). The zero Scope is none: an
+// expression copied from a user's table.
+type Scope struct{ Schema, Ledger string }
+
+// Judge says why what r refers to may not run under rule ("" when it
+// may), or an error reading the catalog; at is keybench's own place. Every
+// object is judged by its OID, as the server resolved it: a function by
+// its volatility and language, an operator by its function, a type by
+// what it is (a domain's CHECK and a type's own functions are code), a
+// relation by its schema. Where what runs is chosen only when it runs —
+// the operator class a comparison of arrays or rows looks up, a cast a
+// type's value is turned to json by — a class, an operator family member
+// or a cast that is not PostgreSQL's own on a type the tree uses refuses
+// it too.
+func Judge(ctx context.Context, q Querier, r *Resolved, rule Rule, at Scope) (string, error) {
+	if len(r.Unknown) > 0 {
+		return fmt.Sprintf("its resolved tree holds %s, which keybench does not read", strings.Join(r.Unknown, ", ")), nil
+	}
+	if r.Unbound {
+		return "it gives a sequence function a sequence named by a value keybench cannot check before the run", nil
+	}
+	funcs := maps(r.Funcs)
+	if len(r.Ops) > 0 {
+		rows, err := q.Query(ctx, `SELECT o.oid < $2, o.oprcode::pg_catalog.oid, pg_catalog.format('operator %s.%s (%s, %s)', n.nspname, o.oprname, pg_catalog.format_type(o.oprleft, NULL), pg_catalog.format_type(o.oprright, NULL)), `+extOf("pg_operator", "o.oid")+`
+			FROM pg_catalog.pg_operator o JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace WHERE o.oid = ANY ($1)`, maps(r.Ops), builtin)
+		if err != nil {
+			return "", fmt.Errorf("reading the catalog's operators: %w", err)
+		}
+		type op struct {
+			own  bool
+			code uint32
+			sig  string
+			ext  string
+		}
+		ops, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (o op, err error) {
+			return o, row.Scan(&o.own, &o.code, &o.sig, &o.ext)
+		})
+		if err != nil {
+			return "", fmt.Errorf("reading the catalog's operators: %w", err)
+		}
+		for _, o := range ops {
+			if !o.own && !(rule == Script && slices.Contains(AllowedExtensions, o.ext)) {
+				return fmt.Sprintf("it applies %s, which is not PostgreSQL's own", o.sig), nil
+			}
+			funcs = append(funcs, o.code)
+		}
+	}
+	slices.Sort(funcs)
+	if why, err := judgeFuncs(ctx, q, slices.Compact(funcs), rule, at); why != "" || err != nil {
+		return why, err
+	}
+	if why, err := judgeRels(ctx, q, r, rule, at.Schema); why != "" || err != nil {
+		return why, err
+	}
+	used, why, err := judgeTypes(ctx, q, maps(r.Types), rule, at.Schema)
+	if why != "" || err != nil {
+		return why, err
+	}
+	return Lookups(ctx, q, used)
 }
 
-const inPath = `CASE WHEN $2 = '' THEN n.nspname = ANY (current_schemas(true)) ELSE n.nspname = $2 END`
-
-func candidates(ctx context.Context, q Querier, sql string, n Name) ([]candidate, error) {
-	rows, err := q.Query(ctx, sql, n.Name, n.Schema)
-	if err != nil {
-		return nil, err
+func maps(m map[uint32]bool) []uint32 {
+	out := make([]uint32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (candidate, error) {
-		var c candidate
-		err := r.Scan(&c.builtin, &c.schema, &c.volatility, &c.language, &c.signature)
-		return c, err
-	})
+	slices.Sort(out)
+	return out
 }
 
-func vetCall(ctx context.Context, q Querier, c Call, rule Rule, schema string, seen map[string]bool) (string, error) {
-	if sequenceFuncs[c.Name.Name] && (c.Schema == "" || c.Schema == "pg_catalog") && rule == Script {
-		return vetSequence(ctx, q, c, schema)
-	}
-	if seen["call "+c.String()] {
+func judgeFuncs(ctx context.Context, q Querier, funcs []uint32, rule Rule, at Scope) (string, error) {
+	if len(funcs) == 0 {
 		return "", nil
 	}
-	seen["call "+c.String()] = true
-	cs, err := candidates(ctx, q, `SELECT p.oid < `+fmt.Sprint(builtin)+`, n.nspname::text, p.provolatile::text, l.lanname::text,
-			format('%s.%s(%s)', n.nspname, p.proname, pg_get_function_identity_arguments(p.oid))
-		FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
-		WHERE p.proname = $1 AND `+inPath+` ORDER BY 1, 5`, c.Name)
+	ours, args := "false", []any{funcs, builtin}
+	if at.Ledger != "" {
+		args = append(args, at.Schema)
+		ours = `p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $3) AND EXISTS (SELECT 1 FROM ` + at.Ledger + ` l
+			WHERE l.catalog = 'pg_catalog.pg_proc'::pg_catalog.regclass AND l.objid = p.oid AND l.name = p.proname::text)`
+	}
+	rows, err := q.Query(ctx, `SELECT p.oid < $2, `+ours+`, p.proname::text, p.provolatile::text, l.lanname::text, pg_catalog.format('%s.%s(%s)', n.nspname, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid)), `+extOf("pg_proc", "p.oid")+`
+		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = ANY ($1) ORDER BY p.oid`, args...)
 	if err != nil {
-		return "", fmt.Errorf("reading the catalog for %s: %w", c, err)
+		return "", fmt.Errorf("reading the catalog's functions: %w", err)
 	}
-	if len(cs) == 0 {
-		return fmt.Sprintf("it calls %s(), which this server does not have", c), nil
+	type fn struct {
+		own, ours                       bool
+		name, volatility, language, sig string
+		ext                             string
 	}
-	immutable := false
-	for _, k := range cs {
-		immutable = immutable || k.volatility == "i"
+	fns, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (f fn, err error) {
+		return f, row.Scan(&f.own, &f.ours, &f.name, &f.volatility, &f.language, &f.sig, &f.ext)
+	})
+	if err != nil {
+		return "", fmt.Errorf("reading the catalog's functions: %w", err)
 	}
-	for _, k := range cs {
+	if len(fns) != len(funcs) {
+		return "it calls a function the catalog no longer holds", nil
+	}
+	for _, f := range fns {
+		extension := !f.own && rule == Script && f.language == "c" && slices.Contains(AllowedExtensions, f.ext)
 		switch {
-		case !k.builtin:
-			return fmt.Sprintf("it calls %s, a function that is not PostgreSQL's own", k.signature), nil
-		case rule == Immutable && (k.volatility == "v" || !immutable):
-			// Overloads are told apart by their arguments' types, which the
-			// tree does not carry: an immutable one may be the one called
-			// (length(text) beside length(bytea, name)), a volatile one never.
-			return fmt.Sprintf("it calls %s, which is not immutable", k.signature), nil
-		case rule == Script && readsTables(c.Name.Name):
-			return fmt.Sprintf("it calls %s, which reads relations named by its arguments", k.signature), nil
-		case rule == Script && k.volatility == "v" && !sessionOnly[c.Name.Name]:
-			return fmt.Sprintf("it calls %s, a volatile function that acts beyond the session", k.signature), nil
+		case f.ours:
+			// keybench's own (a key's maker), recorded in its ledger.
+		case !f.own && !extension:
+			return fmt.Sprintf("it calls %s, a function that is not PostgreSQL's own", f.sig), nil
+		case rule == Immutable && f.volatility != "i":
+			return fmt.Sprintf("it calls %s, which is not immutable", f.sig), nil
+		case rule == Script && readsTables(f.name):
+			return fmt.Sprintf("it calls %s, which reads relations named by its arguments", f.sig), nil
+		case rule == Script && f.volatility == "v" && !sessionOnly[f.name] && !(f.own && sequenceNames[f.name]):
+			return fmt.Sprintf("it calls %s, a volatile function that acts beyond the session", f.sig), nil
 		}
 	}
 	return "", nil
 }
 
-// vetSequence allows nextval, setval and currval on a sequence of
-// keybench's schema, named by a constant.
-func vetSequence(ctx context.Context, q Querier, c Call, schema string) (string, error) {
-	seq, ok := StringArg(c, 0)
-	if !ok {
-		return fmt.Sprintf("it calls %s() on a sequence named by a value keybench cannot check before the run", c), nil
+// judgeRels refuses a relation or sequence outside keybench's schema (an
+// expression reads none).
+func judgeRels(ctx context.Context, q Querier, r *Resolved, rule Rule, schema string) (string, error) {
+	rels := maps(r.Rels)
+	for s := range r.Sequences {
+		rels = append(rels, s)
 	}
-	rows, err := q.Query(ctx, `SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)`, seq)
+	if len(rels) == 0 {
+		return "", nil
+	}
+	if rule == Immutable {
+		return "it reads a relation", nil
+	}
+	rows, err := q.Query(ctx, `SELECT c.oid, n.nspname::text, c.relname::text, c.relkind::text FROM pg_catalog.pg_class c
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ANY ($1)`, rels)
 	if err != nil {
-		return "", fmt.Errorf("reading the catalog for %s: %w", seq, err)
+		return "", fmt.Errorf("reading the catalog's relations: %w", err)
 	}
-	at, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	type rel struct {
+		oid                uint32
+		schema, name, kind string
+	}
+	got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (x rel, err error) {
+		return x, row.Scan(&x.oid, &x.schema, &x.name, &x.kind)
+	})
 	if err != nil {
-		return "", fmt.Errorf("reading the catalog for %s: %w", seq, err)
+		return "", fmt.Errorf("reading the catalog's relations: %w", err)
 	}
-	if len(at) == 0 || at[0] != schema {
-		return fmt.Sprintf("it calls %s() on %s, a sequence outside keybench's schema %s", c, quoteSQL(seq), schema), nil
+	found := map[uint32]bool{}
+	for _, x := range got {
+		found[x.oid] = true
 	}
-	return "", nil
-}
-
-func vetOp(ctx context.Context, q Querier, o Name, rule Rule) (string, error) {
-	cs, err := candidates(ctx, q, `SELECT o.oid < `+fmt.Sprint(builtin)+` AND p.oid < `+fmt.Sprint(builtin)+`, n.nspname::text, p.provolatile::text, l.lanname::text,
-			format('operator %s.%s (%s)', n.nspname, o.oprname, p.oid::regprocedure)
-		FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace JOIN pg_proc p ON p.oid = o.oprcode JOIN pg_language l ON l.oid = p.prolang
-		WHERE o.oprname = $1 AND `+inPath+` ORDER BY 1, 5`, o)
-	if err != nil {
-		return "", fmt.Errorf("reading the catalog for operator %s: %w", o, err)
+	for _, oid := range rels {
+		if !found[oid] {
+			return fmt.Sprintf("it reaches relation %d, which the catalog does not hold", oid), nil
+		}
 	}
-	if len(cs) == 0 {
-		return fmt.Sprintf("it applies operator %s, which this server does not have", o), nil
-	}
-	for _, k := range cs {
-		switch {
-		case k.builtin:
-			// PostgreSQL's own: an operator's function touches nothing of the
-			// user's (the stable ones compare dates with time zones).
-		case rule == Script && (k.language == "c" || k.language == "internal") && k.volatility != "v":
-			// An extension's operator written in C, as it declares itself.
-		default:
-			return fmt.Sprintf("it applies %s, which is not PostgreSQL's own", k.signature), nil
+	for _, x := range got {
+		if x.schema != schema {
+			return fmt.Sprintf("it reaches %s.%s, outside keybench's schema %s", Printable(x.schema), Printable(x.name), Printable(schema)), nil
+		}
+		if r.Sequences[x.oid] && x.kind != "S" {
+			return fmt.Sprintf("it gives a sequence function %s, which is no sequence", Printable(x.name)), nil
 		}
 	}
 	return "", nil
 }
 
-func vetType(ctx context.Context, q Querier, t Name) (string, error) {
-	if t.Schema == "pg_catalog" {
-		// The grammar's own names (int, varchar, double precision) come
-		// qualified so: PostgreSQL's types, whatever else is on the path.
-		rows, err := q.Query(ctx, `SELECT t.oid < `+fmt.Sprint(builtin)+` FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.typname = $1 AND n.nspname = 'pg_catalog'`, t.Name)
+// judgeTypes refuses a type that runs code of the user's — a domain (its
+// CHECK), a base, enum or range type made by CREATE TYPE — and returns the
+// types the tree uses, through arrays to their elements and through
+// keybench's own tables' row types to their columns.
+func judgeTypes(ctx context.Context, q Querier, types []uint32, rule Rule, schema string) ([]uint32, string, error) {
+	seen := map[uint32]bool{}
+	var used []uint32
+	for len(types) > 0 {
+		rows, err := q.Query(ctx, `SELECT t.oid, t.oid < $2, t.typtype::text, pg_catalog.format_type(t.oid, NULL), t.typelem, t.typbasetype,
+				coalesce(c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $3), false),
+				ARRAY(SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped),
+				coalesce((SELECT e.typarray = t.oid FROM pg_catalog.pg_type e WHERE e.oid = t.typelem), false),
+				`+extOf("pg_type", "t.oid")+`
+			FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_class c ON c.oid = t.typrelid WHERE t.oid = ANY ($1)`, types, builtin, schema)
 		if err != nil {
-			return "", fmt.Errorf("reading the catalog for type %s: %w", t, err)
+			return nil, "", fmt.Errorf("reading the catalog's types: %w", err)
 		}
-		own, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+		type typ struct {
+			oid        uint32
+			own        bool
+			kind, name string
+			elem, base uint32
+			ours       bool
+			cols       []uint32
+			array      bool
+			ext        string
+		}
+		got, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (x typ, err error) {
+			return x, row.Scan(&x.oid, &x.own, &x.kind, &x.name, &x.elem, &x.base, &x.ours, &x.cols, &x.array, &x.ext)
+		})
 		if err != nil {
-			return "", fmt.Errorf("reading the catalog for type %s: %w", t, err)
+			return nil, "", fmt.Errorf("reading the catalog's types: %w", err)
 		}
-		if len(own) == 1 && own[0] {
-			return "", nil
+		for _, t := range types {
+			seen[t] = true
+		}
+		types = nil
+		for _, x := range got {
+			used = append(used, x.oid)
+			next := append([]uint32{x.elem}, x.cols...)
+			switch {
+			case x.own:
+			case x.kind == "c" && x.ours && rule == Script:
+				// A row of keybench's own table: its columns are judged.
+			case x.array && rule == Script:
+				// An array of its element's (typarray): the element is judged.
+			case slices.Contains(AllowedExtensions, x.ext) && rule == Script:
+			case x.kind == "d":
+				return nil, fmt.Sprintf("it uses the domain %s, which is not PostgreSQL's own (its CHECK runs code of yours)", x.name), nil
+			default:
+				return nil, fmt.Sprintf("it uses the type %s, which is not PostgreSQL's own (its functions run code of yours)", x.name), nil
+			}
+			for _, n := range next {
+				if n != 0 && !seen[n] {
+					seen[n] = true
+					types = append(types, n)
+				}
+			}
 		}
 	}
-	cs, err := candidates(ctx, q, `SELECT t.oid < `+fmt.Sprint(builtin)+`, n.nspname::text, '', '', format('type %s.%s', n.nspname, t.typname)
-		FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.typname = $1 AND `+inPath+` ORDER BY 1, 5`, t)
+	return used, "", nil
+}
+
+// Lookups says why a value of the types used may reach code of the
+// user's that the server looks up only when it runs ("" when none can): a
+// default operator class (what compares arrays and rows, hashes a GROUP
+// BY), an operator family's member, or a cast (to_json's of a row) that
+// is not PostgreSQL's own nor an allowed extension's, on one of the types
+// or on a polymorphic type that stands for any.
+func Lookups(ctx context.Context, q Querier, used []uint32) (string, error) {
+	if len(used) == 0 {
+		return "", nil
+	}
+	rows, err := q.Query(ctx, `WITH used AS (SELECT pg_catalog.unnest($1::pg_catalog.oid[]) AS oid
+			UNION SELECT oid FROM pg_catalog.pg_type WHERE typtype = 'p')
+		SELECT pg_catalog.format('operator class %s for %s', oc.opcname, pg_catalog.format_type(oc.opcintype, NULL)) FROM pg_catalog.pg_opclass oc
+			WHERE oc.oid >= $2 AND oc.opcdefault AND oc.opcintype IN (SELECT oid FROM used) AND `+extOf("pg_opclass", "oc.oid")+` <> ALL ($3)
+		UNION ALL
+		SELECT pg_catalog.format('operator %s in family %s', o.amopopr::pg_catalog.regoperator, f.opfname) FROM pg_catalog.pg_amop o JOIN pg_catalog.pg_opfamily f ON f.oid = o.amopfamily
+			WHERE o.oid >= $2 AND (o.amoplefttype IN (SELECT oid FROM used) OR o.amoprighttype IN (SELECT oid FROM used)) AND `+extOf("pg_opfamily", "f.oid")+` <> ALL ($3)
+		UNION ALL
+		SELECT pg_catalog.format('support function %s in family %s', p.amproc::pg_catalog.regprocedure, f.opfname) FROM pg_catalog.pg_amproc p JOIN pg_catalog.pg_opfamily f ON f.oid = p.amprocfamily
+			WHERE p.oid >= $2 AND (p.amproclefttype IN (SELECT oid FROM used) OR p.amprocrighttype IN (SELECT oid FROM used)) AND `+extOf("pg_opfamily", "f.oid")+` <> ALL ($3)
+		UNION ALL
+		SELECT pg_catalog.format('cast from %s to %s', pg_catalog.format_type(c.castsource, NULL), pg_catalog.format_type(c.casttarget, NULL)) FROM pg_catalog.pg_cast c
+			WHERE c.oid >= $2 AND (c.castsource IN (SELECT oid FROM used WHERE oid >= $2) OR c.casttarget IN (SELECT oid FROM used WHERE oid >= $2))
+				AND `+extOf("pg_cast", "c.oid")+` <> ALL ($3)
+		LIMIT 1`, used, builtin, AllowedExtensions)
 	if err != nil {
-		return "", fmt.Errorf("reading the catalog for type %s: %w", t, err)
+		return "", fmt.Errorf("reading the catalog's operator classes and casts: %w", err)
 	}
-	for _, k := range cs {
-		if !k.builtin {
-			return fmt.Sprintf("it casts to %s, which is not PostgreSQL's own (its input, its casts or its domain's checks run code of yours)", k.signature), nil
-		}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", fmt.Errorf("reading the catalog's operator classes and casts: %w", err)
+	}
+	if len(found) > 0 {
+		return fmt.Sprintf("a value it uses may reach the %s, which is not PostgreSQL's own and is looked up only as it runs", found[0]), nil
 	}
 	return "", nil
 }
-
-func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

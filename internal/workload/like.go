@@ -61,6 +61,7 @@ type LikeIndex struct {
 	Where   string
 
 	name string
+	pred string // the predicate as the server resolved it (pg_index.indpred)
 }
 
 // keybench's keyed table writes these two columns itself (the prefill's
@@ -100,7 +101,28 @@ func ReadLike(ctx context.Context, conn *pgx.Conn, name string) (*Like, error) {
 		return nil, err
 	}
 	l.uniqueText()
+	if err := l.readHooks(ctx, conn, oid); err != nil {
+		return nil, err
+	}
 	return l, l.readConstraints(ctx, conn, oid)
+}
+
+// readHooks names what runs on the table's rows beside its columns —
+// triggers, rules, row-level security policies — none of which keybench
+// copies (each would be code of the user's on keybench's rows).
+func (l *Like) readHooks(ctx context.Context, conn *pgx.Conn, oid uint32) error {
+	rows, _ := conn.Query(ctx, `SELECT format('trigger %s (%s)', t.tgname, pg_catalog.pg_get_triggerdef(t.oid)) FROM pg_catalog.pg_trigger t WHERE t.tgrelid = $1 AND NOT t.tgisinternal
+		UNION ALL SELECT format('rule %s', r.rulename) FROM pg_catalog.pg_rewrite r WHERE r.ev_class = $1 AND r.rulename <> '_RETURN'
+		UNION ALL SELECT format('row-level security policy %s', p.polname) FROM pg_catalog.pg_policy p WHERE p.polrelid = $1
+		ORDER BY 1`, oid)
+	hooks, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("--like %s: reading its triggers, rules and policies: %w", l.Source, err)
+	}
+	for _, h := range hooks {
+		l.Skipped = append(l.Skipped, sqltree.EscapeControls(h)+": not copied (it would run code of yours on keybench's rows)")
+	}
+	return nil
 }
 
 // maxColumns is PostgreSQL's limit on a table's columns (MaxHeapAttributeNumber).
@@ -232,7 +254,11 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 		}
 		switch {
 		case enum:
-			c.Type, c.Fill = "text", enumFill(labels)
+			fill, err := enumFill(conn, labels)
+			if err != nil {
+				return fmt.Errorf("--like %s: quoting column %s's labels: %w", l.Source, sqltree.Printable(c.Name), err)
+			}
+			c.Type, c.Fill = "text", fill
 			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of your enum type: copied as text holding its labels", sqltree.Printable(c.Name)))
 		case !builtin:
 			if c.NotNull {
@@ -261,31 +287,31 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 func fillFor(typname, category, typ string, width int32) string {
 	switch typname {
 	case "int2":
-		return "(random() * 32767)::int2"
+		return "(pg_catalog.random() * 32767)::int2"
 	case "int4":
-		return "(random() * 2147483647)::int4"
+		return "(pg_catalog.random() * 2147483647)::int4"
 	case "int8":
-		return "(random() * 1e15)::int8"
+		return "(pg_catalog.random() * 1e15)::int8"
 	case "float4", "float8":
-		return "(random() * 1e6)::" + typname
+		return "(pg_catalog.random() * 1e6)::" + typname
 	case "numeric", "money":
-		return "round((random() * 1e6)::numeric, 2)::" + typ
+		return "pg_catalog.round((pg_catalog.random() * 1e6)::numeric, 2)::" + typ
 	case "bool":
-		return "random() < 0.5"
+		return "pg_catalog.random() < 0.5"
 	case "uuid":
-		return "md5(random()::text)::uuid"
+		return "pg_catalog.md5(pg_catalog.random()::text)::uuid"
 	case "date", "timestamp", "timestamptz":
-		return "(now() - random() * interval '365 days')::" + typname
+		return "(pg_catalog.now() - pg_catalog.random() * interval '365 days')::" + typname
 	case "time", "timetz":
-		return "(now() - random() * interval '1 day')::" + typname
+		return "(pg_catalog.now() - pg_catalog.random() * interval '1 day')::" + typname
 	case "interval":
-		return "random() * interval '1 day'"
+		return "pg_catalog.random() * interval '1 day'"
 	case "json", "jsonb":
-		return "json_build_object('v', md5(random()::text))::" + typname
+		return "pg_catalog.json_build_object('v', pg_catalog.md5(pg_catalog.random()::text))::" + typname
 	case "bytea":
-		return "decode(md5(random()::text), 'hex')"
+		return "pg_catalog.decode(pg_catalog.md5(pg_catalog.random()::text), 'hex')"
 	case "inet", "cidr":
-		return "('10.' || (random() * 255)::int || '.' || (random() * 255)::int || '.' || (random() * 255)::int)::" + typname
+		return "('10.' || (pg_catalog.random() * 255)::int || '.' || (pg_catalog.random() * 255)::int || '.' || (pg_catalog.random() * 255)::int)::" + typname
 	}
 	if category == "A" { // an array: an empty one of its type
 		return "'{}'::" + typ
@@ -295,7 +321,7 @@ func fillFor(typname, category, typ string, width int32) string {
 		if n <= 0 {
 			n = 16
 		}
-		return fmt.Sprintf("left(repeat(md5(random()::text), %d), %d)::%s", int(math.Ceil(float64(n)/32)), n, typ)
+		return fmt.Sprintf("pg_catalog.left(pg_catalog.repeat(pg_catalog.md5(pg_catalog.random()::text), %d), %d)::%s", int(math.Ceil(float64(n)/32)), n, typ)
 	}
 	return ""
 }
@@ -314,40 +340,48 @@ func (l *Like) uniqueText() {
 	}
 	for i := range l.Columns {
 		if c := &l.Columns[i]; c.text && unique[c.Name] {
-			c.Fill = "md5(random()::text || clock_timestamp()::text)::" + c.Type
+			c.Fill = "pg_catalog.md5(pg_catalog.random()::pg_catalog.text || pg_catalog.clock_timestamp()::pg_catalog.text)::" + c.Type
 		}
 	}
 }
 
-func enumFill(labels []string) string {
+// enumFill picks one of an enum's labels, each quoted by the driver for
+// conn's session (sqltree.Quote: standard_conforming_strings on).
+func enumFill(conn *pgx.Conn, labels []string) (string, error) {
 	if len(labels) == 0 {
-		return "NULL"
+		return "NULL", nil
 	}
 	quoted := make([]string, len(labels))
 	for i, s := range labels {
-		quoted[i] = quoteLiteral(s)
+		q, err := sqltree.Quote(conn.PgConn(), s)
+		if err != nil {
+			return "", err
+		}
+		quoted[i] = q
 	}
-	return fmt.Sprintf("(ARRAY[%s])[1 + floor(random() * %d)::int]", strings.Join(quoted, ", "), len(labels))
+	return fmt.Sprintf("(ARRAY[%s]::pg_catalog.text[])[1 + pg_catalog.floor(pg_catalog.random() * %d)::pg_catalog.int4]", strings.Join(quoted, ", "), len(labels)), nil
 }
-
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) error {
 	rows, _ := conn.Query(ctx, `SELECT ic.relname::text, i.indisunique, am.amname::text, i.indexprs IS NOT NULL,
 			EXISTS (SELECT 1 FROM pg_constraint x WHERE x.conindid = i.indexrelid AND x.contype = 'x')
 				OR EXISTS (SELECT 1 FROM unnest(i.indclass) c(oid) JOIN pg_opclass o ON o.oid = c.oid WHERE NOT o.opcdefault),
-			coalesce(pg_get_expr(i.indpred, i.indrelid), ''),
+			coalesce((SELECT string_agg(format('%s.%s', n.nspname, o.opcname), ', ') FROM unnest(i.indclass) c(oid) JOIN pg_opclass o ON o.oid = c.oid
+				JOIN pg_namespace n ON n.oid = o.opcnamespace WHERE o.oid >= 16384), ''),
+			coalesce(pg_get_expr(i.indpred, i.indrelid), ''), coalesce(i.indpred::text, ''),
 			ARRAY(SELECT a.attname::text FROM unnest(i.indkey[0:i.indnkeyatts - 1]) WITH ORDINALITY k(attnum, n)
 				JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum ORDER BY k.n)
 		FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid JOIN pg_am am ON am.oid = ic.relam
 		WHERE i.indrelid = $1 AND NOT i.indisprimary ORDER BY ic.relname`, oid)
-	var name string
+	var name, userClass string
 	var ix LikeIndex
 	var expr, exclusion bool
-	if _, err := pgx.ForEachRow(rows, []any{&name, &ix.Unique, &ix.Method, &expr, &exclusion, &ix.Where, &ix.Columns}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&name, &ix.Unique, &ix.Method, &expr, &exclusion, &userClass, &ix.Where, &ix.pred, &ix.Columns}, func() error {
 		switch {
 		case expr:
 			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s is on an expression: not copied", sqltree.Printable(name)))
+		case userClass != "":
+			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s: not copied, its operator class %s is not PostgreSQL's own (its functions are code of yours)", sqltree.Printable(name), sqltree.EscapeControls(userClass)))
 		case exclusion:
 			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s holds an exclusion constraint or an operator class of its own: not copied", sqltree.Printable(name)))
 		default:
@@ -361,8 +395,8 @@ func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) erro
 	}
 	kept := l.Indexes[:0]
 	for _, ix := range l.Indexes {
-		if ix.Where != "" {
-			why, err := vetExpr(ctx, conn, ix.Where)
+		if ix.pred != "" {
+			why, err := vetExpr(ctx, conn, ix.pred)
 			if err != nil {
 				return fmt.Errorf("--like %s: reading index %s: %w", l.Source, sqltree.Printable(ix.name), err)
 			}
@@ -378,15 +412,13 @@ func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) erro
 }
 
 func (l *Like) readConstraints(ctx context.Context, conn *pgx.Conn, oid uint32) error {
-	rows, _ := conn.Query(ctx, `SELECT c.conname::text, c.contype::text, pg_get_constraintdef(c.oid), coalesce(pg_get_expr(c.conbin, c.conrelid), ''),
-			coalesce((SELECT string_agg(pg_describe_object(d.refclassid, d.refobjid, 0), ', ') FROM pg_depend d
-				WHERE d.classid = 'pg_constraint'::regclass AND d.objid = c.oid AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass, 'pg_type'::regclass)), '')
+	rows, _ := conn.Query(ctx, `SELECT c.conname::text, c.contype::text, pg_get_constraintdef(c.oid), coalesce(c.conbin::text, '')
 		FROM pg_constraint c WHERE c.conrelid = $1 AND c.contype IN ('c', 'f') ORDER BY c.conname`, oid)
-	type check struct{ name, def, expr, depends string }
+	type check struct{ name, def, tree string }
 	var checks []check
 	var c check
 	var kind string
-	if _, err := pgx.ForEachRow(rows, []any{&c.name, &kind, &c.def, &c.expr, &c.depends}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&c.name, &kind, &c.def, &c.tree}, func() error {
 		if kind == "f" {
 			l.Skipped = append(l.Skipped, fmt.Sprintf("foreign key %s: not copied (it would reference your table)", sqltree.Printable(c.name)))
 		} else {
@@ -397,10 +429,8 @@ func (l *Like) readConstraints(ctx context.Context, conn *pgx.Conn, oid uint32) 
 		return fmt.Errorf("--like %s: reading its constraints: %w", l.Source, err)
 	}
 	for _, c := range checks {
-		why, err := "", error(nil)
-		if c.depends != "" {
-			why = "it depends on " + c.depends + ", not PostgreSQL's own"
-		} else if why, err = vetExpr(ctx, conn, c.expr); err != nil {
+		why, err := vetExpr(ctx, conn, c.tree)
+		if err != nil {
 			return fmt.Errorf("--like %s: reading CHECK %s: %w", l.Source, sqltree.Printable(c.name), err)
 		}
 		if why != "" {
@@ -414,24 +444,31 @@ func (l *Like) readConstraints(ctx context.Context, conn *pgx.Conn, oid uint32) 
 
 // vetExpr says why a copied expression (a CHECK's, an index predicate's)
 // may not run on the rows keybench writes: it calls anything but
-// PostgreSQL's own immutable functions and operators (sqltree.Immutable),
-// as read from its tree by PostgreSQL's own parser; "" when it may.
-func vetExpr(ctx context.Context, conn *pgx.Conn, expr string) (string, error) {
-	refs, err := sqltree.ExprRefs(expr)
+// PostgreSQL's own immutable functions and operators on PostgreSQL's own
+// types (sqltree.Immutable), as the server resolved it when the user made
+// it (tree: pg_constraint.conbin, pg_index.indpred); "" when it may.
+// keybench's copy is judged again once made (workspace.Create).
+func vetExpr(ctx context.Context, conn *pgx.Conn, tree string) (string, error) {
+	res, err := sqltree.ReadTree(tree)
 	if err != nil {
-		return "PostgreSQL's parser does not read it back", nil
+		return "its resolved tree could not be read: " + err.Error(), nil
 	}
-	return sqltree.Vet(ctx, conn, refs, sqltree.Immutable, "")
+	return sqltree.Judge(ctx, conn, res, sqltree.Immutable, sqltree.Scope{})
 }
 
-// Describe says what was copied and what was not, in one line.
+// Describe says what was copied, in one line.
 func (l *Like) Describe() string {
-	s := fmt.Sprintf("the shape of %s copied: its key column %s (%s) takes each key; %d other columns, %d indexes, %d CHECK constraints; never its rows",
+	return fmt.Sprintf("the shape of %s copied: its key column %s (%s) takes each key; %d other columns, %d indexes, %d CHECK constraints; never its rows",
 		l.Source, sqltree.Printable(l.KeyColumn), l.KeyType, len(l.Columns), len(l.Indexes), len(l.Checks))
-	if len(l.Skipped) > 0 {
-		s += "; " + strings.Join(l.Skipped, "; ")
+}
+
+// NotCopied says what of the shape was not copied, or changed, in one
+// line ("" when all was): what the run's first screen says under its answer.
+func (l *Like) NotCopied() string {
+	if len(l.Skipped) == 0 {
+		return ""
 	}
-	return s
+	return fmt.Sprintf("of %s's shape, not as it is: %s", l.Source, strings.Join(l.Skipped, "; "))
 }
 
 // likeColumns are the keyed table's columns after its key: the user's, and
@@ -460,7 +497,7 @@ func (l *Like) likeColumns() string {
 		}
 	}
 	if !have[l.DataCol] {
-		b.WriteString(", " + pgx.Identifier{l.DataCol}.Sanitize() + " bigint NOT NULL DEFAULT (random() * 1e15)::int8")
+		b.WriteString(", " + pgx.Identifier{l.DataCol}.Sanitize() + " bigint NOT NULL DEFAULT (pg_catalog.random() * 1e15)::pg_catalog.int8")
 	}
 	if !have[l.PayloadCol] {
 		b.WriteString(", " + pgx.Identifier{l.PayloadCol}.Sanitize() + " text")

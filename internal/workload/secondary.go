@@ -77,10 +77,10 @@ func (s Secondary) String() string {
 func (s Secondary) column(i int) (name, def string) {
 	name = fmt.Sprintf("sec%d", i)
 	if s.Kind == SecondaryTime {
-		return name, name + " timestamptz NOT NULL DEFAULT clock_timestamp()"
+		return name, name + " timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp()"
 	}
 	// md5 gives 32 random hexadecimal characters; repeated for a wider column.
-	return name, fmt.Sprintf("%s text NOT NULL DEFAULT left(repeat(md5(random()::text), %d), %d)", name, (s.Width+31)/32, s.Width)
+	return name, fmt.Sprintf("%s text NOT NULL DEFAULT pg_catalog.left(pg_catalog.repeat(pg_catalog.md5(pg_catalog.random()::pg_catalog.text), %d), %d)", name, (s.Width+31)/32, s.Width)
 }
 
 // secondarySuffix names the i-th secondary index: <table>_sec<i>_idx.

@@ -20,7 +20,7 @@ func TestSecondaryIndexes(t *testing.T) {
 	key := &keys.Resolved{Spec: &keys.Spec{Index: keys.IndexPK, Strategy: &keys.Strategy{Name: "bigint"}}}
 	tab := &Table{Schema: "s", Name: CellTable, Key: key, Secondary: sec}
 	create := strings.Join(createStatements(tab), ";")
-	for _, want := range []string{"sec1 text NOT NULL DEFAULT left(repeat(md5(random()::text), 2), 40)", "sec2 timestamptz NOT NULL DEFAULT clock_timestamp()"} {
+	for _, want := range []string{"sec1 text NOT NULL DEFAULT pg_catalog.left(pg_catalog.repeat(pg_catalog.md5(pg_catalog.random()::pg_catalog.text), 2), 40)", "sec2 timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp()"} {
 		if !strings.Contains(create, want) {
 			t.Errorf("CREATE lacks %q: %s", want, create)
 		}

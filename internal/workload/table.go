@@ -10,6 +10,7 @@ import (
 
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workspace"
 )
 
@@ -300,7 +301,7 @@ func createStatements(t *Table) []string {
 	}
 	createdAt := ""
 	if t.HasCreatedAt() {
-		createdAt = ", created_at timestamptz NOT NULL DEFAULT clock_timestamp()"
+		createdAt = ", created_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp()"
 	}
 	tenant := ""
 	if t.Tenants != nil {
@@ -499,7 +500,7 @@ func LeafTables(tables []*Table) []string {
 func execAll(ctx context.Context, conn *pgx.Conn, stmts []string) error {
 	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", workspace.FirstLine(s), err)
+			return fmt.Errorf("%s: %w", sqltree.FirstLine(s), err)
 		}
 	}
 	return nil

@@ -33,9 +33,9 @@ const TenantColumn = "tenant_id"
 // in [0,1) takes k in 1..N with probability log((k+1)/k)/log(N+1), a
 // Zipf law of exponent 1; 1 + floor(N·U) takes each alike.
 func (t *Tenants) column() string {
-	expr := fmt.Sprintf("floor(power(%d::float8, random()))::bigint", t.N+1)
+	expr := fmt.Sprintf("pg_catalog.floor(pg_catalog.power(%d::pg_catalog.float8, pg_catalog.random()))::pg_catalog.int8", t.N+1)
 	if t.Skew == TenantsUniform {
-		expr = fmt.Sprintf("1 + floor(random() * %d)::bigint", t.N)
+		expr = fmt.Sprintf("1 + pg_catalog.floor(pg_catalog.random() * %d)::pg_catalog.int8", t.N)
 	}
 	return fmt.Sprintf("%s bigint NOT NULL DEFAULT %s", TenantColumn, expr)
 }

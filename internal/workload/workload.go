@@ -112,13 +112,6 @@ type Hooks struct {
 // key that leaves the choice open and that keybench can make.
 type KeyMaker interface{ MakesKeys() bool }
 
-// Vetter is a workload that runs SQL of the user's (a script): Vet checks
-// it against the server on conn before the first cell, schema being
-// keybench's own, and refuses it with a usage error.
-type Vetter interface {
-	Vet(ctx context.Context, conn *pgx.Conn, schema string) error
-}
-
 // Hooked is a workload with hooks.
 type Hooked interface{ Hooks() Hooks }
 

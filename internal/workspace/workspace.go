@@ -48,6 +48,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/usage"
 )
 
@@ -113,9 +114,13 @@ func (o Object) Label(schema string) string {
 type Options struct {
 	// Schema is the schema's name: a simple lower-case identifier.
 	Schema string
-	// Force works in an existing schema keybench did not create, or a kept
-	// one that holds objects of someone else's.
+	// Force works in a schema keybench created and kept that has since
+	// received objects of someone else's (a schema keybench did not
+	// create is refused, Force or not).
 	Force bool
+	// AllowEventTriggers runs on a server whose enabled event triggers
+	// would run on keybench's DDL.
+	AllowEventTriggers bool
 	// Keep leaves the schema, its ledger and keybench's extensions at the end.
 	Keep bool
 	// Disposable says the whole server is keybench's and goes at the end
@@ -147,8 +152,22 @@ func lockSQL(fn string) string {
 }
 
 // Open takes the schema's lock, and creates the schema and its ledger or
-// checks the schema it finds.
+// checks the schema it finds. Before any of it, the server's enabled event
+// triggers are read: each would run on keybench's DDL, so the run is
+// refused naming them unless o.AllowEventTriggers (EventTriggers says
+// which ran beside it).
 func Open(ctx context.Context, conn *pgx.Conn, o Options) (*Workspace, error) {
+	if sqltree.NeedsQuoting(o.Schema) {
+		return nil, usage.Errorf("schema %s is not a plain lower-case name keybench can use unquoted (a keyword, or characters beyond a-z, 0-9 and _): choose another --schema", sqltree.Printable(o.Schema))
+	}
+	triggers, err := EventTriggers(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	if len(triggers) > 0 && !o.AllowEventTriggers {
+		return nil, usage.Errorf("this server has enabled event triggers (%s), which would run on every table keybench creates: keybench runs no code of yours; --allow-event-triggers runs beside them (said on the first screen)",
+			strings.Join(firstN(triggers, 5), ", "))
+	}
 	var got bool
 	if err := conn.QueryRow(ctx, lockSQL("pg_try_advisory_lock"), o.Schema).Scan(&got); err != nil {
 		return nil, fmt.Errorf("locking schema %s: %w", o.Schema, err)
@@ -186,8 +205,8 @@ func Open(ctx context.Context, conn *pgx.Conn, o Options) (*Workspace, error) {
 			return nil, fmt.Errorf("reading keybench's ledger in schema %s: %w", o.Schema, err)
 		}
 	}
-	if !w.owned && !o.Force {
-		return nil, usage.Errorf("schema %q exists and was not created by keybench; choose another with --schema, or --force to work in it", o.Schema)
+	if !w.owned {
+		return nil, usage.Errorf("schema %q exists and was not created by keybench (its ledger does not record it); keybench works only in a schema of its own: choose another --schema", o.Schema)
 	}
 	if w.owned && !o.Force {
 		foreign, err := w.Foreign(ctx, conn)
@@ -208,14 +227,54 @@ func Open(ctx context.Context, conn *pgx.Conn, o Options) (*Workspace, error) {
 // ledger is the ledger's qualified name.
 func (w *Workspace) ledger() string { return w.o.Schema + "." + LedgerTable }
 
+// EventTriggers are the server's enabled event triggers, each as "name
+// (event)".
+func EventTriggers(ctx context.Context, q querier) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT pg_catalog.format('%s (%s)', evtname, evtevent) FROM pg_catalog.pg_event_trigger WHERE evtenabled <> 'D' ORDER BY evtname`)
+	if err != nil {
+		return nil, fmt.Errorf("reading the server's event triggers: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("reading the server's event triggers: %w", err)
+	}
+	for i := range names {
+		names[i] = sqltree.EscapeControls(names[i])
+	}
+	return names, nil
+}
+
+// ScopeOf is keybench's place on a server as its guard judges SQL in it:
+// the schema, and the ledger whose functions are keybench's own.
+func ScopeOf(schema string) sqltree.Scope {
+	return sqltree.Scope{Schema: schema, Ledger: pgx.Identifier{schema, LedgerTable}.Sanitize()}
+}
+
+// judge refuses a relation of keybench's that would run code that is not
+// PostgreSQL's own (sqltree.JudgeRelation): a trigger, rule or policy
+// someone added, a default resolved to a function of the user's.
+func (w *Workspace) judge(ctx context.Context, q sqltree.Querier, name string) error {
+	why, err := sqltree.JudgeRelation(ctx, q, ScopeOf(w.o.Schema), name)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return usage.Errorf("keybench's own %s.%s is refused: %s; keybench runs nothing but PostgreSQL's own code on a server it does not own", w.o.Schema, sqltree.Printable(name), why)
+	}
+	return nil
+}
+
 // createLedger creates the ledger and records it in itself.
 func (w *Workspace) createLedger(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `CREATE TABLE `+w.ledger()+` (
 		catalog regclass NOT NULL, objid oid NOT NULL, kind text NOT NULL, name text NOT NULL, args text NOT NULL DEFAULT '',
-		run text NOT NULL, created timestamptz NOT NULL DEFAULT now())`); err != nil {
+		run text NOT NULL, created timestamptz NOT NULL DEFAULT pg_catalog.now())`); err != nil {
 		return fmt.Errorf("creating keybench's ledger %s: %w", w.ledger(), err)
 	}
 	if _, err := tx.Exec(ctx, "COMMENT ON TABLE "+w.ledger()+" IS 'the objects keybench created in this schema; keybench drops exactly these'"); err != nil {
+		return err
+	}
+	if err := w.judge(ctx, tx, LedgerTable); err != nil {
 		return err
 	}
 	return w.record(ctx, tx, Object{Kind: Table, Name: LedgerTable})
@@ -237,6 +296,11 @@ func (w *Workspace) findLedger(ctx context.Context, conn *pgx.Conn) (bool, error
 	refuse := usage.Errorf("schema %q holds a relation %s that keybench did not create, and keybench needs that name; choose another --schema", w.o.Schema, LedgerTable)
 	if kind != "r" {
 		return false, refuse
+	}
+	// Nothing of anyone else's runs when it is read: no trigger, rule,
+	// policy or default of a function that is not PostgreSQL's own.
+	if err := w.judge(ctx, conn, LedgerTable); err != nil {
+		return false, err
 	}
 	var self bool
 	// A savepoint-free probe: a table without the ledger's columns fails the query.
@@ -440,7 +504,12 @@ func (w *Workspace) Create(ctx context.Context, conn *pgx.Conn, objs ...Object) 
 			}
 			for _, s := range o.SQL {
 				if _, err := tx.Exec(ctx, s); err != nil {
-					return fmt.Errorf("%s: %w", FirstLine(s), err)
+					return fmt.Errorf("%s: %w", sqltree.FirstLine(s), err)
+				}
+			}
+			if o.Kind == Table {
+				if err := w.judge(ctx, tx, o.Name); err != nil {
+					return err
 				}
 			}
 			if o.Kind != Index {
@@ -812,12 +881,6 @@ func (w *Workspace) leftovers(ctx context.Context, conn *pgx.Conn) []string {
 func (w *Workspace) unknownLeftovers(why string) []string {
 	return []string{fmt.Sprintf("keybench may have left objects it created in schema %s (%s); they are recorded in %s "+
 		"(SELECT kind, name FROM %s), and the next keybench run with --schema %s removes them", w.o.Schema, why, w.ledger(), w.ledger(), w.o.Schema)}
-}
-
-// FirstLine is a statement's first line, what an error names it by.
-func FirstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 func firstN(s []string, n int) []string {

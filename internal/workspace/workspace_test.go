@@ -71,44 +71,78 @@ func userSchema(t *testing.T, c *pgx.Conn, schema string) {
 		"CREATE FUNCTION "+schema+".kb_seq_uuid(x int) RETURNS int LANGUAGE sql AS 'SELECT x'")
 }
 
-// TestForceBesideTheUsersTables is issue 24's data loss: with --force in a
-// schema of the user's, keybench dropped every table named like its own.
-// Now it creates, records and drops its own, and every object of the
-// user's survives with its rows.
-func TestForceBesideTheUsersTables(t *testing.T) {
+// TestAUsersSchemaIsRefused is issue 24's data loss and its sequel: with
+// --force in a schema of the user's, keybench once dropped every table
+// named like its own, then a script's plan took everything in --schema for
+// keybench's. A schema keybench did not create is refused now, --force or
+// not, and nothing of the user's changes.
+func TestAUsersSchemaIsRefused(t *testing.T) {
 	ctx := context.Background()
 	c := connect(t)
 	userSchema(t, c, "app2")
 	before := servertest.Dump(t, c)
-	if _, err := workspace.Open(ctx, c, workspace.Options{Schema: "app2", RunID: "t1"}); !isUsage(err) || !strings.Contains(err.Error(), "not created by keybench") {
-		t.Fatalf("a user's schema without --force: %v", err)
+	for _, force := range []bool{false, true} {
+		if _, err := workspace.Open(ctx, c, workspace.Options{Schema: "app2", Force: force, RunID: "t1"}); !isUsage(err) || !strings.Contains(err.Error(), "not created by keybench") {
+			t.Errorf("a user's schema (force %v): %v", force, err)
+		}
+		exec(t, c, "SELECT pg_advisory_unlock_all()")
 	}
-	exec(t, c, "SELECT pg_advisory_unlock_all()")
-	w, err := workspace.Open(ctx, c, workspace.Options{Schema: "app2", Force: true, RunID: "t1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Reserve(ctx, c, names("app2", "kb_cell")); err != nil {
-		t.Fatalf("kb_cell is free in app2: %v", err)
-	}
-	if err := w.Create(ctx, c, cell("app2", "kb_cell")...); err != nil {
-		t.Fatal(err)
-	}
-	fill(t, c, "app2", "kb_cell")
-	// A name the user holds is refused, and nothing is made.
-	err = w.Reserve(ctx, c, names("app2", "kb_cell2"))
-	if !isUsage(err) || !strings.Contains(err.Error(), "kb_cell2") {
-		t.Errorf("reserving the user's kb_cell2: %v", err)
-	}
-	if err := w.Create(ctx, c, cell("app2", "kb_cell2")[2]); !isUsage(err) {
-		t.Errorf("creating over the user's kb_cell2: %v", err)
-	}
-	exec(t, c, "SELECT pg_advisory_unlock_all()")
-	if left := w.CleanUp(connConfig(t), t.Logf); left != nil {
-		t.Errorf("left: %v", left)
+	if _, err := workspace.Open(ctx, c, workspace.Options{Schema: "select", RunID: "t1"}); !isUsage(err) || !strings.Contains(err.Error(), "keyword") {
+		t.Errorf("a schema named select: %v", err)
 	}
 	if after := servertest.Dump(t, c); after != before {
 		t.Errorf("the user's schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+}
+
+// TestHooksAreRefused: an enabled event trigger (it would run on every
+// table keybench creates) refuses a run unless allowed; a trigger, rule or
+// policy someone added to keybench's kept ledger refuses it, --force or
+// not; a default of keybench's table that resolves to a user's function
+// (a DSN's search_path) is refused as the table is made.
+func TestHooksAreRefused(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	exec(t, c, "DROP SCHEMA IF EXISTS kbhook CASCADE", "DROP SCHEMA IF EXISTS hooker CASCADE", "CREATE SCHEMA hooker",
+		"CREATE TABLE hooker.log (at text)",
+		`CREATE FUNCTION hooker.evt() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO hooker.log VALUES ('PWNED'); END $$`,
+		`CREATE FUNCTION hooker.trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO hooker.log VALUES ('PWNED'); RETURN NEW; END $$`,
+		"CREATE EVENT TRIGGER kb_hook_evt ON ddl_command_end EXECUTE FUNCTION hooker.evt()")
+	t.Cleanup(func() { exec(t, c, "DROP EVENT TRIGGER IF EXISTS kb_hook_evt", "DROP SCHEMA IF EXISTS kbhook CASCADE", "DROP SCHEMA hooker CASCADE") })
+	if _, err := workspace.Open(ctx, c, workspace.Options{Schema: "kbhook", RunID: "h1"}); !isUsage(err) || !strings.Contains(err.Error(), "kb_hook_evt") {
+		t.Errorf("an enabled event trigger: %v", err)
+	}
+	exec(t, c, "SELECT pg_advisory_unlock_all()", "ALTER EVENT TRIGGER kb_hook_evt DISABLE")
+	w, err := workspace.Open(ctx, c, workspace.Options{Schema: "kbhook", Keep: true, RunID: "h2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(t, c, "SELECT pg_advisory_unlock_all()")
+	w.CleanUp(connConfig(t), t.Logf)
+	exec(t, c, "CREATE TRIGGER kb_hook_trg BEFORE INSERT ON kbhook."+workspace.LedgerTable+" FOR EACH ROW EXECUTE FUNCTION hooker.trg()")
+	for _, force := range []bool{false, true} {
+		if _, err := workspace.Open(ctx, c, workspace.Options{Schema: "kbhook", Force: force, RunID: "h3"}); !isUsage(err) || !strings.Contains(err.Error(), "kb_hook_trg") {
+			t.Errorf("a trigger on the kept ledger (force %v): %v", force, err)
+		}
+		exec(t, c, "SELECT pg_advisory_unlock_all()")
+	}
+	exec(t, c, "DROP TRIGGER kb_hook_trg ON kbhook."+workspace.LedgerTable,
+		"CREATE FUNCTION hooker.now() RETURNS timestamptz LANGUAGE plpgsql AS $$ BEGIN INSERT INTO hooker.log VALUES ('PWNED'); RETURN pg_catalog.now(); END $$")
+	// A table whose default names now() unqualified, made on a session whose
+	// path puts the user's schema first: refused as it is made.
+	w, err = workspace.Open(ctx, c, workspace.Options{Schema: "kbhook", RunID: "h4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(t, c, "SET search_path = hooker, pg_catalog")
+	err = w.Create(ctx, c, workspace.Object{Kind: workspace.Table, Name: "kb_cell", SQL: []string{"CREATE TABLE kbhook.kb_cell (id bigint, at timestamptz DEFAULT now())"}})
+	exec(t, c, "RESET search_path", "SELECT pg_advisory_unlock_all()")
+	if !isUsage(err) || !strings.Contains(err.Error(), "hooker.now") {
+		t.Errorf("a default resolved to the user's now(): %v", err)
+	}
+	var pwned int
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM hooker.log").Scan(&pwned); err != nil || pwned != 0 {
+		t.Errorf("the user's code ran %d times (%v)", pwned, err)
 	}
 }
 

@@ -83,18 +83,15 @@ func TestOtherPeoplesServer(t *testing.T) {
 	if after := servertest.Dump(t, app); after != before {
 		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-	// A schema keybench did not create is refused, unless --force, which
-	// works in it and leaves it as it was.
-	_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "theirs", "--out", t.TempDir(), "-T", "1s", "--rows", "0")
-	if code != 2 || !strings.Contains(stderr, "was not created by keybench") {
-		t.Errorf("foreign schema: exit %d: %s", code, stderr)
-	}
-	if _, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "theirs", "--force", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint,seq-uuid-time:gen=server"); code != 0 {
-		t.Errorf("--force: exit %d: %s", code, stderr)
-	}
-	// public holds a table named like keybench's: even --force refuses to touch it.
-	if _, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", "public", "--force", "--out", t.TempDir(), "-T", "1s"); code != 2 || !strings.Contains(stderr, "kb_cell") {
-		t.Errorf("--force over a kb_cell of theirs: exit %d: %s", code, stderr)
+	// A schema keybench did not create is refused, --force or not (public
+	// holds a table named like keybench's).
+	for _, schema := range []string{"theirs", "public"} {
+		for _, force := range []string{"--rows=0", "--force"} {
+			_, stderr, code := keybench(t, "run", "insert", "--dsn", dsn, "--schema", schema, force, "--out", t.TempDir(), "-T", "1s", "--rows", "0")
+			if code != 2 || !strings.Contains(stderr, "was not created by keybench") {
+				t.Errorf("foreign schema %s (%s): exit %d: %s", schema, force, code, stderr)
+			}
+		}
 	}
 	// --keep leaves keybench's schema; the next run reuses it and drops it.
 	keybench(t, "run", "insert", "--dsn", dsn, "--schema", "kb_kept", "--keep", "--out", t.TempDir(), "-T", "1s", "--rows", "0", "--keys", "bigint")
@@ -213,52 +210,24 @@ func TestKeptSchemaKeepsTheUsersObjects(t *testing.T) {
 // hostile trial reproduced it: with --force in a schema of the user's,
 // keybench dropped kb_cells and kb_cellar (they matched LIKE 'kb_cell%');
 // in a schema it had kept, it took the user's kb_cell_archive for its own
-// and dropped it, and the schema after it. Now every object of the user's
-// survives with its rows, whatever its name, and a name keybench needs that
-// the user holds is a refusal.
+// and dropped it, and the schema after it; and a script's checks took
+// everything in --schema for keybench's. Now a schema keybench did not
+// create is refused, --force or not; in one it kept, every object of the
+// user's survives with its rows, whatever its name, and a name keybench
+// needs that the user holds is a refusal.
 func TestForceNeverDropsTheUsersTables(t *testing.T) {
 	dsn := clitest.RestrictedDB(t, "lossdb", "kbloss", "Loss-pw-24")
 	app := clitest.Superuser(t, "lossdb")
 	clitest.Exec(t, app, "CREATE SCHEMA app2", "GRANT USAGE, CREATE ON SCHEMA app2 TO kbloss")
-	// The user's objects are the role's own: keybench, running as that
-	// role, could drop every one of them.
 	owner := clitest.ConnectAs(t, dsn)
-	userTables := func(rows map[string]int) {
-		for tb, n := range rows {
-			clitest.Exec(t, owner, fmt.Sprintf("CREATE TABLE app2.%s AS SELECT i, md5(i::text) AS v FROM generate_series(1, %d) i", tb, n))
-		}
-	}
-	trial := func() {
-		t.Helper()
-		// The trial's command: each key alone on kb_cell, which is free.
-		before := servertest.Dump(t, app)
-		if _, stderr, code := keybench(t, "run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--keys", "bigint,uuidv4",
-			"--dsn", dsn, "--schema", "app2", "--force", "--out", t.TempDir()); code != 0 {
-			t.Fatalf("--force beside the user's tables: exit %d: %s", code, stderr)
-		}
-		if after := servertest.Dump(t, app); after != before {
-			t.Fatalf("the user's schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
-		}
-	}
-	// The trial's schema: names LIKE 'kb_cell%' matched, which the old refusal missed.
-	userTables(map[string]int{"kb_cells": 100, "kb_cellar": 10, "kbxcellfoo": 10})
-	clitest.Exec(t, owner, "CREATE FUNCTION app2.kb_seq_uuid_mine() RETURNS int LANGUAGE sql AS 'SELECT 1'")
-	trial()
-	// Names the old rule refused in a new schema but took for keybench's in a kept one, and keybench's function's own name.
-	userTables(map[string]int{"kb_cell_history": 10, "kb_cell2": 10})
-	clitest.Exec(t, owner, "CREATE FUNCTION app2.kb_seq_uuid(a bigint, b bigint, c bigint) RETURNS uuid LANGUAGE sql AS 'SELECT gen_random_uuid()'")
-	trial()
+	clitest.Exec(t, owner, "CREATE TABLE app2.kb_cells AS SELECT i, md5(i::text) AS v FROM generate_series(1, 100) i")
 	before := servertest.Dump(t, app)
-	// Names the user holds: kb_cell2 (a second key in rounds), kb_seq_uuid (a server-made sequential uuid).
-	for _, args := range [][]string{{"--keys", "bigint,uuidv4", "--rounds", "2"}, {"--keys", "seq-uuid-time:gen=server"}} {
-		_, stderr, code := keybench(t, append([]string{"run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--dsn", dsn, "--schema", "app2", "--force", "--out", t.TempDir()}, args...)...)
-		if code != 2 || len(clitest.ErrorLines(stderr)) != 1 || !strings.Contains(stderr, "did not create") {
-			t.Errorf("%v over the user's names: exit %d: %s", args, code, stderr)
-		}
-		t.Logf("%v: %s", args, clitest.LastLine(stderr))
+	if _, stderr, code := keybench(t, "run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--keys", "bigint,uuidv4",
+		"--dsn", dsn, "--schema", "app2", "--force", "--out", t.TempDir()); code != 2 || !strings.Contains(stderr, "not created by keybench") {
+		t.Fatalf("--force in the user's schema: exit %d: %s", code, stderr)
 	}
 	if after := servertest.Dump(t, app); after != before {
-		t.Errorf("a refused run changed the user's schema:\nbefore:\n%s\nafter:\n%s", before, after)
+		t.Fatalf("the user's schema changed:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	// --keep, then the user's kb_cell_archive in keybench's schema: the rerun
 	// is refused naming it (and kb_cells beside it); --force drops only keybench's.
@@ -278,6 +247,20 @@ func TestForceNeverDropsTheUsersTables(t *testing.T) {
 	_, stderr, code = keybench(t, "run", "insert", "--rows", "1000", "-T", "1s", "--keys", "bigint", "--dsn", dsn, "--schema", "kbk", "--force", "--out", t.TempDir())
 	if code != 0 || strings.Contains(stderr, "DROP TABLE kbk.kb_cell_archive") || strings.Contains(stderr, "DROP TABLE kbk.kb_cells") {
 		t.Errorf("--force in the kept schema: exit %d: %s", code, stderr)
+	}
+	// Names the user holds in the kept schema: kb_cell2 (a second key in
+	// rounds), kb_seq_uuid (a server-made sequential uuid): refused, nothing made.
+	clitest.Exec(t, user, "CREATE TABLE kbk.kb_cell2 AS SELECT i FROM generate_series(1, 10) i",
+		"CREATE FUNCTION kbk.kb_seq_uuid(a bigint, b bigint, c bigint) RETURNS uuid LANGUAGE sql AS 'SELECT gen_random_uuid()'")
+	kept = servertest.Dump(t, app)
+	for _, args := range [][]string{{"--keys", "bigint,uuidv4", "--rounds", "2"}, {"--keys", "seq-uuid-time:gen=server"}} {
+		_, stderr, code := keybench(t, append([]string{"run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--dsn", dsn, "--schema", "kbk", "--force", "--out", t.TempDir()}, args...)...)
+		if code != 2 || len(clitest.ErrorLines(stderr)) != 1 || !strings.Contains(stderr, "did not create") {
+			t.Errorf("%v over the user's names: exit %d: %s", args, code, stderr)
+		}
+	}
+	if after := servertest.Dump(t, app); after != kept {
+		t.Errorf("a refused run changed the kept schema:\nbefore:\n%s\nafter:\n%s", kept, after)
 	}
 	for tb, rows := range map[string]int{"kb_cell_archive": 50, "kb_cells": 60} {
 		var n int

@@ -17,8 +17,8 @@ import (
 	"github.com/keybench/keybench/internal/driver"
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workload"
-	"github.com/keybench/keybench/internal/workspace"
 )
 
 // Queue roles: producers insert batches, consumers delete them.
@@ -128,7 +128,7 @@ func (q *queue) NewWorker(ctx context.Context, c *pgx.Conn, tables []*workload.T
 	for i := 0; i < t.Partitions; i++ {
 		name, sql := fmt.Sprintf("kb_q%d", i), q.statement(t, i, w.role, w.stream != nil)
 		if _, err := conn.Prepare(ctx, name, sql, nil); err != nil {
-			return nil, fmt.Errorf("prepare %s: %w", workspace.FirstLine(sql), err)
+			return nil, fmt.Errorf("prepare %s: %w", sqltree.FirstLine(sql), err)
 		}
 		w.msgs[i] = workload.NewMsgs(name, params, formats)
 	}

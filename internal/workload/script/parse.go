@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/keybench/keybench/internal/sqltree"
 )
 
 // A script is pgbench's (-f FILE) within what keybench can measure against
@@ -68,6 +70,8 @@ type statement struct {
 	params  []string
 	onTable bool
 	line    int
+	// control: BEGIN, COMMIT or ROLLBACK, which the server need not resolve.
+	control bool
 }
 
 var (
@@ -238,6 +242,11 @@ func parseStatement(text, table string, vars map[string]bool, line int) (*statem
 		}
 	}
 	st.sql = strings.TrimSuffix(strings.TrimSpace(out.String()), ";")
+	control, why := sqltree.ScriptStatement(st.sql)
+	if why != "" {
+		return nil, fmt.Errorf("line %d is refused: %s (%s)", line, why, allowed)
+	}
+	st.control = control
 	return st, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -48,6 +49,9 @@ func (l *scriptLoad) Options() []workload.Option {
 	return []workload.Option{workload.Path("file", &l.file, "the script each transaction runs (run's --script FILE, -f)")}
 }
 
+// maxScriptBytes bounds a script file's size.
+const maxScriptBytes = 10 << 20
+
 // placeholder stands for the keyed table while the script is checked,
 // before a cell names its table.
 const placeholder = "keybench.table"
@@ -57,9 +61,19 @@ func (l *scriptLoad) Configure(s workload.Setup) error {
 	if l.file == "" {
 		return fmt.Errorf("script: no script to run: give its file (--script FILE)")
 	}
-	b, err := os.ReadFile(l.file)
+	// Read to a bound: a script is a few statements, and a file of
+	// gigabytes read whole would take as much memory.
+	f, err := os.Open(l.file)
 	if err != nil {
 		return fmt.Errorf("script: %v", err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
+	_ = f.Close()
+	if err != nil {
+		return fmt.Errorf("script: %v", err)
+	}
+	if len(b) > maxScriptBytes {
+		return fmt.Errorf("script %s: past the %d MB a script may hold", l.file, maxScriptBytes>>20)
 	}
 	l.text = string(b)
 	sc, err := parse(bytes.NewReader(b), placeholder)
