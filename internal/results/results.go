@@ -67,7 +67,7 @@ type Results struct {
 	// code of someone else's that ran beside keybench's (event triggers
 	// allowed), what of a copied shape (--like) was not copied.
 	Warnings []string `json:"warnings,omitempty"`
-	Cells []Cell   `json:"cells"`
+	Cells    []Cell   `json:"cells"`
 	// Analysis is everything decided about the cells (package verdict
 	// makes it once; every output reads it): derived, rewritten whenever
 	// the cells change.

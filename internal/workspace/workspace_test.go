@@ -108,7 +108,9 @@ func TestHooksAreRefused(t *testing.T) {
 		`CREATE FUNCTION hooker.evt() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO hooker.log VALUES ('PWNED'); END $$`,
 		`CREATE FUNCTION hooker.trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO hooker.log VALUES ('PWNED'); RETURN NEW; END $$`,
 		"CREATE EVENT TRIGGER kb_hook_evt ON ddl_command_end EXECUTE FUNCTION hooker.evt()")
-	t.Cleanup(func() { exec(t, c, "DROP EVENT TRIGGER IF EXISTS kb_hook_evt", "DROP SCHEMA IF EXISTS kbhook CASCADE", "DROP SCHEMA hooker CASCADE") })
+	t.Cleanup(func() {
+		exec(t, c, "DROP EVENT TRIGGER IF EXISTS kb_hook_evt", "DROP SCHEMA IF EXISTS kbhook CASCADE", "DROP SCHEMA hooker CASCADE")
+	})
 	if _, err := workspace.Open(ctx, c, workspace.Options{Schema: "kbhook", RunID: "h1"}); !isUsage(err) || !strings.Contains(err.Error(), "kb_hook_evt") {
 		t.Errorf("an enabled event trigger: %v", err)
 	}
