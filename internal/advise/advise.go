@@ -260,6 +260,11 @@ type Key struct {
 	// pace of its reads before, or at that read where none was measured.
 	RanOutAt string `json:"ran_out_at,omitempty"`
 	readAt   time.Time
+	// baseOID is the first column's type, through a domain to its base;
+	// base its name, as advise's reads cast the column to it (set by
+	// reader.unread, "" where its values are not read).
+	baseOID uint32
+	base    string
 	// UUIDText is true for uuids stored as text/varchar/char(32) (sampled values are uuid-shaped).
 	UUIDText bool `json:"uuid_as_text,omitempty"`
 	// UUIDVersion is the version the sampled uuid values carry (4, 7, ...; 0: not a uuid, or mixed).

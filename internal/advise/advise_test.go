@@ -259,7 +259,7 @@ func checkShapes(t *testing.T, tables map[string]advise.Table) {
 		// key's value order: 60% v4 lies inside the interval.
 		t.Errorf("mixed's uuid version mix (%s): %+v", m.UUIDMixRead, m.UUIDMix)
 	}
-	if u := tables["users"]; len(u.ReferencedBy) != 1 || u.ReferencedBy[0].Table != "orders" || !u.ReferencedBy[0].Indexed {
+	if u := tables["users"]; len(u.ReferencedBy) != 1 || u.ReferencedBy[0].Table != "public.orders" || !u.ReferencedBy[0].Indexed {
 		t.Errorf("users is referenced by orders' indexed foreign key, advise says %+v", u.ReferencedBy)
 	}
 }
@@ -334,7 +334,7 @@ func TestAdvisePrimary(t *testing.T) {
 	// nothing; an identity key has no switch to make.
 	u := tables["users"].Switches
 	if len(u) != 2 || u[0].How != "default" || u[1].How != "type" || u[1].RewriteBytes < tables["users"].TableBytes ||
-		len(u[1].Rebuilt) != 1 || !strings.HasPrefix(u[1].Rebuilt[0], "orders ") || len(u[1].Locks) != 2 {
+		len(u[1].Rebuilt) != 1 || !strings.HasPrefix(u[1].Rebuilt[0], "public.orders ") || len(u[1].Locks) != 2 {
 		t.Errorf("users' switches: %+v", u)
 	}
 	if s := tables["sessions"].Switches; len(s) != 1 || s[0].How != "default" || s[0].RewriteBytes != 0 || s[0].Measure != tables["sessions"].Migrate {
@@ -576,7 +576,7 @@ func TestLabMatchesTheTable(t *testing.T) {
 			continue
 		}
 		ddl := strings.Join(cell.DDL, ";")
-		if !strings.Contains(ddl, "sec1 timestamptz") || !strings.Contains(ddl, "sec2 text NOT NULL DEFAULT left(repeat(md5(random()::text), 2), 33)") ||
+		if !strings.Contains(ddl, "sec1 timestamptz") || !strings.Contains(ddl, "sec2 text NOT NULL DEFAULT pg_catalog.left(pg_catalog.repeat(pg_catalog.md5(pg_catalog.random()::pg_catalog.text), 2), 33)") ||
 			!strings.Contains(ddl, "CREATE INDEX kb_cell_sec1_idx") || !strings.Contains(ddl, "CREATE UNIQUE INDEX kb_cell_sec2_idx") {
 			t.Errorf("the lab table's DDL lacks sessions' secondary indexes: %s", ddl)
 		}

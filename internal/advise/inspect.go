@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/sqltree"
@@ -64,8 +65,11 @@ const (
 // role may not do costs that figure only.
 type reader struct {
 	conn *pgx.Conn
-	srv  *Server
-	ext  map[string]string // installed extension -> its schema
+	// res resolves advise's own reads of a user's table before they run
+	// (sqltree.Resolver, rule sqltree.ReadOnly): opened at the first.
+	res *sqltree.Resolver
+	srv *Server
+	ext map[string]string // installed extension -> its schema
 	// blockSize is the server's page size: it bounds the rows a page of the
 	// heap and of a btree can hold, so statistics claiming more are
 	// contradicted by the relation's size.
@@ -107,6 +111,11 @@ type Progress func(done, total int)
 // readable) is skipped with its reason and the rest are read.
 func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	r := &reader{conn: conn, srv: &Server{RAM: o.RAM}, ext: map[string]string{}}
+	defer func() {
+		if r.res != nil {
+			_ = r.res.Close(context.Background())
+		}
+	}()
 	if err := r.configure(ctx, o.StatementTimeout); err != nil {
 		return nil, err
 	}
@@ -180,9 +189,16 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 // opened with (SET is not a write: nothing reaches the WAL).
 func (r *reader) configure(ctx context.Context, statementTimeout time.Duration) error {
 	for name, value := range Settings(statementTimeout) {
-		if _, err := r.conn.Exec(ctx, `SELECT set_config($1, $2, false)`, name, value); err != nil {
+		if _, err := r.conn.Exec(ctx, `SELECT pg_catalog.set_config($1, $2, false)`, name, value); err != nil {
 			return fmt.Errorf("setting %s for advise's session: %w", name, err)
 		}
+	}
+	casts, err := sqltree.ForeignCasts(ctx, r.conn)
+	if err != nil {
+		return err
+	}
+	if len(casts) > 0 {
+		return usage.Errorf("this database has casts between PostgreSQL's own types that are not PostgreSQL's own (%s): advise's reads of the catalog cast those types and would run them; advise calls nothing of yours", strings.Join(casts, ", "))
 	}
 	return nil
 }
@@ -320,6 +336,9 @@ func maxIndexTuplesPerPage(blockSize int64) int64 {
 type tableFacts struct {
 	heapBytes int64
 	canSelect bool
+	// policed: row-level security applies to advise's role on the table:
+	// its rows are not read (its policies' expressions would run).
+	policed   bool
 	analysed  bool
 	indexOID  uint32
 	keyTypLen int
@@ -351,6 +370,8 @@ func (r *reader) table(ctx context.Context, oid uint32, t *Table, cache results.
 		k.LeafOrder = results.Unavailable[float64]("a key of several columns: the leaf order is read of one")
 	case !f.canSelect:
 		k.LeafOrder = results.Unavailable[float64](grantSelect)
+	case r.unread(f, k) != "":
+		k.LeafOrder = results.Unavailable[float64](r.unread(f, k))
 	default:
 		k.LeafOrder, sampled = r.leafOrder(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), k, bounds)
 	}
@@ -410,9 +431,13 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 	var heapBytes, tableBytes, indexesBytes, liveTup *int64
 	var canSelect, analysed *bool
 	err := tx.QueryRow(ctx, `SELECT c.reltuples::float8, pg_relation_size(c.oid), pg_table_size(c.oid), pg_indexes_size(c.oid), s.n_live_tup,
-			s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL, has_table_privilege(c.oid, 'SELECT')
+			s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL, has_table_privilege(c.oid, 'SELECT'),
+			-- row-level security applies unless the role bypasses it, or owns
+			-- the table and it is not forced (PostgreSQL's check_enable_rls)
+			c.relrowsecurity AND NOT (SELECT r.rolsuper OR r.rolbypassrls FROM pg_roles r WHERE r.rolname = current_user)
+				AND (c.relforcerowsecurity OR NOT pg_has_role(c.relowner, 'USAGE'))
 		FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = $1`, oid).
-		Scan(&reltuples, &heapBytes, &tableBytes, &indexesBytes, &liveTup, &analysed, &canSelect)
+		Scan(&reltuples, &heapBytes, &tableBytes, &indexesBytes, &liveTup, &analysed, &canSelect, &f.policed)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && (heapBytes == nil || tableBytes == nil || indexesBytes == nil || canSelect == nil) {
 		return errDropped
 	}
@@ -613,7 +638,7 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 		k.Constraint = k.Index
 	}
 	rows, _ := tx.Query(ctx, `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
-			ty.typlen::int, coalesce(sq.seqcache, 0), coalesce(sq.seqmax, 0), coalesce(sq.seqincrement, 0), sq.last_value, coalesce(sq.seqname, '')
+			CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END, ty.typlen::int, coalesce(sq.seqcache, 0), coalesce(sq.seqmax, 0), coalesce(sq.seqincrement, 0), sq.last_value, coalesce(sq.seqname, '')
 		FROM unnest($2::int2[]) WITH ORDINALITY u(attnum, ord)
 		JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.attnum
 		JOIN pg_type ty ON ty.oid = a.atttypid
@@ -629,12 +654,14 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 	var types []string
 	var name, typ, identity, def, seqName string
 	var tl int
+	var base uint32
 	var cache, seqMax, increment int64
 	var last *int64
-	if _, err := pgx.ForEachRow(rows, []any{&name, &typ, &identity, &def, &tl, &cache, &seqMax, &increment, &last, &seqName}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&name, &typ, &identity, &def, &base, &tl, &cache, &seqMax, &increment, &last, &seqName}, func() error {
 		k.Columns = append(k.Columns, name)
 		types = append(types, typ)
 		if len(k.Columns) == 1 {
+			k.baseOID = base
 			typLen, k.Default, k.SequenceCache = tl, def, cache
 			k.Made = madeBy(identity, def)
 			k.sequence(seqName, seqMax, increment, last, tl, r.srv.Role)
@@ -880,19 +907,26 @@ func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds
 			}
 		}
 		for _, start := range starts {
-			// t.col, not col: ORDER BY a bare name would sort by the text output column
-			q := fmt.Sprintf(`SELECT t.%s::text AS k, (t.ctid::text::point)[0]::int8, (t.ctid::text::point)[1]::int8 FROM ONLY %s AS t`, col, qualified)
+			// The key as its base type (a domain's CHECK does not run on a
+			// read), printed by format (the type's own output function, never
+			// a cast of the user's to text), compared and ordered by
+			// PostgreSQL's own operators; the row's place read as a tid.
+			q := fmt.Sprintf(`SELECT pg_catalog.format('%%s', t.%[1]s::%[2]s), t.ctid FROM ONLY %[3]s AS t`, col, k.base, qualified)
 			args := []any{}
 			if start != nil {
-				q += fmt.Sprintf(" WHERE t.%s >= $1::%s", col, k.Type)
+				q += fmt.Sprintf(" WHERE t.%s::%s OPERATOR(pg_catalog.>=) $1::%s", col, k.base, k.base)
 				args = append(args, *start)
 			}
-			q += fmt.Sprintf(" ORDER BY t.%s LIMIT %d", col, leafSampleRows)
+			q += fmt.Sprintf(" ORDER BY t.%s::%s LIMIT %d", col, k.base, leafSampleRows)
+			if why, err := r.vetRead(ctx, q); err != nil || why != "" {
+				return cmp.Or(err, errors.New(why))
+			}
 			rows, _ := tx.Query(ctx, q, args...)
 			var prevBlock, prevItem int64 = -1, -1
 			var v string
-			var block, item int64
-			if _, err := pgx.ForEachRow(rows, []any{&v, &block, &item}, func() error {
+			var tid pgtype.TID
+			if _, err := pgx.ForEachRow(rows, []any{&v, &tid}, func() error {
+				block, item := int64(tid.BlockNumber), int64(tid.OffsetNumber)
 				sampled = append(sampled, v)
 				if prevBlock >= 0 {
 					pairs++
@@ -981,4 +1015,54 @@ func (r *reader) referencedBy(ctx context.Context, tx pgx.Tx, oid uint32) ([]For
 		}
 		return f, err
 	})
+}
+
+// unread says why the rows of a table are not read ("" when they may be):
+// row-level security applies to advise's role (its policies would run), or
+// the key's type, through a domain to its base, is not PostgreSQL's own or
+// reaches code of the user's as it is compared or ordered (an operator
+// class or cast of theirs on it: sqltree.Lookups). It names the base type
+// the reads cast the key to.
+func (r *reader) unread(f tableFacts, k *Key) string {
+	if f.policed {
+		return "row-level security applies to this role on the table: its rows are not read (its policies would run as advise reads them; a role with BYPASSRLS reads them)"
+	}
+	if k.base != "" {
+		return ""
+	}
+	ctx := context.Background()
+	var name, typname string
+	var own bool
+	if err := r.conn.QueryRow(ctx, `SELECT pg_catalog.format_type($1, NULL), (SELECT typname::text FROM pg_catalog.pg_type WHERE oid = $1), $1 < 16384 AND EXISTS (SELECT 1 FROM pg_catalog.pg_opclass o JOIN pg_catalog.pg_am a ON a.oid = o.opcmethod
+			WHERE a.amname = 'btree' AND o.opcdefault AND o.opcintype = $1 AND o.oid < 16384)`, k.baseOID).Scan(&name, &typname, &own); err != nil {
+		return "its key's type could not be read: " + err.Error()
+	}
+	if !own {
+		return fmt.Sprintf("its key's type %s is not PostgreSQL's own, or PostgreSQL does not order it: its rows are not read (its functions would run)", sqltree.EscapeControls(name))
+	}
+	if why, err := sqltree.Lookups(ctx, r.conn, []uint32{k.baseOID}); err != nil || why != "" {
+		return "its rows are not read: " + cmp.Or(why, fmt.Sprint(err))
+	}
+	k.base = pgx.Identifier{"pg_catalog", typname}.Sanitize()
+	return ""
+}
+
+// vetRead has the server resolve one of advise's reads of a user's table
+// (on a session of its own, planning and running nothing) and says why it
+// would run anything but PostgreSQL's own functions and operators on its
+// own types ("" when it would not): a policy's expression, a cast or
+// operator of the user's (sqltree.Judge, rule Read).
+func (r *reader) vetRead(ctx context.Context, q string) (string, error) {
+	if r.res == nil {
+		res, err := sqltree.NewResolver(ctx, r.conn.Config())
+		if err != nil {
+			return "", err
+		}
+		r.res = res
+	}
+	tree, why, err := r.res.Resolve(ctx, q)
+	if err != nil || why != "" {
+		return why, err
+	}
+	return sqltree.Judge(ctx, r.conn, tree, sqltree.ReadOnly, sqltree.Scope{})
 }

@@ -1,12 +1,16 @@
 package advise
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/keybench/keybench/internal/stats"
 )
 
@@ -35,41 +39,49 @@ type pageCount struct {
 // reads are points in the key's value order, where a time-ordered version
 // crowds together, so their counts are not a sample of the rows. It
 // returns the shares with their intervals and the rows and pages read.
-func (r *reader) versionMix(ctx context.Context, qualified, col string, heapBytes int64) (mix []VersionShare, rows, pages int, err error) {
+func (r *reader) versionMix(ctx context.Context, qualified, col string, k *Key, heapBytes int64) (mix []VersionShare, rows, pages int, err error) {
 	heapPages := max(1, heapBytes/8192)
 	pct := math.Min(100, 100*float64(mixPages)/float64(heapPages))
-	var sampled []pageCount
+	// The value as 32 hex digits by PostgreSQL's own functions on the key's
+	// base type, never through a cast of the user's to text.
+	hex := fmt.Sprintf("pg_catalog.encode(pg_catalog.uuid_send(kb_t.%s::pg_catalog.uuid), 'hex')", col)
+	if k.base != `"pg_catalog"."uuid"` {
+		hex = fmt.Sprintf("pg_catalog.lower(pg_catalog.replace(kb_t.%s::pg_catalog.text, '-', ''))", col)
+	}
+	byPage := map[uint32]*pageCount{}
+	var order []uint32
 	err = r.readOnly(ctx, func(tx pgx.Tx) error {
 		// Every name qualified by an alias of keybench's own: a column of
-		// the user's named like one (v, hex) cannot make it ambiguous.
-		q := fmt.Sprintf(`SELECT (kb_t.ctid::text::point)[0]::int8, substr(kb_hex.hex, 13, 1), count(*)
-			FROM ONLY %s AS kb_t TABLESAMPLE SYSTEM (%g), lower(replace(kb_t.%s::text, '-', '')) AS kb_hex(hex)
-			WHERE kb_hex.hex ~ '^[0-9a-f]{32}$' GROUP BY 1, 2 ORDER BY 1`, qualified, pct, col)
-		rs, err := tx.Query(ctx, q)
-		if err != nil {
-			return err
+		// the user's named like one (hex) cannot make it ambiguous.
+		q := fmt.Sprintf(`SELECT kb_t.ctid, pg_catalog.substr(kb_hex.hex, 13, 1)
+			FROM ONLY %s AS kb_t TABLESAMPLE SYSTEM (%g), LATERAL (SELECT %s) AS kb_hex(hex)
+			WHERE kb_hex.hex OPERATOR(pg_catalog.~) '^[0-9a-f]{32}$'`, qualified, pct, hex)
+		if why, err := r.vetRead(ctx, q); err != nil || why != "" {
+			return cmp.Or(err, errors.New(why))
 		}
-		defer rs.Close()
-		at := int64(-1)
-		for rs.Next() {
-			var block int64
-			var version string
-			var n int
-			if err := rs.Scan(&block, &version, &n); err != nil {
-				return err
+		rs, _ := tx.Query(ctx, q)
+		var tid pgtype.TID
+		var version string
+		_, err := pgx.ForEachRow(rs, []any{&tid, &version}, func() error {
+			p := byPage[tid.BlockNumber]
+			if p == nil {
+				p = &pageCount{byVersion: map[string]int{}}
+				byPage[tid.BlockNumber] = p
+				order = append(order, tid.BlockNumber)
 			}
-			if block != at {
-				sampled = append(sampled, pageCount{byVersion: map[string]int{}})
-				at = block
-			}
-			p := &sampled[len(sampled)-1]
-			p.rows += n
-			p.byVersion["v"+version] += n
-		}
-		return rs.Err()
+			p.rows++
+			p.byVersion["v"+version]++
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, 0, 0, err
+	}
+	slices.Sort(order)
+	sampled := make([]pageCount, 0, len(order))
+	for _, b := range order {
+		sampled = append(sampled, *byPage[b])
 	}
 	mix = clusterShares(sampled, int(heapPages))
 	for _, p := range sampled {
@@ -132,7 +144,11 @@ func (r *reader) readMix(ctx context.Context, t *Table, f tableFacts) {
 		k.UUIDMixRead = "the versions are counted on the sampled key values, not on the table's rows: " + r.grantSelect(t)
 		return
 	}
-	mix, rows, pages, err := r.versionMix(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), pgx.Identifier{k.Columns[0]}.Sanitize(), f.heapBytes)
+	if why := r.unread(f, k); why != "" {
+		k.UUIDMixRead = "the versions are counted on the sampled key values, not on the table's rows: " + why
+		return
+	}
+	mix, rows, pages, err := r.versionMix(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), pgx.Identifier{k.Columns[0]}.Sanitize(), k, f.heapBytes)
 	if err != nil {
 		k.UUIDMixRead = "the table's pages could not be sampled (" + err.Error() + "): the versions are counted on the sampled key values"
 		return

@@ -26,6 +26,12 @@ const (
 	// sequences; an extension's C functions where the extension is one of
 	// AllowedExtensions; relations of keybench's schema alone.
 	Script
+	// ReadOnly: advise's own reads of a user's table: PostgreSQL's own
+	// immutable and stable functions and operators on PostgreSQL's own types
+	// alone, reading any relation — no volatile function, nothing of an
+	// extension, nothing of keybench's, and no row-level security policy
+	// (its expressions are in the rewritten tree, judged like the rest).
+	ReadOnly
 )
 
 // builtin is the first OID initdb does not give (FirstNormalObjectId): an
@@ -41,6 +47,10 @@ var sessionOnly = map[string]bool{
 	// uuid-ossp's and pgcrypto's generators
 	"uuid_generate_v1": true, "uuid_generate_v1mc": true, "uuid_generate_v4": true, "gen_random_bytes": true, "gen_salt": true,
 }
+
+// tablesample are PostgreSQL's TABLESAMPLE methods' handlers (volatile,
+// they return the method's callbacks; a query cannot call them itself).
+var tablesample = map[string]bool{"system": true, "bernoulli": true}
 
 // sequenceNames are the sequence functions: on keybench's own sequences alone.
 var sequenceNames = map[string]bool{"nextval": true, "setval": true, "currval": true}
@@ -179,14 +189,17 @@ func judgeFuncs(ctx context.Context, q Querier, funcs []uint32, rule Rule, at Sc
 	for _, f := range fns {
 		extension := !f.own && rule == Script && f.language == "c" && slices.Contains(AllowedExtensions, f.ext)
 		switch {
-		case f.ours:
+		case f.ours && rule != ReadOnly:
 			// keybench's own (a key's maker), recorded in its ledger.
 		case !f.own && !extension:
 			return fmt.Sprintf("it calls %s, a function that is not PostgreSQL's own", f.sig), nil
 		case rule == Immutable && f.volatility != "i":
 			return fmt.Sprintf("it calls %s, which is not immutable", f.sig), nil
-		case rule == Script && readsTables(f.name):
+		case rule != Immutable && readsTables(f.name):
 			return fmt.Sprintf("it calls %s, which reads relations named by its arguments", f.sig), nil
+		case f.own && tablesample[f.name] && rule != Immutable:
+		case rule == ReadOnly && f.volatility == "v":
+			return fmt.Sprintf("it calls %s, a volatile function", f.sig), nil
 		case rule == Script && f.volatility == "v" && !sessionOnly[f.name] && !(f.own && sequenceNames[f.name]):
 			return fmt.Sprintf("it calls %s, a volatile function that acts beyond the session", f.sig), nil
 		}
@@ -206,6 +219,9 @@ func judgeRels(ctx context.Context, q Querier, r *Resolved, rule Rule, schema st
 	}
 	if rule == Immutable {
 		return "it reads a relation", nil
+	}
+	if rule == ReadOnly {
+		return "", nil
 	}
 	rows, err := q.Query(ctx, `SELECT c.oid, n.nspname::text, c.relname::text, c.relkind::text FROM pg_catalog.pg_class c
 		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ANY ($1)`, rels)
@@ -341,4 +357,19 @@ func Lookups(ctx context.Context, q Querier, used []uint32) (string, error) {
 		return fmt.Sprintf("a value it uses may reach the %s, which is not PostgreSQL's own and is looked up only as it runs", found[0]), nil
 	}
 	return "", nil
+}
+
+// ForeignCasts are the casts between two of PostgreSQL's own types that
+// are not PostgreSQL's own (CREATE CAST (bigint AS text) WITH FUNCTION …,
+// which only a superuser may make): every bigint::text of any query on the
+// server runs it, keybench's own reads of the catalog among them. keybench
+// and advise refuse such a server rather than audit every statement of
+// their own for a cast.
+func ForeignCasts(ctx context.Context, q Querier) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT pg_catalog.format('%s AS %s', pg_catalog.format_type(c.castsource, NULL), pg_catalog.format_type(c.casttarget, NULL))
+		FROM pg_catalog.pg_cast c WHERE c.oid >= $1 AND c.castsource < $1 AND c.casttarget < $1 ORDER BY 1`, builtin)
+	if err != nil {
+		return nil, fmt.Errorf("reading the server's casts: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
