@@ -73,7 +73,12 @@ type cellRun struct {
 // creates the tables the workload declares (through the workspace, which
 // records each).
 func (r *run) setUp(ctx context.Context, pc scenario.PlannedCell, c *results.Cell, at workload.Place, rounds int) (*cellRun, error) {
-	key := r.keys[pc.Key]
+	// Resolved again at the cell's own place: a server-made key's default
+	// names its table's own sequence (kb_cell3_kbseq for kb_cell3).
+	key, err := pc.Key.Resolve(r.keyServer(at))
+	if err != nil {
+		return nil, err
+	}
 	c.KeyGen, c.KeyNote = string(key.Gen), key.Note
 	built, err := r.cfg.Plan.Build(pc, r.cfg.Seed)
 	if err != nil {

@@ -536,7 +536,11 @@ func (r *run) reserve(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			for _, t := range built.Workload.Tables(at, r.keys[pc.Key]) {
+			key, err := pc.Key.Resolve(r.keyServer(at))
+			if err != nil {
+				return err
+			}
+			for _, t := range built.Workload.Tables(at, key) {
 				objs = append(objs, workload.Names(t, r.keyServer(at))...)
 			}
 		}

@@ -693,6 +693,10 @@ func (p *Params) Validate() error {
 		return bad("--txns must be positive, not %d", p.Txns)
 	case p.Txns == 0 && p.TableShare == 0 && p.Duration <= 0:
 		return bad("--duration must be positive, not %s", p.Duration)
+	case p.Rate > 0 && p.Txns == 0 && p.Duration > 0 && p.Rate*p.Duration.Seconds() < 1:
+		// A schedule that starts no transaction in the window measures nothing.
+		return bad("--rate %g over a %s window schedules %.3g transactions: at least one a window is needed (a rate of %.3g or more, or a longer --duration)",
+			p.Rate, p.Duration, p.Rate*p.Duration.Seconds(), 1/p.Duration.Seconds())
 	case p.Payload < 0 || p.Payload > MaxPayload:
 		return bad("--payload must be from 0 to %d bytes, not %d", MaxPayload, p.Payload)
 	case p.CreatedAt != "" && !slices.Contains(workload.CreatedAtValues, p.CreatedAt):

@@ -420,6 +420,13 @@ func (e *Embedded) PID() int {
 // Exited is closed when the postmaster has exited, for whatever reason.
 func (e *Embedded) Exited() <-chan struct{} { return e.exited }
 
+// Log is the server's log, whole: what a test reads to see that nothing
+// of a user's code ran (each planted function logs a word of its own).
+func (e *Embedded) Log() string {
+	b, _ := os.ReadFile(e.logPath)
+	return string(b)
+}
+
 // LogTail returns the last n lines of the server log, on one line.
 func (e *Embedded) LogTail(n int) string {
 	b, _ := os.ReadFile(e.logPath)

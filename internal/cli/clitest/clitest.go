@@ -132,6 +132,12 @@ func ExitOf(cmd *exec.Cmd, start time.Time) (int, time.Duration) {
 // on loopback TCP with password authentication (someone else's server for
 // --dsn), and removes the binary: a test package's TestMain.
 func Main(m *testing.M, bin *string) int {
+	return MainWith(m, bin, server.Options{TCP: true, ColdCache: true})
+}
+
+// MainWith is Main beside a server started with o (TCP is always on).
+func MainWith(m *testing.M, bin *string, o server.Options) int {
+	o.TCP = true
 	dir, err := os.MkdirTemp("", "keybench-test-bin-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -142,7 +148,7 @@ func Main(m *testing.M, bin *string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	return servertest.Main(m, server.Options{TCP: true, ColdCache: true})
+	return servertest.Main(m, o)
 }
 
 // Outputs are everything a run showed: its stdout and stderr, and each file

@@ -1,0 +1,256 @@
+// Package attacks_test is the hostile trial of 2026-12-01 (issue 73) as
+// tests: on a PostgreSQL 15 as Debian ships it (the machine's
+// /usr/lib/postgresql/15, else the embedded 15), a database planted with
+// functions, operators, casts, operator classes, triggers and hooks, each of
+// which writes PWNED to the server's log and deletes a row of the user's
+// through dblink (a session of its own, which no rollback undoes), and
+// keybench run and advise pointed at it the ways the trial broke the promise
+// "nothing of the user's runs". Each attack asserts what keybench said and
+// its exit code, that PWNED is nowhere in the server's log, and that the
+// database's dump (rows, sequences, schemas) is as it was.
+package attacks_test
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/keybench/keybench/internal/cli/clitest"
+	"github.com/keybench/keybench/internal/server"
+	"github.com/keybench/keybench/internal/server/servertest"
+)
+
+var bin string
+
+// debian15 is where Debian's PostgreSQL 15 binaries are.
+const debian15 = "/usr/lib/postgresql/15/bin"
+
+func TestMain(m *testing.M) {
+	o := server.Options{Version: "15"}
+	if _, err := os.Stat(filepath.Join(debian15, "postgres")); err == nil {
+		o = server.Options{BinDir: debian15}
+	}
+	os.Exit(clitest.MainWith(m, &bin, o))
+}
+
+// plant makes database db: the user's schema shop (orders with rows, its
+// sequence at a value of its own, a kept table), dblink, and pwn(text), which
+// logs PWNED and deletes one of shop.orders' rows through dblink; more is
+// planted per attack. It returns the superuser's connection to it.
+func plant(t *testing.T, db string) *pgx.Conn {
+	t.Helper()
+	admin := clitest.Superuser(t, "postgres")
+	clitest.Exec(t, admin, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)", "CREATE DATABASE "+db)
+	c := clitest.Superuser(t, db)
+	u, _ := url.Parse(servertest.Server.TCPURL())
+	u.Path = "/" + db
+	self := strings.ReplaceAll(u.String(), "'", "''")
+	clitest.Exec(t, c, "CREATE EXTENSION dblink", "CREATE SCHEMA shop",
+		"CREATE TABLE shop.orders (id serial PRIMARY KEY, note text)",
+		"INSERT INTO shop.orders (note) SELECT 'order ' || g FROM generate_series(1, 670) g",
+		"SELECT setval('shop.orders_id_seq', 5000)",
+		fmt.Sprintf(`CREATE FUNCTION public.pwn(what text) RETURNS void LANGUAGE plpgsql AS $$
+			BEGIN
+				RAISE WARNING 'PWNED by %%', what;
+				PERFORM dblink_exec('%s', 'DELETE FROM shop.orders WHERE id = (SELECT min(id) FROM shop.orders)');
+			END $$`, self))
+	return c
+}
+
+// attack runs keybench with args against db and checks that it exits with
+// code, says want, runs nothing planted (no PWNED in the log since) and
+// leaves the database as it was.
+func attack(t *testing.T, c *pgx.Conn, name string, code int, want string, args ...string) {
+	t.Helper()
+	before := servertest.Dump(t, c)
+	logFrom := len(servertest.Server.Log())
+	stdout, stderr, got := clitest.Run(t, bin, args...)
+	if got != code || !strings.Contains(stderr+stdout, want) {
+		t.Errorf("%s: exit %d, want %d saying %q:\n%s", name, got, code, want, clitest.LastLine(stderr))
+	}
+	if log := servertest.Server.Log()[logFrom:]; strings.Contains(log, "PWNED") {
+		t.Errorf("%s: the user's code ran:\n%s", name, grepLines(log, "PWNED"))
+	}
+	if after := servertest.Dump(t, c); after != before {
+		t.Errorf("%s: the database changed:\nbefore:\n%s\nafter:\n%s", name, before, after)
+	}
+}
+
+func grepLines(s, word string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, word) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// dsn is the superuser's DSN for db, with extra key=value settings.
+func dsn(db string, extra ...string) string {
+	u, _ := url.Parse(servertest.Server.TCPURL())
+	u.Path = "/" + db
+	var q []string
+	for _, kv := range extra {
+		k, v, _ := strings.Cut(kv, "=")
+		q = append(q, k+"="+strings.ReplaceAll(url.QueryEscape(v), "+", "%20")) // a space as %20, which libpq's and pgx's URLs read
+	}
+	u.RawQuery = strings.Join(q, "&")
+	return u.String()
+}
+
+// script writes a script file.
+func script(t *testing.T, text string) string { return clitest.WriteFile(t, text) }
+
+// run is keybench run's arguments for a short script run on db.
+func run(t *testing.T, db string, more ...string) []string {
+	return append([]string{"run", "--dsn", dsn(db), "-T", "1s", "--warmup", "0s", "--rows", "200", "-c", "1", "--keys", "bigint", "--out", t.TempDir()}, more...)
+}
+
+// TestScriptsAreCheckedBeforeTheyRun: what the trial sent the server
+// through the check itself — a second statement on a script line, DO, COPY
+// TO PROGRAM — is refused by the local parser, exit 2, before any
+// connection; so is a script too large to be one.
+func TestScriptsAreCheckedBeforeTheyRun(t *testing.T) {
+	c := plant(t, "scripts")
+	touched := filepath.Join(t.TempDir(), "touched")
+	for _, a := range []struct{ name, script, want string }{
+		{"two statements on a line", "INSERT INTO :table (data) VALUES (1); DELETE FROM shop.orders;\n", "2 statements"},
+		{"DO", "DO $$ BEGIN PERFORM public.pwn('do'); END $$;\n", "not a query"},
+		{"COPY TO PROGRAM", "COPY (SELECT 1) TO PROGRAM 'touch " + touched + "';\n", "not a query"},
+		{"SET search_path", "SET search_path = public;\nSELECT 1 FROM :table;\n", "not a query"},
+		{"SELECT INTO", "SELECT * INTO shop.copy FROM :table;\n", "SELECT INTO"},
+		{"CALL", "CALL public.p();\nSELECT 1 FROM :table;\n", "not a query"},
+	} {
+		attack(t, c, a.name, 2, a.want, run(t, "scripts", "--script", script(t, a.script))...)
+	}
+	if _, err := os.Stat(touched); err == nil {
+		t.Error("COPY TO PROGRAM ran a command")
+	}
+	big := filepath.Join(t.TempDir(), "big.sql")
+	f, _ := os.Create(big)
+	f.WriteString("SELECT 1 FROM :table;\n")
+	f.Truncate(11 << 20)
+	f.Close()
+	attack(t, c, "an 11 MB script", 2, "past the 10 MB", run(t, "scripts", "--script", big)...)
+}
+
+// TestResolvedNotNamed: calls the parse tree does not name as calls — an
+// operator of the user's inside a subquery's ANY, attribute notation, a
+// default operator class on json reached by ORDER BY — are refused as the
+// server resolves them; a cast between PostgreSQL's types that is the
+// user's refuses the server.
+func TestResolvedNotNamed(t *testing.T) {
+	c := plant(t, "resolved")
+	clitest.Exec(t, c,
+		`CREATE FUNCTION public.eq_pwn(bigint, bigint) RETURNS bool LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('operator'); RETURN $1 = $2; END $$`,
+		`CREATE OPERATOR public.=#= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = public.eq_pwn)`,
+		`CREATE FUNCTION public.f(anyelement) RETURNS int LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('attribute'); RETURN 1; END $$`,
+		`CREATE FUNCTION public.json_lt(json, json) RETURNS bool LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('opclass'); RETURN false; END $$`,
+		`CREATE FUNCTION public.json_eq(json, json) RETURNS bool LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('opclass'); RETURN true; END $$`,
+		`CREATE FUNCTION public.json_cmp(json, json) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('opclass'); RETURN 0; END $$`,
+		`CREATE OPERATOR public.< (LEFTARG = json, RIGHTARG = json, FUNCTION = public.json_lt)`,
+		`CREATE OPERATOR public.= (LEFTARG = json, RIGHTARG = json, FUNCTION = public.json_eq)`,
+		`CREATE OPERATOR CLASS public.json_ops DEFAULT FOR TYPE json USING btree AS OPERATOR 1 public.<, OPERATOR 3 public.=, FUNCTION 1 public.json_cmp(json, json)`,
+	)
+	for _, a := range []struct{ name, script, want string }{
+		{"an operator in a subquery's ANY", "SELECT 1 FROM :table WHERE id OPERATOR(public.=#=) ANY (SELECT id FROM :table);\n", "public.=#="},
+		{"attribute notation", "SELECT t.f FROM :table t;\n", "does not exist"},
+		{"a default operator class on json, by ORDER BY", "SELECT 1 FROM :table ORDER BY json_build_object('a', id);\n", "public.<"},
+		{"a default operator class on json, by an array's comparison", "SELECT ARRAY[json_build_object('a', id)] = ARRAY[json_build_object('a', 1)] FROM :table;\n", "operator class"},
+		{"a row of the user's table", "SELECT 1 FROM :table;\nSELECT * FROM shop.orders;\n", "outside keybench's schema"},
+		{"setval of the user's sequence", "SELECT 1 FROM :table;\nSELECT setval('shop.orders_id_seq', 1);\n", "outside keybench's schema"},
+		{"a writable CTE on the user's table", "WITH d AS (DELETE FROM shop.orders RETURNING 1) SELECT count(*) FROM d;\nSELECT 1 FROM :table;\n", "outside keybench's schema"},
+	} {
+		attack(t, c, a.name, 2, a.want, run(t, "resolved", "--script", script(t, a.script))...)
+	}
+	clitest.Exec(t, c, `CREATE FUNCTION public.to_text(bigint) RETURNS text LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('cast'); RETURN 'x'; END $$`,
+		`CREATE CAST (bigint AS text) WITH FUNCTION public.to_text(bigint)`)
+	attack(t, c, "a user's cast between PostgreSQL's types", 2, "bigint AS text", run(t, "resolved", "--script", script(t, "SELECT id::text FROM :table;\n"))...)
+	attack(t, c, "advise beside a user's cast", 2, "bigint AS text", "advise", "--dsn", dsn("resolved"))
+}
+
+// TestKeybenchsOwnSQL: a DSN whose search_path puts the user's now() and
+// gen_random_uuid() first, and one with standard_conforming_strings off
+// beside an enum label that would break out of its quotes, copied by
+// --like: keybench's own SQL binds to PostgreSQL's alone and its run
+// succeeds; --schema select is refused.
+func TestKeybenchsOwnSQL(t *testing.T) {
+	c := plant(t, "ownsql")
+	clitest.Exec(t, c,
+		`CREATE FUNCTION public.now() RETURNS timestamptz LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('now'); RETURN pg_catalog.now(); END $$`,
+		`CREATE FUNCTION public.gen_random_uuid() RETURNS uuid LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('gen_random_uuid'); RETURN pg_catalog.gen_random_uuid(); END $$`,
+		`CREATE FUNCTION public.random() RETURNS float8 LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('random'); RETURN 0.5; END $$`,
+		`CREATE FUNCTION public.clock_timestamp() RETURNS timestamptz LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('clock_timestamp'); RETURN pg_catalog.now(); END $$`,
+		`CREATE FUNCTION public.mul(float8, float8) RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('*'); RETURN $1 OPERATOR(pg_catalog.*) $2; END $$`,
+		`CREATE OPERATOR public.* (LEFTARG = float8, RIGHTARG = float8, FUNCTION = public.mul)`,
+		`CREATE FUNCTION public.minus(bigint, integer) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('-'); RETURN $1 OPERATOR(pg_catalog.-) $2; END $$`,
+		`CREATE OPERATOR public.- (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = public.minus)`,
+		`CREATE TYPE shop.state AS ENUM ('new', 'x''); SELECT public.pwn(''enum''); --', 'x\''); SELECT public.pwn(''enum2''); --')`,
+		`CREATE TABLE shop.shaped (id bigint PRIMARY KEY, state shop.state NOT NULL, note text)`)
+	args := func(extra ...string) []string {
+		return []string{"run", "--dsn", dsn("ownsql", extra...), "-T", "1s", "--warmup", "0s", "--rows", "300", "-c", "1", "--out", t.TempDir()}
+	}
+	attack(t, c, "a search_path of the user's", 0, "", append(args("options=-csearch_path=public,pg_catalog"), "--keys", "uuidv4,bigint,seq-uuid-seq:gen=server,uuidv4:as=text", "--secondary", "random:20")...)
+	attack(t, c, "standard_conforming_strings off, an enum copied", 0, "",
+		append(args("options=-cstandard_conforming_strings=off -csearch_path=public,pg_catalog"), "--keys", "bigint", "--like", "shop.shaped",
+			"--script", script(t, "INSERT INTO :table (id, note) VALUES (:key, 'a');\n"))...)
+	attack(t, c, "--schema select", 2, "select", append(args(), "--schema", "select", "--keys", "bigint")...)
+}
+
+// TestHooks: an event trigger on ddl_command_end refuses the run, naming
+// it; a trigger the user adds to a kept ledger refuses the next run, --force
+// or not; a schema of the user's is refused, --force or not (the trial's
+// --schema shop --force deleted 670 rows and reset a sequence).
+func TestHooks(t *testing.T) {
+	c := plant(t, "hooks")
+	clitest.Exec(t, c, `CREATE FUNCTION public.evt() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('event trigger'); END $$`,
+		`CREATE EVENT TRIGGER kb_evt ON ddl_command_end EXECUTE FUNCTION public.evt()`)
+	attack(t, c, "an event trigger", 2, "kb_evt", run(t, "hooks", "--keys", "bigint")...)
+	clitest.Exec(t, c, "ALTER EVENT TRIGGER kb_evt DISABLE")
+	attack(t, c, "--schema shop --force with a script", 2, "not created by keybench",
+		run(t, "hooks", "--schema", "shop", "--force", "--script", script(t, "DELETE FROM :table;\nSELECT setval('shop.orders_id_seq', 1);\n"))...)
+	if _, stderr, code := clitest.Run(t, bin, run(t, "hooks", "--schema", "kbkept", "--keep")...); code != 0 {
+		t.Fatalf("--keep: exit %d: %s", code, stderr)
+	}
+	clitest.Exec(t, c, `CREATE FUNCTION public.trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('ledger trigger'); RETURN NEW; END $$`,
+		`CREATE TRIGGER kb_trg BEFORE INSERT ON kbkept.keybench_ledger FOR EACH ROW EXECUTE FUNCTION public.trg()`)
+	for _, force := range []string{"--keep", "--force"} {
+		attack(t, c, "a trigger on the kept ledger, "+force, 2, "kb_trg", run(t, "hooks", "--schema", "kbkept", force)...)
+	}
+}
+
+// TestAdviseCallsNothing: advise's key walk through a domain whose CHECK
+// calls the user's function, and as a role under a row-level security
+// policy whose function is the user's: nothing of theirs runs.
+func TestAdviseCallsNothing(t *testing.T) {
+	c := plant(t, "advised")
+	clitest.Exec(t, c,
+		`CREATE FUNCTION public.ok(bigint) RETURNS bool LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('domain'); RETURN true; END $$`,
+		`CREATE DOMAIN public.uid AS bigint CHECK (public.ok(VALUE))`,
+		`CREATE TABLE public.accounts (id public.uid PRIMARY KEY, v text)`,
+		`INSERT INTO public.accounts SELECT g, 'x' FROM generate_series(1, 3000) g`,
+		`CREATE FUNCTION public.allowed(bigint) RETURNS bool LANGUAGE plpgsql STABLE AS $$ BEGIN PERFORM public.pwn('policy'); RETURN true; END $$`,
+		`CREATE TABLE public.secrets (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)`,
+		`INSERT INTO public.secrets (v) SELECT 'x' FROM generate_series(1, 3000)`,
+		`ALTER TABLE public.secrets ENABLE ROW LEVEL SECURITY`,
+		`CREATE POLICY p ON public.secrets USING (public.allowed(id))`,
+		`ANALYZE`,
+		`DROP ROLE IF EXISTS advisor`, `CREATE ROLE advisor LOGIN PASSWORD 'Advisor-pw-73'`,
+		`GRANT SELECT ON ALL TABLES IN SCHEMA public TO advisor`, `GRANT USAGE ON SCHEMA shop TO advisor`)
+	attack(t, c, "advise as a superuser", 0, "accounts", "advise", "--dsn", dsn("advised"), "--sample", "1s")
+	u, _ := url.Parse(dsn("advised"))
+	u.User = url.UserPassword("advisor", "Advisor-pw-73")
+	attack(t, c, "advise under a policy", 0, "row-level security", "advise", "--dsn", u.String(), "--sample", "1s", "--json")
+}
+
+// TestInputs: a rate that schedules no transaction in a window is refused.
+func TestInputs(t *testing.T) {
+	c := plant(t, "inputs")
+	attack(t, c, "-R 1e-300", 2, "--rate", run(t, "inputs", "-R", "1e-300")...)
+}
