@@ -182,7 +182,6 @@ func (r *runCmd) config(e *env) (runner.Config, error) {
 	if err != nil {
 		return runner.Config{}, err
 	}
-	plan.Budget = 2 * plan.Estimate().Total
 	if r.Budget != nil {
 		if d := time.Duration(*r.Budget); d < 0 || d > 24*time.Hour {
 			return runner.Config{}, usagef("--budget must be from 0 to 24h, not %s", d)

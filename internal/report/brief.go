@@ -374,11 +374,14 @@ func keyLegend(res *results.Results, shapes []shape) string {
 	for _, f := range res.Keys {
 		facts[f.Key] = f
 	}
-	var parts []string
+	var parts, timed []string
 	seen := map[string]bool{}
 	for _, sh := range shapes {
 		for _, g := range sh.Groups {
 			f, ok := facts[g.Key]
+			if ok && f.RevealsTime && !slices.Contains(timed, g.Key) {
+				timed = append(timed, g.Key)
+			}
 			if !ok || seen[g.Key] || !strings.ContainsAny(g.Key, ":-") {
 				continue
 			}
@@ -387,8 +390,18 @@ func keyLegend(res *results.Results, shapes []shape) string {
 			if f.Sortable != keys.SortableNo {
 				order = strings.TrimPrefix("ordered "+f.Sortable, "ordered yes")
 			}
-			parts = append(parts, fmt.Sprintf("%s %s, %s", g.Key, f.Column, strings.TrimSuffix(order, " ")))
+			if order = strings.TrimSpace(order); order != "" {
+				order = ", " + order
+			}
+			parts = append(parts, g.Key+" "+f.Column+order)
 		}
+	}
+	switch len(timed) {
+	case 0:
+	case 1:
+		parts = append(parts, timed[0]+" reveals its creation time")
+	default:
+		parts = append(parts, strings.Join(timed[:len(timed)-1], ", ")+" and "+timed[len(timed)-1]+" reveal their creation time")
 	}
 	if len(parts) == 0 {
 		return ""

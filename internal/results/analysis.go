@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 12 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate); 11: a count of the rounds their CountMean everywhere, the work's parts its shares; 12: each group's p99_ms
+const AnalysisVersion = 13 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate); 11: a count of the rounds their CountMean everywhere, the work's parts its shares; 12: each group's p99_ms; 13: the answer's group of least work, its tie-break facts and rule
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared
@@ -32,39 +32,76 @@ type Analysis struct {
 }
 
 // Answer is the run's answer for its headline shape (the last whose keys'
-// work was compared): the keys to choose — the least work and those shown
-// the same within the margin — the costliest key's work against the
-// least's, the keys whose WAL is above the least WAL's, the keys not yet
-// told apart, what the work did not measure, and the sentence that says
-// it all.
+// work was compared), and it names only what the rounds decided: the keys
+// of least work as one group — the least and every key not told apart from
+// it or shown the same within the margin, in the plan's order, never the
+// least of them alone for being least — and the keys shown to do more,
+// what to avoid. One key is chosen only where every other key is shown to
+// do more, or where a measured fact sets it apart within the group (Rule,
+// Facts: the tie-break, in the order TieBreaks gives); the WAL apart, and
+// what the work did not measure; the sentence that says it all.
 type Answer struct {
-	Shape  string   `json:"shape"`
-	Choose []string `json:"choose"`
-	// Margin is the equivalence margin the keys chosen beside the least
-	// were shown within (0: none was).
-	Margin float64 `json:"margin,omitempty"`
+	Shape string `json:"shape"`
+	// Group are the keys of least work, in the plan's order: each with how
+	// it stands against the least ("least", "open": not told apart, "same":
+	// shown the same within Margin) and its ratio.
+	Group []GroupKey `json:"group"`
+	// Span is the span of the group's intervals against the least (none
+	// for a group of one), Margin the equivalence margin.
+	Span   *stats.Interval `json:"span,omitempty"`
+	Margin float64         `json:"margin,omitempty"`
+	// Choose is the key the answer recommends (empty: none is): the
+	// group's one key, or the one Rule set apart by Facts.
+	Choose string `json:"choose,omitempty"`
+	// Rule is the tie-break that chose ("only", one of TieBreaks' names),
+	// or why none did; Facts the figures it compared, each key's.
+	Rule  string `json:"rule,omitempty"`
+	Facts []Fact `json:"facts,omitempty"`
 	// Costliest is the key shown to do the most work beyond the least's:
 	// its work and WAL per transaction over the least's.
 	Costliest string `json:"costliest,omitempty"`
 	Work      *Ratio `json:"work,omitempty"`
-	// Costlier are every key shown to do more work than the least, the
-	// costliest first, each its ratio.
+	// Costlier are every key shown to do more work than the least beyond
+	// the margin, the costliest first, each its ratio: the keys to avoid.
 	Costlier []KeyRatio `json:"costlier,omitempty"`
 	// Cheaper are the keys shown to do less work than the question's
-	// reference (Shape.Against: Choose's first is then the least of
-	// them), each its ratio.
+	// reference (Shape.Against: the group is then theirs), each its ratio.
 	Cheaper []KeyRatio `json:"cheaper,omitempty"`
 	// WALLeast is the key of the least WAL per transaction, WALMore the
 	// keys whose WAL its own family found above it by a tenth or more
 	// (WALMaterial), each its ratio.
 	WALLeast string     `json:"wal_least,omitempty"`
 	WALMore  []KeyRatio `json:"wal_more,omitempty"`
-	// Open are the keys neither shown costlier than the least nor the
-	// same within the margin.
-	Open []string `json:"open,omitempty"`
+	// Undecided says why the rounds ended with pairs undecided where more
+	// rounds were allowed by the design (a budget), with what would decide them.
+	Undecided string `json:"undecided,omitempty"`
 	// NotMeasured are the parts of the work the run could not read.
 	NotMeasured []string `json:"not_measured,omitempty"`
 	Text        string   `json:"text"`
+}
+
+// GroupKey is one key of the answer's group.
+type GroupKey struct {
+	Key string `json:"key"`
+	// How: GroupLeast, GroupOpen or GroupSame.
+	How string `json:"how"`
+	// Ratio is its work over the least's (none for the least).
+	Ratio *Ratio `json:"ratio,omitempty"`
+}
+
+// How a key of the answer's group stands against the least.
+const (
+	GroupLeast = "least"
+	GroupOpen  = "open"
+	GroupSame  = "same"
+)
+
+// Fact is one figure a tie-break compared: a key's, by name (a TieBreaks
+// name), with its value.
+type Fact struct {
+	Key   string  `json:"key"`
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
 }
 
 // WALMaterial is the least WAL ratio the answer names: a count as exact

@@ -341,6 +341,17 @@ type Host struct {
 	GoVersion string `json:"go_version"`
 }
 
+// BudgetStop is a budget ending a task's rounds undecided: the rounds
+// run, the planned and the design's most, the seconds a round of every key
+// took, the budget.
+type BudgetStop struct {
+	Rounds  int     `json:"rounds"`
+	Planned int     `json:"planned"`
+	Most    int     `json:"most"`
+	RoundS  float64 `json:"round_s"`
+	BudgetS float64 `json:"budget_s"`
+}
+
 // Cell is one measured combination of key, workload and clients.
 type Cell struct {
 	Key          string `json:"key"`
@@ -399,6 +410,9 @@ type Cell struct {
 	// Rounds are the cell's window in rounds interleaved with the other
 	// cells' (--rounds), each one independent sample of the cell's rate.
 	Rounds []Round `json:"rounds,omitempty"`
+	// BudgetStop says the run's budget ended the cell's rounds while its
+	// work comparisons were undecided (nil: it did not).
+	BudgetStop *BudgetStop `json:"budget_stop,omitempty"`
 	// Cost is what the window's transactions cost, per transaction, when
 	// the cell ran as one window (a cell in rounds has it per round).
 	Cost    *RoundCost `json:"cost,omitempty"`

@@ -298,9 +298,13 @@ func (r *run) execute(ctx context.Context) error {
 	if c := r.cfg.Plan.CostSequential; c != nil && c.MaxRounds > r.cfg.Plan.Params.Rounds && r.cfg.Plan.Params.Rounds > 1 {
 		// The work's design may extend the rounds, within its budget: never
 		// said below the estimate itself.
-		if longest := est.Total + r.budget() - est.Windows; longest.Round(10*time.Second) > est.Total.Round(10*time.Second) {
-			most = fmt.Sprintf("; at most %s if the work needs more rounds (up to %d, within a budget of %s)",
-				longest.Round(10*time.Second), c.MaxRounds, r.budget().Round(time.Second))
+		budget, given := r.budget(0, 0, r.cfg.Plan.Params.Rounds)
+		if longest := est.Total + budget - est.Windows; longest.Round(10*time.Second) > est.Total.Round(10*time.Second) {
+			of := fmt.Sprintf("within a budget of %s", budget.Round(time.Second))
+			if !given {
+				of += ", or the planned rounds' time at the machine's pace if longer"
+			}
+			most = fmt.Sprintf("; at most %s if the work needs more rounds (up to %d, %s)", longest.Round(10*time.Second), c.MaxRounds, of)
 		}
 	}
 	r.ui.Logf("estimated time: %s%s%s; results in %s", est, speed, most, r.cfg.Out)

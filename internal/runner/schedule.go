@@ -243,7 +243,8 @@ func (r *run) roundsLeft(round, planned, most, cells int, elapsed time.Duration)
 	}
 	upTo := most
 	if most > planned {
-		upTo = max(planned, min(most, int(r.budget()/perRound)))
+		budget, _ := r.budget(elapsed, done, planned)
+		upTo = max(planned, min(most, int(budget/perRound)))
 	}
 	// The round that begins is one the run will do, whatever was expected.
 	left := perRound*time.Duration(max(expect-done, 1)) + evidence
@@ -277,12 +278,21 @@ func (cr *cellRun) maxRounds(rounds, most int) int {
 	return most
 }
 
-// budget is how long a group's rounds may take with the costs' extension.
-func (r *run) budget() time.Duration {
+// budget is how long a group's rounds may take with the costs'
+// extension, after done rounds took spent: the user's (--budget), or by
+// default twice the plan's estimate, and never less than the planned
+// rounds take at the pace the machine runs them now (a quarter more): a
+// default budget ends no run before its planned rounds, however loaded
+// the machine. given says it is the user's.
+func (r *run) budget(spent time.Duration, done, planned int) (b time.Duration, given bool) {
 	if b := r.cfg.Plan.Budget; b > 0 {
-		return b
+		return b, true
 	}
-	return 2 * r.cfg.Plan.Estimate().Total
+	b = 2 * r.cfg.Plan.Estimate().Total
+	if done > 0 {
+		b = max(b, time.Duration(float64(spent)/float64(done)*float64(planned)*1.25))
+	}
+	return b, false
 }
 
 // runRounds runs the group's rounds, each cell's round in the round's
@@ -348,7 +358,12 @@ func (r *run) decide(crs []*cellRun, cs []results.Cell, errs []error, done, plan
 		for i, k := range idx {
 			names[i] = cs[k].Key
 		}
-		costDone, costWords := r.costsSettled(costs, names, done, planned, postRun[t], since)
+		costDone, costWords, stopped := r.costsSettled(costs, names, done, planned, postRun[t], since)
+		if stopped != nil {
+			for _, k := range idx {
+				cs[k].BudgetStop = stopped
+			}
+		}
 		// The verdict decides on the work: once it is settled the rounds
 		// stop, the rates read at that look (their repeated intervals cover
 		// at every look); without work the rates decide.
@@ -399,27 +414,26 @@ func (r *run) ratesSettled(rates [][]float64, alone bool, done, planned int, pos
 // after done rounds: at once without work measured (the rates decide
 // alone), at the planned rounds with nothing to compare or no design,
 // else with every pair decided, its last look or the budget reached.
-func (r *run) costsSettled(costs [][]float64, keys []string, done, planned int, postRun bool, since time.Time) (bool, string) {
+func (r *run) costsSettled(costs [][]float64, keys []string, done, planned int, postRun bool, since time.Time) (bool, string, *results.BudgetStop) {
 	d := r.cfg.Plan.CostSequential
 	switch {
 	case costs == nil:
-		return true, ""
+		return true, "", nil
 	case d == nil || postRun || len(costs) < 2:
-		return done >= planned, ""
+		return done >= planned, "", nil
 	case done < d.MinRounds:
-		return false, ""
+		return false, "", nil
 	}
 	pairs, settled := d.Against(keys).Decide(costs)
-	switch {
-	case settled && done > planned:
-		return true, "the work: " + decisionsSaid(pairs, d.MaxRounds)
-	case settled:
-		return true, "the work: " + decisionsSaid(pairs, d.MaxRounds)
+	if settled {
+		return true, "the work: " + decisionsSaid(pairs, d.MaxRounds), nil
 	}
-	if spent, budget := time.Since(since), r.budget(); spent+spent/time.Duration(done) > budget {
-		return true, fmt.Sprintf("the work's budget of %s spent: %s", budget.Round(time.Second), decisionsSaid(pairs, d.MaxRounds))
+	spent := time.Since(since)
+	if budget, _ := r.budget(spent, done, planned); spent+spent/time.Duration(done) > budget {
+		stop := &results.BudgetStop{Rounds: done, Planned: planned, Most: d.MaxRounds, RoundS: spent.Seconds() / float64(done), BudgetS: budget.Seconds()}
+		return true, fmt.Sprintf("the work's budget of %s spent: %s", budget.Round(time.Second), decisionsSaid(pairs, d.MaxRounds)), stop
 	}
-	return false, ""
+	return false, "", nil
 }
 
 func nonEmpty(ss ...string) []string {

@@ -190,24 +190,7 @@ func keyName(i int) string { return string(rune('a'+i%26)) + string(rune('0'+i/2
 // was named different and whether key 0 was named costlier on work than
 // every other.
 func decideRun(all []results.Cell, plan *scenario.Experiment, rounds int) (anyWinner, found bool) {
-	done := rounds
-	if plan.Sequential != nil {
-		r := &run{cfg: Config{Plan: plan}, ui: NewUI(io.Discard), res: &results.Results{}}
-		most := plan.CostSequential.MaxRounds
-		crs := make([]*cellRun, len(all))
-		for i := range crs {
-			crs[i] = &cellRun{}
-		}
-		for done = 1; done <= most; done++ {
-			cs := upTo(all, done)
-			if !r.decide(crs, cs, make([]error, len(cs)), done, rounds, map[string]bool{}, time.Now()) {
-				break
-			}
-		}
-		done = min(done, most)
-	}
-	res := &results.Results{Cells: upTo(all, done), Plan: results.Plan{Rounds: rounds, Sequential: plan.Sequential, CostSequential: plan.CostSequential, Against: plan.Against}}
-	a := verdict.Analyze(res)
+	a := analyzeRun(all, plan, rounds)
 	found = true
 	// What the family asks of the costlier key 0: costlier than every other
 	// key (every pair), or than the least (each key against the least).
@@ -235,6 +218,28 @@ func decideRun(all []results.Cell, plan *scenario.Experiment, rounds int) (anyWi
 		}
 	}
 	return anyWinner, found
+}
+
+// analyzeRun is a simulated run's analysis after the runner's early stop.
+func analyzeRun(all []results.Cell, plan *scenario.Experiment, rounds int) *results.Analysis {
+	done := rounds
+	if plan.Sequential != nil {
+		r := &run{cfg: Config{Plan: plan}, ui: NewUI(io.Discard), res: &results.Results{}}
+		most := plan.CostSequential.MaxRounds
+		crs := make([]*cellRun, len(all))
+		for i := range crs {
+			crs[i] = &cellRun{}
+		}
+		for done = 1; done <= most; done++ {
+			cs := upTo(all, done)
+			if !r.decide(crs, cs, make([]error, len(cs)), done, rounds, map[string]bool{}, time.Now()) {
+				break
+			}
+		}
+		done = min(done, most)
+	}
+	res := &results.Results{Cells: upTo(all, done), Plan: results.Plan{Rounds: rounds, Sequential: plan.Sequential, CostSequential: plan.CostSequential, Against: plan.Against}}
+	return verdict.Analyze(res)
 }
 
 // upTo is the cells with their first n rounds.
@@ -314,6 +319,55 @@ func TestTheProgramKeepsItsFalseWinnerRate(t *testing.T) {
 			design, l.keys, l.rounds, 100*fw, 100*se, 100*p10, 100*p25)
 		if fw > stats.Alpha {
 			t.Errorf("%s, %d keys x %d rounds: false winners in %.2f%% of runs, above 5%%", design, l.keys, l.rounds, 100*fw)
+		}
+	}
+}
+
+// TestTheAnswerChoosesOnlyWhatWasDecided (issue 74): war's layout (six
+// keys, eight rounds, the default designs), five keys alike and key 0
+// doing 25% more work, on the stored noise: the answer never chooses key
+// 0, and where one key's key index is the smallest by a tenth (as bigint's
+// is) it chooses that key in every run, whichever key's work came out
+// least; where the indexes are alike it chooses none.
+func TestTheAnswerChoosesOnlyWhatWasDecided(t *testing.T) {
+	n := readNoise(t)
+	rate, cost := stats.NewRateDesign(8, scenario.DefaultMinEffect), stats.NewCostDesign(8, scenario.DefaultMinEffect, stats.FamilyBest)
+	plan := &scenario.Experiment{Sequential: &rate, CostSequential: &cost, Budget: time.Hour}
+	trials := 300
+	if testing.Short() {
+		trials = 100
+	}
+	for _, smallest := range []bool{true, false} {
+		rng := rand.New(rand.NewPCG(74, 1))
+		chosen, leasts := map[string]int{}, map[string]int{}
+		for range trials {
+			cells := n.cells(rng, 6, cost.MaxRounds, 0.25)
+			for i := range cells {
+				per := 30.0
+				if i == 1 && smallest {
+					per = 21
+				}
+				cells[i].RowsBefore = 1_000_000
+				cells[i].Metrics.KeyIndexBytes = results.Of(int64(per * 1_000_000))
+			}
+			a := analyzeRun(cells, plan, 8)
+			ans := a.Answer
+			if ans == nil {
+				t.Fatal("no answer")
+			}
+			chosen[ans.Choose]++
+			leasts[a.Shapes[0].Least]++
+			if ans.Choose == keyName(0) {
+				t.Errorf("the answer chose the costlier key: %s", ans.Text)
+			}
+		}
+		t.Logf("smallest index %v: chosen %v; the least work came out at %v", smallest, chosen, leasts)
+		want := ""
+		if smallest {
+			want = keyName(1)
+		}
+		if chosen[want] != trials {
+			t.Errorf("smallest index %v: chose %v over %d runs, want %q in each", smallest, chosen, trials, want)
 		}
 	}
 }

@@ -110,7 +110,7 @@ type Params struct {
 
 // DefaultMinEffect is the difference in rate a person choosing a key does
 // not care about: keys shown to be within 5% of each other are the same.
-const DefaultMinEffect = 0.05
+const DefaultMinEffect = stats.DefaultMargin
 
 // Task is one workload of a plan with its options: a variant option's
 // list makes a task per value.
@@ -468,7 +468,9 @@ type Experiment struct {
 	// where the plan has it and --pairs all is not asked; "": none).
 	Against string
 	// Budget bounds the time the rounds of a group may take with the
-	// costs' extension (--budget; 0: the plan's estimate × 2).
+	// costs' extension (--budget). 0: the default, set from the machine's
+	// measured pace as the rounds run (never before the planned rounds
+	// ran: the runner's budget).
 	Budget time.Duration
 	// CPUShare is the share of the machine's CPUs a busy process got just
 	// before the run (metrics.CPUShare; 0: not probed, a server elsewhere):

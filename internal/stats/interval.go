@@ -33,5 +33,21 @@ func (i Interval) EndsText(bound func(float64) string) string {
 	return "[" + lo + between + hi + "]"
 }
 
-// RatioText is a ratio's interval, its ends as ratios are written (BoundText).
-func (i Interval) RatioText() string { return i.Text(BoundText) }
+// RatioText is a ratio's interval, its ends as ratios are written
+// (BoundText); one that spans a hundredfold or more says so in words
+// ("[undecided: spans 6,222-fold]"): its bounds inform no one.
+func (i Interval) RatioText() string {
+	if i.Uninformative() {
+		return "[" + i.UninformativeText() + "]"
+	}
+	return i.Text(BoundText)
+}
+
+// UninformativeText says an interval that spans a hundredfold or more in
+// words: "undecided: spans 6,222-fold, LEVEL".
+func (i Interval) UninformativeText() string {
+	if i.Lo <= 0 {
+		return "undecided: no lower bound at " + LevelText(i.Level)
+	}
+	return "undecided: spans " + strings.TrimSuffix(RatioText(i.Hi/i.Lo), "×") + "-fold at " + LevelText(i.Level)
+}

@@ -234,6 +234,27 @@ type Comparison struct {
 // Equivalent says the pair was shown the same within its Margin.
 func (c *Comparison) Equivalent() bool { return c.State == PairEquivalent }
 
+// DefaultMargin is the equivalence margin where a plan sets none: a
+// difference of 5% or less in rate or work is no reason to choose a key.
+const DefaultMargin = 0.05
+
+// Practical makes a difference shown but whose interval lies inside the
+// margin (ratios within [1/(1+margin), 1+margin]) the same in practice: a
+// pair shown 1.02× [1.01–1.04] apart is no reason to choose one key, so it
+// is marked as an equivalence shown within the margin ("="), never "*".
+func (c *Comparison) Practical(margin float64) {
+	if margin > 0 && c.Significant && c.HasInterval() && c.Lo >= 1/(1+margin) && c.Hi <= 1+margin {
+		c.Significant, c.State, c.Margin = false, PairEquivalent, margin
+	}
+}
+
+// Uninformative says the interval spans a hundredfold or more: bounds
+// that say nothing ("[0.00–6,222]"), said in words, never printed as if
+// they were an interval.
+func (i Interval) Uninformative() bool {
+	return i.Level > 0 && i.Hi > 0 && (i.Lo <= 0 || i.Hi/i.Lo >= 100)
+}
+
 // Compare tests whether b differs from a (two independent samples).
 func Compare(a, b []float64) Comparison {
 	c := Comparison{Test: TestMannWhitney, N: len(a), M: len(b), P: 1, PAdjusted: 1}

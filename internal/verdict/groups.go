@@ -322,6 +322,9 @@ func (a *grouped) adjust(shape []int, tested []*stats.Comparison, design *stats.
 // y's figure over x's) as each group's comparisons with every other: its
 // figure over the other's, in the shape's order.
 func (a *grouped) versusAll(shape []int, pair map[[2]int]*stats.Comparison) [][]results.Versus {
+	for _, c := range pair {
+		c.Practical(margin(a.res))
+	}
 	out := make([][]results.Versus, len(shape))
 	for x := range shape {
 		for y, other := range shape {
@@ -525,6 +528,14 @@ func ratioOf(a, b float64) float64 {
 }
 
 // invert turns "b over a" into "a over b".
+// margin is the run's equivalence margin: its plan's, or stats.DefaultMargin.
+func margin(res *results.Results) float64 {
+	if m := res.Plan.MinEffect; m > 0 {
+		return m
+	}
+	return stats.DefaultMargin
+}
+
 func invert(c stats.Comparison) stats.Comparison {
 	c.N, c.M = c.M, c.N
 	inv := func(v float64) float64 {
