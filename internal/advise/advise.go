@@ -60,6 +60,8 @@ type Report struct {
 	Curves string `json:"curves,omitempty"`
 	// CurvesCommand is the run that makes curves, printed when none was given.
 	CurvesCommand string `json:"curves_command,omitempty"`
+	// LabsNote says why --lab ran no lab ("" when it ran some, or was not asked).
+	LabsNote string `json:"labs_note,omitempty"`
 }
 
 // Server is what advise read of the server as a whole.
@@ -98,6 +100,11 @@ type Table struct {
 	// ran, locked, not readable); its figures are absent and the rest of the
 	// tables were read.
 	Skipped string `json:"skipped,omitempty"`
+	// Partitions is how many partitions a partitioned table has (its
+	// figures are their sums, under its name; 0: a plain table), and
+	// SampledPartition the one its rows were sampled in (its largest).
+	Partitions       int    `json:"partitions,omitempty"`
+	SampledPartition string `json:"sampled_partition,omitempty"`
 	// Key is the primary key, or the largest unique key; nil when it has neither.
 	Key *Key `json:"key,omitempty"`
 	// Rows is the row count the planner holds (reltuples; n_live_tup when
@@ -140,12 +147,13 @@ type Table struct {
 	// Mix is what its traffic did during the window, per second, as its
 	// lab replays it.
 	Mix *Mix `json:"mix,omitempty"`
-	// OverflowDays is how long the key's sequence lasts at the sample's
-	// insert rate (a key made by a sequence or identity).
+	// RunsOut are the table's integer columns a sequence feeds (its key's
+	// or any other, owned or not), each with when it runs out.
+	RunsOut []FedColumn `json:"runs_out,omitempty"`
+	// OverflowDays is how long the soonest of them lasts, in days, and
+	// OverflowAt when (UTC, RFC 3339; absent past ten years).
 	OverflowDays results.M[float64] `json:"key_overflow_days,omitzero"`
-	// OverflowAt is when that is, from the time advise read the table
-	// (UTC, RFC 3339; absent with OverflowDays unmeasured or past ten years).
-	OverflowAt string `json:"key_overflow_at,omitempty"`
+	OverflowAt   string             `json:"key_overflow_at,omitempty"`
 	// Secondary are the table's other single-column indexes, each with the
 	// order its inserts take, which its lab table reproduces (--secondary).
 	Secondary []SecondaryIndex `json:"secondary_indexes,omitempty"`
@@ -242,29 +250,13 @@ type Key struct {
 	Default string `json:"default,omitempty"`
 	// SequenceCache is the sequence's CACHE, for identity and sequence keys.
 	SequenceCache int64 `json:"sequence_cache,omitempty"`
-	// SequenceMax is the most the key's sequence gives (its MAXVALUE, or
-	// the column type's where smaller), SequenceIncrement its step and
-	// SequenceLast its value now: when it runs out (Table.OverflowDays).
-	SequenceMax       int64            `json:"sequence_max,omitempty"`
-	SequenceIncrement int64            `json:"sequence_increment,omitempty"`
-	SequenceLast      results.M[int64] `json:"sequence_last,omitzero"`
-	// Sequence names the key's sequence; ReadAt is when SequenceLast was
-	// read (UTC, RFC 3339): at the end of the sample, read again; PerS the
-	// values it gave a second between its read before the sample and that
-	// one (the rate it runs out at; unmeasured where it gave none).
-	Sequence string             `json:"sequence,omitempty"`
-	ReadAt   string             `json:"read_at,omitempty"`
-	PerS     results.M[float64] `json:"sequence_per_s,omitzero"`
-	// RanOutAt is when the sequence gave its last value (UTC, RFC 3339),
-	// for a key found at its end when read again after the labs: at the
-	// pace of its reads before, or at that read where none was measured.
-	RanOutAt string `json:"ran_out_at,omitempty"`
-	readAt   time.Time
 	// baseOID is the first column's type, through a domain to its base;
 	// base its name, as advise's reads cast the column to it (set by
 	// reader.unread, "" where its values are not read).
 	baseOID uint32
 	base    string
+	// types are the columns' types, in order (Type joins them).
+	types []string
 	// UUIDText is true for uuids stored as text/varchar/char(32) (sampled values are uuid-shaped).
 	UUIDText bool `json:"uuid_as_text,omitempty"`
 	// UUIDVersion is the version the sampled uuid values carry (4, 7, ...; 0: not a uuid, or mixed).

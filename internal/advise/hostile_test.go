@@ -298,10 +298,10 @@ func TestAdviseHostileCatalog(t *testing.T) {
 	}
 	// An int4 identity near its limit: where its sequence stands (issue 39);
 	// nothing inserted during the sample, so no date, said why.
-	if k := tables["zz.near_limit"].Key; k == nil || k.SequenceMax != 2147483647 || k.SequenceLast.Value() != 2147000001 {
-		t.Errorf("zz.near_limit's sequence: %+v", k)
-	} else if r := tables["zz.near_limit"].OverflowDays.Reason(); !strings.Contains(r, "no row was inserted") {
-		t.Errorf("zz.near_limit's overflow: %v, %q", tables["zz.near_limit"].OverflowDays.Value(), r)
+	if ro := tables["zz.near_limit"].RunsOut; len(ro) != 1 || ro[0].Limit != 2147483647 || ro[0].Last.Value() != 2147000001 || ro[0].FedBy != "identity" {
+		t.Errorf("zz.near_limit's sequence: %+v", ro)
+	} else if r := ro[0].RunsOutInS.Reason(); !strings.Contains(r, "gave no value") {
+		t.Errorf("zz.near_limit's time left: %v, %q", ro[0].RunsOutInS.Value(), r)
 	}
 	if w, ok := tables["zz.unanalysed"].RowBytes.Get(); ok && w <= 0 {
 		t.Errorf("zz.unanalysed's row width measured as %v", w)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,8 +69,10 @@ type reader struct {
 	// res resolves advise's own reads of a user's table before they run
 	// (sqltree.Resolver, rule sqltree.ReadOnly): opened at the first.
 	res *sqltree.Resolver
-	srv *Server
-	ext map[string]string // installed extension -> its schema
+	// feeds are the columns each sequence feeds (sequenceFeeds).
+	feeds map[uint32][]feed
+	srv   *Server
+	ext   map[string]string // installed extension -> its schema
 	// blockSize is the server's page size: it bounds the rows a page of the
 	// heap and of a btree can hold, so statistics claiming more are
 	// contradicted by the relation's size.
@@ -127,7 +130,10 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 			return err
 		}
 		var err error
-		oids, tables, err = r.tables(ctx, tx, o.Tables)
+		if oids, tables, err = r.tables(ctx, tx, o.Tables); err != nil {
+			return err
+		}
+		r.feeds, err = r.sequenceFeeds(ctx, tx)
 		return err
 	})
 	if err != nil {
@@ -159,15 +165,16 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 		return nil, err
 	}
 	// Where each sequence stands at the end of the sample, and how fast it
-	// went: when a key runs out is counted from this read (issue 63).
-	if err := r.rereadSequences(ctx, tables); err != nil {
+	// went, all its columns together: when a column runs out is counted
+	// from this read (issues 63, 75).
+	if err := r.rereadRunsOut(ctx, tables); err != nil {
 		if fatal(ctx, conn, err) {
 			return nil, err
 		}
 		logf("the sequences could not be read again after the sample: %v", err)
 	}
 	for i := range tables {
-		overflow(&tables[i])
+		runsOutTimes(&tables[i])
 	}
 	var cost func(*Table) *Cost
 	if o.Curves != nil {
@@ -248,7 +255,8 @@ func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 }
 
 // tables lists the user tables advise looks at: the named ones (each must
-// exist), or every ordinary table outside the system schemas and extensions.
+// exist), or every ordinary and partitioned table outside the system
+// schemas and extensions that is no partition of another.
 func (r *reader) tables(ctx context.Context, tx pgx.Tx, names []string) ([]uint32, []Table, error) {
 	var oids []uint32
 	var tables []Table
@@ -270,30 +278,18 @@ func (r *reader) tables(ctx context.Context, tx pgx.Tx, names []string) ([]uint3
 				}
 				return nil, nil, err
 			}
-			if kind == "p" {
-				var parts, schemas []string
-				if err := tx.QueryRow(ctx, `SELECT coalesce(array_agg(n.nspname::text ORDER BY c.relname), '{}'), coalesce(array_agg(c.relname::text ORDER BY c.relname), '{}') FROM pg_inherits i
-					JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE i.inhparent = $1`, *oid).Scan(&schemas, &parts); err != nil {
-					return nil, nil, err
-				}
-				for i := range parts {
-					parts[i] = sqltree.Printable(schemas[i]) + "." + sqltree.Printable(parts[i])
-				}
-				if len(parts) > 8 {
-					parts = append(parts[:8], fmt.Sprintf("and %d more", len(parts)-8))
-				}
-				return nil, nil, usage.Errorf("--table %s: %s.%s is partitioned: its rows are in its partitions, which advise reads one by one (--table each: %s)",
-					n, sqltree.Printable(schema), sqltree.Printable(name), cmp.Or(strings.Join(parts, ", "), "it has none yet"))
-			}
-			if kind != "r" {
+			if kind != "r" && kind != "p" {
 				return nil, nil, usage.Errorf("--table %s: %s.%s is not an ordinary table", n, sqltree.Printable(schema), sqltree.Printable(name))
 			}
 			add(*oid, schema, name)
 		}
 		return oids, tables, nil
 	}
+	// A partitioned table is one table, its partitions' rows, sizes and
+	// rates summed under its name (its statements name it): its partitions
+	// are not listed apart.
 	rows, _ := tx.Query(ctx, `SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%'
+		WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND n.nspname NOT LIKE 'pg\_temp\_%'
 		AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')
 		ORDER BY 2, 3`)
 	var oid uint32
@@ -336,6 +332,15 @@ func maxIndexTuplesPerPage(blockSize int64) int64 {
 type tableFacts struct {
 	heapBytes int64
 	canSelect bool
+	// partitioned: the table is partitioned; leafOID is its largest leaf
+	// (itself for a plain table), where its rows are sampled, and
+	// leafIndexOID that leaf's part of the key index.
+	partitioned  bool
+	leafOID      uint32
+	leafIndexOID uint32
+	// leafStats: the statistics are the largest partition's (the parent
+	// was never analysed itself).
+	leafStats bool
 	// policed: row-level security applies to advise's role on the table:
 	// its rows are not read (its policies' expressions would run).
 	policed   bool
@@ -373,7 +378,7 @@ func (r *reader) table(ctx context.Context, oid uint32, t *Table, cache results.
 	case r.unread(f, k) != "":
 		k.LeafOrder = results.Unavailable[float64](r.unread(f, k))
 	default:
-		k.LeafOrder, sampled = r.leafOrder(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), k, bounds)
+		k.LeafOrder, sampled = r.leafOrder(ctx, r.sampled(ctx, t, f), k, bounds)
 	}
 	uuidShape(k, append(bounds, sampled...))
 	if len(k.UUIDVersions) > 0 && len(k.Columns) == 1 {
@@ -383,13 +388,13 @@ func (r *reader) table(ctx context.Context, oid uint32, t *Table, cache results.
 		(strings.HasPrefix(k.Type, "text") || strings.HasPrefix(k.Type, "character")) {
 		k.UUIDText = true // a uuid function's value cast to text: uuid-shaped by its default, sampled or not
 	}
-	keyWidth := results.Unavailable[float64](r.noStats(t, f))
+	keyWidth := results.Unavailable[float64](r.noColumnStats(t, f, k.Columns[0]))
 	if f.keyTypLen > 0 {
 		keyWidth = results.Of(float64(f.keyTypLen))
 	} else if s, ok := f.stats[k.Columns[0]]; ok && len(k.Columns) == 1 {
 		keyWidth = results.Of(float64(s.avgWidth))
 	}
-	t.LeafDensity, t.DensityMethod, t.DensityNote = r.density(ctx, f.indexOID, t, keyWidth)
+	t.LeafDensity, t.DensityMethod, t.DensityNote = r.density(ctx, cmp.Or(f.leafIndexOID, f.indexOID), t, keyWidth)
 	for i := range t.ReferencedBy {
 		fk := &t.ReferencedBy[i]
 		switch w, ok := keyWidth.Get(); {
@@ -414,6 +419,8 @@ func (r *reader) noStats(t *Table, f tableFacts) string {
 	switch {
 	case !f.canSelect:
 		return r.grantSelect(t)
+	case f.partitioned:
+		return "a partitioned table: pg_stats holds nothing of it (autovacuum never analyses a partitioned table; ANALYZE it) nor of its largest partition"
 	case f.inherited:
 		return "pg_stats holds its statistics with its inheritance children only: it had no row of its own when analysed"
 	case f.analysed:
@@ -424,20 +431,40 @@ func (r *reader) noStats(t *Table, f tableFacts) string {
 	return "never analysed: pg_stats holds nothing of its columns (ANALYZE would)"
 }
 
+// noColumnStats is why pg_stats holds nothing of one column: nothing of the
+// table (noStats), or this column alone missing from what it holds.
+func (r *reader) noColumnStats(t *Table, f tableFacts, col string) string {
+	if len(f.stats) == 0 {
+		return r.noStats(t, f)
+	}
+	return fmt.Sprintf("pg_stats holds %d of the table's columns but not %s (its statistics target is 0, or it was added after the last ANALYZE)", len(f.stats), sqltree.Printable(col))
+}
+
 // catalog reads a table's sizes, rows, key, statistics, cache share and
 // the foreign keys referencing it. A table gone since the listing is errDropped.
 func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f *tableFacts, cache results.M[map[uint32]int64]) error {
 	var reltuples *float64
 	var heapBytes, tableBytes, indexesBytes, liveTup *int64
 	var canSelect, analysed *bool
-	err := tx.QueryRow(ctx, `SELECT c.reltuples::float8, pg_relation_size(c.oid), pg_table_size(c.oid), pg_indexes_size(c.oid), s.n_live_tup,
-			s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL, has_table_privilege(c.oid, 'SELECT'),
+	var partitions int
+	// Every figure summed over the table's leaves: itself, or a partitioned
+	// table's partitions (pg_partition_tree).
+	err := tx.QueryRow(ctx, `SELECT (SELECT sum(greatest(lc.reltuples, 0))::float8 FROM pg_class lc WHERE lc.oid = ANY (lv.leaves)),
+			coalesce((SELECT sum(pg_relation_size(x))::int8 FROM unnest(lv.leaves) x), 0), coalesce((SELECT sum(pg_table_size(x))::int8 FROM unnest(lv.leaves) x), 0),
+			coalesce((SELECT sum(pg_indexes_size(x))::int8 FROM unnest(lv.leaves) x), 0),
+			(SELECT sum(ls.n_live_tup)::int8 FROM pg_stat_user_tables ls WHERE ls.relid = ANY (lv.leaves)),
+			(SELECT bool_or(ls.last_analyze IS NOT NULL OR ls.last_autoanalyze IS NOT NULL) FROM pg_stat_user_tables ls WHERE ls.relid = ANY (lv.leaves)),
+			has_table_privilege(c.oid, 'SELECT'),
 			-- row-level security applies unless the role bypasses it, or owns
 			-- the table and it is not forced (PostgreSQL's check_enable_rls)
 			c.relrowsecurity AND NOT (SELECT r.rolsuper OR r.rolbypassrls FROM pg_roles r WHERE r.rolname = current_user)
-				AND (c.relforcerowsecurity OR NOT pg_has_role(c.relowner, 'USAGE'))
-		FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = $1`, oid).
-		Scan(&reltuples, &heapBytes, &tableBytes, &indexesBytes, &liveTup, &analysed, &canSelect, &f.policed)
+				AND (c.relforcerowsecurity OR NOT pg_has_role(c.relowner, 'USAGE')),
+			c.relkind = 'p',
+			-- the largest leaf: where a partitioned table's rows are sampled
+			coalesce((SELECT x FROM unnest(lv.leaves) x ORDER BY pg_relation_size(x) DESC LIMIT 1), c.oid),
+			coalesce(cardinality(lv.leaves), 0)
+		FROM pg_class c CROSS JOIN LATERAL (SELECT array_agg(l.relid) AS leaves FROM `+r.leaves("c.oid")+` l) lv WHERE c.oid = $1`, oid).
+		Scan(&reltuples, &heapBytes, &tableBytes, &indexesBytes, &liveTup, &analysed, &canSelect, &f.policed, &f.partitioned, &f.leafOID, &partitions)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && (heapBytes == nil || tableBytes == nil || indexesBytes == nil || canSelect == nil) {
 		return errDropped
 	}
@@ -445,10 +472,21 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 		return err
 	}
 	t.TableBytes, t.IndexesBytes, f.heapBytes, f.canSelect = *tableBytes, *indexesBytes, *heapBytes, *canSelect
+	if f.partitioned {
+		t.Partitions = partitions
+	}
 	f.analysed = analysed != nil && *analysed
 	t.Rows = r.rows(reltuples, liveTup, f.heapBytes)
-	if f.stats, f.inherited, err = r.columnStats(ctx, tx, t); err != nil {
+	if f.stats, f.inherited, err = r.columnStats(ctx, tx, oid, f.partitioned); err != nil {
 		return err
+	}
+	if len(f.stats) == 0 && f.partitioned && f.leafOID != oid {
+		// A partitioned table analysed only by autovacuum, which never
+		// analyses a parent: its largest partition's statistics.
+		if f.stats, _, err = r.columnStats(ctx, tx, f.leafOID, false); err != nil {
+			return err
+		}
+		f.leafStats = len(f.stats) > 0
 	}
 	if len(f.stats) > 0 {
 		var w float64
@@ -470,8 +508,11 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 		return err
 	}
 	t.Key, f.indexOID, f.keyTypLen = k, indexOID, keyTypLen
-	var indexBytes, node *int64
-	if err := tx.QueryRow(ctx, `SELECT pg_relation_size($1::oid), pg_relation_filenode($1::oid)::int8`, indexOID).Scan(&indexBytes, &node); err != nil {
+	var indexBytes *int64
+	var nodes []int64
+	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(pg_relation_size(l.relid)), 0)::int8, coalesce(array_agg(pg_relation_filenode(l.relid)::int8) FILTER (WHERE pg_relation_filenode(l.relid) IS NOT NULL), '{}'),
+			coalesce((SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = $2 AND i.indexrelid IN (SELECT x.relid FROM `+r.leaves("$1::oid")+` x)), $1::oid)
+		FROM `+r.leaves("$1::oid")+` l`, indexOID, f.leafOID).Scan(&indexBytes, &nodes, &f.leafIndexOID); err != nil {
 		return err
 	}
 	if indexBytes == nil {
@@ -483,22 +524,29 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 	if r.srv.RAM > 0 {
 		t.KeyIndexOverRAM = results.Of(float64(t.KeyIndexBytes) / float64(r.srv.RAM))
 	}
-	if s, ok := f.stats[k.Columns[0]]; ok && len(k.Columns) == 1 {
+	if s, ok := f.stats[k.Columns[0]]; ok {
+		// A key of several columns is ordered as its first column is: it
+		// decides where each insert lands in the key index.
 		k.Correlation = s.correlation
-	} else if len(k.Columns) != 1 {
-		k.Correlation = results.Unavailable[float64]("a key of several columns: pg_stats' correlation is one column's")
 	} else {
-		k.Correlation = results.Unavailable[float64](r.noStats(t, *f))
+		k.Correlation = results.Unavailable[float64](r.noColumnStats(t, *f, k.Columns[0]))
 	}
 	switch c, ok := cache.Get(); {
 	case !ok:
 		t.CacheShare = results.Unavailable[float64](cache.Reason())
-	case node == nil:
+	case len(nodes) == 0:
 		t.CacheShare = results.Unavailable[float64]("the key index has no file of its own (pg_relation_filenode)")
 	default:
-		t.CacheShare = results.Of(float64(c[uint32(*node)]*r.blockSize) / float64(r.srv.SharedBuffers))
+		var pages int64
+		for _, n := range nodes {
+			pages += c[uint32(n)]
+		}
+		t.CacheShare = results.Of(float64(pages*r.blockSize) / float64(r.srv.SharedBuffers))
 	}
 	if t.Secondary, err = r.secondaries(ctx, tx, oid, indexOID, f.stats); err != nil {
+		return err
+	}
+	if err := r.runsOut(ctx, tx, oid, t, r.feeds); err != nil {
 		return err
 	}
 	t.ReferencedBy, err = r.referencedBy(ctx, tx, oid)
@@ -580,9 +628,10 @@ type columnStat struct {
 // may not see are absent: pg_stats shows a column's only to who may read
 // it); inherited says pg_stats holds the table's statistics with its
 // inheritance children and none of its own.
-func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[string]columnStat, bool, error) {
-	rows, _ := tx.Query(ctx, `SELECT attname::text, inherited, avg_width, correlation::float8, histogram_bounds::text FROM pg_stats
-		WHERE schemaname = $1 AND tablename = $2`, t.Schema, t.Name)
+func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, oid uint32, partitioned bool) (map[string]columnStat, bool, error) {
+	rows, _ := tx.Query(ctx, `SELECT s.attname::text, s.inherited, s.avg_width, s.correlation::float8, s.histogram_bounds::text FROM pg_stats s
+		JOIN pg_class c ON c.relname = s.tablename JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = s.schemaname
+		WHERE c.oid = $1`, oid)
 	out := map[string]columnStat{}
 	inherited := false
 	var name string
@@ -591,8 +640,8 @@ func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, t *Table) (map[stri
 	var corr *float64
 	var hist *string
 	_, err := pgx.ForEachRow(rows, []any{&name, &inh, &width, &corr, &hist}, func() error {
-		if inh {
-			inherited = true
+		if inh != partitioned { // a partitioned table's own statistics are of its partitions' rows
+			inherited = inherited || inh
 			return nil
 		}
 		s := columnStat{avgWidth: width}
@@ -638,33 +687,29 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 		k.Constraint = k.Index
 	}
 	rows, _ := tx.Query(ctx, `SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attidentity::text, coalesce(pg_get_expr(d.adbin, d.adrelid), ''),
-			CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END, ty.typlen::int, coalesce(sq.seqcache, 0), coalesce(sq.seqmax, 0), coalesce(sq.seqincrement, 0), sq.last_value, coalesce(sq.seqname, '')
+			CASE WHEN ty.typtype = 'd' THEN ty.typbasetype ELSE ty.oid END, ty.typlen::int,
+			coalesce((SELECT s.seqcache FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid
+				WHERE dep.classid = 'pg_class'::regclass AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = $1
+				AND dep.refobjsubid = a.attnum AND dep.deptype IN ('a', 'i') LIMIT 1), 0)
 		FROM unnest($2::int2[]) WITH ORDINALITY u(attnum, ord)
 		JOIN pg_attribute a ON a.attrelid = $1 AND a.attnum = u.attnum
 		JOIN pg_type ty ON ty.oid = a.atttypid
 		LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		LEFT JOIN LATERAL (SELECT s.seqcache, s.seqmax, s.seqincrement, sc.oid::regclass::text AS seqname,
-				-- the one sequence's value as pg_sequences shows it (not the view: it reads every sequence)
-				CASE WHEN has_sequence_privilege(sc.oid, 'SELECT,USAGE') THEN pg_sequence_last_value(sc.oid::regclass) END AS last_value
-			FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid JOIN pg_class sc ON sc.oid = s.seqrelid
-			WHERE dep.classid = 'pg_class'::regclass AND dep.refclassid = 'pg_class'::regclass AND dep.refobjid = $1
-			AND dep.refobjsubid = a.attnum AND dep.deptype IN ('a', 'i') LIMIT 1) sq ON true
 		ORDER BY u.ord`, oid, attnums)
 	typLen := 0
 	var types []string
-	var name, typ, identity, def, seqName string
+	var name, typ, identity, def string
 	var tl int
 	var base uint32
-	var cache, seqMax, increment int64
-	var last *int64
-	if _, err := pgx.ForEachRow(rows, []any{&name, &typ, &identity, &def, &base, &tl, &cache, &seqMax, &increment, &last, &seqName}, func() error {
+	var cache int64
+	if _, err := pgx.ForEachRow(rows, []any{&name, &typ, &identity, &def, &base, &tl, &cache}, func() error {
 		k.Columns = append(k.Columns, name)
 		types = append(types, typ)
+		k.types = append(k.types, typ)
 		if len(k.Columns) == 1 {
 			k.baseOID = base
 			typLen, k.Default, k.SequenceCache = tl, def, cache
 			k.Made = madeBy(identity, def)
-			k.sequence(seqName, seqMax, increment, last, tl, r.srv.Role)
 		}
 		return nil
 	}); err != nil {
@@ -672,109 +717,29 @@ func (r *reader) key(ctx context.Context, tx pgx.Tx, oid uint32) (*Key, uint32, 
 	}
 	k.Type = strings.Join(types, ", ")
 	if len(k.Columns) > 1 {
-		k.Made = "several columns"
-		typLen = 0
+		typLen = 0 // the key's width is its columns' together (pg_stats')
 	}
 	return &k, indexOID, typLen, nil
 }
 
-// sequence records the key's sequence: the most it gives (its MAXVALUE, or
-// the column type's where that is smaller) and where it is now, or why
-// that cannot be read.
-func (k *Key) sequence(name string, seqMax, increment int64, last *int64, typLen int, role string) {
-	if name == "" || increment <= 0 {
-		return
-	}
-	most := seqMax
-	switch typLen {
-	case 2:
-		most = min(most, math.MaxInt16)
-	case 4:
-		most = min(most, math.MaxInt32)
-	}
-	k.SequenceMax, k.SequenceIncrement = most, increment
-	if last == nil {
-		k.SequenceLast = results.Unavailable[int64](fmt.Sprintf("the sequence %s was never read, or its value is not readable (GRANT SELECT ON SEQUENCE %s TO %s)", sqltree.EscapeControls(name), sqltree.EscapeControls(name), sqltree.Printable(role)))
-		return
-	}
-	k.SequenceLast, k.Sequence = results.Of(*last), name
-	k.stamp(time.Now())
-}
-
-// stamp records when SequenceLast was read.
-func (k *Key) stamp(at time.Time) {
-	k.readAt = at.UTC()
-	k.ReadAt = k.readAt.Format(time.RFC3339Nano)
-}
-
-// rereadSequences reads each sequence-made key's sequence again at the end
-// of the sample: where it stands then, and the values it gave a second
-// since its first read (read-only, as every read of advise's).
-func (r *reader) rereadSequences(ctx context.Context, tables []Table) error {
-	for i := range tables {
-		k := tables[i].Key
-		if k == nil || k.Sequence == "" || k.readAt.IsZero() {
-			continue
-		}
-		before, _ := k.SequenceLast.Get()
-		var last *int64
-		// A transaction a sequence: its lock held no longer than its read
-		// (advise holds one table's locks at a time).
-		err := r.readOnly(ctx, func(tx pgx.Tx) error {
-			return tx.QueryRow(ctx, `SELECT CASE WHEN has_sequence_privilege(to_regclass($1), 'SELECT,USAGE') THEN pg_sequence_last_value(to_regclass($1)) END`, k.Sequence).Scan(&last)
-		})
-		if err != nil {
-			return err
-		}
-		if last == nil {
-			continue
-		}
-		now := time.Now()
-		if *last > k.SequenceMax-k.SequenceIncrement { // at its end: its pace is the one before
-			k.ranOut(before, now)
-		} else if secs := now.Sub(k.readAt).Seconds(); secs > 0 && *last > before {
-			k.PerS = results.Of(float64(*last-before) / secs)
-		} else {
-			k.PerS = results.Unavailable[float64]("the sequence gave no value between its reads")
-		}
-		k.SequenceLast = results.Of(*last)
-		k.stamp(now)
-	}
-	return nil
-}
-
-// ranOut records when a key found at its sequence's end (read at now)
-// gave its last value: from its read before (at before) at the pace
-// measured then, or at now where none was.
-func (k *Key) ranOut(before int64, now time.Time) {
-	at := now
-	if perS, ok := k.PerS.Get(); ok && perS > 0 {
-		at = k.readAt.Add(time.Duration(float64(k.SequenceMax-before) / perS * float64(time.Second)))
-		if at.After(now) {
-			at = now
-		}
-	}
-	k.RanOutAt = at.UTC().Truncate(time.Second).Format(time.RFC3339)
-}
-
-// Recheck reads each sequence-made key's sequence again for a report
-// printed minutes after the sample (after the labs): the time a key runs
-// out is counted anew from this read, and a key that ran out meanwhile
-// says when. Read-only, one transaction a sequence.
+// Recheck reads each fed column's sequence again for a report printed
+// minutes after the sample (after the labs): when each runs out is
+// counted anew from this read, at the pace since the first, and a column
+// that ran out meanwhile says so. Read-only, one transaction a sequence.
 func Recheck(ctx context.Context, conn *pgx.Conn, rep *Report) error {
 	r := &reader{conn: conn, srv: &rep.Server}
-	if err := r.rereadSequences(ctx, rep.Tables); err != nil {
+	if err := r.rereadRunsOut(ctx, rep.Tables); err != nil {
 		return err
 	}
 	for i := range rep.Tables {
 		t := &rep.Tables[i]
-		if t.Key == nil || t.Key.Sequence == "" {
+		if len(t.RunsOut) == 0 {
 			continue
 		}
-		if t.Verdict.Class == RunsOut && len(t.Verdict.Why) > 0 {
-			t.Verdict.Why = t.Verdict.Why[1:] // said anew from this read
+		if t.Verdict.Class == RunsOut {
+			t.Verdict.Why = slices.DeleteFunc(t.Verdict.Why, func(w string) bool { return strings.HasPrefix(w, "Column ") })
 		}
-		overflow(t)
+		runsOutTimes(t)
 		emergency(t)
 	}
 	return nil
@@ -805,6 +770,8 @@ func madeBy(identity, def string) string {
 		return "gen_random_uuid()"
 	case strings.Contains(d, "uuidv7("), strings.Contains(d, "uuid_generate_v7("):
 		return "uuidv7()"
+	case strings.Contains(d, "now()"), strings.Contains(d, "clock_timestamp()"), strings.Contains(d, "current_timestamp"), strings.Contains(d, "statement_timestamp()"), strings.Contains(d, "transaction_timestamp()"):
+		return "now()"
 	case def == "":
 		return "application"
 	}
@@ -1065,4 +1032,31 @@ func (r *reader) vetRead(ctx context.Context, q string) (string, error) {
 		return why, err
 	}
 	return sqltree.Judge(ctx, r.conn, tree, sqltree.ReadOnly, sqltree.Scope{})
+}
+
+// leaves is a FROM item of the leaves of the relation expr names (a
+// table's or an index's partitions; the relation itself when it has none):
+// a column relid.
+func (r *reader) leaves(expr string) string {
+	if r.srv.VersionNum >= 120000 {
+		// pg_partition_tree lists nothing of a relation that is neither
+		// partitioned nor a partition: the relation itself is its leaf.
+		return "(SELECT relid::pg_catalog.oid AS relid FROM pg_catalog.pg_partition_tree(" + expr + ") WHERE isleaf" +
+			" UNION ALL SELECT (" + expr + ")::pg_catalog.oid WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_partition_tree(" + expr + ")))"
+	}
+	return "(SELECT (" + expr + ")::pg_catalog.oid AS relid)"
+}
+
+// sampled is the relation whose rows a table's reads sample, qualified: the
+// table, or a partitioned table's largest partition.
+func (r *reader) sampled(ctx context.Context, t *Table, f tableFacts) string {
+	if !f.partitioned || f.leafOID == 0 {
+		return pgx.Identifier{t.Schema, t.Name}.Sanitize()
+	}
+	var schema, name string
+	if err := r.conn.QueryRow(ctx, `SELECT n.nspname::text, c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1`, f.leafOID).Scan(&schema, &name); err != nil {
+		return pgx.Identifier{t.Schema, t.Name}.Sanitize()
+	}
+	t.SampledPartition = sqltree.Printable(schema) + "." + sqltree.Printable(name)
+	return pgx.Identifier{schema, name}.Sanitize()
 }

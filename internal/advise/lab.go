@@ -49,9 +49,10 @@ const (
 func labKey(k *Key) (spec string, keyBytes int, why string) {
 	storage, keyBytes := "", 0
 	typ := k.Type
+	if len(k.types) > 1 {
+		typ = k.types[0] // a key of several columns: the lab's key is its first, which sets its order (LabFor says so)
+	}
 	switch {
-	case len(k.Columns) != 1:
-		return "", 0, fmt.Sprintf("a key of %d columns: keybench's keys are one column", len(k.Columns))
 	case typ == "uuid":
 		keyBytes = 16
 	case k.UUIDText && typ == "character(32)":
@@ -95,6 +96,10 @@ func uniqueIndex(k *Key) string {
 	return ""
 }
 
+// lookupRows is the size below which a table with no inserts is a lookup
+// table: no lab for it.
+const lookupRows = 10_000
+
 // labIndexBytesPerRow is the key index's bytes per row the lab's table will
 // have: one index tuple (its 8-byte header and the key, MAXALIGNed) and its
 // line pointer per row, at the leaf density CREATE INDEX leaves.
@@ -109,12 +114,20 @@ func LabFor(t *Table, s Server) *Lab {
 	if t.Key == nil {
 		return nil
 	}
+	if rows, ok := t.Rows.Get(); ok && rows < lookupRows && t.InsertsPerS.Value() == 0 && t.InsertsPerS.Reason() == "" {
+		t.Verdict.Why = append(t.Verdict.Why, fmt.Sprintf("No lab run: a lookup table (%d rows, below %d, and no insert in the sample): its key's order costs nothing a lab would measure.", rows, lookupRows))
+		return nil
+	}
 	spec, keyBytes, why := labKey(t.Key)
 	if spec == "" {
 		t.Verdict.Why = append(t.Verdict.Why, "No lab run: "+why+".")
 		return nil
 	}
 	lab := &Lab{Key: spec, Ratio: t.KeyIndexOverCache}
+	if n := len(t.Key.Columns); n > 1 {
+		lab.Notes = append(lab.Notes, fmt.Sprintf("a key of %d columns: the lab's key is its first, %s, alone (keybench's keys are one column): it sets where each insert lands, what the order costs",
+			n, sqltree.Printable(t.Key.Columns[0])))
+	}
 	bpr := labIndexBytesPerRow(keyBytes)
 	sbMB := float64(labSharedBuffersMB)
 	rowsFor := func(sbMB float64) float64 { return lab.Ratio * sbMB * (1 << 20) / bpr }
@@ -388,8 +401,30 @@ func switches(t *Table) []Switch {
 	switch {
 	case k.UUIDText:
 		out = append(out, rewrite("uuid (the type: 16 bytes a key instead of its text)"))
-	case (k.Type == "integer" || k.Type == "smallint") && k.SequenceMax > 0:
+	case (k.Type == "integer" || k.Type == "smallint") && len(t.RunsOut) > 0:
 		out = append(out, rewrite("bigint"))
 	}
 	return out
+}
+
+// WhyNoLab says why no table of the report has a lab to run: how many
+// tables were read, and of those that pay, why each has none.
+func WhyNoLab(rep *Report) string {
+	paying, why := 0, []string{}
+	for i := range rep.Tables {
+		t := &rep.Tables[i]
+		switch t.Verdict.Class {
+		case Pays, PaysInSize, NotShown:
+			paying++
+			for _, w := range t.Verdict.Why {
+				if strings.HasPrefix(w, "No lab run: ") {
+					why = append(why, t.QualifiedName()+": "+strings.TrimSuffix(strings.TrimPrefix(w, "No lab run: "), "."))
+				}
+			}
+		}
+	}
+	if paying == 0 {
+		return fmt.Sprintf("none of the %d tables read pays for its key (a lab measures what a paying table's key costs)", len(rep.Tables))
+	}
+	return fmt.Sprintf("%d of the %d tables pay for their key, and keybench has no lab of them: %s", paying, len(rep.Tables), strings.Join(why, "; "))
 }

@@ -148,7 +148,7 @@ func (r *reader) readMix(ctx context.Context, t *Table, f tableFacts) {
 		k.UUIDMixRead = "the versions are counted on the sampled key values, not on the table's rows: " + why
 		return
 	}
-	mix, rows, pages, err := r.versionMix(ctx, pgx.Identifier{t.Schema, t.Name}.Sanitize(), pgx.Identifier{k.Columns[0]}.Sanitize(), k, f.heapBytes)
+	mix, rows, pages, err := r.versionMix(ctx, r.sampled(ctx, t, f), pgx.Identifier{k.Columns[0]}.Sanitize(), k, f.heapBytes)
 	if err != nil {
 		k.UUIDMixRead = "the table's pages could not be sampled (" + err.Error() + "): the versions are counted on the sampled key values"
 		return

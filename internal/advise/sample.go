@@ -48,10 +48,13 @@ func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error)
 	}
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		c.at = time.Now()
-		rows, _ := tx.Query(ctx, `SELECT c.oid, coalesce(s.n_tup_ins, 0), coalesce(s.n_tup_upd, 0), coalesce(s.n_tup_del, 0),
+		// A partitioned table's counters are its partitions' summed.
+		rows, _ := tx.Query(ctx, `SELECT c.oid, coalesce(sum(s.n_tup_ins), 0)::int8, coalesce(sum(s.n_tup_upd), 0)::int8, coalesce(sum(s.n_tup_del), 0)::int8,
 				coalesce((SELECT sum(si.idx_scan) FROM pg_index i JOIN pg_stat_user_indexes si ON si.indexrelid = i.indexrelid
-					WHERE i.indrelid = c.oid AND i.indisprimary), 0)::int8
-			FROM unnest($1::oid[]) u(oid) JOIN pg_class c ON c.oid = u.oid LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid`, oids)
+					WHERE i.indrelid IN (SELECT relid FROM `+r.leaves("c.oid")+` x) AND i.indisprimary), 0)::int8
+			FROM unnest($1::oid[]) u(oid) JOIN pg_class c ON c.oid = u.oid
+			LEFT JOIN LATERAL `+r.leaves("c.oid")+` l ON true LEFT JOIN pg_stat_user_tables s ON s.relid = l.relid
+			GROUP BY c.oid`, oids)
 		var oid uint32
 		var ins, upd, del, scans int64
 		if _, err := pgx.ForEachRow(rows, []any{&oid, &ins, &upd, &del, &scans}, func() error {
@@ -90,7 +93,7 @@ func (r *reader) counters(ctx context.Context, oids []uint32) (*counters, error)
 	}
 	for _, oid := range oids {
 		var size *int64
-		if err := r.conn.QueryRow(ctx, `SELECT pg_relation_size($1::oid)`, oid).Scan(&size); err != nil {
+		if err := r.conn.QueryRow(ctx, `SELECT sum(pg_relation_size(l.relid))::int8 FROM `+r.leaves("$1::oid")+` l`, oid).Scan(&size); err != nil {
 			if fatal(ctx, r.conn, err) {
 				return c, err
 			}

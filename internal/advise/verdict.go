@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/sqltree"
 )
 
 // The order of a key as stored, from the measured figures first (the key
@@ -39,6 +39,11 @@ const (
 // values are made, and says on what it decided.
 func orderOf(k *Key) (order, evidence string) {
 	var parts []string
+	if len(k.Columns) > 1 {
+		// A key of several columns is ordered as its first: it decides where
+		// each insert lands in the key index.
+		parts = append(parts, "its first column "+sqltree.Printable(k.Columns[0])+" sets it")
+	}
 	if k.Made != "" {
 		parts = append(parts, "made by "+k.Made)
 	}
@@ -83,7 +88,7 @@ func orderOf(k *Key) (order, evidence string) {
 // madeInOrder says the key's values are made increasing: by a sequence or
 // an identity, or as uuids of a time-ordered version.
 func madeInOrder(k *Key) bool {
-	return k.Made == "identity" || k.Made == "sequence" || strings.HasPrefix(k.Made, "uuidv7()") || k.UUIDVersion == 7 || k.UUIDVersion == 6
+	return k.Made == "identity" || k.Made == "sequence" || k.Made == "now()" || strings.HasPrefix(k.Made, "uuidv7()") || k.UUIDVersion == 7 || k.UUIDVersion == 6
 }
 
 // reveals is what a key's values tell whoever sees them.
@@ -120,6 +125,9 @@ func order(tables []Table) {
 		a, b := &tables[i], &tables[j]
 		if ca, cb := classRank(a.Verdict.Class), classRank(b.Verdict.Class); ca != cb {
 			return ca < cb
+		}
+		if a.Verdict.Class == RunsOut { // the soonest first, across every table
+			return mustGet(a.Soonest().RunsOutInS) < mustGet(b.Soonest().RunsOutInS)
 		}
 		if sa, sb := score(a), score(b); sa != sb {
 			return sa > sb
@@ -388,41 +396,28 @@ func plural(n int, s string) string {
 // RunsOutDays is how soon a key that runs out of values is an emergency.
 const RunsOutDays = 30
 
-// emergency makes a table whose key runs out of values within RunsOutDays
-// its own class, first of all (the time said in the unit a person reads,
-// the moment, and the ALTER it needs with what that rewrites); a sequence
-// whose position cannot be read says which right would read it.
+// emergency makes a table with a column that runs out of values within
+// RunsOutDays its own class, first of all: each such column said first,
+// with when (in the unit a person reads, and the moment), from what, and
+// the fix for its shape; a column whose sequence cannot be read says which
+// right would read it.
 func emergency(t *Table) {
-	k := t.Key
-	if k == nil || k.SequenceMax <= 0 {
-		return
+	var lines []string
+	for i := range t.RunsOut {
+		ro := &t.RunsOut[i]
+		if why := ro.Last.Reason(); why != "" {
+			t.Verdict.Why = append(t.Verdict.Why, fmt.Sprintf("When column %s runs out cannot be said: %s.", sqltree.Printable(ro.Column), why))
+			continue
+		}
+		if s, ok := ro.RunsOutInS.Get(); ok && s <= RunsOutDays*86400 {
+			lines = append(lines, runsOutLine(t, ro))
+		}
 	}
-	if why := k.SequenceLast.Reason(); why != "" {
-		t.Verdict.Why = append(t.Verdict.Why, "When its key runs out cannot be said: "+why+".")
-		return
-	}
-	days, ok := t.OverflowDays.Get()
-	if !ok || days > RunsOutDays {
+	if len(lines) == 0 {
 		return
 	}
 	t.Verdict.Class = RunsOut
-	if k.RanOutAt != "" {
-		last, _ := k.SequenceLast.Get()
-		line := fmt.Sprintf("Its key ran out of values around %s UTC: its sequence was at its last value, %d, when read at %s UTC, and every insert since fails",
-			strings.Replace(strings.TrimSuffix(k.RanOutAt, "Z"), "T", " ", 1), last, k.origin().Format("15:04:05"))
-		if alter := alterFor(t); alter != "" {
-			line += ": " + alter
-		}
-		t.Verdict.Why = append([]string{line + "."}, t.Verdict.Why...)
-		return
-	}
-	from := k.origin()
-	when := from.Add(time.Duration(days * 24 * float64(time.Hour))).Truncate(time.Minute)
-	line := fmt.Sprintf("It runs out of key values in about %s from %s UTC, around %s UTC, at %s", humanDays(days), from.Format("15:04:05"), when.Format("2006-01-02 15:04"), paceText(t))
-	if alter := alterFor(t); alter != "" {
-		line += ": " + alter
-	}
-	t.Verdict.Why = append([]string{line + "."}, t.Verdict.Why...)
+	t.Verdict.Why = append(lines, t.Verdict.Why...)
 }
 
 // humanDays is a span in the unit a person reads: minutes, hours or days.
@@ -442,105 +437,18 @@ func humanDays(days float64) string {
 	return fmt.Sprintf("%.0f days", days)
 }
 
-// alterFor is what moves the key past its end, with what it rewrites: a
-// column of a type too small to bigint (the type switch's figures), a
-// sequence's MAXVALUE raised.
-func alterFor(t *Table) string {
-	k := t.Key
-	col := strings.Join(k.Columns, ", ")
-	if k.Type == "integer" || k.Type == "smallint" {
-		s := fmt.Sprintf("ALTER TABLE %s ALTER COLUMN %s TYPE bigint", t.QualifiedName(), col)
-		for _, sw := range t.Switches {
-			if sw.How == SwitchType && sw.To == "bigint" {
-				s += fmt.Sprintf(" rewrites %s (the table and every index on it) under %s", results.Bytes(sw.RewriteBytes), strings.Join(sw.Locks, ", "))
-				if len(sw.Rebuilt) > 0 {
-					s += ", and the foreign keys " + strings.Join(sw.Rebuilt, ", ") + " with their tables"
-				}
-			}
-		}
-		return s + "; then its sequence's AS bigint (ALTER SEQUENCE … AS bigint) lifts the sequence's own limit"
-	}
-	return "its sequence's MAXVALUE is the limit: ALTER SEQUENCE … MAXVALUE (or NO MAXVALUE) lifts it without rewriting a row"
-}
-
-// overflow sets how long a sequence-made key lasts at the sample's insert
-// rate, or why it cannot be said.
-func overflow(t *Table) {
-	k := t.Key
-	if k == nil || k.SequenceMax <= 0 || k.SequenceIncrement <= 0 {
-		return // not a key a sequence makes
-	}
-	last, ok := k.SequenceLast.Get()
-	if !ok {
-		t.OverflowDays = results.Unavailable[float64](k.SequenceLast.Reason())
-		return
-	}
-	if k.RanOutAt != "" {
-		t.OverflowDays, t.OverflowAt = results.Of(0.0), k.RanOutAt
-		return
-	}
-	left := float64(k.SequenceMax-last) / float64(k.SequenceIncrement)
-	ins, ok := t.InsertsPerS.Get()
-	if perS, measured := k.PerS.Get(); measured && perS > 0 {
-		left, ins, ok = float64(k.SequenceMax-last), perS, true // the sequence's own pace between its reads
-	}
-	switch {
-	case !ok:
-		t.OverflowDays = results.Unavailable[float64]("the insert rate is unknown: " + t.InsertsPerS.Reason())
-		return
-	case ins <= 0:
-		t.OverflowDays = results.Unavailable[float64]("no row was inserted during the sample window: at its rate the sequence never ends")
-		return
-	}
-	days := math.Max(0, left/ins/86400)
-	t.OverflowDays = results.Of(days)
-	if days <= 3650 {
-		t.OverflowAt = k.origin().Add(time.Duration(days * 86400 * float64(time.Second))).Truncate(time.Second).Format(time.RFC3339)
-	}
-}
-
-// origin is when the key's sequence was last read: the moment a time
-// left is counted from (now for a key read before keybench recorded it).
-func (k *Key) origin() time.Time {
-	if k.readAt.IsZero() {
-		return time.Now().UTC()
-	}
-	return k.readAt
-}
-
-// paceText is the rate a key runs out at: the sequence's own between its
-// reads, or the table's sampled inserts.
-func paceText(t *Table) string {
-	if perS, ok := t.Key.PerS.Get(); ok && perS > 0 {
-		return fmt.Sprintf("its sequence's %s values/s between its reads", rate(perS))
-	}
-	return fmt.Sprintf("the sampled %s inserts/s", rate(mustGet(t.InsertsPerS)))
-}
-
-// overflowText says where a key's sequence stands and when, at the
-// sample's rate, it runs out ("" when it has no sequence or no figure).
+// overflowText says, for a table none of whose columns runs out soon,
+// when the soonest does within ten years ("" when none does, or none is
+// fed by a sequence).
 func overflowText(t *Table) string {
-	days, ok := t.OverflowDays.Get()
-	if !ok || t.Key == nil {
+	ro := t.Soonest()
+	if ro == nil || t.Verdict.Class == RunsOut {
 		return ""
 	}
-	k := t.Key
-	last, _ := k.SequenceLast.Get()
-	used := float64(last) / float64(k.SequenceMax)
-	when := k.origin().Add(time.Duration(days * 24 * float64(time.Hour)))
-	switch {
-	case days <= RunsOutDays && t.Verdict.Class == RunsOut:
-		// The emergency says when, once, in one unit.
-		return fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used) — the next insert past %d fails.", last, k.SequenceMax, used*100, k.SequenceMax)
-	case days > 3650:
-		return fmt.Sprintf("Its sequence is at %d of %d (%s%% used): at %s it lasts more than ten years.", last, k.SequenceMax, results.Digits(used*100, 2), paceText(t))
+	if s, _ := ro.RunsOutInS.Get(); s > 10*365*86400 {
+		return ""
 	}
-	line := fmt.Sprintf("Its sequence is at %d of %d (%.1f%% used): at %s it runs out in %s, around %s",
-		last, k.SequenceMax, used*100, paceText(t), humanDays(days), when.UTC().Format("2006-01-02"))
-	if k.Type == "integer" || k.Type == "smallint" {
-		line += " (its ALTER to bigint rewrites the table and every index on it)"
-	}
-	return line + "."
+	return runsOutLine(t, ro)
 }
 
 func mustGet(m results.M[float64]) float64 { v, _ := m.Get(); return v }

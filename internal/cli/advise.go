@@ -203,7 +203,8 @@ func (a *adviseCmd) runLabs(e *env, rep *advise.Report) error {
 		}
 	}
 	if len(labs) == 0 {
-		fmt.Fprintln(e.stderr, "advise: --lab: no paying table has a lab to run")
+		// Said where the advice is read (stdout, --json, the page), with why.
+		rep.LabsNote = "--lab ran no lab: " + advise.WhyNoLab(rep)
 		return nil
 	}
 	dir := a.LabOut

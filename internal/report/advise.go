@@ -45,6 +45,18 @@ func adviceDoc(rep *advise.Report) *Doc {
 	d.Printf("Sample of %.0f s: WAL %s, full-page images %s.", rep.Sample.Seconds,
 		figure(rep.Sample.WALBytesPerS, func(v float64) string { return results.Bytes(int64(v)) + "/s" }),
 		figure(rep.Sample.FPIPerS, func(v float64) string { return results.Significant(v) + "/s" }))
+	// The emergencies first, before any table: each column that runs out
+	// soon, soonest first, with its fix (the tables come ranked so).
+	for _, tb := range rep.Tables {
+		if tb.Verdict.Class != advise.RunsOut {
+			continue
+		}
+		for _, w := range tb.Verdict.Why {
+			if strings.HasPrefix(w, "Column ") {
+				d.Printf("RUNS OUT: %s: %s", tb.QualifiedName(), w)
+			}
+		}
+	}
 	t := NewTable("#", "table", "key", "order", "index / cache", "ins/s", "verdict").AlignRight(4, 5)
 	for _, tb := range rep.Tables {
 		rank := ""
@@ -60,7 +72,11 @@ func adviceDoc(rep *advise.Report) *Doc {
 			order = k.Order
 			index = ratioOf(tb.KeyIndexOverCache)
 		}
-		t.AppendRow(rank, tb.QualifiedName(), key, order, index, tb.InsertsPerS.Text(func(v float64) string { return results.Significant(v) }), tb.Verdict.Class)
+		name := tb.QualifiedName()
+		if tb.Partitions > 0 {
+			name += fmt.Sprintf(" (%d partitions)", tb.Partitions)
+		}
+		t.AppendRow(rank, name, key, order, index, tb.InsertsPerS.Text(func(v float64) string { return results.Significant(v) }), tb.Verdict.Class)
 	}
 	d.Add(t)
 	seen := map[string]bool{}
@@ -72,6 +88,9 @@ func adviceDoc(rep *advise.Report) *Doc {
 	}
 	for _, n := range s.Notes {
 		d.Println("Not read: " + n + ".")
+	}
+	if rep.LabsNote != "" {
+		d.Println(rep.LabsNote + ".")
 	}
 	if rep.CurvesCommand != "" {
 		d.Println("No cost in rates: a projection needs measured curves. Make them with: " + rep.CurvesCommand)
