@@ -164,7 +164,9 @@ var TieBreaks = []TieBreak{
 		Figure: func(res *results.Results, _ *results.Analysis, g *results.Group) (float64, bool) {
 			return keyIndexPerRow(res, g)
 		},
-		Apart: func(_ *results.Results, _ *results.Analysis, _, _ *results.Group, vb, vo float64) bool { return vo >= 1.1*vb },
+		Apart: func(_ *results.Results, _ *results.Analysis, _, _ *results.Group, vb, vo float64) bool {
+			return vo >= 1.1*vb
+		},
 	},
 	{
 		Name: "wal_bytes_per_txn",
