@@ -360,13 +360,15 @@ func runsOutLine(t *Table, ro *FedColumn) string {
 		return s + ": when it runs out cannot be said (" + ro.RunsOutInS.Reason() + ")."
 	case secs == 0:
 		s += fmt.Sprintf(" has run out: its sequence is at %d, the most it takes %d, and every insert fails", last, ro.Limit)
+	case ro.At == "":
+		s += fmt.Sprintf(" lasts more than ten years: its sequence is at %d of %d", last, ro.Limit)
 	default:
 		perS, _ := ro.PerS.Get()
 		s += fmt.Sprintf(" runs out in about %s, around %s UTC: its sequence is at %d of %d, giving %s values/s", humanDays(secs/86400),
 			strings.Replace(strings.TrimSuffix(ro.At, "Z"), "T", " ", 1), last, ro.Limit, rate(perS))
 	}
 	if len(ro.Fix) > 0 {
-		s += ". Fix: " + strings.Join(ro.Fix, " ")
+		s += ". Fix: " + strings.TrimSuffix(strings.Join(ro.Fix, " "), ";")
 		if ro.RewriteBytes > 0 {
 			s += fmt.Sprintf(" (rewrites %s; %s)", results.Bytes(ro.RewriteBytes), ro.Locks)
 		}
