@@ -11,25 +11,29 @@ import (
 	"github.com/keybench/keybench/internal/verdict"
 )
 
-// measureDelta is one measure of B against A, as the table says it.
+// measureDelta is one measure of B against A, as the table says it: its
+// mark — "*" with its direction, "=" the same in practice, "~" none found
+// — from the interval printed beside it, at the level it was decided at.
 func measureDelta(r verdict.Row, m verdict.Measure) string {
 	c := m.Cmp
 	switch {
 	case c == nil:
 		return "- (" + m.Why + ")"
 	case c.TooFew:
-		return fmt.Sprintf("? too few samples (A: %s, B: %s; %d a side)", sampleCount(r.UnitA, m.A), sampleCount(r.UnitB, m.B), c.Needed)
+		return fmt.Sprintf("? too few samples (A: %s, B: %s; %d a side)", sampleCount(r.UnitA, m.SamplesA), sampleCount(r.UnitB, m.SamplesB), c.Needed)
+	case c.Uninformative():
+		return "~ " + stats.ChangePercent(c.Effect) + " [" + c.UninformativeText() + "]"
 	case !c.Significant:
-		return "~ " + c.ChangeText()
+		return mark(c) + " " + c.ChangeText()
 	}
-	return fmt.Sprintf("%s %s (p=%.2g)", m.Direction(), c.ChangeText(), c.PAdjusted)
+	return fmt.Sprintf("* %s %s (p=%.2g)", m.Direction(), c.ChangeText(), c.PAdjusted)
 }
 
-func sampleCount(unit string, s stats.MedianCI) string {
+func sampleCount(unit string, n int) string {
 	if unit == results.UnitSeconds {
 		return "one window"
 	}
-	return fmt.Sprintf("%d %s", s.N, unit)
+	return fmt.Sprintf("%d %s", n, unit)
 }
 
 func sizeDelta(r verdict.Row) string {
@@ -58,21 +62,22 @@ func CompareDoc(c *verdict.Comparison) *Doc {
 	for _, s := range c.Differences {
 		d.Printf("differs: %s", s)
 	}
-	header := []string{"key", "workload", "clients", "rows before", "A: median rate [interval, level]", "B: median rate [interval, level]"}
+	header := []string{"key", "workload", "clients", "rows before", "A: rate", "B: rate"}
 	for _, m := range verdict.Measures {
 		header = append(header, m.Name+" B vs A")
 	}
 	t := NewTable(append(header, "size A → B")...).AlignRight(2, 3, 4, 5)
 	for _, r := range c.Rows {
-		row := []any{r.Key, r.Workload, r.Clients, r.Rows, ci(r.Measures[0].A), ci(r.Measures[0].B)}
+		row := []any{r.Key, r.Workload, r.Clients, r.Rows, rateOf(r.Measures[0].A), rateOf(r.Measures[0].B)}
 		for _, m := range r.Measures {
 			row = append(row, measureDelta(r, m))
 		}
 		t.AppendRow(append(row, sizeDelta(r))...)
 	}
 	d.Add(t)
-	d.Println("median rate: the median of each run's rounds' rates, as the run's summary names it (the run's \"rate\" is their geometric mean, another figure).")
-	d.Printf("B vs A: B's over A's, %%, with the interval at the level its adjusted p-value is decided at (the ratio of the two runs' medians — for the rate, those beside it —; Mann-Whitney U over each run's rounds or runs, the Hodges–Lehmann interval; Holm's correction over every row and measure, alpha %.2f); \"~\": no difference found; rate: higher is better; p50, p99, p99.9 (each round's latency percentiles), work (per transaction, each run priced on its own disk) and WAL (per transaction): lower is better; size: per row where the runs' tables hold different rows.", stats.Alpha)
+	d.Println("rate: each run's rate, the geometric mean of its rounds' (or runs') rates, as the run's own outputs give it.")
+	d.Printf("B vs A: B's over A's, %%, with its interval at the level its adjusted p-value is decided at (Holm's correction over every row and measure, alpha %.2f): the rate, the work (per transaction, each run priced on its own disk) and the WAL (per transaction) as the ratio of the runs' geometric means, the figures the runs print, by Welch's t over their rounds' logarithms; p50, p99, p99.9 (each round's latency percentiles) as the ratio of the runs' medians, by Mann-Whitney's U and the Hodges–Lehmann interval; %s (= the same in practice: an interval inside ±%s); rate: higher is better, the rest lower; size: per row where the runs' tables hold different rows.",
+		stats.Alpha, marks, stats.Percent(stats.DefaultMargin))
 	for _, s := range c.OnlyA {
 		d.Printf("only in A: %s", s)
 	}
@@ -82,14 +87,11 @@ func CompareDoc(c *verdict.Comparison) *Doc {
 	return d
 }
 
-func ci(s stats.MedianCI) string {
-	if s.N == 0 {
+func rateOf(v float64) string {
+	if v == 0 {
 		return "-"
 	}
-	if !s.HasInterval() {
-		return fmt.Sprintf("%.0f", s.Median)
-	}
-	return fmt.Sprintf("%.0f %s", s.Median, s.Text(results.Formatted("%.0f")))
+	return results.Kilo(v)
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.
@@ -98,11 +100,11 @@ func RenderComparison(c *verdict.Comparison) ([]byte, error) {
 	var ya, yb []float64
 	for _, r := range c.Rows {
 		cats = append(cats, fmt.Sprintf("%s (%d rows, %d cl.)", r.Key, r.Rows, r.Clients))
-		ya, yb = append(ya, r.Measures[0].A.Median), append(yb, r.Measures[0].B.Median)
+		ya, yb = append(ya, r.Measures[0].A), append(yb, r.Measures[0].B)
 	}
 	svgText := ""
 	if len(c.Rows) > 0 {
-		s, err := groupedBars("Median throughput, A and B", "transactions per second", cats,
+		s, err := groupedBars("Rate, A and B (each the geometric mean of its rounds)", "transactions per second", cats,
 			[]series{{name: "A", color: keyColor(0), ys: ya}, {name: "B", color: keyColor(1), ys: yb}})
 		if err != nil {
 			return nil, err

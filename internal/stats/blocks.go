@@ -15,6 +15,9 @@ const (
 	// TestBlocked compares two keys within the blocks they ran in together
 	// (Blocks.Compare): the rounds of one interleaved run, or its repeats.
 	TestBlocked = "blocked-t"
+	// TestWelchLog is Welch's t over the logarithms of two independent
+	// samples (CompareLogMeans): their geometric means compared.
+	TestWelchLog = "welch-t-log"
 )
 
 // MinBlocks is the fewest blocks (rounds or repeats every key of a shape
@@ -235,4 +238,65 @@ func Describe(test string) (how, effect string) {
 			"the geometric mean of the per-round ratios"
 	}
 	return "Mann-Whitney U", "the ratio of the medians, with the Hodges-Lehmann interval"
+}
+
+// CompareLogMeans tests whether b differs from a, two independent samples,
+// on the statistic every output gives a rate and a work: the geometric
+// mean. The effect is the ratio of the two geometric means, its interval
+// and p-value Welch's t over the logarithms (each sample's variance its
+// own, Welch–Satterthwaite's degrees of freedom): what compare sets two
+// runs' rates, work and WAL against each other with, so that its ratio is
+// the ratio of the runs' printed figures.
+func CompareLogMeans(a, b []float64) Comparison {
+	c := Comparison{Test: TestWelchLog, N: len(a), M: len(b), P: 1, PAdjusted: 1}
+	if len(a) < MinBlocks || len(b) < MinBlocks {
+		// As within blocks: with two a side the noise rests on too few
+		// figures to trust its normality.
+		c.TooFew, c.Needed = true, MinBlocks
+		return c
+	}
+	la, lb := make([]float64, len(a)), make([]float64, len(b))
+	for i, x := range a {
+		if !(x > 0) {
+			c.Degenerate = true
+			return c
+		}
+		la[i] = math.Log(x)
+	}
+	for i, x := range b {
+		if !(x > 0) {
+			c.Degenerate = true
+			return c
+		}
+		lb[i] = math.Log(x)
+	}
+	ma, va := meanVar(la)
+	mb, vb := meanVar(lb)
+	sa, sb := va/float64(len(a)), vb/float64(len(b))
+	se := math.Sqrt(sa + sb)
+	c.Effect = math.Exp(mb - ma)
+	c.Ratio = c.Effect
+	df := (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
+	c.DF, c.SE = df, se
+	if !(se > 0) || !(df > 0) {
+		c.Degenerate = true
+		return c
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	q := tQuantile(0.975, df)
+	c.Lo, c.Hi, c.Level = math.Exp(mb-ma-q*se), math.Exp(mb-ma+q*se), 0.95
+	c.P = math.Min(1, 2*t.Survival(math.Abs(mb-ma)/se))
+	c.PAdjusted = c.P
+	c.decide()
+	return c
+}
+
+func meanVar(x []float64) (mean, variance float64) {
+	for _, v := range x {
+		mean += v / float64(len(x))
+	}
+	for _, v := range x {
+		variance += (v - mean) * (v - mean) / float64(len(x)-1)
+	}
+	return mean, variance
 }

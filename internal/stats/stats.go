@@ -4,7 +4,9 @@
 // over independent samples rejects "no difference" at α=0.05 after Holm's
 // correction for the comparisons made together, and the interval of the
 // effect (a ratio b/a) excludes no change; otherwise it is "~", however
-// large it looks. A blocked comparison's interval is at the level its
+// large it looks. A difference shown whose interval lies inside the
+// equivalence margin (DefaultMargin, ±5%) is "the same in practice" ("="):
+// no reason to choose (Practical). A blocked comparison's interval is at the level its
 // adjusted p-value is decided at (95% before the correction), so it
 // excludes no change exactly when the comparison is significant. With too few samples for any p-value below α, there is
 // no verdict, and the comparison says how many are needed.
@@ -29,12 +31,17 @@
 //     is the geometric mean of the per-round ratios. Rounds whose ratios do
 //     not vary at all are degenerate: no p-value, no verdict.
 //   - Samples that share no blocks (two runs given to compare, or keys
-//     that did not run together) are compared with the Mann-Whitney U test
-//     (exact for small samples), the effect the ratio of the two medians
-//     (as benchstat gives it: the ratio of the figures a reader sees), its
-//     interval Hodges–Lehmann's, from the same rank distribution: nothing
-//     is assumed of the distribution, but a drift of the machine during the
-//     run is in the samples and costs power.
+//     that did not run together) are compared on the statistic the figure
+//     is shown as, so that the ratio printed is the ratio of the figures a
+//     reader sees: a rate, a work or a WAL (each shown as its rounds'
+//     geometric mean) by Welch's t over the logarithms (CompareLogMeans;
+//     each sample's variance its own, at least MinBlocks samples a side);
+//     a latency percentile (shown as its rounds' median) by the Mann-Whitney
+//     U test (exact for small samples), its interval Hodges–Lehmann's from
+//     the same rank distribution, nothing assumed of the distribution. A
+//     drift of the machine during the runs is in the samples and costs
+//     power. After Holm's correction each interval is at the level its
+//     adjusted p-value is decided at, the rank test's too (RatioIntervalAt).
 //
 // Centres are medians with distribution-free intervals from order
 // statistics; a summary of fewer samples than a 95% interval needs carries
@@ -401,7 +408,7 @@ func Holm(cs []*Comparison) {
 // comparison Holm's correction found within noise did). A rank test's
 // interval stays at its own level: it has no standard error to widen.
 func (c *Comparison) atAdjustedLevel() {
-	if c.Test != TestBlocked || !(c.DF > 0) || !(c.SE > 0) || !(c.P > 0) || c.Effect <= 0 {
+	if c.Test != TestBlocked && c.Test != TestWelchLog || !(c.DF > 0) || !(c.SE > 0) || !(c.P > 0) || c.Effect <= 0 {
 		return
 	}
 	level := 0.95
@@ -429,6 +436,14 @@ var maxIntervalLog = math.Log(1e6)
 // P(U < k) <= 2.5%). confidence is 0 when no interval reaches 95% or a
 // value is not positive.
 func RatioInterval(a, b []float64) (effect, lo, hi, confidence float64) {
+	return RatioIntervalAt(a, b, 0.95)
+}
+
+// RatioIntervalAt is RatioInterval at a level of its own: the narrowest
+// order statistics whose coverage reaches level (a Holm-adjusted
+// comparison's, so that its interval excludes no change exactly when it
+// is significant).
+func RatioIntervalAt(a, b []float64, level float64) (effect, lo, hi, confidence float64) {
 	n, m := len(a), len(b)
 	if n == 0 || m == 0 {
 		return 0, 0, 0, 0
@@ -447,7 +462,7 @@ func RatioInterval(a, b []float64) (effect, lo, hi, confidence float64) {
 	k, cover := 0, 0.0
 	for kk := 1; kk <= len(d)/2; kk++ {
 		tail := uCDF(kk-1, n, m) // P(U <= kk-1) = P(U < kk)
-		if 1-2*tail < 0.95 {
+		if 1-2*tail < level {
 			break
 		}
 		k, cover = kk, 1-2*tail
@@ -620,3 +635,19 @@ func ranks(v []float64) []float64 {
 // round to round rather than scattering): with 5 rounds, |ρ| >= 0.9 leaves
 // one pair out of order at most.
 const DriftThreshold = 0.9
+
+// GeoMean is the geometric mean of positive values (0 when any is not
+// positive, or none is given).
+func GeoMean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	logs := 0.0
+	for _, x := range v {
+		if !(x > 0) {
+			return 0
+		}
+		logs += math.Log(x)
+	}
+	return math.Exp(logs / float64(len(v)))
+}

@@ -14,14 +14,17 @@ import (
 
 // Measures compare tests, in the order it shows them: the rate, the
 // latency's median, 99th and 99.9th percentiles (each round's own, from
-// its histogram), and the work per transaction.
+// its histogram), and the work per transaction; each with the statistic
+// the runs' own outputs give it (the rate, the work and the WAL their
+// rounds' geometric mean, a latency the median of its rounds'), so that
+// compare's ratio is the ratio of the runs' printed figures.
 var Measures = []MeasureDef{
-	{Name: "rate", Words: "the rate", HigherWorse: false, Of: roundRate},
+	{Name: "rate", Words: "the rate", HigherWorse: false, Of: roundRate, Geometric: true},
 	{Name: "p50", Words: "the median latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P50 })},
 	{Name: "p99", Words: "the 99th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P99 })},
 	{Name: "p99.9", Words: "the 99.9th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P999 })},
-	{Name: "work", Words: "the work per transaction", HigherWorse: true},
-	{Name: "wal", Words: "the WAL per transaction", HigherWorse: true, Of: func(rd *results.Round) (float64, bool) {
+	{Name: "work", Words: "the work per transaction", HigherWorse: true, Geometric: true},
+	{Name: "wal", Words: "the WAL per transaction", HigherWorse: true, Geometric: true, Of: func(rd *results.Round) (float64, bool) {
 		if rd.Cost == nil {
 			return 0, false
 		}
@@ -37,7 +40,17 @@ type MeasureDef struct {
 	Name, Words string
 	HigherWorse bool
 	Of          func(rd *results.Round) (float64, bool) `json:"-"`
+	// Geometric: the measure's statistic is its rounds' geometric mean,
+	// compared by Welch's t over the logarithms (stats.CompareLogMeans);
+	// else their median, compared by Mann-Whitney's U.
+	Geometric bool
 }
+
+// Statistics of a measure (Measure.Statistic).
+const (
+	StatGeometricMean = "geometric mean of the rounds"
+	StatMedian        = "median of the rounds"
+)
 
 func roundRate(rd *results.Round) (float64, bool) { return rd.Rate, rd.Rate > 0 }
 
@@ -51,15 +64,20 @@ func latencyOf(get func(*results.Latency) float64) func(*results.Round) (float64
 	}
 }
 
-// Measure is one measure of a row: each run's summary over its rounds,
-// and B's over A's tested (nil with Why: unmeasured in a run).
+// Measure is one measure of a row: each run's figure over its rounds —
+// by Statistic, the one the run's own outputs give it — with the rounds it
+// rests on, and B's over A's tested (nil with Why: unmeasured in a run).
 type Measure struct {
-	Name   string            `json:"name"`
-	A      stats.MedianCI    `json:"a,omitzero"`
-	B      stats.MedianCI    `json:"b,omitzero"`
-	Cmp    *stats.Comparison `json:"b_over_a,omitempty"`
-	Why    string            `json:"unmeasured,omitempty"`
-	higher bool
+	Name      string            `json:"name"`
+	Statistic string            `json:"statistic"`
+	A         float64           `json:"a,omitempty"`
+	B         float64           `json:"b,omitempty"`
+	SamplesA  int               `json:"samples_a,omitempty"`
+	SamplesB  int               `json:"samples_b,omitempty"`
+	Cmp       *stats.Comparison `json:"b_over_a,omitempty"`
+	Why       string            `json:"unmeasured,omitempty"`
+	higher    bool
+	sa, sb    []float64
 }
 
 // Direction says how B's measure moved from A's where the test found it
@@ -79,28 +97,40 @@ func (m Measure) Direction() string {
 // Row is one measurement found in both runs of a comparison: each measure
 // tested between the runs' rounds (or runs), and each run's total size.
 type Row struct {
-	Key, Workload string
-	Clients       int
-	Rows          int64
-	UnitA, UnitB  string
-	Measures      []Measure
-	SizeA, SizeB  int64
-	HasSize       bool
+	Key      string    `json:"key"`
+	Workload string    `json:"workload"`
+	Clients  int       `json:"clients"`
+	Rows     int64     `json:"rows_before"`
+	UnitA    string    `json:"unit_a"`
+	UnitB    string    `json:"unit_b"`
+	Measures []Measure `json:"measures"`
+	// SizeA and SizeB are each run's total size (HasSize: both read).
+	SizeA   int64 `json:"total_bytes_a,omitempty"`
+	SizeB   int64 `json:"total_bytes_b,omitempty"`
+	HasSize bool  `json:"has_size"`
 	// RowsA and RowsB are the rows each run's table held at the end (the
 	// prefill and the rows inserted): sizes of tables of different rows
 	// compare per row.
-	RowsA, RowsB int64
+	RowsA int64 `json:"rows_a"`
+	RowsB int64 `json:"rows_b"`
 }
 
-// Comparison is what compare found, as --export json writes it.
+// ComparisonVersion is the version of compare's JSON (--export json).
+const ComparisonVersion = 2 // 2: snake_case, each measure's statistic and figures, intervals at their decision's level
+
+// Comparison is what compare found, as --export json writes it
+// (docs/report.md documents it).
 type Comparison struct {
-	A, B         string
-	Rows         []Row
-	OnlyA, OnlyB []string
+	SchemaVersion int      `json:"schema_version"`
+	A             string   `json:"a"`
+	B             string   `json:"b"`
+	Rows          []Row    `json:"rows"`
+	OnlyA         []string `json:"only_a,omitempty"`
+	OnlyB         []string `json:"only_b,omitempty"`
 	// Differences are what the two runs ran with differently: the server,
 	// its settings, the keys, rows, caches, clients, rate and the
 	// workloads' options.
-	Differences []string
+	Differences []string `json:"differences,omitempty"`
 }
 
 // Compare matches the groups of two runs (each with its analysis), a read
@@ -109,7 +139,7 @@ type Comparison struct {
 // run's rounds or runs, Holm's correction over every row and measure.
 func Compare(nameA, nameB string, a, b *results.Results) *Comparison {
 	rows, onlyA, onlyB := compareRuns(ensure(a), ensure(b))
-	return &Comparison{A: nameA, B: nameB, Rows: rows, OnlyA: onlyA, OnlyB: onlyB, Differences: Differences(a, b)}
+	return &Comparison{SchemaVersion: ComparisonVersion, A: nameA, B: nameB, Rows: rows, OnlyA: onlyA, OnlyB: onlyB, Differences: Differences(a, b)}
 }
 
 func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
@@ -160,6 +190,26 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 	}
 	stats.Holm(tested)
 	stats.TooFewFor(tested)
+	// A rank test's interval at the level its adjusted p-value is decided
+	// at (a Welch comparison's Holm set), so that "~" never comes with an
+	// interval that excludes no change; a difference inside the margin is
+	// the same in practice.
+	for i := range rows {
+		for j := range rows[i].Measures {
+			m := &rows[i].Measures[j]
+			c := m.Cmp
+			if c == nil || c.TooFew {
+				continue
+			}
+			if c.Test == stats.TestMannWhitney && c.PAdjusted > c.P && c.P > 0 {
+				if _, lo, hi, cover := stats.RatioIntervalAt(m.sa, m.sb, 1-stats.Alpha*c.P/c.PAdjusted); cover > 0 {
+					c.Lo, c.Hi, c.Level = lo, hi, cover
+				}
+				c.Significant = c.PAdjusted < stats.Alpha && c.Level > 0 && (c.Lo > 1 || c.Hi < 1)
+			}
+			c.Practical(stats.DefaultMargin)
+		}
+	}
 	return rows, onlyA, onlyB
 }
 
@@ -186,6 +236,10 @@ func measure(m MeasureDef, a *results.Results, x *results.Group, b *results.Resu
 	default:
 		sa, sb = roundFigures(a, x, m.Of), roundFigures(b, y, m.Of)
 	}
+	out.Statistic = StatMedian
+	if m.Geometric {
+		out.Statistic = StatGeometricMean
+	}
 	switch {
 	case len(sa) == 0 && len(sb) == 0:
 		out.Why = "neither run recorded it per round (a run of one window, or of an earlier keybench)"
@@ -193,10 +247,14 @@ func measure(m MeasureDef, a *results.Results, x *results.Group, b *results.Resu
 		out.Why = "A recorded it in no round (a run of one window, or of an earlier keybench)"
 	case len(sb) == 0:
 		out.Why = "B recorded it in no round (a run of one window, or of an earlier keybench)"
+	case m.Geometric:
+		c := stats.CompareLogMeans(sa, sb)
+		out.A, out.B, out.Cmp = stats.GeoMean(sa), stats.GeoMean(sb), &c
 	default:
 		c := stats.Compare(sa, sb)
-		out.A, out.B, out.Cmp = stats.Summarize(sa), stats.Summarize(sb), &c
+		out.A, out.B, out.Cmp = stats.Summarize(sa).Median, stats.Summarize(sb).Median, &c
 	}
+	out.SamplesA, out.SamplesB, out.sa, out.sb = len(sa), len(sb), sa, sb
 	return out
 }
 
