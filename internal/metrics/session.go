@@ -298,6 +298,12 @@ func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 	}
 	defer res.Close()
 	tally := walTally{s: s, touches: touches, by: map[string]int64{}, seen: map[string]bool{}}
+	// Every role the cell's relations have, at 0 until an image is found:
+	// a role absent (a key with no index, index=none) is no relation, not
+	// a relation without images.
+	for _, role := range s.env.Relations {
+		tally.by[role] = 0
+	}
 	for res.Next() {
 		var rel, lsn, split string
 		var fork int16
@@ -322,6 +328,9 @@ func (s *Session) walByRelation(ctx context.Context, into *results.Metrics) {
 	}
 	into.WALFPIByRelation = results.Of(tally.by)
 	into.BtreeSplits = results.Of(tally.splits)
+	if !slices.Contains(slices.Collect(maps.Values(s.env.Relations)), results.RoleKeyIndex) {
+		into.BtreeSplits = results.Unavailable[results.BtreeSplits](noKeyIndex)
+	}
 }
 
 // walTally counts a cell's WAL as it is read back: its full-page images
@@ -430,7 +439,10 @@ func (walInspection) figures() []declared {
 			}),
 		perRow(func(m *results.Metrics) *results.M[float64] { return &m.KeyIndexFPIPerRow }, func(m *results.Metrics) results.M[int64] {
 			if by, ok := m.WALFPIByRelation.Get(); ok {
-				return results.Of(by[results.RoleKeyIndex])
+				if n, has := by[results.RoleKeyIndex]; has {
+					return results.Of(n)
+				}
+				return results.Unavailable[int64](noKeyIndex)
 			}
 			return results.Unavailable[int64](m.WALFPIByRelation.Reason())
 		}).show("FPI / row (key index)", results.Significant, ""),

@@ -75,7 +75,13 @@ func brief(res *results.Results, page bool) *Doc {
 	if l := keyLegend(res, shown); l != "" {
 		d.Println(l)
 	}
-	legend := workLegend(res, a) + " least: a column's least (rate: the slowest);" + " " + marks + familyOf(res, shown) + "."
+	least := " least: a column's least (rate: the slowest);"
+	for _, sh := range shown {
+		if sh.Against {
+			least = " vs " + sh.Least + ": each key's over " + sh.Least + "'s, the question's reference;"
+		}
+	}
+	legend := workLegend(res, a) + least + " " + marks + familyOf(res, shown) + "."
 	if !page {
 		legend += " All: --verbose, report.html."
 	}

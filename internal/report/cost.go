@@ -64,8 +64,12 @@ func costVerdict(res *results.Results, a *results.Analysis) []string {
 		if why := cpuNotMeasured(res); why != "" {
 			counted = "its IO counted; the server's CPU not measured: " + why
 		}
-		out = append(out, fmt.Sprintf("%sWork per transaction (%s, priced on %s; %s): %s's %s is the least%s.",
-			prefix, counted, deviceShort(a.Device), workHow(res, a), least.Key, present.Work.Text(res, least), partsText(least.Cost)))
+		is := "is the least"
+		if sh.Against {
+			is = "is the reference's (the question compares each key with " + least.Key + ")"
+		}
+		out = append(out, fmt.Sprintf("%sWork per transaction (%s, priced on %s; %s): %s's %s %s%s.",
+			prefix, counted, deviceShort(a.Device), workHow(res, a), least.Key, present.Work.Text(res, least), is, partsText(least.Cost)))
 		out = append(out, workLines(sh, least)...)
 		for _, line := range countsApart(sh, least, a.Device) {
 			out = append(out, "  "+line)

@@ -236,10 +236,14 @@ func CSV(res *results.Results) ([]byte, error) {
 	if err := w.Write(order); err != nil {
 		return nil, err
 	}
-	for _, row := range rows {
+	for i, row := range rows {
 		line := make([]string, len(order))
 		for j, col := range order {
-			line[j] = row[col]
+			v, ok := row[col]
+			if !ok && countedIn(&res.Cells[i], col) {
+				v = "0" // a count the cell measured and found none of: 0, never empty (empty is unmeasured)
+			}
+			line[j] = v
 		}
 		if err := w.Write(line); err != nil {
 			return nil, err
@@ -247,6 +251,13 @@ func CSV(res *results.Results) ([]byte, error) {
 	}
 	w.Flush()
 	return buf.Bytes(), w.Error()
+}
+
+// countedIn says that a column is a member of a count map the cell
+// measured (its wait events' counts): a key it lacks is one it saw none of.
+func countedIn(c *results.Cell, col string) bool {
+	_, ok := c.Metrics.WaitEvents.Get()
+	return ok && strings.HasPrefix(col, "wait_events.counts.")
 }
 
 // csvCell writes a cell's columns in order through add: its rate, p99 and

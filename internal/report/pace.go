@@ -86,7 +86,7 @@ func lateText(p *results.Pace) string {
 	if p.LatencyLimitMS == 0 {
 		return "- (no --latency-limit)"
 	}
-	return fmt.Sprintf("%d / %d", p.Late, p.Skipped)
+	return fmt.Sprintf("%d / %d", p.Late.Value(), p.Skipped.Value())
 }
 
 // perSecond are the group's server CPU (every server process's), WAL and

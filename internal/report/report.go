@@ -390,6 +390,9 @@ func rateWithInterval(g *results.Group) string {
 func (r *renderer) versusText(g, best *results.Group) (string, bool) {
 	c := versusOf(g, best.Key)
 	switch {
+	case c.Test == "" && r.res.Plan.Against != "":
+		// A pair the question does not ask: never tested, whatever its rounds.
+		return fmt.Sprintf("%s: not tested (each key is compared with %s)", r.label(best), r.res.Plan.Against), false
 	case c.TooFew:
 		return fmt.Sprintf("? %s: too few samples to compare (%d %s each needed)", r.label(best), c.Needed, sampleNoun(g)), false
 	case c.Equivalent():
@@ -603,6 +606,7 @@ func versusOf(g *results.Group, other string) results.Versus {
 			return v
 		}
 	}
+	// Not compared: no test (Test ""), too few samples to say so otherwise.
 	return results.Versus{Key: other, Comparison: stats.Comparison{TooFew: true, Needed: stats.MinBlocks, P: 1, PAdjusted: 1}}
 }
 

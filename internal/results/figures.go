@@ -57,11 +57,11 @@ func RoundFigures() []RoundFigure {
 	share := ShareText
 	count := Significant
 	return []RoundFigure{
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerAllCPUMS }, "server CPU ms / txn", "the CPU", countsWork, ms),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerAllCPUMS }, "all server CPU ms / txn", "the CPU", countsWork, ms),
 		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALBytes }, "WAL / txn", "the WAL", countsWork,
 			func(v float64) string { return Significant(v) + " B" }),
 		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFPI }, "FPI / txn", "the full-page images", countsWork, count),
-		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerReads }, "blocks read / txn", "the blocks read", countsWork, count),
+		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerReads }, "server reads / txn", "the blocks read", countsWork, count),
 		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerWrites }, "blocks written / txn", "the blocks written", countsWork, count),
 		roundFigure(func(c *RoundCost) *M[float64] { return &c.WALFlushes }, "WAL flushes / txn", "the WAL flushes", countsWork, count),
 		roundFigure(func(c *RoundCost) *M[float64] { return &c.ServerCPUMS }, "backends' CPU ms / txn", "the client backends' CPU", besideWork, ms),

@@ -75,7 +75,7 @@ type Group struct {
 // they ran together, Holm over the shape's WAL comparisons: a family of
 // its own, its error rate held at stats.Alpha; or why it was not compared.
 type GroupWAL struct {
-	Mean        float64  `json:"mean_bytes_per_txn"`
+	Mean        float64  `json:"mean_bytes_per_txn,omitempty"` // absent, never 0, where Unavailable says why
 	Compared    []Versus `json:"compared,omitempty"`
 	Unavailable string   `json:"unavailable,omitempty"`
 }

@@ -443,8 +443,10 @@ type Pace struct {
 	LatencyLimitMS float64 `json:"latency_limit_ms,omitempty"`
 	Scheduled      int64   `json:"scheduled_txns"`
 	LagMS          Latency `json:"lag_ms"`
-	Late           int64   `json:"late_txns"`
-	Skipped        int64   `json:"skipped_txns"`
+	// Late and Skipped are counted against a latency limit alone: without
+	// one they are absent with why, never 0.
+	Late    M[int64] `json:"late_txns,omitzero"`
+	Skipped M[int64] `json:"skipped_txns,omitzero"`
 }
 
 // PaceHeld is the share of its schedule a cell must run to have held its

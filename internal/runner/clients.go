@@ -111,7 +111,11 @@ func fillDriverResult(c *results.Cell, d *driver.Result) {
 	c.LatencyMS = driver.LatencyMS(d.Latency)
 	if p := d.Pace; p != nil {
 		c.Pace = &results.Pace{RateTPS: p.Rate, LatencyLimitMS: float64(p.LatencyLimit) / float64(time.Millisecond), Scheduled: p.Scheduled,
-			LagMS: driver.LatencyMS(p.Lag), Late: p.Late, Skipped: p.Skipped}
+			LagMS: driver.LatencyMS(p.Lag), Late: results.Of(p.Late), Skipped: results.Of(p.Skipped)}
+		if p.LatencyLimit <= 0 {
+			const why = "not counted: no --latency-limit to count them against"
+			c.Pace.Late, c.Pace.Skipped = results.Unavailable[int64](why), results.Unavailable[int64](why)
+		}
 	}
 	c.Timeline = d.Timeline
 	c.ErrorSamples = d.ErrorSamples
