@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -348,7 +349,41 @@ func CostMean(rounds []Round, get func(*RoundCost) M[float64]) (float64, bool) {
 	if len(v) == 0 {
 		return 0, false
 	}
+	if isShare(get) {
+		return ShareMean(v), true
+	}
 	return CountMean(v), true
+}
+
+// isShare says that get reads one of RoundCost's shares of the machine
+// (a field tagged kb:"share"): get returns a value, not its field, so the
+// field is found by the value a RoundCost holding only that field gives.
+func isShare(get func(*RoundCost) M[float64]) bool {
+	t := reflect.TypeOf(RoundCost{})
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Tag.Get("kb") != "share" || f.Type != reflect.TypeOf(M[float64]{}) {
+			continue
+		}
+		var probe RoundCost
+		reflect.ValueOf(&probe).Elem().Field(i).Set(reflect.ValueOf(Of(-1.0)))
+		if get(&probe).Value() == -1 {
+			return true
+		}
+	}
+	return false
+}
+
+// ShareMean is the statistic of a share of the machine over rounds (other
+// processes' CPU, the hypervisor's steal): their arithmetic mean, always —
+// a round with none is a share of 0, and the mean of every key's rounds
+// then lies between the keys' own means.
+func ShareMean(v []float64) float64 {
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(max(len(v), 1))
 }
 
 // CountMean is the statistic of a figure per transaction over rounds

@@ -203,7 +203,7 @@ func busy(res *results.Results) *results.Busy {
 	if len(others) == 0 {
 		return nil
 	}
-	b := &results.Busy{OthersShare: results.CountMean(others), StealShare: results.CountMean(steals),
+	b := &results.Busy{OthersShare: results.ShareMean(others), StealShare: results.ShareMean(steals),
 		RunQueueMS: results.Unavailable[float64]("no round read its backends' wait for a CPU")}
 	if len(waits) > 0 {
 		b.RunQueueMS = results.Of(results.CountMean(waits))
