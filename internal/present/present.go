@@ -46,13 +46,33 @@ type Column struct {
 
 // Notes are the columns' notes as a table's notes line: "header: note;"
 // each, in the columns' order ("" where none has one).
-func Notes(cols ...Column) string {
+func Notes(cols ...Column) string { return NotesOf(nil, cols...) }
+
+// NotesOf is Notes for the groups shown: a note declared of "the
+// rounds'" figures says what their samples were (runs, or one window's
+// seconds, where the p99 is then all its transactions'): a legend says
+// what was run, not what a run of rounds would have.
+func NotesOf(groups []results.Group, cols ...Column) string {
+	unit := results.UnitRounds
+	for _, g := range groups {
+		if g.Unit != results.UnitRounds {
+			unit = g.Unit
+		}
+	}
 	var out []string
 	for _, c := range cols {
-		if c.Note != "" {
-			name := cmp.Or(c.Called, c.Header)
-			out = append(out, name+": "+c.Note+";")
+		if c.Note == "" {
+			continue
 		}
+		note := c.Note
+		switch unit {
+		case results.UnitRuns:
+			note = strings.ReplaceAll(note, "the rounds'", "the runs'")
+		case results.UnitSeconds:
+			note = strings.ReplaceAll(note, "the median of the rounds' p99", "its window's p99 over all its transactions (one window)")
+			note = strings.ReplaceAll(note, "the rounds'", "its window's per-second")
+		}
+		out = append(out, cmp.Or(c.Called, c.Header)+": "+note+";")
 	}
 	return strings.Join(out, " ")
 }

@@ -214,8 +214,8 @@ func countsApart(sh shape, least *results.Group, dev results.Device) []string {
 func briefWork(g, least *results.Group, against bool, shared string) string {
 	v, text := costVersus(g, least, against)
 	switch {
-	case v == nil && text == "-" && least != nil:
-		return "?"
+	case v == nil && text == "-":
+		return "?" // not compared: the legend's "? untested"
 	case v == nil:
 		return text
 	case shared != "" && !v.TooFew && v.Level > 0:

@@ -175,7 +175,7 @@ func viewTable(d *Doc, res *results.Results, groups []results.Group) {
 	}
 	d.Add(t)
 	var notes []string
-	if n := present.Notes(cols...); n != "" {
+	if n := present.NotesOf(groups, cols...); n != "" {
 		notes = append(notes, n)
 	}
 	notes = append(notes, viewLines(res, groups, shown, func(k present.View) func(*results.Results, []results.Group) []string { return k.Notes })...)
@@ -320,9 +320,9 @@ func pivot(d *Doc, res *results.Results, groups []results.Group, p *results.Pivo
 		first += " of the same task"
 	}
 	if how := noiseTest(groups); how != "" {
-		d.Printf("%s the ratio against %s in the same column (%s); %s.", present.Notes(present.Rate), first, how, unitNote(groups))
+		d.Printf("%s the ratio against %s in the same column (%s); %s.", present.NotesOf(groups, present.Rate), first, how, unitNote(groups))
 	} else {
-		d.Printf("%s %s.", present.Notes(present.Rate), unitNote(groups))
+		d.Printf("%s %s.", present.NotesOf(groups, present.Rate), unitNote(groups))
 	}
 }
 

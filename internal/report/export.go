@@ -161,7 +161,7 @@ func Markdown(res *results.Results) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(present.Notes(present.Rate, present.Work, present.P99Column) + " each count a transaction: the rounds' mean (their geometric mean; the arithmetic where a round counted none).\n\n")
+	b.WriteString(present.NotesOf(a.Groups, present.Rate, present.Work, present.P99Column) + " each count a transaction: the rounds' mean (their geometric mean; the arithmetic where a round counted none; a share of the machine their arithmetic mean).\n\n")
 	b.WriteString("Marks: " + marks + " (intervals: each comparison's own level). Made with keybench; every figure is in results.json.\n")
 	return b.String()
 }
@@ -198,7 +198,7 @@ func costVersus(g, cheapest *results.Group, against bool) (*results.Versus, stri
 func rateVersus(g, base *results.Group, self string, interval bool) string {
 	switch {
 	case base == nil:
-		return "-"
+		return "?" // not compared: the legend's "? untested"
 	case g == base:
 		return self
 	}

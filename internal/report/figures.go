@@ -237,7 +237,7 @@ func (r *renderer) sizesOverTime() (Chart, string) {
 		return Chart{}, "sizes over time: not sampled (sampling off, no key index, or windows shorter than two samples)"
 	}
 	svg, err := lines("Key index size during the window", "seconds into the measured window (rounds one after another)", "MiB", ss)
-	return r.chart("Sizes over time", "The key index's size sampled every 2 s during each key's window (001 tracked its relations every 15 s): "+
+	return r.chart("Sizes over time", "The key index's size sampled "+sampledEvery(ss)+" during each key's window (001 tracked its relations every 15 s): "+
 		"an index whose inserts scatter grows faster than its rows, its split pages half empty.", svg, err)
 }
 
@@ -391,7 +391,32 @@ func (r *renderer) cacheOverTime() (Chart, string) {
 		return Chart{}, "buffer-cache share: not sampled (pg_buffercache unavailable, sampling off, or windows shorter than two samples)"
 	}
 	svg, err := lines("Key index's share of the buffer cache", "seconds into the measured window", "% of shared_buffers", ss)
-	return r.chart("Buffer-cache share over time", "Share of shared_buffers holding the key index (pg_buffercache, sampled every 2 s). Pages a random key needs crowd out everything else.", svg, err)
+	return r.chart("Buffer-cache share over time", "Share of shared_buffers holding the key index (pg_buffercache, sampled "+sampledEvery(ss)+"). Pages a random key needs crowd out everything else.", svg, err)
+}
+
+// sampledEvery says how often the lines' points were sampled, as they
+// were: the median gap between a line's points, and its range where the
+// gaps differ ("every 2 s", "every 19 s (15–23 s)"), never the samplers'
+// aim.
+func sampledEvery(ss []series) string {
+	var gaps []float64
+	for _, s := range ss {
+		for i := 1; i < len(s.xs); i++ {
+			if g := s.xs[i] - s.xs[i-1]; g > 0 {
+				gaps = append(gaps, g)
+			}
+		}
+	}
+	if len(gaps) == 0 {
+		return "once"
+	}
+	slices.Sort(gaps)
+	m := gaps[len(gaps)/2]
+	lo, hi := gaps[len(gaps)/10], gaps[len(gaps)*9/10]
+	if hi-lo < 0.5 {
+		return fmt.Sprintf("every %s s", results.Significant(m))
+	}
+	return fmt.Sprintf("every %s s (%s–%s s)", results.Significant(m), results.Significant(lo), results.Significant(hi))
 }
 
 func (r *renderer) waits() (Chart, string) {
