@@ -200,12 +200,12 @@ func (r *reader) configure(ctx context.Context, statementTimeout time.Duration) 
 			return fmt.Errorf("setting %s for advise's session: %w", name, err)
 		}
 	}
-	casts, err := sqltree.ForeignCasts(ctx, r.conn)
+	changed, err := sqltree.Tampered(ctx, r.conn)
 	if err != nil {
 		return err
 	}
-	if len(casts) > 0 {
-		return usage.Errorf("this database has casts between PostgreSQL's own types that are not PostgreSQL's own (%s): advise's reads of the catalog cast those types and would run them; advise calls nothing of yours", strings.Join(casts, ", "))
+	if len(changed) > 0 {
+		return usage.Errorf("in this database PostgreSQL's own objects were changed (%s): advise's reads of the catalog could run code of someone else's through them; advise calls nothing of yours", strings.Join(changed, ", "))
 	}
 	return nil
 }

@@ -137,10 +137,10 @@ func (r *run) startServer(ctx context.Context) error {
 		return err
 	}
 	r.major = num / 10000
-	if casts, err := sqltree.ForeignCasts(ctx, r.admin); err != nil {
+	if changed, err := sqltree.Tampered(ctx, r.admin); err != nil {
 		return err
-	} else if len(casts) > 0 {
-		return usage.Errorf("this server has casts between PostgreSQL's own types that are not PostgreSQL's own (%s): any query's cast of those types runs them, keybench's own among them; keybench runs no code of yours", strings.Join(casts, ", "))
+	} else if len(changed) > 0 {
+		return usage.Errorf("on this server PostgreSQL's own objects were changed (%s): any query of keybench's could run code of someone else's through them; keybench runs no code of yours", strings.Join(changed, ", "))
 	}
 	if err := r.detectEngine(ctx); err != nil {
 		return err

@@ -95,17 +95,35 @@ func ScriptStatement(sql string) (control bool, why string) {
 	default:
 		return false, "it is not a query (SELECT, INSERT, UPDATE, DELETE, MERGE): a script runs no other statement"
 	}
-	into := false
+	why = ""
 	walk(tree.ProtoReflect(), func(m protoreflect.Message) {
-		if s, ok := m.Interface().(*pg.SelectStmt); ok && s.IntoClause != nil {
-			into = true
+		switch x := m.Interface().(type) {
+		case *pg.SelectStmt:
+			if x.IntoClause != nil {
+				why = "SELECT INTO creates a table: a script runs no other statement than a query"
+			}
+		case *pg.TypeName:
+			// The server reads a literal of a type as it parses, running the
+			// type's input (a domain's CHECK, a composite's columns'): only
+			// PostgreSQL's own types, found by the session's pinned path, may
+			// be named; a name of an object's reference type other than
+			// regclass would run a lookup no tree shows.
+			schema, name := nameOf(x.Names)
+			switch {
+			case schema != "" && schema != "pg_catalog":
+				why = fmt.Sprintf("it names the type %s.%s: a script names PostgreSQL's own types alone", schema, name)
+			case refTypeNames[name]:
+				why = fmt.Sprintf("it casts to %s, a reference to a catalog object whose lookup no statement shows", name)
+			}
 		}
 	})
-	if into {
-		return false, "SELECT INTO creates a table: a script runs no other statement than a query"
-	}
-	return false, ""
+	return false, why
 }
+
+// refTypeNames are the types whose values name catalog objects (regclass
+// aside: a sequence function's argument).
+var refTypeNames = map[string]bool{"regtype": true, "regproc": true, "regprocedure": true, "regoper": true, "regoperator": true,
+	"regconfig": true, "regdictionary": true, "regnamespace": true, "regrole": true, "regcollation": true}
 
 // FirstLine is the first line of s (a server's or parser's message).
 func FirstLine(s string) string {

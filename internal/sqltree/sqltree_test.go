@@ -111,6 +111,8 @@ func TestJudge(t *testing.T) {
 		`CREATE SEQUENCE vet_user.seq`, `CREATE SEQUENCE vet_kb.seq`,
 		`CREATE TABLE vet_kb.t (id bigint PRIMARY KEY, data bigint, j json, n text)`,
 		`CREATE TABLE vet_kb.keybench_ledger (catalog regclass, objid oid, kind text, name text)`,
+		`INSERT INTO vet_kb.keybench_ledger VALUES ('pg_class', 'vet_kb.t'::regclass, 'table', 't'), ('pg_class', 'vet_kb.seq'::regclass, 'sequence', 'seq')`,
+		`CREATE TABLE vet_kb.theirs (a int)`,
 		`CREATE CAST (bigint AS text) WITH FUNCTION vet_user.to_text(bigint)`,
 	} {
 		if _, err := admin.Exec(ctx, s); err != nil {
@@ -160,6 +162,10 @@ func TestJudge(t *testing.T) {
 		{`SELECT t.f FROM vet_kb.t t`, "does not exist"}, // the pinned path does not reach vet_user
 		{`SELECT * FROM vet_user.keep`, "outside keybench's schema"},
 		{`WITH d AS (DELETE FROM vet_user.keep RETURNING 1) SELECT * FROM d`, "outside keybench's schema"},
+		{`DELETE FROM vet_kb.keybench_ledger`, "not one of the tables keybench made"},
+		{`INSERT INTO vet_kb.theirs VALUES (1)`, "not one of the tables keybench made"},
+		{`SELECT pg_catalog.record_in('(y)'::cstring, 'vet_kb.t'::regtype, -1)`, "by reference"},
+		{`SELECT pg_catalog.satisfies_hash_partition('vet_kb.t'::regclass, 2, 0, 1)`, "by reference"},
 	}
 	for _, s := range []string{`CREATE FUNCTION vet_user.f(vet_kb.t) RETURNS int LANGUAGE sql AS 'DELETE FROM vet_user.keep; SELECT 1'`} {
 		if _, err := admin.Exec(ctx, s); err != nil {
@@ -220,5 +226,21 @@ func TestJudge(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM vet_user.keep`).Scan(&n); err != nil || n != 3 {
 		t.Fatalf("the user's table holds %d rows of 3 after the checks (%v)", n, err)
+	}
+}
+
+func TestScriptStatementTypes(t *testing.T) {
+	for sql, refuse := range map[string]string{
+		"SELECT '{x}'::public.pwn_dom[]":           "public.pwn_dom",
+		"SELECT '(x)'::app.holder":                  "app.holder",
+		"SELECT 'public.tm(3)'::regtype":            "regtype",
+		"SELECT 1::pg_catalog.int8, 'x'::text":      "",
+		"SELECT nextval('keybench.s'::regclass)":    "",
+		"SELECT CAST(1 AS pg_catalog.regprocedure)": "regprocedure",
+	} {
+		_, why := sqltree.ScriptStatement(sql)
+		if (refuse == "") != (why == "") || !strings.Contains(why, refuse) {
+			t.Errorf("%s: %q, want %q", sql, why, refuse)
+		}
 	}
 }

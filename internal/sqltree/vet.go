@@ -52,6 +52,11 @@ var sessionOnly = map[string]bool{
 // they return the method's callbacks; a query cannot call them itself).
 var tablesample = map[string]bool{"system": true, "bernoulli": true}
 
+// objectRefTypes are the types by which a value names a catalog object or
+// carries a type's raw input: oid, the reg* types, cstring, internal. A
+// function taking or giving one reaches code no tree shows.
+var objectRefTypes = []uint32{26, 24, 2202, 2203, 2204, 2205, 2206, 3734, 3769, 4089, 4096, 4191, 2275, 2281}
+
 // sequenceNames are the sequence functions: on keybench's own sequences alone.
 var sequenceNames = map[string]bool{"nextval": true, "setval": true, "currval": true}
 
@@ -138,7 +143,11 @@ func Judge(ctx context.Context, q Querier, r *Resolved, rule Rule, at Scope) (st
 	if why, err := judgeFuncs(ctx, q, slices.Compact(funcs), rule, at); why != "" || err != nil {
 		return why, err
 	}
-	if why, err := judgeRels(ctx, q, r, rule, at.Schema); why != "" || err != nil {
+	ledger := ""
+	if rule == Script {
+		ledger = at.Ledger
+	}
+	if why, err := judgeRels(ctx, q, r, rule, at.Schema, ledger); why != "" || err != nil {
 		return why, err
 	}
 	used, why, err := judgeTypes(ctx, q, maps(r.Types), rule, at.Schema)
@@ -161,13 +170,14 @@ func judgeFuncs(ctx context.Context, q Querier, funcs []uint32, rule Rule, at Sc
 	if len(funcs) == 0 {
 		return "", nil
 	}
-	ours, args := "false", []any{funcs, builtin}
+	ours, args := "false", []any{funcs, builtin, objectRefTypes}
 	if at.Ledger != "" {
 		args = append(args, at.Schema)
-		ours = `p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $3) AND EXISTS (SELECT 1 FROM ` + at.Ledger + ` l
+		ours = `p.pronamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $4) AND EXISTS (SELECT 1 FROM ` + at.Ledger + ` l
 			WHERE l.catalog = 'pg_catalog.pg_proc'::pg_catalog.regclass AND l.objid = p.oid AND l.name = p.proname::text)`
 	}
-	rows, err := q.Query(ctx, `SELECT p.oid < $2, `+ours+`, p.proname::text, p.provolatile::text, l.lanname::text, pg_catalog.format('%s.%s(%s)', n.nspname, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid)), `+extOf("pg_proc", "p.oid")+`
+	rows, err := q.Query(ctx, `SELECT p.oid < $2, `+ours+`, p.proname::text, p.provolatile::text, l.lanname::text, pg_catalog.format('%s.%s(%s)', n.nspname, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid)), `+extOf("pg_proc", "p.oid")+`,
+			p.prorettype = ANY ($3) OR p.proargtypes::pg_catalog.oid[] && $3::pg_catalog.oid[]
 		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = ANY ($1) ORDER BY p.oid`, args...)
 	if err != nil {
 		return "", fmt.Errorf("reading the catalog's functions: %w", err)
@@ -176,9 +186,10 @@ func judgeFuncs(ctx context.Context, q Querier, funcs []uint32, rule Rule, at Sc
 		own, ours                       bool
 		name, volatility, language, sig string
 		ext                             string
+		refs                            bool
 	}
 	fns, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (f fn, err error) {
-		return f, row.Scan(&f.own, &f.ours, &f.name, &f.volatility, &f.language, &f.sig, &f.ext)
+		return f, row.Scan(&f.own, &f.ours, &f.name, &f.volatility, &f.language, &f.sig, &f.ext, &f.refs)
 	})
 	if err != nil {
 		return "", fmt.Errorf("reading the catalog's functions: %w", err)
@@ -193,10 +204,20 @@ func judgeFuncs(ctx context.Context, q Querier, funcs []uint32, rule Rule, at Sc
 			// keybench's own (a key's maker), recorded in its ledger.
 		case !f.own && !extension:
 			return fmt.Sprintf("it calls %s, a function that is not PostgreSQL's own", f.sig), nil
+		case f.own && f.language != "internal" && f.language != "c" && f.language != "sql":
+			// PostgreSQL's own are internal, C or SQL: one in another language
+			// was replaced (CREATE OR REPLACE FUNCTION pg_catalog.…).
+			return fmt.Sprintf("it calls %s, written in %s: PostgreSQL's own function replaced by someone", f.sig, f.language), nil
 		case rule == Immutable && f.volatility != "i":
 			return fmt.Sprintf("it calls %s, which is not immutable", f.sig), nil
 		case rule != Immutable && readsTables(f.name):
 			return fmt.Sprintf("it calls %s, which reads relations named by its arguments", f.sig), nil
+		case f.refs && !(f.own && sequenceNames[f.name] && rule == Script) && !(f.own && tablesample[f.name]):
+			// An object named by a value (record_in('…', 'x.t'::regtype),
+			// satisfies_hash_partition(oid, …)) reaches that object's own
+			// code — a domain's CHECK, a type's input, a partition key's
+			// operator class — which no tree shows.
+			return fmt.Sprintf("it calls %s, which takes or gives an object by reference (an oid, regclass, regtype, cstring or internal): what it reaches is not in the statement", f.sig), nil
 		case f.own && tablesample[f.name] && rule != Immutable:
 		case rule == ReadOnly && f.volatility == "v":
 			return fmt.Sprintf("it calls %s, a volatile function", f.sig), nil
@@ -208,8 +229,10 @@ func judgeFuncs(ctx context.Context, q Querier, funcs []uint32, rule Rule, at Sc
 }
 
 // judgeRels refuses a relation or sequence outside keybench's schema (an
-// expression reads none).
-func judgeRels(ctx context.Context, q Querier, r *Resolved, rule Rule, schema string) (string, error) {
+// expression reads none), and, with keybench's ledger, any that is not a
+// table or sequence the ledger records or one that goes with such a table
+// (its partition, its identity or owned sequence): never the ledger itself.
+func judgeRels(ctx context.Context, q Querier, r *Resolved, rule Rule, schema, ledger string) (string, error) {
 	rels := maps(r.Rels)
 	for s := range r.Sequences {
 		rels = append(rels, s)
@@ -242,6 +265,24 @@ func judgeRels(ctx context.Context, q Querier, r *Resolved, rule Rule, schema st
 	for _, x := range got {
 		found[x.oid] = true
 	}
+	recorded := map[uint32]bool{}
+	if ledger != "" {
+		rows, err := q.Query(ctx, `SELECT c.oid FROM pg_catalog.pg_class c WHERE c.oid = ANY ($1) AND c.oid <> `+pgLiteral(ledger)+`::pg_catalog.regclass AND (
+				EXISTS (SELECT 1 FROM `+ledger+` l WHERE l.catalog = 'pg_catalog.pg_class'::pg_catalog.regclass AND l.objid = c.oid AND l.name = c.relname::text)
+				OR EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i JOIN `+ledger+` l ON l.objid = i.inhparent WHERE i.inhrelid = c.oid)
+				OR EXISTS (SELECT 1 FROM pg_catalog.pg_depend d JOIN `+ledger+` l ON l.objid = d.refobjid
+					WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i')))`, rels)
+		if err != nil {
+			return "", fmt.Errorf("reading keybench's ledger: %w", err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+		if err != nil {
+			return "", fmt.Errorf("reading keybench's ledger: %w", err)
+		}
+		for _, id := range ids {
+			recorded[id] = true
+		}
+	}
 	for _, oid := range rels {
 		if !found[oid] {
 			return fmt.Sprintf("it reaches relation %d, which the catalog does not hold", oid), nil
@@ -250,6 +291,11 @@ func judgeRels(ctx context.Context, q Querier, r *Resolved, rule Rule, schema st
 	for _, x := range got {
 		if x.schema != schema {
 			return fmt.Sprintf("it reaches %s.%s, outside keybench's schema %s", Printable(x.schema), Printable(x.name), Printable(schema)), nil
+		}
+		if ledger != "" && !recorded[x.oid] {
+			// keybench's ledger, or an object of someone else's in its schema:
+			// a script reads and writes the cell's own tables alone.
+			return fmt.Sprintf("it reaches %s.%s, which is not one of the tables keybench made for the run", Printable(x.schema), Printable(x.name)), nil
 		}
 		if r.Sequences[x.oid] && x.kind != "S" {
 			return fmt.Sprintf("it gives a sequence function %s, which is no sequence", Printable(x.name)), nil
@@ -304,9 +350,9 @@ func judgeTypes(ctx context.Context, q Querier, types []uint32, rule Rule, schem
 				// A row of keybench's own table: its columns are judged.
 			case x.array && rule == Script:
 				// An array of its element's (typarray): the element is judged.
-			case slices.Contains(AllowedExtensions, x.ext) && rule == Script:
 			case x.kind == "d":
 				return nil, fmt.Sprintf("it uses the domain %s, which is not PostgreSQL's own (its CHECK runs code of yours)", x.name), nil
+			case slices.Contains(AllowedExtensions, x.ext) && rule == Script && x.kind != "c":
 			default:
 				return nil, fmt.Sprintf("it uses the type %s, which is not PostgreSQL's own (its functions run code of yours)", x.name), nil
 			}
@@ -323,28 +369,39 @@ func judgeTypes(ctx context.Context, q Querier, types []uint32, rule Rule, schem
 
 // Lookups says why a value of the types used may reach code of the
 // user's that the server looks up only when it runs ("" when none can): a
-// default operator class (what compares arrays and rows, hashes a GROUP
-// BY), an operator family's member, or a cast (to_json's of a row) that
-// is not PostgreSQL's own nor an allowed extension's, on one of the types
-// or on a polymorphic type that stands for any.
+// default btree or hash operator class (what compares arrays and rows,
+// hashes a GROUP BY), a btree or hash operator family's member, or a cast
+// (to_json's of a row) that is not PostgreSQL's own nor an allowed
+// extension's written in C, on one of the types or on a polymorphic type
+// that stands for any. Other access methods' classes (bloom's, gin's) are
+// reached only by an index that names them, judged apart.
 func Lookups(ctx context.Context, q Querier, used []uint32) (string, error) {
 	if len(used) == 0 {
 		return "", nil
 	}
+	// An allowed extension's object passes only where all its code is C or
+	// internal: its owner may adopt a function of any language into it
+	// (ALTER EXTENSION … ADD), which membership alone would let through.
+	const native = `(SELECT nl.lanname FROM pg_catalog.pg_proc np JOIN pg_catalog.pg_language nl ON nl.oid = np.prolang WHERE np.oid = %s) IN ('c', 'internal')`
+	ext := func(cat, col string) string { return extOf(cat, col) + ` = ANY ($3)` }
 	rows, err := q.Query(ctx, `WITH used AS (SELECT pg_catalog.unnest($1::pg_catalog.oid[]) AS oid
-			UNION SELECT oid FROM pg_catalog.pg_type WHERE typtype = 'p')
+			UNION SELECT oid FROM pg_catalog.pg_type WHERE typtype = 'p'),
+		am AS (SELECT oid FROM pg_catalog.pg_am WHERE amname IN ('btree', 'hash'))
 		SELECT pg_catalog.format('operator class %s for %s', oc.opcname, pg_catalog.format_type(oc.opcintype, NULL)) FROM pg_catalog.pg_opclass oc
-			WHERE oc.oid >= $2 AND oc.opcdefault AND oc.opcintype IN (SELECT oid FROM used) AND `+extOf("pg_opclass", "oc.oid")+` <> ALL ($3)
+			WHERE oc.oid >= $2 AND oc.opcdefault AND oc.opcmethod IN (SELECT oid FROM am) AND oc.opcintype IN (SELECT oid FROM used)
+				AND NOT (`+ext("pg_opclass", "oc.oid")+` AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_amproc p WHERE p.amprocfamily = oc.opcfamily AND NOT `+fmt.Sprintf(native, "p.amproc")+`))
 		UNION ALL
 		SELECT pg_catalog.format('operator %s in family %s', o.amopopr::pg_catalog.regoperator, f.opfname) FROM pg_catalog.pg_amop o JOIN pg_catalog.pg_opfamily f ON f.oid = o.amopfamily
-			WHERE o.oid >= $2 AND (o.amoplefttype IN (SELECT oid FROM used) OR o.amoprighttype IN (SELECT oid FROM used)) AND `+extOf("pg_opfamily", "f.oid")+` <> ALL ($3)
+			WHERE o.oid >= $2 AND f.opfmethod IN (SELECT oid FROM am) AND (o.amoplefttype IN (SELECT oid FROM used) OR o.amoprighttype IN (SELECT oid FROM used))
+				AND NOT (`+ext("pg_opfamily", "f.oid")+` AND `+fmt.Sprintf(native, "(SELECT oprcode FROM pg_catalog.pg_operator WHERE oid = o.amopopr)")+`)
 		UNION ALL
 		SELECT pg_catalog.format('support function %s in family %s', p.amproc::pg_catalog.regprocedure, f.opfname) FROM pg_catalog.pg_amproc p JOIN pg_catalog.pg_opfamily f ON f.oid = p.amprocfamily
-			WHERE p.oid >= $2 AND (p.amproclefttype IN (SELECT oid FROM used) OR p.amprocrighttype IN (SELECT oid FROM used)) AND `+extOf("pg_opfamily", "f.oid")+` <> ALL ($3)
+			WHERE p.oid >= $2 AND f.opfmethod IN (SELECT oid FROM am) AND (p.amproclefttype IN (SELECT oid FROM used) OR p.amprocrighttype IN (SELECT oid FROM used))
+				AND NOT (`+ext("pg_opfamily", "f.oid")+` AND `+fmt.Sprintf(native, "p.amproc")+`)
 		UNION ALL
 		SELECT pg_catalog.format('cast from %s to %s', pg_catalog.format_type(c.castsource, NULL), pg_catalog.format_type(c.casttarget, NULL)) FROM pg_catalog.pg_cast c
 			WHERE c.oid >= $2 AND (c.castsource IN (SELECT oid FROM used WHERE oid >= $2) OR c.casttarget IN (SELECT oid FROM used WHERE oid >= $2))
-				AND `+extOf("pg_cast", "c.oid")+` <> ALL ($3)
+				AND NOT (`+ext("pg_cast", "c.oid")+` AND (c.castfunc = 0 OR `+fmt.Sprintf(native, "c.castfunc")+`))
 		LIMIT 1`, used, builtin, AllowedExtensions)
 	if err != nil {
 		return "", fmt.Errorf("reading the catalog's operator classes and casts: %w", err)
@@ -359,17 +416,34 @@ func Lookups(ctx context.Context, q Querier, used []uint32) (string, error) {
 	return "", nil
 }
 
-// ForeignCasts are the casts between two of PostgreSQL's own types that
-// are not PostgreSQL's own (CREATE CAST (bigint AS text) WITH FUNCTION …,
-// which only a superuser may make): every bigint::text of any query on the
-// server runs it, keybench's own reads of the catalog among them. keybench
-// and advise refuse such a server rather than audit every statement of
-// their own for a cast.
-func ForeignCasts(ctx context.Context, q Querier) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT pg_catalog.format('%s AS %s', pg_catalog.format_type(c.castsource, NULL), pg_catalog.format_type(c.casttarget, NULL))
-		FROM pg_catalog.pg_cast c WHERE c.oid >= $1 AND c.castsource < $1 AND c.casttarget < $1 ORDER BY 1`, builtin)
+// Tampered are what someone changed of PostgreSQL's own, which would
+// make any query of keybench's run code of theirs: a cast between two of
+// PostgreSQL's own types that is not PostgreSQL's own (CREATE CAST (bigint
+// AS text) WITH FUNCTION …: every bigint::text of any query runs it), an
+// object added to pg_catalog (a pg_catalog.pg_relation_size(oid) of
+// someone's, found before PostgreSQL's own), or a function of PostgreSQL's
+// replaced by one in a procedural language (CREATE OR REPLACE FUNCTION
+// pg_catalog.lpad …; PostgreSQL's own are internal, C or SQL). Each is a
+// superuser's doing; keybench and advise refuse such a server rather than
+// audit every statement of their own.
+func Tampered(ctx context.Context, q Querier) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT pg_catalog.format('cast %s AS %s', pg_catalog.format_type(c.castsource, NULL), pg_catalog.format_type(c.casttarget, NULL))
+			FROM pg_catalog.pg_cast c WHERE c.oid >= $1 AND c.castsource < $1 AND c.casttarget < $1
+		UNION ALL SELECT pg_catalog.format('function %s added to pg_catalog', p.oid::pg_catalog.regprocedure) FROM pg_catalog.pg_proc p
+			WHERE p.pronamespace = 'pg_catalog'::pg_catalog.regnamespace AND p.oid >= $1
+		UNION ALL SELECT pg_catalog.format('operator %s added to pg_catalog', o.oid::pg_catalog.regoperator) FROM pg_catalog.pg_operator o
+			WHERE o.oprnamespace = 'pg_catalog'::pg_catalog.regnamespace AND o.oid >= $1
+		UNION ALL SELECT pg_catalog.format('type %s added to pg_catalog', t.typname) FROM pg_catalog.pg_type t
+			WHERE t.typnamespace = 'pg_catalog'::pg_catalog.regnamespace AND t.oid >= $1
+		UNION ALL SELECT pg_catalog.format('function %s replaced (now in %s)', p.oid::pg_catalog.regprocedure, l.lanname) FROM pg_catalog.pg_proc p
+			JOIN pg_catalog.pg_language l ON l.oid = p.prolang WHERE p.oid < $1 AND l.lanname NOT IN ('internal', 'c', 'sql')
+		ORDER BY 1 LIMIT 10`, builtin)
 	if err != nil {
-		return nil, fmt.Errorf("reading the server's casts: %w", err)
+		return nil, fmt.Errorf("reading the server's casts and catalog: %w", err)
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
+
+// pgLiteral is s as an SQL literal for keybench's own names (a session
+// whose standard_conforming_strings Pin set on).
+func pgLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -255,7 +255,7 @@ func TestForceNeverDropsTheUsersTables(t *testing.T) {
 	kept = servertest.Dump(t, app)
 	for _, args := range [][]string{{"--keys", "bigint,uuidv4", "--rounds", "2"}, {"--keys", "seq-uuid-time:gen=server"}} {
 		_, stderr, code := keybench(t, append([]string{"run", "insert", "--rows", "1000", "-T", "2s", "-c", "2", "--dsn", dsn, "--schema", "kbk", "--force", "--out", t.TempDir()}, args...)...)
-		if code != 2 || len(clitest.ErrorLines(stderr)) != 1 || !strings.Contains(stderr, "did not create") {
+		if code != 2 || len(clitest.ErrorLines(stderr)) != 1 || !strings.Contains(stderr, "did not create") && !strings.Contains(stderr, "holds code of someone else's") {
 			t.Errorf("%v over the user's names: exit %d: %s", args, code, stderr)
 		}
 	}
