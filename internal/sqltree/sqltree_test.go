@@ -231,7 +231,7 @@ func TestJudge(t *testing.T) {
 
 func TestScriptStatementTypes(t *testing.T) {
 	for sql, refuse := range map[string]string{
-		"SELECT '{x}'::public.pwn_dom[]":           "public.pwn_dom",
+		"SELECT '{x}'::public.pwn_dom[]":            "public.pwn_dom",
 		"SELECT '(x)'::app.holder":                  "app.holder",
 		"SELECT 'public.tm(3)'::regtype":            "regtype",
 		"SELECT 1::pg_catalog.int8, 'x'::text":      "",
