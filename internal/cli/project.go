@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/keybench/keybench/internal/diskprobe"
@@ -144,7 +143,7 @@ func (p *projectCmd) machine(res *results.Results, scale results.Scale) (*projec
 		if p.DiskLatency != "" || p.DiskWriteMBps != nil || p.DiskFlush != "" {
 			return nil, usagef("--disk replaces --disk-latency, --disk-write-mbps and --disk-flush: give one or the other")
 		}
-		b, err := os.ReadFile(p.Disk)
+		b, err := results.ReadFile(p.Disk, 1<<20, "the output of 'keybench disk --json'")
 		if err != nil {
 			return nil, usagef("--disk %v", err)
 		}

@@ -62,6 +62,8 @@ func TestMalformedDSNsPrintNoPassword(t *testing.T) {
 		{"host=127.0.0.1 port=56462 user=postgres pasword=S3cr3tPwBar dbname=app", "S3cr3tPwBar", `FATAL: unrecognized configuration parameter "pasword" = "S3cr3tPwBar"`},
 		{"host=127.0.0.1 user=bob passwrd='s3cr3t value'", "s3cr3t", `invalid value "s3cr3t value"`},
 		{"host=127.0.0.1 user=bob password=s3cr3t", "s3cr3t", `password authentication failed: s3cr3t`},
+		{"host=127.0.0.1 dbname=postgres://bob:s3cr3tURI@db/app", "s3cr3tURI", ""},
+		{"host=127.0.0.1 dbname='host=db password=s3cr3tKV'", "s3cr3tKV", ""},
 	} {
 		got := dsnError(c.dsn, c.echo)
 		if strings.Contains(got, c.secret) {

@@ -285,6 +285,9 @@ func (r *runCmd) windowParams(p *scenario.Params) error {
 	if r.Repeat != nil && *r.Repeat < 1 {
 		return usagef("--repeat must be at least 1 (a run of every cell), not %d", *r.Repeat)
 	}
+	if r.Seed < 0 {
+		return usagef("--seed is a number from 0 (as pgbench's --random-seed), not %d", r.Seed)
+	}
 	if r.Rounds != nil && *r.Rounds < 1 {
 		return usagef("--rounds must be at least 1 (1: one window per cell), not %d", *r.Rounds)
 	}

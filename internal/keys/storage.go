@@ -15,6 +15,7 @@ import (
 // generator makes it: a uuid's 16 bytes, or an integer's 8 big-endian.
 type storageCodec struct {
 	column string
+	oid    uint32 // the column type's, as the server names it
 	stored func(s *Spec) int
 	text   bool // sent in the text format, else binary
 	encode func(s *Spec, dst, raw []byte) []byte
@@ -26,7 +27,7 @@ type storageCodec struct {
 }
 
 var uuidCodec = &storageCodec{
-	column: "uuid", stored: func(*Spec) int { return 16 },
+	column: "uuid", oid: 2950, stored: func(*Spec) int { return 16 },
 	encode: appendRaw,
 	format: func(_ *Spec, raw []byte) string { return string(appendUUIDText(nil, raw, true)) },
 	value: func(raw []byte) any {
@@ -43,7 +44,7 @@ var codecs = map[Storage]*storageCodec{
 	AsNative: uuidCodec,
 	AsUUID:   uuidCodec,
 	AsText: {
-		column: "text", stored: func(s *Spec) int { return 1 + s.TextLength() }, text: true,
+		column: "text", oid: 25, stored: func(s *Spec) int { return 1 + s.TextLength() }, text: true,
 		encode: func(s *Spec, dst, raw []byte) []byte {
 			if s.Strategy.Text != nil {
 				return s.Strategy.Text.AppendText(s, dst, raw)
@@ -53,25 +54,25 @@ var codecs = map[Storage]*storageCodec{
 		ofUUID: func(expr string) string { return "(" + expr + ")::pg_catalog.text" },
 	},
 	AsChar32: {
-		column: "char(32)", stored: func(*Spec) int { return 1 + 32 }, text: true,
+		column: "char(32)", oid: 1042, stored: func(*Spec) int { return 1 + 32 }, text: true,
 		encode: func(_ *Spec, dst, raw []byte) []byte { return appendUUIDText(dst, raw, false) },
 		ofUUID: func(expr string) string { return "pg_catalog.replace((" + expr + ")::pg_catalog.text, '-', '')" },
 	},
 	AsBytea: {
-		column: "bytea", stored: func(s *Spec) int { return 1 + s.Strategy.Width },
+		column: "bytea", oid: 17, stored: func(s *Spec) int { return 1 + s.Strategy.Width },
 		encode: appendRaw,
 		format: func(_ *Spec, raw []byte) string { return `\x` + hex.EncodeToString(raw) },
 		value:  func(raw []byte) any { return append([]byte(nil), raw...) },
 		ofUUID: func(expr string) string { return "pg_catalog.uuid_send(" + expr + ")" },
 	},
 	AsBigint: {
-		column: "bigint", stored: func(*Spec) int { return 8 }, integer: true,
+		column: "bigint", oid: 20, stored: func(*Spec) int { return 8 }, integer: true,
 		encode: appendRaw,
 		format: formatInteger,
 		value:  func(raw []byte) any { return int64(binary.BigEndian.Uint64(raw)) },
 	},
 	AsInt: {
-		column: "integer", stored: func(*Spec) int { return 4 }, integer: true,
+		column: "integer", oid: 23, stored: func(*Spec) int { return 4 }, integer: true,
 		encode: func(_ *Spec, dst, raw []byte) []byte {
 			return binary.BigEndian.AppendUint32(dst, uint32(binary.BigEndian.Uint64(raw)))
 		},
@@ -96,6 +97,11 @@ func (s *Spec) codec() *storageCodec {
 
 // ColumnType is the SQL type of the key column.
 func (s *Spec) ColumnType() string { return s.codec().column }
+
+// TypeOID is the key column type's object id (pg_type.oid), to tell
+// whether a parameter the server typed otherwise can take the key in its
+// wire form (WireFormat, Encode) or needs its printed one (Format).
+func (s *Spec) TypeOID() uint32 { return s.codec().oid }
 
 // StoredBytes is the size of one key value as a stored datum, varlena header
 // included (what pg_column_size reports for it).

@@ -846,29 +846,40 @@ const MaxFileBytes = 256 << 20
 
 // Read loads a results.json, rejecting files of another schema version,
 // its cells read with the workloads' catalog ks (UseKinds; nil: every
-// workload's summary stays raw). It reads regular files only, and at most MaxFileBytes of them: a device
-// (/dev/zero) or a pipe would otherwise be read without end.
+// workload's summary stays raw), read by ReadFile to MaxFileBytes.
 func Read(path string, ks Kinds) (*Results, error) {
+	b, err := ReadFile(path, MaxFileBytes, "a results.json written by keybench run")
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b, path, ks)
+}
+
+// ReadFile reads a file a user names, whole: a regular file only, of at
+// most max bytes (what says what it should be, in the refusal), since a
+// device (/dev/zero) would be read without end and a FIFO would block
+// until something wrote to it.
+func ReadFile(path string, max int64, what string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (a results.json written by keybench run)", path)
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, what)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("%s is larger than %d MiB: not a keybench results file", path, MaxFileBytes>>20)
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d MiB: not %s", path, max>>20, what)
 	}
-	return Parse(b, path, ks)
+	return b, nil
 }
 
 // WriteFileAtomic writes b to path through a temporary file of a unique

@@ -17,7 +17,8 @@ import (
 // other schema is searched (a user's public.now() or a function of the
 // DSN's options=-csearch_path=… never shadows PostgreSQL's), and
 // standard_conforming_strings is on, so that a quote doubled is the only
-// escape in a literal. The settings are startup parameters, which win
+// escape in a literal; default_table_access_method is heap, so that a
+// table keybench makes is stored by PostgreSQL's own code. The settings are startup parameters, which win
 // over the role's and the database's defaults and over the DSN's options;
 // each session checks them once connected (a login event trigger may
 // have changed them) and fails if they do not hold.
@@ -25,6 +26,7 @@ func Pin(cc *pgx.ConnConfig, schema string) {
 	path := PinnedPath(schema)
 	cc.RuntimeParams["search_path"] = path
 	cc.RuntimeParams["standard_conforming_strings"] = "on"
+	cc.RuntimeParams["default_table_access_method"] = "heap"
 	before := cc.AfterConnect
 	cc.AfterConnect = func(ctx context.Context, c *pgconn.PgConn) error {
 		if before != nil {

@@ -12,7 +12,8 @@ import (
 // with its partitions and indexes, would run code that is not
 // PostgreSQL's own when keybench writes or reads it ("" when none would):
 // a trigger, rule or row-level security policy someone added, a default,
-// CHECK, index or partition key expression whose resolved tree calls
+// CHECK, index or partition key expression, a table or index access
+// method that is not PostgreSQL's own whose resolved tree calls
 // anything else (defaults under rule Script: keybench's own key makers and
 // sequences; the rest Immutable), an operator class that is not
 // PostgreSQL's own, a column type that runs code of the user's. keybench
@@ -30,6 +31,8 @@ func JudgeRelation(ctx context.Context, q Querier, at Scope, name string) (strin
 		UNION ALL SELECT 'hook', 'row-level security' FROM pg_catalog.pg_class c WHERE c.oid IN (SELECT oid FROM rel) AND c.relrowsecurity
 		UNION ALL SELECT 'hook', pg_catalog.format('operator class %s', o.opcname) FROM ix CROSS JOIN LATERAL pg_catalog.unnest(ix.indclass::pg_catalog.oid[]) k(oid)
 			JOIN pg_catalog.pg_opclass o ON o.oid = k.oid WHERE o.oid >= $3 AND `+extOf("pg_opclass", "o.oid")+` <> ALL ($4)
+		UNION ALL SELECT 'hook', pg_catalog.format('storage access method %s', a.amname) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_am a ON a.oid = c.relam
+			WHERE (c.oid IN (SELECT oid FROM rel) OR c.oid IN (SELECT indexrelid FROM ix)) AND a.oid >= $3
 		UNION ALL SELECT 'default', d.adbin::text FROM pg_catalog.pg_attrdef d WHERE d.adrelid IN (SELECT oid FROM rel)
 		UNION ALL SELECT 'expr', c.conbin::text FROM pg_catalog.pg_constraint c WHERE c.conrelid IN (SELECT oid FROM rel) AND c.conbin IS NOT NULL
 		UNION ALL SELECT 'expr', ix.indexprs::text FROM ix WHERE ix.indexprs IS NOT NULL

@@ -190,3 +190,24 @@ func EscapeControls(s string) string {
 	}
 	return b.String()
 }
+
+// EndsStatement says whether text, as PostgreSQL's own scanner reads it,
+// ends a statement: its last token but comments is a semicolon outside
+// any quote or comment ("SELECT 1; -- done" does; "SELECT ';" and an
+// unclosed $$ body do not).
+func EndsStatement(text string) bool {
+	scan, err := pg.Scan(text)
+	if err != nil {
+		return false
+	}
+	for i := len(scan.Tokens) - 1; i >= 0; i-- {
+		switch scan.Tokens[i].Token {
+		case pg.Token_SQL_COMMENT, pg.Token_C_COMMENT:
+			continue
+		case pg.Token_ASCII_59:
+			return true
+		}
+		return false
+	}
+	return false
+}

@@ -56,6 +56,12 @@ func ParseDSN(dsn string) (*pgx.ConnConfig, error) {
 		}
 		return nil, bad("it does not read as key=value pairs (an unclosed quote, or a key without =?)")
 	}
+	if _, uri := cutScheme(cc.Database); uri || strings.Contains(cc.Database, "=") {
+		// libpq expands such a dbname as a connection string, pgx does
+		// not: it would name a database of that name, and be printed
+		// as one, password and all.
+		return nil, bad("its dbname is itself a connection string (libpq expands one, keybench does not): write its parts in --dsn itself")
+	}
 	for k := range cc.RuntimeParams {
 		if nearPassword(k) && k != "password" {
 			return nil, bad(fmt.Sprintf("it has a key %q, which libpq does not know: a misspelled password?", k))

@@ -195,7 +195,7 @@ func SplitQualified(name string) (schema, table string, ok bool) {
 
 func (l *Like) readKey(ctx context.Context, conn *pgx.Conn, oid uint32) error {
 	var cols []string
-	err := conn.QueryRow(ctx, `SELECT array_agg(a.attname::text ORDER BY k.n), min(format_type(a.atttypid, a.atttypmod))
+	err := conn.QueryRow(ctx, `SELECT array_agg(a.attname::text ORDER BY k.n), coalesce(min(format_type(a.atttypid, a.atttypmod)), '')
 		FROM pg_constraint c CROSS JOIN LATERAL unnest(c.conkey) WITH ORDINALITY k(attnum, n)
 		JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
 		WHERE c.conrelid = $1 AND c.contype = 'p'`, oid).Scan(&cols, &l.KeyType)
@@ -264,8 +264,8 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 			if c.NotNull {
 				return usage.Errorf("--like %s: column %s is of type %s, not PostgreSQL's own: keybench cannot make its values", l.Source, sqltree.Printable(c.Name), c.Type)
 			}
-			c.Type, c.Fill = "text", "NULL"
 			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of type %s, not PostgreSQL's own: copied as text, left NULL", sqltree.Printable(c.Name), c.Type))
+			c.Type, c.Fill = "text", "NULL"
 		default:
 			c.Fill, c.text = fillFor(typname, category, c.Type, width), category == "S"
 		}

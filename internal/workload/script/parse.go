@@ -70,6 +70,9 @@ type statement struct {
 	params  []string
 	onTable bool
 	line    int
+	// keyText: the server typed :key otherwise than the key column, so it
+	// goes in its printed form.
+	keyText bool
 	// control: BEGIN, COMMIT or ROLLBACK, which the server need not resolve.
 	control bool
 }
@@ -87,7 +90,7 @@ func parse(r io.Reader, table string) (*script, error) {
 	var sql strings.Builder
 	start := 0
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxScriptBytes+1)
 	flush := func() error {
 		text := strings.TrimSpace(sql.String())
 		sql.Reset()
@@ -104,6 +107,9 @@ func parse(r io.Reader, table string) (*script, error) {
 	}
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF") // a byte-order mark, as editors on Windows write
+		}
 		trim := strings.TrimSpace(line)
 		switch {
 		case sql.Len() == 0 && (trim == "" || strings.HasPrefix(trim, "--")):
@@ -121,7 +127,7 @@ func parse(r io.Reader, table string) (*script, error) {
 			start = n
 		}
 		sql.WriteString(line + "\n")
-		if strings.HasSuffix(trim, ";") {
+		if strings.Contains(trim, ";") && sqltree.EndsStatement(sql.String()) {
 			if err := flush(); err != nil {
 				return nil, err
 			}
@@ -176,6 +182,9 @@ func parseSet(line string, vars map[string]bool, n int) (*assignment, error) {
 		hi, err := parseOperand(r[2], vars, n)
 		if err != nil {
 			return nil, err
+		}
+		if lo.name == "" && hi.name == "" && hi.value < lo.value {
+			return nil, fmt.Errorf("line %d: random(%d, %d): the upper bound is below the lower", n, lo.value, hi.value)
 		}
 		e = expr{random: true, lo: lo, hi: hi}
 	} else {
@@ -241,13 +250,25 @@ func parseStatement(text, table string, vars map[string]bool, line int) (*statem
 			out.WriteByte(c)
 		}
 	}
-	st.sql = strings.TrimSuffix(strings.TrimSpace(out.String()), ";")
+	st.sql = trimEnd(out.String())
 	control, why := sqltree.ScriptStatement(st.sql)
 	if why != "" {
 		return nil, fmt.Errorf("line %d is refused: %s (%s)", line, why, allowed)
 	}
 	st.control = control
 	return st, nil
+}
+
+// trimEnd is a statement without its closing semicolon and any comment
+// after it.
+func trimEnd(sql string) string {
+	sql = strings.TrimSpace(sql)
+	for i := len(sql) - 1; i >= 0; i-- {
+		if sql[i] == ';' && sqltree.EndsStatement(sql[:i+1]) {
+			return strings.TrimSpace(sql[:i])
+		}
+	}
+	return sql
 }
 
 // closing is the index after the quote that closes the one at i (a

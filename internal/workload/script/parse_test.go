@@ -1,6 +1,8 @@
 package script
 
 import (
+	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -66,6 +68,15 @@ func TestParseRefuses(t *testing.T) {
 		"\\set 9n 1\nSELECT 1 FROM :table;":     "not a variable name",
 		"SELECT 1;\n\nSELECT :y FROM :table;":   "line 3: :y",
 		"\\set n :rows\nSELECT :n FROM :table;": "",
+		"\\set n random(5, 1)\nSELECT :table;":  "line 1: random(5, 1): the upper bound is below the lower",
+		// What pgbench runs, keybench reads alike: a comment after the
+		// semicolon, a byte-order mark, a long line, a ; inside a quote
+		// or a dollar-quoted body that does not end the statement.
+		"SELECT 1 FROM :table; -- the first\nSELECT 2 FROM :table;": "",
+		"\uFEFFSELECT 1 FROM :table;":                               "",
+		"SELECT '" + strings.Repeat("x", 2<<20) + "' FROM :table;":  "",
+		"SELECT ';\n' FROM :table;\nSELECT $$;\n$$ FROM :table;":    "",
+		"SELECT :key::int FROM :table;":                             "",
 	} {
 		_, err := parse(strings.NewReader(src), "kb.t")
 		switch {
@@ -73,6 +84,33 @@ func TestParseRefuses(t *testing.T) {
 			t.Errorf("%q: %v", src, err)
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Errorf("%q: %v, want %q", src, err, want)
+		}
+	}
+}
+
+// TestStatementEnds: a statement ends at a semicolon PostgreSQL's scanner
+// reads as one, its trailing comment not part of what is sent.
+func TestStatementEnds(t *testing.T) {
+	s, err := parse(strings.NewReader("SELECT 1 FROM :table; -- the first\nSELECT ';' FROM :table /* c */ ;\n"), "kb.t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range s.steps {
+		got = append(got, st.stmt.sql)
+	}
+	if want := []string{"SELECT 1 FROM kb.t", "SELECT ';' FROM kb.t /* c */"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("statements %q, want %q", got, want)
+	}
+}
+
+// TestRandomSpansEveryInt64: random over the whole int64 range draws, never panics.
+func TestRandomSpansEveryInt64(t *testing.T) {
+	w := &worker{rng: rand.New(rand.NewPCG(1, 2))}
+	for _, r := range [][2]int64{{math.MinInt64, math.MaxInt64}, {-1, math.MaxInt64}, {math.MinInt64, 0}, {3, 3}} {
+		v, err := w.eval(expr{random: true, lo: operand{value: r[0]}, hi: operand{value: r[1]}})
+		if err != nil || v < r[0] || v > r[1] {
+			t.Errorf("random(%d, %d) = %d, %v", r[0], r[1], v, err)
 		}
 	}
 }

@@ -9,9 +9,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
+	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 
@@ -63,17 +62,9 @@ func (l *scriptLoad) Configure(s workload.Setup) error {
 	}
 	// Read to a bound: a script is a few statements, and a file of
 	// gigabytes read whole would take as much memory.
-	f, err := os.Open(l.file)
+	b, err := results.ReadFile(l.file, maxScriptBytes, "a script of SQL commands")
 	if err != nil {
 		return fmt.Errorf("script: %v", err)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
-	_ = f.Close()
-	if err != nil {
-		return fmt.Errorf("script: %v", err)
-	}
-	if len(b) > maxScriptBytes {
-		return fmt.Errorf("script %s: past the %d MB a script may hold", l.file, maxScriptBytes>>20)
 	}
 	l.text = string(b)
 	sc, err := parse(bytes.NewReader(b), placeholder)
@@ -106,7 +97,9 @@ func (l *scriptLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*wo
 		vals: map[string]int64{varRows: l.s.Rows, varClient: int64(id)}}
 	if sc.usesKey {
 		if gen == nil {
-			return nil, fmt.Errorf("the script names :key, but %s's keys are made by the server: run it as %s:gen=client, or insert without the key column", t.Key.Raw, t.Key.Raw)
+			client := *t.Key.Spec
+			client.Gen, client.Random = keys.GenClient, false
+			return nil, fmt.Errorf("the script names :key, but %s's keys are made by the server: run it as %s, or insert without the key column", t.Key.Raw, client.String())
 		}
 		w.stream, w.raw = gen.Stream(), make([]byte, t.Key.Strategy.Width)
 	}
@@ -115,8 +108,17 @@ func (l *scriptLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*wo
 			continue
 		}
 		name := "kb_script_" + strconv.Itoa(i)
-		if _, err := w.conn.Prepare(ctx, name, st.stmt.sql, nil); err != nil {
+		sd, err := w.conn.Prepare(ctx, name, st.stmt.sql, nil)
+		if err != nil {
 			return nil, fmt.Errorf("script line %d: %w", st.stmt.line, err)
+		}
+		// :key where the server typed it otherwise (:key::int, a text
+		// column's comparison) goes in the key's printed form, which any
+		// type's input function reads as the user wrote it.
+		for i, p := range st.stmt.params {
+			if p == varKey && i < len(sd.ParamOIDs) && sd.ParamOIDs[i] != t.Key.TypeOID() {
+				st.stmt.keyText, w.anyText = true, true
+			}
 		}
 		w.names = append(w.names, name)
 	}
@@ -144,11 +146,15 @@ type worker struct {
 	stream keys.Stream
 	raw    []byte
 	keyBuf []byte
-	rng    *rand.Rand
-	vals   map[string]int64
-	params [][]byte
-	fmts   []int16
-	ints   [][]byte
+	// keyTxt is the key's printed form, for statements whose :key the
+	// server typed otherwise (anyText: some do).
+	keyTxt  []byte
+	anyText bool
+	rng     *rand.Rand
+	vals    map[string]int64
+	params  [][]byte
+	fmts    []int16
+	ints    [][]byte
 }
 
 func (w *worker) Txn() (driver.Work, error) {
@@ -156,6 +162,9 @@ func (w *worker) Txn() (driver.Work, error) {
 	if w.stream != nil {
 		w.stream.Next(w.raw)
 		w.keyBuf = w.key.Encode(w.keyBuf[:0], w.raw)
+		if w.anyText {
+			w.keyTxt = append(w.keyTxt[:0], w.key.Format(w.raw)...)
+		}
 	}
 	n := 0
 	for _, st := range w.sc.steps {
@@ -190,6 +199,10 @@ func (w *worker) bind(st *statement) {
 		w.ints = append(w.ints, make([]byte, 0, 20))
 	}
 	for i, p := range st.params {
+		if p == varKey && st.keyText {
+			w.params, w.fmts = append(w.params, w.keyTxt), append(w.fmts, 0)
+			continue
+		}
 		if p == varKey {
 			w.params, w.fmts = append(w.params, w.keyBuf), append(w.fmts, w.key.WireFormat())
 			continue
@@ -207,7 +220,13 @@ func (w *worker) eval(e expr) (int64, error) {
 	if hi < lo {
 		return 0, fmt.Errorf("script: random(%d, %d): the upper bound is below the lower", lo, hi)
 	}
-	return lo + w.rng.Int64N(hi-lo+1), nil
+	// The span in unsigned arithmetic: random(-9223372036854775808,
+	// 9223372036854775807) spans every int64, past Int64N's reach.
+	span := uint64(hi) - uint64(lo)
+	if span == math.MaxUint64 {
+		return int64(w.rng.Uint64()), nil
+	}
+	return lo + int64(w.rng.Uint64N(span+1)), nil
 }
 
 func (w *worker) operand(o operand) int64 {
