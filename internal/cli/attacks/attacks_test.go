@@ -137,7 +137,7 @@ func TestScriptsAreCheckedBeforeTheyRun(t *testing.T) {
 	f.WriteString("SELECT 1 FROM :table;\n")
 	f.Truncate(11 << 20)
 	f.Close()
-	attack(t, c, "an 11 MB script", 2, "past the 10 MB", run(t, "scripts", "--script", big)...)
+	attack(t, c, "an 11 MB script", 2, "larger than 10 MiB", run(t, "scripts", "--script", big)...)
 }
 
 // TestResolvedNotNamed: calls the parse tree does not name as calls — an
@@ -253,4 +253,51 @@ func TestAdviseCallsNothing(t *testing.T) {
 func TestInputs(t *testing.T) {
 	c := plant(t, "inputs")
 	attack(t, c, "-R 1e-300", 2, "--rate", run(t, "inputs", "-R", "1e-300")...)
+}
+
+// TestSecondTrial: the hostile trial of 2026-12-02 against the guard by
+// construction. Functions of PostgreSQL's own that look up and call what
+// their argument names (record_in, array_in, domain_in through a domain
+// whose CHECK is the user's, satisfies_hash_partition), a type of the
+// user's schema named in a cast, a function of the user's adopted into an
+// allowed extension, writes to keybench's own ledger, an operator and an
+// access method planted in a kept schema or set as the database's default:
+// each is refused, or runs with nothing of the user's.
+func TestSecondTrial(t *testing.T) {
+	c := plant(t, "second")
+	clitest.Exec(t, c,
+		`CREATE FUNCTION public.ok(bigint) RETURNS bool LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('domain'); RETURN true; END $$`,
+		`CREATE DOMAIN public.uid AS bigint CHECK (public.ok(VALUE))`,
+		`CREATE EXTENSION hstore`,
+		`CREATE FUNCTION public.adopted(text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('adopted'); RETURN $1; END $$`,
+		`ALTER EXTENSION hstore ADD FUNCTION public.adopted(text)`)
+	var uid uint32
+	if err := c.QueryRow(t.Context(), "SELECT 'public.uid'::regtype::oid").Scan(&uid); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct{ name, script, want string }{
+		{"record_in of the user's row type", "SELECT record_in('(1,x)'::cstring, " + fmt.Sprint(uid) + "::oid, -1) FROM :table;\n", "by reference"},
+		{"domain_in of a domain whose CHECK is the user's", "SELECT domain_in('1'::cstring, " + fmt.Sprint(uid) + "::oid, -1) FROM :table;\n", "by reference"},
+		{"array_in of that domain", "SELECT array_in('{1}'::cstring, " + fmt.Sprint(uid) + "::oid, -1) FROM :table;\n", "by reference"},
+		{"satisfies_hash_partition", "SELECT satisfies_hash_partition(" + fmt.Sprint(uid) + "::oid, 2, 0, id) FROM :table;\n", "by reference"},
+		{"a regtype naming the user's domain", "SELECT 'public.uid'::regtype FROM :table;\n", "regtype"},
+		{"a cast to the user's domain array", "SELECT '{1}'::public.uid[] FROM :table;\n", "public"},
+		{"a function adopted into an allowed extension", "SELECT public.adopted('x') FROM :table;\n", "adopted"},
+	} {
+		attack(t, c, a.name, 2, a.want, run(t, "second", "--script", script(t, a.script))...)
+	}
+	if _, stderr, code := clitest.Run(t, bin, run(t, "second", "--schema", "kbkept", "--keep")...); code != 0 {
+		t.Fatalf("--keep: exit %d: %s", code, stderr)
+	}
+	attack(t, c, "a script writing keybench's ledger", 2, "not one of the tables keybench made",
+		run(t, "second", "--schema", "kbkept", "--keep", "--script", script(t, "SELECT 1 FROM :table;\nDELETE FROM kbkept.keybench_ledger;\n"))...)
+	clitest.Exec(t, c, `CREATE ACCESS METHOD pwnam TYPE TABLE HANDLER heap_tableam_handler`,
+		`ALTER DATABASE second SET default_table_access_method = pwnam`)
+	attack(t, c, "the database's default table access method", 0, "", run(t, "second", "--schema", "kbam")...)
+	clitest.Exec(t, c, `ALTER DATABASE second RESET default_table_access_method`,
+		`CREATE FUNCTION kbkept.plus(bigint, bigint) RETURNS bigint LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.pwn('kept operator'); RETURN 0; END $$`,
+		`CREATE OPERATOR kbkept.+ (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = kbkept.plus)`)
+	for _, force := range []string{"--keep", "--force"} {
+		attack(t, c, "an operator planted in a kept schema, "+force, 2, "code of someone else's", run(t, "second", "--schema", "kbkept", force)...)
+	}
 }
