@@ -449,7 +449,8 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 	var partitions int
 	// Every figure summed over the table's leaves: itself, or a partitioned
 	// table's partitions (pg_partition_tree).
-	err := tx.QueryRow(ctx, `SELECT (SELECT sum(greatest(lc.reltuples, 0))::float8 FROM pg_class lc WHERE lc.oid = ANY (lv.leaves)),
+	err := tx.QueryRow(ctx, `SELECT -- no count (NULL) when a leaf was never analysed (reltuples -1): n_live_tup then
+			(SELECT CASE WHEN bool_and(lc.reltuples >= 0) THEN sum(lc.reltuples)::float8 END FROM pg_class lc WHERE lc.oid = ANY (lv.leaves)),
 			coalesce((SELECT sum(pg_relation_size(x))::int8 FROM unnest(lv.leaves) x), 0), coalesce((SELECT sum(pg_table_size(x))::int8 FROM unnest(lv.leaves) x), 0),
 			coalesce((SELECT sum(pg_indexes_size(x))::int8 FROM unnest(lv.leaves) x), 0),
 			(SELECT sum(ls.n_live_tup)::int8 FROM pg_stat_user_tables ls WHERE ls.relid = ANY (lv.leaves)),
@@ -488,41 +489,15 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 		}
 		f.leafStats = len(f.stats) > 0
 	}
-	if len(f.stats) > 0 {
-		var w float64
-		for _, s := range f.stats {
-			w += float64(s.avgWidth)
-		}
-		t.RowBytes = results.Of(w)
-	} else if rows, ok := t.Rows.Get(); ok && rows > 0 && f.heapBytes > 0 {
-		// the heap's bytes per row less a tuple's header and line pointer
-		t.RowBytes = results.Of(float64(f.heapBytes)/float64(rows) - 28)
-		if t.RowBytes.Value() <= 0 {
-			t.RowBytes = results.Unavailable[float64](fmt.Sprintf("%s; the heap's %s over its %d rows leaves no room for a row", r.noStats(t, *f), results.Bytes(f.heapBytes), rows))
-		}
-	} else {
-		t.RowBytes = results.Unavailable[float64](r.noStats(t, *f))
-	}
+	t.RowBytes = r.rowBytes(t, *f)
 	k, indexOID, keyTypLen, err := r.key(ctx, tx, oid)
 	if err != nil || k == nil {
 		return err
 	}
 	t.Key, f.indexOID, f.keyTypLen = k, indexOID, keyTypLen
-	var indexBytes *int64
-	var nodes []int64
-	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(pg_relation_size(l.relid)), 0)::int8, coalesce(array_agg(pg_relation_filenode(l.relid)::int8) FILTER (WHERE pg_relation_filenode(l.relid) IS NOT NULL), '{}'),
-			coalesce((SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = $2 AND i.indexrelid IN (SELECT x.relid FROM `+r.leaves("$1::oid")+` x)), $1::oid)
-		FROM `+r.leaves("$1::oid")+` l`, indexOID, f.leafOID).Scan(&indexBytes, &nodes, &f.leafIndexOID); err != nil {
+	nodes, err := r.keyIndex(ctx, tx, t, f, indexOID)
+	if err != nil {
 		return err
-	}
-	if indexBytes == nil {
-		return errDropped
-	}
-	t.KeyIndexBytes = *indexBytes
-	r.checkRowsAgainstIndex(t)
-	t.KeyIndexOverCache = float64(t.KeyIndexBytes) / float64(r.srv.SharedBuffers)
-	if r.srv.RAM > 0 {
-		t.KeyIndexOverRAM = results.Of(float64(t.KeyIndexBytes) / float64(r.srv.RAM))
 	}
 	if s, ok := f.stats[k.Columns[0]]; ok {
 		// A key of several columns is ordered as its first column is: it
@@ -531,18 +506,7 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 	} else {
 		k.Correlation = results.Unavailable[float64](r.noColumnStats(t, *f, k.Columns[0]))
 	}
-	switch c, ok := cache.Get(); {
-	case !ok:
-		t.CacheShare = results.Unavailable[float64](cache.Reason())
-	case len(nodes) == 0:
-		t.CacheShare = results.Unavailable[float64]("the key index has no file of its own (pg_relation_filenode)")
-	default:
-		var pages int64
-		for _, n := range nodes {
-			pages += c[uint32(n)]
-		}
-		t.CacheShare = results.Of(float64(pages*r.blockSize) / float64(r.srv.SharedBuffers))
-	}
+	t.CacheShare = r.cacheShare(cache, nodes)
 	if t.Secondary, err = r.secondaries(ctx, tx, oid, indexOID, f.stats); err != nil {
 		return err
 	}
@@ -551,6 +515,66 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 	}
 	t.ReferencedBy, err = r.referencedBy(ctx, tx, oid)
 	return err
+}
+
+// keyIndex reads the key index's size (over a partitioned table's
+// leaves), sets it against the cache and the RAM, and returns its files
+// (to find its pages in the cache).
+func (r *reader) keyIndex(ctx context.Context, tx pgx.Tx, t *Table, f *tableFacts, indexOID uint32) ([]int64, error) {
+	var indexBytes *int64
+	var nodes []int64
+	if err := tx.QueryRow(ctx, `SELECT coalesce(sum(pg_relation_size(l.relid)), 0)::int8, coalesce(array_agg(pg_relation_filenode(l.relid)::int8) FILTER (WHERE pg_relation_filenode(l.relid) IS NOT NULL), '{}'),
+			coalesce((SELECT i.indexrelid FROM pg_index i WHERE i.indrelid = $2 AND i.indexrelid IN (SELECT x.relid FROM `+r.leaves("$1::oid")+` x)), $1::oid)
+		FROM `+r.leaves("$1::oid")+` l`, indexOID, f.leafOID).Scan(&indexBytes, &nodes, &f.leafIndexOID); err != nil {
+		return nil, err
+	}
+	if indexBytes == nil {
+		return nil, errDropped
+	}
+	t.KeyIndexBytes = *indexBytes
+	r.checkRowsAgainstIndex(t)
+	t.KeyIndexOverCache = float64(t.KeyIndexBytes) / float64(r.srv.SharedBuffers)
+	if r.srv.RAM > 0 {
+		t.KeyIndexOverRAM = results.Of(float64(t.KeyIndexBytes) / float64(r.srv.RAM))
+	}
+	return nodes, nil
+}
+
+// rowBytes is the average width of a row: its columns' (pg_stats), else
+// the heap's bytes per row less a tuple's header and line pointer.
+func (r *reader) rowBytes(t *Table, f tableFacts) results.M[float64] {
+	if len(f.stats) > 0 {
+		var w float64
+		for _, s := range f.stats {
+			w += float64(s.avgWidth)
+		}
+		return results.Of(w)
+	}
+	rows, ok := t.Rows.Get()
+	if !ok || rows <= 0 || f.heapBytes <= 0 {
+		return results.Unavailable[float64](r.noStats(t, f))
+	}
+	if w := float64(f.heapBytes)/float64(rows) - 28; w > 0 {
+		return results.Of(w)
+	}
+	return results.Unavailable[float64](fmt.Sprintf("%s; the heap's %s over its %d rows leaves no room for a row", r.noStats(t, f), results.Bytes(f.heapBytes), rows))
+}
+
+// cacheShare is the key index's share of shared_buffers: its files' pages
+// in the cache (pg_buffercache, read once for all tables) over the cache.
+func (r *reader) cacheShare(cache results.M[map[uint32]int64], nodes []int64) results.M[float64] {
+	c, ok := cache.Get()
+	switch {
+	case !ok:
+		return results.Unavailable[float64](cache.Reason())
+	case len(nodes) == 0:
+		return results.Unavailable[float64]("the key index has no file of its own (pg_relation_filenode)")
+	}
+	var pages int64
+	for _, n := range nodes {
+		pages += c[uint32(n)]
+	}
+	return results.Of(float64(pages*r.blockSize) / float64(r.srv.SharedBuffers))
 }
 
 // secondaries reads the table's other indexes (valid, one plain column,
@@ -592,8 +616,12 @@ func (r *reader) rows(reltuples *float64, liveTup *int64, heapBytes int64) resul
 	switch {
 	case reltuples != nil && *reltuples >= 0:
 		claimed, source = int64(*reltuples), "pg_class.reltuples"
-	case liveTup != nil && !r.srv.Standby:
+	case liveTup != nil && !r.srv.Standby && (*liveTup > 0 || heapBytes == 0):
 		claimed, source = *liveTup, "pg_stat_user_tables.n_live_tup"
+	case liveTup != nil && !r.srv.Standby:
+		// Counters flushed late (a session's inserts reach them seconds
+		// after it commits): none counted beside a heap of pages is no count.
+		return results.Unavailable[int64](fmt.Sprintf("never analysed, and pg_stat_user_tables counts no live row beside a heap of %s: the catalog holds no row count", results.Bytes(heapBytes)))
 	default:
 		return results.Unavailable[int64]("never analysed or vacuumed: the catalog holds no row count")
 	}

@@ -128,31 +128,7 @@ func LabFor(t *Table, s Server) *Lab {
 		lab.Notes = append(lab.Notes, fmt.Sprintf("a key of %d columns: the lab's key is its first, %s, alone (keybench's keys are one column): it sets where each insert lands, what the order costs",
 			n, sqltree.Printable(t.Key.Columns[0])))
 	}
-	bpr := labIndexBytesPerRow(keyBytes)
-	sbMB := float64(labSharedBuffersMB)
-	rowsFor := func(sbMB float64) float64 { return lab.Ratio * sbMB * (1 << 20) / bpr }
-	rows := rowsFor(sbMB)
-	switch {
-	case lab.Ratio <= 0:
-		rows = labMinRows
-		lab.Notes = append(lab.Notes, "the table's key index is empty: the lab starts from a small table")
-	case rows > labMaxRows:
-		sbMB = math.Max(labMinSBMB, math.Floor(labMaxRows*bpr/lab.Ratio/(1<<20)))
-		rows = rowsFor(sbMB)
-		if rows > labMaxRows {
-			rows = labMaxRows
-			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is %s× the cache: the lab stops at %d rows on a 1 MB cache, a ratio of %s", results.Significant(lab.Ratio), labMaxRows, results.Significant(labMaxRows*bpr/(1<<20))))
-		}
-	case rows < labMinRows:
-		sbMB = math.Min(labMaxSBMB, math.Ceil(labMinRows*bpr/lab.Ratio/(1<<20)))
-		rows = rowsFor(sbMB)
-		if rows < labMinRows {
-			rows = labMinRows
-			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is a tiny share of the cache (%s): the lab's %d rows on %d MB hold more", results.Digits(lab.Ratio, 2), labMinRows, labMaxSBMB))
-		}
-	}
-	lab.Rows = roundTo3(rows)
-	lab.SharedBuffers = int64(sbMB) << 20
+	sbMB := labSize(lab, keyBytes)
 	if rb, ok := t.RowBytes.Get(); ok {
 		// The row less its key, data and the secondary columns the lab makes itself.
 		lab.Payload = int(math.Max(0, math.Round(rb-float64(keyBytes)-8-float64(secondaryBytes(t)))))
@@ -194,6 +170,38 @@ func LabFor(t *Table, s Server) *Lab {
 		t.Migrate = fmt.Sprintf("keybench run %s --keys %s%s:prefill=uuidv4,%s,%s%s %s", lab.Workload, migrateTarget, storage, spec, migrateTarget, storage, shape)
 	}
 	return lab
+}
+
+// labSize sets the lab's rows and cache so that its key index stands to
+// its cache as the table's does (lab.Ratio), within the lab's bounds (each
+// bound reached said in a note); it returns the cache in MB.
+func labSize(lab *Lab, keyBytes int) float64 {
+	bpr := labIndexBytesPerRow(keyBytes)
+	sbMB := float64(labSharedBuffersMB)
+	rowsFor := func(sbMB float64) float64 { return lab.Ratio * sbMB * (1 << 20) / bpr }
+	rows := rowsFor(sbMB)
+	switch {
+	case lab.Ratio <= 0:
+		rows = labMinRows
+		lab.Notes = append(lab.Notes, "the table's key index is empty: the lab starts from a small table")
+	case rows > labMaxRows:
+		sbMB = math.Max(labMinSBMB, math.Floor(labMaxRows*bpr/lab.Ratio/(1<<20)))
+		rows = rowsFor(sbMB)
+		if rows > labMaxRows {
+			rows = labMaxRows
+			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is %s× the cache: the lab stops at %d rows on a 1 MB cache, a ratio of %s", results.Significant(lab.Ratio), labMaxRows, results.Significant(labMaxRows*bpr/(1<<20))))
+		}
+	case rows < labMinRows:
+		sbMB = math.Min(labMaxSBMB, math.Ceil(labMinRows*bpr/lab.Ratio/(1<<20)))
+		rows = rowsFor(sbMB)
+		if rows < labMinRows {
+			rows = labMinRows
+			lab.Notes = append(lab.Notes, fmt.Sprintf("the key index is a tiny share of the cache (%s): the lab's %d rows on %d MB hold more", results.Digits(lab.Ratio, 2), labMinRows, labMaxSBMB))
+		}
+	}
+	lab.Rows = roundTo3(rows)
+	lab.SharedBuffers = int64(sbMB) << 20
+	return sbMB
 }
 
 // labClients is the lab's clients: the backends seen writing the table,

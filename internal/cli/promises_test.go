@@ -159,7 +159,7 @@ func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
 	}
 	var servers []int
 	for deadline := time.Now().Add(3 * time.Minute); len(servers) == 0; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || !alive(cmd.Process.Pid) {
 			cmd.Process.Kill()
 			t.Fatalf("the lab's server never started:\n%s", stderr.String())
 		}

@@ -134,7 +134,7 @@ var countFigures = []countFigure{
 		"a level", func(countScale, countScale) (float64, string) { return 1, "" }),
 	{name: "key_index_bytes_per_row", header: "key index bytes / row", cell: func(c *results.Cell) (float64, bool) {
 		b, ok := c.Metrics.KeyIndexBytes.Get()
-		n := rowsAtEnd(c)
+		n := c.RowsAtEnd()
 		return float64(b) / float64(n), ok && n > 0 && b > 0
 	}},
 	{name: "leaf_density", header: "leaf density", most: 1, cell: func(c *results.Cell) (float64, bool) {

@@ -39,14 +39,16 @@ import (
 )
 
 // Point is one measured size of a key: its key index's size over the
-// cache it ran with, and its rate over the reference key's at that size.
+// cache it ran with, and its figure over the reference key's at that size
+// (Relative): its rate on a rate curve (Projection), its work on a work
+// curve (Work), named in JSON for neither, as it holds either.
 type Point struct {
 	RowsBefore int64 `json:"rows_before"`
 	// SharedBuffers is the cache the point was measured at when the run
 	// measured several (--shared-buffers; 0: the run's one cache).
 	SharedBuffers int64   `json:"shared_buffers,omitempty"`
 	Ratio         float64 `json:"key_index_cache_ratio"`
-	Relative      float64 `json:"relative_rate"`
+	Relative      float64 `json:"over_reference"`
 	// Interval is the interval of the rate relative to the reference key
 	// at this point: the paired rounds' (the geometric mean of the
 	// per-round ratios), none when the run had too few rounds for one.
@@ -298,11 +300,11 @@ func SizesAt(r *results.Results, rows int64) []SizeAt {
 	var order []string
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		n := c.RowsBefore + c.RowsInserted
+		n := c.RowsAtEnd()
 		if c.Status != results.StatusOK || n <= 0 {
 			continue
 		}
-		if b, ok := best[c.Key]; !ok || n > b.RowsBefore+b.RowsInserted {
+		if b, ok := best[c.Key]; !ok || n > b.RowsAtEnd() {
 			if !ok {
 				order = append(order, c.Key)
 			}
@@ -311,7 +313,7 @@ func SizesAt(r *results.Results, rows int64) []SizeAt {
 	}
 	for _, k := range order {
 		c := best[k]
-		n := float64(c.RowsBefore + c.RowsInserted)
+		n := float64(c.RowsAtEnd())
 		at := func(m results.M[int64]) int64 {
 			v, ok := m.Get()
 			if !ok {
@@ -623,7 +625,7 @@ func sizesAt(r *results.Results, key string, s Scale) (Projection, string, error
 	if largest == nil {
 		return Projection{}, "no cell of the key finished", nil
 	}
-	rows := float64(rowsAtEnd(largest))
+	rows := float64(largest.RowsAtEnd())
 	tb, ok1 := largest.Metrics.TableBytes.Get()
 	kb, ok2 := largest.Metrics.KeyIndexBytes.Get()
 	if !ok1 || !ok2 || rows <= 0 {
@@ -646,7 +648,7 @@ func sizesAt(r *results.Results, key string, s Scale) (Projection, string, error
 		if grown := grownCell(r, key); grown != nil {
 			if d, ok := grown.Metrics.LeafDensity.Get(); ok && d > 0 {
 				p.KeyIndexBytes = int64(float64(p.KeyIndexBytes) * at / d)
-				p.KeyIndexDensity, p.DensityFrom = d, fmt.Sprintf("its index grown by inserts alone (the cell from an empty table, %d rows)", rowsAtEnd(grown))
+				p.KeyIndexDensity, p.DensityFrom = d, fmt.Sprintf("its index grown by inserts alone (the cell from an empty table, %d rows)", grown.RowsAtEnd())
 			}
 		}
 	}
@@ -687,7 +689,7 @@ func beyondScale(r *results.Results, s Scale) string {
 		if c.Status != results.StatusOK {
 			continue
 		}
-		rows = max(rows, rowsAtEnd(c))
+		rows = max(rows, c.RowsAtEnd())
 		cb := c.SharedBuffers
 		if v, ok := c.Metrics.CacheBytes.Get(); ok && cb == 0 {
 			cb = v
@@ -874,14 +876,6 @@ func grownCell(r *results.Results, key string) *results.Cell {
 		}
 	}
 	return best
-}
-
-// rowsAtEnd is the rows the cell's table held at its end (the server's count when checked).
-func rowsAtEnd(c *results.Cell) int64 {
-	if c.RowCheck != nil && c.RowCheck.Server > 0 {
-		return c.RowCheck.Server
-	}
-	return c.RowsBefore + c.RowsInserted
 }
 
 // model prices each projected key's parts, read at its projected ratio, on

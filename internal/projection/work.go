@@ -211,7 +211,7 @@ func projectWork(c Curve, ratio float64, largest *results.Cell) *WorkProjection 
 		w.Relative = 0
 		return w
 	}
-	w.At, w.Lo, w.Hi, w.Level = ratio, lo, hi, level
+	w.At, w.Lo, w.Hi, w.Level, w.Floor = ratio, lo, hi, level, true
 	if w.Direction = direction(lo, hi); w.Direction == "" {
 		w.Decide = decideRun(ratio, largest)
 	}
@@ -269,7 +269,7 @@ func decideRun(ratio float64, largest *results.Cell) string {
 	if !ok || measured <= 0 {
 		return "a run whose key index is that size over its cache"
 	}
-	rows := float64(rowsAtEnd(largest)) * ratio / measured
+	rows := float64(largest.RowsAtEnd()) * ratio / measured
 	round := math.Pow(10, math.Floor(math.Log10(rows))-1) // two figures
 	return fmt.Sprintf("a run at about %s rows with this run's cache (its key index %s× the cache, as yours)", results.Thousands(int64(math.Round(rows/round)*round)), results.Digits(ratio, 2))
 }

@@ -22,7 +22,7 @@ func measureDelta(r verdict.Row, m verdict.Measure) string {
 	case c.TooFew:
 		return fmt.Sprintf("? too few samples (A: %s, B: %s; %d a side)", sampleCount(r.UnitA, m.SamplesA), sampleCount(r.UnitB, m.SamplesB), c.Needed)
 	case c.Uninformative():
-		return "~ " + stats.ChangePercent(c.Effect) + " [" + c.UninformativeText() + "]"
+		return "~ " + c.ChangeText() // spans a hundredfold: nothing said
 	case !c.Significant:
 		return mark(c) + " " + c.ChangeText()
 	}

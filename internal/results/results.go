@@ -696,6 +696,17 @@ type Latency struct {
 	Max    float64 `json:"max"`
 }
 
+// RowsAtEnd is the rows the cell's keyed table held when its sizes were
+// read, the one row count every output sizes it by: the server's count at
+// the cell's end (RowCheck, warm-up rows included), else the rows before
+// the window plus those it inserted less those it deleted.
+func (c *Cell) RowsAtEnd() int64 {
+	if c.RowCheck != nil && c.RowCheck.Server > 0 {
+		return c.RowCheck.Server
+	}
+	return c.RowsBefore + c.RowsInserted - c.RowsDeleted
+}
+
 // RowCheck compares the rows the clients wrote with the rows the server
 // holds in the keyed table, and (Written) the rows they inserted, updated
 // and deleted with the server's counts of them.

@@ -149,6 +149,15 @@ func (r *run) startServer(ctx context.Context) error {
 		return fmt.Errorf("reading settings: %w", err)
 	}
 	r.ui.Logf("PostgreSQL %s ready", env.ServerVersion)
+	r.readCache(ctx)
+	return nil
+}
+
+// readCache reads the server's shared_buffers (or why it cannot), says
+// the caches a run of several will restart through, and notes a preset
+// whose table sizes were chosen for another cache.
+func (r *run) readCache(ctx context.Context) {
+	env := &r.res.Environment
 	if cs := r.cfg.Plan.Params.Caches; len(cs) > 1 {
 		var list []string
 		for _, c := range cs {
@@ -168,7 +177,6 @@ func (r *run) startServer(ctx context.Context) error {
 			"scale --rows by %.1f for the same effect", r.cfg.Plan.Scenario.Name, results.Bytes(r.presetCache()), results.Bytes(sb), float64(sb)/float64(r.presetCache())))
 		r.ui.Logf("note: %s", r.res.Notes[len(r.res.Notes)-1])
 	}
-	return nil
 }
 
 // useCache restarts the server with the cell's cache (--shared-buffers)

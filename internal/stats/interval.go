@@ -10,6 +10,9 @@ type Interval struct {
 	Lo    float64 `json:"lo,omitempty"`
 	Hi    float64 `json:"hi,omitempty"`
 	Level float64 `json:"level,omitempty"`
+	// Floor says Level is a floor (several intervals carried together,
+	// each erring the same way at once): printed "≥99.9%".
+	Floor bool `json:"level_is_floor,omitempty"`
 }
 
 // Has says whether there is an interval: a level, and ends in order.
@@ -19,7 +22,15 @@ func (i Interval) Has() bool { return i.Level > 0 && i.Hi >= i.Lo }
 // bound and its level by LevelText: "[0.91–1.08, 95%]", or, between
 // signed ends, "[-45% to -35%, 95%]".
 func (i Interval) Text(bound func(float64) string) string {
-	return strings.TrimSuffix(i.EndsText(bound), "]") + ", " + LevelText(i.Level) + "]"
+	return strings.TrimSuffix(i.EndsText(bound), "]") + ", " + i.levelText() + "]"
+}
+
+// levelText is the level as printed, "≥" before a floor's.
+func (i Interval) levelText() string {
+	if i.Floor {
+		return "≥" + LevelText(i.Level)
+	}
+	return LevelText(i.Level)
 }
 
 // EndsText is the interval without its level, "[0.91–1.08]", for a
@@ -47,7 +58,7 @@ func (i Interval) RatioText() string {
 // words: "undecided: spans 6,222-fold, LEVEL".
 func (i Interval) UninformativeText() string {
 	if i.Lo <= 0 {
-		return "undecided: no lower bound at " + LevelText(i.Level)
+		return "undecided: no lower bound at " + i.levelText()
 	}
-	return "undecided: spans " + strings.TrimSuffix(RatioText(i.Hi/i.Lo), "×") + "-fold at " + LevelText(i.Level)
+	return "undecided: spans " + strings.TrimSuffix(RatioText(i.Hi/i.Lo), "×") + "-fold at " + i.levelText()
 }

@@ -86,9 +86,13 @@ func (c Comparison) HasInterval() bool { return c.Level > 0 && c.Lo > 0 && c.Hi 
 
 // ChangeText is the change the effect is in percent, with its interval in
 // percent too and its level: "-40% [-45%, -35%, 95%]" (a percentage is
-// never printed beside a ratio's interval).
+// never printed beside a ratio's interval); an interval spanning a
+// hundredfold is said in words (UninformativeText).
 func (c Comparison) ChangeText() string {
 	s := ChangePercent(c.Effect)
+	if c.Uninformative() {
+		return s + " [" + c.UninformativeText() + "]"
+	}
 	if c.HasInterval() {
 		s += " " + c.Text(ChangePercent)
 	}

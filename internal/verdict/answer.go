@@ -240,7 +240,7 @@ func keyIndexPerRow(res *results.Results, g *results.Group) (float64, bool) {
 	for _, i := range g.Cells {
 		c := &res.Cells[i]
 		b, ok := c.Metrics.KeyIndexBytes.Get()
-		rows := c.RowsBefore + c.RowsInserted - c.RowsDeleted
+		rows := c.RowsAtEnd()
 		if ok && b > 0 && rows > 0 {
 			per = append(per, float64(b)/float64(rows))
 		}

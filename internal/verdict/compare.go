@@ -168,7 +168,7 @@ func compareRuns(a, b *results.Results) (rows []Row, onlyA, onlyB []string) {
 		sa, okA := a.Median(x, total)
 		sb, okB := b.Median(y, total)
 		r.SizeA, r.SizeB, r.HasSize = int64(sa), int64(sb), okA && okB
-		held := func(c *results.Cell) (float64, bool) { return float64(c.RowsBefore + c.RowsInserted), true }
+		held := func(c *results.Cell) (float64, bool) { return float64(c.RowsAtEnd()), true }
 		ra, _ := a.Median(x, held)
 		rb, _ := b.Median(y, held)
 		r.RowsA, r.RowsB = int64(ra), int64(rb)

@@ -208,38 +208,39 @@ func Open(ctx context.Context, conn *pgx.Conn, o Options) (*Workspace, error) {
 	if !w.owned {
 		return nil, usage.Errorf("schema %q exists and was not created by keybench (its ledger does not record it); keybench works only in a schema of its own: choose another --schema", o.Schema)
 	}
-	if w.owned {
-		foreign, err := w.Foreign(ctx, conn)
-		if err != nil {
-			return nil, err
-		}
-		// Code of someone else's in keybench's schema — a function, an
-		// operator, a type, a cast, an operator class — would be found by
-		// keybench's own SQL, whose search path holds the schema (an operator
-		// of a closer argument type wins wherever it is): refused, --force
-		// or not. --force works beside someone else's tables alone.
-		var code []string
-		for _, f := range foreign {
-			kind, _, _ := strings.Cut(f, " ")
-			switch kind {
-			case "table", "view", "materialized", "sequence", "index", "foreign", "relation", "collation", "statistics":
-			default:
-				code = append(code, f)
-			}
-		}
-		if len(code) > 0 {
-			return nil, usage.Errorf("schema %q, kept by an earlier keybench run, now holds code of someone else's (%s), which keybench's own SQL could reach: keybench runs no code of yours; choose another --schema",
-				o.Schema, strings.Join(firstN(code, 5), ", "))
-		}
-		if len(foreign) > 0 && !o.Force {
-			return nil, usage.Errorf("schema %q was kept by an earlier keybench run but now holds objects keybench did not create (%s); choose another --schema, or --force to work beside them (keybench then drops only what it recorded creating)",
-				o.Schema, strings.Join(firstN(foreign, 5), ", "))
+	return w, w.checkKept(ctx, conn)
+}
+
+// checkKept refuses a schema an earlier run kept that now holds code of
+// someone else's, or (without Force) any object keybench did not record.
+func (w *Workspace) checkKept(ctx context.Context, conn *pgx.Conn) error {
+	foreign, err := w.Foreign(ctx, conn)
+	if err != nil {
+		return err
+	}
+	// Code of someone else's in keybench's schema — a function, an
+	// operator, a type, a cast, an operator class — would be found by
+	// keybench's own SQL, whose search path holds the schema (an operator
+	// of a closer argument type wins wherever it is): refused, --force
+	// or not. --force works beside someone else's tables alone.
+	var code []string
+	for _, f := range foreign {
+		kind, _, _ := strings.Cut(f, " ")
+		switch kind {
+		case "table", "view", "materialized", "sequence", "index", "foreign", "relation", "collation", "statistics":
+		default:
+			code = append(code, f)
 		}
 	}
-	if !hasLedger {
-		return w, w.tx(ctx, conn, func(tx pgx.Tx) error { return w.createLedger(ctx, tx) })
+	if len(code) > 0 {
+		return usage.Errorf("schema %q, kept by an earlier keybench run, now holds code of someone else's (%s), which keybench's own SQL could reach: keybench runs no code of yours; choose another --schema",
+			w.o.Schema, strings.Join(firstN(code, 5), ", "))
 	}
-	return w, nil
+	if len(foreign) > 0 && !w.o.Force {
+		return usage.Errorf("schema %q was kept by an earlier keybench run but now holds objects keybench did not create (%s); choose another --schema, or --force to work beside them (keybench then drops only what it recorded creating)",
+			w.o.Schema, strings.Join(firstN(foreign, 5), ", "))
+	}
+	return nil
 }
 
 // ledger is the ledger's qualified name.
