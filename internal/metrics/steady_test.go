@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -135,5 +136,47 @@ func TestSteadyWALSpacing(t *testing.T) {
 	}
 	if f, why := NewFirstTouches(15, nil); f != nil || !strings.Contains(why, "16") {
 		t.Errorf("PostgreSQL 15: %v %q", f, why)
+	}
+}
+
+// TestDataIndexGrowsWithTheTable: touches that fall on a quarter of an
+// index fit as a hot set of that quarter; the key index's stays that size
+// at another scale, the data index's (its values uniform over the table's
+// range) is the relation itself, grown with it.
+func TestDataIndexGrowsWithTheTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	f, _ := NewFirstTouches(16, &Extensions{Schema: map[string]string{"pg_walinspect": "public"}})
+	for range 6 {
+		seen := map[string]bool{}
+		for range 4000 {
+			for _, rel := range []struct{ name, role string }{{"kb_cell_pkey", results.RoleKeyIndex}, {"kb_cell_data", results.RoleDataIndex}} {
+				b := rng.Int64N(5000)
+				if k := fmt.Sprint(rel.name, b); !seen[k] {
+					seen[k] = true
+					f.image(rel.name, rel.role, 20000, b, 8000)
+				}
+			}
+		}
+		f.image("", "", 0, 0, 8000)
+		f.EndRound(4000)
+	}
+	sp := Spacing{Timeout: time.Hour, MaxWALBytes: 1 << 40, CompletionTarget: 0.9, Basis: "test"}
+	st, ok := f.Steady(results.Of(10_000.0), 1000, sp).Get()
+	if !ok {
+		t.Fatal("unavailable")
+	}
+	whole := map[string]bool{}
+	for _, r := range st.Model.Relations {
+		whole[r.Role] = r.Whole
+		if r.HotPages > 10000 {
+			t.Errorf("%s: a hot set of %.0f pages, touches over 5000", r.Role, r.HotPages)
+		}
+	}
+	if whole[results.RoleKeyIndex] || !whole[results.RoleDataIndex] {
+		t.Errorf("whole relations: %v, want the data index's alone", whole)
+	}
+	grow := func(string) float64 { return 1000 }
+	if at, _ := st.Model.Images(3.6e6, grow); at <= func() float64 { v, _ := st.Model.Images(3.6e6, nil); return v }() {
+		t.Errorf("images per row %.4f grown 1000-fold, no more than at the measured size: the data index did not grow", at)
 	}
 }

@@ -125,7 +125,8 @@ var (
 	Rate = Column{Header: "rate", Name: "rate",
 		Note: "the geometric mean of the rounds' rates, the statistic of its ratios",
 		Text: func(_ *results.Results, g *results.Group) string {
-			return results.Kilo(g.Rate) + " " + g.RateUnitText()
+			// One style for the whole column (never "12.5k" above "6604").
+			return fmt.Sprintf("%.0f %s", g.Rate, g.RateUnitText())
 		}}
 	// RateColumn is the group's median rate with its interval.
 	RateColumn = Column{Header: RateHeader, Called: "median rate", Name: "median_rate",

@@ -31,8 +31,10 @@ type CheckRow struct {
 	// Figure is "work" (per transaction over Against's) or "rate" (over
 	// Against's), or one of the key's own counts (Against empty), named
 	// as results.json's rounds name it, Header as every table does.
-	Figure    string  `json:"figure"`
-	Header    string  `json:"header,omitempty"`
+	Figure string `json:"figure"`
+	Header string `json:"header,omitempty"`
+	// Share says the figure is a share (0 to 1), printed in percent.
+	Share     bool    `json:"share,omitempty"`
 	Predicted float64 `json:"predicted,omitempty"`
 	// Interval is the projection's (its level a floor for the work: work.go).
 	stats.Interval

@@ -58,7 +58,9 @@ type countFigure struct {
 	// variable is what sets it in its model ("": a level the key's order
 	// sets); model says how, where no number is carried.
 	variable, model string
-	// most is the figure's ceiling (a leaf is at most full; 0: none).
+	// most is the figure's ceiling (a leaf is at most full; 0: none);
+	// a ceiling of 1 makes it a share, printed in percent as the run
+	// prints it.
 	most float64
 }
 
@@ -375,7 +377,7 @@ func checkCounts(full *results.Results, levels []scaleLevel, i, clients int, cac
 		}
 		to.cache = cache
 		for _, f := range countFigures {
-			c := CheckRow{Rows: at.rows, CacheBytes: cache, Key: key, Figure: f.name, Header: f.header, From: from}
+			c := CheckRow{Rows: at.rows, CacheBytes: cache, Key: key, Figure: f.name, Header: f.header, Share: f.most == 1, From: from}
 			var p Point
 			c.Predicted, c.Lo, c.Hi, p, c.Unavailable = f.project(below, *to)
 			if c.Unavailable == "" {
@@ -415,6 +417,8 @@ type CountProjection struct {
 	// registry's: results.RoundFigures).
 	Figure string `json:"figure"`
 	Header string `json:"header"`
+	// Share says the figure is a share (0 to 1), printed in percent.
+	Share bool `json:"share,omitempty"`
 	// Value is the figure at the scale, with its interval (none where the
 	// run measured a figure once: one size).
 	Value float64 `json:"value,omitempty"`
@@ -457,7 +461,7 @@ func countsAt(r *results.Results, s Scale) []CountProjection {
 // at is the figure carried from the run's scales to the user's (ratio: its
 // key index over the cache there).
 func (f countFigure) at(key string, all []countScale, to countScale, ratio float64) CountProjection {
-	c := CountProjection{Key: key, Figure: f.name, Header: f.header, Variable: f.variable}
+	c := CountProjection{Key: key, Figure: f.name, Header: f.header, Share: f.most == 1, Variable: f.variable}
 	if f.variable == byCheckpoints && to.rate <= 0 {
 		c.Unavailable = "--insert-rate sets the rows between two checkpoints, and with them the images"
 		return c

@@ -386,9 +386,10 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 			cell = "- (below)"
 			note(c, label)
 		case c.Lo > 0:
-			cell = checkNumber(c.Value) + " " + c.Text(checkNumber)
+			num := countNumber(c.Share)
+			cell = num(c.Value) + " " + c.Text(num)
 		default:
-			cell = checkNumber(c.Value) + " (once)"
+			cell = countNumber(c.Share)(c.Value) + " (once)"
 		}
 		if c.Unavailable == "" && c.Beyond > 0 {
 			cell += " · " + results.Digits(c.Beyond, 2) + "×"
@@ -407,6 +408,15 @@ func projectedCounts(d *Doc, cs []projection.CountProjection) {
 	for _, r := range reasons {
 		d.Printf("%s of %s: %s.", strings.Join(noted[r][0], " and "), strings.Join(noted[r][1], ", "), r)
 	}
+}
+
+// countNumber is how a count prints: a share in percent, as the run
+// prints it ("70%"), any other by checkNumber.
+func countNumber(share bool) func(float64) string {
+	if share {
+		return func(v float64) string { return strconv.FormatFloat(v*100, 'f', 0, 64) + "%" }
+	}
+	return checkNumber
 }
 
 // checkNumber is a checked figure with three significant digits (WAL
@@ -446,7 +456,7 @@ func CheckDoc(rows []projection.CheckRow) *Doc {
 		for _, f := range r.From {
 			from = append(from, results.Thousands(f))
 		}
-		num, unit := checkNumber, ""
+		num, unit := countNumber(r.Share), ""
 		if r.Against != "" { // a ratio
 			num, unit = func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }, "×"
 		}
