@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keybench/keybench/internal/projection"
 	"github.com/keybench/keybench/internal/projection/projectiontest"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/results/resultstest"
@@ -38,6 +39,21 @@ func TestCost(t *testing.T) {
 	}
 	if _, ok := c.WALPerDay.Get(); !ok {
 		t.Errorf("WAL per day at 500 inserts/s: %s", c.WALPerDay.Reason())
+	}
+	// One figure on every output (issue 76): advise's cost is project's
+	// at the table's rows, cache and insert rate, the same numbers.
+	rep, err := projection.Project(run, projection.Scale{Rows: 20_000_000, CacheBytes: 256 << 20, InsertRate: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]projection.Projection{}
+	for _, p := range rep.Keys {
+		byKey[p.Key] = p
+	}
+	mine, ordered := byKey[c.Key], byKey[c.Ordered]
+	if c.Relative != mine.Relative/ordered.Relative || c.KeyIndexBytes != mine.KeyIndexBytes || c.OrderedKeyIndexBytes != ordered.KeyIndexBytes ||
+		c.WALPerDay.Value() != mine.WALPerDay.Value() {
+		t.Errorf("advise's cost %+v, project's %+v against %+v", c, mine, ordered)
 	}
 	if why := strings.Join(tables[0].Verdict.Why, " "); !strings.Contains(why, "of the ordered key's insert rate") {
 		t.Errorf("why: %s", why)
