@@ -47,16 +47,20 @@ def said(v):
 loads = sorted(rd["cost"]["others_cpu_share"] for c in r["cells"] for rd in c.get("rounds", []) if isinstance((rd.get("cost") or {}).get("others_cpu_share"), (int, float)))
 load = "others %.0f%%" % (100 * loads[len(loads) // 2]) if loads else "others ?"
 rounds = max((len(c.get("rounds", [])) for c in r["cells"]), default=0)
+ans = r["analysis"].get("answer") or {}
+group = "+".join(k["key"] for k in ans.get("group") or [])
+chose = "chose=%s group=%s" % (ans.get("choose") or ("undecided" if ans.get("undecided") else "-"), group or "-")
 if kind == "war":
     wb, w7 = versus("work", "uuidv4", "bigint"), versus("work", "uuidv4", "uuidv7")
     ok = all(v is not None and v["significant"] and v["effect"] > 1 for v in (wb, w7))
     ratio = w7["effect"] if w7 else 0
-    print("%s ratio=%.3f work uuidv4/bigint %s, /uuidv7 %s; rate %s, %s; %d rounds; %s" % (
-        "NAMED" if ok else "not-named", ratio, said(wb), said(w7), said(versus("rate", "uuidv4", "bigint")), said(versus("rate", "uuidv4", "uuidv7")), rounds, load))
+    print("%s ratio=%.3f work uuidv4/bigint %s, /uuidv7 %s; rate %s, %s; %d rounds; %s; %s" % (
+        "NAMED" if ok else "not-named", ratio, said(wb), said(w7), said(versus("rate", "uuidv4", "bigint")), said(versus("rate", "uuidv4", "uuidv7")), rounds, load, chose))
 else:
     found = [g["key"] + " vs " + v["key"] + " (" + fam + ")" for g in groups for fam, vs in
              (("rate", g.get("compared", [])), ("work", (g.get("cost") or {}).get("compared", []))) for v in vs if v["significant"]]
-    print("%s %s; %d rounds; %s" % ("FALSE" if found else "none", ", ".join(found[:2]), rounds, load))
+    costlier = [k["key"] for k in ans.get("costlier") or []]
+    print("%s %s; %d rounds; %s; %s; costlier: %s" % ("FALSE" if found else "none", ", ".join(found[:2]), rounds, load, chose, ",".join(costlier) or "none"))
 PY
 }
 
@@ -90,6 +94,7 @@ quiet=$(ratios quiet | median)
 for n in quiet busy iohog; do
   m=$(ratios "$n" | median)
   lo=$(ratios "$n" | sort -n | head -1); hi=$(ratios "$n" | sort -n | tail -1)
+  printf '%-6s recommended: %s\n' "$n" "$(sed -n 's/.*chose=\([^ ;]*\).*/\1/p' "$WORK/$n.lines" | sort | uniq -c | tr '\n' ' ')"
   printf '%-6s uuidv4 named doing more work than bigint and uuidv7 in %s of %s runs; uuidv4/uuidv7 work %s (%s–%s), %s of the quiet runs'"'"'; median wall time %s s\n' \
     "$n" "$(grep -c ' NAMED' "$WORK/$n.lines" || true)" "$runs" "$m" "$lo" "$hi" "$(awk -v a="$m" -v b="$quiet" 'BEGIN {printf "%.2f×", (b > 0 ? a / b : 0)}')" "$(median <"$WORK/$n.times")"
 done
