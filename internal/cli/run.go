@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	"github.com/keybench/keybench/internal/scenario"
 	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/usage"
+	"github.com/keybench/keybench/internal/verdict"
 	"github.com/keybench/keybench/internal/workload"
 	"github.com/keybench/keybench/internal/workload/script"
 )
@@ -63,8 +66,8 @@ type runCmd struct {
 	Quick         bool        `help:"A smoke run: each key one short window at a small scale (about a minute on one server; on Citus minutes, each cell making and dropping its shards)."`
 	DSN           string      `name:"dsn" help:"Run against this server (URL or key=value; libpq PG* variables fill the rest) instead of the embedded one."`
 	Schema        string      `default:"keybench" help:"Schema keybench works in (created and dropped by keybench)."`
-	PgVersion     string      `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18)."`
-	PgBin         string      `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading."`
+	PgVersion     string      `name:"pg-version" help:"Embedded PostgreSQL major version: 15, 16, 17 or 18 (default 18); a list (15,18) runs the plan on each, one server after another, and answers for each and across them."`
+	PgBin         string      `name:"pg-bin" help:"Use an installed PostgreSQL's binaries instead of downloading; a list of directories runs the plan on each in turn."`
 	PgConf        []string    `name:"pg-conf" help:"Server setting key=value for the embedded server (repeatable)."`
 	SharedBuffers []string    `name:"shared-buffers" sep:"," placeholder:"SIZE" help:"Embedded server: shared_buffers sizes (e.g. 16MB,64MB) to measure every cell at, restarting the server between them; default: the cache mode's."`
 	StandbyWait   *pgDuration `name:"standby-wait" placeholder:"SECONDS" help:"How long keybench waits, before and after each cell, for a standby to replay what the primary wrote (default 30s); one that does not is recorded as falling behind and not waited for again."`
@@ -92,6 +95,9 @@ type runCmd struct {
 
 	// options are the workload options given as flags (workloadFlags).
 	options map[string]string `kong:"-"`
+	// servers are the embedded servers the plan runs on, one after
+	// another (more than one: --pg-version or --pg-bin lists).
+	servers []server.Options `kong:"-"`
 }
 
 func (r *runCmd) Run(e *env) error {
@@ -113,7 +119,12 @@ func (r *runCmd) Run(e *env) error {
 		humanFile = e.stderr
 	}
 	var human io.Writer = &printable{w: humanFile}
-	res, err := runner.Run(e.ctx, cfg)
+	var res *results.Results
+	if len(r.servers) > 1 {
+		res, err = runMajors(e.ctx, cfg, r.servers)
+	} else {
+		res, err = runner.Run(e.ctx, cfg)
+	}
 	if err != nil && (res == nil || len(res.Cells) == 0) {
 		// Nothing was measured (the server could not be reached, a key
 		// could not be made): leave no results behind, only the error.
@@ -150,6 +161,42 @@ func (r *runCmd) Run(e *env) error {
 		return errInterrupted
 	}
 	return err
+}
+
+// runMajors runs the plan on each server in turn, each a run of its own
+// in a directory of its own under cfg.Out (pg15/, pg18/), and merges them
+// into cfg.Out's results.json (results.MergeMajors), analysed: an answer
+// for each major and across them. An interrupted or failed major ends the
+// runs; what ran is merged.
+func runMajors(ctx context.Context, cfg runner.Config, servers []server.Options) (*results.Results, error) {
+	var runs []*results.Results
+	var dirs []string
+	var err error
+	for i, o := range servers {
+		c := cfg
+		c.Embedded = o
+		dir := fmt.Sprintf("pg%d-%s", i+1, cmp.Or(o.Version, filepath.Base(filepath.Dir(o.BinDir)), "default"))
+		c.Out = filepath.Join(cfg.Out, dir)
+		if err = runner.MkOut(c.Out); err != nil {
+			return nil, err
+		}
+		var res *results.Results
+		res, err = runner.Run(ctx, c)
+		if res != nil && len(res.Cells) > 0 {
+			runs, dirs = append(runs, res), append(dirs, dir)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(runs) == 0 {
+		return nil, err
+	}
+	merged := results.MergeMajors(runs, dirs)
+	if werr := verdict.Write(merged, cfg.Out); werr != nil && err == nil {
+		err = werr
+	}
+	return merged, err
 }
 
 func (r *runCmd) config(e *env) (runner.Config, error) {
@@ -482,21 +529,59 @@ func (r *runCmd) server(cfg *runner.Config, sc *scenario.Scenario) error {
 		cfg.ConnConfig = cc
 		return nil
 	}
-	if r.PgBin == "" {
-		if _, err := server.ResolveVersion(r.PgVersion); err != nil {
-			return usagef("%v", err)
-		}
-	} else {
-		dir, version, err := server.CheckBinDir(r.PgBin)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		if r.PgVersion != "" && !strings.HasPrefix(version+".", strings.SplitN(r.PgVersion, ".", 2)[0]+".") {
-			return usagef("--pg-bin %s holds PostgreSQL %s, not --pg-version %s; give one of the two", dir, version, r.PgVersion)
-		}
+	base := server.Options{Settings: settings, ColdCache: r.CacheMode == "cold", ColdCacheMB: sc.ColdCacheMB, Replicas: replicas}
+	servers, err := r.embedded(base)
+	if err != nil {
+		return err
 	}
-	cfg.Embedded = server.Options{Version: r.PgVersion, BinDir: r.PgBin, Settings: settings, ColdCache: r.CacheMode == "cold", ColdCacheMB: sc.ColdCacheMB, Replicas: replicas}
+	if len(servers) > 1 && replicas > 0 {
+		return usagef("--replicas runs on one major: a list of --pg-version or --pg-bin runs each alone")
+	}
+	cfg.Embedded, r.servers = servers[0], servers
 	return nil
+}
+
+// embedded are the embedded servers --pg-version and --pg-bin name, one
+// for each entry of their lists (a list of one of them, the other one
+// entry or none), each checked: a version keybench knows, a directory
+// that holds PostgreSQL's binaries of the version given beside it.
+func (r *runCmd) embedded(base server.Options) ([]server.Options, error) {
+	split := func(s string) []string {
+		if s == "" {
+			return []string{""}
+		}
+		return strings.Split(s, ",")
+	}
+	versions, bins := split(r.PgVersion), split(r.PgBin)
+	if len(versions) > 1 && len(bins) > 1 {
+		return nil, usagef("give a list of --pg-version or of --pg-bin, not both")
+	}
+	var out []server.Options
+	for i := range max(len(versions), len(bins)) {
+		v, bin := versions[min(i, len(versions)-1)], bins[min(i, len(bins)-1)]
+		if bin == "" {
+			if _, err := server.ResolveVersion(v); err != nil {
+				return nil, usagef("%v", err)
+			}
+		} else {
+			dir, version, err := server.CheckBinDir(bin)
+			if err != nil {
+				return nil, usagef("%v", err)
+			}
+			if v != "" && !strings.HasPrefix(version+".", strings.SplitN(v, ".", 2)[0]+".") {
+				return nil, usagef("--pg-bin %s holds PostgreSQL %s, not --pg-version %s; give one of the two", dir, version, v)
+			}
+		}
+		o := base
+		o.Version, o.BinDir = v, bin
+		for _, seen := range out {
+			if seen.Version == o.Version && seen.BinDir == o.BinDir {
+				return nil, usagef("--pg-version %s is listed twice", cmp.Or(v, bin))
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // MaxReplicas bounds --replicas: each standby is a whole server on the same machine.

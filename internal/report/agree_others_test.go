@@ -38,23 +38,21 @@ func recorded(t *testing.T) map[string]*results.Results {
 // rate and its work's counts times work (its CPU and blocks), analysed.
 func scaled(t *testing.T, name string, rate, work float64) *results.Results {
 	t.Helper()
-	path := filepath.Join("testdata", "runs", name+".json.gz")
+	return scaledFile(t, filepath.Join("testdata", "runs", name+".json.gz"), rate, work)
+}
+
+// scaledFile is scaled of a recorded run's file.
+func scaledFile(t *testing.T, path string, rate, work float64) *results.Results {
+	t.Helper()
 	r, err := results.Parse(resultstest.ReadGzip(t, path), path, all.Kinds())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range r.Cells {
 		for j := range r.Cells[i].Rounds {
-			rd := &r.Cells[i].Rounds[j]
-			rd.Rate *= rate
-			if c := rd.Cost; c != nil {
-				for _, m := range []*results.M[float64]{&c.ServerAllCPUMS, &c.ServerCPUMS, &c.BlocksRead, &c.ServerReads, &c.ServerWrites, &c.WALBytes, &c.WALFPI, &c.WALFlushes} {
-					if v, ok := m.Get(); ok {
-						*m = results.Of(v * work)
-					}
-				}
-			}
+			r.Cells[i].Rounds[j].Rate *= rate
 		}
+		scaleWork(&r.Cells[i], work)
 	}
 	verdict.Analyze(r)
 	return r

@@ -48,7 +48,12 @@ func brief(res *results.Results, page bool) *Doc {
 	if res.Plan.Ask != "" && !page {
 		d.Println(res.Plan.Ask)
 	}
-	if a.Answer != nil {
+	switch {
+	case a.Majors != nil:
+		for _, l := range majorsLines(a.Majors) {
+			d.Println(l)
+		}
+	case a.Answer != nil:
 		d.Println(a.Answer.Text)
 	}
 	for _, w := range res.Warnings {

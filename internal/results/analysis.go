@@ -29,6 +29,50 @@ type Analysis struct {
 	// Answer is what the run answers, said first (nil: no shape compared
 	// its keys' work).
 	Answer *Answer `json:"answer,omitempty"`
+	// Majors is a run over several PostgreSQL majors: each major's answer
+	// and whether each key's work ratio holds from one to the next.
+	Majors *Majors `json:"pg_majors,omitempty"`
+}
+
+// Majors is what a run over several PostgreSQL majors answers: each
+// major's own answer (its cells alone, analysed as a run of their own),
+// and, for each key of the headline shape, its work over Reference's on
+// every major and how that ratio moved from the first major to each later
+// one (the ratio of ratios, at Level: Bonferroni over the keys, its own
+// family).
+type Majors struct {
+	Answers   []MajorAnswer  `json:"answers"`
+	Reference string         `json:"reference,omitempty"`
+	Level     float64        `json:"level,omitempty"`
+	Keys      []AcrossMajors `json:"keys,omitempty"`
+}
+
+// MajorAnswer is one major's answer (nil: none compared its keys' work).
+type MajorAnswer struct {
+	Major  int     `json:"major"`
+	Answer *Answer `json:"answer,omitempty"`
+}
+
+// AcrossMajors is one key's work over the reference's on each major, and
+// how it moved: Moved[i] is major i+1's ratio over the first's (absent
+// where either had too few rounds for a standard error; Why says so).
+type AcrossMajors struct {
+	Key    string       `json:"key"`
+	Ratios []MajorRatio `json:"ratios"`
+	Moved  []MajorMove  `json:"moved,omitempty"`
+	Why    string       `json:"unavailable,omitempty"`
+}
+
+// MajorRatio is a key's work over the reference's on one major.
+type MajorRatio struct {
+	Major int `json:"major"`
+	stats.Comparison
+}
+
+// MajorMove is how a key's ratio moved from the first major to Major.
+type MajorMove struct {
+	Major int `json:"major"`
+	stats.Comparison
 }
 
 // Answer is the run's answer for its headline shape (the last whose keys'

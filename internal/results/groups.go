@@ -21,6 +21,9 @@ type Group struct {
 	// SharedBuffers is the cache the group ran at when the run measured
 	// several (Cell.SharedBuffers).
 	SharedBuffers int64 `json:"shared_buffers,omitempty"`
+	// PgMajor is the PostgreSQL major the group ran on when the run
+	// measured several (Cell.PgMajor).
+	PgMajor int `json:"pg_major,omitempty"`
 	// Cells are the indexes of the group's ok cells in Results.Cells.
 	Cells []int `json:"cells"`
 	// Unit says what the TPS sample holds: "rounds" (one figure per round,
@@ -212,7 +215,7 @@ type Versus struct {
 func (g *Group) RateUnitText() string { return Kind{RateUnit: g.RateUnit}.Unit() }
 
 // Task is what the group ran: its workload and read variant (Cell.Task).
-func (g *Group) Task() string { return task(g.Workload, g.Variant, g.SharedBuffers) }
+func (g *Group) Task() string { return task(g.Workload, g.Variant, g.SharedBuffers, g.PgMajor) }
 
 // Shape is what the group's keys are compared under: the task, clients and table size.
 func (g *Group) Shape() string { return fmt.Sprintf("%s\x00%d\x00%d", g.Task(), g.Clients, g.Rows) }

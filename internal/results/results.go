@@ -63,6 +63,10 @@ type Results struct {
 	Keys []KeyFacts `json:"keys,omitempty"`
 	// Notes are caveats about the whole run.
 	Notes []string `json:"notes,omitempty"`
+	// Majors are the servers of a run over several PostgreSQL majors, in
+	// the order they ran, each with its own run's directory (whose
+	// results.json is that major's run whole); Environment is the first's.
+	Majors []MajorRun `json:"pg_majors,omitempty"`
 	// Warnings are caveats the first screen leads with, under its answer:
 	// code of someone else's that ran beside keybench's (event triggers
 	// allowed), what of a copied shape (--like) was not copied.
@@ -352,6 +356,15 @@ type BudgetStop struct {
 	BudgetS float64 `json:"budget_s"`
 }
 
+// MajorRun is one PostgreSQL major of a run over several: its major, its
+// server's version, and the directory its own results are in (relative
+// to the merged results.json's).
+type MajorRun struct {
+	Major         int    `json:"major"`
+	ServerVersion string `json:"server_version"`
+	Dir           string `json:"dir"`
+}
+
 // Cell is one measured combination of key, workload and clients.
 type Cell struct {
 	Key          string `json:"key"`
@@ -371,6 +384,10 @@ type Cell struct {
 	// when it is not Key (a table switching keys: uuidv7 rows into a
 	// uuidv4 history).
 	PrefillKey string `json:"prefill_key,omitempty"`
+	// PgMajor is the PostgreSQL major the cell ran on when the run
+	// measured several (--pg-version 15,18: one server after another);
+	// 0: the run's one server (Environment).
+	PgMajor int `json:"pg_major,omitempty"`
 	// SharedBuffers is the cache (bytes) the server was restarted with for
 	// the cell when the run measured several (--shared-buffers); 0: the
 	// server's own, one for the whole run.
@@ -635,12 +652,13 @@ func (c *Cell) SetKind(k Kind) { c.kind = k }
 
 // Task is what the cell ran: its workload and, for a read workload, its
 // query kind and read distribution ("<workload> point recent").
-func (c *Cell) Task() string { return task(c.Workload, c.Variant, c.SharedBuffers) }
+func (c *Cell) Task() string { return task(c.Workload, c.Variant, c.SharedBuffers, c.PgMajor) }
 
-// task names what a cell or group ran: its workload, its variant, and
-// the cache when the run measured several ("insert at shared_buffers
-// 16.0 MiB"): keys are compared only under the same task.
-func task(workload string, variant []string, cache int64) string {
+// task names what a cell or group ran: its workload, its variant, the
+// cache when the run measured several ("insert at shared_buffers 16.0
+// MiB"), and the PostgreSQL major when it measured several ("insert on
+// PostgreSQL 15"): keys are compared only under the same task.
+func task(workload string, variant []string, cache int64, major int) string {
 	out := workload
 	for _, v := range variant {
 		if v != "" {
@@ -649,6 +667,9 @@ func task(workload string, variant []string, cache int64) string {
 	}
 	if cache > 0 {
 		out += " at shared_buffers " + Bytes(cache)
+	}
+	if major > 0 {
+		out += fmt.Sprintf(" on PostgreSQL %d", major)
 	}
 	return out
 }

@@ -62,6 +62,7 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // IntervalText is the comparison's effect interval as printed, with its
@@ -654,4 +655,28 @@ func GeoMean(v []float64) float64 {
 		logs += math.Log(x)
 	}
 	return math.Exp(logs / float64(len(v)))
+}
+
+// RatioOfRatios is how a ratio moved between two settings (two PostgreSQL
+// majors): b.Effect over a.Effect, each a TestBlocked comparison of its own
+// rounds (independent of the other's), its log standard error the two
+// added in quadrature, its degrees of freedom Welch–Satterthwaite's, its
+// interval at level, significant where that interval excludes 1 (the
+// ratio changed). ok is false where either has no standard error (too
+// few rounds, or a ranks test): nothing is said then.
+func RatioOfRatios(a, b Comparison, level float64) (c Comparison, ok bool) {
+	if !(a.SE > 0 && b.SE > 0 && a.DF > 0 && b.DF > 0 && a.Effect > 0 && b.Effect > 0) {
+		return Comparison{}, false
+	}
+	va, vb := a.SE*a.SE, b.SE*b.SE
+	se := math.Sqrt(va + vb)
+	df := (va + vb) * (va + vb) / (va*va/a.DF + vb*vb/b.DF)
+	log := math.Log(b.Effect / a.Effect)
+	half := tQuantile(1-(1-level)/2, df) * se
+	c = Comparison{Test: TestBlocked, N: a.N, M: b.N, Ratio: b.Effect / a.Effect, Effect: b.Effect / a.Effect, DF: df, SE: se,
+		Interval: Interval{Lo: math.Exp(log - half), Hi: math.Exp(log + half), Level: level}}
+	c.P = 2 * (1 - distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.CDF(math.Abs(log)/se))
+	c.PAdjusted = c.P
+	c.Significant = c.Lo > 1 || c.Hi < 1
+	return c, true
 }

@@ -35,12 +35,7 @@ import (
 // to do less than the reference, or the reference and the keys not told
 // apart from it.
 func answer(res *results.Results, a *results.Analysis) *results.Answer {
-	var sh *results.Shape
-	for i := range a.Shapes {
-		if a.Shapes[i].Least != "" {
-			sh = &a.Shapes[i]
-		}
-	}
+	sh := headline(a)
 	if sh == nil {
 		for i := len(a.Shapes) - 1; i >= 0; i-- {
 			why := a.Shapes[i].NoCost

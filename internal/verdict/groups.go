@@ -44,7 +44,7 @@ func groupsOf(r *results.Results) *grouped {
 		if !ok {
 			g = len(a.groups)
 			index[id] = g
-			a.groups = append(a.groups, results.Group{Key: c.Key, Workload: c.Workload, Variant: c.Variant, SharedBuffers: c.SharedBuffers, Clients: c.Clients, Rows: c.RowsBefore,
+			a.groups = append(a.groups, results.Group{Key: c.Key, Workload: c.Workload, Variant: c.Variant, SharedBuffers: c.SharedBuffers, PgMajor: c.PgMajor, Clients: c.Clients, Rows: c.RowsBefore,
 				RateUnit: c.Kind().Unit()})
 		}
 		a.groups[g].Cells = append(a.groups[g].Cells, i)

@@ -28,6 +28,7 @@ func Analyze(res *results.Results) *results.Analysis {
 	a.Shapes = g.shapes()
 	a.Busy = busy(res)
 	a.Answer = answer(res, a)
+	a.Majors = majorsOf(res)
 	res.Analysis = a
 	return a
 }
