@@ -36,15 +36,17 @@ func (s *randomBigintStream) Next(dst []byte) {
 // (CACHE n values per backend), or a counter in keybench with gen=client.
 func identityStrategy(name, made string, as Storage) *Strategy {
 	return &Strategy{
-		Name:     name,
-		Made:     made + ", cache=N values per backend (default 1); gen=client: a counter in keybench",
-		Ordering: "increasing (per-backend runs when cache>1)",
+		Name: name,
+		Made: made + ", cache=N values per backend (default 1); gen=client: a counter in keybench; " +
+			"block=N: each client draws N values at a time from it, as Hibernate's pooled optimizer draws them from a sequence INCREMENT BY N (allocationSize, 50 by default)",
+		Ordering: "increasing (per-backend runs when cache>1, per-client runs when block>1)",
 		Storages: []Storage{as},
-		Params:   []ParamDef{{Name: "cache", Default: 1, Min: 1, Max: 1<<31 - 1, Doc: "sequence values each backend reserves at a time"}},
-		Width:    8,
-		Server:   identity{},
-		Client:   GeneratorFunc(newCounter),
-		Counter:  true,
+		Params: []ParamDef{{Name: "cache", Default: 1, Min: 1, Max: 1<<31 - 1, Doc: "sequence values each backend reserves at a time"},
+			{Name: "block", Default: 1, Min: 1, Max: 1 << 20, Client: true, Doc: "values each client draws at a time (gen=client): Hibernate's allocationSize"}},
+		Width:   8,
+		Server:  identity{},
+		Client:  GeneratorFunc(newCounter),
+		Counter: true,
 		FactsFor: func(s *Spec) Facts {
 			if s.Random {
 				return Facts{Sortable: SortableNo, Reveals: "nothing", RandomBits: 63}
@@ -71,11 +73,39 @@ func (identity) State(_ *Spec, sv Server, rows int64) []string {
 	return []string{fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), %d)", strings.ReplaceAll(sv.Qualified(), "'", "''"), rows)}
 }
 
-// counter is a client-side sequence shared by all workers: 1, 2, 3, ...
-type counter struct{ n atomic.Int64 }
+// counter is a client-side sequence shared by all workers: 1, 2, 3, ...;
+// with block > 1 each stream (a client) draws block values at a time and
+// uses them in order, as Hibernate's pooled optimizer does with one
+// nextval of a sequence INCREMENT BY block: the clients' runs interleave.
+type counter struct {
+	n     atomic.Int64
+	block int64
+}
 
-func newCounter(*Spec, func() time.Time) Generator { return &counter{} }
+func newCounter(s *Spec, _ func() time.Time) Generator {
+	return &counter{block: max(1, s.Params["block"])}
+}
 
-func (c *counter) Stream() Stream { return c }
+func (c *counter) Stream() Stream {
+	if c.block == 1 {
+		return c
+	}
+	return &blockStream{c: c}
+}
 
 func (c *counter) Next(dst []byte) { binary.BigEndian.PutUint64(dst, uint64(c.n.Add(1))) }
+
+// blockStream is one client's block of the counter's values.
+type blockStream struct {
+	c         *counter
+	next, end int64 // the block's next value and the one past its last
+}
+
+func (b *blockStream) Next(dst []byte) {
+	if b.next == b.end {
+		b.end = b.c.n.Add(b.c.block) + 1
+		b.next = b.end - b.c.block
+	}
+	binary.BigEndian.PutUint64(dst, uint64(b.next))
+	b.next++
+}

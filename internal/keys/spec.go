@@ -128,6 +128,15 @@ func Parse(raw string) (*Spec, error) {
 		}
 	}
 
+	for _, p := range st.Params {
+		if !p.Client || s.Params[p.Name] == p.Default {
+			continue
+		}
+		if s.Gen == GenServer {
+			return nil, usagef("key %q: %s=%d is made in keybench's clients: gen=client, not gen=server", raw, p.Name, s.Params[p.Name])
+		}
+		s.Gen = GenClient
+	}
 	if err := s.fitPrefill(); err != nil {
 		return nil, usagef("key %q: %v", raw, err)
 	}

@@ -131,6 +131,9 @@ type ParamDef struct {
 	Default  int64
 	Min, Max int64
 	Doc      string
+	// Client: a value other than Default is the client generator's
+	// alone: it makes the spec gen=client, and gen=server is refused.
+	Client bool
 }
 
 // Server is what key strategies need to know about the target server.

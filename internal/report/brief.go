@@ -55,6 +55,9 @@ func brief(res *results.Results, page bool) *Doc {
 		}
 	case a.Answer != nil:
 		d.Println(a.Answer.Text)
+		if l := originsLine(res, a); l != "" {
+			d.Println(l)
+		}
 	}
 	for _, w := range res.Warnings {
 		d.Printf("Note: %s.", w)

@@ -231,6 +231,9 @@ type Plan struct {
 	// Ask is the question in one line, for the first screen.
 	Ask       string     `json:"ask,omitempty"`
 	Questions []Question `json:"questions,omitempty"`
+	// Origins say whose default each key is (the frameworks preset): the
+	// answer speaks in their names.
+	Origins []Origin `json:"origins,omitempty"`
 	// Cells is the number of cells planned (after workloads skipped keys they cannot run).
 	Cells int `json:"cells,omitempty"`
 	// AtScale is the user's scale the report carries the run to
@@ -354,6 +357,19 @@ type BudgetStop struct {
 	Most    int     `json:"most"`
 	RoundS  float64 `json:"round_s"`
 	BudgetS float64 `json:"budget_s"`
+}
+
+// Origin is a framework's default id as the framework makes it: the
+// framework and the version it holds from, how it declares the column and
+// makes the value (in its own words), the key of keybench's catalog that
+// makes the same column and values, what keybench cannot reproduce of it
+// (Differs: "" where nothing), and the page it is traced to.
+type Origin struct {
+	Framework string `json:"framework"`
+	Declared  string `json:"declared"`
+	Key       string `json:"key"`
+	Differs   string `json:"differs,omitempty"`
+	Source    string `json:"source"`
 }
 
 // MajorRun is one PostgreSQL major of a run over several: its major, its

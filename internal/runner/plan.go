@@ -20,7 +20,7 @@ func planOf(cfg Config) results.Plan {
 		Payload: p.Payload, CreatedAt: p.CreatedAt, PartitionBy: partitionText(p.PartitionBy), HistoryS: p.History.Seconds(),
 		FillIndexed: p.FillIndexed, Repeat: p.Repeat, Rounds: p.Rounds, MinEffect: p.MinEffect,
 		Seed: cfg.Seed, Quick: cfg.Quick, Sampling: cfg.Sampling, OnError: cfg.OnError,
-		Pivot: sc.Pivot, Question: sc.Question, Ask: sc.Ask, Questions: sc.Questions,
+		Pivot: sc.Pivot, Question: sc.Question, Ask: sc.Ask, Questions: sc.Questions, Origins: sc.Origins,
 		Sequential: cfg.Plan.Sequential, CostSequential: cfg.Plan.CostSequential, BudgetS: cfg.Plan.Budget.Seconds(), Against: cfg.Plan.Against,
 		Cells: len(cfg.Plan.Cells), Force: cfg.Force, Keep: cfg.Keep, AtScale: cfg.AtScale, Like: p.LikeTable}
 	if p.Txns > 0 {

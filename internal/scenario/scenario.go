@@ -299,6 +299,9 @@ type Scenario struct {
 	// screen (its answer follows: the work per key).
 	Ask       string
 	Questions []results.Question
+	// Origins say whose default each key is (results.Origin): the
+	// answer names the frameworks beside the keys.
+	Origins []results.Origin
 	// Against is the key the preset's question compares every key with
 	// ("bigint": what each id costs against it): only those pairs are
 	// tested (stats.FamilyReference), a fuller test of fewer pairs; ""
@@ -756,6 +759,7 @@ var embeddedDefaults = []server.Setting{
 func init() {
 	register(timePreset())
 	register(idsPreset())
+	register(frameworksPreset())
 }
 
 // Workload is the scenario that runs the named workload alone (its bare

@@ -151,7 +151,7 @@ var SequentialLayouts = []struct{ Keys, Rounds int }{{2, MinSequentialRounds}, {
 // --sequential off — and 2 × 8 (war as an A/A test) and 3 × 3, the least
 // a verdict is drawn from; the package's tests show their error rates (the
 // scenario tests check that each preset's is here).
-var FixedLayouts = []struct{ Keys, Rounds int }{{3, 3}, {2, 8}, {3, 5}, {4, 5}, {5, 4}, {6, 8}, {7, 5}, {22, 8}}
+var FixedLayouts = []struct{ Keys, Rounds int }{{3, 3}, {2, 8}, {3, 5}, {4, 5}, {5, 4}, {6, 8}, {7, 5}, {7, 8}, {22, 8}}
 
 // Spending functions: Lan and DeMets' O'Brien–Fleming-type and Pocock-type.
 const (
