@@ -48,16 +48,8 @@ func brief(res *results.Results, page bool) *Doc {
 	if res.Plan.Ask != "" && !page {
 		d.Println(res.Plan.Ask)
 	}
-	switch {
-	case a.Majors != nil:
-		for _, l := range majorsLines(a.Majors) {
-			d.Println(l)
-		}
-	case a.Answer != nil:
-		d.Println(a.Answer.Text)
-		if l := originsLine(res, a); l != "" {
-			d.Println(l)
-		}
+	for _, l := range answerLines(res, a) {
+		d.Println(l)
 	}
 	for _, w := range res.Warnings {
 		d.Printf("Note: %s.", w)

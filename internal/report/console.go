@@ -39,8 +39,8 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 		d.Printf("the run %s", results.StatusText(res.Status, res.Error))
 	}
 	if withQuestions { // the page says these in its verdict
-		if a.Answer != nil {
-			d.Println(a.Answer.Text)
+		for _, l := range answerLines(res, a) {
+			d.Println(l)
 		}
 		if b := busyLine(a); b != "" {
 			d.Println(b)

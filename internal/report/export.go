@@ -129,8 +129,8 @@ func Markdown(res *results.Results) string {
 	var b strings.Builder
 	a := analysisOf(res)
 	fmt.Fprintf(&b, "**keybench %s** (PostgreSQL %s): %s\n\n", mdCell.Replace(res.Scenario), mdCell.Replace(res.Environment.ServerVersion), mdCell.Replace(strings.Join(res.Plan.Keys, ", ")))
-	if a.Answer != nil {
-		fmt.Fprintf(&b, "**%s**\n\n", mdCell.Replace(a.Answer.Text))
+	for _, l := range answerLines(res, a) {
+		fmt.Fprintf(&b, "**%s**\n\n", mdCell.Replace(l))
 	}
 	if line := busyLine(a); line != "" {
 		fmt.Fprintf(&b, "%s\n\n", line)

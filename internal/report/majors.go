@@ -46,3 +46,21 @@ func majorsLines(m *results.Majors) []string {
 		m.Reference, stats.LevelText(m.Level), strings.Join(parts, "; ")))
 	return out
 }
+
+// answerLines are the run's answer as every output leads with it: each
+// major's and how each key's ratio moved across them (a run over several
+// majors), else the answer and, for a preset of frameworks' defaults, the
+// answer in frameworks.
+func answerLines(res *results.Results, a *results.Analysis) []string {
+	switch {
+	case a.Majors != nil:
+		return majorsLines(a.Majors)
+	case a.Answer == nil:
+		return nil
+	}
+	out := []string{a.Answer.Text}
+	if l := originsLine(res, a); l != "" {
+		out = append(out, l)
+	}
+	return out
+}

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
+	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -24,9 +26,10 @@ func originsLine(res *results.Results, a *results.Analysis) string {
 			sh = &a.Shapes[i]
 		}
 	}
-	if sh == nil || sh.Least == "" {
+	if sh == nil {
 		return ""
 	}
+	ref := cmp.Or(sh.Least, res.Plan.Against)
 	whose := func(key string) string {
 		var names []string
 		for _, o := range os {
@@ -38,21 +41,34 @@ func originsLine(res *results.Results, a *results.Analysis) string {
 	}
 	var parts []string
 	for _, g := range a.ShapeGroups(sh) {
-		if g.Key == sh.Least || whose(g.Key) == "" {
+		if g.Key == ref || whose(g.Key) == "" {
 			continue
 		}
-		v := g.Cost.Versus(sh.Least)
+		head := fmt.Sprintf("%s (%s): ", whose(g.Key), g.Key)
+		v := g.Cost.Versus(ref)
 		switch {
 		case v == nil || v.TooFew:
-			parts = append(parts, fmt.Sprintf("%s (%s): not compared", whose(g.Key), g.Key))
+			parts = append(parts, head+present.Work.Text(res, g)+" a transaction, not compared")
 		case !v.Significant:
-			parts = append(parts, fmt.Sprintf("%s (%s): no difference found, %s %s", whose(g.Key), g.Key, stats.RatioText(v.Effect), v.RatioText()))
+			parts = append(parts, head+"no difference found, "+stats.RatioText(v.Effect)+" "+v.RatioText())
 		default:
-			parts = append(parts, fmt.Sprintf("%s (%s): %s %s", whose(g.Key), g.Key, stats.RatioText(v.Effect), v.RatioText()))
+			parts = append(parts, head+stats.RatioText(v.Effect)+" "+v.RatioText())
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("In frameworks (each default's work over %s's, %s's default): %s.", sh.Least, whose(sh.Least), strings.Join(parts, "; "))
+	if sh.Least == "" {
+		return fmt.Sprintf("In frameworks (each default's work, %s's default %s): %s.", whose(ref), groupWork(res, a, sh, ref), strings.Join(parts, "; "))
+	}
+	return fmt.Sprintf("In frameworks (each default's work over %s's, %s's default): %s.", ref, whose(ref), strings.Join(parts, "; "))
+}
+
+// groupWork is key's work in the shape as every output prints it ("-"
+// where the shape has no such key).
+func groupWork(res *results.Results, a *results.Analysis, sh *results.Shape, key string) string {
+	if g := a.GroupOf(sh, key); g != nil {
+		return present.Work.Text(res, g) + " a transaction"
+	}
+	return "-"
 }
