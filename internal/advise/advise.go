@@ -107,6 +107,11 @@ type Table struct {
 	SampledPartition string `json:"sampled_partition,omitempty"`
 	// Key is the primary key, or the largest unique key; nil when it has neither.
 	Key *Key `json:"key,omitempty"`
+	// Origin is the framework the key looks made by (a likely origin:
+	// originOf), nil where none matches.
+	Origin *Origin `json:"likely_origin,omitempty"`
+	// pooledBy50: a sequence <table>_seq beside it steps by 50 (readPooled).
+	pooledBy50 bool
 	// Rows is the row count the planner holds (reltuples; n_live_tup when
 	// never analyzed), unavailable where the relation's size contradicts it.
 	Rows          results.M[int64] `json:"rows,omitzero"`

@@ -513,6 +513,9 @@ func (r *reader) catalog(ctx context.Context, tx pgx.Tx, oid uint32, t *Table, f
 	if err := r.runsOut(ctx, tx, oid, t, r.feeds); err != nil {
 		return err
 	}
+	if err := r.readPooled(ctx, tx, t); err != nil {
+		return err
+	}
 	t.ReferencedBy, err = r.referencedBy(ctx, tx, oid)
 	return err
 }

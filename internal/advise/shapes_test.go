@@ -21,7 +21,9 @@ import (
 // the composite key (payment_date, payment_id), film_actor a composite
 // join table, language a six-row lookup table), Rails' (bigserial id,
 // created_at), Django's (a bigint identity), Prisma's (a text id its
-// client fills with v4 uuids, @default(uuid())), and an events table whose
+// client fills with v4 uuids, @default(uuid())), Laravel's (HasUuids:
+// timestamp-first v4s in a uuid column), Hibernate's (a bigint id its
+// session draws from <table>_seq INCREMENT BY 50), and an events table whose
 // key leads with its insert time, a serial after it.
 const applicationShapes = `
 CREATE SCHEMA app;
@@ -54,6 +56,13 @@ INSERT INTO app.events (kind) SELECT g FROM generate_series(1, 16000) g;
 INSERT INTO app.users (email, created_at, updated_at) SELECT 'u' || g || '@x', now(), now() FROM generate_series(1, 16000) g;
 INSERT INTO app.django_article (title, pub_date) SELECT 'a' || g, now() FROM generate_series(1, 16000) g;
 INSERT INTO app."Post" (id, title) SELECT gen_random_uuid()::text, 'p' || g FROM generate_series(1, 16000) g;
+CREATE TABLE app.podcasts (id uuid NOT NULL PRIMARY KEY, name varchar(255) NOT NULL);
+INSERT INTO app.podcasts SELECT (lpad(to_hex(17640000000000 + g * 37), 12, '0') || substr(replace(gen_random_uuid()::text, '-', ''), 13))::uuid, 'p' || g
+	FROM generate_series(1, 16000) g;
+CREATE SEQUENCE app.orders_seq START 1 INCREMENT BY 50;
+CREATE TABLE app.orders (id bigint NOT NULL PRIMARY KEY, total numeric(10,2));
+INSERT INTO app.orders SELECT g, 9.99 FROM generate_series(1, 16000) g;
+SELECT setval('app.orders_seq', 16001);
 -- Near the end of int4: each of the three sequence-fed keys about 10 minutes from it at the writer's pace.
 SELECT setval('app.rental_rental_id_seq', 2147483647 - 24000);
 SELECT setval('app.payment_payment_id_seq', 2147483647 - 48000);
@@ -194,6 +203,12 @@ func TestApplicationShapes(t *testing.T) {
 	}
 	if k := tables[`app."Post"`].Key; k == nil || k.Order != advise.Random || !k.UUIDText {
 		t.Errorf(`app."Post" (Prisma's text uuid): %+v`, k)
+	}
+	// Each framework's default named as a likely origin (issue 78).
+	for name, want := range map[string]string{`app."Post"`: "Prisma", "app.podcasts": "Laravel", "app.orders": "Hibernate"} {
+		if o := tables[name].Origin; o == nil || !strings.Contains(o.Framework, want) || o.Source == "" {
+			t.Errorf("%s: likely origin %+v, want %s", name, o, want)
+		}
 	}
 	for _, name := range []string{"app.users", "app.django_article"} {
 		if k := tables[name].Key; k == nil || k.Order != advise.Ordered || tables[name].Verdict.Class == advise.RunsOut {

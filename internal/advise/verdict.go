@@ -111,6 +111,10 @@ func Judge(tables []Table, s Server, sample Sample, cost func(*Table) *Cost) {
 		if line := overflowText(&tables[i]); line != "" {
 			tables[i].Verdict.Why = append(tables[i].Verdict.Why, line)
 		}
+		if o := originOf(&tables[i]); o != nil {
+			tables[i].Origin = o
+			tables[i].Verdict.Why = append(tables[i].Verdict.Why, fmt.Sprintf("Looks made by %s (a likely origin: %s). In its words: %s (%s).", o.Framework, o.Because, o.Fix, o.Source))
+		}
 		if c := tables[i].Verdict.Class; cost != nil && (c == Pays || c == PaysInSize || c == NotShown) {
 			tables[i].Verdict.Cost = cost(&tables[i])
 		}

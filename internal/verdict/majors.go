@@ -33,7 +33,7 @@ func majorsOf(res *results.Results) *results.Majors {
 				sub.Cells = append(sub.Cells, c)
 			}
 		}
-		subs[i] = Analyze(&sub)
+		subs[i] = analysisOf(&sub)
 		out.Answers = append(out.Answers, results.MajorAnswer{Major: m, Answer: subs[i].Answer})
 	}
 	first := headline(subs[0])

@@ -23,13 +23,19 @@ import (
 
 // Analyze computes res's analysis and stores it in res.Analysis.
 func Analyze(res *results.Results) *results.Analysis {
+	res.Analysis = analysisOf(res)
+	return res.Analysis
+}
+
+// analysisOf is res's analysis: its groups, shapes, the machine's load,
+// the answer, and, for a run over several majors, each major's.
+func analysisOf(res *results.Results) *results.Analysis {
 	g := groupsOf(res)
 	a := &results.Analysis{Version: results.AnalysisVersion, Groups: g.groups, Device: DeviceOf(res)}
 	a.Shapes = g.shapes()
 	a.Busy = busy(res)
 	a.Answer = answer(res, a)
 	a.Majors = majorsOf(res)
-	res.Analysis = a
 	return a
 }
 
