@@ -87,11 +87,13 @@ func CompareDoc(c *verdict.Comparison) *Doc {
 	return d
 }
 
+// rateOf is a run's rate in its column, in one style for every row (the
+// first screen's: never "11.4k" above "8386").
 func rateOf(v float64) string {
 	if v == 0 {
 		return "-"
 	}
-	return results.Kilo(v)
+	return fmt.Sprintf("%.0f", v)
 }
 
 // RenderComparison renders the comparison as a self-contained HTML page with a chart.
