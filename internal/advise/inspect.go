@@ -113,6 +113,47 @@ type Progress func(done, total int)
 // connection lost); a table that cannot be read (dropped, locked, not
 // readable) is skipped with its reason and the rest are read.
 func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
+	rd, err := Prepare(ctx, conn, o)
+	if err != nil {
+		return nil, err
+	}
+	rd.logf("sampling the rates for %s", o.Sample)
+	if err := rd.Begin(ctx, conn); err != nil {
+		return nil, err
+	}
+	if err := Watch(ctx, conn, o.Sample, []*Reading{rd}); err != nil {
+		return nil, err
+	}
+	if err := rd.End(ctx, conn, o.Sample); err != nil {
+		return nil, err
+	}
+	return rd.Finish(), nil
+}
+
+// A Reading is one database's look in its three steps, so that several
+// databases can share one sample window (ReadFleet): Prepare reads the
+// server, the tables and each table's figures; Begin reads the counters
+// the window starts from; Watch looks at the writing backends during the
+// window; End reads the counters again and the sequences; Finish judges.
+// Each step may run on a connection of its own to the same database.
+type Reading struct {
+	r      *reader
+	o      Options
+	rep    *Report
+	oids   []uint32
+	tables []Table
+	// a are the counters at the window's start, seen what the window saw
+	// of each table's backends.
+	a    *counters
+	seen inserters
+}
+
+// Prepare reads the database conn is connected to up to its sample
+// window: the server, the table list and each table's figures, each in
+// short read-only transactions of its own; advise's own reads of the
+// tables are then flushed to the statistics, so that the window does not
+// count them as the tables' traffic.
+func Prepare(ctx context.Context, conn *pgx.Conn, o Options) (*Reading, error) {
 	r := &reader{conn: conn, srv: &Server{RAM: o.RAM}, ext: map[string]string{}}
 	defer func() {
 		if r.res != nil {
@@ -122,15 +163,13 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	if err := r.configure(ctx, o.StatementTimeout); err != nil {
 		return nil, err
 	}
-	rep := &Report{}
-	var tables []Table
-	var oids []uint32
+	rd := &Reading{r: r, o: o, rep: &Report{}}
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		if err := r.server(ctx, tx); err != nil {
 			return err
 		}
 		var err error
-		if oids, tables, err = r.tables(ctx, tx, o.Tables); err != nil {
+		if rd.oids, rd.tables, err = r.tables(ctx, tx, o.Tables); err != nil {
 			return err
 		}
 		r.feeds, err = r.sequenceFeeds(ctx, tx)
@@ -139,17 +178,14 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	logf := o.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	logf("reading %d tables of %s, each in short read-only transactions of its own", len(tables), r.srv.Database)
+	rd.logf("reading %d tables of %s, each in short read-only transactions of its own", len(rd.tables), r.srv.Database)
 	var cache results.M[map[uint32]int64]
 	if err := r.readOnly(ctx, func(tx pgx.Tx) error { cache = r.cacheByFilenode(ctx, tx); return nil }); err != nil {
 		return nil, err
 	}
+	tables := rd.tables
 	for i := range tables {
-		if err := r.table(ctx, oids[i], &tables[i], cache); err != nil {
+		if err := r.table(ctx, rd.oids[i], &tables[i], cache); err != nil {
 			if fatal(ctx, conn, err) {
 				return nil, err
 			}
@@ -159,20 +195,87 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 			o.Progress(i+1, len(tables))
 		}
 	}
-	rep.Server = *r.srv
-	logf("sampling the rates for %s", o.Sample)
-	if err := r.sample(ctx, o.Sample, oids, tables, rep); err != nil {
-		return nil, err
+	rd.rep.Server = *r.srv
+	r.flushOwnStatistics(ctx)
+	return rd, nil
+}
+
+// Server is what Prepare read of the server as a whole.
+func (rd *Reading) Server() Server { return rd.rep.Server }
+
+// logf passes a line to Options.Log, when set.
+func (rd *Reading) logf(format string, a ...any) {
+	if rd.o.Log != nil {
+		rd.o.Log(format, a...)
 	}
-	// Where each sequence stands at the end of the sample, and how fast it
-	// went, all its columns together: when a column runs out is counted
-	// from this read (issues 63, 75).
-	if err := r.rereadRunsOut(ctx, tables); err != nil {
+}
+
+// attach has the reading's next step run on conn: a connection of its
+// own to the same database is set up as Prepare's was.
+func (rd *Reading) attach(ctx context.Context, conn *pgx.Conn) error {
+	if rd.r.conn == conn {
+		return nil
+	}
+	rd.r.conn = conn
+	return rd.r.configure(ctx, rd.o.StatementTimeout)
+}
+
+// Begin reads the counters the sample window starts from.
+func (rd *Reading) Begin(ctx context.Context, conn *pgx.Conn) error {
+	if err := rd.attach(ctx, conn); err != nil {
+		return err
+	}
+	a, err := rd.r.counters(ctx, readOIDs(rd.oids, rd.tables))
+	rd.a = a
+	return err
+}
+
+// End reads the counters at the window's end and sets every table's
+// rates over the window (asked: how long advise waited between its two
+// reads), then where each sequence stands and how fast it went, all its
+// columns together: when a column runs out is counted from this read
+// (issues 63, 75).
+func (rd *Reading) End(ctx context.Context, conn *pgx.Conn, asked time.Duration) error {
+	if err := rd.attach(ctx, conn); err != nil {
+		return err
+	}
+	if err := rd.r.rates(ctx, asked, rd.a, rd.seen, rd.oids, rd.tables, rd.rep); err != nil {
+		return err
+	}
+	if err := rd.r.rereadRunsOut(ctx, rd.tables); err != nil {
 		if fatal(ctx, conn, err) {
-			return nil, err
+			return err
 		}
-		logf("the sequences could not be read again after the sample: %v", err)
+		rd.logf("the sequences could not be read again after the sample: %v", err)
 	}
+	return nil
+}
+
+// Unsampled says that the window's rates were not read, and why (the
+// look interrupted, a counter read refused): each table read keeps its
+// figures, its rates and its sequences' pace unavailable.
+func (rd *Reading) Unsampled(why string) {
+	for i := range rd.tables {
+		t := &rd.tables[i]
+		if t.Skipped != "" {
+			continue
+		}
+		for _, m := range []*results.M[float64]{&t.InsertsPerS, &t.UpdatesPerS, &t.DeletesPerS} {
+			*m = results.Unavailable[float64](why)
+		}
+		t.Inserters = results.Unavailable[int](why)
+		for j := range t.RunsOut {
+			t.RunsOut[j].paceLost = why
+		}
+	}
+	rd.rep.Sample = Sample{WALBytesPerS: results.Unavailable[float64](why), FPIPerS: results.Unavailable[float64](why)}
+	rd.rep.Server.Notes = append(rd.rep.Server.Notes, "no sample: "+why)
+}
+
+// Finish judges every table from what was read: when each column runs
+// out, the verdicts ranked, each table's lab and switches.
+func (rd *Reading) Finish() *Report {
+	rep, tables, o := rd.rep, rd.tables, rd.o
 	for i := range tables {
 		runsOutTimes(&tables[i])
 	}
@@ -189,7 +292,7 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 		tables[i].Switches = switches(&tables[i])
 	}
 	rep.Tables = tables
-	return rep, nil
+	return rep
 }
 
 // configure sets Settings on the session, whatever the connection was
