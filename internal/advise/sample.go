@@ -240,6 +240,15 @@ type inserters struct {
 	err    error
 }
 
+// newInserters is what a window has seen of n tables before it looks.
+func newInserters(n int) inserters {
+	seen := inserters{writers: make([]map[int32]bool, n), users: make([]map[int32]bool, n)}
+	for i := range n {
+		seen.writers[i], seen.users[i] = map[int32]bool{}, map[int32]bool{}
+	}
+	return seen
+}
+
 // watched is one database's tables as a look at the server finds them:
 // by oid in pg_locks, by name in pg_stat_activity's statements.
 type watched struct {
@@ -259,10 +268,7 @@ func Watch(ctx context.Context, conn *pgx.Conn, window time.Duration, readings [
 	dbs := map[string]*watched{}
 	for _, rd := range readings {
 		n := len(rd.tables)
-		rd.seen = inserters{writers: make([]map[int32]bool, n), users: make([]map[int32]bool, n)}
-		for i := range n {
-			rd.seen.writers[i], rd.seen.users[i] = map[int32]bool{}, map[int32]bool{}
-		}
+		rd.seen = newInserters(n)
 		if rd.r.srv.Standby {
 			continue
 		}
