@@ -197,13 +197,13 @@ func ReadFleet(ctx context.Context, targets []Target, o FleetOptions) *Fleet {
 	}
 	if len(sampling(reads)) > 0 {
 		logf(o.Log, "sampling the rates of %d databases over one window of %s", len(sampling(reads)), o.Each.Sample)
-		f.sample(ctx, "sample started", targets, reads, o, func(r *fleetReading, conn *pgx.Conn) error {
+		f.sample(ctx, "the counters at the window's start", targets, reads, o, func(r *fleetReading, conn *pgx.Conn) error {
 			err := r.rd.Begin(ctx, conn)
 			r.begun = time.Now()
 			return err
 		})
 		watchFleet(ctx, targets, reads, o.Each.Sample)
-		f.sample(ctx, "sample ended", targets, reads, o, func(r *fleetReading, conn *pgx.Conn) error {
+		f.sample(ctx, "the counters at the window's end", targets, reads, o, func(r *fleetReading, conn *pgx.Conn) error {
 			return r.rd.End(ctx, conn, time.Since(r.begun))
 		})
 	}
@@ -239,9 +239,12 @@ func sampling(reads []*fleetReading) []int {
 func (f *Fleet) sample(ctx context.Context, name string, targets []Target, reads []*fleetReading, o FleetOptions, do func(r *fleetReading, conn *pgx.Conn) error) {
 	for i, err := range f.step(ctx, name, targets, sampling(reads), o, func(i int, conn *pgx.Conn) error { return do(reads[i], conn) }) {
 		r := reads[i]
-		r.lost = reason(ctx, err)
+		r.lost = name + ": " + err.Error()
+		if ctx.Err() != nil {
+			r.lost = "interrupted before the sample window ended"
+		}
 		r.rd.Unsampled(r.lost)
-		f.Databases[i].NotRead = "its sample (" + name + "): " + r.lost
+		f.Databases[i].NotRead = "its tables were read, not their rates (" + r.lost + ")"
 		logf(o.Log, "%s: %s", targets[i].Name, f.Databases[i].NotRead)
 	}
 }
