@@ -26,16 +26,11 @@ import (
 
 var bin string
 
-// debian15 is where Debian's PostgreSQL 15 binaries are.
-const debian15 = "/usr/lib/postgresql/15/bin"
-
-// pg15 are the options of a PostgreSQL 15: Debian's where installed, else
-// the embedded one.
+// pg15 are the options of the fleet's servers: a PostgreSQL 15 on loopback TCP.
 func pg15() server.Options {
-	if _, err := os.Stat(filepath.Join(debian15, "postgres")); err == nil {
-		return server.Options{BinDir: debian15, TCP: true}
-	}
-	return server.Options{Version: "15", TCP: true}
+	o := servertest.PG15()
+	o.TCP = true
+	return o
 }
 
 // The second server, started by the first test that needs it and stopped
@@ -143,16 +138,6 @@ func writer(t *testing.T, dsn, table string) (stop func() int64) {
 // and those tables' row counts.
 func state(t *testing.T, c *pgx.Conn, written ...string) (dump string, rows map[string]int64) {
 	t.Helper()
-	var keep []string
-	for _, l := range strings.Split(servertest.Dump(t, c), "\n") {
-		skip := false
-		for _, w := range written {
-			skip = skip || strings.Contains(l, w)
-		}
-		if !skip {
-			keep = append(keep, l)
-		}
-	}
 	rows = map[string]int64{}
 	for _, w := range written {
 		var n int64
@@ -161,7 +146,7 @@ func state(t *testing.T, c *pgx.Conn, written ...string) (dump string, rows map[
 		}
 		rows[w] = n
 	}
-	return strings.Join(keep, "\n"), rows
+	return servertest.DumpWithout(t, c, written...), rows
 }
 
 // fleetJSON is the part of advise's fleet JSON the tests read.
