@@ -5,11 +5,14 @@
 package fleet_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -289,4 +292,163 @@ func TestFleetAcceptance(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFleetAllDatabases: --all-databases reads every database of the
+// server the role may connect to, and no other: not one whose CONNECT is
+// revoked, not one that allows no connection, no template. A database
+// given by name that the role may not connect to is not read, said with
+// PostgreSQL's reason (exit 1), and the rest are; a database named twice
+// (--dsn and --dsn-file, whose comments and blank lines are skipped) is
+// read once.
+func TestFleetAllDatabases(t *testing.T) {
+	s := otherServer(t)
+	admin := connect(t, s, "postgres")
+	clitest.Exec(t, admin, "DROP ROLE IF EXISTS fleetrole", "CREATE ROLE fleetrole LOGIN PASSWORD 'fleet-pw-1' IN ROLE pg_monitor")
+	for _, db := range []string{"b_one", "b_two", "b_closed", "b_off"} {
+		makeDB(t, s, db, shape...)
+	}
+	clitest.Exec(t, admin, "REVOKE CONNECT ON DATABASE b_closed FROM PUBLIC", "ALTER DATABASE b_off ALLOW_CONNECTIONS false")
+	t.Cleanup(func() { clitest.Exec(t, connect(t, s, "postgres"), "ALTER DATABASE b_off ALLOW_CONNECTIONS true") })
+
+	stdout, stderr, code := clitest.Run(t, bin, "advise", "--all-databases", "--dsn", dsnOf(s, "postgres", "fleetrole", "fleet-pw-1"), "--sample", "1s", "--json")
+	var f fleetJSON
+	if err := json.Unmarshal([]byte(stdout), &f); code != 0 || err != nil {
+		t.Fatalf("exit %d (%v):\n%s", code, err, stderr)
+	}
+	read := map[string]bool{}
+	for _, d := range f.Databases {
+		read[d.Database] = d.Report != nil
+	}
+	for db, want := range map[string]bool{"postgres": true, "b_one": true, "b_two": true, "b_closed": false, "b_off": false, "template0": false, "template1": false} {
+		if _, listed := read[db]; listed != want || want && !read[db] {
+			t.Errorf("%s: listed %v, read %v; want listed and read %v", db, listed, read[db], want)
+		}
+	}
+
+	file := filepath.Join(t.TempDir(), "fleet.txt")
+	lines := "# the team's databases\n\n" + dsnOf(s, "b_one", "fleetrole", "fleet-pw-1") + "\n  # b_two is given with --dsn\n" +
+		dsnOf(s, "b_closed", "fleetrole", "fleet-pw-1") + "\n" + dsnOf(s, "b_one", "fleetrole", "fleet-pw-1") + "\n"
+	if err := os.WriteFile(file, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = clitest.Run(t, bin, "advise", "--dsn", dsnOf(s, "b_two", "fleetrole", "fleet-pw-1"), "--dsn-file", file, "--sample", "1s", "--json")
+	f = fleetJSON{}
+	if err := json.Unmarshal([]byte(stdout), &f); code != 1 || err != nil || len(f.Databases) != 3 {
+		t.Fatalf("exit %d (%v), %d databases:\n%s", code, err, len(f.Databases), stderr)
+	}
+	for i, want := range []string{"b_two", "b_one", "b_closed"} {
+		if d := f.Databases[i]; d.Database != want || (d.Report == nil) != (want == "b_closed") {
+			t.Errorf("database %d: %s read %v, not read %q", i, d.Database, d.Report != nil, d.NotRead)
+		}
+	}
+	if why := f.Databases[2].NotRead; !strings.Contains(why, "permission denied for database") {
+		t.Errorf("b_closed: %q", why)
+	}
+	if !strings.Contains(stderr, "dbname=b_one named again: read once") || strings.Contains(stdout+stderr, "fleet-pw-1") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// TestFleetBadInput: what advise cannot read as a fleet is bad input,
+// refused before any database is read with one line and exit 2, a
+// connection string never quoted.
+func TestFleetBadInput(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bad := file("bad.txt", "# ok\npostgres://kb@127.0.0.1/a\npostgres://kb:pa@ss-w0rd@127.0.0.1/b\n")
+	empty := file("empty.txt", "# nothing but comments\n\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dsn-file", filepath.Join(dir, "missing.txt")}, "--dsn-file:"},
+		{[]string{"--dsn-file", dir}, "is not a regular file"},
+		{[]string{"--dsn-file", bad}, "line 3: --dsn is not a valid connection string"},
+		{[]string{"--dsn-file", empty}, "holds no connection string"},
+		{[]string{"--dsn", "host=a", "--dsn", "host=b", "--parallel", "0"}, "--parallel must be from 1 to 64, not 0"},
+		{[]string{"--dsn", "host=a", "--dsn", "host=b", "--parallel", "65"}, "--parallel must be from 1 to 64, not 65"},
+		{[]string{"--dsn", "host=a", "--dsn", "host=b", "--lab-top", "2"}, "--lab-top goes with --lab"},
+		{[]string{"--dsn", "host=a", "--dsn", "host=b", "--lab", "--lab-top", "-1"}, "--lab-top must be 1 or more"},
+	} {
+		_, stderr, code := clitest.Run(t, bin, append([]string{"advise", "--sample", "1s"}, tc.args...)...)
+		if code != 2 || len(clitest.ErrorLines(stderr)) != 1 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "w0rd") {
+			t.Errorf("advise %v: exit %d, want 2 saying %q:\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}
+
+// TestFleetInterrupted: a Ctrl-C during the sample window stops every
+// connection advise holds (none is left on the server once it exits) and
+// prints what was read — each database's tables, their rates said not
+// read — exiting 130.
+func TestFleetInterrupted(t *testing.T) {
+	a := servertest.Server
+	var dsns []string
+	for _, db := range []string{"int_one", "int_two", "int_three"} {
+		makeDB(t, a, db, shape...)
+		dsns = append(dsns, "--dsn", dsnOf(a, db, server.DBUser, a.Password))
+	}
+	cmd := exec.Command(bin, append([]string{"advise", "--sample", "10m", "--parallel", "2"}, dsns...)...)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	lines := bufio.NewScanner(errPipe)
+	for lines.Scan() {
+		stderr.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "over one window") {
+			break
+		}
+	}
+	admin := connect(t, a, "postgres")
+	if n := sessions(t, admin); n == 0 {
+		t.Errorf("no session of advise's open during its window:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(errPipe)
+	stderr.Write(rest)
+	if code, _ := clitest.ExitOf(cmd, time.Now()); code != 130 {
+		t.Errorf("exit %d, want 130:\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, db := range []string{"int_one", "int_two", "int_three"} {
+		if !strings.Contains(out, db+" on 127.0.0.1") || !strings.Contains(out, "dbname="+db+": its tables were read, not their rates (interrupted") {
+			t.Errorf("%s is not said as read before the interruption:\n%s", db, out)
+		}
+	}
+	if !strings.Contains(out, "interrupted: what was read before") {
+		t.Errorf("the advice does not say it was interrupted:\n%s", out)
+	}
+	// A backend ends a moment after its client goes: wait for it, a while at most.
+	for i := 0; i < 100 && sessions(t, admin) > 0; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := sessions(t, admin); n > 0 {
+		t.Errorf("%d sessions of advise left on the server after it exited", n)
+	}
+}
+
+// sessions counts advise's sessions on the server.
+func sessions(t *testing.T, c *pgx.Conn) int {
+	t.Helper()
+	var n int
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'keybench advise'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
