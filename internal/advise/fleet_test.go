@@ -22,8 +22,12 @@ func TestFleetRanksAcrossDatabases(t *testing.T) {
 		Judge(tables, Server{SharedBuffers: 128 << 20}, Sample{Seconds: 60}, nil)
 		return &Report{Tables: tables}
 	}
-	serial := func() *Key { return &Key{Columns: []string{"id"}, Type: "integer", Made: "sequence", Correlation: results.Of(1.0)} }
-	random := func() *Key { return &Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.01)} }
+	serial := func() *Key {
+		return &Key{Columns: []string{"id"}, Type: "integer", Made: "sequence", Correlation: results.Of(1.0)}
+	}
+	random := func() *Key {
+		return &Key{Columns: []string{"id"}, Type: "uuid", Made: "gen_random_uuid()", Correlation: results.Of(0.01)}
+	}
 	later := table("orders", serial(), 1<<20, 50)
 	later.RunsOut = []FedColumn{fed("orders", math.MaxInt32-1_000_000, 50, now)} // about 5.6 hours
 	sooner := table("tickets", serial(), 1<<20, 50)

@@ -73,6 +73,8 @@ type reader struct {
 	feeds map[uint32][]feed
 	srv   *Server
 	ext   map[string]string // installed extension -> its schema
+	// bases are the key types unread has judged, by oid.
+	bases map[uint32]baseType
 	// blockSize is the server's page size: it bounds the rows a page of the
 	// heap and of a btree can hold, so statistics claiming more are
 	// contradicted by the relation's size.
@@ -298,10 +300,12 @@ func (rd *Reading) Finish() *Report {
 // configure sets Settings on the session, whatever the connection was
 // opened with (SET is not a write: nothing reaches the WAL).
 func (r *reader) configure(ctx context.Context, statementTimeout time.Duration) error {
+	var names, values []string
 	for name, value := range Settings(statementTimeout) {
-		if _, err := r.conn.Exec(ctx, `SELECT pg_catalog.set_config($1, $2, false)`, name, value); err != nil {
-			return fmt.Errorf("setting %s for advise's session: %w", name, err)
-		}
+		names, values = append(names, name), append(values, value)
+	}
+	if _, err := r.conn.Exec(ctx, `SELECT pg_catalog.set_config(s.name, s.value, false) FROM ROWS FROM (pg_catalog.unnest($1::text[]), pg_catalog.unnest($2::text[])) AS s(name, value)`, names, values); err != nil {
+		return fmt.Errorf("setting %s for advise's session: %w", strings.Join(names, ", "), err)
 	}
 	changed, err := sqltree.Tampered(ctx, r.conn)
 	if err != nil {
@@ -732,9 +736,10 @@ type columnStat struct {
 // it); inherited says pg_stats holds the table's statistics with its
 // inheritance children and none of its own.
 func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, oid uint32, partitioned bool) (map[string]columnStat, bool, error) {
+	// The table's names compared as one row, which the planner pushes into
+	// the view (a join on them reads every table's statistics first).
 	rows, _ := tx.Query(ctx, `SELECT s.attname::text, s.inherited, s.avg_width, s.correlation::float8, s.histogram_bounds::text FROM pg_stats s
-		JOIN pg_class c ON c.relname = s.tablename JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = s.schemaname
-		WHERE c.oid = $1`, oid)
+		WHERE (s.schemaname, s.tablename) = (SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1)`, oid)
 	out := map[string]columnStat{}
 	inherited := false
 	var name string
@@ -955,7 +960,7 @@ func arrayElements(s string) []string {
 // sampled points of the key range and counts the pairs whose rows lie in
 // heap order; it returns the share, and the keys it read (a value sample).
 // It runs in a transaction of its own: the planner settings that make it
-// walk the index (SET LOCAL) end with that transaction, never costing a
+// walk the index (set_config, local to it) end with that transaction, never costing a
 // later query as if a scan were forbidden.
 func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds []string) (results.M[float64], []string) {
 	col := pgx.Identifier{k.Columns[0]}.Sanitize()
@@ -971,46 +976,42 @@ func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds
 	var sampled []string
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		// an ordered walk of the key index, never a sort of the table
-		for _, set := range []string{"enable_seqscan", "enable_bitmapscan", "enable_sort"} {
-			if _, err := tx.Exec(ctx, "SET LOCAL "+set+" = off"); err != nil {
-				return err
-			}
+		if _, err := tx.Exec(ctx, `SELECT pg_catalog.set_config(s, 'off', true) FROM pg_catalog.unnest(ARRAY['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) AS s`); err != nil {
+			return err
 		}
+		// The key as its base type (a domain's CHECK does not run on a
+		// read), printed by format (the type's own output function, never
+		// a cast of the user's to text), compared and ordered by
+		// PostgreSQL's own operators; the row's place read as a tid.
+		q := fmt.Sprintf(`SELECT pg_catalog.format('%%s', t.%[1]s::%[2]s), t.ctid FROM ONLY %[3]s AS t`, col, k.base, qualified)
+		if starts[0] != nil {
+			q += fmt.Sprintf(" WHERE t.%s::%s OPERATOR(pg_catalog.>=) $1::%s", col, k.base, k.base)
+		}
+		q += fmt.Sprintf(" ORDER BY t.%s::%s LIMIT %d", col, k.base, leafSampleRows)
+		// Every point's read is one text, its bound a parameter: judged
+		// once, then every point read in one round trip.
+		if why, err := r.vetRead(ctx, q); err != nil || why != "" {
+			return cmp.Or(err, errors.New(why))
+		}
+		batch := &pgx.Batch{}
 		for _, start := range starts {
-			// The key as its base type (a domain's CHECK does not run on a
-			// read), printed by format (the type's own output function, never
-			// a cast of the user's to text), compared and ordered by
-			// PostgreSQL's own operators; the row's place read as a tid.
-			q := fmt.Sprintf(`SELECT pg_catalog.format('%%s', t.%[1]s::%[2]s), t.ctid FROM ONLY %[3]s AS t`, col, k.base, qualified)
-			args := []any{}
-			if start != nil {
-				q += fmt.Sprintf(" WHERE t.%s::%s OPERATOR(pg_catalog.>=) $1::%s", col, k.base, k.base)
-				args = append(args, *start)
-			}
-			q += fmt.Sprintf(" ORDER BY t.%s::%s LIMIT %d", col, k.base, leafSampleRows)
-			if why, err := r.vetRead(ctx, q); err != nil || why != "" {
-				return cmp.Or(err, errors.New(why))
-			}
-			rows, _ := tx.Query(ctx, q, args...)
-			var prevBlock, prevItem int64 = -1, -1
-			var v string
-			var tid pgtype.TID
-			if _, err := pgx.ForEachRow(rows, []any{&v, &tid}, func() error {
-				block, item := int64(tid.BlockNumber), int64(tid.OffsetNumber)
-				sampled = append(sampled, v)
-				if prevBlock >= 0 {
-					pairs++
-					if block > prevBlock || block == prevBlock && item > prevItem {
-						inOrder++
-					}
-				}
-				prevBlock, prevItem = block, item
-				return nil
-			}); err != nil {
-				return err
+			if start == nil {
+				batch.Queue(q)
+			} else {
+				batch.Queue(q, *start)
 			}
 		}
-		return nil
+		br := tx.SendBatch(ctx, batch)
+		for range starts {
+			rows, _ := br.Query()
+			n, ordered, err := inHeapOrder(rows, &sampled)
+			if err != nil {
+				_ = br.Close()
+				return err
+			}
+			pairs, inOrder = pairs+n, inOrder+ordered
+		}
+		return br.Close()
 	})
 	if err != nil {
 		return results.Unavailable[float64](why(err, "")), nil
@@ -1019,6 +1020,28 @@ func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds
 		return results.Unavailable[float64]("the table has fewer than two rows"), sampled
 	}
 	return results.Of(float64(inOrder) / float64(pairs)), sampled
+}
+
+// inHeapOrder reads one run of consecutive keys (value, tid) and counts
+// its pairs and those whose rows lie in heap order; the values are added
+// to sampled.
+func inHeapOrder(rows pgx.Rows, sampled *[]string) (pairs, inOrder int, err error) {
+	var prevBlock, prevItem int64 = -1, -1
+	var v string
+	var tid pgtype.TID
+	_, err = pgx.ForEachRow(rows, []any{&v, &tid}, func() error {
+		block, item := int64(tid.BlockNumber), int64(tid.OffsetNumber)
+		*sampled = append(*sampled, v)
+		if prevBlock >= 0 {
+			pairs++
+			if block > prevBlock || block == prevBlock && item > prevItem {
+				inOrder++
+			}
+		}
+		prevBlock, prevItem = block, item
+		return nil
+	})
+	return pairs, inOrder, err
 }
 
 // density measures the key index's leaf density with pgstatindex where it
@@ -1100,21 +1123,44 @@ func (r *reader) unread(f tableFacts, k *Key) string {
 	if k.base != "" {
 		return ""
 	}
+	bt, ok := r.bases[k.baseOID]
+	if !ok {
+		var err error
+		if bt, err = r.baseType(k.baseOID); err != nil {
+			return "its key's type could not be read: " + err.Error()
+		}
+		if r.bases == nil {
+			r.bases = map[uint32]baseType{}
+		}
+		r.bases[k.baseOID] = bt
+	}
+	k.base = bt.base
+	return bt.why
+}
+
+// baseType is what a key's base type allows advise to read: its name as
+// advise's reads cast to it, or why its values are not read.
+type baseType struct{ base, why string }
+
+// baseType reads whether the values of the type oid can be read without
+// running anything of the user's: PostgreSQL's own type, ordered by its
+// own btree class, no comparison or cast of its reaching the user's
+// (read once a database: every table keyed by the type shares it).
+func (r *reader) baseType(oid uint32) (baseType, error) {
 	ctx := context.Background()
 	var name, typname string
 	var own bool
 	if err := r.conn.QueryRow(ctx, `SELECT pg_catalog.format_type($1, NULL), (SELECT typname::text FROM pg_catalog.pg_type WHERE oid = $1), $1 < 16384 AND EXISTS (SELECT 1 FROM pg_catalog.pg_opclass o JOIN pg_catalog.pg_am a ON a.oid = o.opcmethod
-			WHERE a.amname = 'btree' AND o.opcdefault AND o.opcintype = $1 AND o.oid < 16384)`, k.baseOID).Scan(&name, &typname, &own); err != nil {
-		return "its key's type could not be read: " + err.Error()
+			WHERE a.amname = 'btree' AND o.opcdefault AND o.opcintype = $1 AND o.oid < 16384)`, oid).Scan(&name, &typname, &own); err != nil {
+		return baseType{}, err
 	}
 	if !own {
-		return fmt.Sprintf("its key's type %s is not PostgreSQL's own, or PostgreSQL does not order it: its rows are not read (its functions would run)", sqltree.EscapeControls(name))
+		return baseType{why: fmt.Sprintf("its key's type %s is not PostgreSQL's own, or PostgreSQL does not order it: its rows are not read (its functions would run)", sqltree.EscapeControls(name))}, nil
 	}
-	if why, err := sqltree.Lookups(ctx, r.conn, []uint32{k.baseOID}); err != nil || why != "" {
-		return "its rows are not read: " + cmp.Or(why, fmt.Sprint(err))
+	if why, err := sqltree.Lookups(ctx, r.conn, []uint32{oid}); err != nil || why != "" {
+		return baseType{why: "its rows are not read: " + cmp.Or(why, fmt.Sprint(err))}, nil
 	}
-	k.base = pgx.Identifier{"pg_catalog", typname}.Sanitize()
-	return ""
+	return baseType{base: pgx.Identifier{"pg_catalog", typname}.Sanitize()}, nil
 }
 
 // vetRead has the server resolve one of advise's reads of a user's table
