@@ -11,11 +11,13 @@
 # its key runs out in about 20 minutes, and the fleet's list must lead with it.
 # A side session looks at pg_stat_activity every 100 ms for advise's open
 # transactions and keeps the longest it saw.
-# It prints the wall time, the time per database, the time to the window
-# (every database's tables read) and the window's own, the longest
-# transaction of advise's seen, and what the list leads with.
+# It prints the wall time, the time per database, keybench's own CPU, the
+# time to the window (every database's tables read) and the window's own,
+# the longest transaction of advise's seen, and what the list leads with;
+# and the machine's load average before, since the machine may be shared.
 #
-# Usage: bench/advise-fleet.sh [DBS] [TABLES] [SAMPLE] [PARALLEL]   (default 100 100 5s 4)
+# Usage: bench/advise-fleet.sh [DBS] [TABLES] [SAMPLE] [PARALLEL...]   (default 100 100 5s 4; several
+# --parallel values, quoted ("4 8"), each read the same databases in turn)
 set -euo pipefail
 DBS=${1:-100}
 TABLES=${2:-100}
@@ -65,8 +67,11 @@ HOT=app$(printf "%0${#DBS}d" 57)
 echo "INSERT INTO tickets (note) VALUES ('new ticket');" >"$WORK/tickets.sql"
 "$PGBENCH" -n -f "$WORK/tickets.sql" -c 1 -R 50 -T 3600 "$HOT" >"$WORK/pgbench.out" 2>&1 & WRITER=$!
 
-# The longest transaction of advise's open at any look, in ms.
-"$PSQL" -qXAt -d postgres >"$WORK/longest.txt" 2>&1 <<'SQL' & WATCH=$!
+# measure P: the fleet read with --parallel P, and what it took.
+measure() {
+  local parallel=$1
+  # The longest transaction of advise's open at any look, and its statement.
+  "$PSQL" -qXAt -d postgres >"$WORK/longest.txt" 2>&1 <<'SQL' & WATCH=$!
 CREATE TEMP TABLE seen (ms float8, query text);
 DO $$
 BEGIN
@@ -80,24 +85,22 @@ BEGIN
 END $$;
 SELECT (SELECT count(*) FROM seen) || ' ' || coalesce((SELECT ms::int || ' ' || query FROM seen ORDER BY ms DESC LIMIT 1), '0 -');
 SQL
-sleep 2
-
-stamp() { while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done; }
-start=$(date +%s.%N)
-set +e
-"$KB" advise --dsn-file "$WORK/fleet.txt" --sample "$SAMPLE" --parallel "$PARALLEL" --json >"$WORK/fleet.json" 2> >(stamp >"$WORK/advise.err")
-code=$?
-set -e
-end=$(date +%s.%N)
-PGAPPNAME='advise-fleet done' "$PSQL" -qXAt -d postgres -c "SELECT pg_sleep(0.5)" >/dev/null
-wait $WATCH || true
-kill $WRITER 2>/dev/null || true
-sleep 0.5
-
-window_at=$(grep -m1 'over one window' "$WORK/advise.err" | cut -d' ' -f1)
-python3 - "$WORK/fleet.json" "$start" "$end" "$window_at" "$code" "$DBS" "$TABLES" "$SAMPLE" "$PARALLEL" "$(tail -1 "$WORK/longest.txt")" <<'PY'
+  sleep 2
+  local load start end code window_at
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  start=$(date +%s.%N)
+  set +e
+  /usr/bin/time -f "%U %S" -o "$WORK/cpu.txt" "$KB" advise --dsn-file "$WORK/fleet.txt" --sample "$SAMPLE" --parallel "$parallel" --json \
+    >"$WORK/fleet.json" 2> >(stamp >"$WORK/advise.err")
+  code=$?
+  set -e
+  end=$(date +%s.%N)
+  PGAPPNAME='advise-fleet done' "$PSQL" -qXAt -d postgres -c "SELECT pg_sleep(0.5)" >/dev/null
+  wait $WATCH || true
+  window_at=$(grep -m1 'over one window' "$WORK/advise.err" | cut -d' ' -f1)
+  python3 - "$WORK/fleet.json" "$start" "$end" "$window_at" "$code" "$DBS" "$TABLES" "$SAMPLE" "$parallel" "$(tail -1 "$WORK/longest.txt")" "$load" "$(cat "$WORK/cpu.txt")" <<'PY'
 import json, sys
-path, start, end, window_at, code, dbs, tables, sample, parallel, longest = sys.argv[1:]
+path, start, end, window_at, code, dbs, tables, sample, parallel, longest, load, cpu = sys.argv[1:]
 start, end, window_at = float(start), float(end), float(window_at or end)
 f = json.load(open(path))
 wall = end - start
@@ -110,12 +113,18 @@ if first:
     d = f["databases"][first["database"]]
     lead = f'{d["database"]}.{d["report"]["tables"][first["table"]]["name"]} ({first["class"]})'
 looks, ms, query = (longest.split(" ", 2) + ["?", "?", "?"])[:3]
-print(f"advise-fleet: {dbs} databases x {tables} tables, --sample {sample}, --parallel {parallel}: exit {code}, status {f['status']}")
-print(f"  wall time            {wall:.1f} s ({wall / int(dbs) * 1000:.0f} ms a database)")
+user, sys_ = (cpu.split() + ["?", "?"])[:2]
+print(f"advise-fleet: {dbs} databases x {tables} tables, --sample {sample}, --parallel {parallel}: exit {code}, status {f['status']} (load average {load} before)")
+print(f"  wall time            {wall:.1f} s ({wall / int(dbs) * 1000:.0f} ms a database); keybench's own CPU {user} s user, {sys_} s system")
 print(f"  tables read          {tables_read} in {len(read)} databases, {len(f['databases']) - len(read)} not read")
 print(f"  to the window        {window_at - start:.1f} s ({(window_at - start) / int(dbs) * 1000:.0f} ms a database: its tables read, {parallel} at a time)")
 print(f"  window and after     {end - window_at:.1f} s (each database's sample spans {min(spans):.1f}-{max(spans):.1f} s)")
 print(f"  longest transaction  {ms} ms of advise's open ({looks} looks at its sessions every 100 ms; it was {query})")
 print(f"  the list leads with  {lead}; {len(f['tables'])} tables listed; {f.get('others_by_class', {})}")
 PY
-[ "$code" = 0 ] || { tail -5 "$WORK/advise.err"; exit 1; }
+  [ "$code" = 0 ] || { tail -5 "$WORK/advise.err"; exit 1; }
+}
+
+stamp() { while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done; }
+for p in $PARALLEL; do measure "$p"; done
+kill $WRITER 2>/dev/null || true
