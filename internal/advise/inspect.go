@@ -202,9 +202,6 @@ func Prepare(ctx context.Context, conn *pgx.Conn, o Options) (*Reading, error) {
 	return rd, nil
 }
 
-// Server is what Prepare read of the server as a whole.
-func (rd *Reading) Server() Server { return rd.rep.Server }
-
 // logf passes a line to Options.Log, when set.
 func (rd *Reading) logf(format string, a ...any) {
 	if rd.o.Log != nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,9 +37,10 @@ func fleetDoc(f *advise.Fleet) *Doc {
 			d.Printf("RUNS OUT: %s: %s: %s", f.Databases[e.Database].Label(), tb.QualifiedName(), line)
 		}
 	}
-	if len(f.Tables) == 0 {
-		d.Println("No table of these databases pays for its key, and no column runs out.")
-	} else {
+	switch {
+	case len(f.Tables) == 0 && slices.ContainsFunc(f.Databases, func(db advise.FleetDatabase) bool { return db.Report != nil }):
+		d.Println("No table of the databases read pays for its key, and no column runs out.")
+	case len(f.Tables) > 0:
 		t := NewTable("#", "database", "table", "key", "order", "index / cache", "ins/s", "verdict").AlignRight(5, 6)
 		for _, e := range f.Tables {
 			tb := *f.Table(e)
