@@ -209,12 +209,13 @@ func listDatabases(ctx context.Context, cc *pgx.ConnConfig, dsn string) ([]strin
 }
 
 // redactAll is msg with every secret any of the connection strings holds
-// removed (usage.Redact).
+// removed (usage.RedactEach).
 func redactAll(msg string, dsns []dsnSource) string {
-	for _, d := range dsns {
-		msg = usage.Redact(msg, d.dsn)
+	strs := make([]string, len(dsns))
+	for i, d := range dsns {
+		strs[i] = d.dsn
 	}
-	return msg
+	return usage.RedactEach(msg, strs)
 }
 
 // fleetLog prints a line of the fleet's reading on stderr, redacted.
