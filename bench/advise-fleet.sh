@@ -86,8 +86,9 @@ END $$;
 SELECT (SELECT count(*) FROM seen) || ' ' || coalesce((SELECT ms::int || ' ' || query FROM seen ORDER BY ms DESC LIMIT 1), '0 -');
 SQL
   sleep 2
-  local load start end code window_at
+  local load start end code window_at server_cpu
   load=$(cut -d' ' -f1 /proc/loadavg)
+  server_cpu=$(children_cpu)
   start=$(date +%s.%N)
   set +e
   /usr/bin/time -f "%U %S" -o "$WORK/cpu.txt" "$KB" advise --dsn-file "$WORK/fleet.txt" --sample "$SAMPLE" --parallel "$parallel" --json \
@@ -97,10 +98,11 @@ SQL
   end=$(date +%s.%N)
   PGAPPNAME='advise-fleet done' "$PSQL" -qXAt -d postgres -c "SELECT pg_sleep(0.5)" >/dev/null
   wait $WATCH || true
+  server_cpu=$(python3 -c "print(f'{$(children_cpu) - $server_cpu:.1f}')")
   window_at=$(grep -m1 'over one window' "$WORK/advise.err" | cut -d' ' -f1)
-  python3 - "$WORK/fleet.json" "$start" "$end" "$window_at" "$code" "$DBS" "$TABLES" "$SAMPLE" "$parallel" "$(tail -1 "$WORK/longest.txt")" "$load" "$(cat "$WORK/cpu.txt")" <<'PY'
+  python3 - "$WORK/fleet.json" "$start" "$end" "$window_at" "$code" "$DBS" "$TABLES" "$SAMPLE" "$parallel" "$(tail -1 "$WORK/longest.txt")" "$load" "$(cat "$WORK/cpu.txt")" "$server_cpu" <<'PY'
 import json, sys
-path, start, end, window_at, code, dbs, tables, sample, parallel, longest, load, cpu = sys.argv[1:]
+path, start, end, window_at, code, dbs, tables, sample, parallel, longest, load, cpu, server_cpu = sys.argv[1:]
 start, end, window_at = float(start), float(end), float(window_at or end)
 f = json.load(open(path))
 wall = end - start
@@ -115,7 +117,8 @@ if first:
 looks, ms, query = (longest.split(" ", 2) + ["?", "?", "?"])[:3]
 user, sys_ = (cpu.split() + ["?", "?"])[:2]
 print(f"advise-fleet: {dbs} databases x {tables} tables, --sample {sample}, --parallel {parallel}: exit {code}, status {f['status']} (load average {load} before)")
-print(f"  wall time            {wall:.1f} s ({wall / int(dbs) * 1000:.0f} ms a database); keybench's own CPU {user} s user, {sys_} s system")
+print(f"  wall time            {wall:.1f} s ({wall / int(dbs) * 1000:.0f} ms a database)")
+print(f"  CPU                  keybench {user} s user, {sys_} s system; the server's sessions {server_cpu} s (the watch's with them)")
 print(f"  tables read          {tables_read} in {len(read)} databases, {len(f['databases']) - len(read)} not read")
 print(f"  to the window        {window_at - start:.1f} s ({(window_at - start) / int(dbs) * 1000:.0f} ms a database: its tables read, {parallel} at a time)")
 print(f"  window and after     {end - window_at:.1f} s (each database's sample spans {min(spans):.1f}-{max(spans):.1f} s)")
@@ -126,5 +129,8 @@ PY
 }
 
 stamp() { while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done; }
+# children_cpu: the CPU seconds of the server's ended sessions (its postmaster's children's, user and system).
+POSTMASTER=$(sed -n 's/.*(pid \([0-9]*\)).*/\1/p' "$WORK/server.out" | head -1)
+children_cpu() { python3 -c "import os; f=open('/proc/$POSTMASTER/stat').read().rsplit(')', 1)[1].split(); print((int(f[13]) + int(f[14])) / os.sysconf('SC_CLK_TCK'))"; }
 for p in $PARALLEL; do measure "$p"; done
 kill $WRITER 2>/dev/null || true
