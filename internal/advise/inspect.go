@@ -73,6 +73,8 @@ type reader struct {
 	feeds map[uint32][]feed
 	srv   *Server
 	ext   map[string]string // installed extension -> its schema
+	// bases are the key types unread has judged, by oid.
+	bases map[uint32]baseType
 	// blockSize is the server's page size: it bounds the rows a page of the
 	// heap and of a btree can hold, so statistics claiming more are
 	// contradicted by the relation's size.
@@ -113,6 +115,47 @@ type Progress func(done, total int)
 // connection lost); a table that cannot be read (dropped, locked, not
 // readable) is skipped with its reason and the rest are read.
 func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
+	rd, err := Prepare(ctx, conn, o)
+	if err != nil {
+		return nil, err
+	}
+	rd.logf("sampling the rates for %s", o.Sample)
+	if err := rd.Begin(ctx, conn); err != nil {
+		return nil, err
+	}
+	if err := Watch(ctx, conn, o.Sample, []*Reading{rd}); err != nil {
+		return nil, err
+	}
+	if err := rd.End(ctx, conn, o.Sample); err != nil {
+		return nil, err
+	}
+	return rd.Finish(), nil
+}
+
+// A Reading is one database's look in its three steps, so that several
+// databases can share one sample window (ReadFleet): Prepare reads the
+// server, the tables and each table's figures; Begin reads the counters
+// the window starts from; Watch looks at the writing backends during the
+// window; End reads the counters again and the sequences; Finish judges.
+// Each step may run on a connection of its own to the same database.
+type Reading struct {
+	r      *reader
+	o      Options
+	rep    *Report
+	oids   []uint32
+	tables []Table
+	// a are the counters at the window's start, seen what the window saw
+	// of each table's backends.
+	a    *counters
+	seen inserters
+}
+
+// Prepare reads the database conn is connected to up to its sample
+// window: the server, the table list and each table's figures, each in
+// short read-only transactions of its own; advise's own reads of the
+// tables are then flushed to the statistics, so that the window does not
+// count them as the tables' traffic.
+func Prepare(ctx context.Context, conn *pgx.Conn, o Options) (*Reading, error) {
 	r := &reader{conn: conn, srv: &Server{RAM: o.RAM}, ext: map[string]string{}}
 	defer func() {
 		if r.res != nil {
@@ -122,15 +165,13 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	if err := r.configure(ctx, o.StatementTimeout); err != nil {
 		return nil, err
 	}
-	rep := &Report{}
-	var tables []Table
-	var oids []uint32
+	rd := &Reading{r: r, o: o, rep: &Report{}}
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		if err := r.server(ctx, tx); err != nil {
 			return err
 		}
 		var err error
-		if oids, tables, err = r.tables(ctx, tx, o.Tables); err != nil {
+		if rd.oids, rd.tables, err = r.tables(ctx, tx, o.Tables); err != nil {
 			return err
 		}
 		r.feeds, err = r.sequenceFeeds(ctx, tx)
@@ -139,17 +180,14 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	logf := o.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	logf("reading %d tables of %s, each in short read-only transactions of its own", len(tables), r.srv.Database)
+	rd.logf("reading %d tables of %s, each in short read-only transactions of its own", len(rd.tables), r.srv.Database)
 	var cache results.M[map[uint32]int64]
 	if err := r.readOnly(ctx, func(tx pgx.Tx) error { cache = r.cacheByFilenode(ctx, tx); return nil }); err != nil {
 		return nil, err
 	}
+	tables := rd.tables
 	for i := range tables {
-		if err := r.table(ctx, oids[i], &tables[i], cache); err != nil {
+		if err := r.table(ctx, rd.oids[i], &tables[i], cache); err != nil {
 			if fatal(ctx, conn, err) {
 				return nil, err
 			}
@@ -159,20 +197,84 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 			o.Progress(i+1, len(tables))
 		}
 	}
-	rep.Server = *r.srv
-	logf("sampling the rates for %s", o.Sample)
-	if err := r.sample(ctx, o.Sample, oids, tables, rep); err != nil {
-		return nil, err
+	rd.rep.Server = *r.srv
+	r.flushOwnStatistics(ctx)
+	return rd, nil
+}
+
+// logf passes a line to Options.Log, when set.
+func (rd *Reading) logf(format string, a ...any) {
+	if rd.o.Log != nil {
+		rd.o.Log(format, a...)
 	}
-	// Where each sequence stands at the end of the sample, and how fast it
-	// went, all its columns together: when a column runs out is counted
-	// from this read (issues 63, 75).
-	if err := r.rereadRunsOut(ctx, tables); err != nil {
+}
+
+// attach has the reading's next step run on conn: a connection of its
+// own to the same database is set up as Prepare's was.
+func (rd *Reading) attach(ctx context.Context, conn *pgx.Conn) error {
+	if rd.r.conn == conn {
+		return nil
+	}
+	rd.r.conn = conn
+	return rd.r.configure(ctx, rd.o.StatementTimeout)
+}
+
+// Begin reads the counters the sample window starts from.
+func (rd *Reading) Begin(ctx context.Context, conn *pgx.Conn) error {
+	if err := rd.attach(ctx, conn); err != nil {
+		return err
+	}
+	a, err := rd.r.counters(ctx, readOIDs(rd.oids, rd.tables))
+	rd.a = a
+	return err
+}
+
+// End reads the counters at the window's end and sets every table's
+// rates over the window (asked: how long advise waited between its two
+// reads), then where each sequence stands and how fast it went, all its
+// columns together: when a column runs out is counted from this read
+// (issues 63, 75).
+func (rd *Reading) End(ctx context.Context, conn *pgx.Conn, asked time.Duration) error {
+	if err := rd.attach(ctx, conn); err != nil {
+		return err
+	}
+	if err := rd.r.rates(ctx, asked, rd.a, rd.seen, rd.oids, rd.tables, rd.rep); err != nil {
+		return err
+	}
+	if err := rd.r.rereadRunsOut(ctx, rd.tables); err != nil {
 		if fatal(ctx, conn, err) {
-			return nil, err
+			return err
 		}
-		logf("the sequences could not be read again after the sample: %v", err)
+		rd.logf("the sequences could not be read again after the sample: %v", err)
 	}
+	return nil
+}
+
+// Unsampled says that the window's rates were not read, and why (the
+// look interrupted, a counter read refused): each table read keeps its
+// figures, its rates and its sequences' pace unavailable.
+func (rd *Reading) Unsampled(why string) {
+	for i := range rd.tables {
+		t := &rd.tables[i]
+		if t.Skipped != "" {
+			continue
+		}
+		for _, m := range []*results.M[float64]{&t.InsertsPerS, &t.UpdatesPerS, &t.DeletesPerS} {
+			*m = results.Unavailable[float64](why)
+		}
+		t.Inserters = results.Unavailable[int](why)
+		for j := range t.RunsOut {
+			t.RunsOut[j].paceLost = why
+		}
+	}
+	rd.rep.Sample = Sample{WALBytesPerS: results.Unavailable[float64](why), FPIPerS: results.Unavailable[float64](why)}
+	rd.rep.Server.Notes = append(rd.rep.Server.Notes, "no sample: "+why)
+}
+
+// Finish judges every table from what was read: when each column runs
+// out, the verdicts ranked, each table's lab and switches.
+func (rd *Reading) Finish() *Report {
+	rep, tables, o := rd.rep, rd.tables, rd.o
 	for i := range tables {
 		runsOutTimes(&tables[i])
 	}
@@ -189,16 +291,18 @@ func Inspect(ctx context.Context, conn *pgx.Conn, o Options) (*Report, error) {
 		tables[i].Switches = switches(&tables[i])
 	}
 	rep.Tables = tables
-	return rep, nil
+	return rep
 }
 
 // configure sets Settings on the session, whatever the connection was
 // opened with (SET is not a write: nothing reaches the WAL).
 func (r *reader) configure(ctx context.Context, statementTimeout time.Duration) error {
+	var names, values []string
 	for name, value := range Settings(statementTimeout) {
-		if _, err := r.conn.Exec(ctx, `SELECT pg_catalog.set_config($1, $2, false)`, name, value); err != nil {
-			return fmt.Errorf("setting %s for advise's session: %w", name, err)
-		}
+		names, values = append(names, name), append(values, value)
+	}
+	if _, err := r.conn.Exec(ctx, `SELECT pg_catalog.set_config(s.name, s.value, false) FROM ROWS FROM (pg_catalog.unnest($1::text[]), pg_catalog.unnest($2::text[])) AS s(name, value)`, names, values); err != nil {
+		return fmt.Errorf("setting %s for advise's session: %w", strings.Join(names, ", "), err)
 	}
 	changed, err := sqltree.Tampered(ctx, r.conn)
 	if err != nil {
@@ -660,9 +764,10 @@ type columnStat struct {
 // it); inherited says pg_stats holds the table's statistics with its
 // inheritance children and none of its own.
 func (r *reader) columnStats(ctx context.Context, tx pgx.Tx, oid uint32, partitioned bool) (map[string]columnStat, bool, error) {
+	// The table's names compared as one row, which the planner pushes into
+	// the view (a join on them reads every table's statistics first).
 	rows, _ := tx.Query(ctx, `SELECT s.attname::text, s.inherited, s.avg_width, s.correlation::float8, s.histogram_bounds::text FROM pg_stats s
-		JOIN pg_class c ON c.relname = s.tablename JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = s.schemaname
-		WHERE c.oid = $1`, oid)
+		WHERE (s.schemaname, s.tablename) = (SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1)`, oid)
 	out := map[string]columnStat{}
 	inherited := false
 	var name string
@@ -883,7 +988,7 @@ func arrayElements(s string) []string {
 // sampled points of the key range and counts the pairs whose rows lie in
 // heap order; it returns the share, and the keys it read (a value sample).
 // It runs in a transaction of its own: the planner settings that make it
-// walk the index (SET LOCAL) end with that transaction, never costing a
+// walk the index (set_config, local to it) end with that transaction, never costing a
 // later query as if a scan were forbidden.
 func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds []string) (results.M[float64], []string) {
 	col := pgx.Identifier{k.Columns[0]}.Sanitize()
@@ -899,46 +1004,42 @@ func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds
 	var sampled []string
 	err := r.readOnly(ctx, func(tx pgx.Tx) error {
 		// an ordered walk of the key index, never a sort of the table
-		for _, set := range []string{"enable_seqscan", "enable_bitmapscan", "enable_sort"} {
-			if _, err := tx.Exec(ctx, "SET LOCAL "+set+" = off"); err != nil {
-				return err
-			}
+		if _, err := tx.Exec(ctx, `SELECT pg_catalog.set_config(s, 'off', true) FROM pg_catalog.unnest(ARRAY['enable_seqscan', 'enable_bitmapscan', 'enable_sort']) AS s`); err != nil {
+			return err
 		}
+		// The key as its base type (a domain's CHECK does not run on a
+		// read), printed by format (the type's own output function, never
+		// a cast of the user's to text), compared and ordered by
+		// PostgreSQL's own operators; the row's place read as a tid.
+		q := fmt.Sprintf(`SELECT pg_catalog.format('%%s', t.%[1]s::%[2]s), t.ctid FROM ONLY %[3]s AS t`, col, k.base, qualified)
+		if starts[0] != nil {
+			q += fmt.Sprintf(" WHERE t.%s::%s OPERATOR(pg_catalog.>=) $1::%s", col, k.base, k.base)
+		}
+		q += fmt.Sprintf(" ORDER BY t.%s::%s LIMIT %d", col, k.base, leafSampleRows)
+		// Every point's read is one text, its bound a parameter: judged
+		// once, then every point read in one round trip.
+		if why, err := r.vetRead(ctx, q); err != nil || why != "" {
+			return cmp.Or(err, errors.New(why))
+		}
+		batch := &pgx.Batch{}
 		for _, start := range starts {
-			// The key as its base type (a domain's CHECK does not run on a
-			// read), printed by format (the type's own output function, never
-			// a cast of the user's to text), compared and ordered by
-			// PostgreSQL's own operators; the row's place read as a tid.
-			q := fmt.Sprintf(`SELECT pg_catalog.format('%%s', t.%[1]s::%[2]s), t.ctid FROM ONLY %[3]s AS t`, col, k.base, qualified)
-			args := []any{}
-			if start != nil {
-				q += fmt.Sprintf(" WHERE t.%s::%s OPERATOR(pg_catalog.>=) $1::%s", col, k.base, k.base)
-				args = append(args, *start)
-			}
-			q += fmt.Sprintf(" ORDER BY t.%s::%s LIMIT %d", col, k.base, leafSampleRows)
-			if why, err := r.vetRead(ctx, q); err != nil || why != "" {
-				return cmp.Or(err, errors.New(why))
-			}
-			rows, _ := tx.Query(ctx, q, args...)
-			var prevBlock, prevItem int64 = -1, -1
-			var v string
-			var tid pgtype.TID
-			if _, err := pgx.ForEachRow(rows, []any{&v, &tid}, func() error {
-				block, item := int64(tid.BlockNumber), int64(tid.OffsetNumber)
-				sampled = append(sampled, v)
-				if prevBlock >= 0 {
-					pairs++
-					if block > prevBlock || block == prevBlock && item > prevItem {
-						inOrder++
-					}
-				}
-				prevBlock, prevItem = block, item
-				return nil
-			}); err != nil {
-				return err
+			if start == nil {
+				batch.Queue(q)
+			} else {
+				batch.Queue(q, *start)
 			}
 		}
-		return nil
+		br := tx.SendBatch(ctx, batch)
+		for range starts {
+			rows, _ := br.Query()
+			n, ordered, err := inHeapOrder(rows, &sampled)
+			if err != nil {
+				_ = br.Close()
+				return err
+			}
+			pairs, inOrder = pairs+n, inOrder+ordered
+		}
+		return br.Close()
 	})
 	if err != nil {
 		return results.Unavailable[float64](why(err, "")), nil
@@ -947,6 +1048,28 @@ func (r *reader) leafOrder(ctx context.Context, qualified string, k *Key, bounds
 		return results.Unavailable[float64]("the table has fewer than two rows"), sampled
 	}
 	return results.Of(float64(inOrder) / float64(pairs)), sampled
+}
+
+// inHeapOrder reads one run of consecutive keys (value, tid) and counts
+// its pairs and those whose rows lie in heap order; the values are added
+// to sampled.
+func inHeapOrder(rows pgx.Rows, sampled *[]string) (pairs, inOrder int, err error) {
+	var prevBlock, prevItem int64 = -1, -1
+	var v string
+	var tid pgtype.TID
+	_, err = pgx.ForEachRow(rows, []any{&v, &tid}, func() error {
+		block, item := int64(tid.BlockNumber), int64(tid.OffsetNumber)
+		*sampled = append(*sampled, v)
+		if prevBlock >= 0 {
+			pairs++
+			if block > prevBlock || block == prevBlock && item > prevItem {
+				inOrder++
+			}
+		}
+		prevBlock, prevItem = block, item
+		return nil
+	})
+	return pairs, inOrder, err
 }
 
 // density measures the key index's leaf density with pgstatindex where it
@@ -1028,21 +1151,44 @@ func (r *reader) unread(f tableFacts, k *Key) string {
 	if k.base != "" {
 		return ""
 	}
+	bt, ok := r.bases[k.baseOID]
+	if !ok {
+		var err error
+		if bt, err = r.baseType(k.baseOID); err != nil {
+			return "its key's type could not be read: " + err.Error()
+		}
+		if r.bases == nil {
+			r.bases = map[uint32]baseType{}
+		}
+		r.bases[k.baseOID] = bt
+	}
+	k.base = bt.base
+	return bt.why
+}
+
+// baseType is what a key's base type allows advise to read: its name as
+// advise's reads cast to it, or why its values are not read.
+type baseType struct{ base, why string }
+
+// baseType reads whether the values of the type oid can be read without
+// running anything of the user's: PostgreSQL's own type, ordered by its
+// own btree class, no comparison or cast of its reaching the user's
+// (read once a database: every table keyed by the type shares it).
+func (r *reader) baseType(oid uint32) (baseType, error) {
 	ctx := context.Background()
 	var name, typname string
 	var own bool
 	if err := r.conn.QueryRow(ctx, `SELECT pg_catalog.format_type($1, NULL), (SELECT typname::text FROM pg_catalog.pg_type WHERE oid = $1), $1 < 16384 AND EXISTS (SELECT 1 FROM pg_catalog.pg_opclass o JOIN pg_catalog.pg_am a ON a.oid = o.opcmethod
-			WHERE a.amname = 'btree' AND o.opcdefault AND o.opcintype = $1 AND o.oid < 16384)`, k.baseOID).Scan(&name, &typname, &own); err != nil {
-		return "its key's type could not be read: " + err.Error()
+			WHERE a.amname = 'btree' AND o.opcdefault AND o.opcintype = $1 AND o.oid < 16384)`, oid).Scan(&name, &typname, &own); err != nil {
+		return baseType{}, err
 	}
 	if !own {
-		return fmt.Sprintf("its key's type %s is not PostgreSQL's own, or PostgreSQL does not order it: its rows are not read (its functions would run)", sqltree.EscapeControls(name))
+		return baseType{why: fmt.Sprintf("its key's type %s is not PostgreSQL's own, or PostgreSQL does not order it: its rows are not read (its functions would run)", sqltree.EscapeControls(name))}, nil
 	}
-	if why, err := sqltree.Lookups(ctx, r.conn, []uint32{k.baseOID}); err != nil || why != "" {
-		return "its rows are not read: " + cmp.Or(why, fmt.Sprint(err))
+	if why, err := sqltree.Lookups(ctx, r.conn, []uint32{oid}); err != nil || why != "" {
+		return baseType{why: "its rows are not read: " + cmp.Or(why, fmt.Sprint(err))}, nil
 	}
-	k.base = pgx.Identifier{"pg_catalog", typname}.Sanitize()
-	return ""
+	return baseType{base: pgx.Identifier{"pg_catalog", typname}.Sanitize()}, nil
 }
 
 // vetRead has the server resolve one of advise's reads of a user's table

@@ -72,12 +72,15 @@ type FedColumn struct {
 	RewriteBytes int64    `json:"rewrite_bytes"`
 	Locks        string   `json:"locks,omitempty"`
 
-	seq                uint32
-	typLimit, seqMax   int64
-	seqType            string
-	readAt             time.Time
-	firstLast          *int64
-	firstAt            time.Time
+	seq              uint32
+	typLimit, seqMax int64
+	seqType          string
+	readAt           time.Time
+	firstLast        *int64
+	firstAt          time.Time
+	// paceLost is why the sequence was not read a second time (the sample
+	// not taken): its pace is unknown, not none.
+	paceLost           string
 	table, qualifiedTo string
 }
 
@@ -311,6 +314,8 @@ func runsOutTimes(t *Table) {
 			ro.RunsOutInS = results.Unavailable[float64](ro.Last.Reason())
 		case last >= ro.Limit:
 			ro.RunsOutInS = results.Of(0.0)
+		case !paced && ro.paceLost != "":
+			ro.RunsOutInS = results.Unavailable[float64]("its pace was not read: " + ro.paceLost)
 		case !paced:
 			ro.RunsOutInS = results.Unavailable[float64](cmp.Or(ro.PerS.Reason(), "its pace was not read") + ": at that pace it never runs out")
 		default:

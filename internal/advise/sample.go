@@ -149,84 +149,30 @@ func writeTargets(query string) (targets [][2]string) {
 	return targets
 }
 
-// activity adds, at one moment, the backends writing each table to
-// writers[i]: every backend holding the table's ROW EXCLUSIVE lock (an
-// INSERT, UPDATE, DELETE or MERGE, however it was issued: a CTE, a
-// trigger, a function), and every backend whose statement, active or
-// finished within the last second (a pooled connection between its
-// statements), names the table as its target. hidden counts the backends
-// of other roles whose statements the role may not read.
-func (r *reader) activity(ctx context.Context, oids []uint32, tables []Table, writers, users []map[int32]bool) (hidden int, err error) {
-	at := make(map[uint32]int, len(oids))
-	for i, oid := range oids {
-		at[oid] = i
-	}
-	err = r.readOnly(ctx, func(tx pgx.Tx) error {
-		rows, _ := tx.Query(ctx, `SELECT pid, relation::int8, mode = 'RowExclusiveLock' FROM pg_locks
-			WHERE locktype = 'relation' AND mode IN ('RowExclusiveLock', 'AccessShareLock') AND pid <> pg_backend_pid()
-			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
-		var pid int32
-		var rel int64
-		var writes bool
-		if _, err := pgx.ForEachRow(rows, []any{&pid, &rel, &writes}, func() error {
-			if i, ok := at[uint32(rel)]; ok {
-				users[i][pid] = true
-				if writes {
-					writers[i][pid] = true
-				}
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		rows, _ = tx.Query(ctx, `SELECT pid, coalesce(query, '') FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-			AND (state = 'active' OR state_change > now() - interval '1 s')`)
-		var q string
-		_, err := pgx.ForEachRow(rows, []any{&pid, &q}, func() error {
-			if q == "<insufficient privilege>" {
-				hidden++
-				return nil
-			}
-			for _, target := range writeTargets(q) {
-				for i, t := range tables {
-					if t.Name == target[1] && (target[0] == "" || target[0] == t.Schema) {
-						writers[i][pid], users[i][pid] = true, true
-					}
-				}
-			}
-			return nil
-		})
-		return err
-	})
-	return hidden, err
-}
-
-// sample measures the rates over the window: a snapshot of the counters,
-// pg_stat_activity every activityEvery, a snapshot again.
-func (r *reader) sample(ctx context.Context, window time.Duration, oids []uint32, tables []Table, rep *Report) error {
-	var read []uint32 // the tables read: a skipped one has no rates
+// readOIDs are the oids of the tables read: a skipped one has no rates.
+func readOIDs(oids []uint32, tables []Table) []uint32 {
+	var read []uint32
 	for i, oid := range oids {
 		if tables[i].Skipped == "" {
 			read = append(read, oid)
 		}
 	}
-	r.flushOwnStatistics(ctx)
-	a, err := r.counters(ctx, read)
-	if err != nil {
-		return err
-	}
-	seen, err := r.watchActivity(ctx, window, oids, tables)
-	if err != nil {
-		return err
-	}
+	return read
+}
+
+// rates reads the counters again at the window's end and sets each
+// table's rates over the window from a, the counters at its start, and
+// seen, the backends the window saw writing it (asked: how long advise
+// waited between the two reads).
+func (r *reader) rates(ctx context.Context, asked time.Duration, a *counters, seen inserters, oids []uint32, tables []Table, rep *Report) error {
+	read := readOIDs(oids, tables)
 	b, err := r.counters(ctx, read)
 	if err != nil {
 		return err
 	}
 	secs := b.at.Sub(a.at).Seconds()
 	rep.Sample.Seconds = secs
-	if asked := window.Seconds(); secs > 1.1*asked {
+	if asked := asked.Seconds(); secs > 1.1*asked {
 		rep.Server.Notes = append(rep.Server.Notes, fmt.Sprintf("the sample spans %.0f s, not the %.0f s asked: the server answered its counters %.0f s late "+
 			"(a standby stopped or a server stalled during it); every rate is over the %.0f s", secs, asked, secs-asked, secs))
 	}
@@ -294,36 +240,125 @@ type inserters struct {
 	err    error
 }
 
-// watchActivity waits out the sample window, looking at pg_locks and
-// pg_stat_activity every activityEvery (on a primary: a standby's
-// backends write nothing).
-func (r *reader) watchActivity(ctx context.Context, window time.Duration, oids []uint32, tables []Table) (inserters, error) {
-	seen := inserters{writers: make([]map[int32]bool, len(tables)), users: make([]map[int32]bool, len(tables))}
-	for i := range seen.writers {
+// newInserters is what a window has seen of n tables before it looks.
+func newInserters(n int) inserters {
+	seen := inserters{writers: make([]map[int32]bool, n), users: make([]map[int32]bool, n)}
+	for i := range n {
 		seen.writers[i], seen.users[i] = map[int32]bool{}, map[int32]bool{}
+	}
+	return seen
+}
+
+// watched is one database's tables as a look at the server finds them:
+// by oid in pg_locks, by name in pg_stat_activity's statements.
+type watched struct {
+	rd *Reading
+	at map[uint32]int
+	// hidden counts, in one look, the backends of other roles whose
+	// statements the role may not read.
+	hidden int
+}
+
+// Watch waits out the sample window, looking on conn every activityEvery
+// at pg_locks and pg_stat_activity for the backends writing each table of
+// each reading (on a primary: a standby's backends write nothing). conn is
+// a connection to any database of the readings' server: both views show
+// every database's backends, so one connection watches them all.
+func Watch(ctx context.Context, conn *pgx.Conn, window time.Duration, readings []*Reading) error {
+	dbs := map[string]*watched{}
+	for _, rd := range readings {
+		n := len(rd.tables)
+		rd.seen = newInserters(n)
+		if rd.r.srv.Standby {
+			continue
+		}
+		w := &watched{rd: rd, at: make(map[uint32]int, n)}
+		for i, oid := range rd.oids {
+			w.at[oid] = i
+		}
+		dbs[rd.r.srv.Database] = w
 	}
 	tick := time.NewTicker(activityEvery)
 	defer tick.Stop()
 	end := time.After(window)
+	var failed error
 	for {
 		select {
 		case <-ctx.Done():
-			return seen, ctx.Err()
+			return ctx.Err()
 		case <-end:
-			return seen, nil
+			return nil
 		case <-tick.C:
-			if r.srv.Standby || seen.err != nil {
+			if len(dbs) == 0 || failed != nil {
 				continue
 			}
-			h, err := r.activity(ctx, oids, tables, seen.writers, seen.users)
-			if err != nil {
-				seen.err = err
+			if failed = look(ctx, conn, dbs); failed != nil {
+				for _, w := range dbs {
+					w.rd.seen.err = failed
+				}
 				continue
 			}
-			seen.looks++
-			seen.hidden = max(seen.hidden, h)
+			for _, w := range dbs {
+				w.rd.seen.looks++
+				w.rd.seen.hidden = max(w.rd.seen.hidden, w.hidden)
+			}
 		}
 	}
+}
+
+// look adds, at one moment, the backends writing each table of dbs (by
+// database name) to its reading's writers: every backend holding the
+// table's ROW EXCLUSIVE lock (an INSERT, UPDATE, DELETE or MERGE, however
+// it was issued: a CTE, a trigger, a function), and every backend whose
+// statement, active or finished within the last second (a pooled
+// connection between its statements), names the table as its target.
+func look(ctx context.Context, conn *pgx.Conn, dbs map[string]*watched) error {
+	names := make([]string, 0, len(dbs))
+	for name, w := range dbs {
+		names = append(names, name)
+		w.hidden = 0
+	}
+	return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `SELECT d.datname::text, l.pid, l.relation::int8, l.mode = 'RowExclusiveLock' FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+			WHERE l.locktype = 'relation' AND l.mode IN ('RowExclusiveLock', 'AccessShareLock') AND l.pid <> pg_backend_pid()
+			AND d.datname::text = ANY($1::text[])`, names)
+		var db string
+		var pid int32
+		var rel int64
+		var writes bool
+		if _, err := pgx.ForEachRow(rows, []any{&db, &pid, &rel, &writes}, func() error {
+			w := dbs[db]
+			if i, ok := w.at[uint32(rel)]; ok {
+				w.rd.seen.users[i][pid] = true
+				if writes {
+					w.rd.seen.writers[i][pid] = true
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		rows, _ = tx.Query(ctx, `SELECT datname::text, pid, coalesce(query, '') FROM pg_stat_activity
+			WHERE datname::text = ANY($1::text[]) AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+			AND (state = 'active' OR state_change > now() - interval '1 s')`, names)
+		var q string
+		_, err := pgx.ForEachRow(rows, []any{&db, &pid, &q}, func() error {
+			w := dbs[db]
+			if q == "<insufficient privilege>" {
+				w.hidden++
+				return nil
+			}
+			for _, target := range writeTargets(q) {
+				for i, t := range w.rd.tables {
+					if t.Name == target[1] && (target[0] == "" || target[0] == t.Schema) {
+						w.rd.seen.writers[i][pid], w.rd.seen.users[i][pid] = true, true
+					}
+				}
+			}
+			return nil
+		})
+		return err
+	})
 }
 
 // walRates are the cluster's WAL bytes and full-page images per second

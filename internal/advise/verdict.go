@@ -125,19 +125,7 @@ func Judge(tables []Table, s Server, sample Sample, cost func(*Table) *Cost) {
 // order sorts the tables by class, then by what they pay, and ranks the
 // paying ones, most paying first.
 func order(tables []Table) {
-	sort.SliceStable(tables, func(i, j int) bool {
-		a, b := &tables[i], &tables[j]
-		if ca, cb := classRank(a.Verdict.Class), classRank(b.Verdict.Class); ca != cb {
-			return ca < cb
-		}
-		if a.Verdict.Class == RunsOut { // the soonest first, across every table
-			return mustGet(a.Soonest().RunsOutInS) < mustGet(b.Soonest().RunsOutInS)
-		}
-		if sa, sb := score(a), score(b); sa != sb {
-			return sa > sb
-		}
-		return a.KeyIndexBytes > b.KeyIndexBytes
-	})
+	sort.SliceStable(tables, func(i, j int) bool { return Before(&tables[i], &tables[j]) })
 	rank := 0
 	for i := range tables {
 		if c := tables[i].Verdict.Class; c == Pays || c == PaysInSize {
@@ -145,6 +133,23 @@ func order(tables []Table) {
 			tables[i].Verdict.Rank = rank
 		}
 	}
+}
+
+// Before says whether a comes before b in advise's order, in one
+// database or across several: by class (a column running out first, the
+// soonest first), then by what the table pays (score), then by its key
+// index's size.
+func Before(a, b *Table) bool {
+	if ca, cb := classRank(a.Verdict.Class), classRank(b.Verdict.Class); ca != cb {
+		return ca < cb
+	}
+	if a.Verdict.Class == RunsOut { // the soonest first, across every table
+		return mustGet(a.Soonest().RunsOutInS) < mustGet(b.Soonest().RunsOutInS)
+	}
+	if sa, sb := score(a), score(b); sa != sb {
+		return sa > sb
+	}
+	return a.KeyIndexBytes > b.KeyIndexBytes
 }
 
 func classRank(c string) int {

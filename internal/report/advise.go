@@ -16,20 +16,30 @@ import (
 // summary), and with details each one's evidence and lab command after it,
 // as the console and --export show it.
 func AdviceDoc(rep *advise.Report, details bool) *Doc {
-	d := adviceDoc(rep)
-	if details {
-		for _, a := range adviceTables(rep) {
-			d.Println("")
-			d.Blocks = append(d.Blocks, adviceDetails(a).Blocks...)
-		}
+	if !details {
+		return adviceDoc(rep)
+	}
+	return withDetails(adviceDoc(rep), adviceTables(rep))
+}
+
+// withDetails is d with each table's evidence after it.
+func withDetails(d *Doc, tables []adviceTable) *Doc {
+	for _, a := range tables {
+		d.Println("")
+		d.Blocks = append(d.Blocks, adviceDetails(a).Blocks...)
 	}
 	return d
 }
 
 // RenderAdvice is the advice as a self-contained HTML page in the report's style.
 func RenderAdvice(rep *advise.Report) ([]byte, error) {
+	return advicePage("keybench advise: "+rep.Server.Database, adviceDoc(rep), adviceTables(rep))
+}
+
+// advicePage is a page of advice: its summary d, then each table's evidence.
+func advicePage(title string, d *Doc, tables []adviceTable) ([]byte, error) {
 	var out bytes.Buffer
-	err := adviceTemplate.Execute(&out, map[string]any{"Title": "keybench advise: " + rep.Server.Database, "Doc": adviceDoc(rep), "Tables": adviceTables(rep)})
+	err := adviceTemplate.Execute(&out, map[string]any{"Title": title, "Doc": d, "Tables": tables})
 	return out.Bytes(), err
 }
 
@@ -48,13 +58,8 @@ func adviceDoc(rep *advise.Report) *Doc {
 	// The emergencies first, before any table: each column that runs out
 	// soon, soonest first, with its fix (the tables come ranked so).
 	for _, tb := range rep.Tables {
-		if tb.Verdict.Class != advise.RunsOut {
-			continue
-		}
-		for _, w := range tb.Verdict.Why {
-			if strings.HasPrefix(w, "Column ") {
-				d.Printf("RUNS OUT: %s: %s", tb.QualifiedName(), w)
-			}
+		for _, line := range runsOutLines(tb) {
+			d.Printf("RUNS OUT: %s: %s", tb.QualifiedName(), line)
 		}
 	}
 	t := NewTable("#", "table", "key", "order", "index / cache", "ins/s", "verdict").AlignRight(4, 5)
@@ -63,29 +68,10 @@ func adviceDoc(rep *advise.Report) *Doc {
 		if tb.Verdict.Rank > 0 {
 			rank = fmt.Sprint(tb.Verdict.Rank)
 		}
-		key, order, index := "none", "", ""
-		if k := tb.Key; k != nil {
-			key = k.Type
-			if k.UUIDText {
-				key += " uuid"
-			}
-			order = k.Order
-			index = ratioOf(tb.KeyIndexOverCache)
-		}
-		name := tb.QualifiedName()
-		if tb.Partitions > 0 {
-			name += fmt.Sprintf(" (%d partitions)", tb.Partitions)
-		}
-		t.AppendRow(rank, name, key, order, index, tb.InsertsPerS.Text(func(v float64) string { return results.Significant(v) }), tb.Verdict.Class)
+		t.AppendRow(append([]any{rank, tableName(tb)}, adviceFigures(tb)...)...)
 	}
 	d.Add(t)
-	seen := map[string]bool{}
-	for _, tb := range rep.Tables {
-		if c := tb.Verdict.Class; !seen[c] && advise.ClassMeaning[c] != "" {
-			seen[c] = true
-			d.Printf("%s: %s.", c, advise.ClassMeaning[c])
-		}
-	}
+	legend(d, rep.Tables)
 	for _, n := range s.Notes {
 		d.Println("Not read: " + n + ".")
 	}
@@ -96,6 +82,57 @@ func adviceDoc(rep *advise.Report) *Doc {
 		d.Println("No cost in rates: a projection needs measured curves. Make them with: " + rep.CurvesCommand)
 	}
 	return d
+}
+
+// runsOutLines are a table's lines saying when each of its columns runs
+// out, when its class is "runs out" (none otherwise).
+func runsOutLines(tb advise.Table) []string {
+	var out []string
+	if tb.Verdict.Class != advise.RunsOut {
+		return nil
+	}
+	for _, w := range tb.Verdict.Why {
+		if strings.HasPrefix(w, "Column ") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// tableName is a table's name as the summary prints it, a partitioned
+// table's with its partitions.
+func tableName(tb advise.Table) string {
+	name := tb.QualifiedName()
+	if tb.Partitions > 0 {
+		name += fmt.Sprintf(" (%d partitions)", tb.Partitions)
+	}
+	return name
+}
+
+// adviceFigures are a table's cells of the summary after its name: its
+// key, order, key index over the cache, inserts per second and class.
+func adviceFigures(tb advise.Table) []any {
+	key, order, index := "none", "", ""
+	if k := tb.Key; k != nil {
+		key = k.Type
+		if k.UUIDText {
+			key += " uuid"
+		}
+		order = k.Order
+		index = ratioOf(tb.KeyIndexOverCache)
+	}
+	return []any{key, order, index, tb.InsertsPerS.Text(func(v float64) string { return results.Significant(v) }), tb.Verdict.Class}
+}
+
+// legend says once what each class shown means.
+func legend(d *Doc, tables []advise.Table) {
+	seen := map[string]bool{}
+	for _, tb := range tables {
+		if c := tb.Verdict.Class; !seen[c] && advise.ClassMeaning[c] != "" {
+			seen[c] = true
+			d.Printf("%s: %s.", c, advise.ClassMeaning[c])
+		}
+	}
 }
 
 // adviceTable is one table's evidence, lab command and unavailable figures.
@@ -115,33 +152,38 @@ type adviceTable struct {
 func adviceTables(rep *advise.Report) []adviceTable {
 	var out []adviceTable
 	for _, t := range rep.Tables {
-		a := adviceTable{Title: t.QualifiedName(), Class: t.Verdict.Class, Why: t.Verdict.Why, Migrate: t.Migrate, MigrateTo: t.MigrateTo}
-		if t.Lab != nil {
-			a.Lab, a.LabNotes = t.Lab.Command, t.Lab.Notes
-			if t.Lab.Mix != "" {
-				a.LabNotes = append([]string{"it replays the table's traffic in the sample: " + t.Lab.Mix}, a.LabNotes...)
-			}
-		}
-		a.Unavailable = unavailableOf(t)
-		for _, f := range t.ReferencedBy {
-			idx := "no index on its columns"
-			if f.Indexed {
-				idx = "index " + results.Bytes(f.IndexBytes) + f.KeyBytes.Text(func(v float64) string {
-					return fmt.Sprintf(", of which the key's copies %s (%d rows)", results.Bytes(int64(v)), f.Rows)
-				})
-			}
-			a.References = append(a.References, fmt.Sprintf("%s (%s, %s)", f.Table, f.Constraint, idx))
-		}
-		if mix := versionMix(t.Key); mix != "" {
-			a.Why = append(append([]string(nil), a.Why...), mix)
-		}
-		for _, sw := range t.Switches {
-			a.Switches = append(a.Switches, switchText(sw))
-		}
-		a.Measured = labResultText(t.LabResult)
-		out = append(out, a)
+		out = append(out, adviceTableOf(t))
 	}
 	return out
+}
+
+// adviceTableOf is one table's evidence, lab command and unavailable figures.
+func adviceTableOf(t advise.Table) adviceTable {
+	a := adviceTable{Title: t.QualifiedName(), Class: t.Verdict.Class, Why: t.Verdict.Why, Migrate: t.Migrate, MigrateTo: t.MigrateTo}
+	if t.Lab != nil {
+		a.Lab, a.LabNotes = t.Lab.Command, t.Lab.Notes
+		if t.Lab.Mix != "" {
+			a.LabNotes = append([]string{"it replays the table's traffic in the sample: " + t.Lab.Mix}, a.LabNotes...)
+		}
+	}
+	a.Unavailable = unavailableOf(t)
+	for _, f := range t.ReferencedBy {
+		idx := "no index on its columns"
+		if f.Indexed {
+			idx = "index " + results.Bytes(f.IndexBytes) + f.KeyBytes.Text(func(v float64) string {
+				return fmt.Sprintf(", of which the key's copies %s (%d rows)", results.Bytes(int64(v)), f.Rows)
+			})
+		}
+		a.References = append(a.References, fmt.Sprintf("%s (%s, %s)", f.Table, f.Constraint, idx))
+	}
+	if mix := versionMix(t.Key); mix != "" {
+		a.Why = append(append([]string(nil), a.Why...), mix)
+	}
+	for _, sw := range t.Switches {
+		a.Switches = append(a.Switches, switchText(sw))
+	}
+	a.Measured = labResultText(t.LabResult)
+	return a
 }
 
 // switchText is a switch of the key and what it costs, in a line.

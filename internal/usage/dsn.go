@@ -113,6 +113,20 @@ func Redact(msg, dsn string) string {
 	return RedactSecrets(msg)
 }
 
+// RedactEach removes from a message about any of several connections
+// every secret each of dsns could hold (secretsOf) and every key=value
+// secret. Unlike Redact it leaves the rest of a connection string as it
+// is, so that one database's string is not cut out of another's name
+// (dbname=app1 within dbname=app10).
+func RedactEach(msg string, dsns []string) string {
+	for _, dsn := range dsns {
+		for _, secret := range secretsOf(dsn) {
+			msg = strings.ReplaceAll(msg, secret, "xxxxx")
+		}
+	}
+	return RedactSecrets(msg)
+}
+
 // RedactSecrets replaces the value of every key=value secret in s (a
 // password in a connection string above all, a --pg-conf's
 // primary_conninfo) with xxxxx.

@@ -26,6 +26,23 @@ func TestRedactSecrets(t *testing.T) {
 	}
 }
 
+// TestRedactEach: each connection string's password is removed from a
+// message about any of them, however it is written, and nothing else:
+// one database's string is not cut out of another's name.
+func TestRedactEach(t *testing.T) {
+	dsns := []string{"dbname=app1", "postgres://u:Sekr1t-pw@h/app2", "host=h password='an0ther pw' dbname=app3", "postgres://u@h/app4?password=th1rd-pw"}
+	msg := "host=h port=5432 user=u dbname=app10: refused; postgres://u:Sekr1t-pw@h/app2 an0ther pw th1rd-pw"
+	got := RedactEach(msg, dsns)
+	for _, secret := range []string{"Sekr1t-pw", "an0ther pw", "th1rd-pw"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q is left in %q", secret, got)
+		}
+	}
+	if !strings.HasPrefix(got, "host=h port=5432 user=u dbname=app10: refused; postgres://u:xxxxx@h/app2") {
+		t.Errorf("RedactEach changed more than the secrets: %q", got)
+	}
+}
+
 // FuzzRedactSecrets: a password written as password=… after any text is
 // never left in the output, and redacting twice changes nothing more.
 func FuzzRedactSecrets(f *testing.F) {

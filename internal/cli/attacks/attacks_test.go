@@ -21,22 +21,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keybench/keybench/internal/cli/clitest"
-	"github.com/keybench/keybench/internal/server"
 	"github.com/keybench/keybench/internal/server/servertest"
 )
 
 var bin string
 
-// debian15 is where Debian's PostgreSQL 15 binaries are.
-const debian15 = "/usr/lib/postgresql/15/bin"
-
-func TestMain(m *testing.M) {
-	o := server.Options{Version: "15"}
-	if _, err := os.Stat(filepath.Join(debian15, "postgres")); err == nil {
-		o = server.Options{BinDir: debian15}
-	}
-	os.Exit(clitest.MainWith(m, &bin, o))
-}
+func TestMain(m *testing.M) { os.Exit(clitest.MainWith(m, &bin, servertest.PG15())) }
 
 // plant makes database db: the user's schema shop (orders with rows, its
 // sequence at a value of its own, a kept table), dblink, and pwn(text), which

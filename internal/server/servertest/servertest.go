@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -93,6 +95,31 @@ func Dump(t testing.TB, c *pgx.Conn) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// DumpWithout is Dump with the lines naming any of written left out: the
+// tables (and their sequences) a test's writer changes while keybench reads.
+func DumpWithout(t testing.TB, c *pgx.Conn, written ...string) string {
+	t.Helper()
+	var keep []string
+	for _, l := range strings.Split(Dump(t, c), "\n") {
+		if !slices.ContainsFunc(written, func(w string) bool { return strings.Contains(l, w) }) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// Debian15 is where Debian's PostgreSQL 15 binaries are.
+const Debian15 = "/usr/lib/postgresql/15/bin"
+
+// PG15 are the options of a PostgreSQL 15 as Debian ships it where its
+// binaries are installed (Debian15), else the embedded 15.
+func PG15() server.Options {
+	if _, err := os.Stat(filepath.Join(Debian15, "postgres")); err == nil {
+		return server.Options{BinDir: Debian15}
+	}
+	return server.Options{Version: "15"}
 }
 
 // Connect opens a connection to the package's server as its superuser,
