@@ -80,8 +80,8 @@ type FedColumn struct {
 	firstAt          time.Time
 	// paceLost is why the sequence was not read a second time (the sample
 	// not taken): its pace is unknown, not none.
-	paceLost           string
-	table, qualifiedTo string
+	paceLost string
+	table    string
 }
 
 // feed is one column a sequence feeds.
