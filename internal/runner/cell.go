@@ -67,6 +67,8 @@ type cellRun struct {
 	// cluster reads the cell on each worker of a distributed engine (nil
 	// elsewhere, or when the shards could not be found: the warning says why).
 	cluster *cluster.Watch
+	// granted: the script's role was given its rights on the cell's tables.
+	granted bool
 }
 
 // setUp builds the cell's workload with its options, records them, and

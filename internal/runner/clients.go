@@ -32,6 +32,7 @@ func (cr *cellRun) connectClients(ctx context.Context) ([]*pgx.Conn, []driver.Cl
 	clients := make([]driver.Client, 0, n)
 	cc := r.conn.Copy()
 	cc.RuntimeParams["application_name"] = r.clientApp()
+	role := ""
 	for i := 0; i < n; i++ {
 		cn, err := pgx.ConnectConfig(ctx, cc)
 		if err != nil {
@@ -41,6 +42,19 @@ func (cr *cellRun) connectClients(ctx context.Context) ([]*pgx.Conn, []driver.Cl
 		w, err := cr.wl.NewWorker(ctx, cn, cr.tables, cr.gen, i)
 		if err != nil {
 			return conns, nil, fmt.Errorf("client %d: %w", i+1, err)
+		}
+		// After the worker checked and prepared its statements (as
+		// keybench's role, which reads the ledger): a statement's rights
+		// are checked as it runs, as the role the session is then.
+		if i == 0 {
+			if role, err = cr.scriptRole(ctx); err != nil {
+				return conns, nil, err
+			}
+		}
+		if role != "" {
+			if _, err := cn.Exec(ctx, "SET ROLE "+role); err != nil {
+				return conns, nil, fmt.Errorf("client %d: SET ROLE %s: %w", i+1, role, err)
+			}
 		}
 		pg := cn.PgConn()
 		dc := driver.Client{Txn: w.Txn, Conn: pg.Conn(), Broken: pg.IsClosed, Cancel: func() {
@@ -61,6 +75,45 @@ func (cr *cellRun) connectClients(ctx context.Context) ([]*pgx.Conn, []driver.Cl
 		clients = append(clients, dc)
 	}
 	return conns, clients, nil
+}
+
+// scriptRole is the role, quoted, that the clients of a cell running the
+// user's own SQL run as ("" for other cells, or where none could be made):
+// made for the run at the first such cell, once its first client's check
+// passed (a script refused makes none), and given the rights on the cell's
+// tables. The first screen says which role the SQL ran as.
+func (cr *cellRun) scriptRole(ctx context.Context) (string, error) {
+	r := cr.r
+	if m, _ := workload.Lookup(cr.pc.Task.Workload); !m.UserSQL {
+		return "", nil
+	}
+	if !r.scriptRoleTried {
+		r.scriptRoleTried = true
+		role, why, err := r.ws.ScriptRole(ctx, r.admin)
+		if err != nil {
+			return "", err
+		}
+		r.scriptRole = role
+		if why != "" {
+			n := "your SQL ran as the role --dsn names, with its rights: " + why
+			r.res.Warnings = append(r.res.Warnings, n)
+			r.ui.Logf("warning: %s", n)
+		} else {
+			n := "your SQL ran as the role " + role + ", which may use keybench's schema alone"
+			r.res.Notes = append(r.res.Notes, n)
+			r.ui.Logf("note: %s", n)
+		}
+	}
+	if r.scriptRole == "" {
+		return "", nil
+	}
+	if !cr.granted {
+		if err := r.ws.GrantScript(ctx, r.admin, r.scriptRole); err != nil {
+			return "", err
+		}
+		cr.granted = true
+	}
+	return pgx.Identifier{r.scriptRole}.Sanitize(), nil
 }
 
 // clientApp is the application_name of the cell's clients, by which the

@@ -139,7 +139,11 @@ type run struct {
 	follow *pgx.Conn
 	// runID names this run's connections (application_name).
 	runID string
-	ext   *metrics.Extensions
+	// scriptRole is the role the clients of a workload running the user's
+	// SQL run as ("" when the server's role may not make one), once tried.
+	scriptRole      string
+	scriptRoleTried bool
+	ext             *metrics.Extensions
 	// started is when the run began (rounds record their start from it).
 	started time.Time
 	// keys are the plan's keys resolved for this server, once.

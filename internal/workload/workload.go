@@ -199,6 +199,10 @@ type Meta struct {
 	// LoadRowsPerS, for a workload whose window loads the cell's rows
 	// (no prefill), is the load's rate the estimate assumes.
 	LoadRowsPerS float64
+	// UserSQL says the workload's clients run the user's own SQL: they
+	// run as a role with rights on keybench's schema alone where one can
+	// be made (workspace.ScriptRole).
+	UserSQL bool
 }
 
 // Bare is a workload's run alone: the table size it needs before its

@@ -69,6 +69,9 @@ const (
 	Sequence  ObjectKind = "sequence"
 	Function  ObjectKind = "function"
 	Extension ObjectKind = "extension"
+	// Role is the role a user's script runs as (ScriptRole): not in the
+	// schema but the cluster's, recorded in the ledger like the rest.
+	Role ObjectKind = "role"
 	// Index names an index (or a constraint's index) made with a table:
 	// only its name is checked; it goes with its table.
 	Index ObjectKind = "index"
@@ -83,6 +86,8 @@ func (k ObjectKind) catalog() string {
 		return "pg_proc"
 	case Extension:
 		return "pg_extension"
+	case Role:
+		return "pg_authid"
 	}
 	return "pg_class"
 }
@@ -102,8 +107,8 @@ type Object struct {
 // Label is how messages name the object.
 func (o Object) Label(schema string) string {
 	switch o.Kind {
-	case Extension:
-		return "extension " + o.Name
+	case Extension, Role:
+		return string(o.Kind) + " " + o.Name
 	case Function:
 		return fmt.Sprintf("function %s.%s(%s)", schema, o.Name, o.Args)
 	}
@@ -358,6 +363,8 @@ func findSQL(schema string, o Object) (string, []any) {
 		return "SELECT oid FROM pg_namespace WHERE nspname = $1", []any{o.Name}
 	case Extension:
 		return "SELECT oid FROM pg_extension WHERE extname = $1", []any{o.Name}
+	case Role:
+		return "SELECT oid FROM pg_roles WHERE rolname = $1", []any{o.Name}
 	case Function:
 		return `SELECT p.oid FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 			WHERE n.nspname = $1 AND p.proname = $2 AND oidvectortypes(p.proargtypes) = $3`, []any{schema, o.Name, o.Args}
@@ -389,6 +396,7 @@ SELECT l.kind, l.name, l.args, l.objid::int8,
     WHEN 'pg_proc'::regclass THEN EXISTS (SELECT 1 FROM pg_proc p WHERE p.oid = l.objid AND p.proname = l.name AND p.pronamespace = s.oid)
     WHEN 'pg_extension'::regclass THEN EXISTS (SELECT 1 FROM pg_extension e WHERE e.oid = l.objid AND e.extname = l.name)
     WHEN 'pg_namespace'::regclass THEN l.objid = s.oid AND l.name = s.nspname
+    WHEN 'pg_authid'::regclass THEN EXISTS (SELECT 1 FROM pg_roles r WHERE r.oid = l.objid AND r.rolname = l.name)
     ELSE false END,
   EXISTS (SELECT 1 FROM pg_constraint f WHERE f.conrelid = l.objid AND f.contype = 'f' AND l.catalog = 'pg_class'::regclass),
   EXISTS (SELECT 1 FROM pg_class p WHERE p.oid = l.objid AND p.relispartition AND l.catalog = 'pg_class'::regclass)
@@ -479,6 +487,9 @@ func (w *Workspace) holder(ctx context.Context, q interface {
 		args = append(args, o.Name, o.Args)
 	case Extension:
 		find = `SELECT oid FROM pg_extension WHERE extname = $3`
+		args = append(args, o.Name)
+	case Role:
+		find = `SELECT oid FROM pg_roles WHERE rolname = $3`
 		args = append(args, o.Name)
 	default:
 		find = `SELECT c.oid FROM pg_class c WHERE c.relnamespace = (SELECT oid FROM ns) AND c.relname = $3`
@@ -607,15 +618,32 @@ func (w *Workspace) dropRecorded(ctx context.Context, tx pgx.Tx, o Object) error
 	if !recorded {
 		return nil
 	}
-	if _, err := tx.Exec(ctx, dropSQL(w.o.Schema, o)); err != nil {
-		return fmt.Errorf("%s: %w", dropSQL(w.o.Schema, o), err)
+	for _, q := range dropStatements(w.o.Schema, o) {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
 	}
 	_, err = tx.Exec(ctx, `DELETE FROM `+w.ledger()+` WHERE catalog = '`+o.Kind.catalog()+`'::regclass AND objid = $1`, int64(oid))
 	return err
 }
 
-// dropSQL is the statement that drops o (never CASCADE).
+// dropSQL is what drops o (never CASCADE), as one line of statements.
 func dropSQL(schema string, o Object) string {
+	return strings.Join(dropStatements(schema, o), "; ")
+}
+
+// dropStatements are the statements that drop o (never CASCADE): one, but
+// for the script's role, whose right to use the schema goes first (its
+// rights on keybench's tables, sequences and functions went with them).
+func dropStatements(schema string, o Object) []string {
+	if o.Kind == Role {
+		role := pgx.Identifier{o.Name}.Sanitize()
+		return []string{"REVOKE ALL ON SCHEMA " + schema + " FROM " + role, "DROP ROLE " + role}
+	}
+	return []string{dropSQLOne(schema, o)}
+}
+
+func dropSQLOne(schema string, o Object) string {
 	switch o.Kind {
 	case Extension:
 		return "DROP EXTENSION " + o.Name
@@ -793,7 +821,7 @@ func (w *Workspace) dropRecords(ctx context.Context, conn *pgx.Conn, logf func(s
 }
 
 // drops are the recorded objects clean-up drops, in the order it drops
-// them: tables with foreign keys, partitions, tables, sequences, functions,
+// them: tables with foreign keys, partitions, tables, sequences, functions, the script's role,
 // then extensions unless kept; never the ledger or the schema. Each drop
 // then finds its object still there, so the statements run as one command.
 func (w *Workspace) drops(recs []Record) []Object {
@@ -809,8 +837,10 @@ func (w *Workspace) drops(recs []Record) []Object {
 			return 3
 		case r.Kind == Function:
 			return 4
+		case r.Kind == Role:
+			return 5
 		}
-		return 5
+		return 6
 	}
 	var keep []Record
 	for _, r := range recs {

@@ -34,6 +34,8 @@ func init() {
 		New:  func() workload.Workload { return &scriptLoad{} },
 		Bare: workload.Bare{Rows: 100_000},
 		Kind: results.SummaryKind[Summary](),
+		// Vetted before it runs (check.go), then run behind a second wall.
+		UserSQL: true,
 	})
 }
 
