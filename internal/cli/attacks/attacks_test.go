@@ -290,4 +290,11 @@ func TestSecondTrial(t *testing.T) {
 	for _, force := range []string{"--keep", "--force"} {
 		attack(t, c, "an operator planted in a kept schema, "+force, 2, "code of someone else's", run(t, "second", "--schema", "kbkept", force)...)
 	}
+	// A script that passes runs as a role made for the run, dropped after it.
+	attack(t, c, "a script that passes, as its own role", 0, "ran as the role keybench_script_",
+		run(t, "second", "--script", script(t, "INSERT INTO :table (data) VALUES (1);\nSELECT count(*) FROM :table;\n"))...)
+	var roles int
+	if err := c.QueryRow(t.Context(), "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'keybench_script_%'").Scan(&roles); err != nil || roles != 0 {
+		t.Errorf("the script's role is left: %d (%v)", roles, err)
+	}
 }

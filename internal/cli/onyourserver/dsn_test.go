@@ -50,13 +50,18 @@ func TestOtherPeoplesServer(t *testing.T) {
 			continue
 		}
 		var r struct {
-			Notes []string `json:"notes"`
+			Notes    []string `json:"notes"`
+			Warnings []string `json:"warnings"`
 			Cells []struct {
 				Metrics map[string]any `json:"metrics"`
 			} `json:"cells"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "results.json"))
 		json.Unmarshal(b, &r)
+		// A role without CREATEROLE makes no role for the script: said.
+		if preset == "script" && !strings.Contains(strings.Join(r.Warnings, "\n"), "may not create roles") {
+			t.Errorf("script: no warning that the script ran as --dsn's role: %q", r.Warnings)
+		}
 		if !strings.Contains(strings.Join(r.Notes, "\n"), "may not run CHECKPOINT") {
 			t.Errorf("%s: no note that the role may not checkpoint: %q", preset, r.Notes)
 		}
