@@ -52,7 +52,7 @@ func TestOtherPeoplesServer(t *testing.T) {
 		var r struct {
 			Notes    []string `json:"notes"`
 			Warnings []string `json:"warnings"`
-			Cells []struct {
+			Cells    []struct {
 				Metrics map[string]any `json:"metrics"`
 			} `json:"cells"`
 		}
