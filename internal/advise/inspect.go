@@ -333,17 +333,19 @@ func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 		Scan(&s.Version, &s.VersionNum, &s.Standby, &s.Database, &s.Role, &s.SharedBuffers, &r.blockSize); err != nil {
 		return err
 	}
-	rows, _ := tx.Query(ctx, `SELECT extname, extnamespace::regnamespace::text FROM pg_extension ORDER BY 1`)
-	var name, schema string
-	if _, err := pgx.ForEachRow(rows, []any{&name, &schema}, func() error {
-		switch name {
-		case "pgstattuple", "pg_buffercache", "pg_walinspect", "pg_stat_statements":
+	// Each extension advise reads through is used only as installed: a
+	// member replaced or shadowed would run code of the user's at every read.
+	for _, name := range []string{"pg_buffercache", "pg_stat_statements", "pg_walinspect", "pgstattuple"} {
+		schema, why, err := sqltree.Extension(ctx, tx, name, sqltree.ExtensionUses[name]...)
+		switch {
+		case err != nil:
+			return err
+		case why != "":
+			s.Notes = append(s.Notes, why+"; its figures are not read")
+		case schema != "":
 			r.ext[name] = schema
 			s.Extensions = append(s.Extensions, name)
 		}
-		return nil
-	}); err != nil {
-		return err
 	}
 	for _, e := range []struct{ name, gives string }{
 		{"pgstattuple", "the key index's leaf density measured (pgstatindex) instead of estimated"},
@@ -351,7 +353,7 @@ func (r *reader) server(ctx context.Context, tx pgx.Tx) error {
 		{"pg_walinspect", "a standby's rates, counted in the WAL it replays"},
 		{"pg_stat_statements", "each table's statements, replayed by its lab (without it: the table's counters)"},
 	} {
-		if _, ok := r.ext[e.name]; !ok && (e.name != "pg_walinspect" || s.Standby) {
+		if _, ok := r.ext[e.name]; !ok && (e.name != "pg_walinspect" || s.Standby) && !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.HasPrefix(n, "extension "+e.name+" ") }) {
 			s.Notes = append(s.Notes, fmt.Sprintf("%s is not installed: it would give %s (CREATE EXTENSION %s, by its owner; advise creates nothing)", e.name, e.gives, e.name))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workspace"
 )
 
@@ -63,16 +64,18 @@ func FindExtensions(ctx context.Context, conn *pgx.Conn) *Extensions {
 }
 
 // find records where extension name is installed: false when it is not
-// (Missing holds the reason when looking failed).
+// (Missing holds the reason when looking failed, or when what keybench
+// would call of it is not the extension's own: sqltree.Extension).
 func (e *Extensions) find(ctx context.Context, conn *pgx.Conn, name string) bool {
-	var ns string
-	err := conn.QueryRow(ctx, "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = $1", name).Scan(&ns)
+	ns, why, err := sqltree.Extension(ctx, conn, name, sqltree.ExtensionUses[name]...)
 	switch {
-	case err == nil:
-		e.Schema[name] = ns
-		return true
-	case !errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
 		e.Missing[name] = err.Error()
+	case why != "":
+		e.Missing[name] = why
+	case ns != "":
+		e.Schema[name] = pgx.Identifier{ns}.Sanitize()
+		return true
 	}
 	return false
 }

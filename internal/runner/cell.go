@@ -312,6 +312,15 @@ func (cr *cellRun) settle(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
+// tableNames are the names of the cell's tables.
+func (cr *cellRun) tableNames() []string {
+	names := make([]string, len(cr.tables))
+	for i, t := range cr.tables {
+		names[i] = t.Name
+	}
+	return names
+}
+
 // round runs one round of the cell: its clients connect, warm up and run
 // the round's share of the window while the metrics session watches.
 func (cr *cellRun) round(ctx context.Context, n int) error {
@@ -321,6 +330,12 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		return err
 	}
 	cr.ownRelations(ctx)
+	// What someone added to keybench's tables since they were made (a
+	// trigger, a rule, a policy) would run on the round's statements:
+	// looked for before each round, and after it, to stop the run.
+	if err := r.ws.Judge(ctx, r.admin, cr.tableNames()...); err != nil {
+		return err
+	}
 	conns, clients, err := cr.connectClients(ctx)
 	defer closeAll(conns)
 	if err != nil {
@@ -328,6 +343,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	}
 	began := time.Now()
 	dres, sess, err := cr.window(ctx, conns, clients, win, n == cr.win.Rounds)
+	if jerr := r.ws.Judge(ctx, r.admin, cr.tableNames()...); jerr != nil {
+		return fmt.Errorf("during round %d, someone changed keybench's tables: %w", n, jerr)
+	}
 	var start float64 // when the round's window started, in seconds into the run
 	if dres != nil {
 		cr.results = append(cr.results, dres)

@@ -6,7 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/jackc/pgx/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Rule is what a resolved tree may call on a server keybench does not own.
@@ -437,11 +440,65 @@ func Tampered(ctx context.Context, q Querier) ([]string, error) {
 			WHERE t.typnamespace = 'pg_catalog'::pg_catalog.regnamespace AND t.oid >= $1
 		UNION ALL SELECT pg_catalog.format('function %s replaced (now in %s)', p.oid::pg_catalog.regprocedure, l.lanname) FROM pg_catalog.pg_proc p
 			JOIN pg_catalog.pg_language l ON l.oid = p.prolang WHERE p.oid < $1 AND l.lanname NOT IN ('internal', 'c', 'sql')
+		UNION ALL SELECT pg_catalog.format('function %s replaced (it uses %s)', p.oid::pg_catalog.regprocedure, pg_catalog.pg_describe_object(d.refclassid, d.refobjid, 0))
+			FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
+			WHERE p.oid < $1 AND d.refobjid >= $1
 		ORDER BY 1 LIMIT 10`, builtin)
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's casts and catalog: %w", err)
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
+	changed, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("reading the server's casts and catalog: %w", err)
+	}
+	// PostgreSQL's own functions in SQL whose body is a string (no
+	// dependency recorded): one replaced in place would run what it
+	// names; PostgreSQL's own name only its own schemas' objects.
+	rows, err = q.Query(ctx, `SELECT p.oid::pg_catalog.regprocedure::pg_catalog.text, p.prosrc FROM pg_catalog.pg_proc p
+		JOIN pg_catalog.pg_language l ON l.oid = p.prolang WHERE p.oid < $1 AND l.lanname = 'sql' ORDER BY 1`, builtin)
+	if err != nil {
+		return nil, fmt.Errorf("reading PostgreSQL's own SQL functions: %w", err)
+	}
+	var fn, src string
+	_, err = pgx.ForEachRow(rows, []any{&fn, &src}, func() error {
+		if names := foreignNames(src); len(names) > 0 {
+			changed = append(changed, fmt.Sprintf("function %s replaced (it names %s)", fn, strings.Join(names, ", ")))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading PostgreSQL's own SQL functions: %w", err)
+	}
+	return changed, nil
+}
+
+// foreignNames are the qualified names of functions, operators, types and
+// relations sql names in a schema other than PostgreSQL's own (pg_catalog,
+// information_schema); a body the parser cannot read is named as such.
+func foreignNames(sql string) []string {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return []string{"a body PostgreSQL's parser does not read"}
+	}
+	var found []string
+	note := func(schema, name string) {
+		if schema != "" && schema != "pg_catalog" && schema != "information_schema" {
+			found = append(found, schema+"."+name)
+		}
+	}
+	walk(tree.ProtoReflect(), func(m protoreflect.Message) {
+		switch x := m.Interface().(type) {
+		case *pg.FuncCall:
+			note(nameOf(x.Funcname))
+		case *pg.A_Expr:
+			note(nameOf(x.Name))
+		case *pg.TypeName:
+			note(nameOf(x.Names))
+		case *pg.RangeVar:
+			note(x.Schemaname, x.Relname)
+		}
+	})
+	return found
 }
 
 // pgLiteral is s as an SQL literal for keybench's own names (a session

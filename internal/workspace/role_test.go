@@ -110,3 +110,29 @@ func databaseOf(t *testing.T, c *pgx.Conn) string {
 	}
 	return db
 }
+
+// TestJudgeAfterCreation: a trigger someone adds to keybench's table after
+// it was made (while the rounds run) is found by Judge, which a run calls
+// before and after each round.
+func TestJudgeAfterCreation(t *testing.T) {
+	ctx := context.Background()
+	c := connect(t)
+	exec(t, c, "DROP SCHEMA IF EXISTS kbjudge CASCADE")
+	w, err := workspace.Open(ctx, c, workspace.Options{Schema: "kbjudge", RunID: "j"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { exec(t, c, "SELECT pg_advisory_unlock_all()"); w.CleanUp(connConfig(t), t.Logf) }()
+	if err := w.Create(ctx, c, cell("kbjudge", "kb_cell")...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Judge(ctx, c, "kb_cell"); err != nil {
+		t.Fatalf("a table as keybench made it: %v", err)
+	}
+	exec(t, c, "CREATE FUNCTION kbjudge_trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+		"CREATE TRIGGER audit BEFORE INSERT ON kbjudge.kb_cell FOR EACH ROW EXECUTE FUNCTION kbjudge_trg()")
+	defer exec(t, c, "DROP TRIGGER IF EXISTS audit ON kbjudge.kb_cell", "DROP FUNCTION kbjudge_trg()")
+	if err := w.Judge(ctx, c, "kb_cell"); !isUsage(err) || !strings.Contains(err.Error(), "trigger audit") {
+		t.Errorf("a trigger added after: %v", err)
+	}
+}

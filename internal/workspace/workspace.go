@@ -41,6 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -173,6 +174,14 @@ func Open(ctx context.Context, conn *pgx.Conn, o Options) (*Workspace, error) {
 		return nil, usage.Errorf("this server has enabled event triggers (%s), which would run on every table keybench creates: keybench runs no code of yours; --allow-event-triggers runs beside them (said on the first screen)",
 			strings.Join(firstN(triggers, 5), ", "))
 	}
+	pubs, err := publishing(ctx, conn, o.Schema)
+	if err != nil {
+		return nil, err
+	}
+	if len(pubs) > 0 {
+		return nil, usage.Errorf("this database publishes every table or keybench's schema (publication %s): keybench's tables would be sent to its subscribers, and its clean-up's deletes refused or its tables missing there would stop their replication; run keybench in another database",
+			strings.Join(firstN(pubs, 5), ", "))
+	}
 	var got bool
 	if err := conn.QueryRow(ctx, lockSQL("pg_try_advisory_lock"), o.Schema).Scan(&got); err != nil {
 		return nil, fmt.Errorf("locking schema %s: %w", o.Schema, err)
@@ -268,6 +277,38 @@ func EventTriggers(ctx context.Context, q querier) ([]string, error) {
 	return names, nil
 }
 
+// publishing lists the database's publications that would publish what
+// keybench makes in schema: those FOR ALL TABLES, and (PostgreSQL 15+)
+// those FOR TABLES IN SCHEMA naming it.
+func publishing(ctx context.Context, q querier, schema string) ([]string, error) {
+	read := func(sql string, args ...any) ([]string, error) {
+		rows, err := q.Query(ctx, sql, args...)
+		if err != nil {
+			return nil, fmt.Errorf("reading the database's publications: %w", err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, fmt.Errorf("reading the database's publications: %w", err)
+		}
+		return names, nil
+	}
+	all, err := read(`SELECT pubname::pg_catalog.text FROM pg_catalog.pg_publication WHERE puballtables ORDER BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	v, err := read(`SELECT pg_catalog.current_setting('server_version_num')`)
+	if err != nil || len(v) == 0 {
+		return all, err
+	}
+	if n, _ := strconv.Atoi(v[0]); n < 150000 {
+		return all, nil
+	}
+	bySchema, err := read(`SELECT p.pubname::pg_catalog.text FROM pg_catalog.pg_publication p
+		JOIN pg_catalog.pg_publication_namespace pn ON pn.pnpubid = p.oid JOIN pg_catalog.pg_namespace n ON n.oid = pn.pnnspid
+		WHERE n.nspname = $1 ORDER BY 1`, schema)
+	return append(all, bySchema...), err
+}
+
 // ScopeOf is keybench's place on a server as its guard judges SQL in it:
 // the schema, and the ledger whose functions are keybench's own.
 func ScopeOf(schema string) sqltree.Scope {
@@ -284,6 +325,18 @@ func (w *Workspace) judge(ctx context.Context, q sqltree.Querier, name string) e
 	}
 	if why != "" {
 		return usage.Errorf("keybench's own %s.%s is refused: %s; keybench runs nothing but PostgreSQL's own code on a server it does not own", w.o.Schema, sqltree.Printable(name), why)
+	}
+	return nil
+}
+
+// Judge judges keybench's tables named again, as a run goes on: a
+// trigger, rule or policy someone added to one since it was made (a
+// session of theirs, while the rounds run) is a refusal naming it.
+func (w *Workspace) Judge(ctx context.Context, q sqltree.Querier, names ...string) error {
+	for _, n := range names {
+		if err := w.judge(ctx, q, n); err != nil {
+			return err
+		}
 	}
 	return nil
 }

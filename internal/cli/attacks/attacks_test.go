@@ -298,3 +298,40 @@ func TestSecondTrial(t *testing.T) {
 		t.Errorf("the script's role is left: %d (%v)", roles, err)
 	}
 }
+
+// TestThirdTrial is the third hostile trial's breaks (2026-12-02): the
+// extensions keybench reads through with a member replaced in place or
+// shadowed (pg_buffercache's view, pgstattuple's pgstatindex,
+// pg_stat_statements' view), PostgreSQL's own function in SQL replaced in
+// place (a string body and a BEGIN ATOMIC one), and a publication of every
+// table, which would send keybench's tables to a subscriber and stop its
+// replication. Each is refused or left unread, and nothing planted runs.
+func TestThirdTrial(t *testing.T) {
+	c := plant(t, "third")
+	clitest.Exec(t, c, `CREATE FUNCTION public.pwnb(what text) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn(what); RETURN true; END $$`,
+		`CREATE EXTENSION pg_buffercache`, `CREATE EXTENSION pgstattuple`, `CREATE EXTENSION pg_stat_statements`,
+		`CREATE OR REPLACE VIEW public.pg_buffercache AS SELECT p.* FROM public.pg_buffercache_pages() AS p(bufferid int, relfilenode oid, reltablespace oid,
+			reldatabase oid, relforknumber int2, relblocknumber int8, isdirty bool, usagecount int2, pinning_backends int) WHERE public.pwnb('buffercache view')`,
+		`CREATE OR REPLACE FUNCTION public.pgstatindex(relname text, OUT version int, OUT tree_level int, OUT index_size int8, OUT root_block_no int8,
+			OUT internal_pages int8, OUT leaf_pages int8, OUT empty_pages int8, OUT deleted_pages int8, OUT avg_leaf_density float8, OUT leaf_fragmentation float8)
+			LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('pgstatindex'); END $$`,
+		`ALTER EXTENSION pg_stat_statements DROP VIEW public.pg_stat_statements`, `DROP VIEW public.pg_stat_statements`,
+		`CREATE VIEW public.pg_stat_statements AS SELECT 10::oid AS userid, (SELECT oid FROM pg_database WHERE datname = current_database()) AS dbid,
+			1::int8 AS queryid, 'INSERT INTO shop.orders VALUES (1)'::text AS query, 5::int8 AS calls, 5::int8 AS rows WHERE public.pwnb('statements view')`,
+		`ALTER EXTENSION pg_stat_statements ADD VIEW public.pg_stat_statements`)
+	attack(t, c, "advise through replaced extension members", 0, "is not as it was installed", "advise", "--dsn", dsn("third"), "--sample", "1s")
+	attack(t, c, "a run through replaced extension members", 0, "is not as it was installed",
+		run(t, "third", "--script", script(t, "INSERT INTO :table (data) VALUES (1);\n"))...)
+	// PostgreSQL's own bit_length, replaced in place by SQL naming the user's function.
+	for _, body := range []string{`AS $$ SELECT CASE WHEN public.pwnb('bit_length') THEN pg_catalog.octet_length($1) * 8 END $$`,
+		`BEGIN ATOMIC SELECT CASE WHEN public.pwnb('bit_length') THEN pg_catalog.octet_length($1) * 8 END; END`} {
+		clitest.Exec(t, c, `CREATE OR REPLACE FUNCTION pg_catalog.bit_length(text) RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE `+body)
+		attack(t, c, "a replaced SQL function of PostgreSQL's", 2, "bit_length(text) replaced",
+			run(t, "third", "--script", script(t, "SELECT bit_length(payload) FROM :table LIMIT 1;\n"))...)
+		attack(t, c, "advise beside a replaced SQL function of PostgreSQL's", 2, "bit_length(text) replaced", "advise", "--dsn", dsn("third"), "--sample", "1s")
+	}
+	clitest.Exec(t, c, `CREATE OR REPLACE FUNCTION pg_catalog.bit_length(text) RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS 'SELECT pg_catalog.octet_length($1) * 8'`,
+		`CREATE PUBLICATION everything FOR ALL TABLES`)
+	attack(t, c, "a publication of every table", 2, "publication everything", run(t, "third")...)
+	clitest.Exec(t, c, `DROP PUBLICATION everything`)
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/keybench/keybench/internal/keys"
 	"github.com/keybench/keybench/internal/present"
 	"github.com/keybench/keybench/internal/results"
+	"github.com/keybench/keybench/internal/sqltree"
 	"github.com/keybench/keybench/internal/workload"
 )
 
@@ -187,9 +188,13 @@ func (r *retention) expireFirst(ctx context.Context, conn *pgx.Conn, t *workload
 
 // walRecordsFunction finds pg_walinspect's pg_get_wal_records_info, or says why not.
 func walRecordsFunction(ctx context.Context, conn *pgx.Conn) (fn, why string) {
-	var schema string
-	err := conn.QueryRow(ctx, `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_walinspect'`).Scan(&schema)
-	if err != nil {
+	schema, tampered, err := sqltree.Extension(ctx, conn, "pg_walinspect", sqltree.ExtensionUses["pg_walinspect"]...)
+	switch {
+	case err != nil:
+		return "", err.Error()
+	case tampered != "":
+		return "", tampered
+	case schema == "":
 		return "", "pg_walinspect is not installed in this database (the WAL of each expiry is read back with it)"
 	}
 	var ok bool
