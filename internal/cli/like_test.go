@@ -174,17 +174,25 @@ func TestLikeAndScriptsRunNoCodeOfTheUsers(t *testing.T) {
 
 // TestLikeCopiesCommonTables (issue 63): a table whose payload is jsonb
 // (a column keybench's own table has, of another type), with a text
-// data column and a NOT NULL array, is copied — its columns as its own,
-// keybench's renamed kb_payload and kb_data, said — and the script runs.
+// data column, a NOT NULL array, a kb_data of its own and NOT NULL columns
+// of PostgreSQL's less common types (bit, xml, tsvector, point, macaddr, a
+// range, pg_lsn, "char", numeric(5,2)) is copied — its columns as its
+// own, keybench's renamed kb_payload and kb_data_2, said, a GIN index on an
+// enum array copied as text left, said — and the script runs.
 func TestLikeCopiesCommonTables(t *testing.T) {
 	admin := clitest.Superuser(t, "postgres")
 	ctx := context.Background()
 	drop := func() { _, _ = admin.Exec(context.Background(), `DROP SCHEMA IF EXISTS common CASCADE`) }
 	drop()
 	t.Cleanup(drop)
-	if _, err := admin.Exec(ctx, `CREATE SCHEMA common;
-		CREATE TABLE common.events (id bigint PRIMARY KEY, payload jsonb NOT NULL, data text, tags text[] NOT NULL, at timestamptz NOT NULL DEFAULT now());
-		INSERT INTO common.events SELECT g, jsonb_build_object('n', g), 'd' || g, ARRAY['a'] FROM generate_series(1, 100) g;
+	if _, err := admin.Exec(ctx, `CREATE SCHEMA common; CREATE TYPE common.mood AS ENUM ('a', 'b');
+		CREATE TABLE common.events (moods common.mood[], id bigint PRIMARY KEY, payload jsonb NOT NULL, data text, tags text[] NOT NULL, at timestamptz NOT NULL DEFAULT now(),
+			kb_data text, price numeric(5,2) NOT NULL DEFAULT 1.5, small numeric(2) NOT NULL DEFAULT 7, b bit(3) NOT NULL DEFAULT B'101',
+			vb varbit(2) NOT NULL DEFAULT B'1', x xml NOT NULL DEFAULT '<a/>', tv tsvector NOT NULL DEFAULT 'a', tq tsquery NOT NULL DEFAULT 'a',
+			pt point NOT NULL DEFAULT '(1,2)', mac macaddr NOT NULL DEFAULT '08002b010203', r int4range NOT NULL DEFAULT '[1,2)',
+			lsn pg_lsn NOT NULL DEFAULT '0/1', ch "char" NOT NULL DEFAULT 'a');
+		CREATE INDEX events_moods ON common.events USING gin (moods);
+		INSERT INTO common.events (id, payload, data, tags) SELECT g, jsonb_build_object('n', g), 'd' || g, ARRAY['a'] FROM generate_series(1, 100) g;
 		ANALYZE common.events`); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +204,7 @@ func TestLikeCopiesCommonTables(t *testing.T) {
 	if cmd.ProcessState.ExitCode() != 0 {
 		t.Fatalf("exit %d:\n%s", cmd.ProcessState.ExitCode(), b)
 	}
-	for _, want := range []string{"your column payload is jsonb: copied as yours; keybench's own text payload is kb_payload", "keybench's own bigint data is kb_data"} {
+	for _, want := range []string{"your column payload is jsonb: copied as yours; keybench's own text payload is kb_payload", "keybench's own bigint data is kb_data_2", "index events_moods (gin) is on a column copied as text: not copied"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the run does not say %q:\n%s", want, b)
 		}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -50,7 +53,8 @@ type LikeColumn struct {
 	// Fill is the SQL expression its default makes a value with.
 	Fill string
 
-	text bool // a string type: its fill's width is pg_stats'
+	text    bool // a string type: its fill's width is pg_stats'
+	retyped bool // copied as text (an enum's, a type of the user's)
 }
 
 // LikeIndex is an index of the table other than its primary key's.
@@ -243,14 +247,16 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is an identity: copied as a plain column filled like its type", sqltree.Printable(c.Name)))
 		}
 		if want, own := likeOwn[c.Name]; own && c.Type != want {
-			// keybench's own column of that name goes by another: the user's keeps its name and type.
-			renamed := "kb_" + c.Name
+			// keybench's own column of that name goes by another (named
+			// once every column is read): the user's keeps its name and type.
 			if c.Name == "data" {
-				l.DataCol = renamed
+				l.DataCol = ""
 			} else {
-				l.PayloadCol = renamed
+				l.PayloadCol = ""
 			}
-			l.Skipped = append(l.Skipped, fmt.Sprintf("your column %s is %s: copied as yours; keybench's own %s %s is %s", sqltree.Printable(c.Name), c.Type, want, c.Name, renamed))
+			defer func() {
+				l.Skipped = append(l.Skipped, fmt.Sprintf("your column %s is %s: copied as yours; keybench's own %s %s is %s", sqltree.Printable(c.Name), c.Type, want, c.Name, l.ownName(c.Name)))
+			}()
 		}
 		switch {
 		case enum:
@@ -258,14 +264,14 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 			if err != nil {
 				return fmt.Errorf("--like %s: quoting column %s's labels: %w", l.Source, sqltree.Printable(c.Name), err)
 			}
-			c.Type, c.Fill = "text", fill
+			c.Type, c.Fill, c.retyped = "text", fill, true
 			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of your enum type: copied as text holding its labels", sqltree.Printable(c.Name)))
 		case !builtin:
 			if c.NotNull {
 				return usage.Errorf("--like %s: column %s is of type %s, not PostgreSQL's own: keybench cannot make its values", l.Source, sqltree.Printable(c.Name), c.Type)
 			}
 			l.Skipped = append(l.Skipped, fmt.Sprintf("column %s is of type %s, not PostgreSQL's own: copied as text, left NULL", sqltree.Printable(c.Name), c.Type))
-			c.Type, c.Fill = "text", "NULL"
+			c.Type, c.Fill, c.retyped = "text", "NULL", true
 		default:
 			c.Fill, c.text = fillFor(typname, category, c.Type, width), category == "S"
 		}
@@ -278,8 +284,41 @@ func (l *Like) readColumns(ctx context.Context, conn *pgx.Conn, oid uint32, sche
 		}
 		l.Columns = append(l.Columns, c)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if l.DataCol == "" {
+		l.DataCol = l.freeName("data")
+	}
+	if l.PayloadCol == "" {
+		l.PayloadCol = l.freeName("payload")
+	}
+	return nil
 }
+
+// freeName is a name for keybench's own column own where the user's table
+// has a column of that name: kb_own, or kb_own_2, … if the table has that too.
+func (l *Like) freeName(own string) string {
+	taken := func(n string) bool {
+		return slices.ContainsFunc(l.Columns, func(c LikeColumn) bool { return c.Name == n }) || n == l.KeyColumn
+	}
+	name := "kb_" + own
+	for i := 2; taken(name); i++ {
+		name = fmt.Sprintf("kb_%s_%d", own, i)
+	}
+	return name
+}
+
+// ownName is the name keybench's own column own (data, payload) goes by.
+func (l *Like) ownName(own string) string {
+	if own == "data" {
+		return l.DataCol
+	}
+	return l.PayloadCol
+}
+
+// numericTypmod reads numeric(p[,s]).
+var numericTypmod = regexp.MustCompile(`^numeric\((\d+)(?:,(\d+))?\)$`)
 
 // fillFor is an expression making a value of a built-in type: random
 // numbers in the type's range, text of the column's average width,
@@ -294,8 +333,35 @@ func fillFor(typname, category, typ string, width int32) string {
 		return "(pg_catalog.random() * 1e15)::int8"
 	case "float4", "float8":
 		return "(pg_catalog.random() * 1e6)::" + typname
-	case "numeric", "money":
+	case "numeric":
+		// Within its precision: numeric(p,s) holds p-s digits before the point.
+		if m := numericTypmod.FindStringSubmatch(typ); m != nil {
+			p, _ := strconv.Atoi(m[1])
+			sc := 0
+			if m[2] != "" {
+				sc, _ = strconv.Atoi(m[2])
+			}
+			return fmt.Sprintf("pg_catalog.round((pg_catalog.random() * 0.9 * 1e%d)::numeric, %d)::%s", p-sc, sc, typ)
+		}
 		return "pg_catalog.round((pg_catalog.random() * 1e6)::numeric, 2)::" + typ
+	case "money":
+		return "pg_catalog.round((pg_catalog.random() * 1e6)::numeric, 2)::" + typ
+	case "bit", "varbit": // an int4's bits, cut or padded to the column's length
+		return "(pg_catalog.random() * 2147483647)::int4::bit(32)::" + typ
+	case "xml":
+		return "('<v>' || pg_catalog.md5(pg_catalog.random()::text) || '</v>')::xml"
+	case "tsvector", "tsquery":
+		return "pg_catalog.md5(pg_catalog.random()::text)::" + typname
+	case "point":
+		return "pg_catalog.point(pg_catalog.random(), pg_catalog.random())"
+	case "macaddr", "macaddr8":
+		return fmt.Sprintf("pg_catalog.substr(pg_catalog.md5(pg_catalog.random()::text), 1, %d)::%s", map[string]int{"macaddr": 12, "macaddr8": 16}[typname], typname)
+	case "int4range", "int8range", "numrange":
+		return fmt.Sprintf("pg_catalog.%s((pg_catalog.random() * 1e6)::int4, (pg_catalog.random() * 1e6)::int4 + 1000001)", typname)
+	case "pg_lsn":
+		return "('0/' || pg_catalog.to_hex((pg_catalog.random() * 2147483647)::int4))::pg_lsn"
+	case "char":
+		return `pg_catalog.chr(97 + (pg_catalog.random() * 25)::int4)::"char"`
 	case "bool":
 		return "pg_catalog.random() < 0.5"
 	case "uuid":
@@ -395,6 +461,12 @@ func (l *Like) readIndexes(ctx context.Context, conn *pgx.Conn, oid uint32) erro
 	}
 	kept := l.Indexes[:0]
 	for _, ix := range l.Indexes {
+		// A column copied as text takes text's operator classes: btree's
+		// and hash's; an index of another method on it has none to copy.
+		if ix.Method != "btree" && ix.Method != "hash" && slices.ContainsFunc(l.Columns, func(c LikeColumn) bool { return c.retyped && slices.Contains(ix.Columns, c.Name) }) {
+			l.Skipped = append(l.Skipped, fmt.Sprintf("index %s (%s) is on a column copied as text: not copied", sqltree.Printable(ix.name), ix.Method))
+			continue
+		}
 		if ix.pred != "" {
 			why, err := vetExpr(ctx, conn, ix.pred)
 			if err != nil {
