@@ -14,9 +14,11 @@
 package sqltree
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -108,16 +110,67 @@ func ScriptStatement(sql string) (control bool, why string) {
 			// PostgreSQL's own types, found by the session's pinned path, may
 			// be named; a name of an object's reference type other than
 			// regclass would run a lookup no tree shows.
+			// A type of another schema is judged by the server's catalog
+			// (JudgeNamedTypes) before the statement is parsed there: an
+			// allowed extension's type passes, anything else is refused. Its
+			// typmod would run the type's typmod input as it parses.
 			schema, name := nameOf(x.Names)
 			switch {
-			case schema != "" && schema != "pg_catalog":
-				why = fmt.Sprintf("it names the type %s.%s: a script names PostgreSQL's own types alone", schema, name)
+			case schema != "" && schema != "pg_catalog" && len(x.Typmods) > 0:
+				why = fmt.Sprintf("it gives the type %s.%s a modifier, which that type's own code reads: a script gives modifiers to PostgreSQL's own types alone", schema, name)
 			case refTypeNames[name]:
 				why = fmt.Sprintf("it casts to %s, a reference to a catalog object whose lookup no statement shows", name)
 			}
 		}
 	})
 	return false, why
+}
+
+// ScriptTypes are the types sql names in a schema other than pg_catalog,
+// each as [schema, name]: what JudgeNamedTypes judges before the server
+// parses sql (and reads a literal of the type with its input function).
+func ScriptTypes(sql string) [][2]string {
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return nil
+	}
+	var out [][2]string
+	walk(tree.ProtoReflect(), func(m protoreflect.Message) {
+		if x, ok := m.Interface().(*pg.TypeName); ok {
+			if schema, name := nameOf(x.Names); schema != "" && schema != "pg_catalog" {
+				out = append(out, [2]string{schema, name})
+			}
+		}
+	})
+	return out
+}
+
+// JudgeNamedTypes judges the types named (ScriptTypes) by the catalog
+// alone, before anything is parsed on the server: each must be a type the
+// rule allows (Judge: an allowed extension's type for a script; never a
+// domain or a type of the user's). A name no type holds is refused.
+func JudgeNamedTypes(ctx context.Context, q Querier, names [][2]string, rule Rule, at Scope) (string, error) {
+	r := newResolved()
+	for _, n := range names {
+		rows, err := q.Query(ctx, `SELECT t.oid FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace s ON s.oid = t.typnamespace WHERE s.nspname = $1 AND t.typname = $2`, n[0], n[1])
+		if err != nil {
+			return "", fmt.Errorf("reading the catalog's types: %w", err)
+		}
+		oids, err := pgx.CollectRows(rows, pgx.RowTo[uint32])
+		if err != nil {
+			return "", fmt.Errorf("reading the catalog's types: %w", err)
+		}
+		if len(oids) == 0 {
+			return fmt.Sprintf("it names the type %s.%s, which this database does not have", n[0], n[1]), nil
+		}
+		for _, o := range oids {
+			r.Types[o] = true
+		}
+	}
+	if len(r.Types) == 0 {
+		return "", nil
+	}
+	return Judge(ctx, q, r, rule, at)
 }
 
 // refTypeNames are the types whose values name catalog objects (regclass

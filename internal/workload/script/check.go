@@ -53,6 +53,15 @@ func checkStatements(ctx context.Context, conn *pgx.Conn, sc *script, schema str
 				return fmt.Errorf("checking the script: %w", err)
 			}
 		}
+		// The types it names in other schemas, judged before the server
+		// parses it (and reads a literal of one with the type's input).
+		why, err := sqltree.JudgeNamedTypes(ctx, conn, sqltree.ScriptTypes(st.stmt.sql), sqltree.Script, workspace.ScopeOf(schema))
+		if err != nil {
+			return fmt.Errorf("checking script line %d: %w", st.stmt.line, err)
+		}
+		if why != "" {
+			return usage.Errorf("script line %d is refused: %s (%s)", st.stmt.line, why, allowed)
+		}
 		tree, why, err := res.Resolve(ctx, st.stmt.sql)
 		if err != nil {
 			return fmt.Errorf("checking script line %d: %w", st.stmt.line, err)
