@@ -69,10 +69,24 @@ var sequenceNames = map[string]bool{"nextval": true, "setval": true, "currval": 
 // runs no SQL of its own.
 var AllowedExtensions = []string{"citext", "hstore", "pg_trgm", "pgcrypto", "uuid-ossp", "btree_gin", "btree_gist", "ltree", "intarray", "cube", "isn"}
 
-// readsTables are built-in stable functions that read relations named by
-// a value (table_to_xml('public.t', …)) or run SQL of their own.
+// runsSQL are the names (prefixes) of PostgreSQL's own functions that read
+// relations named by a value (table_to_xml('public.t', …)) or run SQL text
+// of their own (query_to_xml('SELECT their_function()', …), ts_stat): a
+// call of one runs whatever its argument says.
+var runsSQL = []string{"query_to_xml", "cursor_to_xml", "table_to_xml", "schema_to_xml", "database_to_xml", "ts_stat", "ts_rewrite"}
+
+// runsSQLPatterns are runsSQL as LIKE patterns.
+func runsSQLPatterns() []string {
+	out := make([]string, len(runsSQL))
+	for i, p := range runsSQL {
+		out[i] = p + "%"
+	}
+	return out
+}
+
+// readsTables says whether name is one of runsSQL's.
 func readsTables(name string) bool {
-	for _, p := range []string{"query_to_xml", "cursor_to_xml", "table_to_xml", "schema_to_xml", "database_to_xml"} {
+	for _, p := range runsSQL {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
@@ -442,8 +456,9 @@ func Tampered(ctx context.Context, q Querier) ([]string, error) {
 			JOIN pg_catalog.pg_language l ON l.oid = p.prolang WHERE p.oid < $1 AND l.lanname NOT IN ('internal', 'c', 'sql')
 		UNION ALL SELECT pg_catalog.format('function %s replaced (it uses %s)', p.oid::pg_catalog.regprocedure, pg_catalog.pg_describe_object(d.refclassid, d.refobjid, 0))
 			FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = p.oid
-			WHERE p.oid < $1 AND d.refobjid >= $1
-		ORDER BY 1 LIMIT 10`, builtin)
+			WHERE p.oid < $1 AND (d.refobjid >= $1 OR d.refclassid = 'pg_catalog.pg_proc'::pg_catalog.regclass
+				AND (SELECT r.proname FROM pg_catalog.pg_proc r WHERE r.oid = d.refobjid) OPERATOR(pg_catalog.~~) ANY ($2))
+		ORDER BY 1 LIMIT 10`, builtin, runsSQLPatterns())
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's casts and catalog: %w", err)
 	}
@@ -451,23 +466,39 @@ func Tampered(ctx context.Context, q Querier) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the server's casts and catalog: %w", err)
 	}
-	// PostgreSQL's own functions in SQL whose body is a string (no
-	// dependency recorded): one replaced in place would run what it
-	// names; PostgreSQL's own name only its own schemas' objects.
-	rows, err = q.Query(ctx, `SELECT p.oid::pg_catalog.regprocedure::pg_catalog.text, p.prosrc FROM pg_catalog.pg_proc p
-		JOIN pg_catalog.pg_language l ON l.oid = p.prolang WHERE p.oid < $1 AND l.lanname = 'sql' ORDER BY 1`, builtin)
+	// PostgreSQL's own functions in SQL: one replaced in place would run
+	// what its body calls. A string body is read by the parser (PostgreSQL's
+	// own name only their own schemas' objects), a BEGIN ATOMIC one as its
+	// stored tree (which names pinned objects pg_depend does not record);
+	// neither may call what runs SQL text.
+	body := "''" // BEGIN ATOMIC bodies came with PostgreSQL 14
+	if rows, err := q.Query(ctx, `SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND attname = 'prosqlbody'`); err == nil {
+		if n, err := pgx.CollectRows(rows, pgx.RowTo[int32]); err == nil && len(n) > 0 {
+			body = "coalesce(p.prosqlbody::pg_catalog.text, '')"
+		}
+	}
+	rows, err = q.Query(ctx, `SELECT p.oid::pg_catalog.regprocedure::pg_catalog.text, p.prosrc, `+body+`
+		FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_language l ON l.oid = p.prolang WHERE p.oid < $1 AND l.lanname = 'sql' ORDER BY 1`, builtin)
 	if err != nil {
 		return nil, fmt.Errorf("reading PostgreSQL's own SQL functions: %w", err)
 	}
-	var fn, src string
-	_, err = pgx.ForEachRow(rows, []any{&fn, &src}, func() error {
-		if names := foreignNames(src); len(names) > 0 {
-			changed = append(changed, fmt.Sprintf("function %s replaced (it names %s)", fn, strings.Join(names, ", ")))
-		}
-		return nil
-	})
+	type sqlFn struct{ sig, src, body string }
+	fns, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (f sqlFn, err error) { return f, row.Scan(&f.sig, &f.src, &f.body) })
 	if err != nil {
 		return nil, fmt.Errorf("reading PostgreSQL's own SQL functions: %w", err)
+	}
+	for _, f := range fns {
+		var names []string
+		if f.body != "" {
+			if names, err = treeCalls(ctx, q, f.body, nil); err != nil {
+				return nil, err
+			}
+		} else {
+			names = foreignNames(f.src)
+		}
+		if len(names) > 0 {
+			changed = append(changed, fmt.Sprintf("function %s replaced (%s)", f.sig, strings.Join(names, ", ")))
+		}
 	}
 	return changed, nil
 }
@@ -478,18 +509,22 @@ func Tampered(ctx context.Context, q Querier) ([]string, error) {
 func foreignNames(sql string) []string {
 	tree, err := pg.Parse(sql)
 	if err != nil {
-		return []string{"a body PostgreSQL's parser does not read"}
+		return []string{"its body is not read by PostgreSQL's parser"}
 	}
 	var found []string
 	note := func(schema, name string) {
 		if schema != "" && schema != "pg_catalog" && schema != "information_schema" {
-			found = append(found, schema+"."+name)
+			found = append(found, "it names "+schema+"."+name)
 		}
 	}
 	walk(tree.ProtoReflect(), func(m protoreflect.Message) {
 		switch x := m.Interface().(type) {
 		case *pg.FuncCall:
-			note(nameOf(x.Funcname))
+			schema, name := nameOf(x.Funcname)
+			note(schema, name)
+			if readsTables(name) {
+				found = append(found, "it calls "+name+", which runs SQL of its argument's")
+			}
 		case *pg.A_Expr:
 			note(nameOf(x.Name))
 		case *pg.TypeName:

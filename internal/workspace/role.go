@@ -105,3 +105,39 @@ func (w *Workspace) GrantScript(ctx context.Context, conn *pgx.Conn, role string
 	}
 	return nil
 }
+
+// grantedSQL lists the rights on objects of this database that someone
+// granted the role (pg_shdepend's ACL entries): each as the statement that
+// revokes it (a kind it cannot name stays, and DROP ROLE says so).
+const grantedSQL = `
+SELECT CASE d.classid
+  WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN pg_catalog.format('REVOKE ALL ON TABLE %s FROM %I', d.objid::pg_catalog.regclass, $1::pg_catalog.text)
+  WHEN 'pg_catalog.pg_namespace'::pg_catalog.regclass THEN pg_catalog.format('REVOKE ALL ON SCHEMA %I FROM %I', (SELECT nspname FROM pg_catalog.pg_namespace WHERE oid = d.objid), $1::pg_catalog.text)
+  WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM %I', d.objid::pg_catalog.regprocedure, $1::pg_catalog.text)
+  WHEN 'pg_catalog.pg_type'::pg_catalog.regclass THEN pg_catalog.format('REVOKE ALL ON TYPE %s FROM %I', d.objid::pg_catalog.regtype, $1::pg_catalog.text)
+  WHEN 'pg_catalog.pg_database'::pg_catalog.regclass THEN pg_catalog.format('REVOKE ALL ON DATABASE %I FROM %I', (SELECT datname FROM pg_catalog.pg_database WHERE oid = d.objid), $1::pg_catalog.text)
+  END
+FROM pg_catalog.pg_shdepend d JOIN pg_catalog.pg_roles r ON r.oid = d.refobjid
+WHERE r.rolname = $1 AND d.deptype = 'a' AND d.dbid IN (0, (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()))
+  AND d.classid IN ('pg_catalog.pg_class'::pg_catalog.regclass, 'pg_catalog.pg_namespace'::pg_catalog.regclass, 'pg_catalog.pg_proc'::pg_catalog.regclass,
+    'pg_catalog.pg_type'::pg_catalog.regclass, 'pg_catalog.pg_database'::pg_catalog.regclass)`
+
+// revokeGranted revokes what someone granted the script's role on
+// objects of this database while it existed, so that it can be dropped:
+// the role's own rights go, the objects are left as they are.
+func revokeGranted(ctx context.Context, tx pgx.Tx, role string) error {
+	rows, err := tx.Query(ctx, grantedSQL, role)
+	if err != nil {
+		return fmt.Errorf("reading what was granted to %s: %w", role, err)
+	}
+	stmts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("reading what was granted to %s: %w", role, err)
+	}
+	for _, q := range stmts {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}

@@ -232,20 +232,7 @@ func (w *Workspace) checkKept(ctx context.Context, conn *pgx.Conn) error {
 	if err != nil {
 		return err
 	}
-	// Code of someone else's in keybench's schema — a function, an
-	// operator, a type, a cast, an operator class — would be found by
-	// keybench's own SQL, whose search path holds the schema (an operator
-	// of a closer argument type wins wherever it is): refused, --force
-	// or not. --force works beside someone else's tables alone.
-	var code []string
-	for _, f := range foreign {
-		kind, _, _ := strings.Cut(f, " ")
-		switch kind {
-		case "table", "view", "materialized", "sequence", "index", "foreign", "relation", "collation", "statistics":
-		default:
-			code = append(code, f)
-		}
-	}
+	code := foreignCode(foreign)
 	if len(code) > 0 {
 		return usage.Errorf("schema %q, kept by an earlier keybench run, now holds code of someone else's (%s), which keybench's own SQL could reach: keybench runs no code of yours; choose another --schema",
 			w.o.Schema, strings.Join(firstN(code, 5), ", "))
@@ -256,6 +243,25 @@ func (w *Workspace) checkKept(ctx context.Context, conn *pgx.Conn) error {
 	}
 	return nil
 }
+
+// foreignCode are the code objects among foreign (Foreign's): a function,
+// an operator, a type, a cast, an operator class — found by keybench's own
+// SQL, whose search path holds the schema (an operator of a closer
+// argument type wins wherever it is), so refused, --force or not. --force
+// works beside someone else's tables alone.
+func foreignCode(foreign []string) []string {
+	var code []string
+	for _, f := range foreign {
+		kind, _, _ := strings.Cut(f, " ")
+		switch kind {
+		case "table", "view", "materialized", "sequence", "index", "foreign", "relation", "collation", "statistics":
+		default:
+			code = append(code, f)
+		}
+	}
+	return code
+}
+
 
 // ledger is the ledger's qualified name.
 func (w *Workspace) ledger() string { return w.o.Schema + "." + LedgerTable }
@@ -278,8 +284,9 @@ func EventTriggers(ctx context.Context, q querier) ([]string, error) {
 }
 
 // publishing lists the database's publications that would publish what
-// keybench makes in schema: those FOR ALL TABLES, and (PostgreSQL 15+)
-// those FOR TABLES IN SCHEMA naming it.
+// keybench makes in schema: those FOR ALL TABLES, those naming a table of
+// schema (a kept ledger), and (PostgreSQL 15+) those FOR TABLES IN SCHEMA
+// naming it.
 func publishing(ctx context.Context, q querier, schema string) ([]string, error) {
 	read := func(sql string, args ...any) ([]string, error) {
 		rows, err := q.Query(ctx, sql, args...)
@@ -292,7 +299,9 @@ func publishing(ctx context.Context, q querier, schema string) ([]string, error)
 		}
 		return names, nil
 	}
-	all, err := read(`SELECT pubname::pg_catalog.text FROM pg_catalog.pg_publication WHERE puballtables ORDER BY 1`)
+	all, err := read(`SELECT p.pubname::pg_catalog.text FROM pg_catalog.pg_publication p WHERE p.puballtables
+		OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel pr JOIN pg_catalog.pg_class c ON c.oid = pr.prrelid
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE pr.prpubid = p.oid AND n.nspname = $1) ORDER BY 1`, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -332,9 +341,25 @@ func (w *Workspace) judge(ctx context.Context, q sqltree.Querier, name string) e
 // Judge judges keybench's tables named again, as a run goes on: a
 // trigger, rule or policy someone added to one since it was made (a
 // session of theirs, while the rounds run) is a refusal naming it.
-func (w *Workspace) Judge(ctx context.Context, q sqltree.Querier, names ...string) error {
+func (w *Workspace) Judge(ctx context.Context, conn *pgx.Conn, names ...string) error {
+	pubs, err := publishing(ctx, conn, w.o.Schema)
+	if err != nil {
+		return err
+	}
+	if len(pubs) > 0 {
+		return usage.Errorf("a publication now sends keybench's tables to its subscribers (%s): keybench stops", strings.Join(firstN(pubs, 5), ", "))
+	}
+	// Code someone put in keybench's schema would be found by the
+	// sessions' path ahead of PostgreSQL's own for a closer argument type.
+	foreign, err := w.Foreign(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if foreign = foreignCode(foreign); len(foreign) > 0 {
+		return usage.Errorf("keybench's schema %s now holds code of someone else's (%s), which its sessions could reach: keybench stops", w.o.Schema, strings.Join(firstN(foreign, 5), ", "))
+	}
 	for _, n := range names {
-		if err := w.judge(ctx, q, n); err != nil {
+		if err := w.judge(ctx, conn, n); err != nil {
 			return err
 		}
 	}
@@ -670,6 +695,11 @@ func (w *Workspace) dropRecorded(ctx context.Context, tx pgx.Tx, o Object) error
 	}
 	if !recorded {
 		return nil
+	}
+	if o.Kind == Role {
+		if err := revokeGranted(ctx, tx, o.Name); err != nil {
+			return err
+		}
 	}
 	for _, q := range dropStatements(w.o.Schema, o) {
 		if _, err := tx.Exec(ctx, q); err != nil {

@@ -339,3 +339,29 @@ func TestThirdTrial(t *testing.T) {
 	attack(t, c, "an allowed extension's type in a script", 0, "",
 		run(t, "third", "--script", script(t, "SELECT count(*) FROM :table WHERE payload::public.citext = 'A'::public.citext;\n"))...)
 }
+
+// TestFourthTrial is the re-trial of the third's fixes (2026-12-02): what
+// PostgreSQL's own query_to_xml runs is SQL text, which no dependency
+// shows — in an extension's view or in PostgreSQL's own function replaced
+// in place — and a publication naming a kept ledger alone.
+func TestFourthTrial(t *testing.T) {
+	c := plant(t, "fourth")
+	clitest.Exec(t, c, `CREATE EXTENSION pg_buffercache`,
+		`CREATE OR REPLACE VIEW public.pg_buffercache AS SELECT p.* FROM public.pg_buffercache_pages() AS p(bufferid int, relfilenode oid, reltablespace oid,
+			reldatabase oid, relforknumber int2, relblocknumber int8, isdirty bool, usagecount int2, pinning_backends int)
+			WHERE pg_catalog.query_to_xml('SELECT public.pwn(''xml view'')', true, true, '') IS NOT NULL`)
+	attack(t, c, "advise through query_to_xml in an extension's view", 0, "which runs SQL of its argument's", "advise", "--dsn", dsn("fourth"), "--sample", "1s")
+	clitest.Exec(t, c, `DROP EXTENSION pg_buffercache CASCADE`)
+	for _, body := range []string{`AS $$ SELECT CASE WHEN pg_catalog.query_to_xml('SELECT public.pwn(''xml'')', true, true, '') IS NOT NULL THEN pg_catalog.octet_length($1) * 8 END $$`,
+		`BEGIN ATOMIC SELECT CASE WHEN pg_catalog.query_to_xml('SELECT public.pwn(''xml'')', true, true, '') IS NOT NULL THEN pg_catalog.octet_length($1) * 8 END; END`} {
+		clitest.Exec(t, c, `CREATE OR REPLACE FUNCTION pg_catalog.bit_length(text) RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE `+body)
+		attack(t, c, "PostgreSQL's own function replaced by SQL calling query_to_xml", 2, "bit_length(text) replaced", run(t, "fourth")...)
+	}
+	clitest.Exec(t, c, `CREATE OR REPLACE FUNCTION pg_catalog.bit_length(text) RETURNS int LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS 'SELECT pg_catalog.octet_length($1) * 8'`)
+	if _, stderr, code := clitest.Run(t, bin, run(t, "fourth", "--schema", "kbpub", "--keep")...); code != 0 {
+		t.Fatalf("--keep: exit %d: %s", code, stderr)
+	}
+	clitest.Exec(t, c, `CREATE PUBLICATION ledger_only FOR TABLE kbpub.keybench_ledger`)
+	attack(t, c, "a publication of a kept ledger", 2, "publication ledger_only", run(t, "fourth", "--schema", "kbpub")...)
+	clitest.Exec(t, c, `DROP PUBLICATION ledger_only`)
+}
