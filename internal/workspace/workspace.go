@@ -262,7 +262,6 @@ func foreignCode(foreign []string) []string {
 	return code
 }
 
-
 // ledger is the ledger's qualified name.
 func (w *Workspace) ledger() string { return w.o.Schema + "." + LedgerTable }
 
