@@ -268,7 +268,9 @@ func (cr *cellRun) prefillRows(ctx context.Context, conn *pgx.Conn) (*results.Pr
 	}
 	if rows > 0 {
 		bar := r.ui.Phase("  "+cr.pc.Key.Raw+": prefill", rows, "rows")
-		err := workload.Prefill(ctx, conn, t, gen, after, rows, func(n int64) { bar.Set(n, "") })
+		err := cr.heldFill(ctx, conn, func() error {
+			return workload.Prefill(ctx, conn, t, gen, after, rows, func(n int64) { bar.Set(n, "") })
+		})
 		bar.Done()
 		if err != nil {
 			return pf, err
@@ -279,6 +281,27 @@ func (cr *cellRun) prefillRows(ctx context.Context, conn *pgx.Conn) (*results.Pr
 		pf.RowsPerS = float64(rows) / pf.LoadS
 	}
 	return pf, nil
+}
+
+// heldFill runs fill (the prefill's loads) in one transaction that holds
+// the cell's tables against anything that would add code to them (SHARE
+// ROW EXCLUSIVE: CREATE TRIGGER, a rule, a policy, a default wait for it),
+// after judging them under that lock: a trigger someone added since the
+// table was made would fire on every row the fill loads.
+func (cr *cellRun) heldFill(ctx context.Context, conn *pgx.Conn, fill func() error) error {
+	names := make([]string, len(cr.tables))
+	for i, t := range cr.tables {
+		names[i] = t.Qualified()
+	}
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "LOCK TABLE "+strings.Join(names, ", ")+" IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+			return explainLockTimeout(err, "LOCK TABLE "+strings.Join(names, ", "))
+		}
+		if err := cr.r.ws.Judge(ctx, conn, cr.tableNames()...); err != nil {
+			return err
+		}
+		return fill()
+	})
 }
 
 // buildIndexes builds the indexes of the cell's tables that the workload
@@ -332,7 +355,13 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	cr.ownRelations(ctx)
 	// What someone added to keybench's tables since they were made (a
 	// trigger, a rule, a policy) would run on the round's statements:
-	// looked for before each round, and after it, to stop the run.
+	// looked for before each round — held from then on where the user's
+	// SQL runs (holdTables) — and after it, to stop the run.
+	release, err := cr.holdTables(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := r.ws.Judge(ctx, r.admin, cr.tableNames()...); err != nil {
 		return err
 	}

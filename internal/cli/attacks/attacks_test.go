@@ -11,12 +11,14 @@
 package attacks_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -364,4 +366,45 @@ func TestFourthTrial(t *testing.T) {
 	clitest.Exec(t, c, `CREATE PUBLICATION ledger_only FOR TABLE kbpub.keybench_ledger`)
 	attack(t, c, "a publication of a kept ledger", 2, "publication ledger_only", run(t, "fourth", "--schema", "kbpub")...)
 	clitest.Exec(t, c, `DROP PUBLICATION ledger_only`)
+}
+
+// TestHooksAddedDuringTheRounds: a session of the user's keeps trying to
+// add a trigger calling their code to keybench's table while a script runs
+// its rounds (the re-trial ran 17,046 of its calls in one round). The
+// round holds the table, so the trigger waits; one added between rounds is
+// found before the next runs anything. Whenever it lands, nothing of the
+// user's runs: the run ends (0, or 2 naming the trigger) with no PWNED and
+// the user's rows as they were.
+func TestHooksAddedDuringTheRounds(t *testing.T) {
+	c := plant(t, "during")
+	clitest.Exec(t, c, `CREATE FUNCTION public.trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM public.pwn('trigger'); RETURN NEW; END $$`)
+	hooker := clitest.Superuser(t, "during")
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		tries := 0
+		for ctx.Err() == nil {
+			tries++
+			_, _ = hooker.Exec(ctx, `DO $$ BEGIN IF pg_catalog.to_regclass('kbduring.kb_cell') IS NOT NULL
+				AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgname = 'audit') THEN
+				SET LOCAL lock_timeout = '100ms'; CREATE TRIGGER audit BEFORE INSERT ON kbduring.kb_cell FOR EACH ROW EXECUTE FUNCTION public.trg(); END IF; END $$`)
+			time.Sleep(20 * time.Millisecond)
+		}
+		done <- tries
+	}()
+	before := servertest.Dump(t, c)
+	logFrom := len(servertest.Server.Log())
+	_, stderr, code := clitest.Run(t, bin, "run", "--dsn", dsn("during"), "--schema", "kbduring", "--rows", "500", "-c", "2", "--keys", "bigint,uuidv4",
+		"--rounds", "4", "-T", "3s", "--warmup", "0s", "--out", t.TempDir(), "--script", script(t, "INSERT INTO :table (data) VALUES (1);\n"))
+	stop()
+	t.Logf("the user's session tried %d times", <-done)
+	if code != 0 && !(code == 2 && strings.Contains(stderr, "trigger audit")) {
+		t.Errorf("exit %d: %s", code, clitest.LastLine(stderr))
+	}
+	if log := servertest.Server.Log()[logFrom:]; strings.Contains(log, "PWNED") {
+		t.Errorf("the user's trigger ran:\n%s", grepLines(log, "PWNED"))
+	}
+	if after := servertest.Dump(t, c); after != before {
+		t.Errorf("the database changed:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
 }
