@@ -10,6 +10,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -363,7 +364,7 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	}
 	defer release()
 	if err := r.ws.Judge(ctx, r.admin, cr.tableNames()...); err != nil {
-		return err
+		return r.onAdmin(err)
 	}
 	conns, clients, err := cr.connectClients(ctx)
 	defer closeAll(conns)
@@ -373,6 +374,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	began := time.Now()
 	dres, sess, err := cr.window(ctx, conns, clients, win, n == cr.win.Rounds)
 	if jerr := r.ws.Judge(ctx, r.admin, cr.tableNames()...); jerr != nil {
+		if _, hook := errors.AsType[*usage.Error](jerr); !hook {
+			return r.onAdmin(jerr)
+		}
 		return fmt.Errorf("during round %d, someone changed keybench's tables: %w", n, jerr)
 	}
 	var start float64 // when the round's window started, in seconds into the run

@@ -654,7 +654,7 @@ func TestALostConnectionStopsTheRun(t *testing.T) {
 		t.Fatalf("the run ended with %v, not naming the lost connection", err)
 	}
 	if res.Status != results.StatusFailed || len(res.Cells) != 2 {
-		t.Fatalf("status %s, %d cells", res.Status, len(res.Cells))
+		t.Fatalf("status %s, %d cells: %v", res.Status, len(res.Cells), err)
 	}
 	measured := 0
 	for _, c := range res.Cells {

@@ -51,6 +51,15 @@ func (r *run) checkpointOn(ctx context.Context, conn *pgx.Conn) error {
 	return err
 }
 
+// onAdmin is err, from a statement on the control connection, as
+// errLostConnection when that connection is closed under it.
+func (r *run) onAdmin(err error) error {
+	if err != nil && r.admin.IsClosed() && !errors.Is(err, errLostConnection) {
+		return fmt.Errorf("%w (%v)", errLostConnection, err)
+	}
+	return err
+}
+
 // errLostConnection is a connection of keybench's own to the server
 // (its control connection, a fill's) closed under it: by the server's
 // pg_terminate_backend, a restart, the network. The run stops there, its
