@@ -749,6 +749,9 @@ func checkDevice(e *env, name string) error {
 // checkSchema refuses a --schema that is no plain identifier or one of
 // PostgreSQL's own.
 func checkSchema(name string) error {
+	if len(name) > 63 {
+		return usagef("--schema is %d characters: PostgreSQL keeps 63 and would cut it to another schema's name; choose a shorter one", len(name))
+	}
 	if !validIdent(name) {
 		return usagef("--schema must be a lower-case identifier (letters, digits, _), not %q", name)
 	}
