@@ -110,11 +110,11 @@ func (r *Resolver) Close(ctx context.Context) error { return r.conn.Close(ctx) }
 // Resolve is what sql (one statement) resolves to on the server. An
 // error the server gives while analysing it (a name it does not know) is
 // returned as refused, the server's words as the reason.
-func (r *Resolver) Resolve(ctx context.Context, sql string) (res *Resolved, refused string, err error) {
+func (r *Resolver) Resolve(ctx context.Context, sql string, paramOIDs ...uint32) (res *Resolved, refused string, err error) {
 	r.mu.Lock()
 	r.got = nil
 	r.mu.Unlock()
-	if _, err := r.conn.PgConn().Prepare(ctx, "", sql, nil); err != nil {
+	if _, err := r.conn.PgConn().Prepare(ctx, "", sql, paramOIDs); err != nil {
 		if pe, ok := errors.AsType[*pgconn.PgError](err); ok {
 			return nil, "the server does not read it: " + FirstLine(pe.Message), nil
 		}

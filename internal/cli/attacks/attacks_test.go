@@ -340,6 +340,11 @@ func TestThirdTrial(t *testing.T) {
 	// judged by the catalog before the server parses the statement.
 	attack(t, c, "an allowed extension's type in a script", 0, "",
 		run(t, "third", "--script", script(t, "SELECT count(*) FROM :table WHERE payload::public.citext = 'A'::public.citext;\n"))...)
+	// :key in a select list, which the server would take for text (MERGE
+	// … USING (SELECT :key AS k): once a false refusal): read again with
+	// :key declared of the key's type.
+	attack(t, c, ":key in a select list", 0, "",
+		run(t, "third", "--keys", "bigint:gen=client", "--script", script(t, "INSERT INTO :table (id, data) VALUES (:key, 1);\nSELECT t.id FROM (SELECT :key AS k) s JOIN :table t ON t.id = s.k;\n"))...)
 }
 
 // TestFourthTrial is the re-trial of the third's fixes (2026-12-02): what

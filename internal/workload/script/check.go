@@ -3,6 +3,7 @@ package script
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,9 +35,10 @@ import (
 const allowed = "a script may read and write keybench's tables only, calling PostgreSQL's own immutable and stable functions, random(), gen_random_uuid(), clock_timestamp() and the sequence functions on keybench's own sequences: SELECT, INSERT, UPDATE, DELETE, MERGE, WITH, and BEGIN/COMMIT"
 
 // checkStatements has the server resolve each statement of sc (conn's
-// session settings; keybench's own schema being schema) and judges what it
-// would call.
-func checkStatements(ctx context.Context, conn *pgx.Conn, sc *script, schema string) error {
+// session settings; keybench's own schema being schema; :key's type
+// keyOID, declared where the server would not read the statement without)
+// and judges what it would call.
+func checkStatements(ctx context.Context, conn *pgx.Conn, sc *script, schema string, keyOID uint32) error {
 	var res *sqltree.Resolver
 	defer func() {
 		if res != nil {
@@ -63,6 +65,13 @@ func checkStatements(ctx context.Context, conn *pgx.Conn, sc *script, schema str
 			return usage.Errorf("script line %d is refused: %s (%s)", st.stmt.line, why, allowed)
 		}
 		tree, why, err := res.Resolve(ctx, st.stmt.sql)
+		if err == nil && why != "" && keyOID != 0 && slices.Contains(st.stmt.params, varKey) {
+			// Read again with :key declared of the key's type (MERGE …
+			// USING (SELECT :key AS k) would take it for text).
+			if t2, why2, err2 := res.Resolve(ctx, st.stmt.sql, st.stmt.paramOIDs(keyOID)...); err2 == nil && why2 == "" {
+				tree, why = t2, ""
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("checking script line %d: %w", st.stmt.line, err)
 		}
@@ -76,4 +85,16 @@ func checkStatements(ctx context.Context, conn *pgx.Conn, sc *script, schema str
 		}
 	}
 	return nil
+}
+
+// paramOIDs are the statement's parameters' types as declared to the
+// server: :key's keyOID, the others left to the server.
+func (st *statement) paramOIDs(keyOID uint32) []uint32 {
+	oids := make([]uint32, len(st.params))
+	for i, p := range st.params {
+		if p == varKey {
+			oids[i] = keyOID
+		}
+	}
+	return oids
 }

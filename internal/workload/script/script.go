@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,7 +92,7 @@ func (l *scriptLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*wo
 		return nil, err
 	}
 	if id == 0 {
-		if err := checkStatements(ctx, conn, sc, t.Schema); err != nil {
+		if err := checkStatements(ctx, conn, sc, t.Schema, t.Key.TypeOID()); err != nil {
 			return nil, err
 		}
 	}
@@ -111,6 +112,10 @@ func (l *scriptLoad) NewWorker(ctx context.Context, conn *pgx.Conn, tables []*wo
 		}
 		name := "kb_script_" + strconv.Itoa(i)
 		sd, err := w.conn.Prepare(ctx, name, st.stmt.sql, nil)
+		if err != nil && slices.Contains(st.stmt.params, varKey) {
+			// As the check read it: with :key declared of the key's type.
+			sd, err = w.conn.Prepare(ctx, name, st.stmt.sql, st.stmt.paramOIDs(t.Key.TypeOID()))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("script line %d: %w", st.stmt.line, err)
 		}
