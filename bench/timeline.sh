@@ -40,6 +40,9 @@ for l in lines:
     body, now = l[9:], t(l)
     if body.startswith("PostgreSQL") and "ready" in body and phase == "server start":
         to("pricing and plan", now)
+    elif "for the evidence" in body or "collecting evidence" in body:
+        if phase != "evidence, analysis, writing":
+            to("evidence, analysis, writing", now)
     elif ("prefill" in body or "restarted PostgreSQL with buffered" in body or "restarting PostgreSQL" in body) and phase != "fills and restarts":
         to("fills and restarts", now)
     elif re.search(r"round \d+/\d+:", body) and phase != "rounds":
