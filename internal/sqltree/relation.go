@@ -28,6 +28,7 @@ func JudgeRelation(ctx context.Context, q Querier, at Scope, name string) (strin
 		SELECT 'hook', pg_catalog.format('trigger %s', t.tgname) FROM pg_catalog.pg_trigger t WHERE t.tgrelid IN (SELECT oid FROM rel) AND NOT t.tgisinternal
 		UNION ALL SELECT 'hook', pg_catalog.format('rule %s', r.rulename) FROM pg_catalog.pg_rewrite r WHERE r.ev_class IN (SELECT oid FROM rel)
 		UNION ALL SELECT 'hook', pg_catalog.format('policy %s', p.polname) FROM pg_catalog.pg_policy p WHERE p.polrelid IN (SELECT oid FROM rel)
+		UNION ALL SELECT 'hook', pg_catalog.format('statistics object %s (ANALYZE would compute it)', s.stxname) FROM pg_catalog.pg_statistic_ext s WHERE s.stxrelid IN (SELECT oid FROM rel)
 		UNION ALL SELECT 'hook', 'row-level security' FROM pg_catalog.pg_class c WHERE c.oid IN (SELECT oid FROM rel) AND c.relrowsecurity
 		UNION ALL SELECT 'hook', pg_catalog.format('operator class %s', o.opcname) FROM ix CROSS JOIN LATERAL pg_catalog.unnest(ix.indclass::pg_catalog.oid[]) k(oid)
 			JOIN pg_catalog.pg_opclass o ON o.oid = k.oid WHERE o.oid >= $3 AND `+extOf("pg_opclass", "o.oid")+` <> ALL ($4)

@@ -129,16 +129,24 @@ func ScriptStatement(sql string) (control bool, why string) {
 // ScriptTypes are the types sql names in a schema other than pg_catalog,
 // each as [schema, name]: what JudgeNamedTypes judges before the server
 // parses sql (and reads a literal of the type with its input function).
-func ScriptTypes(sql string) [][2]string {
+// A call of a qualified name is one too, marked by a third element "call":
+// where no function has that name the server takes it for a cast to the
+// type of that name (public.a_range('[a,b]')), read as it parses.
+func ScriptTypes(sql string) [][3]string {
 	tree, err := pg.Parse(sql)
 	if err != nil {
 		return nil
 	}
-	var out [][2]string
+	var out [][3]string
 	walk(tree.ProtoReflect(), func(m protoreflect.Message) {
-		if x, ok := m.Interface().(*pg.TypeName); ok {
+		switch x := m.Interface().(type) {
+		case *pg.TypeName:
 			if schema, name := nameOf(x.Names); schema != "" && schema != "pg_catalog" {
-				out = append(out, [2]string{schema, name})
+				out = append(out, [3]string{schema, name, ""})
+			}
+		case *pg.FuncCall:
+			if schema, name := nameOf(x.Funcname); schema != "" && schema != "pg_catalog" {
+				out = append(out, [3]string{schema, name, "call"})
 			}
 		}
 	})
@@ -148,8 +156,9 @@ func ScriptTypes(sql string) [][2]string {
 // JudgeNamedTypes judges the types named (ScriptTypes) by the catalog
 // alone, before anything is parsed on the server: each must be a type the
 // rule allows (Judge: an allowed extension's type for a script; never a
-// domain or a type of the user's). A name no type holds is refused.
-func JudgeNamedTypes(ctx context.Context, q Querier, names [][2]string, rule Rule, at Scope) (string, error) {
+// domain or a type of the user's). A name no type holds is refused, but
+// for a call's (a function's, judged once the server resolved it).
+func JudgeNamedTypes(ctx context.Context, q Querier, names [][3]string, rule Rule, at Scope) (string, error) {
 	r := newResolved()
 	for _, n := range names {
 		rows, err := q.Query(ctx, `SELECT t.oid FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace s ON s.oid = t.typnamespace WHERE s.nspname = $1 AND t.typname = $2`, n[0], n[1])
@@ -160,7 +169,7 @@ func JudgeNamedTypes(ctx context.Context, q Querier, names [][2]string, rule Rul
 		if err != nil {
 			return "", fmt.Errorf("reading the catalog's types: %w", err)
 		}
-		if len(oids) == 0 {
+		if len(oids) == 0 && n[2] == "" {
 			return fmt.Sprintf("it names the type %s.%s, which this database does not have", n[0], n[1]), nil
 		}
 		for _, o := range oids {

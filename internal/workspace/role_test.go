@@ -140,4 +140,10 @@ func TestJudgeAfterCreation(t *testing.T) {
 	if err := w.Judge(ctx, c, "kb_cell"); !isUsage(err) || !strings.Contains(err.Error(), "trigger audit") {
 		t.Errorf("a trigger added after: %v", err)
 	}
+	// A statistics object: ANALYZE would compute its expression.
+	exec(t, c, "DROP TRIGGER audit ON kbjudge.kb_cell", "CREATE STATISTICS kbjudge_st ON (data + 1) FROM kbjudge.kb_cell")
+	if err := w.Judge(ctx, c, "kb_cell"); !isUsage(err) || !strings.Contains(err.Error(), "statistics object kbjudge_st") {
+		t.Errorf("a statistics object added after: %v", err)
+	}
+	exec(t, c, "DROP STATISTICS kbjudge_st")
 }

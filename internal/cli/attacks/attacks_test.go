@@ -340,6 +340,13 @@ func TestThirdTrial(t *testing.T) {
 	// judged by the catalog before the server parses the statement.
 	attack(t, c, "an allowed extension's type in a script", 0, "",
 		run(t, "third", "--script", script(t, "SELECT count(*) FROM :table WHERE payload::public.citext = 'A'::public.citext;\n"))...)
+	// A call of a type's name is a cast the server reads as it parses: the
+	// range's input reads its bounds with the domain's, whose CHECK is the
+	// user's (the last trial's).
+	clitest.Exec(t, c, `CREATE DOMAIN public.evil_dom AS text CHECK (public.pwnb(VALUE))`, `CREATE TYPE public.drange AS RANGE (subtype = public.evil_dom)`)
+	for _, q := range []string{"SELECT public.drange('[a,b]') FROM :table;\n", `SELECT "public"."drange"('[a,b]') FROM :table;` + "\n", "SELECT public._evil_dom('{x}') FROM :table;\n"} {
+		attack(t, c, "a call of a type's name", 2, "public", run(t, "third", "--script", script(t, q))...)
+	}
 	// :key in a select list, which the server would take for text (MERGE
 	// … USING (SELECT :key AS k): once a false refusal): read again with
 	// :key declared of the key's type.
