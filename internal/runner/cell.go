@@ -357,14 +357,15 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	// What someone added to keybench's tables since they were made (a
 	// trigger, a rule, a policy) would run on the round's statements:
 	// looked for before each round — held from then on where the user's
-	// SQL runs (holdTables) — and after it, to stop the run.
+	// SQL runs (holdTables) — and after it, to stop the run. On a server
+	// no one else reaches (the embedded one) nobody can add it.
 	release, err := cr.holdTables(ctx)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if err := r.ws.Judge(ctx, r.admin, cr.tableNames()...); err != nil {
-		return r.onAdmin(err)
+	if err := cr.judgeTables(ctx, n, false); err != nil {
+		return err
 	}
 	conns, clients, err := cr.connectClients(ctx)
 	defer closeAll(conns)
@@ -373,11 +374,8 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	}
 	began := time.Now()
 	dres, sess, err := cr.window(ctx, conns, clients, win, n == cr.win.Rounds)
-	if jerr := r.ws.Judge(ctx, r.admin, cr.tableNames()...); jerr != nil {
-		if _, hook := errors.AsType[*usage.Error](jerr); !hook {
-			return r.onAdmin(jerr)
-		}
-		return fmt.Errorf("during round %d, someone changed keybench's tables: %w", n, jerr)
+	if jerr := cr.judgeTables(ctx, n, true); jerr != nil {
+		return jerr
 	}
 	var start float64 // when the round's window started, in seconds into the run
 	if dres != nil {
@@ -422,6 +420,23 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 		cr.c.Cost = cr.roundCost(dres, &m)
 	}
 	return nil
+}
+
+// judgeTables judges the cell's tables before round n or after it
+// (Workspace.Judge), where someone else's session could have changed them.
+func (cr *cellRun) judgeTables(ctx context.Context, n int, after bool) error {
+	r := cr.r
+	if r.ws.Private() {
+		return nil
+	}
+	err := r.ws.Judge(ctx, r.admin, cr.tableNames()...)
+	if err == nil {
+		return nil
+	}
+	if _, hook := errors.AsType[*usage.Error](err); !hook || !after {
+		return r.onAdmin(err)
+	}
+	return fmt.Errorf("during round %d, someone changed keybench's tables: %w", n, err)
 }
 
 // roundCost is what the round's transactions cost, per transaction:

@@ -7,7 +7,9 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,20 +27,37 @@ func closeAll(conns []*pgx.Conn) {
 	}
 }
 
+// connectAll opens n connections at once (a backend's start is mostly
+// the server's work, which the machine's cores share), in order; on an
+// error it returns those it opened, for the caller to close.
+func connectAll(ctx context.Context, cc *pgx.ConnConfig, n int) ([]*pgx.Conn, error) {
+	conns, errs := make([]*pgx.Conn, n), make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { conns[i], errs[i] = pgx.ConnectConfig(ctx, cc) })
+	}
+	wg.Wait()
+	opened := slices.DeleteFunc(slices.Clone(conns), func(c *pgx.Conn) bool { return c == nil })
+	for i, err := range errs {
+		if err != nil {
+			return opened, fmt.Errorf("client %d: connecting: %w", i+1, err)
+		}
+	}
+	return conns, nil
+}
+
 // connectClients opens one connection per client and prepares its statements.
 func (cr *cellRun) connectClients(ctx context.Context) ([]*pgx.Conn, []driver.Client, error) {
 	r, n := cr.r, cr.pc.Clients
-	conns := make([]*pgx.Conn, 0, n)
 	clients := make([]driver.Client, 0, n)
 	cc := r.conn.Copy()
 	cc.RuntimeParams["application_name"] = r.clientApp()
+	conns, err := connectAll(ctx, cc, n)
+	if err != nil {
+		return conns, nil, err
+	}
 	role := ""
-	for i := 0; i < n; i++ {
-		cn, err := pgx.ConnectConfig(ctx, cc)
-		if err != nil {
-			return conns, nil, fmt.Errorf("client %d: connecting: %w", i+1, err)
-		}
-		conns = append(conns, cn)
+	for i, cn := range conns {
 		w, err := cr.wl.NewWorker(ctx, cn, cr.tables, cr.gen, i)
 		if err != nil {
 			return conns, nil, fmt.Errorf("client %d: %w", i+1, err)
