@@ -50,20 +50,13 @@ type typed[T any] struct {
 // console's evidence table, the page's and a preset's
 // questions resolve their columns from it by header (Figure).
 type Shown struct {
-	Field  string // its field of results.Metrics
-	Header string
-	Short  string                        // its name in a sentence ("splits"); the header when empty
-	Note   string                        // "splits: the key index's page splits (pg_walinspect)"; "" when the header says it
+	// Figure is what every output says of it: its JSON name, header,
+	// words ("splits"; the header when empty) and note ("splits: the key
+	// index's page splits (pg_walinspect)"; "" when the header says it).
+	results.Figure
+	Field  string                        // its field of results.Metrics
 	Text   func(*results.Metrics) string // "unavailable" when not measured, "n/a" when not recorded
 	Reason func(*results.Metrics) string // "" when measured
-}
-
-// Name is the figure's name in a sentence.
-func (s Shown) Name() string {
-	if s.Short != "" {
-		return s.Short
-	}
-	return s.Header
 }
 
 // show declares how tables show f: its header, its format in its own
@@ -71,7 +64,9 @@ func (s Shown) Name() string {
 func (f typed[T]) show(header string, format func(T) string, note string) figure {
 	get := f.get
 	out := f.figure
-	out.shown = &Shown{Field: f.name, Header: header, Note: note,
+	var m results.Metrics
+	sf, _ := reflect.TypeOf(m).FieldByName(f.name)
+	out.shown = &Shown{Figure: results.Figure{Name: results.JSONName(sf), Header: header, Note: note}, Field: f.name,
 		Text:   func(m *results.Metrics) string { return get(m).Text(format) },
 		Reason: func(m *results.Metrics) string { return get(m).Reason() }}
 	return out
@@ -80,7 +75,7 @@ func (f typed[T]) show(header string, format func(T) string, note string) figure
 // called gives the shown figure a name of its own in a sentence.
 func (f figure) called(short string) figure {
 	s := *f.shown
-	s.Short = short
+	s.Words = short
 	f.shown = &s
 	return f
 }

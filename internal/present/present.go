@@ -7,7 +7,6 @@
 package present
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 
@@ -29,16 +28,13 @@ type View struct {
 	Charts []Chart
 }
 
-// Column is a column of a table of keys: its header, what it is (Note:
-// the statistic, in the notes under every table that shows it), its name
-// in the CSV and the JSON's groups, and a group's text.
+// Column is a column of a table of keys: its figure (results.Figure: its
+// header, its words in a note where the header says more — "median
+// rate", its interval's bracket in each cell —, what it is, in the notes
+// under every table that shows it, and its name in the CSV and the
+// JSON's groups), and a group's text.
 type Column struct {
-	Header string
-	// Called is its name in a note where the header says more ("median
-	// rate", its interval's bracket in each cell); the header when empty.
-	Called string
-	Note   string
-	Name   string
+	results.Figure
 	// Left aligns the text left (figures align right).
 	Left bool
 	Text func(r *results.Results, g *results.Group) string
@@ -72,7 +68,7 @@ func NotesOf(groups []results.Group, cols ...Column) string {
 			note = strings.ReplaceAll(note, "the median of the rounds' p99", "its window's p99 over all its transactions (one window)")
 			note = strings.ReplaceAll(note, "the rounds'", "its window's per-second")
 		}
-		out = append(out, cmp.Or(c.Called, c.Header)+": "+note+";")
+		out = append(out, c.Called()+": "+note+";")
 	}
 	return strings.Join(out, " ")
 }
@@ -122,27 +118,19 @@ var (
 	// Rate is the group's rate: the geometric mean of its rounds' rates
 	// (runs', or a window's seconds'; the median where one is not
 	// positive), the statistic its ratios to other keys' are of.
-	Rate = Column{Header: "rate", Name: "rate",
-		Note: "the geometric mean of the rounds' rates, the statistic of its ratios",
+	Rate = Column{Figure: results.RateFigure,
 		Text: func(_ *results.Results, g *results.Group) string {
 			// One style for the whole column (never "12.5k" above "6604").
 			return fmt.Sprintf("%.0f %s", g.Rate, g.RateUnitText())
 		}}
 	// RateColumn is the group's median rate with its interval.
-	RateColumn = Column{Header: RateHeader, Called: "median rate", Name: "median_rate",
-		Note: "the median of the rounds' rates, in the unit beside it, with its confidence interval",
-		Text: func(_ *results.Results, g *results.Group) string { return RateText(g) }}
-	// P99Column is the group's p99 as every output names it: the median
-	// of its rounds' p99 (results.RoundsP99), in the tables' precision. It
-	// was the last cell's p99 over all its transactions, another figure
-	// under the same name (19 ms on the summary, 145 ms in the CSV).
-	P99Column = Column{Header: "p99", Name: "p99_ms",
-		Note: "the median of the rounds' p99 (the CSV's p99_pooled_ms is all transactions')",
-		Text: func(_ *results.Results, g *results.Group) string { return results.Millis(g.P99MS) }}
+	RateColumn = Column{Figure: results.MedianRateFigure, Text: func(_ *results.Results, g *results.Group) string { return RateText(g) }}
+	// P99Column is the group's p99 as every output names it, in the
+	// tables' precision.
+	P99Column = Column{Figure: results.P99Figure, Text: func(_ *results.Results, g *results.Group) string { return results.Millis(g.P99MS) }}
 	// Work is the group's work per transaction: the geometric mean of its
 	// rounds' (results.GroupCost.Mean), "-" where it has none.
-	Work = Column{Header: "work / txn", Name: "work_ms_per_txn",
-		Note: "the geometric mean of the rounds' work a transaction (the server's CPU and IO counts priced on the run's disk)",
+	Work = Column{Figure: results.WorkFigure,
 		Text: func(_ *results.Results, g *results.Group) string {
 			if g.Cost == nil || g.Cost.Mean <= 0 {
 				return "-"
@@ -154,13 +142,13 @@ var (
 // BlocksColumn shows the blocks per transaction of the group's last cell
 // under header, as text renders them.
 func BlocksColumn(header string, text func(results.BlocksPerTxn) string) Column {
-	return Column{Header: header, Text: func(r *results.Results, g *results.Group) string { return r.Last(g).Metrics.BlocksPerTxn.Text(text) }}
+	return Column{Figure: results.Figure{Header: header}, Text: func(r *results.Results, g *results.Group) string { return r.Last(g).Metrics.BlocksPerTxn.Text(text) }}
 }
 
 // RateHeader names the median of a group's rounds' (or repeats') rates,
 // a figure of its own beside its rate (their geometric mean, the first
 // screen's): its interval's level is in each cell, as RateText writes it.
-const RateHeader = "median rate [interval, level]"
+var RateHeader = results.MedianRateFigure.Header
 
 // RateText is a group's median rate with its interval and the level the
 // interval holds at, written as every interval's level is

@@ -47,6 +47,9 @@ import (
 // or a figure of the cell, with what sets it in its model.
 type countFigure struct {
 	name, header string
+	// stat is how its rounds make the level the run's outputs show (a
+	// round figure's declared statistic; a cell's figure: Geometric).
+	stat results.Statistic
 	// round is the figure in one round's cost (per transaction).
 	round func(*results.RoundCost) results.M[float64]
 	// cell is the figure measured once per cell (no rounds), instead of
@@ -77,7 +80,7 @@ const (
 // reads: verdict.Work).
 func roundCount(get func(*results.RoundCost) *results.M[float64], old func(*results.RoundCost) results.M[float64], variable, model string, factor func(from, to countScale) (float64, string)) countFigure {
 	f := results.RoundFigureOf(get)
-	return countFigure{name: f.Name, header: f.Header, variable: variable, model: model, factor: factor, round: func(c *results.RoundCost) results.M[float64] {
+	return countFigure{name: f.Name, header: f.Header, stat: f.Statistic, variable: variable, model: model, factor: factor, round: func(c *results.RoundCost) results.M[float64] {
 		if _, ok := get(c).Get(); ok || old == nil {
 			return *get(c)
 		}
@@ -208,7 +211,7 @@ func missFactor(from, to countScale) (float64, string) {
 	return there / here, ""
 }
 
-// measuredLevel is a figure over the scale's rounds (results.CountMean), and its log
+// measuredLevel is a figure over the scale's rounds (its statistic), and its log
 // standard error and degrees of freedom (0: fewer than two rounds).
 func (f countFigure) measuredLevel(s countScale) (mean, se, df float64, ok bool) {
 	var xs []float64
@@ -231,7 +234,7 @@ func (f countFigure) measuredLevel(s countScale) (mean, se, df float64, ok bool)
 	if len(xs) == 0 {
 		return 0, 0, 0, false
 	}
-	m := results.CountMean(xs) // the figure the run's outputs show
+	m := f.stat.Of(xs) // the figure the run's outputs show
 	if m <= 0 {
 		return 0, 0, 0, false
 	}

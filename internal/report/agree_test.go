@@ -94,7 +94,7 @@ func TestOutputsAgree(t *testing.T) {
 					t.Errorf("%s %s: the work's parts' shares add up to %g", name, g.Key, sum)
 				}
 			}
-			// A count per transaction is its rounds' CountMean wherever it
+			// A count per transaction is its rounds' declared statistic wherever it
 			// is shown: the MD's and the CSV's columns (they were the
 			// rounds' median, the work's parts shares of its mean: three
 			// values of the server's CPU).
@@ -147,7 +147,7 @@ func checkMarkdown(t *testing.T, name string, r *results.Results, a *results.Ana
 		for _, g := range sh.Groups {
 			want := []string{g.Key, present.Rate.Text(r, g), present.Work.Text(r, g), "", present.P99Column.Text(r, g)}
 			for _, f := range results.WorkCounts() {
-				v, ok := r.RoundMean(g, f.Get)
+				v, ok := r.RoundMean(g, f)
 				want = append(want, f.Text(v, ok))
 			}
 			if n >= len(got) {
@@ -165,13 +165,13 @@ func checkMarkdown(t *testing.T, name string, r *results.Results, a *results.Ana
 }
 
 // checkCounts holds the CSV's cost columns of a key of one cell to its
-// rounds' CountMean.
+// rounds' declared statistic.
 func checkCounts(t *testing.T, name string, r *results.Results, g *results.Group, rows []map[string]string) {
 	if len(g.Cells) != 1 {
 		return
 	}
 	for _, f := range results.RoundFigures() {
-		want, ok := r.RoundMean(g, f.Get)
+		want, ok := r.RoundMean(g, f)
 		if got := rows[g.Cells[0]]["cost."+f.Name]; ok && !near(got, want, 1e-9) {
 			t.Errorf("%s %s: the CSV's cost.%s %s, its rounds' mean %g", name, g.Key, f.Name, got, want)
 		}

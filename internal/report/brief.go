@@ -419,7 +419,7 @@ func keyLegend(res *results.Results, shapes []shape) string {
 // CPU took most of the machine's cores, else the clients, each waiting on
 // its own transaction ("" where the server's CPU was not measured).
 func limitOf(res *results.Results, g *results.Group, c *results.Cell) string {
-	cpu, ok := res.RoundMean(g, func(rc *results.RoundCost) results.M[float64] { return rc.ServerAllCPUMS })
+	cpu, ok := res.RoundMean(g, results.RoundFigureOf(func(rc *results.RoundCost) *results.M[float64] { return &rc.ServerAllCPUMS }))
 	cores := res.Environment.Host.CPUs
 	if !ok || cores <= 0 {
 		return ""

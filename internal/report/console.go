@@ -79,18 +79,18 @@ func summary(res *results.Results, withQuestions bool) *Doc {
 
 // transactional are the columns of a workload whose view has none of its own.
 var transactional = []present.Column{
-	{Header: "clients", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Clients) }},
-	{Header: "rows before", Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Rows) }},
-	{Header: "time", Text: func(r *results.Results, g *results.Group) string {
+	{Figure: results.Figure{Header: "clients"}, Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Clients) }},
+	{Figure: results.Figure{Header: "rows before"}, Text: func(_ *results.Results, g *results.Group) string { return fmt.Sprint(g.Rows) }},
+	{Figure: results.Figure{Header: "time"}, Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.1f s", medianOf(r, g, func(c *results.Cell) float64 { return c.DurationS }))
 	}},
-	{Header: "txns", Text: func(r *results.Results, g *results.Group) string {
+	{Figure: results.Figure{Header: "txns"}, Text: func(r *results.Results, g *results.Group) string {
 		return fmt.Sprintf("%.0f", medianOf(r, g, func(c *results.Cell) float64 { return float64(c.Txns) }))
 	}},
 	present.Rate, present.RateColumn,
 	present.P99Column,
-	{Header: "size at finish", Note: "table + indexes at the end of the cell", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
-	{Header: "key index growth / row", Note: "the key index's growth over the cell per inserted row", Text: func(r *results.Results, g *results.Group) string {
+	{Figure: results.Figure{Header: "size at finish", Note: "table + indexes at the end of the cell"}, Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
+	{Figure: results.Figure{Header: "key index growth / row", Note: "the key index's growth over the cell per inserted row"}, Text: func(r *results.Results, g *results.Group) string {
 		return r.Last(g).Metrics.KeyIndexGrowthPerRow.Text(func(v float64) string { return fmt.Sprintf("%.1f B", v) })
 	}},
 }
@@ -615,9 +615,9 @@ func unavailableReasons(res *results.Results, order []string, last map[string]*r
 			if why == "" {
 				continue
 			}
-			id := f.Name() + "\x00" + why
+			id := f.Called() + "\x00" + why
 			if at[id] == nil {
-				at[id] = &entry{column: f.Name(), reason: why}
+				at[id] = &entry{column: f.Called(), reason: why}
 				entries = append(entries, at[id])
 			}
 			at[id].keys = append(at[id].keys, k)

@@ -157,8 +157,8 @@ func partsText(c *results.GroupCost) string {
 func waitingLine(res *results.Results, sh shape) string {
 	var parts []string
 	for _, g := range sh.Groups {
-		io, okIO := res.RoundMean(g, func(c *results.RoundCost) results.M[float64] { return c.IOMS })
-		rq, okRQ := res.RoundMean(g, func(c *results.RoundCost) results.M[float64] { return c.ServerRunQueueMS })
+		io, okIO := res.RoundMean(g, results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.IOMS }))
+		rq, okRQ := res.RoundMean(g, results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.ServerRunQueueMS }))
 		switch {
 		case okIO && okRQ:
 			parts = append(parts, fmt.Sprintf("%s %s + %s ms", g.Key, results.Significant(io), results.Significant(rq)))

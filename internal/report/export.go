@@ -154,14 +154,14 @@ func Markdown(res *results.Results) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s ms | %s |", mdCell.Replace(g.Key), present.Rate.Text(res, g), present.Work.Text(res, g),
 				results.Significant(c.LatencyMS.Mean), results.Significant(c.LatencyMS.StdDev), present.P99Column.Text(res, g))
 			for _, f := range figs {
-				v, ok := res.RoundMean(g, f.Get)
+				v, ok := res.RoundMean(g, f)
 				b.WriteString(" " + f.Text(v, ok) + " |")
 			}
 			fmt.Fprintf(&b, " %s | %s |\n", costAgainst(g, cheapest, sh.Against), rateVersus(g, base, self, true))
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString(present.NotesOf(a.Groups, present.Rate, present.Work, present.P99Column) + " each count a transaction: the rounds' mean (their geometric mean; the arithmetic where a round counted none; a share of the machine their arithmetic mean).\n\n")
+	b.WriteString(present.NotesOf(a.Groups, present.Rate, present.Work, present.P99Column) + " " + results.StatisticNote(figs) + ".\n\n")
 	b.WriteString("Marks: " + marks + " (intervals: each comparison's own level). Made with keybench; every figure is in results.json.\n")
 	return b.String()
 }
@@ -212,8 +212,8 @@ func rateVersus(g, base *results.Group, self string, interval bool) string {
 // number a column, an object's numbers a column each ("io.clients_io_ms"),
 // a list as its JSON, an unmeasured figure empty with its reason in
 // "NAME.unavailable"; then its cost per transaction, each round figure
-// (results.RoundFigures) as "cost.NAME": its rounds' mean
-// (results.CountMean), or its window's.
+// (results.RoundFigures) as "cost.NAME": its rounds' mean by its declared
+// statistic, or its window's.
 func CSV(res *results.Results) ([]byte, error) {
 	rows := make([]map[string]string, len(res.Cells))
 	var order []string
@@ -307,7 +307,7 @@ func csvCell(res *results.Results, i int, add func(col, v string)) error {
 		rounds = []results.Round{{Cost: c.Cost}}
 	}
 	for _, f := range results.RoundFigures() {
-		if v, ok := results.CostMean(rounds, f.Get); ok {
+		if v, ok := results.CostMean(rounds, f); ok {
 			add("cost."+f.Name, fmt.Sprint(v))
 		} else if why := results.CostReason(rounds, f.Get); why != "" {
 			// Not measured (a server whose processes keybench cannot see): empty, with why.

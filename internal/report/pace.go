@@ -93,20 +93,21 @@ func lateText(p *results.Pace) string {
 // blocks read per second at the rate it ran, from its rounds' costs per
 // transaction: the figures the work is made of, under their names.
 func perSecond(res *results.Results, g *results.Group, tps float64) (cpu, wal, reads string) {
-	at := func(get func(*results.RoundCost) results.M[float64], text func(float64) string) string {
-		if v, ok := res.RoundMean(g, get); ok {
+	at := func(get func(*results.RoundCost) *results.M[float64], text func(float64) string) string {
+		f := results.RoundFigureOf(get)
+		if v, ok := res.RoundMean(g, f); ok {
 			return text(v * tps)
 		}
 		for _, rd := range res.Last(g).Rounds {
 			if rd.Cost != nil {
-				return "unavailable: " + get(rd.Cost).Reason()
+				return "unavailable: " + f.Get(rd.Cost).Reason()
 			}
 		}
 		return "unavailable: one window, no rounds' costs"
 	}
 	// ms of CPU per second: a thousandth of a core each.
-	cpu = at(func(c *results.RoundCost) results.M[float64] { return c.ServerAllCPUMS }, func(v float64) string { return results.Significant(v/10) + "%" })
-	wal = at(func(c *results.RoundCost) results.M[float64] { return c.WALBytes }, func(v float64) string { return results.Bytes(int64(v)) + "/s" })
-	reads = at(func(c *results.RoundCost) results.M[float64] { return c.ServerReads }, results.Significant)
+	cpu = at(func(c *results.RoundCost) *results.M[float64] { return &c.ServerAllCPUMS }, func(v float64) string { return results.Significant(v/10) + "%" })
+	wal = at(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }, func(v float64) string { return results.Bytes(int64(v)) + "/s" })
+	reads = at(func(c *results.RoundCost) *results.M[float64] { return &c.ServerReads }, results.Significant)
 	return cpu, wal, reads
 }

@@ -138,5 +138,5 @@ func FigureColumn(workload, header string) (present.Column, bool) {
 	if !ok {
 		return present.Column{}, false
 	}
-	return present.Column{Header: header, Text: func(r *results.Results, g *results.Group) string { return f.Text(&r.Last(g).Metrics) }}, true
+	return present.Column{Figure: results.Figure{Header: header}, Text: func(r *results.Results, g *results.Group) string { return f.Text(&r.Last(g).Metrics) }}, true
 }

@@ -8,7 +8,7 @@ import (
 
 // AnalysisVersion is the version of the analysis's layout and meaning: a
 // file whose analysis has another is analysed anew when it is read.
-const AnalysisVersion = 13 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate); 11: a count of the rounds their CountMean everywhere, the work's parts its shares; 12: each group's p99_ms; 13: the answer's group of least work, its tie-break facts and rule
+const AnalysisVersion = 14 // 2: Why for undecided keys too; 3: the answer, each cell's rate and work, the parts adding up; 4: the answer's costlier keys, its material WAL; 5: the rates' estimates over every round; 6: a decision the later rounds no longer show is shown open, at every round; 7: with nothing told apart the answer chooses no key; 8: every interval a stats.Interval (lo, hi, level); 9: each group's rate unit; 10: the median rate named median_rate (it was tps, the name the cells give their pooled rate); 11: a count of the rounds their CountMean everywhere, the work's parts its shares; 12: each group's p99_ms; 13: the answer's group of least work, its tie-break facts and rule; 14: each figure's statistic declared with it (RoundFigure.Statistic), never switched by the data
 
 // Analysis is everything decided about a run's cells: the groups (each
 // key's measurement, with every comparison), the shapes they are compared
@@ -232,7 +232,7 @@ type PaceKey struct {
 // Busy is what other processes took of the machine during the rounds:
 // their share of its CPU and the hypervisor's (steal), and how long the
 // server's backends waited for a CPU per transaction, each the rounds'
-// CountMean. Busy says whether that was enough to call the machine busy.
+// mean by its round figure's statistic, as a key's own. Busy says whether that was enough to call the machine busy.
 type Busy struct {
 	OthersShare float64    `json:"others_share" kb:"share"`
 	StealShare  float64    `json:"steal_share" kb:"share"`

@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"math"
-	"reflect"
 
 	"github.com/keybench/keybench/internal/stats"
 )
@@ -107,8 +106,8 @@ func (w *GroupWAL) Versus(key string) *Versus {
 type GroupCost struct {
 	Figure  string         `json:"figure"`
 	Summary stats.MedianCI `json:"summary"`
-	// Mean is the work over the rounds (CountMean: their geometric mean,
-	// the statistic of its ratios; ms per transaction on the run's
+	// Mean is the work over the rounds (WorkStatistic: their geometric
+	// mean, the statistic of its ratios; ms per transaction on the run's
 	// device), Shares its parts' shares of it, Missing the parts not
 	// counted.
 	Mean float64 `json:"mean"`
@@ -141,10 +140,11 @@ type WorkParts struct {
 }
 
 // WorkShares are the work's parts as shares of it: each part's rounds'
-// CountMean over the sum of every part's, so that they add up to 1. A
-// share, not a part's ms: the parts' own figures per transaction are the
-// counts (RoundCost, each its CountMean), and the work's geometric mean
-// is not the sum of its parts' geometric means.
+// mean (the statistic of the count it is priced from) over the sum of
+// every part's, so that they add up to 1. A share, not a part's ms: the
+// parts' own figures per transaction are the counts (RoundCost, each its
+// RoundFigure.Statistic), and the work's geometric mean is not the sum of
+// its parts' means.
 type WorkShares struct {
 	CPU     float64 `json:"cpu"`
 	Reads   float64 `json:"blocks_read"`
@@ -155,8 +155,12 @@ type WorkShares struct {
 
 // CostFigure is the figure the cost family compares: the work a
 // transaction made the server do, priced on the run's device (package
-// verdict: Work).
-const CostFigure = "work_ms_per_txn"
+// verdict: Work); WorkStatistic is how its rounds make a key's work, the
+// statistic its ratios are of.
+const (
+	CostFigure    = "work_ms_per_txn"
+	WorkStatistic = Geometric
+)
 
 // CellRate is the rate of the group's cell i (an index of Results.Cells)
 // as CellRates holds it; false when the group has no such cell.
@@ -301,9 +305,9 @@ func (c *Cell) Rate() float64 {
 func (c *Cell) SecondRate(s Second) float64 { return c.Kind().SecondRate(s) }
 
 // RoundMean is a figure of a group's rounds' cost as every output shows
-// it (CountMean), where measured (a cell of one window: its cost stands
+// it (its declared statistic), where measured (a cell of one window: its cost stands
 // for its only sample).
-func (r *Results) RoundMean(g *Group, get func(*RoundCost) M[float64]) (float64, bool) {
+func (r *Results) RoundMean(g *Group, f RoundFigure) (float64, bool) {
 	var rounds []Round
 	for _, i := range g.Cells {
 		c := &r.Cells[i]
@@ -312,7 +316,7 @@ func (r *Results) RoundMean(g *Group, get func(*RoundCost) M[float64]) (float64,
 			rounds = append(rounds, Round{Cost: c.Cost})
 		}
 	}
-	return CostMean(rounds, get)
+	return CostMean(rounds, f)
 }
 
 // CostReason is why no round measured a figure of their cost: the first
@@ -337,79 +341,20 @@ func CostReason(rounds []Round, get func(*RoundCost) M[float64]) string {
 	return why
 }
 
-// CostMean is a figure of the rounds' cost where measured: CountMean
-// of the rounds that measured it.
-func CostMean(rounds []Round, get func(*RoundCost) M[float64]) (float64, bool) {
+// CostMean is a round figure over the rounds that measured it: its
+// declared statistic (RoundFigure.Statistic) of their values.
+func CostMean(rounds []Round, f RoundFigure) (float64, bool) {
 	var v []float64
 	for _, rd := range rounds {
 		if rd.Cost == nil {
 			continue
 		}
-		if x, ok := get(rd.Cost).Get(); ok {
+		if x, ok := f.Get(rd.Cost).Get(); ok {
 			v = append(v, x)
 		}
 	}
 	if len(v) == 0 {
 		return 0, false
 	}
-	if isShare(get) {
-		return ShareMean(v), true
-	}
-	return CountMean(v), true
-}
-
-// isShare says that get reads one of RoundCost's shares of the machine
-// (a field tagged kb:"share"): get returns a value, not its field, so the
-// field is found by the value a RoundCost holding only that field gives.
-func isShare(get func(*RoundCost) M[float64]) bool {
-	t := reflect.TypeOf(RoundCost{})
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Tag.Get("kb") != "share" || f.Type != reflect.TypeOf(M[float64]{}) {
-			continue
-		}
-		var probe RoundCost
-		reflect.ValueOf(&probe).Elem().Field(i).Set(reflect.ValueOf(Of(-1.0)))
-		if get(&probe).Value() == -1 {
-			return true
-		}
-	}
-	return false
-}
-
-// ShareMean is the statistic of a share of the machine over rounds (other
-// processes' CPU, the hypervisor's steal): their arithmetic mean, always —
-// a round with none is a share of 0, and the mean of every key's rounds
-// then lies between the keys' own means.
-func ShareMean(v []float64) float64 {
-	sum := 0.0
-	for _, x := range v {
-		sum += x
-	}
-	return sum / float64(max(len(v), 1))
-}
-
-// CountMean is the statistic of a figure per transaction over rounds
-// (the work, each count of it, a wait, a share): their geometric mean —
-// the statistic of its ratios, each a geometric mean of the paired
-// rounds' ratios — or, where a round counted none (a geometric mean of a
-// zero is zero), their arithmetic mean.
-func CountMean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	logs, sum := 0.0, 0.0
-	positive := true
-	for _, x := range v {
-		sum += x
-		if x <= 0 {
-			positive = false
-		} else {
-			logs += math.Log(x)
-		}
-	}
-	if !positive {
-		return sum / float64(len(v))
-	}
-	return math.Exp(logs / float64(len(v)))
+	return f.Statistic.Of(v), true
 }

@@ -57,7 +57,7 @@ func init() {
 		New:  func() workload.Workload { return &childInsert{} },
 		Kind: results.Kind{NewSummary: func() results.Summary { return &childSummary{} }},
 		View: present.View{
-			Columns: []present.Column{{Header: "children before → after", Text: func(r *results.Results, g *results.Group) string {
+			Columns: []present.Column{{Figure: results.Figure{Header: "children before → after"}, Text: func(r *results.Results, g *results.Group) string {
 				s := r.Last(g).Metrics.Summary.(*childSummary)
 				return fmt.Sprintf("%d → %d", s.Children.Before, s.Children.After)
 			}}},

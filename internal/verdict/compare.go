@@ -15,16 +15,20 @@ import (
 // Measures compare tests, in the order it shows them: the rate, the
 // latency's median, 99th and 99.9th percentiles (each round's own, from
 // its histogram), and the work per transaction; each with the statistic
-// the runs' own outputs give it (the rate, the work and the WAL their
-// rounds' geometric mean, a latency the median of its rounds'), so that
-// compare's ratio is the ratio of the runs' printed figures.
+// its figure is declared with (results.RateFigure, P99Figure, WorkFigure,
+// WALFigure: the rate, the work and the WAL their rounds' geometric mean,
+// a latency the median of its rounds'), the one the runs' own outputs
+// give it, so that compare's ratio is the ratio of the runs' printed
+// figures.
 var Measures = []MeasureDef{
-	{Name: "rate", Words: "the rate", HigherWorse: false, Of: roundRate, Geometric: true},
-	{Name: "p50", Words: "the median latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P50 })},
-	{Name: "p99", Words: "the 99th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P99 })},
-	{Name: "p99.9", Words: "the 99.9th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P999 })},
-	{Name: "work", Words: "the work per transaction", HigherWorse: true, Geometric: true},
-	{Name: "wal", Words: "the WAL per transaction", HigherWorse: true, Geometric: true, Of: func(rd *results.Round) (float64, bool) {
+	{Name: "rate", Words: "the rate", HigherWorse: false, Of: roundRate, Figure: results.RateFigure},
+	{Name: "p50", Words: "the median latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P50 }),
+		Figure: results.Figure{Header: "p50", Statistic: results.P99Figure.Statistic}},
+	{Name: "p99", Words: "the 99th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P99 }), Figure: results.P99Figure},
+	{Name: "p99.9", Words: "the 99.9th-percentile latency", HigherWorse: true, Of: latencyOf(func(l *results.Latency) float64 { return l.P999 }),
+		Figure: results.Figure{Header: "p99.9", Statistic: results.P99Figure.Statistic}},
+	{Name: "work", Words: "the work per transaction", HigherWorse: true, Figure: results.WorkFigure},
+	{Name: "wal", Words: "the WAL per transaction", HigherWorse: true, Figure: results.WALFigure, Of: func(rd *results.Round) (float64, bool) {
 		if rd.Cost == nil {
 			return 0, false
 		}
@@ -40,16 +44,20 @@ type MeasureDef struct {
 	Name, Words string
 	HigherWorse bool
 	Of          func(rd *results.Round) (float64, bool) `json:"-"`
-	// Geometric: the measure's statistic is its rounds' geometric mean,
-	// compared by Welch's t over the logarithms (stats.CompareLogMeans);
-	// else their median, compared by Mann-Whitney's U.
-	Geometric bool
+	// Figure is the figure it compares, as the runs declare it: its
+	// statistic, the rounds' geometric mean (compared by Welch's t over
+	// the logarithms, stats.CompareLogMeans) or their median (by
+	// Mann-Whitney's U).
+	Figure results.Figure `json:"-"`
 }
 
+// Geometric says that the measure's statistic is its rounds' geometric mean.
+func (m MeasureDef) Geometric() bool { return m.Figure.Statistic == results.Geometric }
+
 // Statistics of a measure (Measure.Statistic).
-const (
-	StatGeometricMean = "geometric mean of the rounds"
-	StatMedian        = "median of the rounds"
+var (
+	StatGeometricMean = results.Geometric.String() + " of the rounds"
+	StatMedian        = results.Median.String() + " of the rounds"
 )
 
 func roundRate(rd *results.Round) (float64, bool) { return rd.Rate, rd.Rate > 0 }
@@ -237,7 +245,7 @@ func measure(m MeasureDef, a *results.Results, x *results.Group, b *results.Resu
 		sa, sb = roundFigures(a, x, m.Of), roundFigures(b, y, m.Of)
 	}
 	out.Statistic = StatMedian
-	if m.Geometric {
+	if m.Geometric() {
 		out.Statistic = StatGeometricMean
 	}
 	switch {
@@ -247,7 +255,7 @@ func measure(m MeasureDef, a *results.Results, x *results.Group, b *results.Resu
 		out.Why = "A recorded it in no round (a run of one window, or of an earlier keybench)"
 	case len(sb) == 0:
 		out.Why = "B recorded it in no round (a run of one window, or of an earlier keybench)"
-	case m.Geometric:
+	case m.Geometric():
 		c := stats.CompareLogMeans(sa, sb)
 		out.A, out.B, out.Cmp = stats.GeoMean(sa), stats.GeoMean(sb), &c
 	default:

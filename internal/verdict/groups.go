@@ -2,7 +2,6 @@ package verdict
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -60,6 +59,16 @@ func groupsOf(r *results.Results) *grouped {
 	return a
 }
 
+// workParts are the counts the work's parts (Work: CPU, reads, writes,
+// WAL, flushes, in that order) are priced from.
+var workParts = [5]results.RoundFigure{
+	results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.ServerAllCPUMS }),
+	results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.ServerReads }),
+	results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.ServerWrites }),
+	results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }),
+	results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALFlushes }),
+}
+
 // costSample fills the group's cost (Group.Cost) and returns its sample:
 // its rounds' work per transaction on dev (WorkOf), where every round of
 // it measured one, with the work's parts' medians and what it left out.
@@ -99,13 +108,13 @@ func costSample(r *results.Results, g *results.Group, dev results.Device) sample
 			s.values = append(s.values, total(w))
 			s.blocks = append(s.blocks, block{r.Cells[i].Repeat, rd.Round})
 		}
-		c.CellMeans = append(c.CellMeans, results.CountMean(s.values[from:]))
+		c.CellMeans = append(c.CellMeans, results.WorkStatistic.Of(s.values[from:]))
 	}
-	c.Summary, c.Mean = stats.Summarize(s.values), results.CountMean(s.values)
+	c.Summary, c.Mean = stats.Summarize(s.values), results.WorkStatistic.Of(s.values)
 	var of [5]float64
 	sum := 0.0
 	for k, v := range parts {
-		of[k] = results.CountMean(v)
+		of[k] = workParts[k].Statistic.Of(v) // each part as its count is shown
 		sum += of[k]
 	}
 	if sum > 0 {
@@ -123,25 +132,10 @@ func costSample(r *results.Results, g *results.Group, dev results.Device) sample
 // mean (the statistic of its ratios), or its median where a value is not
 // positive (a second that ran nothing).
 func rateOf(v []float64) float64 {
-	if m := geoMean(v); m > 0 || len(v) == 0 {
+	if m := stats.GeoMean(v); m > 0 || len(v) == 0 {
 		return m
 	}
 	return stats.Summarize(v).Median
-}
-
-// geoMean is the geometric mean of positive values (0: none, or one not positive).
-func geoMean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	sum := 0.0
-	for _, x := range v {
-		if x <= 0 {
-			return 0
-		}
-		sum += math.Log(x)
-	}
-	return math.Exp(sum / float64(len(v)))
 }
 
 // rateSample sets the group's unit and rate summary and returns its

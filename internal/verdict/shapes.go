@@ -112,7 +112,7 @@ func groupNamed(gs []*results.Group, key string) *results.Group {
 const explainAbove = 1.1
 
 // why are the counts that make g's work more (or less) than base's: each
-// count of the work (results.WorkCounts) whose figures (results.CountMean)
+// count of the work (results.WorkCounts) whose figures (each its statistic)
 // differ by more than a tenth, the farthest first, each with its ratio
 // and, where every round of both counted some (the figures are then
 // geometric means, their ratio the paired rounds'), the ratio within the
@@ -121,8 +121,8 @@ const explainAbove = 1.1
 func (a *grouped) why(g, base *results.Group) []results.Reason {
 	var out []results.Reason
 	for _, f := range results.WorkCounts() {
-		x, okX := a.res.RoundMean(g, f.Get)
-		y, okY := a.res.RoundMean(base, f.Get)
+		x, okX := a.res.RoundMean(g, f)
+		y, okY := a.res.RoundMean(base, f)
 		if !okX || !okY || x <= 0 || y <= 0 || math.Abs(math.Log(x/y)) < math.Log(explainAbove) {
 			continue
 		}
@@ -136,7 +136,10 @@ func (a *grouped) why(g, base *results.Group) []results.Reason {
 		}
 		sx, allX := a.figureSample(g, f.Get)
 		sy, allY := a.figureSample(base, f.Get)
-		if pair := common([]sample{sy, sx}); pair != nil && allX && allY {
+		// An interval of the paired rounds' ratios is the interval of a
+		// ratio of geometric means; a figure shown as its rounds'
+		// arithmetic mean gets its ratio alone.
+		if pair := common([]sample{sy, sx}); pair != nil && allX && allY && f.Statistic == results.Geometric {
 			if layout, ok := stats.NewBlocks(pair); ok {
 				if c := layout.Compare(0, 1); !c.TooFew && c.Level > 0 {
 					r.Ratio = results.RatioOf(&c)
@@ -151,8 +154,12 @@ func (a *grouped) why(g, base *results.Group) []results.Reason {
 	return out
 }
 
-// walFigure is the round figure the WAL family compares.
-var walFigure = results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }).Name
+// walFigure is the round figure the WAL family compares, walStatistic how
+// its rounds make a key's WAL.
+var (
+	walFigure    = results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }).Name
+	walStatistic = results.RoundFigureOf(func(c *results.RoundCost) *results.M[float64] { return &c.WALBytes }).Statistic
+)
 
 // figureSample is a round figure of the group's rounds, each with its
 // block, and whether every round that measured it counted some.
@@ -182,7 +189,7 @@ func (a *grouped) figureSample(g *results.Group, get func(*results.RoundCost) re
 const busyShare = 0.10
 
 // busy is the machine's load over the run's rounds, each figure their
-// results.CountMean, as a key's own are (nil when no round read it).
+// declared statistic, as a key's own are (nil when no round read it).
 func busy(res *results.Results) *results.Busy {
 	var others, steals, waits []float64
 	for _, c := range res.Cells {
@@ -203,10 +210,14 @@ func busy(res *results.Results) *results.Busy {
 	if len(others) == 0 {
 		return nil
 	}
-	b := &results.Busy{OthersShare: results.ShareMean(others), StealShare: results.ShareMean(steals),
+	of := func(get func(*results.RoundCost) *results.M[float64], v []float64) float64 {
+		return results.RoundFigureOf(get).Statistic.Of(v) // as each key's own is shown
+	}
+	b := &results.Busy{OthersShare: of(func(c *results.RoundCost) *results.M[float64] { return &c.OthersCPUShare }, others),
+		StealShare: of(func(c *results.RoundCost) *results.M[float64] { return &c.StealShare }, steals),
 		RunQueueMS: results.Unavailable[float64]("no round read its backends' wait for a CPU")}
 	if len(waits) > 0 {
-		b.RunQueueMS = results.Of(results.CountMean(waits))
+		b.RunQueueMS = results.Of(of(func(c *results.RoundCost) *results.M[float64] { return &c.ServerRunQueueMS }, waits))
 	}
 	b.Busy = b.OthersShare+b.StealShare > busyShare
 	return b

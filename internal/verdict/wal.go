@@ -47,7 +47,7 @@ func (a *grouped) compareWAL(shape []int) {
 		g := &a.groups[gi]
 		s, reason := walSample(a.res, g)
 		samples[x] = s
-		g.WAL = &results.GroupWAL{Mean: results.CountMean(s.values)}
+		g.WAL = &results.GroupWAL{Mean: walStatistic.Of(s.values)}
 		if reason != "" && why == "" {
 			why = reason
 		}

@@ -254,14 +254,14 @@ func SummaryOf[S any](c *results.Cell) (*S, bool) {
 // (metrics.ShownOf).
 func FigureColumn(get func(*results.Metrics) any) present.Column {
 	s, _ := metrics.ShownOf(get)
-	return present.Column{Header: s.Header, Text: func(r *results.Results, g *results.Group) string { return s.Text(&r.Last(g).Metrics) }}
+	return present.Column{Figure: results.Figure{Header: s.Header}, Text: func(r *results.Results, g *results.Group) string { return s.Text(&r.Last(g).Metrics) }}
 }
 
 // SummaryColumn is a column of the summary table read from a workload's
 // own summary of the group's last cell; a cell without one shows "n/a"
 // (not recorded), never a zero.
 func SummaryColumn[S any](header string, left bool, text func(r *results.Results, g *results.Group, s *S) string) present.Column {
-	return present.Column{Header: header, Left: left, Text: func(r *results.Results, g *results.Group) string {
+	return present.Column{Figure: results.Figure{Header: header}, Left: left, Text: func(r *results.Results, g *results.Group) string {
 		s, ok := SummaryOf[S](r.Last(g))
 		if !ok {
 			return "n/a"

@@ -296,7 +296,7 @@ var loadView = present.View{
 			m, _, _ := strings.Cut(s.LoadMethod, " (")
 			return m
 		}),
-		{Header: "rows", Text: func(r *results.Results, g *results.Group) string { return fmt.Sprint(r.First(g).RowsInserted) }},
+		{Figure: results.Figure{Header: "rows"}, Text: func(r *results.Results, g *results.Group) string { return fmt.Sprint(r.First(g).RowsInserted) }},
 		present.Rate,
 		workload.SummaryColumn("load", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
 			return fmt.Sprintf("%.1f s", s.LoadS)
@@ -316,7 +316,7 @@ var loadView = present.View{
 		workload.SummaryColumn("last / first", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
 			return fmt.Sprintf("%.2f", s.LastToFirstChunk)
 		}),
-		{Header: "size", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
+		{Figure: results.Figure{Header: "size"}, Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 		workload.FigureColumn(func(m *results.Metrics) any { return &m.LeafDensity }),
 		workload.SummaryColumn("vacuum / analyze / reindex / copy to", false, func(r *results.Results, g *results.Group, s *LoadSummary) string {
 			return s.Maintenance.Text(workload.MaintenanceColumn)

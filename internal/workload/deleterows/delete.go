@@ -195,7 +195,7 @@ var deleteView = present.View{
 		workload.SummaryColumn("VACUUM", false, func(r *results.Results, g *results.Group, s *DeleteSummary) string {
 			return s.Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
 		}),
-		{Header: "key index after (leaf density)", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "key index after (leaf density)"}, Text: func(r *results.Results, g *results.Group) string {
 			m := r.Last(g).Metrics
 			return m.KeyIndexBytes.Text(results.Bytes) + " (" + m.LeafDensity.Text(func(d float64) string { return fmt.Sprintf("%.0f%%", d*100) }) + ")"
 		}},

@@ -150,7 +150,7 @@ var joinView = present.View{
 		workload.SummaryColumn("analytic join", false, func(r *results.Results, g *results.Group, s *JoinSummary) string {
 			return s.Analytic.Text(func(a AnalyticJoin) string { return fmt.Sprintf("%.0f ms, %s", a.MedianMS, a.Method) })
 		}),
-		{Header: "size at finish", Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
+		{Figure: results.Figure{Header: "size at finish"}, Text: func(r *results.Results, g *results.Group) string { return r.SizeText(g) }},
 	},
 	Notes: present.Always("rate: one parent with its children per transaction; analytic join: the whole tables joined after the window (median of 3, EXPLAIN ANALYZE without per-node timing) and the plan's join method;"),
 }

@@ -179,23 +179,23 @@ func queueFigures(r *results.Results, g *results.Group) *QueueFigures {
 func queueColumns() []present.Column {
 	q := queueFigures
 	return []present.Column{
-		{Header: "clients (in+out)", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "clients (in+out)"}, Text: func(r *results.Results, g *results.Group) string {
 			f := q(r, g)
 			return fmt.Sprintf("%d+%d", f.Producers, f.Consumers)
 		}},
-		{Header: "in rows/s", Text: func(r *results.Results, g *results.Group) string { return results.Kilo(q(r, g).RowsInPerS) }},
+		{Figure: results.Figure{Header: "in rows/s"}, Text: func(r *results.Results, g *results.Group) string { return results.Kilo(q(r, g).RowsInPerS) }},
 		present.Rate,
-		{Header: "out rows/s, median [interval, level]", Text: func(_ *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "out rows/s, median [interval, level]"}, Text: func(_ *results.Results, g *results.Group) string {
 			if !g.TPS.HasInterval() {
 				return results.Kilo(g.TPS.Median)
 			}
 			return results.Kilo(g.TPS.Median) + " " + g.TPS.Text(results.Kilo)
 		}},
-		{Header: "rows per delete", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "rows per delete"}, Text: func(r *results.Results, g *results.Group) string {
 			f := q(r, g)
 			return fmt.Sprintf("%.0f of %d", f.RowsPerDelete.Value(), f.Batch)
 		}},
-		{Header: "backlog end / max", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "backlog end / max"}, Text: func(r *results.Results, g *results.Group) string {
 			b := q(r, g).Backlog
 			s := fmt.Sprintf("%s / %s", results.Kilo(float64(b.Final)), results.Kilo(float64(b.Max)))
 			if !b.Bounded {
@@ -203,11 +203,11 @@ func queueColumns() []present.Column {
 			}
 			return s
 		}},
-		{Header: "p99 batch in / out", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "p99 batch in / out"}, Text: func(r *results.Results, g *results.Group) string {
 			f := q(r, g)
 			return fmt.Sprintf("%.1f / %.1f ms", f.LatencyInMS.P99, f.LatencyOutMS.P99)
 		}},
-		{Header: "per core in / out", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "per core in / out"}, Text: func(r *results.Results, g *results.Group) string {
 			return q(r, g).PerCore.Text(func(p PerCore) string { return results.Kilo(p.RowsInPerS) + " / " + results.Kilo(p.RowsOutPerS) })
 		}},
 	}

@@ -477,7 +477,7 @@ var retentionView = present.View{
 		workload.SummaryColumn("VACUUM after", false, func(r *results.Results, g *results.Group, s *RetentionSummary) string {
 			return s.Vacuum.Text(func(v workload.DeleteVacuum) string { return fmt.Sprintf("%.2f s", v.Seconds) })
 		}),
-		{Header: "table, key index after (leaf density)", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "table, key index after (leaf density)"}, Text: func(r *results.Results, g *results.Group) string {
 			m := r.Last(g).Metrics
 			return m.TableBytes.Text(results.Bytes) + ", " + m.KeyIndexBytes.Text(results.Bytes) + " (" + m.LeafDensity.Text(func(d float64) string { return fmt.Sprintf("%.0f%%", d*100) }) + ")"
 		}},

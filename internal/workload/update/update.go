@@ -113,7 +113,7 @@ func (u *update) Summarize(o *workload.Outcome) error {
 var updateView = present.View{
 	Columns: []present.Column{
 		present.Rate, present.RateColumn, present.P99Column,
-		{Header: "HOT", Text: func(r *results.Results, g *results.Group) string {
+		{Figure: results.Figure{Header: "HOT"}, Text: func(r *results.Results, g *results.Group) string {
 			return r.Last(g).Metrics.Tuples.Text(func(t results.Tuples) string {
 				if t.Updated == 0 {
 					return "no update"
