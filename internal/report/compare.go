@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"strings"
 
 	"github.com/keybench/keybench/internal/results"
 	"github.com/keybench/keybench/internal/stats"
@@ -75,9 +76,17 @@ func CompareDoc(c *verdict.Comparison) *Doc {
 		t.AppendRow(append(row, sizeDelta(r))...)
 	}
 	d.Add(t)
-	d.Println("rate: each run's rate, the geometric mean of its rounds' (or runs') rates, as the run's own outputs give it.")
-	d.Printf("B vs A: B's over A's, %%, with its interval at the level its adjusted p-value is decided at (Holm's correction over every row and measure, alpha %.2f): the rate, the work (per transaction, each run priced on its own disk) and the WAL (per transaction) as the ratio of the runs' geometric means, the figures the runs print, by Welch's t over their rounds' logarithms; p50, p99, p99.9 (each round's latency percentiles) as the ratio of the runs' medians, by Mann-Whitney's U and the Hodges–Lehmann interval; %s (= the same in practice: an interval inside ±%s); rate: higher is better, the rest lower; size: per row where the runs' tables hold different rows.",
-		stats.Alpha, marks, stats.Percent(stats.DefaultMargin))
+	d.Println("rate: each run's rate, the " + results.RateFigure.Statistic.String() + " of its rounds' (or runs') rates, as the run's own outputs give it.")
+	var geometric, medians []string
+	for _, m := range verdict.Measures {
+		if m.Geometric() {
+			geometric = append(geometric, m.Name)
+		} else {
+			medians = append(medians, m.Name)
+		}
+	}
+	d.Printf("B vs A: B's over A's, %%, with its interval at the level its adjusted p-value is decided at (Holm's correction over every row and measure, alpha %.2f): %s (each a transaction's where it is one; the work each run's priced on its own disk) as the ratio of the runs' geometric means, the figures the runs print, by Welch's t over their rounds' logarithms; %s (each round's latency percentiles) as the ratio of the runs' medians, by Mann-Whitney's U and the Hodges–Lehmann interval; %s (= the same in practice: an interval inside ±%s); rate: higher is better, the rest lower; size: per row where the runs' tables hold different rows.",
+		stats.Alpha, strings.Join(geometric, ", "), strings.Join(medians, ", "), marks, stats.Percent(stats.DefaultMargin))
 	for _, s := range c.OnlyA {
 		d.Printf("only in A: %s", s)
 	}
