@@ -357,8 +357,10 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 	// What someone added to keybench's tables since they were made (a
 	// trigger, a rule, a policy) would run on the round's statements:
 	// looked for before each round — held from then on where the user's
-	// SQL runs (holdTables) — and after it, to stop the run. On a server
-	// no one else reaches (the embedded one) nobody can add it.
+	// SQL runs (holdTables) — and after it, to stop the run. The embedded
+	// server is judged too: its socket is private, but every embedded
+	// server runs as the same user of the machine, which a superuser of
+	// any one of them (keybench server --tcp hands one out) can act as.
 	release, err := cr.holdTables(ctx)
 	if err != nil {
 		return err
@@ -423,12 +425,9 @@ func (cr *cellRun) round(ctx context.Context, n int) error {
 }
 
 // judgeTables judges the cell's tables before round n or after it
-// (Workspace.Judge), where someone else's session could have changed them.
+// (Workspace.Judge): what someone else's session added since.
 func (cr *cellRun) judgeTables(ctx context.Context, n int, after bool) error {
 	r := cr.r
-	if r.ws.Private() {
-		return nil
-	}
 	err := r.ws.Judge(ctx, r.admin, cr.tableNames()...)
 	if err == nil {
 		return nil

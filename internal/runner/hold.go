@@ -21,7 +21,7 @@ import (
 // workloads change their own tables in their windows and are not held.
 // release ends the hold; it is a no-op for other cells.
 func (cr *cellRun) holdTables(ctx context.Context) (release func(), err error) {
-	if m, _ := workload.Lookup(cr.pc.Task.Workload); !m.UserSQL || cr.r.ws.Private() {
+	if m, _ := workload.Lookup(cr.pc.Task.Workload); !m.UserSQL {
 		return func() {}, nil
 	}
 	r := cr.r

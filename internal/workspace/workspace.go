@@ -130,10 +130,7 @@ type Options struct {
 	// Keep leaves the schema, its ledger and keybench's extensions at the end.
 	Keep bool
 	// Disposable says the whole server is keybench's and goes at the end
-	// (the embedded server): nothing is cleaned up, and no session but
-	// keybench's reaches it (its socket is in a private directory, its TCP
-	// port, with --tcp, behind a password keybench made): nobody else can
-	// change keybench's tables while a run goes on (Private).
+	// (the embedded server): nothing is cleaned up.
 	Disposable bool
 	// RunID names the run's connections (application_name "keybench … <RunID>"),
 	// so that clean-up can end exactly its own backends.
@@ -339,12 +336,6 @@ func (w *Workspace) judge(ctx context.Context, q sqltree.Querier, name string) e
 	}
 	return nil
 }
-
-// Private says that no session but keybench's own reaches the server
-// (Options.Disposable): what Judge looks for as a run goes on, someone
-// else's change to keybench's tables, cannot happen there, and the
-// rounds are neither judged nor held on it.
-func (w *Workspace) Private() bool { return w.o.Disposable }
 
 // Judge judges keybench's tables named again, as a run goes on: a
 // trigger, rule or policy someone added to one since it was made (a
