@@ -275,7 +275,7 @@ func CompareLogMeans(a, b []float64) Comparison {
 	sa, sb := va/float64(len(a)), vb/float64(len(b))
 	se := math.Sqrt(sa + sb)
 	c.Effect = math.Exp(mb - ma)
-	c.Ratio = c.Effect
+	c.Ratio = ratioOfMedians(la, lb)
 	df := (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
 	c.DF, c.SE = df, se
 	if !(se > 0) || !(df > 0) {

@@ -203,8 +203,10 @@ type Comparison struct {
 	// N and M are the sizes of a and b (for TestBlocked, the blocks).
 	N int `json:"n"`
 	M int `json:"m"`
-	// Ratio is median(b)/median(a).
-	Ratio float64 `json:"ratio"`
+	// Ratio is median(b)/median(a), beside the estimate every output
+	// prints (Effect); named median_ratio so that "ratio" in results.json
+	// is only ever the printed one (results.Ratio).
+	Ratio float64 `json:"median_ratio"`
 	// Effect is the estimate of b/a — for TestBlocked the geometric mean of
 	// the per-block ratios (the ratio of the two geometric means), for
 	// TestMannWhitney the ratio of the medians (Ratio), its interval the

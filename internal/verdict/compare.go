@@ -124,7 +124,7 @@ type Row struct {
 }
 
 // ComparisonVersion is the version of compare's JSON (--export json).
-const ComparisonVersion = 2 // 2: snake_case, each measure's statistic and figures, intervals at their decision's level
+const ComparisonVersion = 3 // 2: snake_case, each measure's statistic and figures, intervals at their decision's level; 3: b_over_a's ratio of medians named median_ratio (effect is the ratio printed)
 
 // Comparison is what compare found, as --export json writes it
 // (docs/report.md documents it).
