@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -151,7 +150,7 @@ func TestSIGINTDuringALabLeavesNothing(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP TABLE IF EXISTS public.labbed_sigint") })
 	tmp := t.TempDir()
-	var stderr syncBuffer
+	var stderr clitest.SyncBuffer
 	cmd := exec.Command(bin, "advise", "--dsn", servertest.Server.ConnString(), "--sample", "1s", "--table", "public.labbed_sigint", "--lab", "--lab-out", filepath.Join(tmp, "labs"))
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -226,24 +225,6 @@ func keybenchSegments(t *testing.T) int {
 		}
 	}
 	return n
-}
-
-// syncBuffer is a buffer a process writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // gateRun writes a run of one key in rounds, each round's rate and p99

@@ -1,7 +1,6 @@
 package attacks_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +28,7 @@ import (
 func TestATriggerAddedToAnEmbeddedRunStopsIt(t *testing.T) {
 	cmd := exec.Command(bin, "run", "--keys", "bigint,uuidv4", "--rows", "2000", "-c", "2", "--rounds", "6", "-T", "6s",
 		"--warmup", "0s", "--out", t.TempDir())
-	stderr := &lockedBuffer{}
+	stderr := &clitest.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -109,22 +107,4 @@ func addTrigger(pid int) bool {
 		return err == nil
 	}
 	return false
-}
-
-// lockedBuffer is a buffer the run's output goes to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
