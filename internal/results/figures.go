@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/keybench/keybench/internal/stats"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Whether a round figure counts the work (RoundFigure.Work): the whole
@@ -86,11 +87,7 @@ func (s Statistic) Of(v []float64) float64 {
 	}
 	switch s {
 	case Arithmetic:
-		sum := 0.0
-		for _, x := range v {
-			sum += x
-		}
-		return sum / float64(len(v))
+		return stat.Mean(v, nil)
 	case Median:
 		return stats.Summarize(v).Median
 	}
