@@ -155,8 +155,9 @@ type run struct {
 	// restartMu is held while keybench restarts the server between a
 	// group's fills and rounds: the group's watcher waits for it.
 	restartMu sync.Mutex
-	// buffered: the embedded server runs without its direct IO (bufferedIO).
-	buffered bool
+	// buffered: the embedded server runs without its direct IO (bufferedIO);
+	// walSkipped: and at wal_level minimal, for the fills (heldFill).
+	buffered, walSkipped bool
 	// cache is the shared_buffers the rounds run with (bytes): read when
 	// the server started and when a cell's own (--shared-buffers) restarted
 	// it; a restart for the fills or the evidence leaves it as it was.

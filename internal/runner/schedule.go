@@ -182,7 +182,7 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.PlannedCell, cs [
 		}
 	}
 	if scenario.FillsBuffered(fillRows(crs, errs), r.cache) {
-		if err := r.bufferedIO(ctx, true, "for the fills"); err != nil {
+		if err := r.bufferedIO(ctx, true, forTheFills); err != nil {
 			fail(errs, err)
 			return errs
 		}

@@ -243,7 +243,7 @@ func (r *run) bufferedIO(ctx context.Context, on bool, what string) error {
 	start := time.Now()
 	_ = r.admin.Close(ctx)
 	r.restartMu.Lock()
-	err := r.target.bufferedWrites(ctx, on)
+	skipped, err := r.target.bufferedWrites(ctx, on, what == forTheFills)
 	r.restartMu.Unlock()
 	if err == nil {
 		err = r.reconnect(ctx)
@@ -253,10 +253,15 @@ func (r *run) bufferedIO(ctx context.Context, on bool, what string) error {
 	if err != nil {
 		return fmt.Errorf("restarting the server %s: %w", what, err)
 	}
-	r.buffered = on
-	r.ui.Logf("  restarted PostgreSQL %s IO %s (%.1f s)", map[bool]string{true: "with buffered", false: "with direct"}[on], what, time.Since(start).Seconds())
+	r.buffered, r.walSkipped = on, skipped
+	walSaid := map[bool]string{true: " and wal_level minimal (a table filled in the transaction that empties it writes no WAL)"}[skipped]
+	r.ui.Logf("  restarted PostgreSQL %s IO%s %s (%.1f s)", map[bool]string{true: "with buffered", false: "with direct"}[on], walSaid, what, time.Since(start).Seconds())
 	return nil
 }
+
+// forTheFills is the restart before a group's fills (bufferedIO): the one
+// that may also skip the fills' WAL.
+const forTheFills = "for the fills"
 
 // detectEngine tells the engine (engine.Detect) and records it; --distribute
 // on a server without Citus is bad input.

@@ -49,9 +49,11 @@ type target interface {
 	// directIO says the server writes its data files with direct IO (the
 	// embedded cold cache); bufferedWrites restarts it without (on) or
 	// with it again (off): the fills' writes then go through the OS, some
-	// twice as fast, and the rounds read as the cold cache asks.
+	// twice as fast, and the rounds read as the cold cache asks. A
+	// restart for the fills (fills) may also run the server at wal_level
+	// minimal (server.MinimalWAL), which it answers (walSkipped).
 	directIO() bool
-	bufferedWrites(ctx context.Context, on bool) error
+	bufferedWrites(ctx context.Context, on, fills bool) (walSkipped bool, err error)
 	// close stops what keybench started.
 	close() error
 }
@@ -105,8 +107,9 @@ func (t *embeddedTarget) useCache(ctx context.Context, bytes int64) error {
 	return t.e.Restart(ctx, t.cache)
 }
 func (t *embeddedTarget) directIO() bool { return t.e.DirectIO }
-func (t *embeddedTarget) bufferedWrites(ctx context.Context, on bool) error {
+func (t *embeddedTarget) bufferedWrites(ctx context.Context, on, fills bool) (bool, error) {
 	extra := t.cache
+	skip := on && fills && t.e.WALSkippable()
 	if on {
 		// Between the measured rounds (fills, evidence) the cache is no
 		// figure: a large one lets a prefill grow an index in place (--fill
@@ -116,7 +119,10 @@ func (t *embeddedTarget) bufferedWrites(ctx context.Context, on bool) error {
 		extra = append(append([]server.Setting(nil), t.cache...), server.Setting{Name: "debug_io_direct", Value: ""},
 			server.Setting{Name: "shared_buffers", Value: fillSharedBuffers})
 	}
-	return t.e.Restart(ctx, extra)
+	if skip {
+		extra = append(extra, server.MinimalWAL...)
+	}
+	return skip, t.e.Restart(ctx, extra)
 }
 
 // fillSharedBuffers is the cache of the embedded server between the rounds.
@@ -143,8 +149,8 @@ func (t *dsnTarget) trouble() string              { return "" }
 func (t *dsnTarget) close() error                 { return nil }
 func (t *dsnTarget) standbys() ([]string, string) { return nil, "" }
 func (t *dsnTarget) directIO() bool               { return false }
-func (t *dsnTarget) bufferedWrites(context.Context, bool) error {
-	return errors.New("keybench does not restart someone else's server")
+func (t *dsnTarget) bufferedWrites(context.Context, bool, bool) (bool, error) {
+	return false, errors.New("keybench does not restart someone else's server")
 }
 func (t *dsnTarget) useCache(context.Context, int64) error {
 	return errors.New("keybench cannot restart someone else's server with another shared_buffers (--shared-buffers is for the embedded server)")

@@ -116,6 +116,35 @@ type Embedded struct {
 	waitErr error
 }
 
+// walKeeping are the settings that say how the server keeps its WAL (for
+// standbys, archives, summaries): a server whose user set one keeps it so
+// for every phase of the run (WALSkippable).
+var walKeeping = map[string]bool{"wal_level": true, "archive_mode": true, "archive_command": true, "archive_library": true,
+	"max_wal_senders": true, "summarize_wal": true, "max_replication_slots": true}
+
+// WALSkippable says whether a restart may run the server at wal_level
+// minimal (MinimalWAL): neither a standby replays its WAL nor did the
+// user say how its WAL is kept (--pg-conf).
+func (e *Embedded) WALSkippable() bool {
+	if len(e.Standbys) > 0 {
+		return false
+	}
+	for i := 1; i < len(e.conf); i += 2 {
+		name, _, _ := strings.Cut(e.conf[i], "=")
+		if walKeeping[strings.ToLower(strings.TrimSpace(name))] {
+			return false
+		}
+	}
+	return true
+}
+
+// MinimalWAL are the settings of a server that writes no WAL for a table
+// made or emptied in the transaction that fills it: PostgreSQL writes the
+// table's pages at commit instead (fsynced, or logged whole under
+// wal_skip_threshold), the pages the same inserts make with WAL. A fill
+// runs under them; the rounds never do (their WAL is a figure).
+var MinimalWAL = []Setting{{"wal_level", "minimal"}, {"max_wal_senders", "0"}}
+
 // ColdMB is the cold-cache mode's shared_buffers in MB.
 func (o Options) ColdMB() int {
 	if o.ColdCacheMB > 0 {

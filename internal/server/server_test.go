@@ -138,6 +138,78 @@ func TestRestartChangesASetting(t *testing.T) {
 	}
 }
 
+// TestMinimalWALFillsWithoutWAL restarts a server at MinimalWAL and fills a
+// table in the transaction that empties it: the fill writes a small part
+// of the table's bytes as WAL, its rows are there after a restart back,
+// and a server whose user set how WAL is kept may not skip it.
+func TestMinimalWALFillsWithoutWAL(t *testing.T) {
+	ctx := context.Background()
+	s, err := server.Start(ctx, server.Options{ColdCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if !s.WALSkippable() {
+		t.Fatal("a server without standbys or WAL settings may not skip WAL")
+	}
+	if err := s.Restart(ctx, server.MinimalWAL); err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(ctx, s.ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var level string
+	var walBytes, tableBytes int64
+	if err := c.QueryRow(ctx, "SELECT current_setting('wal_level')").Scan(&level); err != nil || level != "minimal" {
+		t.Fatalf("wal_level %q, %v", level, err)
+	}
+	if _, err := c.Exec(ctx, "CREATE TABLE filled (id uuid PRIMARY KEY, n bigint)"); err != nil {
+		t.Fatal(err)
+	}
+	var before string
+	if err := c.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	err = pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "TRUNCATE filled"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "INSERT INTO filled SELECT gen_random_uuid(), g FROM generate_series(1, 100000) g")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::text::pg_lsn)::bigint, pg_total_relation_size('filled')`, before).Scan(&walBytes, &tableBytes); err != nil {
+		t.Fatal(err)
+	}
+	c.Close(ctx)
+	if err := s.Restart(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = pgx.Connect(ctx, s.ConnString()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	var rows int64
+	if err := c.QueryRow(ctx, "SELECT current_setting('wal_level'), (SELECT count(*) FROM filled)").Scan(&level, &rows); err != nil || level == "minimal" || rows != 100000 {
+		t.Errorf("after the restart back: wal_level %q, %d rows, %v", level, rows, err)
+	}
+	// Written with WAL, the fill's records would exceed the table's bytes.
+	if walBytes*10 >= tableBytes {
+		t.Errorf("the fill wrote %d bytes of WAL for a %d-byte table", walBytes, tableBytes)
+	}
+	kept, err := server.Start(ctx, server.Options{ColdCache: true, Settings: []server.Setting{{Name: "wal_level", Value: "logical"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kept.Stop()
+	if kept.WALSkippable() {
+		t.Error("a server whose wal_level the user set may skip WAL")
+	}
+}
+
 // TestStandbyStreams starts a server with a streaming standby: a row
 // written on the primary is read on the standby, and Stop ends both.
 func TestStandbyStreams(t *testing.T) {
@@ -149,6 +221,9 @@ func TestStandbyStreams(t *testing.T) {
 	defer s.Stop()
 	if len(s.Standbys) != 1 {
 		t.Fatalf("%d standbys", len(s.Standbys))
+	}
+	if s.WALSkippable() {
+		t.Error("a server with a standby may skip WAL")
 	}
 	sb := s.Standbys[0]
 	p, err := pgx.Connect(ctx, s.ConnString())
