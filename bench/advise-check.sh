@@ -49,7 +49,9 @@ cat >"$WORK/lookups.sql" <<'SQL'
 SELECT n FROM lookups WHERE id = overlay(overlay(md5(:n::text) PLACING '4' FROM 13) PLACING '8' FROM 17)::uuid;
 SQL
 secs=${SAMPLE%s}
-T=$((secs + 40))
+# The application writes on while advise runs its labs: advise reads each
+# sequence again after them and counts its pace since the first read.
+T=3600
 "$PGBENCH" -n -f "$WORK/cte.sql" -c 4 -R 200 -T "$T" >"$WORK/cte.out" 2>&1 & p1=$!
 "$PGBENCH" -n -f "$WORK/tickets.sql" -c 1 -R "$TICKET_RATE" -T "$T" >"$WORK/tickets.out" 2>&1 & p2=$!
 "$PGBENCH" -n -f "$WORK/lookups.sql" -c 2 -R 1000 -T "$T" >"$WORK/lookups.out" 2>&1 & p3=$!
@@ -59,7 +61,8 @@ set +e
 "$KB" advise --dsn "$shopdsn" --sample "$SAMPLE" --lab --lab-out "$WORK/labs" --json >"$WORK/advise.json" 2>"$WORK/advise.err"
 code=$?
 set -e
-wait $p1 $p2 $p3
+kill $p1 $p2 $p3 2>/dev/null || true
+wait $p1 $p2 $p3 2>/dev/null || true
 echo "advise --lab: exit $code ($(grep -c '^advise: lab [0-9]* of' "$WORK/advise.err" || true) labs run)"
 [ "$code" = 0 ] || { tail -5 "$WORK/advise.err"; exit 1; }
 python3 - "$WORK/advise.json" <<'PY'
@@ -92,7 +95,7 @@ for x in rep["tables"]:
         r = x.get(which)
         if r and r.get("cost"):
             c = r["cost"]
-            print(f"       {x['name']} {which}: {r['key']} work {c['ratio']:.2f}× {r['against']}'s [{c['lo']:.2f}–{c['hi']:.2f}, {c['confidence']:.1%}] {'decided' if c['significant'] else 'undecided'}; class {x['verdict']['class']}")
+            print(f"       {x['name']} {which}: {r['key']} work {c['ratio']:.2f}× {r['against']}'s [{c['lo']:.2f}–{c['hi']:.2f}, {c['level']:.1%}] {'decided' if c['significant'] else 'undecided'}; class {x['verdict']['class']}")
             if c["significant"]:
                 decided.append(x["name"])
 check(len(decided) >= 1, f"lab verdicts decided: {len(decided)} ({', '.join(decided)})")
