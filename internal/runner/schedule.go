@@ -182,13 +182,13 @@ func (r *run) measureGroup(ctx context.Context, pcs []scenario.PlannedCell, cs [
 		}
 	}
 	if scenario.FillsBuffered(fillRows(crs, errs), r.cache) {
-		if err := r.bufferedIO(ctx, true, forTheFills); err != nil {
+		if err := r.bufferedIO(ctx, true, true, "for the fills"); err != nil {
 			fail(errs, err)
 			return errs
 		}
 	}
 	r.fillAll(ctx, crs, errs)
-	if err := r.bufferedIO(ctx, false, "for the rounds"); err != nil {
+	if err := r.bufferedIO(ctx, false, false, "for the rounds"); err != nil {
 		fail(errs, err)
 		return errs
 	}
@@ -518,14 +518,14 @@ func (r *run) finishAll(ctx context.Context, crs []*cellRun, errs []error) {
 	}
 	finish := func(ctx context.Context, conn *pgx.Conn, k int) error { return crs[k].finish(ctx, conn) }
 	if scenario.FillsBuffered(fillRows(crs, errs), r.cache) {
-		if err := r.bufferedIO(ctx, true, "for the evidence"); err != nil {
+		if err := r.bufferedIO(ctx, true, false, "for the evidence"); err != nil {
 			fail(errs, err)
 			return
 		}
 	}
 	r.eachOnItsConn(ctx, plain, min(together, len(plain)), errs, finish)
 	if len(timed) > 0 && ctx.Err() == nil && (r.cfg.OnError == "continue" || !failed(errs)) {
-		if err := r.bufferedIO(ctx, false, "for the maintenance the workloads time"); err != nil {
+		if err := r.bufferedIO(ctx, false, false, "for the maintenance the workloads time"); err != nil {
 			fail(errs, err)
 			return
 		}

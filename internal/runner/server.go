@@ -235,15 +235,16 @@ func (r *run) reconnect(ctx context.Context) error {
 // (off) for what does, the rounds and the maintenance workloads time,
 // when it runs with direct IO (the cold cache) and is not already so: on
 // this project's machine war's six fills took 11 s with buffered writes,
-// 25 s with direct IO, for a second or two of restarts.
-func (r *run) bufferedIO(ctx context.Context, on bool, what string) error {
+// 25 s with direct IO, for a second or two of restarts. The restart for
+// the fills (fills) may also skip their WAL (walSkipped).
+func (r *run) bufferedIO(ctx context.Context, on, fills bool, what string) error {
 	if !r.target.directIO() || r.buffered == on {
 		return nil
 	}
 	start := time.Now()
 	_ = r.admin.Close(ctx)
 	r.restartMu.Lock()
-	skipped, err := r.target.bufferedWrites(ctx, on, what == forTheFills)
+	skipped, err := r.target.bufferedWrites(ctx, on, fills)
 	r.restartMu.Unlock()
 	if err == nil {
 		err = r.reconnect(ctx)
@@ -258,10 +259,6 @@ func (r *run) bufferedIO(ctx context.Context, on bool, what string) error {
 	r.ui.Logf("  restarted PostgreSQL %s IO%s %s (%.1f s)", map[bool]string{true: "with buffered", false: "with direct"}[on], walSaid, what, time.Since(start).Seconds())
 	return nil
 }
-
-// forTheFills is the restart before a group's fills (bufferedIO): the one
-// that may also skip the fills' WAL.
-const forTheFills = "for the fills"
 
 // detectEngine tells the engine (engine.Detect) and records it; --distribute
 // on a server without Citus is bad input.
